@@ -1,1 +1,37 @@
-//! PTO-IR.
+//! PTO-IR: the tile-level SSA IR for PTO accelerators.
+//!
+//! The data model ([`ProgramModule`] with arenas of values, ops, statements and blocks), the
+//! op table ([`ops`]), the [`IRBuilder`] with automatic loop-carried values and branch
+//! merges, the statement text format (printer via `Display`, [`parse`]), the [`verify`]
+//! verifier and [`structurally_equal`].
+
+pub mod attr;
+pub mod builder;
+pub mod diag;
+pub mod dtype;
+pub mod entity;
+pub mod env;
+pub mod eq;
+pub mod module;
+pub mod ops;
+pub mod parse;
+mod print;
+pub mod stmt;
+pub mod typefmt;
+pub mod types;
+pub mod value;
+pub mod verify;
+
+pub use attr::{Attr, Attrs};
+pub use diag::{Diag, Diagnostics, LineCol};
+pub use dtype::DataType;
+pub use entity::{BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
+pub use module::{Direction, Function, FunctionKind, Param, ProgramModule, Signature};
+pub use ops::{OpClass, Opcode};
+pub use stmt::{Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, Operation, ScopeKind, Statement, StmtKind, WhileStmt};
+pub use types::{Dim, MemRef, MemorySpace, PipeKind, TensorFormat, TensorType, TileType, Type};
+pub use value::{Constant, TileLayout, ValueData, ValueDef, ValueKind};
+pub use builder::{IRBuilder, IRBuilderContext};
+pub use eq::structurally_equal;
+pub use parse::parse;
+pub use verify::verify;

@@ -1,0 +1,322 @@
+//! Functions and the program module (seed 003 `Program` / `Function`, seed 004 `Function`).
+//!
+//! A [`ProgramModule`] owns every arena (values, ops, statements, blocks, functions), the
+//! module-wide SSA counter, its attributes and its entry. Function names are unique and the
+//! entry names one of the functions (checked by the builder and the verifier).
+
+use crate::attr::Attrs;
+use crate::diag::Diag;
+use crate::entity::{Arena, BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
+use crate::env::EnvTable;
+use crate::stmt::{Block, BlockRole, Operation, Statement};
+use crate::types::Type;
+use crate::value::{Constant, ValueData, ValueDef};
+
+/// What a function is for (seed 003 `func.kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum FunctionKind {
+    /// Host-side control flow.
+    ControlFlow,
+    /// The root data-flow function.
+    DataFlow,
+    /// A leaf tile kernel.
+    #[default]
+    Kernel,
+}
+
+impl FunctionKind {
+    /// The printed name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FunctionKind::ControlFlow => "control_flow",
+            FunctionKind::DataFlow => "data_flow",
+            FunctionKind::Kernel => "kernel",
+        }
+    }
+
+    /// Parses a printed name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        [Self::ControlFlow, Self::DataFlow, Self::Kernel]
+            .into_iter()
+            .find(|k| k.name() == s)
+    }
+}
+
+/// Parameter direction (seed 004 `ParamDirection`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Direction {
+    /// Read only (the default).
+    #[default]
+    In,
+    /// Write only.
+    Out,
+    /// Read and written.
+    InOut,
+}
+
+impl Direction {
+    /// The printed mark (`#in`, `#out`, `#inout`).
+    pub fn mark(self) -> &'static str {
+        match self {
+            Direction::In => "#in",
+            Direction::Out => "#out",
+            Direction::InOut => "#inout",
+        }
+    }
+}
+
+/// A function parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The parameter's value.
+    pub value: ValueId,
+    /// Its direction.
+    pub direction: Direction,
+}
+
+/// A function signature: parameters, the symbolic dimensions they mention, and return types.
+#[derive(Clone, Debug, Default)]
+pub struct Signature {
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// Return types (scalars).
+    pub returns: Vec<Type>,
+}
+
+/// A function.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Name, unique in the module.
+    pub name: String,
+    /// Kind.
+    pub kind: FunctionKind,
+    /// Parameters and return types.
+    pub sig: Signature,
+    /// Symbolic dimensions appearing in parameter types, defined at entry (`%B_1`).
+    pub dims: Vec<ValueId>,
+    /// Custom attributes.
+    pub attrs: Attrs,
+    /// The scope holding the parameters (seed `inputCompound_`).
+    pub inputs: BlockId,
+    /// The body (seed `compound_`), a child of `inputs`.
+    pub body: BlockId,
+    /// Source location.
+    pub span: SpanId,
+}
+
+/// A whole program: the unit printed, parsed and verified.
+#[derive(Clone, Debug)]
+pub struct ProgramModule {
+    /// Module name (`@main`).
+    pub name: String,
+    /// The entry function.
+    pub entry: Option<FuncId>,
+    /// Module attributes (`attr key = value`), in order.
+    pub attrs: Attrs,
+    /// Functions in print order.
+    pub functions: Vec<FuncId>,
+    /// Function storage.
+    pub funcs: Arena<FuncId, Function>,
+    /// Value storage.
+    pub values: Arena<ValueId, ValueData>,
+    /// Operation storage.
+    pub ops: Arena<OpId, Operation>,
+    /// Statement storage.
+    pub stmts: Arena<StmtId, Statement>,
+    /// Block storage.
+    pub blocks: Arena<BlockId, Block>,
+    /// Next SSA number.
+    pub next_number: u32,
+}
+
+impl ProgramModule {
+    /// An empty module.
+    pub fn new(name: impl Into<String>) -> Self {
+        ProgramModule {
+            name: name.into(),
+            entry: None,
+            attrs: Attrs::new(),
+            functions: Vec::new(),
+            funcs: Arena::new(),
+            values: Arena::new(),
+            ops: Arena::new(),
+            stmts: Arena::new(),
+            blocks: Arena::new(),
+            next_number: 0,
+        }
+    }
+
+    /// Creates a value with the next SSA number.
+    pub fn new_value(&mut self, ty: Type, name: Option<&str>) -> ValueId {
+        let number = self.next_number;
+        self.next_number += 1;
+        self.new_value_numbered(ty, name, number)
+    }
+
+    /// Creates a value with a given SSA number (the parser keeps the text's numbers).
+    pub fn new_value_numbered(&mut self, ty: Type, name: Option<&str>, number: u32) -> ValueId {
+        self.next_number = self.next_number.max(number.saturating_add(1));
+        self.values.push(ValueData {
+            name: name.filter(|n| !n.is_empty()).map(str::to_string),
+            number,
+            ty,
+            constant: None,
+            layout: None,
+            def: ValueDef::Free,
+        })
+    }
+
+    /// Creates a constant scalar of `ty` (the constant's dtype unless given).
+    pub fn new_constant(&mut self, c: Constant, ty: Option<Type>, name: Option<&str>) -> ValueId {
+        let ty = ty.unwrap_or(Type::Scalar(c.inferred_dtype()));
+        let v = self.new_value(ty, name);
+        self.values[v].constant = Some(c);
+        v
+    }
+
+    /// A value's data.
+    pub fn value(&self, v: ValueId) -> &ValueData {
+        &self.values[v]
+    }
+
+    /// A value's type.
+    pub fn ty(&self, v: ValueId) -> &Type {
+        &self.values[v].ty
+    }
+
+    /// A value's printed SSA name.
+    pub fn ssa_name(&self, v: ValueId) -> String {
+        match self.values.get(v) {
+            Some(d) => d.ssa_name(),
+            None => format!("<invalid {v:?}>"),
+        }
+    }
+
+    /// A new empty block.
+    pub fn new_block(&mut self, parent: Option<BlockId>, owner: Option<StmtId>, role: BlockRole) -> BlockId {
+        self.blocks.push(Block {
+            stmts: Vec::new(),
+            parent,
+            owner,
+            role,
+            env: EnvTable::new(),
+        })
+    }
+
+    /// Appends a statement to a block.
+    pub fn push_stmt(&mut self, block: BlockId, stmt: Statement) -> StmtId {
+        let id = self.stmts.push(stmt);
+        self.blocks[block].stmts.push(id);
+        id
+    }
+
+    /// Finds a function by name.
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .copied()
+            .find(|&f| self.funcs[f].name == name)
+    }
+
+    /// Adds an (empty-bodied) function, checking the name is unique.
+    pub fn add_function(
+        &mut self,
+        name: &str,
+        kind: FunctionKind,
+        sig: Signature,
+        span: SpanId,
+    ) -> Result<FuncId, Diag> {
+        if self.function_by_name(name).is_some() {
+            return Err(Diag::new(span, format!("a function named `@{name}` already exists in the module")));
+        }
+        let inputs = self.new_block(None, None, BlockRole::FuncInputs);
+        let body = self.new_block(Some(inputs), None, BlockRole::FuncBody);
+        let f = self.funcs.push(Function {
+            name: name.to_string(),
+            kind,
+            sig,
+            dims: Vec::new(),
+            attrs: Attrs::new(),
+            inputs,
+            body,
+            span,
+        });
+        self.functions.push(f);
+        let params = self.funcs[f].sig.params.clone();
+        for (i, p) in params.iter().enumerate() {
+            if let Some(d) = self.values.get_mut(p.value) {
+                d.def = ValueDef::Param(f, i as u32);
+            }
+            if let Some(name) = self.values.get(p.value).and_then(|d| d.name.clone()) {
+                self.blocks[inputs].env.set(
+                    &name,
+                    crate::env::Binding {
+                        value: p.value,
+                        kind: crate::env::BindingKind::Local,
+                        mutable: false,
+                    },
+                );
+            }
+        }
+        // Symbolic dimensions mentioned in parameter types are defined at entry.
+        let mut dims = Vec::new();
+        for p in &params {
+            if let Some(t) = self.values.get(p.value).map(|d| d.ty.clone()) {
+                collect_dims(&t, &mut dims);
+            }
+        }
+        dims.retain(|d| !params.iter().any(|p| p.value == *d));
+        let mut unique = Vec::new();
+        for d in dims {
+            if !unique.contains(&d) && self.values.contains(d) {
+                unique.push(d);
+            }
+        }
+        for &d in &unique {
+            if self.values[d].def == ValueDef::Free {
+                self.values[d].def = ValueDef::Dim(f);
+            }
+            if let Some(name) = self.values[d].name.clone() {
+                self.blocks[inputs].env.set(
+                    &name,
+                    crate::env::Binding {
+                        value: d,
+                        kind: crate::env::BindingKind::Local,
+                        mutable: false,
+                    },
+                );
+            }
+        }
+        self.funcs[f].dims = unique;
+        Ok(f)
+    }
+
+    /// The function that contains a block (walking up to its input scope).
+    pub fn function_of_block(&self, mut b: BlockId) -> Option<FuncId> {
+        while let Some(p) = self.blocks[b].parent {
+            b = p;
+        }
+        self.functions.iter().copied().find(|&f| self.funcs[f].inputs == b)
+    }
+
+    /// Number of operations reachable from the functions.
+    pub fn op_count(&self) -> usize {
+        self.ops.len()
+    }
+}
+
+/// The values named by symbolic extents of a type.
+pub fn collect_dims(t: &Type, out: &mut Vec<ValueId>) {
+    use crate::types::Dim;
+    let mut push = |d: &Dim| {
+        if let Dim::Value(v) = d {
+            out.push(*v);
+        }
+    };
+    match t {
+        Type::Tile(tt) => tt.valid.iter().for_each(&mut push),
+        Type::Tensor(tt) => tt.shape.iter().for_each(&mut push),
+        Type::Tuple(ts) => ts.iter().for_each(|t| collect_dims(t, out)),
+        _ => {}
+    }
+}

@@ -1,0 +1,930 @@
+//! Result-type inference and operand checking, one rule per [`OpClass`].
+//!
+//! The builder calls [`infer`] to type an op's results; the verifier calls it again and
+//! compares. Messages name the op, the shapes and dtypes involved, and what would be
+//! accepted, because the macro shows them to kernel authors at their own tokens.
+
+use crate::attr::{Attr, Attrs};
+use crate::dtype::DataType;
+use crate::entity::ValueId;
+use crate::module::ProgramModule;
+use crate::ops::{OpClass, Opcode};
+use crate::typefmt::{shape_x, type_msg};
+use crate::types::{Dim, TensorType, TileType, Type};
+
+/// Why an op is ill-typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InferError {
+    /// The main message.
+    pub message: String,
+    /// What would be accepted.
+    pub notes: Vec<String>,
+}
+
+impl InferError {
+    fn new(message: impl Into<String>) -> Self {
+        InferError {
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn note(mut self, n: impl Into<String>) -> Self {
+        self.notes.push(n.into());
+        self
+    }
+}
+
+type R<T> = Result<T, InferError>;
+
+struct Cx<'a> {
+    m: &'a ProgramModule,
+    op: Opcode,
+    operands: &'a [ValueId],
+    attrs: &'a Attrs,
+}
+
+impl<'a> Cx<'a> {
+    fn name(&self) -> String {
+        self.op.full_name()
+    }
+
+    fn ty(&self, i: usize) -> &'a Type {
+        &self.m.values[self.operands[i]].ty
+    }
+
+    fn show(&self, t: &Type) -> String {
+        type_msg(self.m, t)
+    }
+
+    fn arity(&self, n: usize) -> R<()> {
+        if self.operands.len() == n {
+            Ok(())
+        } else {
+            Err(InferError::new(format!(
+                "`{}` takes {n} operand{}, found {}",
+                self.name(),
+                if n == 1 { "" } else { "s" },
+                self.operands.len()
+            )))
+        }
+    }
+
+    fn scalar(&self, i: usize) -> R<DataType> {
+        match self.ty(i) {
+            Type::Scalar(d) => Ok(*d),
+            t => Err(InferError::new(format!(
+                "`{}` operand {} must be a scalar, found {}",
+                self.name(),
+                i + 1,
+                self.show(t)
+            ))),
+        }
+    }
+
+    fn tile(&self, i: usize) -> R<&'a TileType> {
+        match self.ty(i) {
+            Type::Tile(t) => Ok(t),
+            t => Err(InferError::new(format!(
+                "`{}` operand {} must be a tile, found {}",
+                self.name(),
+                i + 1,
+                self.show(t)
+            ))),
+        }
+    }
+
+    fn tile2(&self, i: usize) -> R<&'a TileType> {
+        let t = self.tile(i)?;
+        if t.shape.len() != 2 {
+            return Err(InferError::new(format!(
+                "`{}` needs a rank-2 tile, found rank {} ({})",
+                self.name(),
+                t.shape.len(),
+                self.show(self.ty(i))
+            )));
+        }
+        Ok(t)
+    }
+
+    fn tensor(&self, i: usize) -> R<&'a TensorType> {
+        match self.ty(i) {
+            Type::Tensor(t) => Ok(t),
+            t => Err(InferError::new(format!(
+                "`{}` operand {} must be a tensor, found {}",
+                self.name(),
+                i + 1,
+                self.show(t)
+            ))),
+        }
+    }
+
+    fn attr(&self, key: &str) -> R<&'a Attr> {
+        self.attrs
+            .get(key)
+            .ok_or_else(|| InferError::new(format!("`{}` needs attribute `{key}`", self.name())))
+    }
+
+    fn dtype_attr(&self, key: &str) -> R<DataType> {
+        self.attr(key)?.as_dtype().ok_or_else(|| {
+            InferError::new(format!("`{}` attribute `{key}` must be a dtype name", self.name()))
+        })
+    }
+
+    fn shape_attr(&self, key: &str) -> R<Vec<u64>> {
+        let list = self.attr(key)?.as_list().ok_or_else(|| {
+            InferError::new(format!("`{}` attribute `{key}` must be a list", self.name()))
+        })?;
+        let mut out = Vec::with_capacity(list.len());
+        for a in list {
+            match a.as_int() {
+                Some(v) if v > 0 => out.push(v as u64),
+                _ => {
+                    return Err(InferError::new(format!(
+                        "`{}` attribute `{key}` must list positive integers",
+                        self.name()
+                    )));
+                }
+            }
+        }
+        if out.is_empty() || out.len() > 4 {
+            return Err(InferError::new(format!(
+                "`{}` shape must have rank 1 to 4, found rank {}",
+                self.name(),
+                out.len()
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Offsets: integers or integer scalars; `None` entries are runtime values.
+    fn offset_attr(&self, key: &str, rank: usize) -> R<Vec<Option<u64>>> {
+        let list = self.attr(key)?.as_list().ok_or_else(|| {
+            InferError::new(format!("`{}` attribute `{key}` must be a list", self.name()))
+        })?;
+        if list.len() != rank {
+            return Err(InferError::new(format!(
+                "`{}` takes {rank} offset{} (one per dimension), found {}",
+                self.name(),
+                if rank == 1 { "" } else { "s" },
+                list.len()
+            )));
+        }
+        list.iter()
+            .map(|a| match a {
+                Attr::Int(v) if *v >= 0 => Ok(Some(*v as u64)),
+                Attr::Int(v) => Err(InferError::new(format!(
+                    "`{}` offset {v} is negative",
+                    self.name()
+                ))),
+                Attr::Value(v) => match self.m.values.get(*v).map(|d| (&d.ty, d.constant)) {
+                    Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => Ok(Some(c.as_i64() as u64)),
+                    Some((t, _)) if t.is_int_scalar() => Ok(None),
+                    Some((t, _)) => Err(InferError::new(format!(
+                        "`{}` offsets must be integers, found {}",
+                        self.name(),
+                        self.show(t)
+                    ))),
+                    None => Err(InferError::new(format!("`{}` offset names an unknown value", self.name()))),
+                },
+                _ => Err(InferError::new(format!(
+                    "`{}` offsets must be integers or integer scalars",
+                    self.name()
+                ))),
+            })
+            .collect()
+    }
+}
+
+/// Infers the result types of `op` applied to `operands` with `attrs`, or says why the
+/// operands are not acceptable. Constants are typed at creation and are not inferred.
+pub fn infer(
+    m: &ProgramModule,
+    op: Opcode,
+    operands: &[ValueId],
+    attrs: &Attrs,
+) -> Result<Vec<Type>, InferError> {
+    if let Some(bad) = operands.iter().find(|v| !m.values.contains(**v)) {
+        return Err(InferError::new(format!("operand {bad:?} is not a value of this module")));
+    }
+    let cx = Cx {
+        m,
+        op,
+        operands,
+        attrs,
+    };
+    let one = |t: Type| Ok(vec![t]);
+    match op.class() {
+        OpClass::Const => Err(InferError::new("constants are typed when they are created")),
+        OpClass::Call => call(&cx),
+        OpClass::ScalarArith | OpClass::ScalarCompare | OpClass::ScalarBitwise => {
+            cx.arity(2)?;
+            let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
+            let class = op.class();
+            let shift = matches!(op, Opcode::ScalarShl | Opcode::ScalarShr);
+            if a != b && !shift {
+                return Err(InferError::new(format!(
+                    "`{}` operands have different types: {a} and {b}",
+                    cx.name()
+                ))
+                .note("both operands of a scalar operation must have the same type; convert one with `as`"));
+            }
+            let ok = match class {
+                OpClass::ScalarArith => a.is_numeric(),
+                OpClass::ScalarCompare => a.is_numeric() || a == DataType::Bool,
+                _ => a.is_int() && b.is_int(),
+            };
+            if !ok {
+                let want = match class {
+                    OpClass::ScalarBitwise => "integers",
+                    _ => "numbers",
+                };
+                return Err(InferError::new(format!(
+                    "`{}` needs {want}, found {a}",
+                    cx.name()
+                )));
+            }
+            one(Type::Scalar(if class == OpClass::ScalarCompare { DataType::Bool } else { a }))
+        }
+        OpClass::ScalarLogic => {
+            cx.arity(2)?;
+            let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
+            if a != DataType::Bool || b != DataType::Bool {
+                return Err(InferError::new(format!(
+                    "`{}` needs two bool operands, found {a} and {b}",
+                    cx.name()
+                )));
+            }
+            one(Type::Scalar(DataType::Bool))
+        }
+        OpClass::ScalarUnary | OpClass::ScalarNot | OpClass::ScalarBitNot => {
+            cx.arity(1)?;
+            let a = cx.scalar(0)?;
+            let ok = match op.class() {
+                OpClass::ScalarUnary => a.is_numeric(),
+                OpClass::ScalarNot => a == DataType::Bool,
+                _ => a.is_int(),
+            };
+            if !ok {
+                return Err(InferError::new(format!("`{}` does not apply to {a}", cx.name())));
+            }
+            one(Type::Scalar(a))
+        }
+        OpClass::ScalarCast => {
+            cx.arity(1)?;
+            cx.scalar(0)?;
+            let to = cx.dtype_attr("dtype")?;
+            if !to.is_concrete() {
+                return Err(InferError::new(format!("cannot cast to {to}")));
+            }
+            one(Type::Scalar(to))
+        }
+        OpClass::TileBinary | OpClass::TileBitwise => tile_binary(&cx),
+        OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
+            cx.arity(1)?;
+            let t = cx.tile(0)?;
+            let ok = match op.class() {
+                OpClass::TileUnary => t.dtype.is_numeric(),
+                OpClass::TileUnaryFloat => t.dtype.is_float(),
+                _ => t.dtype.is_int(),
+            };
+            if !ok {
+                let want = match op.class() {
+                    OpClass::TileUnaryFloat => "a float tile (fp16, bf16, fp32)",
+                    OpClass::TileNot => "an integer tile",
+                    _ => "a numeric tile",
+                };
+                return Err(InferError::new(format!(
+                    "`{}` needs {want}, found {}",
+                    cx.name(),
+                    cx.show(cx.ty(0))
+                )));
+            }
+            one(Type::Tile(t.clone()))
+        }
+        OpClass::TileCast => {
+            cx.arity(1)?;
+            let t = cx.tile(0)?;
+            let to = cx.dtype_attr("dtype")?;
+            if !to.is_concrete() || to == DataType::Bool {
+                return Err(InferError::new(format!("cannot convert a tile to {to}")));
+            }
+            if let Some(r) = attrs.get("round") {
+                let ok = r.as_ident().is_some_and(|s| ROUND_MODES.contains(&s));
+                if !ok {
+                    return Err(InferError::new("`tile.cast` attribute `round` must be one of none, rint, round, floor, ceil, trunc, odd"));
+                }
+            }
+            let mut out = t.clone();
+            out.dtype = to;
+            one(Type::Tile(out))
+        }
+        OpClass::RowReduce | OpClass::ColReduce => {
+            cx.arity(1)?;
+            let t = cx.tile2(0)?;
+            if !t.dtype.is_numeric() {
+                return Err(InferError::new(format!("`{}` needs a numeric tile", cx.name())));
+            }
+            let (r, c) = (t.shape[0], t.shape[1]);
+            one(Type::Tile(if op.class() == OpClass::RowReduce {
+                TileType {
+                    dtype: t.dtype,
+                    shape: vec![r, 1],
+                    valid: vec![t.valid[0], Dim::Const(1)],
+                }
+            } else {
+                TileType {
+                    dtype: t.dtype,
+                    shape: vec![1, c],
+                    valid: vec![Dim::Const(1), t.valid[1]],
+                }
+            }))
+        }
+        OpClass::RowExpand | OpClass::ColExpand => {
+            cx.arity(1)?;
+            let t = cx.tile2(0)?;
+            let shape = cx.shape_attr("shape")?;
+            if shape.len() != 2 {
+                return Err(InferError::new(format!("`{}` needs a rank-2 `shape`", cx.name())));
+            }
+            let row = op.class() == OpClass::RowExpand;
+            let ok = if row {
+                t.shape == [shape[0], 1]
+            } else {
+                t.shape == [1, shape[1]]
+            };
+            if !ok {
+                return Err(InferError::new(format!(
+                    "`{}` cannot expand a {} tile to {}",
+                    cx.name(),
+                    shape_x(&t.shape),
+                    shape_x(&shape)
+                ))
+                .note(if row {
+                    "a row expansion takes an R x 1 tile to R x C"
+                } else {
+                    "a column expansion takes a 1 x C tile to R x C"
+                }));
+            }
+            let valid = if row {
+                vec![t.valid[0], Dim::Const(shape[1])]
+            } else {
+                vec![Dim::Const(shape[0]), t.valid[1]]
+            };
+            one(Type::Tile(TileType {
+                dtype: t.dtype,
+                shape,
+                valid,
+            }))
+        }
+        OpClass::Transpose => {
+            cx.arity(1)?;
+            let t = cx.tile2(0)?;
+            one(Type::Tile(TileType {
+                dtype: t.dtype,
+                shape: vec![t.shape[1], t.shape[0]],
+                valid: vec![t.valid[1], t.valid[0]],
+            }))
+        }
+        OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => matmul(&cx),
+        OpClass::Extract => {
+            cx.arity(1)?;
+            let src = cx.tile2(0)?;
+            let shape = cx.shape_attr("shape")?;
+            if shape.len() != 2 {
+                return Err(InferError::new("`tile.extract` takes a rank-2 window"));
+            }
+            let off = cx.offset_attr("offset", 2)?;
+            let mut valid = Vec::new();
+            for d in 0..2 {
+                let end = off[d].unwrap_or(0) + shape[d];
+                if end > src.shape[d] {
+                    return Err(InferError::new(format!(
+                        "extract window {} at offset [{}] is outside the {} source tile",
+                        shape_x(&shape),
+                        fmt_offsets(&off),
+                        shape_x(&src.shape)
+                    ))
+                    .note("the window plus its offset must fit inside the source tile in every dimension"));
+                }
+                valid.push(match (off[d], src.valid[d]) {
+                    (Some(o), Dim::Const(v)) if v > o => Dim::Const((v - o).min(shape[d])),
+                    (Some(_), Dim::Const(_)) => {
+                        return Err(InferError::new(format!(
+                            "extract window at offset [{}] starts outside the source's valid region",
+                            fmt_offsets(&off)
+                        )));
+                    }
+                    _ => Dim::Dynamic,
+                });
+            }
+            one(Type::Tile(TileType {
+                dtype: src.dtype,
+                shape,
+                valid,
+            }))
+        }
+        OpClass::TileAssemble => {
+            cx.arity(2)?;
+            let (src, dst) = (cx.tile(0)?, cx.tile(1)?);
+            if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
+                return Err(InferError::new(format!(
+                    "`tile.assemble` needs tiles of one dtype and rank, found {} and {}",
+                    cx.show(cx.ty(0)),
+                    cx.show(cx.ty(1))
+                )));
+            }
+            let off = cx.offset_attr("offset", dst.shape.len())?;
+            check_fits(&cx, &src.shape, &off, &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>())?;
+            one(Type::Tile(dst.clone()))
+        }
+        OpClass::Full => {
+            cx.arity(1)?;
+            let v = cx.scalar(0)?;
+            let shape = cx.shape_attr("shape")?;
+            let dtype = cx.dtype_attr("dtype")?;
+            if !dtype.is_concrete() || !(v.is_numeric() || v == DataType::Bool) {
+                return Err(InferError::new(format!(
+                    "`tile.full` cannot fill a {dtype} tile with a {v}"
+                )));
+            }
+            one(Type::Tile(TileType::new(dtype, shape)))
+        }
+        OpClass::Valid => {
+            let t = cx.tile(0)?;
+            if operands.len() != 1 + t.shape.len() {
+                return Err(InferError::new(format!(
+                    "`tile.valid` takes one extent per dimension ({}), found {}",
+                    t.shape.len(),
+                    operands.len().saturating_sub(1)
+                )));
+            }
+            let mut valid = Vec::new();
+            for (d, &v) in operands[1..].iter().enumerate() {
+                let data = &m.values[v];
+                if !data.ty.is_int_scalar() {
+                    return Err(InferError::new(format!(
+                        "valid extents must be integers, found {}",
+                        cx.show(&data.ty)
+                    )));
+                }
+                match data.constant.map(|c| c.as_i64()) {
+                    Some(c) if c <= 0 || c as u64 > t.shape[d] => {
+                        let wanted: Vec<String> = operands[1..]
+                            .iter()
+                            .map(|&v| {
+                                m.values[v]
+                                    .constant
+                                    .map_or_else(|| m.ssa_name(v), |c| c.as_i64().to_string())
+                            })
+                            .collect();
+                        return Err(InferError::new(format!(
+                            "valid region [{}] does not fit the {} tile",
+                            wanted.join(", "),
+                            shape_x(&t.shape)
+                        ))
+                        .note("each valid extent must be at least 1 and at most the tile's extent"));
+                    }
+                    Some(c) => valid.push(Dim::Const(c as u64)),
+                    None => valid.push(Dim::Value(v)),
+                }
+            }
+            one(Type::Tile(TileType {
+                dtype: t.dtype,
+                shape: t.shape.clone(),
+                valid,
+            }))
+        }
+        OpClass::Load => {
+            cx.arity(1)?;
+            let src = cx.tensor(0)?;
+            let shape = cx.shape_attr("shape")?;
+            if shape.len() != src.shape.len() {
+                return Err(InferError::new(format!(
+                    "a load from a rank-{} tensor needs a rank-{} window, found {}",
+                    src.shape.len(),
+                    src.shape.len(),
+                    shape_x(&shape)
+                )));
+            }
+            let off = cx.offset_attr("offset", src.shape.len())?;
+            check_window(&cx, "load", &shape, &off, &src.shape)?;
+            let valid = shape
+                .iter()
+                .zip(&off)
+                .zip(&src.shape)
+                .map(|((&s, o), d)| match (o, d) {
+                    (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
+                    _ => Dim::Dynamic,
+                })
+                .collect();
+            one(Type::Tile(TileType {
+                dtype: src.dtype,
+                shape,
+                valid,
+            }))
+        }
+        OpClass::Store => {
+            cx.arity(2)?;
+            let t = cx.tile(0)?;
+            let dst = cx.tensor(1)?;
+            if t.dtype != dst.dtype {
+                return Err(InferError::new(format!(
+                    "cannot store a {} tile into a {} tensor",
+                    t.dtype, dst.dtype
+                ))
+                .note("convert the tile first with `.cast::<T>()`"));
+            }
+            if t.shape.len() != dst.shape.len() {
+                return Err(InferError::new(format!(
+                    "cannot store a rank-{} tile into a rank-{} tensor",
+                    t.shape.len(),
+                    dst.shape.len()
+                )));
+            }
+            let off = cx.offset_attr("offset", dst.shape.len())?;
+            check_window(&cx, "store", &t.shape, &off, &dst.shape)?;
+            Ok(Vec::new())
+        }
+        OpClass::Move => {
+            cx.arity(1)?;
+            let t = cx.tile(0)?;
+            let loc = cx.attr("loc")?.as_ident().unwrap_or("");
+            if crate::types::MemorySpace::from_name(loc).is_none() {
+                return Err(InferError::new(format!("`tile.move` to unknown location `{loc}`")));
+            }
+            one(Type::Tile(t.clone()))
+        }
+        OpClass::TensorBinary => {
+            cx.arity(2)?;
+            match (cx.ty(0), cx.ty(1)) {
+                (Type::Tensor(a), Type::Tensor(b)) => {
+                    if a.dtype != b.dtype || a.shape != b.shape {
+                        return Err(InferError::new(format!(
+                            "elementwise `{}` operands differ: {} and {}",
+                            cx.name(),
+                            cx.show(cx.ty(0)),
+                            cx.show(cx.ty(1))
+                        )));
+                    }
+                    one(Type::Tensor(a.clone()))
+                }
+                (Type::Tensor(a), Type::Scalar(_)) | (Type::Scalar(_), Type::Tensor(a)) => {
+                    one(Type::Tensor(a.clone()))
+                }
+                (a, b) => Err(InferError::new(format!(
+                    "`{}` needs tensors or a tensor and a scalar, found {} and {}",
+                    cx.name(),
+                    cx.show(a),
+                    cx.show(b)
+                ))),
+            }
+        }
+        OpClass::TensorUnary => {
+            cx.arity(1)?;
+            one(Type::Tensor(cx.tensor(0)?.clone()))
+        }
+        OpClass::TensorView => {
+            cx.arity(1)?;
+            let src = cx.tensor(0)?;
+            let shape = cx.shape_attr("shape")?;
+            if shape.len() != src.shape.len() {
+                return Err(InferError::new(format!(
+                    "a view of a rank-{} tensor needs rank-{} sizes",
+                    src.shape.len(),
+                    src.shape.len()
+                )));
+            }
+            let off = cx.offset_attr("offset", src.shape.len())?;
+            check_window(&cx, "view", &shape, &off, &src.shape)?;
+            one(Type::Tensor(TensorType {
+                dtype: src.dtype,
+                shape: shape.into_iter().map(Dim::Const).collect(),
+                format: src.format,
+            }))
+        }
+        OpClass::TensorAssemble => {
+            cx.arity(2)?;
+            let (src, dst) = (cx.tensor(0)?, cx.tensor(1)?);
+            if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
+                return Err(InferError::new(format!(
+                    "`tensor.assemble` needs tensors of one dtype and rank, found {} and {}",
+                    cx.show(cx.ty(0)),
+                    cx.show(cx.ty(1))
+                )));
+            }
+            cx.offset_attr("offset", dst.shape.len())?;
+            one(Type::Tensor(dst.clone()))
+        }
+    }
+}
+
+/// Round modes accepted by `tile.cast` (PTO `RoundMode`).
+pub const ROUND_MODES: [&str; 7] = ["none", "rint", "round", "floor", "ceil", "trunc", "odd"];
+
+fn fmt_offsets(off: &[Option<u64>]) -> String {
+    off.iter()
+        .map(|o| o.map_or_else(|| "?".to_string(), |v| v.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn check_fits(cx: &Cx<'_>, shape: &[u64], off: &[Option<u64>], bounds: &[Dim]) -> R<()> {
+    for d in 0..shape.len() {
+        if let Dim::Const(b) = bounds[d]
+            && off[d].unwrap_or(0) + shape[d] > b
+        {
+            return Err(InferError::new(format!(
+                "`{}` window {} at offset [{}] does not fit inside {}",
+                cx.name(),
+                shape_x(shape),
+                fmt_offsets(off),
+                bounds
+                    .iter()
+                    .map(|d| crate::typefmt::dim_str(cx.m, d))
+                    .collect::<Vec<_>>()
+                    .join(" x ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A load/store/view window must not be larger than a static tensor dimension; a window that
+/// starts inside but reaches past the edge is fine (the valid region shrinks), one that
+/// starts at or past a static edge is an error.
+fn check_window(cx: &Cx<'_>, what: &str, shape: &[u64], off: &[Option<u64>], dims: &[Dim]) -> R<()> {
+    for d in 0..shape.len() {
+        if let Dim::Const(n) = dims[d] {
+            if shape[d] > n {
+                return Err(InferError::new(format!(
+                    "{what} window {} is larger than the tensor ({}) in dimension {d}: {} > {n}",
+                    shape_x(shape),
+                    dims.iter()
+                        .map(|x| crate::typefmt::dim_str(cx.m, x))
+                        .collect::<Vec<_>>()
+                        .join(" x "),
+                    shape[d]
+                ))
+                .note(format!("a {what} window must fit the tensor's static extent in every dimension")));
+            }
+            if let Some(o) = off[d]
+                && o >= n
+            {
+                return Err(InferError::new(format!(
+                    "{what} offset {o} in dimension {d} is past the tensor's extent {n}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The meet of two valid extents: equal extents stay, two constants take the smaller, and
+/// anything else is known only at run time.
+pub fn meet(a: Dim, b: Dim) -> Dim {
+    match (a, b) {
+        _ if a == b => a,
+        (Dim::Const(x), Dim::Const(y)) => Dim::Const(x.min(y)),
+        _ => Dim::Dynamic,
+    }
+}
+
+fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
+    cx.arity(2)?;
+    let bitwise = cx.op.class() == OpClass::TileBitwise;
+    let check_dtype = |d: DataType, t: &Type| -> R<()> {
+        let ok = if bitwise { d.is_int() } else { d.is_numeric() };
+        if ok {
+            Ok(())
+        } else {
+            Err(InferError::new(format!(
+                "`{}` needs {} operands, found {}",
+                cx.name(),
+                if bitwise { "integer" } else { "numeric" },
+                cx.show(t)
+            )))
+        }
+    };
+    match (cx.ty(0), cx.ty(1)) {
+        (Type::Tile(a), Type::Tile(b)) => {
+            check_dtype(a.dtype, cx.ty(0))?;
+            if a.dtype != b.dtype {
+                return Err(InferError::new(format!(
+                    "elementwise `{}` operands have different dtypes: {} and {}",
+                    cx.name(),
+                    cx.show(cx.ty(0)),
+                    cx.show(cx.ty(1))
+                ))
+                .note("convert one operand with `.cast::<T>()`"));
+            }
+            if a.shape == b.shape {
+                let valid = a.valid.iter().zip(&b.valid).map(|(x, y)| meet(*x, *y)).collect();
+                return Ok(vec![Type::Tile(TileType {
+                    dtype: a.dtype,
+                    shape: a.shape.clone(),
+                    valid,
+                })]);
+            }
+            if a.shape.len() == 2 && b.shape.len() == 2 && !bitwise {
+                let (big, small) = if a.shape[0] * a.shape[1] >= b.shape[0] * b.shape[1] {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                let (r, c) = (big.shape[0], big.shape[1]);
+                if small.shape == [r, 1] {
+                    return Ok(vec![Type::Tile(TileType {
+                        dtype: a.dtype,
+                        shape: big.shape.clone(),
+                        valid: vec![meet(big.valid[0], small.valid[0]), big.valid[1]],
+                    })]);
+                }
+                if small.shape == [1, c] {
+                    return Ok(vec![Type::Tile(TileType {
+                        dtype: a.dtype,
+                        shape: big.shape.clone(),
+                        valid: vec![big.valid[0], meet(big.valid[1], small.valid[1])],
+                    })]);
+                }
+            }
+            Err(InferError::new(format!(
+                "elementwise `{}` operands have different shapes: {} and {}",
+                cx.name(),
+                shape_x(&a.shape),
+                shape_x(&b.shape)
+            ))
+            .note("expected two tiles of the same shape, or an R x C tile with an R x 1 (row) or 1 x C (column) tile to broadcast"))
+        }
+        (Type::Tile(a), Type::Scalar(s)) | (Type::Scalar(s), Type::Tile(a)) => {
+            check_dtype(a.dtype, &Type::Tile(a.clone()))?;
+            if !(s.is_numeric()) || (bitwise && !s.is_int()) {
+                return Err(InferError::new(format!(
+                    "`{}` cannot combine a {} tile with a {s} scalar",
+                    cx.name(),
+                    a.dtype
+                )));
+            }
+            Ok(vec![Type::Tile(a.clone())])
+        }
+        (a, b) => Err(InferError::new(format!(
+            "`{}` needs a tile operand, found {} and {}",
+            cx.name(),
+            cx.show(a),
+            cx.show(b)
+        ))),
+    }
+}
+
+/// The accumulator dtype for matmul inputs of `input` (f16/bf16/f32 -> f32, i8 -> i32).
+pub fn matmul_acc_dtype(input: DataType) -> Option<DataType> {
+    match input {
+        DataType::Fp16 | DataType::Bf16 | DataType::Fp32 => Some(DataType::Fp32),
+        DataType::Int8 => Some(DataType::Int32),
+        _ => None,
+    }
+}
+
+fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
+    let class = cx.op.class();
+    let first = usize::from(class == OpClass::MatmulAcc);
+    cx.arity(if class == OpClass::Matmul { 2 } else { 3 })?;
+    let a = cx.tile(first)?;
+    let b = cx.tile(first + 1)?;
+    if a.shape.len() != 2 || b.shape.len() != 2 {
+        return Err(InferError::new(format!(
+            "`{}` needs rank-2 tiles, found rank {} and rank {}",
+            cx.name(),
+            a.shape.len(),
+            b.shape.len()
+        )));
+    }
+    let (m, k) = (a.shape[0], a.shape[1]);
+    let (k2, n) = (b.shape[0], b.shape[1]);
+    if k != k2 {
+        return Err(InferError::new(format!(
+            "matmul inner dimensions differ: M x K = {m} x {k} and K' x N = {k2} x {n}"
+        ))
+        .note("the left operand's columns must equal the right operand's rows"));
+    }
+    if a.dtype != b.dtype {
+        return Err(InferError::new(format!(
+            "matmul operands have different dtypes: {} and {}",
+            a.dtype, b.dtype
+        )));
+    }
+    let acc = matmul_acc_dtype(a.dtype).ok_or_else(|| {
+        InferError::new(format!("matmul does not take {} inputs", a.dtype))
+            .note("inputs may be fp16, bf16 or fp32 (accumulating in fp32) or int8 (accumulating in int32)")
+    })?;
+    let result = TileType {
+        dtype: acc,
+        shape: vec![m, n],
+        valid: vec![a.valid[0], b.valid[1]],
+    };
+    match class {
+        OpClass::MatmulAcc => {
+            let c = cx.tile(0)?;
+            if c.shape != result.shape || c.dtype != acc {
+                return Err(InferError::new(format!(
+                    "matmul_acc accumulator is {}, expected {} for {} x {} by {} x {} {} inputs",
+                    cx.show(cx.ty(0)),
+                    crate::typefmt::short_tile(&TileType::new(acc, vec![m, n])),
+                    m,
+                    k,
+                    k2,
+                    n,
+                    a.dtype
+                )));
+            }
+            let valid = vec![meet(c.valid[0], result.valid[0]), meet(c.valid[1], result.valid[1])];
+            Ok(vec![Type::Tile(TileType { valid, ..result })])
+        }
+        OpClass::MatmulBias => {
+            let bias = cx.tile(2)?;
+            let dtype_ok = bias.dtype == acc || bias.dtype == a.dtype;
+            if bias.shape != [1, n] || !dtype_ok {
+                return Err(InferError::new(format!(
+                    "matmul_bias bias is {}, expected a 1 x {n} tile of {acc}",
+                    cx.show(cx.ty(2))
+                )));
+            }
+            Ok(vec![Type::Tile(result)])
+        }
+        _ => Ok(vec![Type::Tile(result)]),
+    }
+}
+
+fn call(cx: &Cx<'_>) -> R<Vec<Type>> {
+    let callee = match cx.attr("callee")? {
+        Attr::Symbol(s) => s,
+        _ => return Err(InferError::new("`func.call` attribute `callee` must be a symbol `@name`")),
+    };
+    let f = cx.m.function_by_name(callee).ok_or_else(|| {
+        let names: Vec<String> = cx.m.functions.iter().map(|&f| format!("@{}", cx.m.funcs[f].name)).collect();
+        InferError::new(format!("call to unknown function `@{callee}`"))
+            .note(format!("functions in this module: {}", if names.is_empty() { "none".to_string() } else { names.join(", ") }))
+    })?;
+    let func = &cx.m.funcs[f];
+    if func.sig.params.len() != cx.operands.len() {
+        return Err(InferError::new(format!(
+            "`@{callee}` takes {} argument{}, found {}",
+            func.sig.params.len(),
+            if func.sig.params.len() == 1 { "" } else { "s" },
+            cx.operands.len()
+        )));
+    }
+    for (i, p) in func.sig.params.iter().enumerate() {
+        let want = &cx.m.values[p.value].ty;
+        let got = cx.ty(i);
+        if !call_compatible(want, got) {
+            return Err(InferError::new(format!(
+                "argument {} of `@{callee}` is {}, expected {}",
+                i + 1,
+                cx.show(got),
+                cx.show(want)
+            )));
+        }
+    }
+    Ok(func.sig.returns.clone())
+}
+
+/// A call argument matches a parameter when kind, dtype and rank agree and static extents
+/// are equal (a parameter's symbolic extent accepts any extent).
+fn call_compatible(want: &Type, got: &Type) -> bool {
+    match (want, got) {
+        (Type::Tensor(w), Type::Tensor(g)) => {
+            w.dtype == g.dtype
+                && w.shape.len() == g.shape.len()
+                && w.shape.iter().zip(&g.shape).all(|(a, b)| !matches!((a, b), (Dim::Const(x), Dim::Const(y)) if x != y))
+        }
+        (Type::Tile(w), Type::Tile(g)) => w.dtype == g.dtype && w.shape == g.shape,
+        _ => want == got,
+    }
+}
+
+/// Two types are the same up to tile valid regions (what control-flow merges require).
+pub fn same_up_to_valid(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Tile(x), Type::Tile(y)) => x.dtype == y.dtype && x.shape == y.shape,
+        _ => a == b,
+    }
+}
+
+/// The type of a merge of `a` and `b` (equal up to valid regions): valid extents that
+/// differ become dynamic.
+pub fn merge_types(a: &Type, b: &Type) -> Type {
+    match (a, b) {
+        (Type::Tile(x), Type::Tile(y)) if x.shape == y.shape => Type::Tile(TileType {
+            dtype: x.dtype,
+            shape: x.shape.clone(),
+            valid: x
+                .valid
+                .iter()
+                .zip(&y.valid)
+                .map(|(p, q)| if p == q { *p } else { Dim::Dynamic })
+                .collect(),
+        }),
+        _ => a.clone(),
+    }
+}
