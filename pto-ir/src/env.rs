@@ -1,9 +1,12 @@
 //! Environment tables (seed 001): variable name -> latest SSA value, one per scope.
 //!
-//! A binding is either *local* (the variable was declared in this scope, by a parameter or
-//! a `let`) or an *update* of a variable declared in an enclosing scope (an assignment).
-//! Only updates make a variable loop-carried or branch-merged; a shadowing `let` inside a
-//! body creates a local binding that disappears with the scope, as in Rust.
+//! A scope holds two kinds of binding. *Locals* are variables declared in this scope (a
+//! parameter, a `let`); *updates* record assignments, made in this scope, to variables
+//! declared in an enclosing one. Only updates make a variable loop-carried or
+//! branch-merged; a shadowing `let` inside a body makes a local that disappears with the
+//! scope, as in Rust. Lookups see locals first: once `let x` shadows an outer `x` in a
+//! scope, later assignments to `x` there update the local, while an earlier `x = ..`
+//! remains recorded as an update of the outer `x`.
 
 use std::collections::HashMap;
 
@@ -25,15 +28,38 @@ pub struct Binding {
     pub value: ValueId,
     /// Local or update.
     pub kind: BindingKind,
-    /// Whether the variable may be assigned (`let mut`); meaningful for local bindings.
+    /// Whether the variable may be assigned (`let mut`); meaningful for locals.
     pub mutable: bool,
 }
 
-/// An insertion-ordered name -> binding map (order makes iter_args deterministic).
+/// An insertion-ordered map (order makes iter_args and if results deterministic).
 #[derive(Clone, Debug, Default)]
-pub struct EnvTable {
+struct Ordered {
     entries: Vec<(String, Binding)>,
     index: HashMap<String, usize>,
+}
+
+impl Ordered {
+    fn get(&self, name: &str) -> Option<&Binding> {
+        self.index.get(name).map(|&i| &self.entries[i].1)
+    }
+
+    fn set(&mut self, name: &str, b: Binding) {
+        match self.index.get(name) {
+            Some(&i) => self.entries[i].1 = b,
+            None => {
+                self.index.insert(name.to_string(), self.entries.len());
+                self.entries.push((name.to_string(), b));
+            }
+        }
+    }
+}
+
+/// The environment table of one scope.
+#[derive(Clone, Debug, Default)]
+pub struct EnvTable {
+    locals: Ordered,
+    updates: Ordered,
 }
 
 impl EnvTable {
@@ -42,34 +68,55 @@ impl EnvTable {
         Self::default()
     }
 
-    /// The binding of `name` in this scope only.
+    /// The binding `name` resolves to in this scope (locals shadow updates).
     pub fn get(&self, name: &str) -> Option<&Binding> {
-        self.index.get(name).map(|&i| &self.entries[i].1)
+        self.locals.get(name).or_else(|| self.updates.get(name))
     }
 
-    /// Binds `name`, keeping its first insertion position when rebinding.
+    /// The local declaration of `name` in this scope.
+    pub fn local(&self, name: &str) -> Option<&Binding> {
+        self.locals.get(name)
+    }
+
+    /// The update of an enclosing `name` recorded in this scope.
+    pub fn update(&self, name: &str) -> Option<&Binding> {
+        self.updates.get(name)
+    }
+
+    /// Binds `name` (as a local or an update, per `binding.kind`).
     pub fn set(&mut self, name: &str, binding: Binding) {
-        match self.index.get(name) {
-            Some(&i) => self.entries[i].1 = binding,
-            None => {
-                self.index.insert(name.to_string(), self.entries.len());
-                self.entries.push((name.to_string(), binding));
-            }
+        match binding.kind {
+            BindingKind::Local => self.locals.set(name, binding),
+            BindingKind::Update => self.updates.set(name, binding),
         }
     }
 
-    /// Bindings in first-insertion order.
+    /// Updates of enclosing variables, in first-assignment order.
+    pub fn updates(&self) -> impl Iterator<Item = (&str, ValueId)> {
+        self.updates.entries.iter().map(|(k, b)| (k.as_str(), b.value))
+    }
+
+    /// Local declarations, in declaration order.
+    pub fn locals(&self) -> impl Iterator<Item = (&str, &Binding)> {
+        self.locals.entries.iter().map(|(k, b)| (k.as_str(), b))
+    }
+
+    /// Every binding: locals then updates.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Binding)> {
-        self.entries.iter().map(|(k, b)| (k.as_str(), b))
+        self.locals
+            .entries
+            .iter()
+            .chain(&self.updates.entries)
+            .map(|(k, b)| (k.as_str(), b))
     }
 
     /// Number of bindings.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.locals.entries.len() + self.updates.entries.len()
     }
 
     /// No bindings.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 }

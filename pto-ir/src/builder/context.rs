@@ -1,0 +1,117 @@
+//! `IRBuilderContext` (seed 001): the insertion point and the scope stack.
+//!
+//! All building state lives here, not in the builder: the current function, the current
+//! compound statement (block), the active `statement.op` that `emit` appends to, and a stack
+//! of saved frames. `push_scope` / `pop_scope` must balance; the builder reports an
+//! unbalanced stack as an error instead of panicking. Per-loop SSA state (provisional loop
+//! arguments, pending `break` / `continue`) lives here too, keyed by the loop statement.
+
+use std::collections::HashMap;
+
+use crate::diag::Diag;
+use crate::entity::{BlockId, FuncId, SpanId, StmtId, ValueId};
+use crate::env::Binding;
+
+/// A saved insertion point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScopeFrame {
+    /// The block that was current.
+    pub compound: Option<BlockId>,
+    /// The function that was current.
+    pub func: Option<FuncId>,
+    /// The `statement.op` that was active.
+    pub active_op_stmt: Option<StmtId>,
+}
+
+/// A read, inside a loop, of a variable declared outside it: the loop-level value standing
+/// for the variable until the loop is closed (Braun et al.'s provisional phi). If the loop
+/// assigns the variable it becomes an iter arg; otherwise it is replaced by `outer`.
+#[derive(Clone, Debug)]
+pub(crate) struct Provisional {
+    pub name: String,
+    pub value: ValueId,
+    pub outer: ValueId,
+}
+
+/// A `break` / `continue` waiting for the loop's carried values: the environments of the
+/// scopes between it and the loop body (outermost first), as they were when it was created.
+#[derive(Clone, Debug)]
+pub(crate) struct PendingExit {
+    pub stmt: StmtId,
+    pub scopes: Vec<Vec<(String, Binding, bool)>>,
+}
+
+/// SSA state of an open loop.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LoopState {
+    pub provisionals: Vec<Provisional>,
+    pub exits: Vec<PendingExit>,
+}
+
+/// Building state: insertion point, scope stack, and loop SSA state.
+#[derive(Clone, Debug, Default)]
+pub struct IRBuilderContext {
+    /// The current function.
+    pub func: Option<FuncId>,
+    /// The current block (the seed's `compound`).
+    pub compound: Option<BlockId>,
+    /// The `statement.op` that `emit` appends to, if one is open.
+    pub active_op_stmt: Option<StmtId>,
+    /// Saved frames.
+    pub scope_stack: Vec<ScopeFrame>,
+    /// The source location given to ops and statements created from now on.
+    pub span: SpanId,
+    pub(crate) loops: HashMap<StmtId, LoopState>,
+    pub(crate) branch_values: HashMap<BlockId, ValueId>,
+}
+
+impl IRBuilderContext {
+    /// A context with no insertion point.
+    pub fn new() -> Self {
+        IRBuilderContext {
+            span: SpanId::NONE,
+            ..Default::default()
+        }
+    }
+
+    /// Saves the current insertion point and makes `compound` current (in `func`, or the
+    /// current function when `None`). A new scope starts without an active `statement.op`.
+    pub fn push_scope(&mut self, compound: BlockId, func: Option<FuncId>) {
+        self.scope_stack.push(ScopeFrame {
+            compound: self.compound,
+            func: self.func,
+            active_op_stmt: self.active_op_stmt,
+        });
+        self.compound = Some(compound);
+        if func.is_some() {
+            self.func = func;
+        }
+        self.active_op_stmt = None;
+    }
+
+    /// Restores the insertion point saved by the matching `push_scope`.
+    pub fn pop_scope(&mut self) -> Result<(), Diag> {
+        let frame = self.scope_stack.pop().ok_or_else(|| {
+            Diag::new(self.span, "pop_scope without a matching push_scope: the scope stack is empty")
+        })?;
+        self.compound = frame.compound;
+        self.func = frame.func;
+        self.active_op_stmt = frame.active_op_stmt;
+        Ok(())
+    }
+
+    /// Ends the active `statement.op`, so the next `emit` opens a new one.
+    pub fn reset_insertion_point(&mut self) {
+        self.active_op_stmt = None;
+    }
+
+    /// Sets the location given to ops and statements created from now on.
+    pub fn set_span(&mut self, span: SpanId) {
+        self.span = span;
+    }
+
+    /// Whether every pushed scope has been popped.
+    pub fn is_balanced(&self) -> bool {
+        self.scope_stack.is_empty()
+    }
+}

@@ -1,0 +1,499 @@
+//! SSA construction from environment tables (seed 001 `ExitForStatement` /
+//! `ExitIfStatement`), with the provisional loop arguments of Braun et al., "Simple and
+//! Efficient Construction of Static Single Assignment Form" (CC 2013), as cranelift-frontend
+//! `ssa.rs` does for unstructured code.
+//!
+//! Reading, inside an open loop, a variable declared outside it creates a *provisional*
+//! value at the loop (the candidate iter arg) instead of returning the outer value, so uses
+//! in the body are of that value alone. When the loop closes:
+//! 1. the variables the body assigned (its env's *updates*) are the loop-carried ones;
+//! 2. each gets an iter arg: its provisional if it was read, else a fresh value, in which
+//!    case (seed-API users that hold value ids directly) uses of the initial value inside the
+//!    body are rewritten to the iter arg, as the seed specifies;
+//! 3. provisionals of variables the body did not assign are trivial: their uses are
+//!    rewritten to the outer value (Braun's trivial-phi removal);
+//! 4. the body's `yield` is added or completed with the final values, and each pending
+//!    `break` / `continue` gets the values the carried variables had where it stood;
+//! 5. results are created and assigned to the variables in the enclosing scope.
+//!
+//! An `if` merges the variables either branch assigned: each gets a result; a branch that
+//! did not assign it yields the value from before the `if`; a branch that ends in `break`
+//! or `continue` does not take part in the merge.
+
+use std::collections::HashMap;
+
+use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
+use super::IRBuilder;
+use crate::diag::Diag;
+use crate::entity::{BlockId, StmtId, ValueId};
+use crate::env::{Binding, BindingKind};
+use crate::ops;
+use crate::stmt::{BlockRole, IterArg, Statement, StmtKind};
+use crate::typefmt::type_msg;
+use crate::types::{Dim, Type};
+use crate::value::ValueDef;
+
+impl IRBuilder {
+    /// The current block, or an error when there is no insertion point.
+    pub(crate) fn insertion_block(&self, ctx: &IRBuilderContext) -> Result<BlockId, Diag> {
+        match ctx.compound {
+            Some(b) if self.module.blocks.contains(b) => Ok(b),
+            Some(b) => Err(Diag::new(ctx.span, format!("{b:?} is not a block of this module"))),
+            None => Err(Diag::new(
+                ctx.span,
+                "no insertion point: call enter_function_body (or enter a statement's scope) first",
+            )),
+        }
+    }
+
+    /// The binding `name` resolves to from `block` (creating nothing) and whether the
+    /// variable may be assigned.
+    pub(crate) fn lookup_binding(&self, mut block: BlockId, name: &str) -> Option<(ValueId, bool)> {
+        loop {
+            let b = self.module.blocks.get(block)?;
+            if let Some(bind) = b.env.local(name) {
+                return Some((bind.value, bind.mutable));
+            }
+            if let Some(bind) = b.env.update(name) {
+                // An update implies the variable is mutable where it was declared.
+                return Some((bind.value, true));
+            }
+            block = self.scope_parent(block)?;
+        }
+    }
+
+    /// The block whose environment a block's lookups continue in.
+    fn scope_parent(&self, block: BlockId) -> Option<BlockId> {
+        self.module.blocks.get(block)?.parent
+    }
+
+    fn is_loop_block(&self, block: BlockId) -> Option<StmtId> {
+        let b = self.module.blocks.get(block)?;
+        match b.role {
+            BlockRole::ForBody | BlockRole::WhileCond | BlockRole::WhileBody => b.owner,
+            _ => None,
+        }
+    }
+
+    /// Resolves a read of `name` from `block`, creating provisional loop arguments in every
+    /// open loop between the read and the variable's declaration.
+    pub(crate) fn resolve(&mut self, ctx: &mut IRBuilderContext, block: BlockId, name: &str) -> Option<ValueId> {
+        let b = self.module.blocks.get(block)?;
+        if let Some(bind) = b.env.get(name) {
+            return Some(bind.value);
+        }
+        let parent = b.parent?;
+        if let Some(lp) = self.is_loop_block(block)
+            && ctx.loops.contains_key(&lp)
+        {
+            if let Some(p) = ctx.loops.get(&lp).and_then(|s| s.provisionals.iter().find(|p| p.name == name)) {
+                return Some(p.value);
+            }
+            let outer = self.resolve(ctx, parent, name)?;
+            let ty = self.module.values[outer].ty.clone();
+            let value = self.module.new_value(ty, Some(name));
+            ctx.loops.entry(lp).or_default().provisionals.push(Provisional {
+                name: name.to_string(),
+                value,
+                outer,
+            });
+            return Some(value);
+        }
+        self.resolve(ctx, parent, name)
+    }
+
+    /// Records the environments between the current block and the loop body, for a
+    /// `break` / `continue` that will be completed when the loop closes.
+    pub(crate) fn record_exit(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId, loop_stmt: StmtId) {
+        let mut chain = Vec::new();
+        let mut cur = ctx.compound;
+        while let Some(b) = cur {
+            let Some(block) = self.module.blocks.get(b) else { break };
+            let mut entries: Vec<(String, Binding, bool)> =
+                block.env.updates().map(|(n, v)| (n.to_string(), Binding { value: v, kind: BindingKind::Update, mutable: true }, false)).collect();
+            entries.extend(block.env.locals().map(|(n, bind)| (n.to_string(), *bind, true)));
+            chain.push(entries);
+            if self.is_loop_block(b) == Some(loop_stmt) {
+                break;
+            }
+            cur = block.parent;
+        }
+        chain.reverse();
+        ctx.loops.entry(loop_stmt).or_default().exits.push(PendingExit { stmt, scopes: chain });
+    }
+
+    /// The innermost open loop around the current block.
+    pub(crate) fn innermost_loop(&self, ctx: &IRBuilderContext) -> Option<StmtId> {
+        let mut cur = ctx.compound;
+        while let Some(b) = cur {
+            if let Some(lp) = self.is_loop_block(b) {
+                return Some(lp);
+            }
+            cur = self.module.blocks.get(b)?.parent;
+        }
+        None
+    }
+
+    /// Assigns `name` in `block` as the result of a statement nested in it: updates the
+    /// local if `block` declares `name`, else records an update of the enclosing variable.
+    fn assign_in(&mut self, block: BlockId, name: &str, value: ValueId) {
+        let env = &mut self.module.blocks[block].env;
+        let kind = if env.local(name).is_some() { BindingKind::Local } else { BindingKind::Update };
+        let mutable = env.local(name).is_none_or(|b| b.mutable);
+        env.set(name, Binding { value, kind, mutable });
+    }
+
+    /// Rewrites every use of a key of `map` inside `block` (ops, statements, nested blocks
+    /// and the extents inside the types of values defined there).
+    pub(crate) fn rewrite_uses(&mut self, block: BlockId, map: &HashMap<ValueId, ValueId>) {
+        if map.is_empty() {
+            return;
+        }
+        let mut f = |v: ValueId| *map.get(&v).unwrap_or(&v);
+        let mut stack = vec![block];
+        while let Some(b) = stack.pop() {
+            let stmts = self.module.blocks[b].stmts.clone();
+            for s in stmts {
+                let mut defs = self.module.stmts[s].kind.defs();
+                self.module.stmts[s].kind.map_uses(&mut f);
+                if let StmtKind::Op(list) = &self.module.stmts[s].kind {
+                    for &op in list.clone().iter() {
+                        self.module.ops[op].map_uses(&mut f);
+                        defs.extend(self.module.ops[op].results.iter().copied());
+                    }
+                }
+                for d in defs {
+                    map_type_dims(&mut self.module.values[d].ty, &mut f);
+                }
+                stack.extend(self.module.stmts[s].kind.blocks());
+            }
+        }
+    }
+
+    /// Seed `ExitForStatement` (and the same for `while`): builds iter args, yields,
+    /// `break` / `continue` values and results for the variables the loop assigned. The
+    /// loop's scopes must already be popped.
+    pub(crate) fn close_loop(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId) -> Result<(), Diag> {
+        let (body, cond_block, parent) = match &self.module.stmts.get(stmt).map(|s| &s.kind) {
+            Some(StmtKind::For(f)) => (f.body, None, self.module.blocks[f.body].parent),
+            Some(StmtKind::While(w)) => (w.body, Some(w.cond_block), self.module.blocks[w.body].parent),
+            _ => return Err(Diag::new(ctx.span, format!("{stmt:?} is not a loop statement"))),
+        };
+        let parent = parent.ok_or_else(|| Diag::new(ctx.span, "loop body has no parent scope"))?;
+        if ctx.compound != Some(parent) {
+            return Err(Diag::new(
+                ctx.span,
+                "pop the loop's scopes (ctx.pop_scope()) before closing the loop statement",
+            ));
+        }
+        let span = self.module.stmts[stmt].span;
+        if let Some(c) = cond_block
+            && let Some((name, _)) = self.module.blocks[c].env.updates().next()
+        {
+            return Err(Diag::new(span, format!("a while condition cannot assign variables (`{name}` is assigned)")));
+        }
+        let state = ctx.loops.remove(&stmt).unwrap_or_default();
+        let LoopState { provisionals, exits } = state;
+        let carried: Vec<(String, ValueId)> =
+            self.module.blocks[body].env.updates().map(|(n, v)| (n.to_string(), v)).collect();
+        let is_parallel = matches!(&self.module.stmts[stmt].kind, StmtKind::For(f) if f.kind == crate::stmt::ForKind::Parallel);
+        if is_parallel && let Some((name, _)) = carried.first() {
+            return Err(Diag::new(span, format!("`{name}` is assigned in a parallel loop, which would make it loop-carried"))
+                .note("iterations of a parallel loop are independent: assign a variable declared inside the loop, or use a sequential `for`"));
+        }
+
+        let mut iter_args = Vec::new();
+        let mut yields = Vec::new();
+        let mut seed_rewrites: HashMap<ValueId, ValueId> = HashMap::new();
+        for (name, end) in &carried {
+            let prov = provisionals.iter().find(|p| &p.name == name);
+            let init = match prov {
+                Some(p) => p.outer,
+                None => self
+                    .resolve(ctx, parent, name)
+                    .ok_or_else(|| Diag::new(span, format!("loop assigns `{name}`, which is not declared outside it")))?,
+            };
+            let init_ty = self.module.values[init].ty.clone();
+            let end_ty = self.module.values[*end].ty.clone();
+            if !ops::same_up_to_valid(&init_ty, &end_ty) {
+                let at = self.value_span(*end).unwrap_or(span);
+                return Err(Diag::new(
+                    at,
+                    format!(
+                        "`{name}` is {} before the loop but is assigned {} inside it",
+                        type_msg(&self.module, &init_ty),
+                        type_msg(&self.module, &end_ty)
+                    ),
+                )
+                .note("a loop-carried variable keeps one type across iterations"));
+            }
+            let ty = ops::merge_types(&init_ty, &end_ty);
+            let arg = match prov {
+                Some(p) => p.value,
+                None => {
+                    let a = self.module.new_value(ty.clone(), Some(name));
+                    seed_rewrites.insert(init, a);
+                    a
+                }
+            };
+            self.module.values[arg].ty = ty;
+            iter_args.push(IterArg { arg, init });
+            yields.push(*end);
+        }
+        // Seed semantics for values used directly: the initial value inside the body is the
+        // iter arg. The macro reads through provisionals, so this finds nothing to do there.
+        self.rewrite_uses(body, &seed_rewrites);
+        if let Some(c) = cond_block {
+            self.rewrite_uses(c, &seed_rewrites);
+        }
+        // Trivial provisionals (read, never assigned) become the outer value.
+        let trivial: HashMap<ValueId, ValueId> = provisionals
+            .iter()
+            .filter(|p| !carried.iter().any(|(n, _)| *n == p.name))
+            .map(|p| (p.value, p.outer))
+            .collect();
+        self.rewrite_uses(body, &trivial);
+        if let Some(c) = cond_block {
+            self.rewrite_uses(c, &trivial);
+        }
+        let yields: Vec<ValueId> = yields.into_iter().map(|v| *trivial.get(&v).unwrap_or(&v)).collect();
+
+        // Complete the body's terminator.
+        self.complete_yield(body, yields, span)?;
+        // Complete break / continue with the values carried variables had where they stood.
+        for exit in &exits {
+            let mut values = Vec::new();
+            for ((name, _), ia) in carried.iter().zip(&iter_args) {
+                let mut v = ia.arg;
+                'scopes: for scope in &exit.scopes {
+                    for (n, bind, is_local) in scope {
+                        if n == name && !is_local {
+                            v = bind.value;
+                        }
+                    }
+                    if scope.iter().any(|(n, _, is_local)| n == name && *is_local) {
+                        break 'scopes;
+                    }
+                }
+                values.push(*trivial.get(&v).unwrap_or(&v));
+            }
+            match &mut self.module.stmts[exit.stmt].kind {
+                StmtKind::Break(v) | StmtKind::Continue(v) => *v = values,
+                _ => {}
+            }
+        }
+        // Results, assigned to the variables in the enclosing scope.
+        let mut results = Vec::new();
+        for (i, ((name, _), ia)) in carried.iter().zip(&iter_args).enumerate() {
+            let ty = self.module.values[ia.arg].ty.clone();
+            let r = self.module.new_value(ty, Some(name));
+            self.module.values[r].def = ValueDef::StmtResult(stmt, i as u32);
+            self.module.values[ia.arg].def = ValueDef::IterArg(stmt, i as u32);
+            results.push(r);
+            self.assign_in(parent, name, r);
+        }
+        match &mut self.module.stmts[stmt].kind {
+            StmtKind::For(f) => {
+                f.iter_args = iter_args;
+                f.results = results;
+            }
+            StmtKind::While(w) => {
+                w.iter_args = iter_args;
+                w.results = results;
+            }
+            _ => {}
+        }
+        ctx.active_op_stmt = None;
+        Ok(())
+    }
+
+    /// Adds a `yield` of `values` at the end of `block`, or completes an empty one there;
+    /// a block that already ends in `break` / `continue` / `return` gets none.
+    fn complete_yield(&mut self, block: BlockId, values: Vec<ValueId>, span: crate::entity::SpanId) -> Result<(), Diag> {
+        let last = self.module.blocks[block].stmts.last().copied();
+        match last.map(|s| &mut self.module.stmts[s].kind) {
+            Some(StmtKind::Yield(existing)) => {
+                if existing.is_empty() || *existing == values {
+                    *existing = values;
+                    Ok(())
+                } else {
+                    Err(Diag::new(
+                        span,
+                        format!(
+                            "the explicit yield has {} value(s) but the builder found {} loop-carried or merged variable(s)",
+                            existing.len(),
+                            values.len()
+                        ),
+                    ))
+                }
+            }
+            Some(k) if k.is_terminator() => Ok(()),
+            _ => {
+                self.module.push_stmt(block, Statement { kind: StmtKind::Yield(values), span });
+                Ok(())
+            }
+        }
+    }
+
+    fn ends_in_exit(&self, block: BlockId) -> bool {
+        self.module.blocks[block]
+            .stmts
+            .last()
+            .is_some_and(|&s| matches!(self.module.stmts[s].kind, StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(_)))
+    }
+
+    fn value_span(&self, v: ValueId) -> Option<crate::entity::SpanId> {
+        match self.module.values.get(v)?.def {
+            ValueDef::OpResult(op, _) => self.module.ops.get(op).map(|o| o.span).filter(|s| s.is_some()),
+            _ => None,
+        }
+    }
+
+    /// Seed `ExitIfStatement`: merges the variables either branch assigned (and the
+    /// branches' tail values, when both set one) into the `if`'s results. Returns the merged
+    /// tail value of an `if` used as an expression.
+    pub(crate) fn close_if(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId) -> Result<Option<ValueId>, Diag> {
+        let (then_b, else_b) = match self.module.stmts.get(stmt).map(|s| &s.kind) {
+            Some(StmtKind::If(i)) => (i.then_block, i.else_block),
+            _ => return Err(Diag::new(ctx.span, format!("{stmt:?} is not an if statement"))),
+        };
+        let parent = self.module.blocks[then_b]
+            .parent
+            .ok_or_else(|| Diag::new(ctx.span, "if branch has no parent scope"))?;
+        if ctx.compound != Some(parent) {
+            return Err(Diag::new(ctx.span, "pop both branch scopes (ctx.pop_scope()) before exit_if_statement"));
+        }
+        let span = self.module.stmts[stmt].span;
+        let then_live = !self.ends_in_exit(then_b);
+        let else_live = !self.ends_in_exit(else_b);
+        let mut names: Vec<String> = Vec::new();
+        for b in [then_b, else_b] {
+            for (n, _) in self.module.blocks[b].env.updates() {
+                if !names.iter().any(|x| x == n) {
+                    names.push(n.to_string());
+                }
+            }
+        }
+        let mut then_vals = Vec::new();
+        let mut else_vals = Vec::new();
+        let mut merged: Vec<(Option<String>, Type)> = Vec::new();
+        let tail = (ctx.branch_values.remove(&then_b), ctx.branch_values.remove(&else_b));
+        let value_in = |this: &mut Self, ctx: &mut IRBuilderContext, b: BlockId, n: &str| -> Result<ValueId, Diag> {
+            match this.module.blocks[b].env.update(n) {
+                Some(bind) => Ok(bind.value),
+                None => this
+                    .resolve(ctx, parent, n)
+                    .ok_or_else(|| Diag::new(span, format!("`{n}` is not declared before the `if`"))),
+            }
+        };
+        for n in &names {
+            let tv = value_in(self, ctx, then_b, n)?;
+            let ev = value_in(self, ctx, else_b, n)?;
+            let (tt, et) = (self.module.values[tv].ty.clone(), self.module.values[ev].ty.clone());
+            if then_live && else_live && !ops::same_up_to_valid(&tt, &et) {
+                return Err(Diag::new(
+                    span,
+                    format!(
+                        "`if` branches give `{n}` different types: {} and {}",
+                        type_msg(&self.module, &tt),
+                        type_msg(&self.module, &et)
+                    ),
+                ));
+            }
+            then_vals.push(tv);
+            else_vals.push(ev);
+            merged.push((Some(n.clone()), if then_live { ops::merge_types(&tt, &et) } else { et }));
+        }
+        let mut tail_result = false;
+        match tail {
+            (Some(tv), Some(ev)) => {
+                let (tt, et) = (self.module.values[tv].ty.clone(), self.module.values[ev].ty.clone());
+                if then_live && else_live && !ops::same_up_to_valid(&tt, &et) {
+                    return Err(Diag::new(
+                        span,
+                        format!(
+                            "`if` and `else` have different types: {} and {}",
+                            type_msg(&self.module, &tt),
+                            type_msg(&self.module, &et)
+                        ),
+                    ));
+                }
+                then_vals.push(tv);
+                else_vals.push(ev);
+                merged.push((None, ops::merge_types(&tt, &et)));
+                tail_result = true;
+            }
+            (None, None) => {}
+            (Some(v), None) | (None, Some(v)) => {
+                // Only one branch gave a value; the other must have left the loop.
+                if then_live && else_live {
+                    return Err(Diag::new(span, "`if` used as a value needs a value from both branches"));
+                }
+                let _ = v;
+            }
+        }
+        if !then_live && !else_live {
+            ctx.active_op_stmt = None;
+            return Ok(None);
+        }
+        if then_live {
+            self.complete_yield(then_b, then_vals, span)?;
+        }
+        if else_live {
+            self.complete_yield(else_b, else_vals, span)?;
+        }
+        let mut results = Vec::new();
+        let mut tail_value = None;
+        for (i, (name, ty)) in merged.into_iter().enumerate() {
+            let r = self.module.new_value(ty, name.as_deref());
+            self.module.values[r].def = ValueDef::StmtResult(stmt, i as u32);
+            results.push(r);
+            match name {
+                Some(n) => self.assign_in(parent, &n, r),
+                None => tail_value = Some(r),
+            }
+        }
+        if let StmtKind::If(i) = &mut self.module.stmts[stmt].kind {
+            i.results = results;
+        }
+        ctx.active_op_stmt = None;
+        Ok(if tail_result { tail_value } else { None })
+    }
+
+    /// Seed-transparent scope exit: assignments and declarations made inside a
+    /// `statement.scope` stay visible after it.
+    pub(crate) fn close_scope(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId) -> Result<(), Diag> {
+        let body = match self.module.stmts.get(stmt).map(|s| &s.kind) {
+            Some(StmtKind::Scope(_, b)) => *b,
+            _ => return Err(Diag::new(ctx.span, format!("{stmt:?} is not a scope statement"))),
+        };
+        let parent = self.module.blocks[body].parent.ok_or_else(|| Diag::new(ctx.span, "scope has no parent"))?;
+        if ctx.compound != Some(parent) {
+            return Err(Diag::new(ctx.span, "pop the scope body (ctx.pop_scope()) before exit_scope_statement"));
+        }
+        let updates: Vec<(String, ValueId)> = self.module.blocks[body].env.updates().map(|(n, v)| (n.to_string(), v)).collect();
+        let locals: Vec<(String, Binding)> = self.module.blocks[body].env.locals().map(|(n, b)| (n.to_string(), *b)).collect();
+        for (n, v) in updates {
+            self.assign_in(parent, &n, v);
+        }
+        for (n, b) in locals {
+            self.module.blocks[parent].env.set(&n, b);
+        }
+        ctx.active_op_stmt = None;
+        Ok(())
+    }
+}
+
+fn map_type_dims(t: &mut Type, f: &mut impl FnMut(ValueId) -> ValueId) {
+    let map = |d: &mut Dim, f: &mut dyn FnMut(ValueId) -> ValueId| {
+        if let Dim::Value(v) = d {
+            *v = f(*v);
+        }
+    };
+    match t {
+        Type::Tile(tt) => tt.valid.iter_mut().for_each(|d| map(d, f)),
+        Type::Tensor(tt) => tt.shape.iter_mut().for_each(|d| map(d, f)),
+        Type::Tuple(ts) => ts.iter_mut().for_each(|t| map_type_dims(t, f)),
+        _ => {}
+    }
+}
