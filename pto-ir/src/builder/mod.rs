@@ -442,3 +442,6 @@ impl IRBuilder {
         self.get_ancestor_values(ctx).into_iter().map(|(n, _)| n).collect()
     }
 }
+
+#[cfg(test)]
+mod tests;
