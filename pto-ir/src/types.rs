@@ -54,13 +54,13 @@ impl TileType {
 
     /// Number of elements of the static shape.
     pub fn elements(&self) -> u64 {
-        self.shape.iter().product()
+        self.shape.iter().fold(1u64, |acc, &d| acc.saturating_mul(d))
     }
 
     /// Rows and columns when viewed as 2-D (leading dims folded into rows; rank 1 is `1 x n`).
     pub fn rows_cols(&self) -> (u64, u64) {
         match self.shape.split_last() {
-            Some((&c, lead)) => (lead.iter().product(), c),
+            Some((&c, lead)) => (lead.iter().fold(1u64, |acc, &d| acc.saturating_mul(d)), c),
             None => (1, 1),
         }
     }
@@ -184,7 +184,7 @@ impl Type {
         match self {
             Type::Scalar(d) => d.size_bytes(),
             Type::Tensor(t) => t.dtype.size_bytes(),
-            Type::Tile(t) => (u64::from(t.dtype.bits()) * t.elements()).div_ceil(8),
+            Type::Tile(t) => u64::from(t.dtype.bits()).saturating_mul(t.elements()).div_ceil(8),
             Type::Tuple(ts) => ts.iter().map(Type::size_bytes).sum(),
             Type::Pipe(_) | Type::Unknown => 0,
         }

@@ -49,8 +49,14 @@ impl<'a> Cx<'a> {
         self.op.full_name()
     }
 
+    /// Operand `i`'s type; a missing operand reads as `unknown`, so every rule reports a
+    /// wrong operand count as an error instead of indexing out of range.
     fn ty(&self, i: usize) -> &'a Type {
-        &self.m.values[self.operands[i]].ty
+        static MISSING: Type = Type::Unknown;
+        self.operands
+            .get(i)
+            .and_then(|v| self.m.values.get(*v))
+            .map_or(&MISSING, |d| &d.ty)
     }
 
     fn show(&self, t: &Type) -> String {
@@ -397,7 +403,7 @@ pub fn infer(
             let off = cx.offset_attr("offset", 2)?;
             let mut valid = Vec::new();
             for d in 0..2 {
-                let end = off[d].unwrap_or(0) + shape[d];
+                let end = off[d].unwrap_or(0).saturating_add(shape[d]);
                 if end > src.shape[d] {
                     return Err(InferError::new(format!(
                         "extract window {} at offset [{}] is outside the {} source tile",
@@ -451,6 +457,11 @@ pub fn infer(
             one(Type::Tile(TileType::new(dtype, shape)))
         }
         OpClass::Valid => {
+            if operands.is_empty() {
+                return Err(InferError::new(
+                    "`tile.valid` takes a tile and one extent per dimension, found no operands",
+                ));
+            }
             let t = cx.tile(0)?;
             if operands.len() != 1 + t.shape.len() {
                 return Err(InferError::new(format!(
@@ -632,7 +643,7 @@ fn fmt_offsets(off: &[Option<u64>]) -> String {
 fn check_fits(cx: &Cx<'_>, shape: &[u64], off: &[Option<u64>], bounds: &[Dim]) -> R<()> {
     for d in 0..shape.len() {
         if let Dim::Const(b) = bounds[d]
-            && off[d].unwrap_or(0) + shape[d] > b
+            && off[d].unwrap_or(0).saturating_add(shape[d]) > b
         {
             return Err(InferError::new(format!(
                 "`{}` window {} at offset [{}] does not fit inside {}",
@@ -727,7 +738,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                 })]);
             }
             if a.shape.len() == 2 && b.shape.len() == 2 && !bitwise {
-                let (big, small) = if a.shape[0] * a.shape[1] >= b.shape[0] * b.shape[1] {
+                let (big, small) = if a.shape[0].saturating_mul(a.shape[1]) >= b.shape[0].saturating_mul(b.shape[1]) {
                     (a, b)
                 } else {
                     (b, a)

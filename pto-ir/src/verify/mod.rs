@@ -1,10 +1,240 @@
-//! The verifier.
+//! The verifier: checks a [`ProgramModule`] and reports every problem as a [`Diag`] anchored
+//! at the offending op's or statement's span (function-level problems at the function's span;
+//! module-level problems, which have no location, at [`SpanId::NONE`]).
+//!
+//! It follows cranelift's `verifier/mod.rs` and naga's `valid/`: errors are data, one run
+//! reports all of them, and the first pass proves every id in range so later passes can index
+//! without fear. The verifier never panics, whatever the module holds.
+//!
+//! # Checklist
+//!
+//! 1. **Ids and tree shape** (`ids.rs`, *fatal*: later passes run only when this one is clean)
+//!    - the entry and every listed function exist, no function is listed twice;
+//!    - every block, statement, op and value a function reaches is in range, including the
+//!      values named by symbolic extents (`Dim::Value`) inside types;
+//!    - blocks, statements and ops form a tree: each is reached exactly once.
+//! 2. **Program** (`program.rs`)
+//!    - a unique entry naming one of the functions; unique function names;
+//!    - parameters are scalars, tiles or tensors; return types are scalars.
+//! 3. **SSA** (`ssa.rs`)
+//!    - one definition per value (params, symbolic dims, op results, `for` ivs, iter args,
+//!      statement results), reported at the second definition;
+//!    - every use (op operands, values in op attributes, statement uses, symbolic extents in
+//!      the type of a value being defined) sees a definition earlier on the path from the
+//!      function entry, with structured visibility: values defined in a `for` / `if` / `while`
+//!      / `scope` body are not visible after it, iter args and ivs only inside their loop
+//!      (both regions of a `while`), nothing crosses functions.
+//! 4. **Types** (`types.rs`)
+//!    - every defined value's type is well formed: tiles of rank 1..4 with positive static
+//!      extents, one valid extent per dimension, constant valid extents in `1..=shape[d]`,
+//!      symbolic extents integer scalars, concrete dtypes; tensors of rank 1..4; no
+//!      `unknown` type; the same for function return types;
+//!    - every op except constants is typed by [`crate::ops::infer`] (its error becomes the
+//!      diagnostic, with notes), and each declared result type equals the inferred one up to
+//!      tile valid regions ([`crate::ops::same_up_to_valid`]);
+//!    - constants: no operands, one scalar result with its literal set, and the literal fits
+//!      the type (float -> float dtype, integer -> integer or float dtype, bool -> bool).
+//! 5. **Statements** (`control.rs`)
+//!    - `for`: integer scalar bounds, step and iv; iter args, results and the body's `yield`
+//!      agree one to one in type (up to valid regions); init types match; a parallel loop
+//!      carries nothing; the body ends in `yield` / `break` / `continue`;
+//!    - `if`: a `bool` condition; both branches end in `yield` (or `break` / `continue`
+//!      inside a loop) yielding the results' types;
+//!    - `while`: the condition region ends in `statement.condition %c` with `%c` a `bool`;
+//!      the body ends like a `for` body; iter args / yield / results agree;
+//!    - terminators only as the last statement of their block: `yield` of a loop body or an
+//!      `if` branch, `condition` of a `while` condition region, `break` / `continue` inside
+//!      a loop carrying the innermost loop's iter-arg types, `return` of the function body
+//!      carrying scalars of the declared return types; a function with return types ends in
+//!      a `return`.
+//! 6. **Target legality** (`target.rs`, only when the module has attribute `arch`)
+//!    - the arch is known ([`target()`]);
+//!    - each tile fits the buffer it lives in: matmul left / right operands in L0A / L0B,
+//!      bias operands in the bias table, matmul results and accumulators in L0C, `tile.move`
+//!      results in their `loc`, a placed tile in its memory, everything else in UB;
+//!    - a row-major (UB or bias) tile's row is a multiple of 32 bytes unless it has one
+//!      column;
+//!    - matmul M, K and N are each at most 4095.
+//!
+//! Identical diagnostics (same anchor, same message) are reported once.
 
-use crate::diag::Diagnostics;
+mod control;
+mod ids;
+mod program;
+mod ssa;
+pub mod target;
+mod types;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diag::{Diag, Diagnostics};
+use crate::entity::{BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
 use crate::module::ProgramModule;
+use crate::stmt::StmtKind;
+use crate::typefmt::type_msg;
+use crate::types::Type;
+
+pub use target::{Target, target};
 
 /// Checks a module, collecting every error.
 pub fn verify(m: &ProgramModule) -> Result<(), Diagnostics> {
-    let _ = m;
-    Ok(())
+    verify_all(m).into_result()
+}
+
+/// Checks a module and returns every error found (empty when the module is valid).
+pub fn verify_all(m: &ProgramModule) -> Diagnostics {
+    let mut v = Verifier::new(m);
+    if ids::check(&mut v) {
+        program::check(&mut v);
+        let defs = ssa::check(&mut v);
+        let well_typed = types::check(&mut v, &defs);
+        control::check(&mut v);
+        target::check(&mut v, &defs, &well_typed);
+    }
+    v.finish()
+}
+
+/// Where a value is defined, as the verifier found it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DefSite {
+    /// The function whose body defines it.
+    pub func: FuncId,
+    /// The span of the defining op, statement or function.
+    pub span: SpanId,
+    /// What defines it.
+    pub by: DefBy,
+}
+
+/// What defines a value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DefBy {
+    /// A function parameter.
+    Param,
+    /// A symbolic dimension of a function signature.
+    Dim,
+    /// An operation result.
+    Op(OpId),
+    /// A statement's iv, iter arg or result.
+    Stmt(StmtId),
+}
+
+/// Definition sites of every value defined in the module's functions.
+pub(crate) type Defs = HashMap<ValueId, DefSite>;
+
+/// The verifier's state: the module and the errors found so far.
+pub(crate) struct Verifier<'a> {
+    m: &'a ProgramModule,
+    diags: Vec<Diag>,
+}
+
+impl<'a> Verifier<'a> {
+    fn new(m: &'a ProgramModule) -> Self {
+        Verifier {
+            m,
+            diags: Vec::new(),
+        }
+    }
+
+    /// Records an error.
+    fn push(&mut self, d: Diag) {
+        self.diags.push(d);
+    }
+
+    /// Records an error without notes.
+    fn error(&mut self, at: SpanId, message: impl Into<String>) {
+        self.diags.push(Diag::new(at, message));
+    }
+
+    /// A value's printed name (safe for any id).
+    fn name(&self, v: ValueId) -> String {
+        self.m.ssa_name(v)
+    }
+
+    /// A value's type (the value must be in range).
+    fn ty(&self, v: ValueId) -> &'a Type {
+        &self.m.values[v].ty
+    }
+
+    /// A type spelled for a message.
+    fn show(&self, t: &Type) -> String {
+        type_msg(self.m, t)
+    }
+
+    /// The functions to check: listed, in range, each once (guaranteed after `ids::check`).
+    fn functions(&self) -> Vec<FuncId> {
+        let mut seen = HashSet::new();
+        self.m
+            .functions
+            .iter()
+            .copied()
+            .filter(|&f| self.m.funcs.contains(f) && seen.insert(f))
+            .collect()
+    }
+
+    /// Every op of a function body, with its statement, in text order.
+    fn ops_of(&self, f: FuncId) -> Vec<(OpId, StmtId)> {
+        let mut stmts = Vec::new();
+        walk_stmts(self.m, self.m.funcs[f].body, &mut stmts);
+        let mut out = Vec::new();
+        for s in stmts {
+            if let StmtKind::Op(ops) = &self.m.stmts[s].kind {
+                out.extend(ops.iter().map(|&o| (o, s)));
+            }
+        }
+        out
+    }
+
+    fn finish(self) -> Diagnostics {
+        let mut seen: HashSet<(SpanId, String)> = HashSet::new();
+        let mut out = Diagnostics::new();
+        for d in self.diags {
+            if seen.insert((d.at, d.message.clone())) {
+                out.push(d);
+            }
+        }
+        out
+    }
+}
+
+/// Appends the statements of `b` and, recursively, of their child blocks, in text order.
+/// Only called once `ids::check` has proven the blocks form a tree of in-range ids.
+fn walk_stmts(m: &ProgramModule, b: BlockId, out: &mut Vec<StmtId>) {
+    for &s in &m.blocks[b].stmts {
+        out.push(s);
+        for child in m.stmts[s].kind.blocks() {
+            walk_stmts(m, child, out);
+        }
+    }
+}
+
+/// `1 value` / `2 values`.
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("{n} {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// A statement described for messages: its keyword, and its results when it has any
+/// (`statement.for` producing `%r_10`).
+fn describe_stmt(m: &ProgramModule, s: StmtId) -> String {
+    let Some(st) = m.stmts.get(s) else {
+        return format!("{s:?}");
+    };
+    let results: &[ValueId] = match &st.kind {
+        StmtKind::For(f) => &f.results,
+        StmtKind::If(i) => &i.results,
+        StmtKind::While(w) => &w.results,
+        _ => &[],
+    };
+    if results.is_empty() {
+        format!("the `{}`", st.kind.keyword())
+    } else {
+        let names: Vec<String> = results
+            .iter()
+            .map(|&r| format!("`{}`", m.ssa_name(r)))
+            .collect();
+        format!("the `{}` producing {}", st.kind.keyword(), names.join(", "))
+    }
 }

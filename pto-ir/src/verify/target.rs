@@ -1,0 +1,301 @@
+//! Checklist item 6: target legality, and the targets themselves.
+//!
+//! Buffer capacities are PTO-ISA's `include/pto/common/buffer_limits.hpp` (see
+//! `shared/spec/pto-isa.md` §5.4); the matmul limit is `docs/isa/TMATMUL.md`. The lowering's
+//! bufferize pass reads the same [`Target`] rows.
+
+use std::collections::HashSet;
+
+use crate::attr::Attr;
+use crate::diag::Diag;
+use crate::entity::{SpanId, ValueId};
+use crate::ops::OpClass;
+use crate::typefmt::short_tile;
+use crate::types::{MemorySpace, TileType};
+
+use super::{Defs, Verifier};
+
+/// An accelerator generation and its on-chip buffer capacities, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The canonical name (`A2A3`, `A5`).
+    pub name: &'static str,
+    /// Other spellings accepted for the module attribute `arch`.
+    pub aliases: &'static [&'static str],
+    /// Unified buffer (`Vec`).
+    pub ub: u64,
+    /// L1 / CBUF (`Mat`).
+    pub l1: u64,
+    /// L0A (`Left`).
+    pub l0a: u64,
+    /// L0B (`Right`).
+    pub l0b: u64,
+    /// L0C (`Acc`).
+    pub l0c: u64,
+    /// Bias table (`Bias`).
+    pub bias: u64,
+}
+
+const KIB: u64 = 1024;
+
+/// The largest M, K or N of one matmul instruction.
+pub const MATMUL_MAX_DIM: u64 = 4095;
+
+/// A row-major tile's rows must be a multiple of this many bytes.
+pub const ROW_ALIGN_BYTES: u64 = 32;
+
+impl Target {
+    /// Ascend 910B / 910C (`PTOv2`, this project's default).
+    pub const A2A3: Target = Target {
+        name: "A2A3",
+        aliases: &["a2a3", "A3", "a3", "PTOv2"],
+        ub: 192 * KIB,
+        l1: 512 * KIB,
+        l0a: 64 * KIB,
+        l0b: 64 * KIB,
+        l0c: 128 * KIB,
+        bias: KIB,
+    };
+
+    /// Ascend 950 (`PTOv3`).
+    pub const A5: Target = Target {
+        name: "A5",
+        aliases: &["a5", "PTOv3"],
+        ub: 256 * KIB,
+        l1: 512 * KIB,
+        l0a: 64 * KIB,
+        l0b: 64 * KIB,
+        l0c: 256 * KIB,
+        bias: 4 * KIB,
+    };
+
+    /// Every known target.
+    pub const ALL: [Target; 2] = [Target::A2A3, Target::A5];
+
+    /// The capacity of an on-chip buffer in bytes; `None` for global memory.
+    pub fn capacity(&self, space: MemorySpace) -> Option<u64> {
+        match space {
+            MemorySpace::Ddr => None,
+            MemorySpace::Vec => Some(self.ub),
+            MemorySpace::Mat => Some(self.l1),
+            MemorySpace::Left => Some(self.l0a),
+            MemorySpace::Right => Some(self.l0b),
+            MemorySpace::Acc => Some(self.l0c),
+            MemorySpace::Bias => Some(self.bias),
+        }
+    }
+
+    /// `A2A3 (also a2a3, A3, a3, PTOv2), A5 (also a5, PTOv3)`, for messages.
+    pub fn known_names() -> String {
+        Target::ALL
+            .iter()
+            .map(|t| format!("{} (also {})", t.name, t.aliases.join(", ")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Looks a target up by its name or one of its aliases (`PTOv2` is `A2A3`).
+pub fn target(name: &str) -> Option<Target> {
+    Target::ALL
+        .into_iter()
+        .find(|t| t.name == name || t.aliases.contains(&name))
+}
+
+/// The buffer's name in messages: `unified buffer (Vec)`.
+pub fn buffer_name(space: MemorySpace) -> &'static str {
+    match space {
+        MemorySpace::Ddr => "global memory (DDR)",
+        MemorySpace::Vec => "unified buffer (Vec)",
+        MemorySpace::Mat => "L1 buffer (Mat)",
+        MemorySpace::Left => "L0A buffer (Left)",
+        MemorySpace::Right => "L0B buffer (Right)",
+        MemorySpace::Acc => "L0C buffer (Acc)",
+        MemorySpace::Bias => "bias table (Bias)",
+    }
+}
+
+/// `256 KiB`, or `1000 bytes` when not a whole number of KiB.
+fn bytes_str(b: u64) -> String {
+    if b.is_multiple_of(KIB) {
+        format!("{} KiB", b / KIB)
+    } else {
+        format!("{b} bytes")
+    }
+}
+
+/// A tile's size in bytes, `None` on overflow.
+fn tile_bytes(t: &TileType) -> Option<u64> {
+    let elems = t
+        .shape
+        .iter()
+        .try_fold(1u64, |acc, &s| acc.checked_mul(s))?;
+    Some(elems.checked_mul(u64::from(t.dtype.bits()))?.div_ceil(8))
+}
+
+pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<ValueId>) {
+    let m = v.m;
+    let name = match m.attrs.get("arch") {
+        None => return,
+        Some(Attr::Str(s) | Attr::Ident(s)) => s.as_str(),
+        Some(_) => {
+            v.error(
+                SpanId::NONE,
+                "module attribute `arch` must be a string naming the target",
+            );
+            return;
+        }
+    };
+    let Some(t) = target(name) else {
+        v.push(
+            Diag::new(
+                SpanId::NONE,
+                format!("unknown target architecture `{name}`"),
+            )
+            .note(format!("known targets: {}", Target::known_names())),
+        );
+        return;
+    };
+    let tile = |val: ValueId| -> Option<&TileType> {
+        if well_typed.contains(&val) {
+            m.values.get(val).and_then(|d| d.ty.as_tile())
+        } else {
+            None
+        }
+    };
+    // Where each tile lives: from the ops that use it as a matmul operand (anchored there)
+    // and from what defines it (anchored at the definition).
+    let mut homes: Vec<(ValueId, MemorySpace, SpanId)> = Vec::new();
+    let mut has_home: HashSet<ValueId> = HashSet::new();
+    for f in v.functions() {
+        for (o, _) in v.ops_of(f) {
+            let op = &m.ops[o];
+            let class = op.opcode.class();
+            let roles: &[MemorySpace] = match class {
+                OpClass::Matmul => &[MemorySpace::Left, MemorySpace::Right],
+                OpClass::MatmulAcc => &[MemorySpace::Acc, MemorySpace::Left, MemorySpace::Right],
+                OpClass::MatmulBias => &[MemorySpace::Left, MemorySpace::Right, MemorySpace::Bias],
+                _ => &[],
+            };
+            for (&x, &space) in op.operands.iter().zip(roles) {
+                homes.push((x, space, op.span));
+                has_home.insert(x);
+            }
+            let result_home = match class {
+                OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
+                    Some(MemorySpace::Acc)
+                }
+                OpClass::Move => op
+                    .attrs
+                    .get("loc")
+                    .and_then(Attr::as_ident)
+                    .and_then(MemorySpace::from_name),
+                _ => None,
+            };
+            if let Some(space) = result_home {
+                for &r in &op.results {
+                    homes.push((r, space, op.span));
+                    has_home.insert(r);
+                }
+            }
+            if matches!(
+                class,
+                OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias
+            ) {
+                let first = usize::from(class == OpClass::MatmulAcc);
+                if let (Some(a), Some(b)) = (
+                    op.operands.get(first).and_then(|&x| tile(x)),
+                    op.operands.get(first + 1).and_then(|&x| tile(x)),
+                ) && a.shape.len() == 2
+                    && b.shape.len() == 2
+                {
+                    for (dim, n) in [("M", a.shape[0]), ("K", a.shape[1]), ("N", b.shape[1])] {
+                        if n > MATMUL_MAX_DIM {
+                            v.error(
+                                op.span,
+                                format!("matmul {dim} = {n} exceeds the limit of {MATMUL_MAX_DIM} of one matmul instruction"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut defined: Vec<_> = defs.iter().map(|(&val, site)| (val, site.span)).collect();
+    defined.sort_by_key(|(val, _)| *val);
+    for &(val, span) in &defined {
+        if tile(val).is_none() {
+            continue;
+        }
+        if let Some(mem) = m.values[val].layout.as_ref().and_then(|l| l.memory) {
+            homes.push((val, mem.space, span));
+        } else if !has_home.contains(&val) {
+            homes.push((val, MemorySpace::Vec, span));
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut row_major: Vec<(ValueId, SpanId)> = Vec::new();
+    for (val, space, span) in homes {
+        let Some(tt) = tile(val) else { continue };
+        if !defs.contains_key(&val) || !seen.insert((val, space)) {
+            continue;
+        }
+        if matches!(space, MemorySpace::Vec | MemorySpace::Bias) {
+            row_major.push((val, span));
+        }
+        let Some(cap) = t.capacity(space) else {
+            continue;
+        };
+        let need = tile_bytes(tt);
+        if need.is_none_or(|n| n > cap) {
+            let need =
+                need.map_or_else(|| "more bytes than can be addressed".to_string(), bytes_str);
+            v.error(
+                span,
+                format!(
+                    "{} needs {need} but the {} {} holds {}",
+                    short_tile(tt),
+                    t.name,
+                    buffer_name(space),
+                    bytes_str(cap)
+                ),
+            );
+        }
+    }
+    let mut aligned = HashSet::new();
+    for (val, span) in row_major {
+        let Some(tt) = tile(val) else { continue };
+        if !aligned.insert(val) {
+            continue;
+        }
+        let column_major = m.values[val]
+            .layout
+            .as_ref()
+            .is_some_and(|l| l.strides.last().is_some_and(|&s| s != 1));
+        let (_, cols) = tt.rows_cols();
+        if cols == 1 || column_major {
+            continue;
+        }
+        let bits = u64::from(tt.dtype.bits());
+        let Some(row_bytes) = cols.checked_mul(bits).map(|b| b.div_ceil(8)) else {
+            continue;
+        };
+        if !row_bytes.is_multiple_of(ROW_ALIGN_BYTES) {
+            let mut d = Diag::new(
+                span,
+                format!(
+                    "{} has rows of {row_bytes} bytes; a row-major tile row must be a multiple of {ROW_ALIGN_BYTES} bytes",
+                    short_tile(tt)
+                ),
+            );
+            if bits > 0 && (ROW_ALIGN_BYTES * 8).is_multiple_of(bits) {
+                d = d.note(format!(
+                    "make the last extent a multiple of {} for {} (or 1, for a column tile)",
+                    ROW_ALIGN_BYTES * 8 / bits,
+                    tt.dtype
+                ));
+            }
+            v.push(d);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Checklist item 4: well-formed types, and op typing through [`crate::ops::infer`].
+//!
+//! Type well-formedness is decided for every value of the module (with safe lookups), so an
+//! op is typed only when all its operand and result types are well formed: `infer` indexes
+//! valid regions by dimension and multiplies extents, which a malformed type would break.
+//! Problems are reported only for values the functions define, at their definition.
+
+use std::collections::HashSet;
+
+use crate::diag::Diag;
+use crate::entity::{OpId, ValueId};
+use crate::module::ProgramModule;
+use crate::ops::{OpClass, infer, same_up_to_valid};
+use crate::stmt::Operation;
+use crate::types::{Dim, Type};
+use crate::value::Constant;
+
+use super::{Defs, Verifier, count};
+
+/// Checks types and op typing; returns the values whose types are well formed.
+pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs) -> HashSet<ValueId> {
+    let m = v.m;
+    let mut well_typed = HashSet::new();
+    for (val, data) in m.values.iter() {
+        if problems(m, &data.ty).is_empty() {
+            well_typed.insert(val);
+        }
+    }
+    let mut defined: Vec<_> = defs.iter().collect();
+    defined.sort_by_key(|(val, _)| **val);
+    for (&val, site) in defined {
+        for p in problems(m, v.ty(val)) {
+            v.error(site.span, format!("`{}` {p}", v.name(val)));
+        }
+    }
+    for f in v.functions() {
+        let func = &m.funcs[f];
+        for (i, t) in func.sig.returns.iter().enumerate() {
+            for p in problems(m, t) {
+                v.error(
+                    func.span,
+                    format!("return type {} of `@{}` {p}", i + 1, func.name),
+                );
+            }
+        }
+        for (o, _) in v.ops_of(f) {
+            type_op(v, o, &well_typed);
+        }
+    }
+    well_typed
+}
+
+/// What is wrong with a type, as phrases that follow a value's name.
+pub(super) fn problems(m: &ProgramModule, t: &Type) -> Vec<String> {
+    let mut out = Vec::new();
+    let dtype = |out: &mut Vec<String>, d: crate::DataType| {
+        if !d.is_concrete() {
+            out.push(format!("has element type {d}; expected a concrete dtype"));
+        }
+    };
+    let sym = |out: &mut Vec<String>, d: &Dim| {
+        if let Dim::Value(x) = d {
+            match m.values.get(*x) {
+                Some(data) if data.ty.is_int_scalar() => {}
+                Some(data) => out.push(format!(
+                    "has extent `{}` of type {}; symbolic extents must be integer scalars",
+                    data.ssa_name(),
+                    crate::typefmt::type_msg(m, &data.ty)
+                )),
+                None => out.push(format!(
+                    "has extent {x:?}, which is not a value of this module"
+                )),
+            }
+        }
+    };
+    match t {
+        Type::Scalar(d) => dtype(&mut out, *d),
+        Type::Tile(tt) => {
+            let rank = tt.shape.len();
+            if !(1..=4).contains(&rank) {
+                out.push(format!("is a rank-{rank} tile; tiles have rank 1 to 4"));
+            }
+            for (d, &s) in tt.shape.iter().enumerate() {
+                if s == 0 {
+                    out.push(format!(
+                        "is a tile with extent 0 in dimension {d}; static extents must be positive"
+                    ));
+                }
+            }
+            if tt
+                .shape
+                .iter()
+                .try_fold(1u64, |acc, &s| acc.checked_mul(s))
+                .is_none_or(|n| n.checked_mul(64).is_none())
+            {
+                out.push(format!(
+                    "is a tile of shape {:?}, too large to address",
+                    tt.shape
+                ));
+            }
+            if tt.valid.len() != rank {
+                out.push(format!(
+                    "has {} for a rank-{rank} tile",
+                    count(tt.valid.len(), "valid extent")
+                ));
+            } else {
+                for (d, (v, &s)) in tt.valid.iter().zip(&tt.shape).enumerate() {
+                    match *v {
+                        Dim::Const(0) => out.push(format!("has valid extent 0 in dimension {d}; valid extents must be positive")),
+                        Dim::Const(c) if c > s => out.push(format!(
+                            "has valid extent {c} in dimension {d}, larger than the tile's extent {s}"
+                        )),
+                        _ => {}
+                    }
+                }
+            }
+            for v in &tt.valid {
+                sym(&mut out, v);
+            }
+            dtype(&mut out, tt.dtype);
+        }
+        Type::Tensor(tt) => {
+            let rank = tt.shape.len();
+            if !(1..=4).contains(&rank) {
+                out.push(format!("is a rank-{rank} tensor; tensors have rank 1 to 4"));
+            }
+            for (d, s) in tt.shape.iter().enumerate() {
+                if *s == Dim::Const(0) {
+                    out.push(format!("is a tensor with extent 0 in dimension {d}; static extents must be positive"));
+                }
+                sym(&mut out, s);
+            }
+            dtype(&mut out, tt.dtype);
+        }
+        Type::Tuple(ts) => {
+            for t in ts {
+                out.extend(problems(m, t));
+            }
+        }
+        Type::Pipe(_) => {}
+        Type::Unknown => out.push("has an unknown type".to_string()),
+    }
+    out
+}
+
+fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &HashSet<ValueId>) {
+    let m = v.m;
+    let op = &m.ops[o];
+    let name = op.opcode.full_name();
+    if op.opcode.class() == OpClass::Const {
+        type_const(v, op);
+        return;
+    }
+    if !op
+        .uses()
+        .iter()
+        .chain(&op.results)
+        .all(|x| well_typed.contains(x))
+    {
+        // The malformed type is reported at its definition.
+        return;
+    }
+    let types = match infer(m, op.opcode, &op.operands, &op.attrs) {
+        Err(e) => {
+            let mut d = Diag::new(op.span, e.message);
+            d.notes = e.notes;
+            v.push(d);
+            return;
+        }
+        Ok(types) => types,
+    };
+    if types.len() != op.results.len() {
+        v.error(
+            op.span,
+            format!(
+                "`{name}` produces {}, but the op defines {}",
+                count(types.len(), "result"),
+                count(op.results.len(), "result")
+            ),
+        );
+        return;
+    }
+    for (&r, want) in op.results.iter().zip(&types) {
+        let got = v.ty(r);
+        if !same_up_to_valid(got, want) {
+            v.error(
+                op.span,
+                format!(
+                    "`{name}` result `{}` has type {}, expected {}",
+                    v.name(r),
+                    v.show(got),
+                    v.show(want)
+                ),
+            );
+        }
+    }
+}
+
+fn type_const(v: &mut Verifier<'_>, op: &Operation) {
+    if !op.operands.is_empty() {
+        v.error(
+            op.span,
+            format!("a constant takes no operands, found {}", op.operands.len()),
+        );
+    }
+    let [r] = op.results[..] else {
+        v.error(
+            op.span,
+            format!(
+                "a constant defines exactly one result, found {}",
+                op.results.len()
+            ),
+        );
+        return;
+    };
+    let data = &v.m.values[r];
+    let name = data.ssa_name();
+    let Some(c) = data.constant else {
+        v.error(op.span, format!("constant `{name}` has no literal value"));
+        return;
+    };
+    let Type::Scalar(d) = data.ty else {
+        v.error(
+            op.span,
+            format!(
+                "constant `{name}` has type {}; constants are scalars",
+                v.show(&data.ty)
+            ),
+        );
+        return;
+    };
+    let (fits, what) = match c {
+        Constant::Bool(_) => (d == crate::DataType::Bool, "bool"),
+        Constant::Double(_) => (d.is_float(), "float"),
+        Constant::Int(_) | Constant::Int64(_) | Constant::SizeT(_) => {
+            (d.is_int() || d.is_float(), "integer")
+        }
+    };
+    if !fits {
+        v.error(
+            op.span,
+            format!("constant `{name}` of type {d} cannot hold the {what} literal {c}"),
+        );
+    }
+}
