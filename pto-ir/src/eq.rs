@@ -403,7 +403,11 @@ impl Walker<'_> {
                 self.out.push(Tok::U(*d as u64));
             }
             Type::Tile(tt) => {
-                let TileType { dtype, shape, valid } = tt;
+                let TileType {
+                    dtype,
+                    shape,
+                    valid,
+                } = tt;
                 self.tag("tile");
                 self.out.push(Tok::U(*dtype as u64));
                 self.len(shape.len());

@@ -2,7 +2,7 @@
 //!
 //! The data model ([`ProgramModule`] with arenas of values, ops, statements and blocks), the
 //! op table ([`ops`]), the [`IRBuilder`] with automatic loop-carried values and branch
-//! merges, the statement text format (printer via `Display`, [`parse`]), the [`verify`]
+//! merges, the statement text format (printer via `Display`, [`parse()`]), the [`verify()`]
 //! verifier and [`structurally_equal`].
 
 pub mod attr;

@@ -149,7 +149,6 @@ impl ProgramModule {
     /// Creates a value with the next SSA number.
     pub fn new_value(&mut self, ty: Type, name: Option<&str>) -> ValueId {
         let number = self.next_number;
-        self.next_number += 1;
         self.new_value_numbered(ty, name, number)
     }
 

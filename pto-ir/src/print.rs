@@ -19,6 +19,9 @@
 //!   then one attribute dictionary when the loop is parallel or has attributes, holding the
 //!   bare word `parallel` first and then `key=value` entries: `{parallel}`,
 //!   `{parallel, unroll=4}`, `{unroll=4}`; then the body's `{`.
+//! - An induction variable carries no type in the seed's spelling: the parser gives it its
+//!   lower bound's type (`int64` if that is not a scalar); when the module's differs, the
+//!   printer writes it: `statement.for %i_3 : int32 = %lb to ..`.
 //! - Statement results carry no types in the seed's spelling: the parser takes a `for` /
 //!   `while` result's type from its iter arg and an `if` result's from the merge of the two
 //!   branches' yields. When that would not reproduce the module, the header carries the types
@@ -46,7 +49,11 @@ const MAX_DEPTH: usize = 200;
 impl fmt::Display for ProgramModule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = String::new();
-        Printer { m: self, out: &mut out }.module();
+        Printer {
+            m: self,
+            out: &mut out,
+        }
+        .module();
         f.write_str(&out)
     }
 }
@@ -139,11 +146,17 @@ impl Printer<'_> {
     }
 
     fn names(&self, vs: &[ValueId]) -> String {
-        vs.iter().map(|&v| self.name(v)).collect::<Vec<_>>().join(", ")
+        vs.iter()
+            .map(|&v| self.name(v))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn types(&self, vs: &[ValueId]) -> String {
-        vs.iter().map(|&v| self.ty(v)).collect::<Vec<_>>().join(", ")
+        vs.iter()
+            .map(|&v| self.ty(v))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn indent(&mut self, level: usize) {
@@ -261,7 +274,14 @@ impl Printer<'_> {
         }
         let items: Vec<String> = args
             .iter()
-            .map(|a| format!("{} = {} : {}", self.name(a.arg), self.name(a.init), self.ty(a.arg)))
+            .map(|a| {
+                format!(
+                    "{} = {} : {}",
+                    self.name(a.arg),
+                    self.name(a.init),
+                    self.ty(a.arg)
+                )
+            })
             .collect();
         format!(" iter_args({})", items.join(", "))
     }
@@ -282,7 +302,9 @@ impl Printer<'_> {
             }
             StmtKind::For(f) => {
                 let iv_ty = match m.values.get(f.iv) {
-                    Some(d) if d.ty != derived_iv_type(m, f.lb) => format!(" : {}", type_str(m, &d.ty)),
+                    Some(d) if d.ty != derived_iv_type(m, f.lb) => {
+                        format!(" : {}", type_str(m, &d.ty))
+                    }
                     _ => String::new(),
                 };
                 let mut head = format!(
@@ -300,7 +322,12 @@ impl Printer<'_> {
                     if parallel {
                         items.push("parallel".to_string());
                     }
-                    items.extend(f.attrs.0.iter().map(|(k, v)| format!("{k}={}", attr_str(m, v))));
+                    items.extend(
+                        f.attrs
+                            .0
+                            .iter()
+                            .map(|(k, v)| format!("{k}={}", attr_str(m, v))),
+                    );
                     let _ = write!(head, " {{{}}}", items.join(", "));
                 }
                 head.push_str(&self.result_annotation(&st.kind, &f.results));
@@ -393,7 +420,13 @@ impl Printer<'_> {
             _ => None,
         };
         let attrs: Vec<(String, Attr)> = match &callee {
-            Some(_) => op.attrs.0.iter().filter(|(k, _)| k != "callee").cloned().collect(),
+            Some(_) => op
+                .attrs
+                .0
+                .iter()
+                .filter(|(k, _)| k != "callee")
+                .cloned()
+                .collect(),
             None => op.attrs.0.clone(),
         };
         match &callee {

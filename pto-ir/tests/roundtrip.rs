@@ -45,7 +45,10 @@ fn parsed_corpus() -> Vec<(String, ProgramModule)> {
     corpus()
         .into_iter()
         .map(|(p, text)| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let m = parse_ok(&text, &name);
             (name, m)
         })
@@ -71,10 +74,21 @@ fn files_are_printed_form_and_round_trip() {
             continue;
         }
         let m2 = parse_ok(&printed, &format!("{name} (reprinted)"));
-        assert_eq!(m2.to_string(), printed, "{name}: print is not a fixed point");
+        assert_eq!(
+            m2.to_string(),
+            printed,
+            "{name}: print is not a fixed point"
+        );
         assert!(structurally_equal(&m, &m2), "{name}: parse(print(m)) != m");
-        assert!(structurally_equal(&m2, &m), "{name}: equality is not symmetric");
-        assert_eq!(structural_hash(&m), structural_hash(&m2), "{name}: hashes differ");
+        assert!(
+            structurally_equal(&m2, &m),
+            "{name}: equality is not symmetric"
+        );
+        assert_eq!(
+            structural_hash(&m),
+            structural_hash(&m2),
+            "{name}: hashes differ"
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -86,7 +100,10 @@ fn every_op_is_typed_as_infer_types_it() {
             if op.opcode.class() == OpClass::Const {
                 let r = op.results[0];
                 let c = m.values[r].constant.expect("constant result");
-                assert!(op.attrs.get("value").is_some(), "{name}: {id:?} has no value attr");
+                assert!(
+                    op.attrs.get("value").is_some(),
+                    "{name}: {id:?} has no value attr"
+                );
                 if !matches!(m.values[r].ty, Type::Scalar(_)) {
                     panic!("{name}: constant {c} is not a scalar");
                 }
@@ -95,12 +112,14 @@ fn every_op_is_typed_as_infer_types_it() {
             let want: Vec<Type> = op.results.iter().map(|&r| m.values[r].ty.clone()).collect();
             match infer(&m, op.opcode, &op.operands, &op.attrs) {
                 Ok(got) => assert_eq!(
-                    got,
-                    want,
+                    got, want,
                     "{name}: `{}` ({id:?}) result types differ from infer",
                     op.opcode
                 ),
-                Err(e) => panic!("{name}: `{}` ({id:?}) does not type: {}", op.opcode, e.message),
+                Err(e) => panic!(
+                    "{name}: `{}` ({id:?}) does not type: {}",
+                    op.opcode, e.message
+                ),
             }
         }
     }
@@ -155,7 +174,10 @@ fn corpus_covers_every_op_and_statement_kind() {
         .filter(|r| !ops.contains(&r.opcode))
         .map(|r| r.opcode.full_name())
         .collect();
-    assert!(missing.is_empty(), "ops not covered by the corpus: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "ops not covered by the corpus: {missing:?}"
+    );
     for kw in [
         "statement.op",
         "statement.for",
@@ -234,7 +256,9 @@ fn changing_one_attr_makes_modules_unequal() {
     // A value inside an attribute is a use like any other.
     let mut d = a.clone();
     let c1 = find_value(&d, "%c1_6");
-    d.ops[op].attrs.set("offset", Attr::List(vec![Attr::Value(c1), Attr::Int(0)]));
+    d.ops[op]
+        .attrs
+        .set("offset", Attr::List(vec![Attr::Value(c1), Attr::Int(0)]));
     assert!(!structurally_equal(&a, &d));
     // Attribute order in a dictionary does not matter.
     let mut e = a.clone();
@@ -268,7 +292,11 @@ fn renaming_and_renumbering_values_keeps_modules_equal() {
     for (i, id) in b.values.keys().collect::<Vec<_>>().into_iter().enumerate() {
         let d = &mut b.values[id];
         d.number = n * 2 - i as u32;
-        d.name = if i % 3 == 0 { None } else { Some(format!("renamed{i}")) };
+        d.name = if i % 3 == 0 {
+            None
+        } else {
+            Some(format!("renamed{i}"))
+        };
     }
     b.name = "another_name".into();
     assert!(structurally_equal(&a, &b));
@@ -323,11 +351,19 @@ fn binding_is_a_bijection() {
     let base = "program.module @m {\n  func.func @f(%a_1: fp32, %b_2: fp32) -> (fp32) {\n    statement.op {\n      %c_3 = scalar.add %a_1, OPERAND : (fp32, fp32) -> fp32\n    }\n    statement.return %c_3\n  }\n  // func.kind = kernel\n}\n";
     let ab = parse_ok(&base.replace("OPERAND", "%b_2"), "ab");
     let aa = parse_ok(&base.replace("OPERAND", "%a_1"), "aa");
-    let ab2 = parse_ok(&base.replace("OPERAND", "%b_2").replace("%a_1", "%x_9"), "ab2");
+    let ab2 = parse_ok(
+        &base.replace("OPERAND", "%b_2").replace("%a_1", "%x_9"),
+        "ab2",
+    );
     assert!(!structurally_equal(&ab, &aa));
     assert!(structurally_equal(&ab, &ab2));
     // Returning a different (same-typed) parameter is a different function.
-    let ret_a = parse_ok(&base.replace("OPERAND", "%b_2").replace("statement.return %c_3", "statement.return %a_1"), "ret");
+    let ret_a = parse_ok(
+        &base
+            .replace("OPERAND", "%b_2")
+            .replace("statement.return %c_3", "statement.return %a_1"),
+        "ret",
+    );
     assert!(!structurally_equal(&ab, &ret_a));
 }
 
@@ -350,4 +386,15 @@ fn constants_compare_by_value_and_type() {
     b.values[id].constant = Some(pto_ir::Constant::Int(3));
     assert!(structurally_equal(&a, &b));
     assert_eq!(b.to_string(), a.to_string());
+}
+
+#[test]
+fn accepted_spellings_normalize_to_the_printed_form() {
+    let text = "// leading comment\n\nprogram.module @m { // trailing comment\n  func.func @f(%a_1: tile<[16, 32], FP32>, %s_2: fp32 #in, %t_3: tensor<[%M, ?], fp32>) -> fp32 {\n    // a comment between statements\n    statement.op {\n\n      %b_4 = tile.OP_MUL %a_1, %s_2 : (tile<[16, 32], fp32>, %s_2) -> tile<[16, 32], [16, 32], fp32>\n      %c_5 = tensor.OP_SCALAR_ADD %s_2, %s_2 : (fp32, fp32) -> fp32 // why not\n    }\n    statement.return %c_5\n  }\n  // func.kind = data_flow\n}\n";
+    let m = parse_ok(text, "extras");
+    let expected = "program.module @m {\n  func.func @f(%a_1: tile<[16, 32], [16, 32], fp32> #in, %s_2: fp32, %t_3: tensor<[%M_6, ?], fp32> #in) -> (fp32) {\n    statement.op {\n      %b_4 = tile.mul %a_1, %s_2 : (tile<[16, 32], [16, 32], fp32>, fp32) -> tile<[16, 32], [16, 32], fp32>\n      %c_5 = scalar.add %s_2, %s_2 : (fp32, fp32) -> fp32\n    }\n    statement.return %c_5\n  }\n  // func.kind = data_flow\n}\n";
+    assert_eq!(m.to_string(), expected);
+    let f = m.functions[0];
+    assert_eq!(m.funcs[f].dims.len(), 1, "`%M` is a symbolic dimension");
+    assert!(structurally_equal(&m, &parse_ok(expected, "expected")));
 }

@@ -20,7 +20,10 @@ fn check_round_trip(text: &str) {
     let m2 = parse_ok(&printed);
     let reprinted = m2.to_string();
     assert_eq!(printed, reprinted, "print(parse(x)) is not a fixed point");
-    assert!(structurally_equal(&m, &m2), "parse(print(m)) differs from m:\n{printed}");
+    assert!(
+        structurally_equal(&m, &m2),
+        "parse(print(m)) differs from m:\n{printed}"
+    );
     assert_eq!(structural_hash(&m), structural_hash(&m2));
 }
 
@@ -40,7 +43,12 @@ fn example1_parses_as_written() {
     assert_eq!(b.ty, Type::Scalar(DataType::Int64));
     assert_eq!(b.def, ValueDef::Dim(f));
     // `%const_pi_13` is used but never defined: typed from the literal in the type list.
-    let pi = m.values.iter().find(|(_, d)| d.ssa_name() == "%const_pi_13").expect("pi").1;
+    let pi = m
+        .values
+        .iter()
+        .find(|(_, d)| d.ssa_name() == "%const_pi_13")
+        .expect("pi")
+        .1;
     assert_eq!(pi.ty, Type::Scalar(DataType::Fp64));
     assert_eq!(pi.def, ValueDef::Free);
     assert_eq!(m.ops.len(), 4);
@@ -56,13 +64,25 @@ fn example2_parses_as_written() {
     assert_eq!(func.sig.returns, vec![Type::Scalar(DataType::Fp64)]);
     assert_eq!(m.ops.len(), 11);
     assert_eq!(m.attrs.0.len(), 4);
-    let consts = m.values.iter().filter(|(_, d)| d.constant.is_some()).count();
+    let consts = m
+        .values
+        .iter()
+        .filter(|(_, d)| d.constant.is_some())
+        .count();
     assert_eq!(consts, 4);
     // Every op result is defined by its op.
     for (id, op) in m.ops.iter() {
         for (i, &r) in op.results.iter().enumerate() {
             assert_eq!(m.values[r].def, ValueDef::OpResult(id, i as u32));
         }
+    }
+}
+
+#[test]
+fn example2_verifies() {
+    let m = parse_ok(EXAMPLE2);
+    if let Err(e) = pto_ir::verify(&m) {
+        panic!("seed 003 example 2 must verify:\n{e}");
     }
 }
 

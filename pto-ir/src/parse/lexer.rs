@@ -118,11 +118,8 @@ fn is_word_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
 
+/// A character of a word, or of a `%` / `@` / `#` name.
 fn is_word(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'$'
-}
-
-fn is_name(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'$'
 }
 
@@ -180,10 +177,13 @@ pub(crate) fn lex(text: &str) -> Lexed<'_> {
         }
         let (tok, end) = match c {
             b'%' | b'@' | b'#' => {
-                let end = word_end(i + 1, is_name);
+                let end = word_end(i + 1, is_word);
                 let name = slice(i + 1, end);
                 if name.is_empty() {
-                    (Tok::Error(format!("expected a name after `{}`", char::from(c))), i + 1)
+                    (
+                        Tok::Error(format!("expected a name after `{}`", char::from(c))),
+                        i + 1,
+                    )
                 } else if c == b'%' {
                     (Tok::Value(name), end)
                 } else if c == b'@' {
@@ -205,7 +205,10 @@ pub(crate) fn lex(text: &str) -> Lexed<'_> {
             }
             _ => {
                 let ch = text.get(i..).and_then(|s| s.chars().next()).unwrap_or('?');
-                (Tok::Error(format!("unexpected character `{ch}`")), i + ch.len_utf8())
+                (
+                    Tok::Error(format!("unexpected character `{ch}`")),
+                    i + ch.len_utf8(),
+                )
             }
         };
         tokens.push(Token { tok, at: start });
@@ -328,7 +331,10 @@ fn string(text: &str, start: usize) -> (Tok<'static>, usize) {
                     match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                         Some(c) if ok => out.push(c),
                         _ => {
-                            return (Tok::Error("malformed `\\u{..}` escape in string".into()), start + 1 + k + 1);
+                            return (
+                                Tok::Error("malformed `\\u{..}` escape in string".into()),
+                                start + 1 + k + 1,
+                            );
                         }
                     }
                 }
@@ -343,7 +349,10 @@ fn string(text: &str, start: usize) -> (Tok<'static>, usize) {
             c => out.push(c),
         }
     }
-    let end = text.get(start..).and_then(|s| s.find('\n')).map_or(text.len(), |p| start + p);
+    let end = text
+        .get(start..)
+        .and_then(|s| s.find('\n'))
+        .map_or(text.len(), |p| start + p);
     (Tok::Error("unterminated string".into()), end)
 }
 

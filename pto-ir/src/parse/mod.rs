@@ -1,5 +1,5 @@
 //! The statement-form parser (`shared/spec/ir-text.md` section 1): a hand-written lexer
-//! ([`lexer`]) and a recursive-descent parser ([`parser`]), after `cranelift-reader`.
+//! (`lexer`) and a recursive-descent parser (`parser`), after `cranelift-reader`.
 //!
 //! [`parse()`] never panics: every input either gives a module or a [`Diagnostics`] whose
 //! `Display` prints `line:col: message` for the first error.

@@ -43,10 +43,12 @@ const MAX_DEPTH: usize = 100;
 const MAX_NUMBER: u32 = 1 << 30;
 
 /// Splits `x_7` into `(Some("x"), Some(7))`, `7` into `(None, Some(7))` and `M` into
-/// `(Some("M"), None)`.
+/// `(Some("M"), None)`. Only a number spelled as the printer spells it counts (`x_07` and
+/// `_7` are plain names), so two different names never print the same.
 pub(crate) fn split_name(text: &str) -> (Option<&str>, Option<u32>) {
     let number = |s: &str| {
-        if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        let canonical = s == "0" || !s.starts_with('0');
+        if canonical && !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
             s.parse::<u32>().ok().filter(|&n| n < MAX_NUMBER)
         } else {
             None
@@ -56,6 +58,7 @@ pub(crate) fn split_name(text: &str) -> (Option<&str>, Option<u32>) {
         return (None, Some(n));
     }
     if let Some((name, suffix)) = text.rsplit_once('_')
+        && !name.is_empty()
         && let Some(n) = number(suffix)
     {
         return (Some(name), Some(n));
@@ -71,6 +74,9 @@ enum TypeEntry {
 
 /// A `%name` token and where it is.
 type NameAt<'a> = (&'a str, usize);
+
+/// `%arg = %init : T` of an `iter_args(..)` clause: the arg's name, the init, the type.
+type IterArgText<'a> = (&'a str, ValueId, Type);
 
 pub(crate) struct Parser<'a> {
     toks: Vec<Token<'a>>,
@@ -140,7 +146,10 @@ impl<'a> Parser<'a> {
     fn unexpected(&self, what: &str) -> Diag {
         match self.peek() {
             Tok::Error(msg) => err(self.at(), msg.clone()),
-            t => err(self.at(), format!("expected {what}, found {}", t.describe())),
+            t => err(
+                self.at(),
+                format!("expected {what}, found {}", t.describe()),
+            ),
         }
     }
 
@@ -302,7 +311,10 @@ impl<'a> Parser<'a> {
         if *self.peek() != Tok::Eof {
             return Err(err(
                 self.at(),
-                format!("unexpected {} after the module's closing `}}`", self.peek().describe()),
+                format!(
+                    "unexpected {} after the module's closing `}}`",
+                    self.peek().describe()
+                ),
             ));
         }
         if let Some((name, at)) = entry {
@@ -337,7 +349,9 @@ impl<'a> Parser<'a> {
                             _ => {
                                 return Err(err(
                                     hat,
-                                    format!("unknown parameter direction `#{h}` (expected `#in`, `#out` or `#inout`)"),
+                                    format!(
+                                        "unknown parameter direction `#{h}` (expected `#in`, `#out` or `#inout`)"
+                                    ),
                                 ));
                             }
                         }
@@ -364,7 +378,9 @@ impl<'a> Parser<'a> {
             attrs = self.attr_dict()?;
         }
         let sig = Signature { params, returns };
-        let f = self.m.add_function(name, FunctionKind::Kernel, sig, SpanId(at as u32))?;
+        let f = self
+            .m
+            .add_function(name, FunctionKind::Kernel, sig, SpanId(at as u32))?;
         let (body, dims) = match self.m.funcs.get_mut(f) {
             Some(func) => {
                 func.attrs = attrs;
@@ -461,12 +477,22 @@ impl<'a> Parser<'a> {
         let defines = matches!(kw, "statement.for" | "statement.if" | "statement.while");
         if !lhs.is_empty() && !defines {
             if !kw.starts_with("statement.") {
-                return Err(err(kw_at, format!("expected a statement, found `{kw}` (ops go inside `statement.op {{ .. }}`)")));
+                return Err(err(
+                    kw_at,
+                    format!(
+                        "expected a statement, found `{kw}` (ops go inside `statement.op {{ .. }}`)"
+                    ),
+                ));
             }
             if matches!(
                 kw,
-                "statement.op" | "statement.yield" | "statement.return" | "statement.break"
-                    | "statement.continue" | "statement.condition" | "statement.scope"
+                "statement.op"
+                    | "statement.yield"
+                    | "statement.return"
+                    | "statement.break"
+                    | "statement.continue"
+                    | "statement.condition"
+                    | "statement.scope"
             ) {
                 return Err(err(kw_at, format!("`{kw}` defines no values")));
             }
@@ -519,7 +545,12 @@ impl<'a> Parser<'a> {
                 let (word, wat) = self.ident("a scope kind (`incore`)")?;
                 let kind = match word {
                     "incore" => ScopeKind::InCore,
-                    _ => return Err(err(wat, format!("unknown scope kind `{word}` (expected `incore`)"))),
+                    _ => {
+                        return Err(err(
+                            wat,
+                            format!("unknown scope kind `{word}` (expected `incore`)"),
+                        ));
+                    }
                 };
                 self.expect(&Tok::LBrace)?;
                 let s = self.new_stmt(b, at);
@@ -533,7 +564,9 @@ impl<'a> Parser<'a> {
             _ => {
                 return Err(err(
                     kw_at,
-                    format!("expected a statement, found `{kw}` (ops go inside `statement.op {{ .. }}`)"),
+                    format!(
+                        "expected a statement, found `{kw}` (ops go inside `statement.op {{ .. }}`)"
+                    ),
                 ));
             }
         }
@@ -541,8 +574,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `iter_args(%a = %init : T, ..)`, if present: the names, inits and types.
-    #[allow(clippy::type_complexity)]
-    fn iter_args_clause(&mut self) -> PResult<Vec<(&'a str, ValueId, Type)>> {
+    fn iter_args_clause(&mut self) -> PResult<Vec<IterArgText<'a>>> {
         let mut out = Vec::new();
         if !self.is_ident("iter_args") {
             return Ok(out);
@@ -577,7 +609,10 @@ impl<'a> Parser<'a> {
         }
         let tys = self.type_list_or_one()?;
         if tys.len() != n {
-            return Err(err(at, format!("{} result types for {n} results", tys.len())));
+            return Err(err(
+                at,
+                format!("{} result types for {n} results", tys.len()),
+            ));
         }
         Ok(Some(tys))
     }
@@ -594,7 +629,11 @@ impl<'a> Parser<'a> {
 
     fn for_stmt(&mut self, b: BlockId, at: usize, lhs: Vec<NameAt<'a>>) -> PResult<()> {
         let (iv_name, _) = self.value_name("an induction variable `%name`")?;
-        let iv_ty = if self.eat(&Tok::Colon) { Some(self.ty()?) } else { None };
+        let iv_ty = if self.eat(&Tok::Colon) {
+            Some(self.ty()?)
+        } else {
+            None
+        };
         self.expect(&Tok::Eq)?;
         let (lb, _) = self.value_name("a lower bound `%value`")?;
         let lb = self.use_value(lb);
@@ -639,7 +678,8 @@ impl<'a> Parser<'a> {
             let arg = self.define(name, ty, ValueDef::IterArg(s, i as u32));
             iter_args.push(IterArg { arg, init });
         }
-        let tys = annotated.unwrap_or_else(|| iter_args.iter().map(|a| self.ty_of(a.arg)).collect());
+        let tys =
+            annotated.unwrap_or_else(|| iter_args.iter().map(|a| self.ty_of(a.arg)).collect());
         let results = self.define_results(s, &lhs, &tys);
         let body = self.m.new_block(Some(b), Some(s), BlockRole::ForBody);
         self.set_kind(
@@ -702,7 +742,8 @@ impl<'a> Parser<'a> {
             let arg = self.define(name, ty, ValueDef::IterArg(s, i as u32));
             iter_args.push(IterArg { arg, init });
         }
-        let tys = annotated.unwrap_or_else(|| iter_args.iter().map(|a| self.ty_of(a.arg)).collect());
+        let tys =
+            annotated.unwrap_or_else(|| iter_args.iter().map(|a| self.ty_of(a.arg)).collect());
         let results = self.define_results(s, &lhs, &tys);
         let cond_block = self.m.new_block(Some(b), Some(s), BlockRole::WhileCond);
         let body = self.m.new_block(Some(b), Some(s), BlockRole::WhileBody);
@@ -976,7 +1017,11 @@ impl<'a> Parser<'a> {
                 }
                 let dtype = self.dtype()?;
                 self.expect(&Tok::Gt)?;
-                Ok(Type::Tile(TileType { dtype, shape, valid }))
+                Ok(Type::Tile(TileType {
+                    dtype,
+                    shape,
+                    valid,
+                }))
             }
             "tensor" => {
                 self.expect(&Tok::Lt)?;
@@ -989,11 +1034,20 @@ impl<'a> Parser<'a> {
                     format = match f {
                         "ND" => TensorFormat::Nd,
                         "NZ" => TensorFormat::Nz,
-                        _ => return Err(err(fat, format!("unknown tensor format `{f}` (expected `ND` or `NZ`)"))),
+                        _ => {
+                            return Err(err(
+                                fat,
+                                format!("unknown tensor format `{f}` (expected `ND` or `NZ`)"),
+                            ));
+                        }
                     };
                 }
                 self.expect(&Tok::Gt)?;
-                Ok(Type::Tensor(TensorType { dtype, shape, format }))
+                Ok(Type::Tensor(TensorType {
+                    dtype,
+                    shape,
+                    format,
+                }))
             }
             "tuple" => {
                 self.expect(&Tok::Lt)?;
@@ -1041,9 +1095,9 @@ impl<'a> Parser<'a> {
         loop {
             let at = self.at();
             let d = match *self.peek() {
-                Tok::Int(v) => Dim::Const(
-                    u64::try_from(v).map_err(|_| err(at, format!("extent `{v}` must be a non-negative integer")))?,
-                ),
+                Tok::Int(v) => Dim::Const(u64::try_from(v).map_err(|_| {
+                    err(at, format!("extent `{v}` must be a non-negative integer"))
+                })?),
                 Tok::Value(n) => Dim::Value(self.value_for(n, Type::Scalar(DataType::Int64))),
                 Tok::Question => Dim::Dynamic,
                 _ => return Err(self.unexpected("an extent (an integer, `%value` or `?`)")),
