@@ -26,7 +26,8 @@ pub use half::{bf16, f16};
 /// direction and then saturated to the destination range (NaN becomes 0). For float to
 /// narrower float conversions the value is rounded to the destination precision in the given
 /// direction. A conversion between a float type and itself rounds to an integral value in the
-/// same type (`TCVT f32 -> f32`, "round only"). Integer to integer conversions saturate.
+/// same type (`TCVT f32 -> f32`, "round only"). Integer to integer conversions wrap (two's
+/// complement, like Rust's `as`; the same rule as `pto-lower`'s reference interpreter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RoundMode {
     /// Round to nearest, ties to even (`CAST_RINT`).
@@ -55,9 +56,7 @@ pub enum Scalar {
 }
 
 /// A tensor or tile element type.
-pub trait Element:
-    Copy + Default + PartialEq + PartialOrd + Debug + Send + Sync + 'static
-{
+pub trait Element: Copy + Default + PartialEq + PartialOrd + Debug + Send + Sync + 'static {
     /// The PTO-IR dtype name (`fp32`, `int8`, ...).
     const NAME: &'static str;
     /// `true` for the floating-point types.
@@ -73,12 +72,33 @@ pub trait Element:
 
     /// The value as `f64` (rounded to nearest for 64-bit integers beyond 2^53).
     fn to_f64(self) -> f64;
-    /// The nearest value of this type (saturating for integers, NaN becomes 0).
-    fn from_f64(v: f64) -> Self;
+    /// The value as `f32` (exact for `f16`, `bf16` and `f32`; nearest otherwise).
+    fn to_f32(self) -> f32;
     /// The value, exactly.
     fn to_scalar(self) -> Scalar;
+    /// This type from an `f32`, rounded per `mode` (see [`RoundMode`]; integers saturate and
+    /// NaN becomes 0).
+    fn from_f32_rounded(x: f32, mode: RoundMode) -> Self;
+    /// This type from an `f64`, rounded per `mode` (see [`RoundMode`]; integers saturate and
+    /// NaN becomes 0).
+    fn from_f64_rounded(x: f64, mode: RoundMode) -> Self;
+    /// This type from an integer, rounded per `mode` (integers wrap to the width, like `as`; a
+    /// float target rounds in the mode's direction when `|i| <= 2^53`, to nearest beyond).
+    fn from_i128_rounded(i: i128, mode: RoundMode) -> Self;
+
+    /// The nearest value of this type (saturating for integers, NaN becomes 0).
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        Self::from_f64_rounded(v, RoundMode::CastRint)
+    }
     /// Converts an exact value into this type with the given rounding (see [`RoundMode`]).
-    fn from_scalar(v: Scalar, mode: RoundMode) -> Self;
+    #[inline(always)]
+    fn from_scalar(v: Scalar, mode: RoundMode) -> Self {
+        match v {
+            Scalar::Float(x) => Self::from_f64_rounded(x, mode),
+            Scalar::Int(i) => Self::from_i128_rounded(i, mode),
+        }
+    }
 
     /// `self + rhs` (wrapping for integers).
     fn add(self, rhs: Self) -> Self;
@@ -149,23 +169,32 @@ pub trait Accumulate: Element {
 }
 
 /// Converts one element to another type (the per-element rule of `TCVT`; see [`RoundMode`]).
-#[inline]
+#[inline(always)]
 pub fn convert<S: Element, D: Element>(v: S, mode: RoundMode) -> D {
+    // Every branch is decided by the types, so it folds away after monomorphisation.
+    let small = size_of::<S>() <= 4;
     if S::IS_FLOAT && TypeId::of::<S>() == TypeId::of::<D>() {
         // Same float type: "round only" to an integral value.
-        match v.to_scalar() {
-            Scalar::Float(x) if mode != RoundMode::CastNone => {
-                D::from_scalar(Scalar::Float(round_f64(x, mode)), RoundMode::CastRint)
-            }
-            s => D::from_scalar(s, RoundMode::CastRint),
-        }
+        let x = v.to_f64();
+        let x = if mode == RoundMode::CastNone {
+            x
+        } else {
+            round_f64(x, mode)
+        };
+        D::from_f64_rounded(x, RoundMode::CastRint)
+    } else if S::IS_FLOAT && small {
+        // f16, bf16, f32: exact in f32.
+        D::from_f32_rounded(v.to_f32(), mode)
+    } else if small && D::IS_FLOAT {
+        // Integers of up to 32 bits: exact in f64.
+        D::from_f64_rounded(v.to_f64(), mode)
     } else {
         D::from_scalar(v.to_scalar(), mode)
     }
 }
 
 /// Rounds `x` to an integral value in the direction `mode` says.
-#[inline]
+#[inline(always)]
 fn round_f64(x: f64, mode: RoundMode) -> f64 {
     match mode {
         RoundMode::CastRint | RoundMode::CastNone => x.round_ties_even(),
@@ -176,26 +205,58 @@ fn round_f64(x: f64, mode: RoundMode) -> f64 {
     }
 }
 
-/// Integer from an exact value: round floats per `mode`, then saturate into `[lo, hi]`.
-#[inline]
-fn int_from_scalar(v: Scalar, mode: RoundMode, lo: i128, hi: i128) -> i128 {
-    let i = match v {
-        Scalar::Int(i) => i,
-        // `as` saturates and maps NaN to 0.
-        Scalar::Float(x) => round_f64(x, mode) as i128,
-    };
-    i.clamp(lo, hi)
+/// Rounds `x` to an integral value in the direction `mode` says.
+#[inline(always)]
+fn round_f32(x: f32, mode: RoundMode) -> f32 {
+    match mode {
+        RoundMode::CastRint | RoundMode::CastNone => x.round_ties_even(),
+        RoundMode::CastRound => x.round(),
+        RoundMode::CastFloor => x.floor(),
+        RoundMode::CastCeil => x.ceil(),
+        RoundMode::CastTrunc => x.trunc(),
+    }
 }
 
 /// Largest integer magnitude every `f64` holds exactly.
 const F64_EXACT_INT: i128 = 1 << 53;
 
-/// Float types narrower than `f64`, for rounding an `f64` in a given direction.
-trait NarrowFloat: Copy {
-    fn nearest(x: f64) -> Self;
-    fn wide(self) -> f64;
+/// A float format wide enough to hold a narrower one exactly (`f32`, `f64`).
+trait Wide: Copy + PartialOrd + core::ops::Sub<Output = Self> {
+    const ZERO: Self;
+    fn is_nan(self) -> bool;
+    fn abs(self) -> Self;
+}
+
+macro_rules! wide {
+    ($t:ty) => {
+        impl Wide for $t {
+            const ZERO: Self = 0.0;
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+        }
+    };
+}
+wide!(f32);
+wide!(f64);
+
+/// Neighbours in a float format.
+trait Steps: Copy {
     fn next_up(self) -> Self;
     fn next_down(self) -> Self;
+}
+
+/// A float format narrower than `W`.
+trait NarrowFrom<W>: Steps {
+    /// Round to nearest, ties to even.
+    fn nearest(x: W) -> Self;
+    /// Exact widening.
+    fn wide(self) -> W;
 }
 
 /// The next representable value above `bits` in a 16-bit IEEE-like format.
@@ -214,15 +275,7 @@ fn next_up_16(bits: u16, inf: u16) -> u16 {
 
 macro_rules! narrow16 {
     ($t:ty, $inf:expr) => {
-        impl NarrowFloat for $t {
-            #[inline]
-            fn nearest(x: f64) -> Self {
-                <$t>::from_f64(x)
-            }
-            #[inline]
-            fn wide(self) -> f64 {
-                self.to_f64()
-            }
+        impl Steps for $t {
             fn next_up(self) -> Self {
                 <$t>::from_bits(next_up_16(self.to_bits(), $inf))
             }
@@ -230,20 +283,32 @@ macro_rules! narrow16 {
                 -<$t>::from_bits(next_up_16((-self).to_bits(), $inf))
             }
         }
+        impl NarrowFrom<f64> for $t {
+            #[inline(always)]
+            fn nearest(x: f64) -> Self {
+                <$t>::from_f64(x)
+            }
+            #[inline(always)]
+            fn wide(self) -> f64 {
+                <$t>::to_f64(self)
+            }
+        }
+        impl NarrowFrom<f32> for $t {
+            #[inline(always)]
+            fn nearest(x: f32) -> Self {
+                <$t>::from_f32(x)
+            }
+            #[inline(always)]
+            fn wide(self) -> f32 {
+                <$t>::to_f32(self)
+            }
+        }
     };
 }
 narrow16!(f16, 0x7c00);
 narrow16!(bf16, 0x7f80);
 
-impl NarrowFloat for f32 {
-    #[inline]
-    fn nearest(x: f64) -> Self {
-        x as f32
-    }
-    #[inline]
-    fn wide(self) -> f64 {
-        f64::from(self)
-    }
+impl Steps for f32 {
     fn next_up(self) -> Self {
         f32::next_up(self)
     }
@@ -252,10 +317,24 @@ impl NarrowFloat for f32 {
     }
 }
 
+impl NarrowFrom<f64> for f32 {
+    #[inline(always)]
+    fn nearest(x: f64) -> Self {
+        x as f32
+    }
+    #[inline(always)]
+    fn wide(self) -> f64 {
+        f64::from(self)
+    }
+}
+
 /// Rounds `x` to the precision of `F` in the direction `mode` says.
-#[inline]
-fn narrow<F: NarrowFloat>(x: f64, mode: RoundMode) -> F {
+#[inline(always)]
+fn narrow<W: Wide, F: NarrowFrom<W>>(x: W, mode: RoundMode) -> F {
     let n = F::nearest(x);
+    if matches!(mode, RoundMode::CastRint | RoundMode::CastNone) {
+        return n;
+    }
     let nf = n.wide();
     if x.is_nan() || nf == x {
         return n;
@@ -263,11 +342,10 @@ fn narrow<F: NarrowFloat>(x: f64, mode: RoundMode) -> F {
     // `x` is inexact: `n` is the nearest (ties even); step to the neighbour when the mode
     // wants the other side. An overflow to infinity steps back to the largest finite value.
     match mode {
-        RoundMode::CastRint | RoundMode::CastNone => n,
         RoundMode::CastFloor if nf > x => n.next_down(),
         RoundMode::CastCeil if nf < x => n.next_up(),
         RoundMode::CastTrunc if nf.abs() > x.abs() => {
-            if x > 0.0 {
+            if x > W::ZERO {
                 n.next_down()
             } else {
                 n.next_up()
@@ -282,18 +360,17 @@ fn narrow<F: NarrowFloat>(x: f64, mode: RoundMode) -> F {
                 n
             }
         }
-        RoundMode::CastFloor | RoundMode::CastCeil | RoundMode::CastTrunc => n,
+        _ => n,
     }
 }
 
-/// A narrow float from an exact value.
-#[inline]
-fn narrow_from_scalar<F: NarrowFloat>(v: Scalar, mode: RoundMode) -> F {
-    match v {
-        Scalar::Float(x) => narrow(x, mode),
-        Scalar::Int(i) if (-F64_EXACT_INT..=F64_EXACT_INT).contains(&i) => narrow(i as f64, mode),
-        // Huge 64-bit integers: nearest only (a documented limitation).
-        Scalar::Int(i) => F::nearest(i as f64),
+/// A narrow float from an integer: directed rounding where the integer is exact in `f64`.
+#[inline(always)]
+fn narrow_from_int<F: NarrowFrom<f64>>(i: i128, mode: RoundMode) -> F {
+    if (-F64_EXACT_INT..=F64_EXACT_INT).contains(&i) {
+        narrow(i as f64, mode)
+    } else {
+        F::nearest(i as f64)
     }
 }
 
@@ -311,17 +388,26 @@ macro_rules! int_common {
             self as f64
         }
         #[inline(always)]
-        fn from_f64(v: f64) -> Self {
-            // `as` saturates and maps NaN to 0; rounding to nearest-even first.
-            v.round_ties_even() as $t
+        fn to_f32(self) -> f32 {
+            self as f32
         }
         #[inline(always)]
         fn to_scalar(self) -> Scalar {
             Scalar::Int(i128::from(self))
         }
         #[inline(always)]
-        fn from_scalar(v: Scalar, mode: RoundMode) -> Self {
-            int_from_scalar(v, mode, i128::from(<$t>::MIN), i128::from(<$t>::MAX)) as $t
+        fn from_f32_rounded(x: f32, mode: RoundMode) -> Self {
+            // `as` saturates and maps NaN to 0.
+            round_f32(x, mode) as $t
+        }
+        #[inline(always)]
+        fn from_f64_rounded(x: f64, mode: RoundMode) -> Self {
+            round_f64(x, mode) as $t
+        }
+        #[inline(always)]
+        fn from_i128_rounded(i: i128, _mode: RoundMode) -> Self {
+            // Integer to integer wraps (two's complement), like `as`.
+            i as $t
         }
         #[inline(always)]
         fn add(self, rhs: Self) -> Self {
@@ -434,12 +520,16 @@ macro_rules! float_rem {
     ($a:expr, $b:expr) => {{
         let (a, b) = ($a, $b);
         let r = a % b;
-        if r != 0.0 && ((r < 0.0) != (b < 0.0)) { r + b } else { r }
+        if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+            r + b
+        } else {
+            r
+        }
     }};
 }
 
 macro_rules! native_float_impl {
-    ($t:ty, $name:literal, $from_scalar:expr) => {
+    ($t:ty, $name:literal, $from32:expr, $from64:expr, $fromint:expr) => {
         impl Element for $t {
             const NAME: &'static str = $name;
             const IS_FLOAT: bool = true;
@@ -453,17 +543,27 @@ macro_rules! native_float_impl {
                 self as f64
             }
             #[inline(always)]
-            fn from_f64(v: f64) -> Self {
-                v as $t
+            fn to_f32(self) -> f32 {
+                self as f32
             }
             #[inline(always)]
             fn to_scalar(self) -> Scalar {
                 Scalar::Float(self as f64)
             }
             #[inline(always)]
-            fn from_scalar(v: Scalar, mode: RoundMode) -> Self {
-                let f: fn(Scalar, RoundMode) -> $t = $from_scalar;
-                f(v, mode)
+            fn from_f32_rounded(x: f32, mode: RoundMode) -> Self {
+                let f: fn(f32, RoundMode) -> $t = $from32;
+                f(x, mode)
+            }
+            #[inline(always)]
+            fn from_f64_rounded(x: f64, mode: RoundMode) -> Self {
+                let f: fn(f64, RoundMode) -> $t = $from64;
+                f(x, mode)
+            }
+            #[inline(always)]
+            fn from_i128_rounded(i: i128, mode: RoundMode) -> Self {
+                let f: fn(i128, RoundMode) -> $t = $fromint;
+                f(i, mode)
             }
             #[inline(always)]
             fn add(self, rhs: Self) -> Self {
@@ -527,11 +627,14 @@ macro_rules! native_float_impl {
     };
 }
 
-native_float_impl!(f32, "fp32", narrow_from_scalar::<f32>);
-native_float_impl!(f64, "fp64", |v, _mode| match v {
-    Scalar::Float(x) => x,
-    Scalar::Int(i) => i as f64,
-});
+native_float_impl!(
+    f32,
+    "fp32",
+    |x, _| x,
+    narrow::<f64, f32>,
+    narrow_from_int::<f32>
+);
+native_float_impl!(f64, "fp64", |x, _| f64::from(x), |x, _| x, |i, _| i as f64);
 
 impl Accumulate for f32 {
     type Acc = f32;
@@ -564,16 +667,24 @@ macro_rules! half_impl {
                 <$t>::to_f64(self)
             }
             #[inline(always)]
-            fn from_f64(v: f64) -> Self {
-                <$t>::from_f64(v)
+            fn to_f32(self) -> f32 {
+                <$t>::to_f32(self)
             }
             #[inline(always)]
             fn to_scalar(self) -> Scalar {
                 Scalar::Float(<$t>::to_f64(self))
             }
             #[inline(always)]
-            fn from_scalar(v: Scalar, mode: RoundMode) -> Self {
-                narrow_from_scalar::<$t>(v, mode)
+            fn from_f32_rounded(x: f32, mode: RoundMode) -> Self {
+                narrow::<f32, $t>(x, mode)
+            }
+            #[inline(always)]
+            fn from_f64_rounded(x: f64, mode: RoundMode) -> Self {
+                narrow::<f64, $t>(x, mode)
+            }
+            #[inline(always)]
+            fn from_i128_rounded(i: i128, mode: RoundMode) -> Self {
+                narrow_from_int::<$t>(i, mode)
             }
             #[inline(always)]
             fn add(self, rhs: Self) -> Self {
@@ -652,7 +763,9 @@ mod tests {
     use super::*;
     use RoundMode::*;
 
-    const MODES: [RoundMode; 6] = [CastRint, CastRound, CastFloor, CastCeil, CastTrunc, CastNone];
+    const MODES: [RoundMode; 6] = [
+        CastRint, CastRound, CastFloor, CastCeil, CastTrunc, CastNone,
+    ];
 
     fn to_i32(x: f32, m: RoundMode) -> i32 {
         convert::<f32, i32>(x, m)
@@ -691,11 +804,12 @@ mod tests {
     }
 
     #[test]
-    fn int_to_int_saturates() {
-        assert_eq!(convert::<i32, i16>(70000, CastNone), i16::MAX);
-        assert_eq!(convert::<i32, u8>(-5, CastNone), 0);
-        assert_eq!(convert::<u64, i64>(u64::MAX, CastNone), i64::MAX);
+    fn int_to_int_wraps() {
+        assert_eq!(convert::<i32, i16>(70000, CastNone), 4464);
+        assert_eq!(convert::<i32, u8>(-5, CastNone), 251);
+        assert_eq!(convert::<u64, i64>(u64::MAX, CastNone), -1);
         assert_eq!(convert::<i64, i32>(-7, CastNone), -7);
+        assert_eq!(convert::<u8, i8>(200, CastRint), -56);
     }
 
     #[test]
@@ -729,7 +843,10 @@ mod tests {
         assert_eq!(convert::<f32, f16>(1e6, CastRint), f16::INFINITY);
         assert_eq!(convert::<f32, f16>(-1e6, CastTrunc), f16::MIN);
         // Widening is exact.
-        assert_eq!(convert::<f16, f32>(f16::from_f32(0.1), CastFloor), f16::from_f32(0.1).to_f32());
+        assert_eq!(
+            convert::<f16, f32>(f16::from_f32(0.1), CastFloor),
+            f16::from_f32(0.1).to_f32()
+        );
         // bf16 directed.
         assert_eq!(convert::<f32, bf16>(1.001, CastCeil).to_f32(), 1.0078125);
         assert_eq!(convert::<f32, bf16>(1.001, CastFloor).to_f32(), 1.0);
@@ -765,7 +882,10 @@ mod tests {
         assert_eq!(Element::rem(5.5f32, 2.0), 1.5);
         assert_eq!(Element::rem(-5.5f32, 2.0), 0.5);
         assert_eq!(Element::rem(5.5f32, -2.0), -0.5);
-        assert_eq!(Element::rem(f16::from_f32(-1.0), f16::from_f32(4.0)).to_f32(), 3.0);
+        assert_eq!(
+            Element::rem(f16::from_f32(-1.0), f16::from_f32(4.0)).to_f32(),
+            3.0
+        );
     }
 
     #[test]

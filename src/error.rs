@@ -10,9 +10,7 @@
 #[non_exhaustive]
 pub enum Error {
     /// A tensor handed to a kernel has the wrong size in one dimension.
-    #[error(
-        "shape mismatch for `{param}`: dimension {dim} must be {expected}, but it is {actual}"
-    )]
+    #[error("shape mismatch for `{param}`: dimension {dim} must be {expected}, but it is {actual}")]
     Shape {
         /// The kernel parameter (or runtime argument) that was checked.
         param: &'static str,

@@ -139,7 +139,11 @@ impl<T> Tensor<T> {
     /// [`Tensor::bind_dim`]).
     ///
     /// Fails with [`Error::Rank`] or [`Error::Shape`] naming `param`.
-    pub fn check_shape(&self, param: &'static str, expected: &[Option<usize>]) -> Result<(), Error> {
+    pub fn check_shape(
+        &self,
+        param: &'static str,
+        expected: &[Option<usize>],
+    ) -> Result<(), Error> {
         if expected.len() != self.rank {
             return Err(Error::Rank {
                 param,
@@ -330,7 +334,10 @@ mod tests {
         assert!(t.as_slice().iter().all(|&x| x == 0.0));
         t.set(&[3, 127], 2.0).unwrap();
         assert_eq!(t.as_slice()[511], 2.0);
-        assert!(matches!(t.set(&[4, 0], 1.0), Err(Error::OutOfBounds { .. })));
+        assert!(matches!(
+            t.set(&[4, 0], 1.0),
+            Err(Error::OutOfBounds { .. })
+        ));
         let e = Tensor::<i8>::zeros([0, 3]);
         assert!(e.is_empty());
         assert_eq!(Tensor::full([3], 7u8).into_vec(), vec![7, 7, 7]);

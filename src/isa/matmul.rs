@@ -1,0 +1,231 @@
+//! Matrix multiplication on the cube unit: `TMATMUL`, `TMATMUL_ACC`, `TMATMUL_BIAS`.
+//!
+//! `C[i, j] = sum_k A[i, k] * B[k, j]` with `m = a.valid_rows`, `n = b.valid_cols` and
+//! `k = min(a.valid_cols, b.valid_rows)` (PTO takes `k = a.valid_cols` and requires `b` to
+//! cover it; taking the shared extent means a `K` edge tile whose two operands were loaded
+//! with the same valid `k` needs nothing special, and nothing outside a valid region is read).
+//! Inputs are widened to their [`Accumulate::Acc`] type before multiplying, so `f16`/`bf16`
+//! accumulate in `f32` and `i8` in `i32`. The result's valid region is `(m, n)`.
+//!
+//! The static shapes `A: M x K`, `B: K x N`, `C: M x N` are const generics (PTO's static
+//! checks), so these instructions cannot fail.
+
+use crate::Tile;
+use crate::element::{Accumulate, Element};
+
+/// `crow[j] += sum_k arow[k] * b[k, j]` for the first `k` rows of `b` and `n` columns
+/// (an i-k-j loop: the inner loop runs over contiguous rows of `b` and `c` and vectorises).
+#[inline(always)]
+fn accumulate_row<A: Accumulate, const K: usize, const N: usize>(
+    crow: &mut [A::Acc],
+    arow: &[A],
+    b: &[[A; N]],
+) {
+    let n = crow.len();
+    for (&av, brow) in arow.iter().zip(b) {
+        let av = av.widen();
+        for (c, &bv) in crow.iter_mut().zip(&brow[..n]) {
+            *c = c.add(av.mul(bv.widen()));
+        }
+    }
+}
+
+/// The common kernel: `init` fills each output row before accumulation.
+#[inline(always)]
+fn matmul_with<A: Accumulate, const M: usize, const K: usize, const N: usize>(
+    c: &mut Tile<A::Acc, M, N>,
+    a: &Tile<A, M, K>,
+    b: &Tile<A, K, N>,
+    mut init: impl FnMut(usize, &mut [A::Acc]),
+) {
+    let m = a.valid_rows;
+    let k = a.valid_cols.min(b.valid_rows);
+    let n = b.valid_cols;
+    let b_rows = &b.data[..k];
+    for (i, (crow, arow)) in c.data[..m].iter_mut().zip(&a.data[..m]).enumerate() {
+        let crow = &mut crow[..n];
+        init(i, crow);
+        accumulate_row::<A, K, N>(crow, &arow[..k], b_rows);
+    }
+    c.set_valid_clamped(m, n);
+}
+
+/// `TMATMUL`: `c = a · b`, accumulating in `A::Acc`.
+#[inline]
+pub fn tmatmul<A: Accumulate, const M: usize, const K: usize, const N: usize>(
+    c: &mut Tile<A::Acc, M, N>,
+    a: &Tile<A, M, K>,
+    b: &Tile<A, K, N>,
+) {
+    matmul_with(c, a, b, |_, row| row.fill(<A::Acc as Element>::ZERO));
+}
+
+/// `TMATMUL_ACC(c_out, c_in, a, b)`: `c_out = c_in + a · b` (`c_in` is read over `(m, n)`).
+#[inline]
+pub fn tmatmul_acc<A: Accumulate, const M: usize, const K: usize, const N: usize>(
+    c_out: &mut Tile<A::Acc, M, N>,
+    c_in: &Tile<A::Acc, M, N>,
+    a: &Tile<A, M, K>,
+    b: &Tile<A, K, N>,
+) {
+    matmul_with(c_out, a, b, |i, row| {
+        if let Some(src) = c_in.data.get(i) {
+            let n = row.len();
+            row.copy_from_slice(&src[..n]);
+        }
+    });
+}
+
+/// `TMATMUL_ACC(c, a, b)` (in place): `c += a · b` over `(m, n)`.
+#[inline]
+pub fn tmatmul_acc_inplace<A: Accumulate, const M: usize, const K: usize, const N: usize>(
+    c: &mut Tile<A::Acc, M, N>,
+    a: &Tile<A, M, K>,
+    b: &Tile<A, K, N>,
+) {
+    matmul_with(c, a, b, |_, _| {});
+}
+
+/// `TMATMUL_BIAS`: `c[i, j] = bias[0, j] + sum_k a[i, k] · b[k, j]` (the bias row is
+/// broadcast over rows; it has the accumulator type, like PTO's Bias tile).
+#[inline]
+pub fn tmatmul_bias<A: Accumulate, const M: usize, const K: usize, const N: usize>(
+    c: &mut Tile<A::Acc, M, N>,
+    a: &Tile<A, M, K>,
+    b: &Tile<A, K, N>,
+    bias: &Tile<A::Acc, 1, N>,
+) {
+    let bias_row = bias.data.first();
+    matmul_with(c, a, b, |_, row| match bias_row {
+        Some(src) => {
+            let n = row.len();
+            row.copy_from_slice(&src[..n]);
+        }
+        None => row.fill(<A::Acc as Element>::ZERO),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{bf16, f16};
+
+    /// Naive triple loop in f64 over the valid extents.
+    fn naive<A: Accumulate, const M: usize, const K: usize, const N: usize>(
+        a: &Tile<A, M, K>,
+        b: &Tile<A, K, N>,
+    ) -> Vec<f64> {
+        let (m, k, n) = (a.valid_rows(), a.valid_cols(), b.valid_cols());
+        let mut out = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                for kk in 0..k {
+                    out[i * n + j] += a.as_rows()[i][kk].to_f64() * b.as_rows()[kk][j].to_f64();
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn f32_matches_naive() {
+        let a = Tile::<f32, 5, 7>::from_fn(|i, j| (i as f32) - 0.5 * j as f32);
+        let b = Tile::<f32, 7, 3>::from_fn(|i, j| 1.0 + (i * 3 + j) as f32 * 0.25);
+        let mut c = Tile::<f32, 5, 3>::full(99.0);
+        tmatmul(&mut c, &a, &b);
+        assert_eq!(c.valid(), (5, 3));
+        let want = naive(&a, &b);
+        for (got, want) in c.to_vec().iter().zip(&want) {
+            assert_eq!(f64::from(*got), *want);
+        }
+    }
+
+    #[test]
+    fn f16_inputs_accumulate_in_f32() {
+        // 64 products of 1.0 * (1 + 2^-10): in f16 the running sum would lose the low bits
+        // (f16 has 11 significant bits); f32 accumulation keeps them exactly.
+        let a = Tile::<f16, 2, 64>::full(f16::ONE);
+        let b = Tile::<f16, 64, 4>::from_fn(|k, j| {
+            f16::from_f32(if j == 0 {
+                1.0 + 2f32.powi(-10)
+            } else {
+                (k % 5) as f32 - 2.0
+            })
+        });
+        let mut c = Tile::<f32, 2, 4>::zeros();
+        tmatmul(&mut c, &a, &b);
+        let want = naive(&a, &b);
+        assert_eq!(c.get(0, 0), Some(64.0 + 64.0 * 2f32.powi(-10)));
+        for (got, want) in c.to_vec().iter().zip(&want) {
+            assert_eq!(f64::from(*got), *want);
+        }
+        let ab = Tile::<bf16, 2, 64>::full(bf16::from_f32(0.5));
+        let bb = Tile::<bf16, 64, 4>::full(bf16::from_f32(3.0));
+        tmatmul(&mut c, &ab, &bb);
+        assert_eq!(c.to_vec(), vec![96.0; 8]);
+    }
+
+    #[test]
+    fn i8_accumulates_in_i32() {
+        let a = Tile::<i8, 3, 40>::from_fn(|i, k| if (i + k) % 2 == 0 { 127 } else { -128 });
+        let b = Tile::<i8, 40, 2>::from_fn(|k, j| if j == 0 { 127 } else { (k as i8) - 20 });
+        let mut c = Tile::<i32, 3, 2>::zeros();
+        tmatmul(&mut c, &a, &b);
+        let want = naive(&a, &b);
+        for (got, want) in c.to_vec().iter().zip(&want) {
+            assert_eq!(f64::from(*got), *want);
+        }
+        // Far outside i8 and i16: 20 * 127 * 127 - 20 * 128 * 127.
+        assert_eq!(c.get(0, 0), Some(20 * 127 * 127 - 20 * 128 * 127));
+    }
+
+    #[test]
+    fn partial_valid_regions() {
+        let a = Tile::<f32, 4, 4>::from_fn(|i, j| (i * 4 + j) as f32)
+            .with_valid(3, 2)
+            .unwrap();
+        let b = Tile::<f32, 4, 4>::from_fn(|i, j| (i + j) as f32 - 1.0)
+            .with_valid(2, 3)
+            .unwrap();
+        let mut c = Tile::<f32, 4, 4>::full(-7.0);
+        tmatmul(&mut c, &a, &b);
+        assert_eq!(c.valid(), (3, 3));
+        let want = naive(&a, &b);
+        assert_eq!(
+            c.to_vec().iter().map(|&x| f64::from(x)).collect::<Vec<_>>(),
+            want
+        );
+        assert_eq!(c.as_rows()[3][0], -7.0);
+        assert_eq!(c.as_rows()[0][3], -7.0);
+        // b covering fewer rows than a's valid columns: k is the shared extent.
+        let b1 = b.clone().with_valid(1, 3).unwrap();
+        tmatmul(&mut c, &a, &b1);
+        assert_eq!(c.get(2, 1), Some(8.0 * 0.0));
+        assert_eq!(c.get(1, 2), Some(4.0 * 1.0));
+    }
+
+    #[test]
+    fn acc_and_bias() {
+        let a = Tile::<f16, 2, 3>::from_fn(|i, k| f16::from_f32((i + k) as f32));
+        let b = Tile::<f16, 3, 2>::from_fn(|k, j| f16::from_f32(k as f32 - j as f32));
+        let mut ab = Tile::<f32, 2, 2>::zeros();
+        tmatmul(&mut ab, &a, &b);
+        // a = [[0,1,2],[1,2,3]], b = [[0,-1],[1,0],[2,1]].
+        assert_eq!(ab.to_vec(), [5.0, 2.0, 8.0, 2.0]);
+        let cin = Tile::<f32, 2, 2>::from_slice(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        let mut cout = Tile::<f32, 2, 2>::zeros();
+        tmatmul_acc(&mut cout, &cin, &a, &b);
+        assert_eq!(cout.to_vec(), [6.0, 4.0, 11.0, 6.0]);
+        tmatmul_acc_inplace(&mut cout, &a, &b);
+        assert_eq!(cout.to_vec(), [11.0, 6.0, 19.0, 8.0]);
+        let bias = Tile::<f32, 1, 2>::from_slice(&[0.5, -0.5]).unwrap();
+        let mut cb = Tile::<f32, 2, 2>::zeros();
+        tmatmul_bias(&mut cb, &a, &b, &bias);
+        assert_eq!(cb.to_vec(), [5.5, 1.5, 8.5, 1.5]);
+        let ai = Tile::<i8, 1, 2>::from_slice(&[100, 100]).unwrap();
+        let bi = Tile::<i8, 2, 1>::from_slice(&[100, 100]).unwrap();
+        let mut ci = Tile::<i32, 1, 1>::full(5);
+        tmatmul_acc_inplace(&mut ci, &ai, &bi);
+        assert_eq!(ci.to_vec(), [20005]);
+    }
+}

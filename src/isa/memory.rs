@@ -1,0 +1,374 @@
+//! GM <-> tile transfers: `TLOAD` and `TSTORE`.
+//!
+//! A transfer addresses a *window* of a rank-1..4 [`Tensor`]: an element offset and a size per
+//! dimension. The window's leading dimensions are flattened into tile rows (row-major) and its
+//! last dimension is the tile's columns, so a window `[w0, .., wn]` needs
+//! `w0 * .. * w(n-1) <= R` and `wn <= C`. The plain forms use the window `[C]` for a rank-1
+//! tensor and `[1, .., 1, R, C]` otherwise; the `_window` forms take it explicitly (the
+//! kernel's `x.load::<A, B, C>([i, j, k])` becomes a `[A, B, C]` window into an `A*B x C` tile).
+//!
+//! Edges: every offset must lie inside the tensor ([`Error::OutOfBounds`] otherwise), but a
+//! window may reach past the tensor's end. `TLOAD` then reads only the in-bounds part and sets
+//! the tile's valid region to it (it never reads outside the tensor); `TSTORE` writes only the
+//! tile's valid region, clipped to the tensor. For rank 3/4 windows the in-bounds part of a
+//! load must flatten to a top-left prefix of rows (true when only the outermost clipped
+//! dimension is cut, with extent 1 above it); another cut is [`Error::Unsupported`].
+
+use crate::tensor::MAX_RANK;
+use crate::{Error, Tensor, Tile};
+
+/// The default window for a tile `R x C` over a rank-`rank` tensor.
+fn default_window(rank: usize, rows: usize, cols: usize) -> [usize; MAX_RANK] {
+    let mut w = [1; MAX_RANK];
+    if rank >= 2 {
+        w[rank - 2] = rows;
+    }
+    if rank >= 1 {
+        w[rank - 1] = cols;
+    }
+    w
+}
+
+/// A checked window: per-dimension extents clipped to the tensor, and the window's tile shape.
+struct Window<'a> {
+    offset: &'a [usize],
+    window: &'a [usize],
+    /// In-bounds extent per dimension.
+    ext: [usize; MAX_RANK],
+    /// Rows of the window (product of the leading dimensions).
+    rows: usize,
+}
+
+impl<'a> Window<'a> {
+    fn new<T>(
+        what: &'static str,
+        tensor: &Tensor<T>,
+        offset: &'a [usize],
+        window: &'a [usize],
+        tile: [usize; 2],
+    ) -> Result<Self, Error> {
+        let shape = tensor.shape();
+        let rank = shape.len();
+        for (param, v) in [("offset", offset), ("window", window)] {
+            if v.len() != rank {
+                return Err(Error::Rank {
+                    param,
+                    expected: rank,
+                    actual: v.len(),
+                });
+            }
+        }
+        let lead = rank - 1;
+        let rows = window[..lead]
+            .iter()
+            .try_fold(1usize, |a, &w| a.checked_mul(w))
+            .unwrap_or(usize::MAX);
+        let cols = window[lead];
+        if rows > tile[0] || cols > tile[1] {
+            return Err(Error::ValidRegion {
+                rows,
+                cols,
+                max_rows: tile[0],
+                max_cols: tile[1],
+            });
+        }
+        let mut ext = [0; MAX_RANK];
+        for d in 0..rank {
+            if offset[d] >= shape[d] {
+                return Err(Error::OutOfBounds {
+                    what,
+                    offset: offset.to_vec(),
+                    extent: window.to_vec(),
+                    bounds: shape.to_vec(),
+                });
+            }
+            ext[d] = window[d].min(shape[d] - offset[d]);
+        }
+        Ok(Self {
+            offset,
+            window,
+            ext,
+            rows,
+        })
+    }
+
+    fn lead(&self) -> usize {
+        self.window.len() - 1
+    }
+
+    /// Tensor linear index of flattened window row `idx` (window coordinates), column 0, or
+    /// `None` when the row lies outside the tensor.
+    fn row_start(&self, idx: &[usize; MAX_RANK], strides: &[usize]) -> Option<usize> {
+        let lead = self.lead();
+        let mut at = self.offset[lead] * strides[lead];
+        for d in 0..lead {
+            if idx[d] >= self.ext[d] {
+                return None;
+            }
+            at += (self.offset[d] + idx[d]) * strides[d];
+        }
+        Some(at)
+    }
+
+    /// Advances a window-coordinate row index (odometer over the leading dimensions).
+    fn next_row(&self, idx: &mut [usize; MAX_RANK]) {
+        for d in (0..self.lead()).rev() {
+            idx[d] += 1;
+            if idx[d] < self.window[d] {
+                return;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// `TLOAD(dst, src[offset..])`: loads the tile-shaped window at `offset` (see the module doc).
+pub fn tload<T: Copy, const R: usize, const C: usize>(
+    dst: &mut Tile<T, R, C>,
+    src: &Tensor<T>,
+    offset: &[usize],
+) -> Result<(), Error> {
+    let window = default_window(src.rank(), R, C);
+    tload_window(dst, src, offset, &window[..src.rank()])
+}
+
+/// `TLOAD` with an explicit window (one size per tensor dimension).
+///
+/// Reads only the in-bounds part of the window and sets `dst`'s valid region to it.
+pub fn tload_window<T: Copy, const R: usize, const C: usize>(
+    dst: &mut Tile<T, R, C>,
+    src: &Tensor<T>,
+    offset: &[usize],
+    window: &[usize],
+) -> Result<(), Error> {
+    let w = Window::new("tload window", src, offset, window, [R, C])?;
+    let lead = w.lead();
+    // The in-bounds rows form a prefix iff, above the innermost clipped leading dimension,
+    // every extent is 1 (then rows = product of the leading extents).
+    if let Some(q) = (0..lead).rev().find(|&d| w.ext[d] < window[d])
+        && (0..q).any(|d| w.ext[d] != 1)
+    {
+        return Err(Error::Unsupported(format!(
+            "tload window {window:?} at {offset:?} crosses the edge of tensor {:?} in a way \
+             whose in-bounds part is not a top-left block of the flattened tile",
+            src.shape()
+        )));
+    }
+    let rows: usize = w.ext[..lead].iter().product();
+    let cols = w.ext[lead];
+    debug_assert!(rows <= w.rows);
+    let data = src.as_slice();
+    let strides = src.strides();
+    let mut idx = [0; MAX_RANK];
+    for row in dst.data.iter_mut().take(rows) {
+        let Some(start) = w.row_start(&idx, strides) else {
+            break; // unreachable: the first `rows` window rows are in bounds
+        };
+        let Some(line) = data.get(start..start + cols) else {
+            break; // unreachable: `Window::new` clipped the extent to the tensor
+        };
+        row[..cols].copy_from_slice(line);
+        w.next_row(&mut idx);
+    }
+    dst.set_valid_clamped(rows, cols);
+    Ok(())
+}
+
+/// `TSTORE(dst[offset..], src)`: stores `src`'s valid region at `offset` (see the module doc).
+pub fn tstore<T: Copy, const R: usize, const C: usize>(
+    dst: &mut Tensor<T>,
+    src: &Tile<T, R, C>,
+    offset: &[usize],
+) -> Result<(), Error> {
+    let window = default_window(dst.rank(), R, C);
+    let rank = dst.rank();
+    tstore_window(dst, src, offset, &window[..rank])
+}
+
+/// `TSTORE` with an explicit window: the tile's rows are unflattened over the window's
+/// leading dimensions. Writes only `src`'s valid region, clipped to the window and the tensor.
+pub fn tstore_window<T: Copy, const R: usize, const C: usize>(
+    dst: &mut Tensor<T>,
+    src: &Tile<T, R, C>,
+    offset: &[usize],
+    window: &[usize],
+) -> Result<(), Error> {
+    let w = Window::new("tstore window", dst, offset, window, [R, C])?;
+    let lead = w.lead();
+    let rows = src.valid_rows.min(w.rows);
+    let cols = src.valid_cols.min(w.ext[lead]);
+    let mut strides = [0; MAX_RANK];
+    strides[..=lead].copy_from_slice(dst.strides());
+    let data = dst.as_mut_slice();
+    let mut idx = [0; MAX_RANK];
+    for row in src.data.iter().take(rows) {
+        if let Some(start) = w.row_start(&idx, &strides[..=lead])
+            && let Some(line) = data.get_mut(start..start + cols)
+        {
+            line.copy_from_slice(&row[..cols]);
+        }
+        w.next_row(&mut idx);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iota(shape: &[usize]) -> Tensor<f32> {
+        let n = shape.iter().product::<usize>();
+        Tensor::from_vec_dyn((0..n).map(|x| x as f32).collect(), shape).unwrap()
+    }
+
+    #[test]
+    fn load_store_roundtrip_2d() {
+        let x = iota(&[8, 16]);
+        let mut t = Tile::<f32, 4, 8>::zeros();
+        tload(&mut t, &x, &[2, 8]).unwrap();
+        assert_eq!(t.valid(), (4, 8));
+        assert_eq!(t.get(0, 0), Some(40.0));
+        assert_eq!(t.get(3, 7), Some(5.0 * 16.0 + 15.0));
+        let mut out = Tensor::<f32>::zeros([8, 16]);
+        tstore(&mut out, &t, &[2, 8]).unwrap();
+        for r in 0..8 {
+            for c in 0..16 {
+                let inside = (2..6).contains(&r) && (8..16).contains(&c);
+                let want = if inside { (r * 16 + c) as f32 } else { 0.0 };
+                assert_eq!(out.get(&[r, c]), Some(want));
+            }
+        }
+    }
+
+    #[test]
+    fn edge_load_sets_valid_region_and_store_writes_only_it() {
+        // 10 x 13 tensor, 4 x 8 tiles: the tile at [8, 8] has 2 x 5 in bounds.
+        let x = iota(&[10, 13]);
+        let mut t = Tile::<f32, 4, 8>::full(-1.0);
+        tload(&mut t, &x, &[8, 8]).unwrap();
+        assert_eq!(t.valid(), (2, 5));
+        assert_eq!(
+            t.to_vec(),
+            [
+                112.0, 113.0, 114.0, 115.0, 116.0, 125.0, 126.0, 127.0, 128.0, 129.0
+            ]
+        );
+        // Nothing outside the in-bounds part was written into the tile either.
+        assert_eq!(t.as_rows()[0][5], -1.0);
+        assert_eq!(t.as_rows()[2][0], -1.0);
+        // Garbage outside the valid region must not reach the tensor.
+        t.as_rows_mut()[0][6] = 999.0;
+        let mut out = Tensor::<f32>::full([10, 13], 7.0);
+        tstore(&mut out, &t, &[8, 8]).unwrap();
+        let changed: Vec<usize> = (0..130).filter(|&i| out.as_slice()[i] != 7.0).collect();
+        assert_eq!(changed, [112, 113, 114, 115, 116, 125, 126, 127, 128, 129]);
+        assert_eq!(out.as_slice()[112], 112.0);
+        // A narrowed valid region stores fewer elements.
+        t.set_valid(1, 2).unwrap();
+        let mut out2 = Tensor::<f32>::zeros([10, 13]);
+        tstore(&mut out2, &t, &[0, 0]).unwrap();
+        assert_eq!(out2.as_slice().iter().filter(|&&v| v != 0.0).count(), 2);
+        assert_eq!(&out2.as_slice()[..3], &[112.0, 113.0, 0.0]);
+    }
+
+    #[test]
+    fn full_tile_store_past_the_edge_is_clipped() {
+        let t = Tile::<i32, 4, 4>::full(1);
+        let mut out = Tensor::<i32>::zeros([5, 6]);
+        tstore(&mut out, &t, &[3, 4]).unwrap();
+        assert_eq!(out.as_slice().iter().sum::<i32>(), 4);
+        assert_eq!(out.get(&[4, 5]), Some(1));
+    }
+
+    #[test]
+    fn bad_offsets_and_windows() {
+        let x = iota(&[4, 4]);
+        let mut t = Tile::<f32, 2, 2>::zeros();
+        assert!(matches!(
+            tload(&mut t, &x, &[4, 0]),
+            Err(Error::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            tload(&mut t, &x, &[0]),
+            Err(Error::Rank {
+                param: "offset",
+                ..
+            })
+        ));
+        assert!(matches!(
+            tload_window(&mut t, &x, &[0, 0], &[3, 2]),
+            Err(Error::ValidRegion { rows: 3, .. })
+        ));
+        assert!(matches!(
+            tload_window(&mut t, &x, &[0, 0], &[2]),
+            Err(Error::Rank {
+                param: "window",
+                ..
+            })
+        ));
+        let mut out = Tensor::<f32>::zeros([4, 4]);
+        assert!(tstore(&mut out, &t, &[0, 9]).is_err());
+        assert!(tstore_window(&mut out, &t, &[0, 0], &[usize::MAX, 2]).is_err());
+        assert!(out.as_slice().iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn rank_1() {
+        let x = iota(&[10]);
+        let mut t = Tile::<f32, 1, 8>::zeros();
+        tload(&mut t, &x, &[4]).unwrap();
+        assert_eq!(t.valid(), (1, 6));
+        assert_eq!(t.to_vec(), [4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        let mut out = Tensor::<f32>::zeros([10]);
+        tstore(&mut out, &t, &[4]).unwrap();
+        assert_eq!(out.as_slice()[4..], [4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        assert_eq!(out.as_slice()[3], 0.0);
+    }
+
+    #[test]
+    fn rank_3_and_4_flatten_leading_dims() {
+        // [3, 4, 5] tensor; window [2, 4, 5] at [1, 0, 0] -> 8 x 5 tile.
+        let x = iota(&[3, 4, 5]);
+        let mut t = Tile::<f32, 8, 5>::zeros();
+        tload_window(&mut t, &x, &[1, 0, 0], &[2, 4, 5]).unwrap();
+        assert_eq!(t.valid(), (8, 5));
+        assert_eq!(t.get(0, 0), Some(20.0));
+        assert_eq!(t.get(7, 4), Some(59.0));
+        // Same window at [2, 0, 0]: only the first block is inside -> 4 valid rows.
+        tload_window(&mut t, &x, &[2, 0, 0], &[2, 4, 5]).unwrap();
+        assert_eq!(t.valid(), (4, 5));
+        assert_eq!(t.get(3, 4), Some(59.0));
+        // Window [1, 4, 5] at [2, 1, 2]: rows 1..4, cols 2..5 -> 3 x 3.
+        tload_window(&mut t, &x, &[2, 1, 2], &[1, 4, 5]).unwrap();
+        assert_eq!(t.valid(), (3, 3));
+        assert_eq!(t.get(0, 0), Some(47.0));
+        // Default window for rank 3 is [1, R, C].
+        let mut u = Tile::<f32, 2, 5>::zeros();
+        tload(&mut u, &x, &[1, 3, 0]).unwrap();
+        assert_eq!(u.valid(), (1, 5));
+        assert_eq!(u.get(0, 0), Some(35.0));
+        // A cut in a middle dimension with several outer blocks is not a prefix.
+        assert!(matches!(
+            tload_window(&mut t, &x, &[0, 2, 0], &[2, 4, 5]),
+            Err(Error::Unsupported(_))
+        ));
+        // Store unflattens rows over the window and clips to the tensor.
+        let mut out = Tensor::<f32>::zeros([3, 4, 5]);
+        let full = Tile::<f32, 8, 5>::from_fn(|i, j| (100 * i + j) as f32);
+        tstore_window(&mut out, &full, &[2, 2, 0], &[2, 4, 5]).unwrap();
+        assert_eq!(out.get(&[2, 2, 0]), Some(0.0));
+        assert_eq!(out.get(&[2, 3, 4]), Some(104.0));
+        assert_eq!(out.as_slice().iter().filter(|&&v| v != 0.0).count(), 9);
+        // Rank 4.
+        let y = iota(&[2, 2, 3, 4]);
+        let mut v = Tile::<f32, 12, 4>::zeros();
+        tload_window(&mut v, &y, &[1, 0, 0, 0], &[1, 2, 3, 4]).unwrap();
+        assert_eq!(v.valid(), (6, 4));
+        assert_eq!(v.get(0, 0), Some(24.0));
+        assert_eq!(v.get(5, 3), Some(47.0));
+        let mut out4 = Tensor::<f32>::zeros([2, 2, 3, 4]);
+        tstore_window(&mut out4, &v, &[1, 0, 0, 0], &[1, 2, 3, 4]).unwrap();
+        assert_eq!(&out4.as_slice()[24..], &y.as_slice()[24..]);
+        assert!(out4.as_slice()[..24].iter().all(|&x| x == 0.0));
+    }
+}
