@@ -4,6 +4,8 @@
 //!
 //! The entry point the `#[pto::kernel]` macro calls is [`compile`].
 
+pub mod interp;
+
 use pto_ir::{Diag, Diagnostics, FuncId, ProgramModule, SpanId};
 
 /// Everything the macro needs from the lowering of one kernel.

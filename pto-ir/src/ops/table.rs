@@ -141,8 +141,8 @@ op_table! {
     ScalarMul => "scalar" "mul" "OP_SCALAR_MUL" ScalarArith [] "a * b";
     ScalarDiv => "scalar" "div" "OP_SCALAR_DIV" ScalarArith [] "a / b";
     ScalarRem => "scalar" "rem" "OP_SCALAR_REM" ScalarArith [] "a % b";
-    ScalarFloorDiv => "scalar" "floordiv" "OP_SCALAR_FLOORDIV" ScalarArith [] "a.div_euclid(b)";
-    ScalarFloorMod => "scalar" "floormod" "OP_SCALAR_FLOORMOD" ScalarArith [] "a.rem_euclid(b)";
+    ScalarFloorDiv => "scalar" "floordiv" "OP_SCALAR_FLOORDIV" ScalarArith [] "floor(a / b)";
+    ScalarFloorMod => "scalar" "floormod" "OP_SCALAR_FLOORMOD" ScalarArith [] "a - floor(a / b) * b";
     ScalarMin => "scalar" "min" "OP_SCALAR_MIN" ScalarArith [] "min(a, b)";
     ScalarMax => "scalar" "max" "OP_SCALAR_MAX" ScalarArith [] "max(a, b)";
     ScalarPow => "scalar" "pow" "OP_SCALAR_POW" ScalarArith [] "a.pow(b)";

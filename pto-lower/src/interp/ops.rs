@@ -1,0 +1,1103 @@
+//! Op evaluation: scalar ops (Rust semantics), tile ops over valid regions (PTO-ISA
+//! semantics), memory ops and tensor-level ops.
+
+use pto_ir::ops::matmul_acc_dtype;
+use pto_ir::{Attr, DataType, OpClass, OpId, Opcode, Operation, Type, ValueId};
+
+use super::exec::{Frame, Interp, Rt, constant_scalar};
+use super::num::{self, RoundMode};
+use super::{HostScalar, HostTensor, HostTile, InterpError, ScalarValue, flat_index, shape_str};
+
+type R<T> = Result<T, InterpError>;
+
+fn err<T>(msg: impl Into<String>) -> R<T> {
+    Err(InterpError::new(msg))
+}
+
+/// Calls `f` with every multi-index below `extents` (row-major order); nothing when an
+/// extent is 0.
+fn for_each_index(extents: &[usize], mut f: impl FnMut(&[usize]) -> R<()>) -> R<()> {
+    if extents.contains(&0) {
+        return Ok(());
+    }
+    let mut idx = vec![0usize; extents.len()];
+    loop {
+        f(&idx)?;
+        let mut d = extents.len();
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < extents[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// `base + idx`, elementwise.
+fn offset_index(base: &[usize], idx: &[usize]) -> Vec<usize> {
+    base.iter().zip(idx).map(|(a, b)| a + b).collect()
+}
+
+fn at(shape: &[usize], idx: &[usize]) -> R<usize> {
+    flat_index(shape, idx).ok_or_else(|| {
+        InterpError::new(format!(
+            "index {idx:?} is outside the {} shape",
+            shape_str(shape)
+        ))
+    })
+}
+
+/// An element (as stored) viewed as a scalar of `dtype`.
+fn elem_scalar(dtype: DataType, x: f64) -> HostScalar {
+    let value = if dtype == DataType::Bool {
+        ScalarValue::Bool(x != 0.0)
+    } else if dtype.is_float() {
+        ScalarValue::Float(x)
+    } else {
+        ScalarValue::Int(x as i128)
+    };
+    HostScalar { dtype, value }
+}
+
+/// A tile of `shape` with the given valid region, zero elsewhere.
+fn blank_tile(dtype: DataType, shape: Vec<usize>, valid: Vec<usize>) -> HostTile {
+    let n = shape.iter().product();
+    HostTile {
+        dtype,
+        shape,
+        valid,
+        data: vec![0.0; n],
+    }
+}
+
+fn meet(a: &[usize], b: &[usize]) -> Vec<usize> {
+    a.iter().zip(b).map(|(x, y)| *x.min(y)).collect()
+}
+
+fn require_rank2(t: &HostTile, what: &str) -> R<(usize, usize)> {
+    match t.shape[..] {
+        [r, c] => Ok((r, c)),
+        _ => err(format!(
+            "{what} must be a rank-2 tile, found {}",
+            shape_str(&t.shape)
+        )),
+    }
+}
+
+// ----- scalar semantics (Rust) -----
+
+/// The scalar op a tile elementwise op applies per element.
+fn scalar_opcode(op: Opcode) -> Option<Opcode> {
+    Some(match op {
+        Opcode::TileAdd | Opcode::TensorAdd => Opcode::ScalarAdd,
+        Opcode::TileSub | Opcode::TensorSub => Opcode::ScalarSub,
+        Opcode::TileMul | Opcode::TensorMul => Opcode::ScalarMul,
+        Opcode::TileDiv | Opcode::TensorDiv => Opcode::ScalarDiv,
+        Opcode::TileMax | Opcode::TensorMax => Opcode::ScalarMax,
+        Opcode::TileMin | Opcode::TensorMin => Opcode::ScalarMin,
+        Opcode::TileRem => Opcode::ScalarRem,
+        Opcode::TileAnd => Opcode::ScalarBitAnd,
+        Opcode::TileOr => Opcode::ScalarBitOr,
+        Opcode::TileXor => Opcode::ScalarBitXor,
+        Opcode::TileShl => Opcode::ScalarShl,
+        Opcode::TileShr => Opcode::ScalarShr,
+        _ => return None,
+    })
+}
+
+fn int_pow(base: i128, mut exp: i128, d: DataType) -> R<i128> {
+    if exp < 0 {
+        return err(format!("integer power with a negative exponent {exp}"));
+    }
+    let mut result = num::wrap_int(1, d)?;
+    let mut b = num::wrap_int(base, d)?;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            result = num::wrap_int(result.wrapping_mul(b), d)?;
+        }
+        b = num::wrap_int(b.wrapping_mul(b), d)?;
+        exp >>= 1;
+    }
+    Ok(result)
+}
+
+fn floor_div_int(a: i128, b: i128) -> i128 {
+    let q = a / b;
+    if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+/// A binary scalar op with Rust semantics (integer arithmetic wraps to the dtype).
+pub(super) fn scalar_binary(op: Opcode, a: HostScalar, b: HostScalar) -> R<HostScalar> {
+    use ScalarValue as V;
+    let bool_result = |v: bool| HostScalar {
+        dtype: DataType::Bool,
+        value: V::Bool(v),
+    };
+    match op.class() {
+        OpClass::ScalarCompare => {
+            let r = match (a.value, b.value) {
+                (V::Float(_), _) | (_, V::Float(_)) => {
+                    let (x, y) = (a.as_f64(), b.as_f64());
+                    match op {
+                        Opcode::ScalarEq => x == y,
+                        Opcode::ScalarNe => x != y,
+                        Opcode::ScalarLt => x < y,
+                        Opcode::ScalarLe => x <= y,
+                        Opcode::ScalarGt => x > y,
+                        _ => x >= y,
+                    }
+                }
+                _ => {
+                    let (x, y) = (a.as_i128(), b.as_i128());
+                    match op {
+                        Opcode::ScalarEq => x == y,
+                        Opcode::ScalarNe => x != y,
+                        Opcode::ScalarLt => x < y,
+                        Opcode::ScalarLe => x <= y,
+                        Opcode::ScalarGt => x > y,
+                        _ => x >= y,
+                    }
+                }
+            };
+            Ok(bool_result(r))
+        }
+        OpClass::ScalarLogic => match (a.value, b.value) {
+            (V::Bool(x), V::Bool(y)) => Ok(bool_result(match op {
+                Opcode::ScalarAnd => x && y,
+                Opcode::ScalarOr => x || y,
+                _ => x ^ y,
+            })),
+            _ => err(format!(
+                "`{op}` needs two bools, found {} and {}",
+                a.dtype, b.dtype
+            )),
+        },
+        OpClass::ScalarArith | OpClass::ScalarBitwise => {
+            let d = a.dtype;
+            match (a.value, b.value) {
+                (V::Float(x), V::Float(y)) if op.class() == OpClass::ScalarArith => {
+                    let r = match op {
+                        Opcode::ScalarAdd => x + y,
+                        Opcode::ScalarSub => x - y,
+                        Opcode::ScalarMul => x * y,
+                        Opcode::ScalarDiv => x / y,
+                        Opcode::ScalarRem => x % y,
+                        Opcode::ScalarFloorDiv => (x / y).floor(),
+                        Opcode::ScalarFloorMod => {
+                            let r = x % y;
+                            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                                r + y
+                            } else {
+                                r
+                            }
+                        }
+                        Opcode::ScalarMin => x.min(y),
+                        Opcode::ScalarMax => x.max(y),
+                        Opcode::ScalarPow => x.powf(y),
+                        _ => return err(format!("`{op}` does not apply to {d}")),
+                    };
+                    HostScalar::from_f64(d, r)
+                }
+                (V::Int(x), V::Int(y)) => {
+                    let zero_div = matches!(
+                        op,
+                        Opcode::ScalarDiv
+                            | Opcode::ScalarRem
+                            | Opcode::ScalarFloorDiv
+                            | Opcode::ScalarFloorMod
+                    ) && y == 0;
+                    if zero_div {
+                        return err(format!("`{op}`: integer division by zero ({x} by 0)"));
+                    }
+                    let r = match op {
+                        Opcode::ScalarAdd => x + y,
+                        Opcode::ScalarSub => x - y,
+                        Opcode::ScalarMul => x.wrapping_mul(y),
+                        Opcode::ScalarDiv => x / y,
+                        Opcode::ScalarRem => x % y,
+                        Opcode::ScalarFloorDiv => floor_div_int(x, y),
+                        Opcode::ScalarFloorMod => x - y * floor_div_int(x, y),
+                        Opcode::ScalarMin => x.min(y),
+                        Opcode::ScalarMax => x.max(y),
+                        Opcode::ScalarPow => int_pow(x, y, d)?,
+                        Opcode::ScalarBitAnd => x & y,
+                        Opcode::ScalarBitOr => x | y,
+                        Opcode::ScalarBitXor => x ^ y,
+                        Opcode::ScalarShl | Opcode::ScalarShr => {
+                            let bits = i128::from(d.bits());
+                            if y < 0 || y >= bits {
+                                return err(format!(
+                                    "`{op}`: shift amount {y} is out of range for {d} (0..{bits})"
+                                ));
+                            }
+                            if op == Opcode::ScalarShl {
+                                x << y
+                            } else {
+                                x >> y
+                            }
+                        }
+                        _ => return err(format!("`{op}` does not apply to {d}")),
+                    };
+                    HostScalar::from_i128(d, r)
+                }
+                _ => err(format!(
+                    "`{op}` needs two numbers of one kind, found {} and {}",
+                    a.dtype, b.dtype
+                )),
+            }
+        }
+        _ => err(format!("`{op}` is not a binary scalar op")),
+    }
+}
+
+/// A unary scalar op with Rust semantics.
+fn scalar_unary(op: Opcode, a: HostScalar) -> R<HostScalar> {
+    use ScalarValue as V;
+    let d = a.dtype;
+    match (op, a.value) {
+        (Opcode::ScalarNeg, V::Float(x)) => HostScalar::from_f64(d, -x),
+        (Opcode::ScalarNeg, V::Int(x)) => HostScalar::from_i128(d, -x),
+        (Opcode::ScalarAbs, V::Float(x)) => HostScalar::from_f64(d, x.abs()),
+        (Opcode::ScalarAbs, V::Int(x)) => HostScalar::from_i128(d, x.abs()),
+        (Opcode::ScalarNot, V::Bool(b)) => Ok(HostScalar {
+            dtype: d,
+            value: V::Bool(!b),
+        }),
+        (Opcode::ScalarBitNot, V::Int(x)) => HostScalar::from_i128(d, !x),
+        _ => err(format!("`{op}` does not apply to {d}")),
+    }
+}
+
+/// Rust `as` between scalar types (float -> int truncates and saturates, NaN -> 0;
+/// int -> int wraps; anything -> float rounds to nearest even). `bool` targets test `!= 0`.
+pub(super) fn scalar_cast(a: HostScalar, to: DataType) -> R<HostScalar> {
+    use ScalarValue as V;
+    let value = match (a.value, to) {
+        (_, DataType::Bool) => V::Bool(a.as_f64() != 0.0),
+        (V::Bool(b), t) if t.is_float() => V::Float(f64::from(u8::from(b))),
+        (V::Bool(b), _) => V::Int(i128::from(b)),
+        (V::Int(v), DataType::Fp32) => V::Float(f64::from(v as f32)),
+        (V::Int(v), t) if t.is_float() => V::Float(num::round_float(v as f64, t, RoundMode::Rint)?),
+        (V::Int(v), t) => V::Int(num::wrap_int(v, t)?),
+        (V::Float(x), t) if t.is_float() => V::Float(num::round_float(x, t, RoundMode::Rint)?),
+        (V::Float(x), t) => V::Int(num::float_to_int(x, t, RoundMode::Trunc)?),
+    };
+    Ok(HostScalar { dtype: to, value })
+}
+
+/// A binary op on two elements of `dtype` (as stored), through the scalar semantics.
+fn elem_binary(op: Opcode, dtype: DataType, x: f64, y: f64) -> R<f64> {
+    let sop =
+        scalar_opcode(op).ok_or_else(|| InterpError::new(format!("`{op}` is not elementwise")))?;
+    Ok(scalar_binary(sop, elem_scalar(dtype, x), elem_scalar(dtype, y))?.as_f64())
+}
+
+/// A unary op on one element of `dtype`.
+fn elem_unary(op: Opcode, dtype: DataType, x: f64) -> R<f64> {
+    let float = |r: f64| num::normalize(r, dtype);
+    match op {
+        Opcode::TileNeg | Opcode::TensorNeg => {
+            Ok(scalar_unary(Opcode::ScalarNeg, elem_scalar(dtype, x))?.as_f64())
+        }
+        Opcode::TileAbs | Opcode::TensorAbs => {
+            Ok(scalar_unary(Opcode::ScalarAbs, elem_scalar(dtype, x))?.as_f64())
+        }
+        Opcode::TileRelu | Opcode::TensorRelu => Ok(if x > 0.0 { x } else { 0.0 }),
+        Opcode::TileNot => Ok(scalar_unary(Opcode::ScalarBitNot, elem_scalar(dtype, x))?.as_f64()),
+        Opcode::TileExp | Opcode::TensorExp => float(x.exp()),
+        Opcode::TileLog => float(x.ln()),
+        Opcode::TileSqrt | Opcode::TensorSqrt => float(x.sqrt()),
+        Opcode::TileRsqrt => float(1.0 / x.sqrt()),
+        Opcode::TileRecip => float(1.0 / x),
+        _ => err(format!("`{op}` is not a unary elementwise op")),
+    }
+}
+
+impl<'m> Interp<'m> {
+    /// Runs one op and binds its results.
+    pub(super) fn exec_op(&mut self, fr: &mut Frame, id: OpId) -> R<()> {
+        let m = self.m;
+        let op = m
+            .ops
+            .get(id)
+            .ok_or_else(|| InterpError::new(format!("{id:?} is not an op of this module")))?;
+        let describe = || match op.results.first() {
+            Some(&r) => format!("`{}` defining {}", op.opcode, m.ssa_name(r)),
+            None => format!("`{}`", op.opcode),
+        };
+        let results = self
+            .eval_op(fr, op)
+            .map_err(|e| e.context(&describe(), op.span))?;
+        if results.len() != op.results.len() {
+            return Err(InterpError::new(format!(
+                "produced {} value(s) for {} result(s)",
+                results.len(),
+                op.results.len()
+            ))
+            .context(&describe(), op.span));
+        }
+        for (&v, r) in op.results.iter().zip(results) {
+            fr.set(v, r);
+        }
+        Ok(())
+    }
+
+    fn operand(&self, op: &Operation, i: usize) -> R<ValueId> {
+        op.operands.get(i).copied().ok_or_else(|| {
+            InterpError::new(format!(
+                "needs at least {} operand(s), has {}",
+                i + 1,
+                op.operands.len()
+            ))
+        })
+    }
+
+    fn attr<'a>(&self, op: &'a Operation, key: &str) -> R<&'a Attr> {
+        op.attrs
+            .get(key)
+            .ok_or_else(|| InterpError::new(format!("missing attribute `{key}`")))
+    }
+
+    fn dtype_attr(&self, op: &Operation, key: &str) -> R<DataType> {
+        self.attr(op, key)?
+            .as_dtype()
+            .ok_or_else(|| InterpError::new(format!("attribute `{key}` is not a dtype")))
+    }
+
+    fn shape_attr(&self, op: &Operation) -> R<Vec<usize>> {
+        let list = self
+            .attr(op, "shape")?
+            .as_list()
+            .ok_or_else(|| InterpError::new("attribute `shape` is not a list"))?;
+        list.iter()
+            .map(|a| match a.as_int() {
+                Some(v) if v > 0 => Ok(v as usize),
+                _ => err("attribute `shape` must list positive integers"),
+            })
+            .collect()
+    }
+
+    /// The `offset` attribute evaluated: integers or integer scalars, none negative.
+    fn offset_attr(&self, fr: &Frame, op: &Operation, rank: usize) -> R<Vec<usize>> {
+        let list = self
+            .attr(op, "offset")?
+            .as_list()
+            .ok_or_else(|| InterpError::new("attribute `offset` is not a list"))?;
+        if list.len() != rank {
+            return err(format!("{} offset(s) for rank {rank}", list.len()));
+        }
+        list.iter()
+            .enumerate()
+            .map(|(d, a)| {
+                let v = match a {
+                    Attr::Int(v) => i128::from(*v),
+                    Attr::Value(v) => self.int(fr, *v)?,
+                    _ => return err("offsets must be integers or integer scalars"),
+                };
+                usize::try_from(v).map_err(|_| {
+                    InterpError::new(format!("offset {v} in dimension {d} is negative"))
+                })
+            })
+            .collect()
+    }
+
+    fn eval_op(&mut self, fr: &Frame, op: &Operation) -> R<Vec<Rt>> {
+        let m = self.m;
+        let one = |r: Rt| Ok(vec![r]);
+        match op.opcode.class() {
+            OpClass::Const => {
+                let &res = op
+                    .results
+                    .first()
+                    .ok_or_else(|| InterpError::new("a constant needs a result"))?;
+                let data = m
+                    .values
+                    .get(res)
+                    .ok_or_else(|| InterpError::new("the result is not a value of this module"))?;
+                let dt = data
+                    .ty
+                    .as_scalar()
+                    .ok_or_else(|| InterpError::new("a constant must be a scalar"))?;
+                let s = match data.constant {
+                    Some(c) => constant_scalar(c, dt)?,
+                    None => match self.attr(op, "value")? {
+                        Attr::Int(v) => HostScalar::from_i128(dt, i128::from(*v))?,
+                        Attr::Float(x) => HostScalar::from_f64(dt, *x)?,
+                        Attr::Bool(b) => HostScalar::from_i128(dt, i128::from(*b))?,
+                        _ => return err("attribute `value` must be a number or a bool"),
+                    },
+                };
+                one(Rt::Scalar(s))
+            }
+            OpClass::Call => {
+                let name = match self.attr(op, "callee")? {
+                    Attr::Symbol(s) | Attr::Str(s) | Attr::Ident(s) => s.clone(),
+                    _ => return err("attribute `callee` must be a symbol"),
+                };
+                let f = m.function_by_name(&name).ok_or_else(|| {
+                    InterpError::new(format!("no function `@{name}` in the module"))
+                })?;
+                let args = op
+                    .operands
+                    .iter()
+                    .map(|&v| self.get(fr, v))
+                    .collect::<R<Vec<_>>>()?;
+                self.call(f, args)
+            }
+            OpClass::ScalarArith
+            | OpClass::ScalarCompare
+            | OpClass::ScalarLogic
+            | OpClass::ScalarBitwise => {
+                let a = self.scalar(fr, self.operand(op, 0)?)?;
+                let b = self.scalar(fr, self.operand(op, 1)?)?;
+                one(Rt::Scalar(scalar_binary(op.opcode, a, b)?))
+            }
+            OpClass::ScalarUnary | OpClass::ScalarNot | OpClass::ScalarBitNot => {
+                let a = self.scalar(fr, self.operand(op, 0)?)?;
+                one(Rt::Scalar(scalar_unary(op.opcode, a)?))
+            }
+            OpClass::ScalarCast => {
+                let a = self.scalar(fr, self.operand(op, 0)?)?;
+                one(Rt::Scalar(scalar_cast(a, self.dtype_attr(op, "dtype")?)?))
+            }
+            OpClass::TileBinary | OpClass::TileBitwise => {
+                self.tile_binary(fr, op).map(|t| vec![Rt::Tile(t)])
+            }
+            OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let mut out = blank_tile(src.dtype, src.shape.clone(), src.valid.clone());
+                for_each_index(&src.valid, |idx| {
+                    let i = at(&src.shape, idx)?;
+                    out.data[i] = elem_unary(op.opcode, src.dtype, src.data[i])?;
+                    Ok(())
+                })?;
+                one(Rt::Tile(out))
+            }
+            OpClass::TileCast => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let to = self.dtype_attr(op, "dtype")?;
+                let mode = match op.attrs.get("round") {
+                    None => RoundMode::Rint,
+                    Some(a) => a
+                        .as_ident()
+                        .and_then(RoundMode::from_name)
+                        .ok_or_else(|| InterpError::new("attribute `round` is not a round mode"))?,
+                };
+                let mut out = blank_tile(to, src.shape.clone(), src.valid.clone());
+                for_each_index(&src.valid, |idx| {
+                    let i = at(&src.shape, idx)?;
+                    out.data[i] = num::convert_elem(src.data[i], src.dtype, to, mode)?;
+                    Ok(())
+                })?;
+                one(Rt::Tile(out))
+            }
+            OpClass::RowReduce | OpClass::ColReduce => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                one(Rt::Tile(reduce(op.opcode, src)?))
+            }
+            OpClass::RowExpand | OpClass::ColExpand => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let (sr, sc) = require_rank2(src, "the source")?;
+                let shape = self.shape_attr(op)?;
+                let [r, c] = shape[..] else {
+                    return err("attribute `shape` must be rank 2");
+                };
+                let row = op.opcode.class() == OpClass::RowExpand;
+                if (row && (sr, sc) != (r, 1)) || (!row && (sr, sc) != (1, c)) {
+                    return err(format!(
+                        "cannot expand a {} tile to {}",
+                        shape_str(&src.shape),
+                        shape_str(&shape)
+                    ));
+                }
+                let valid = if row {
+                    vec![src.valid[0], c]
+                } else {
+                    vec![r, src.valid[1]]
+                };
+                let mut out = blank_tile(src.dtype, shape.clone(), valid.clone());
+                for_each_index(&valid, |idx| {
+                    let s = if row { [idx[0], 0] } else { [0, idx[1]] };
+                    out.data[at(&shape, idx)?] = src.data[at(&src.shape, &s)?];
+                    Ok(())
+                })?;
+                one(Rt::Tile(out))
+            }
+            OpClass::Transpose => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let (r, c) = require_rank2(src, "the source")?;
+                let shape = vec![c, r];
+                let valid = vec![src.valid[1], src.valid[0]];
+                let mut out = blank_tile(src.dtype, shape.clone(), valid);
+                for_each_index(&src.valid, |idx| {
+                    out.data[at(&shape, &[idx[1], idx[0]])?] = src.data[at(&src.shape, idx)?];
+                    Ok(())
+                })?;
+                one(Rt::Tile(out))
+            }
+            OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
+                self.matmul(fr, op).map(|t| vec![Rt::Tile(t)])
+            }
+            OpClass::Extract => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let shape = self.shape_attr(op)?;
+                if shape.len() != src.shape.len() {
+                    return err(format!(
+                        "a rank-{} window of a rank-{} tile",
+                        shape.len(),
+                        src.shape.len()
+                    ));
+                }
+                let off = self.offset_attr(fr, op, shape.len())?;
+                for d in 0..shape.len() {
+                    if off[d] + shape[d] > src.shape[d] {
+                        return err(format!(
+                            "extract window {} at offset {off:?} is outside the {} source tile",
+                            shape_str(&shape),
+                            shape_str(&src.shape)
+                        ));
+                    }
+                }
+                let valid: Vec<usize> = (0..shape.len())
+                    .map(|d| src.valid[d].saturating_sub(off[d]).min(shape[d]))
+                    .collect();
+                let mut out = blank_tile(src.dtype, shape.clone(), valid.clone());
+                for_each_index(&valid, |idx| {
+                    out.data[at(&shape, idx)?] =
+                        src.data[at(&src.shape, &offset_index(&off, idx))?];
+                    Ok(())
+                })?;
+                one(Rt::Tile(out))
+            }
+            OpClass::TileAssemble => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let dst = self.tile(fr, self.operand(op, 1)?)?;
+                if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
+                    return err(format!(
+                        "needs tiles of one dtype and rank, found {} {} and {} {}",
+                        shape_str(&src.shape),
+                        src.dtype,
+                        shape_str(&dst.shape),
+                        dst.dtype
+                    ));
+                }
+                let off = self.offset_attr(fr, op, dst.shape.len())?;
+                for d in 0..off.len() {
+                    if off[d] + src.valid[d] > dst.shape[d] {
+                        return err(format!(
+                            "the source's valid region {} at offset {off:?} does not fit the {} destination",
+                            shape_str(&src.valid),
+                            shape_str(&dst.shape)
+                        ));
+                    }
+                }
+                let mut out = dst.clone();
+                for_each_index(&src.valid, |idx| {
+                    out.data[at(&dst.shape, &offset_index(&off, idx))?] =
+                        src.data[at(&src.shape, idx)?];
+                    Ok(())
+                })?;
+                let dst_v = self.operand(op, 1)?;
+                self.note_tile_write(dst_v, op.results.first().copied(), &out);
+                one(Rt::Tile(out))
+            }
+            OpClass::Full => {
+                let v = self.scalar(fr, self.operand(op, 0)?)?;
+                let dtype = self.dtype_attr(op, "dtype")?;
+                let shape = self.shape_attr(op)?;
+                let x = scalar_cast(v, dtype)?.as_f64();
+                let n = shape.iter().product();
+                one(Rt::Tile(HostTile {
+                    dtype,
+                    valid: shape.clone(),
+                    shape,
+                    data: vec![x; n],
+                }))
+            }
+            OpClass::Valid => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let extents = op
+                    .operands
+                    .get(1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|&v| self.int(fr, v))
+                    .collect::<R<Vec<_>>>()?;
+                if extents.len() != src.shape.len() {
+                    return err(format!(
+                        "{} valid extent(s) for a rank-{} tile",
+                        extents.len(),
+                        src.shape.len()
+                    ));
+                }
+                let fits = extents
+                    .iter()
+                    .zip(&src.shape)
+                    .all(|(&e, &s)| e >= 0 && e <= s as i128);
+                if !fits {
+                    let want: Vec<String> = extents.iter().map(i128::to_string).collect();
+                    return err(format!(
+                        "valid region [{}] does not fit the {} tile",
+                        want.join(", "),
+                        shape_str(&src.shape)
+                    ));
+                }
+                let mut out = src.clone();
+                out.valid = extents.iter().map(|&e| e as usize).collect();
+                one(Rt::Tile(out))
+            }
+            OpClass::Load => self.load(fr, op).map(|t| vec![Rt::Tile(t)]),
+            OpClass::Store => {
+                self.store(fr, op)?;
+                Ok(Vec::new())
+            }
+            OpClass::Move => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                one(Rt::Tile(src.clone()))
+            }
+            OpClass::TensorBinary => self.tensor_binary(fr, op).map(|id| vec![Rt::Tensor(id)]),
+            OpClass::TensorUnary => {
+                let id = self.tensor_id(fr, self.operand(op, 0)?)?;
+                let src = &self.tensors[id];
+                let data = src
+                    .data
+                    .iter()
+                    .map(|&x| elem_unary(op.opcode, src.dtype, x))
+                    .collect::<R<Vec<_>>>()?;
+                let t = HostTensor {
+                    dtype: src.dtype,
+                    shape: src.shape.clone(),
+                    data,
+                };
+                one(Rt::Tensor(self.push_tensor(t)))
+            }
+            OpClass::TensorView => {
+                let id = self.tensor_id(fr, self.operand(op, 0)?)?;
+                let shape = self.shape_attr(op)?;
+                let src = &self.tensors[id];
+                if shape.len() != src.shape.len() {
+                    return err(format!(
+                        "a rank-{} view of a rank-{} tensor",
+                        shape.len(),
+                        src.shape.len()
+                    ));
+                }
+                let off = self.offset_attr(fr, op, shape.len())?;
+                check_inside("view", &shape, &off, &src.shape)?;
+                let mut out = HostTensor::zeros(src.dtype, shape.clone());
+                for_each_index(&shape, |idx| {
+                    out.data[at(&shape, idx)?] =
+                        src.data[at(&src.shape, &offset_index(&off, idx))?];
+                    Ok(())
+                })?;
+                one(Rt::Tensor(self.push_tensor(out)))
+            }
+            OpClass::TensorAssemble => {
+                let sid = self.tensor_id(fr, self.operand(op, 0)?)?;
+                let did = self.tensor_id(fr, self.operand(op, 1)?)?;
+                let src = self.tensors[sid].clone();
+                let dst_shape = self.tensors[did].shape.clone();
+                if src.dtype != self.tensors[did].dtype || src.shape.len() != dst_shape.len() {
+                    return err("needs tensors of one dtype and rank");
+                }
+                let off = self.offset_attr(fr, op, dst_shape.len())?;
+                check_inside("assemble", &src.shape, &off, &dst_shape)?;
+                let dst = &mut self.tensors[did];
+                for_each_index(&src.shape, |idx| {
+                    dst.data[at(&dst_shape, &offset_index(&off, idx))?] =
+                        src.data[at(&src.shape, idx)?];
+                    Ok(())
+                })?;
+                one(Rt::Tensor(did))
+            }
+        }
+    }
+
+    fn push_tensor(&mut self, t: HostTensor) -> usize {
+        self.tensors.push(t);
+        self.tensors.len() - 1
+    }
+
+    /// Tile-tile (same shape, or `R x C` with an `R x 1` / `1 x C` broadcast), tile-scalar
+    /// and scalar-tile elementwise ops, over the meet of the valid regions.
+    fn tile_binary(&self, fr: &Frame, op: &Operation) -> R<HostTile> {
+        let (va, vb) = (self.operand(op, 0)?, self.operand(op, 1)?);
+        let (ra, rb) = (self.get(fr, va)?, self.get(fr, vb)?);
+        let code = op.opcode;
+        match (&ra, &rb) {
+            (Rt::Tile(a), Rt::Tile(b)) => {
+                if a.dtype != b.dtype {
+                    return err(format!(
+                        "operands have different dtypes: {} and {}",
+                        a.dtype, b.dtype
+                    ));
+                }
+                if a.shape == b.shape {
+                    let valid = meet(&a.valid, &b.valid);
+                    let mut out = blank_tile(a.dtype, a.shape.clone(), valid.clone());
+                    for_each_index(&valid, |idx| {
+                        let i = at(&a.shape, idx)?;
+                        out.data[i] = elem_binary(code, a.dtype, a.data[i], b.data[i])?;
+                        Ok(())
+                    })?;
+                    return Ok(out);
+                }
+                let a_big = a.data.len() >= b.data.len();
+                let (big, small) = if a_big { (a, b) } else { (b, a) };
+                let (r, c) = require_rank2(big, "the broadcast operand")?;
+                let row = small.shape == [r, 1];
+                if !row && small.shape != [1, c] {
+                    return err(format!(
+                        "operands have different shapes: {} and {}",
+                        shape_str(&a.shape),
+                        shape_str(&b.shape)
+                    ));
+                }
+                let valid = if row {
+                    vec![big.valid[0].min(small.valid[0]), big.valid[1]]
+                } else {
+                    vec![big.valid[0], big.valid[1].min(small.valid[1])]
+                };
+                let mut out = blank_tile(a.dtype, big.shape.clone(), valid.clone());
+                for_each_index(&valid, |idx| {
+                    let i = at(&big.shape, idx)?;
+                    let s = if row { [idx[0], 0] } else { [0, idx[1]] };
+                    let (x, y) = (big.data[i], small.data[at(&small.shape, &s)?]);
+                    let (x, y) = if a_big { (x, y) } else { (y, x) };
+                    out.data[i] = elem_binary(code, a.dtype, x, y)?;
+                    Ok(())
+                })?;
+                Ok(out)
+            }
+            (Rt::Tile(t), Rt::Scalar(s)) | (Rt::Scalar(s), Rt::Tile(t)) => {
+                let tile_first = matches!(ra, Rt::Tile(_));
+                // The scalar takes the tile's dtype first (TADDS and friends take a `T`).
+                let y = scalar_cast(*s, t.dtype)?.as_f64();
+                let mut out = blank_tile(t.dtype, t.shape.clone(), t.valid.clone());
+                for_each_index(&t.valid, |idx| {
+                    let i = at(&t.shape, idx)?;
+                    let (p, q) = if tile_first {
+                        (t.data[i], y)
+                    } else {
+                        (y, t.data[i])
+                    };
+                    out.data[i] = elem_binary(code, t.dtype, p, q)?;
+                    Ok(())
+                })?;
+                Ok(out)
+            }
+            _ => err(format!(
+                "needs a tile operand, found a {} and a {}",
+                kind(&ra),
+                kind(&rb)
+            )),
+        }
+    }
+
+    /// `matmul`, `matmul_acc`, `matmul_bias`: `m x n` over a's valid rows and columns and
+    /// b's valid columns, accumulating sequentially in the accumulator dtype.
+    fn matmul(&self, fr: &Frame, op: &Operation) -> R<HostTile> {
+        let class = op.opcode.class();
+        let first = usize::from(class == OpClass::MatmulAcc);
+        let a = self.tile(fr, self.operand(op, first)?)?;
+        let b = self.tile(fr, self.operand(op, first + 1)?)?;
+        let (rows, ka) = require_rank2(a, "the left operand")?;
+        let (kb, cols) = require_rank2(b, "the right operand")?;
+        if ka != kb {
+            return err(format!(
+                "inner dimensions differ: M x K = {rows} x {ka} and K' x N = {kb} x {cols}"
+            ));
+        }
+        if a.dtype != b.dtype {
+            return err(format!(
+                "operands have different dtypes: {} and {}",
+                a.dtype, b.dtype
+            ));
+        }
+        let acc = matmul_acc_dtype(a.dtype)
+            .ok_or_else(|| InterpError::new(format!("matmul does not take {} inputs", a.dtype)))?;
+        let (m, k, n) = (a.valid[0], a.valid[1], b.valid[1]);
+        if b.valid[0] < k {
+            return err(format!(
+                "the left operand has {k} valid columns but the right operand only {} valid rows",
+                b.valid[0]
+            ));
+        }
+        let shape = vec![rows, cols];
+        let mut valid = vec![m, n];
+        let mut out = blank_tile(acc, shape.clone(), valid.clone());
+        match class {
+            OpClass::MatmulAcc => {
+                let c = self.tile(fr, self.operand(op, 0)?)?;
+                if c.shape != shape || c.dtype != acc {
+                    return err(format!(
+                        "the accumulator is {} {}, expected {} {acc}",
+                        shape_str(&c.shape),
+                        c.dtype,
+                        shape_str(&shape)
+                    ));
+                }
+                valid = meet(&valid, &c.valid);
+                out = blank_tile(acc, shape.clone(), valid.clone());
+                out.data.copy_from_slice(&c.data);
+            }
+            OpClass::MatmulBias => {
+                let bias = self.tile(fr, self.operand(op, 2)?)?;
+                if bias.shape != [1, cols] {
+                    return err(format!(
+                        "the bias is {}, expected 1 x {cols}",
+                        shape_str(&bias.shape)
+                    ));
+                }
+                if bias.valid[0] < 1 || bias.valid[1] < n {
+                    return err(format!(
+                        "the bias has valid region {}, the product needs 1 x {n}",
+                        shape_str(&bias.valid)
+                    ));
+                }
+                for j in 0..n {
+                    let x = num::convert_elem(bias.data[j], bias.dtype, acc, RoundMode::Rint)?;
+                    for i in 0..m {
+                        out.data[i * cols + j] = x;
+                    }
+                }
+            }
+            _ => {}
+        }
+        for_each_index(&valid, |idx| {
+            let (i, j) = (idx[0], idx[1]);
+            let mut sum = out.data[i * cols + j];
+            for kk in 0..k {
+                let x = num::convert_elem(a.data[i * ka + kk], a.dtype, acc, RoundMode::Rint)?;
+                let y = num::convert_elem(b.data[kk * cols + j], b.dtype, acc, RoundMode::Rint)?;
+                let p = num::normalize(x * y, acc)?;
+                sum = num::normalize(sum + p, acc)?;
+            }
+            out.data[i * cols + j] = sum;
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// `tile.load`: the in-bounds part of the window; the valid region is that part.
+    fn load(&self, fr: &Frame, op: &Operation) -> R<HostTile> {
+        let tv = self.operand(op, 0)?;
+        let id = self.tensor_id(fr, tv)?;
+        let src = &self.tensors[id];
+        let shape = self.shape_attr(op)?;
+        if shape.len() != src.shape.len() {
+            return err(format!(
+                "a rank-{} window on a rank-{} tensor",
+                shape.len(),
+                src.shape.len()
+            ));
+        }
+        let off = self.offset_attr(fr, op, shape.len())?;
+        self.check_static_window(tv, &shape, &off, &src.shape)?;
+        let valid: Vec<usize> = (0..shape.len())
+            .map(|d| src.shape[d].saturating_sub(off[d]).min(shape[d]))
+            .collect();
+        let mut out = blank_tile(src.dtype, shape.clone(), valid.clone());
+        for_each_index(&valid, |idx| {
+            let x = src.data[at(&src.shape, &offset_index(&off, idx))?];
+            out.data[at(&shape, idx)?] = num::normalize(x, src.dtype)?;
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// A window on a tensor whose type has a static extent must fit that extent and start
+    /// inside it (the verifier checks constant offsets; this checks runtime ones).
+    fn check_static_window(
+        &self,
+        tv: ValueId,
+        shape: &[usize],
+        off: &[usize],
+        actual: &[usize],
+    ) -> R<()> {
+        if let Some(Type::Tensor(tt)) = self.m.values.get(tv).map(|d| &d.ty) {
+            for (d, dim) in tt.shape.iter().enumerate() {
+                if let (Some(n), Some(&s), Some(&o)) = (dim.as_const(), shape.get(d), off.get(d)) {
+                    let n = n as usize;
+                    if s > n || o >= n {
+                        return err(format!(
+                            "window {} at offset {off:?} is out of range of the {} tensor in its static dimension {d}",
+                            shape_str(shape),
+                            shape_str(actual)
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `tile.store`: writes the tile's valid region at the offset, clipped to the tensor.
+    fn store(&mut self, fr: &Frame, op: &Operation) -> R<()> {
+        let tile = self.tile(fr, self.operand(op, 0)?)?;
+        let tv = self.operand(op, 1)?;
+        let id = self.tensor_id(fr, tv)?;
+        let dst_shape = self.tensors[id].shape.clone();
+        if tile.shape.len() != dst_shape.len() {
+            return err(format!(
+                "a rank-{} tile into a rank-{} tensor",
+                tile.shape.len(),
+                dst_shape.len()
+            ));
+        }
+        if tile.dtype != self.tensors[id].dtype {
+            return err(format!(
+                "a {} tile into a {} tensor",
+                tile.dtype, self.tensors[id].dtype
+            ));
+        }
+        let off = self.offset_attr(fr, op, dst_shape.len())?;
+        self.check_static_window(tv, &tile.shape, &off, &dst_shape)?;
+        // As `TSTORE` on the CPU runtime: the part of the valid region past the tensor's
+        // edge is clipped, so a fully valid tile stored at an edge writes what fits.
+        let region: Vec<usize> = (0..off.len())
+            .map(|d| tile.valid[d].min(dst_shape[d].saturating_sub(off[d])))
+            .collect();
+        let dst = &mut self.tensors[id];
+        for_each_index(&region, |idx| {
+            dst.data[at(&dst_shape, &offset_index(&off, idx))?] = tile.data[at(&tile.shape, idx)?];
+            Ok(())
+        })
+    }
+
+    /// Tensor-tensor (same runtime shape) or tensor-scalar elementwise ops.
+    fn tensor_binary(&mut self, fr: &Frame, op: &Operation) -> R<usize> {
+        let (va, vb) = (self.operand(op, 0)?, self.operand(op, 1)?);
+        let (ra, rb) = (self.get(fr, va)?, self.get(fr, vb)?);
+        let code = op.opcode;
+        let out = match (&ra, &rb) {
+            (Rt::Tensor(x), Rt::Tensor(y)) => {
+                let (a, b) = (&self.tensors[*x], &self.tensors[*y]);
+                if a.shape != b.shape || a.dtype != b.dtype {
+                    return err(format!(
+                        "operands differ: {} {} and {} {}",
+                        shape_str(&a.shape),
+                        a.dtype,
+                        shape_str(&b.shape),
+                        b.dtype
+                    ));
+                }
+                let data = a
+                    .data
+                    .iter()
+                    .zip(&b.data)
+                    .map(|(&p, &q)| elem_binary(code, a.dtype, p, q))
+                    .collect::<R<Vec<_>>>()?;
+                HostTensor {
+                    dtype: a.dtype,
+                    shape: a.shape.clone(),
+                    data,
+                }
+            }
+            (Rt::Tensor(t), Rt::Scalar(s)) | (Rt::Scalar(s), Rt::Tensor(t)) => {
+                let tensor_first = matches!(ra, Rt::Tensor(_));
+                let t = &self.tensors[*t];
+                let y = scalar_cast(*s, t.dtype)?.as_f64();
+                let data = t
+                    .data
+                    .iter()
+                    .map(|&x| {
+                        let (p, q) = if tensor_first { (x, y) } else { (y, x) };
+                        elem_binary(code, t.dtype, p, q)
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                HostTensor {
+                    dtype: t.dtype,
+                    shape: t.shape.clone(),
+                    data,
+                }
+            }
+            _ => {
+                return err(format!(
+                    "needs a tensor operand, found a {} and a {}",
+                    kind(&ra),
+                    kind(&rb)
+                ));
+            }
+        };
+        Ok(self.push_tensor(out))
+    }
+}
+
+fn kind(r: &Rt) -> &'static str {
+    match r {
+        Rt::Scalar(_) => "scalar",
+        Rt::Tile(_) => "tile",
+        Rt::Tensor(_) => "tensor",
+    }
+}
+
+/// A window (view / assemble) must lie inside the tensor.
+fn check_inside(what: &str, shape: &[usize], off: &[usize], bounds: &[usize]) -> R<()> {
+    for d in 0..shape.len() {
+        if off[d] + shape[d] > bounds[d] {
+            return err(format!(
+                "{what} window {} at offset {off:?} does not fit inside the {} tensor (dimension {d})",
+                shape_str(shape),
+                shape_str(bounds)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Row reductions (`R x C -> R x 1`) and column reductions (`R x C -> 1 x C`) over the valid
+/// region, accumulating sequentially in the element dtype.
+fn reduce(op: Opcode, src: &HostTile) -> R<HostTile> {
+    let (r, c) = require_rank2(src, "the source")?;
+    let (vr, vc) = (src.valid[0], src.valid[1]);
+    let d = src.dtype;
+    let identity = match op {
+        Opcode::TileRowSum | Opcode::TileColSum => 0.0,
+        Opcode::TileRowMax | Opcode::TileColMax if d.is_float() => f64::NEG_INFINITY,
+        Opcode::TileRowMin | Opcode::TileColMin if d.is_float() => f64::INFINITY,
+        Opcode::TileRowMax | Opcode::TileColMax => num::int_range(d)?.0 as f64,
+        _ => num::int_range(d)?.1 as f64,
+    };
+    let combine = |acc: f64, x: f64| -> R<f64> {
+        match op {
+            Opcode::TileRowSum | Opcode::TileColSum => num::normalize(acc + x, d),
+            Opcode::TileRowMax | Opcode::TileColMax => Ok(acc.max(x)),
+            _ => Ok(acc.min(x)),
+        }
+    };
+    let row = matches!(
+        op,
+        Opcode::TileRowSum | Opcode::TileRowMax | Opcode::TileRowMin
+    );
+    if row {
+        let mut out = blank_tile(d, vec![r, 1], vec![vr, 1]);
+        for i in 0..vr {
+            let mut acc = identity;
+            for j in 0..vc {
+                acc = combine(acc, src.data[i * c + j])?;
+            }
+            out.data[i] = acc;
+        }
+        Ok(out)
+    } else {
+        let mut out = blank_tile(d, vec![1, c], vec![1, vc]);
+        for j in 0..vc {
+            let mut acc = identity;
+            for i in 0..vr {
+                acc = combine(acc, src.data[i * c + j])?;
+            }
+            out.data[j] = acc;
+        }
+        Ok(out)
+    }
+}
