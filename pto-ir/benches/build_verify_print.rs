@@ -3,8 +3,8 @@
 
 use divan::Bencher;
 use pto_ir::{
-    Attr, Attrs, Constant, DataType, Dim, Direction, ForKind, FunctionKind, IRBuilder, IRBuilderContext, Opcode,
-    Param, ProgramModule, Signature, TensorFormat, TensorType, Type,
+    Attr, Attrs, Constant, DataType, Dim, Direction, ForKind, FunctionKind, IRBuilder,
+    IRBuilderContext, Opcode, Param, ProgramModule, Signature, TensorFormat, TensorType, Type,
 };
 
 fn main() {
@@ -28,32 +28,71 @@ pub fn generate(n: usize) -> ProgramModule {
     let out = b.new_value(tensor, "out");
     let sig = Signature {
         params: vec![
-            Param { value: x, direction: Direction::In },
-            Param { value: s, direction: Direction::In },
-            Param { value: out, direction: Direction::Out },
+            Param {
+                value: x,
+                direction: Direction::In,
+            },
+            Param {
+                value: s,
+                direction: Direction::In,
+            },
+            Param {
+                value: out,
+                direction: Direction::Out,
+            },
         ],
         returns: vec![],
     };
-    let f = b.create_function("k", FunctionKind::Kernel, sig, true).expect("fresh module");
+    let f = b
+        .create_function("k", FunctionKind::Kernel, sig, true)
+        .expect("fresh module");
     let mut ctx = IRBuilderContext::new();
     b.enter_function_body(&mut ctx, f).expect("function exists");
     let mut made = 0;
     while made < n {
-        let lb = b.create_const(&mut ctx, Constant::Int64(0), None, "").expect("in body");
-        let st = b.create_const(&mut ctx, Constant::Int64(1), None, "").expect("in body");
+        let lb = b
+            .create_const(&mut ctx, Constant::Int64(0), None, "")
+            .expect("in body");
+        let st = b
+            .create_const(&mut ctx, Constant::Int64(1), None, "")
+            .expect("in body");
         let iv = b.new_scalar(DataType::Int64, "r");
-        b.for_loop(&mut ctx, iv, lb, rows, st, ForKind::Sequential, |b, ctx, r| {
-            let zero = b.create_const(ctx, Constant::Int64(0), None, "")?;
-            let offset = Attr::List(vec![Attr::Value(r), Attr::Value(zero)]);
-            let load = Attrs::new().with("shape", Attr::ints(&[1, 128])).with("offset", offset.clone());
-            let mut t = b.build_op(ctx, Opcode::TileLoad, vec![x], load, "row")?.unwrap_or(x);
-            for i in 0..96 {
-                let op = if i % 2 == 0 { Opcode::TileMul } else { Opcode::TileAdd };
-                t = b.build_op(ctx, op, vec![t, s], Attrs::new(), "")?.unwrap_or(t);
-            }
-            b.build_op(ctx, Opcode::TileStore, vec![t, out], Attrs::new().with("offset", offset), "")?;
-            Ok(())
-        })
+        b.for_loop(
+            &mut ctx,
+            iv,
+            lb,
+            rows,
+            st,
+            ForKind::Sequential,
+            |b, ctx, r| {
+                let zero = b.create_const(ctx, Constant::Int64(0), None, "")?;
+                let offset = Attr::List(vec![Attr::Value(r), Attr::Value(zero)]);
+                let load = Attrs::new()
+                    .with("shape", Attr::ints(&[1, 128]))
+                    .with("offset", offset.clone());
+                let mut t = b
+                    .build_op(ctx, Opcode::TileLoad, vec![x], load, "row")?
+                    .unwrap_or(x);
+                for i in 0..96 {
+                    let op = if i % 2 == 0 {
+                        Opcode::TileMul
+                    } else {
+                        Opcode::TileAdd
+                    };
+                    t = b
+                        .build_op(ctx, op, vec![t, s], Attrs::new(), "")?
+                        .unwrap_or(t);
+                }
+                b.build_op(
+                    ctx,
+                    Opcode::TileStore,
+                    vec![t, out],
+                    Attrs::new().with("offset", offset),
+                    "",
+                )?;
+                Ok(())
+            },
+        )
         .expect("well-formed loop");
         made += 100;
     }

@@ -80,11 +80,7 @@ impl DataType {
     pub const fn bits(self) -> u32 {
         match self {
             DataType::Int4 | DataType::Hf4 => 4,
-            DataType::Bool
-            | DataType::Int8
-            | DataType::UInt8
-            | DataType::Fp8
-            | DataType::Hf8 => 8,
+            DataType::Bool | DataType::Int8 | DataType::UInt8 | DataType::Fp8 | DataType::Hf8 => 8,
             DataType::Int16 | DataType::UInt16 | DataType::Fp16 | DataType::Bf16 => 16,
             DataType::Int32 | DataType::UInt32 | DataType::Fp32 => 32,
             DataType::Int64 | DataType::UInt64 | DataType::Fp64 => 64,

@@ -93,7 +93,10 @@ impl EnvTable {
 
     /// Updates of enclosing variables, in first-assignment order.
     pub fn updates(&self) -> impl Iterator<Item = (&str, ValueId)> {
-        self.updates.entries.iter().map(|(k, b)| (k.as_str(), b.value))
+        self.updates
+            .entries
+            .iter()
+            .map(|(k, b)| (k.as_str(), b.value))
     }
 
     /// Local declarations, in declaration order.

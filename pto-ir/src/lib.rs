@@ -23,15 +23,18 @@ pub mod value;
 pub mod verify;
 
 pub use attr::{Attr, Attrs};
+pub use builder::{IRBuilder, IRBuilderContext};
 pub use diag::{Diag, Diagnostics, LineCol};
 pub use dtype::DataType;
 pub use entity::{BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
+pub use eq::structurally_equal;
 pub use module::{Direction, Function, FunctionKind, Param, ProgramModule, Signature};
 pub use ops::{OpClass, Opcode};
-pub use stmt::{Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, Operation, ScopeKind, Statement, StmtKind, WhileStmt};
+pub use parse::parse;
+pub use stmt::{
+    Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, Operation, ScopeKind, Statement, StmtKind,
+    WhileStmt,
+};
 pub use types::{Dim, MemRef, MemorySpace, PipeKind, TensorFormat, TensorType, TileType, Type};
 pub use value::{Constant, TileLayout, ValueData, ValueDef, ValueKind};
-pub use builder::{IRBuilder, IRBuilderContext};
-pub use eq::structurally_equal;
-pub use parse::parse;
 pub use verify::verify;

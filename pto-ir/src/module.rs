@@ -192,7 +192,12 @@ impl ProgramModule {
     }
 
     /// A new empty block.
-    pub fn new_block(&mut self, parent: Option<BlockId>, owner: Option<StmtId>, role: BlockRole) -> BlockId {
+    pub fn new_block(
+        &mut self,
+        parent: Option<BlockId>,
+        owner: Option<StmtId>,
+        role: BlockRole,
+    ) -> BlockId {
         self.blocks.push(Block {
             stmts: Vec::new(),
             parent,
@@ -226,7 +231,10 @@ impl ProgramModule {
         span: SpanId,
     ) -> Result<FuncId, Diag> {
         if self.function_by_name(name).is_some() {
-            return Err(Diag::new(span, format!("a function named `@{name}` already exists in the module")));
+            return Err(Diag::new(
+                span,
+                format!("a function named `@{name}` already exists in the module"),
+            ));
         }
         let inputs = self.new_block(None, None, BlockRole::FuncInputs);
         let body = self.new_block(Some(inputs), None, BlockRole::FuncBody);
@@ -295,7 +303,10 @@ impl ProgramModule {
         while let Some(p) = self.blocks[b].parent {
             b = p;
         }
-        self.functions.iter().copied().find(|&f| self.funcs[f].inputs == b)
+        self.functions
+            .iter()
+            .copied()
+            .find(|&f| self.funcs[f].inputs == b)
     }
 
     /// Number of operations reachable from the functions.

@@ -191,9 +191,10 @@ impl StmtKind {
             StmtKind::If(i) => vec![i.cond],
             StmtKind::While(w) => w.iter_args.iter().map(|a| a.init).collect(),
             StmtKind::Condition(c) => vec![*c],
-            StmtKind::Yield(v) | StmtKind::Return(v) | StmtKind::Break(v) | StmtKind::Continue(v) => {
-                v.clone()
-            }
+            StmtKind::Yield(v)
+            | StmtKind::Return(v)
+            | StmtKind::Break(v)
+            | StmtKind::Continue(v) => v.clone(),
             StmtKind::Op(_) | StmtKind::Scope(..) => Vec::new(),
         }
     }
@@ -217,7 +218,10 @@ impl StmtKind {
                 }
             }
             StmtKind::Condition(c) => *c = f(*c),
-            StmtKind::Yield(v) | StmtKind::Return(v) | StmtKind::Break(v) | StmtKind::Continue(v) => {
+            StmtKind::Yield(v)
+            | StmtKind::Return(v)
+            | StmtKind::Break(v)
+            | StmtKind::Continue(v) => {
                 for x in v {
                     *x = f(*x);
                 }

@@ -37,7 +37,11 @@ pub fn type_str(m: &ProgramModule, t: &Type) -> String {
             tt.dtype
         ),
         Type::Tensor(tt) => {
-            let mut s = format!("tensor<{}, {}", list(&tt.shape, |d| dim_str(m, d)), tt.dtype);
+            let mut s = format!(
+                "tensor<{}, {}",
+                list(&tt.shape, |d| dim_str(m, d)),
+                tt.dtype
+            );
             if tt.format == TensorFormat::Nz {
                 s.push_str(", NZ");
             }

@@ -54,7 +54,9 @@ impl TileType {
 
     /// Number of elements of the static shape.
     pub fn elements(&self) -> u64 {
-        self.shape.iter().fold(1u64, |acc, &d| acc.saturating_mul(d))
+        self.shape
+            .iter()
+            .fold(1u64, |acc, &d| acc.saturating_mul(d))
     }
 
     /// Rows and columns when viewed as 2-D (leading dims folded into rows; rank 1 is `1 x n`).
@@ -184,7 +186,9 @@ impl Type {
         match self {
             Type::Scalar(d) => d.size_bytes(),
             Type::Tensor(t) => t.dtype.size_bytes(),
-            Type::Tile(t) => u64::from(t.dtype.bits()).saturating_mul(t.elements()).div_ceil(8),
+            Type::Tile(t) => u64::from(t.dtype.bits())
+                .saturating_mul(t.elements())
+                .div_ceil(8),
             Type::Tuple(ts) => ts.iter().map(Type::size_bytes).sum(),
             Type::Pipe(_) | Type::Unknown => 0,
         }
@@ -310,6 +314,9 @@ mod tests {
             format: TensorFormat::Nd,
         });
         assert_eq!(tensor.size_bytes(), 4);
-        assert_eq!(TileType::new(DataType::Fp32, vec![2, 3, 4]).rows_cols(), (6, 4));
+        assert_eq!(
+            TileType::new(DataType::Fp32, vec![2, 3, 4]).rows_cols(),
+            (6, 4)
+        );
     }
 }

@@ -3,8 +3,8 @@
 
 use expect_test::expect;
 use pto_ir::{
-    Attr, DataType, Dim, Direction, FunctionKind, IRBuilder, IRBuilderContext, Opcode, Param, ProgramModule,
-    Signature, TensorFormat, TensorType, Type,
+    Attr, DataType, Dim, Direction, FunctionKind, IRBuilder, IRBuilderContext, Opcode, Param,
+    ProgramModule, Signature, TensorFormat, TensorType, Type,
 };
 
 fn seed_001() -> ProgramModule {
@@ -13,32 +13,61 @@ fn seed_001() -> ProgramModule {
     module.attrs.set("enable_debug", Attr::Bool(true));
     module.attrs.set(
         "tile_default",
-        Attr::Map(vec![("M".into(), Attr::Int(16)), ("N".into(), Attr::Int(16)), ("K".into(), Attr::Int(16))]),
+        Attr::Map(vec![
+            ("M".into(), Attr::Int(16)),
+            ("N".into(), Attr::Int(16)),
+            ("K".into(), Attr::Int(16)),
+        ]),
     );
     let mut builder = IRBuilder::new(module);
     let batch = builder.new_scalar(DataType::Int64, "b");
     let shape = vec![Dim::Value(batch), Dim::Const(128)];
-    let tensor = Type::Tensor(TensorType { dtype: DataType::Fp32, shape: shape.clone(), format: TensorFormat::Nd });
+    let tensor = Type::Tensor(TensorType {
+        dtype: DataType::Fp32,
+        shape: shape.clone(),
+        format: TensorFormat::Nd,
+    });
     let input = builder.new_value(tensor.clone(), "input");
     let scale1 = builder.new_scalar(DataType::Fp32, "scale1");
     let result = builder.new_value(tensor, "output");
     let sig = Signature {
         params: vec![
-            Param { value: input, direction: Direction::In },
-            Param { value: scale1, direction: Direction::In },
-            Param { value: result, direction: Direction::Out },
+            Param {
+                value: input,
+                direction: Direction::In,
+            },
+            Param {
+                value: scale1,
+                direction: Direction::In,
+            },
+            Param {
+                value: result,
+                direction: Direction::Out,
+            },
         ],
         returns: vec![],
     };
-    let func = builder.create_function("test_value", FunctionKind::ControlFlow, sig, true).unwrap();
+    let func = builder
+        .create_function("test_value", FunctionKind::ControlFlow, sig, true)
+        .unwrap();
     let mut ctx = IRBuilderContext::new();
     builder.enter_function_body(&mut ctx, func).unwrap();
-    let mul_val1 = builder.create_tensor(&ctx, shape.clone(), DataType::Fp32, "mul1_res").unwrap();
-    let mul_op1 = builder.create_binary_op(Opcode::TensorMul, input, scale1, mul_val1).unwrap();
+    let mul_val1 = builder
+        .create_tensor(&ctx, shape.clone(), DataType::Fp32, "mul1_res")
+        .unwrap();
+    let mul_op1 = builder
+        .create_binary_op(Opcode::TensorMul, input, scale1, mul_val1)
+        .unwrap();
     builder.emit(&mut ctx, mul_op1).unwrap();
-    let pi = builder.create_const_f64(&mut ctx, 3.14, "const_pi").unwrap();
-    let mul_val2 = builder.create_tensor(&ctx, shape, DataType::Fp32, "output").unwrap();
-    let mul_op2 = builder.create_binary_op(Opcode::TensorMul, mul_val1, pi, mul_val2).unwrap();
+    let pi = builder
+        .create_const_f64(&mut ctx, 3.14, "const_pi")
+        .unwrap();
+    let mul_val2 = builder
+        .create_tensor(&ctx, shape, DataType::Fp32, "output")
+        .unwrap();
+    let mul_op2 = builder
+        .create_binary_op(Opcode::TensorMul, mul_val1, pi, mul_val2)
+        .unwrap();
     builder.emit(&mut ctx, mul_op2).unwrap();
     builder.create_return(&mut ctx, vec![]).unwrap();
     ctx.pop_scope().unwrap();

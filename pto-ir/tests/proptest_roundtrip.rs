@@ -4,8 +4,8 @@
 
 use proptest::prelude::*;
 use pto_ir::{
-    Attr, Attrs, Constant, DataType, Diag, Direction, FunctionKind, IRBuilder, IRBuilderContext, Opcode,
-    Param, ProgramModule, Signature, TileType, Type, ValueId,
+    Attr, Attrs, Constant, DataType, Diag, Direction, FunctionKind, IRBuilder, IRBuilderContext,
+    Opcode, Param, ProgramModule, Signature, TileType, Type, ValueId,
 };
 
 /// One step of a random program. Integer variables `i0..i3` and tile variables `t0, t1`
@@ -57,8 +57,20 @@ struct Gen {
     terminated: bool,
 }
 
-const INT_OPS: [Opcode; 5] = [Opcode::ScalarAdd, Opcode::ScalarSub, Opcode::ScalarMul, Opcode::ScalarMax, Opcode::ScalarMin];
-const TILE_OPS: [Opcode; 5] = [Opcode::TileAdd, Opcode::TileSub, Opcode::TileMul, Opcode::TileMax, Opcode::TileMin];
+const INT_OPS: [Opcode; 5] = [
+    Opcode::ScalarAdd,
+    Opcode::ScalarSub,
+    Opcode::ScalarMul,
+    Opcode::ScalarMax,
+    Opcode::ScalarMin,
+];
+const TILE_OPS: [Opcode; 5] = [
+    Opcode::TileAdd,
+    Opcode::TileSub,
+    Opcode::TileMul,
+    Opcode::TileMax,
+    Opcode::TileMin,
+];
 
 impl Gen {
     fn int(&mut self, i: u8) -> Result<ValueId, Diag> {
@@ -95,19 +107,27 @@ impl Gen {
                 self.b.assign_var(&self.ctx, &format!("i{}", d % 4), v)
             }
             Step::IntConst(d, v) => {
-                let c = self.b.create_const(&mut self.ctx, Constant::Int64(i64::from(*v)), None, "")?;
+                let c =
+                    self.b
+                        .create_const(&mut self.ctx, Constant::Int64(i64::from(*v)), None, "")?;
                 self.b.assign_var(&self.ctx, &format!("i{}", d % 4), c)
             }
             Step::TileOp(d, a, op) => {
                 let x = self.b.use_var(&mut self.ctx, &format!("t{}", a % 2))?;
-                let y = self.b.use_var(&mut self.ctx, &format!("t{}", (a + 1) % 2))?;
+                let y = self
+                    .b
+                    .use_var(&mut self.ctx, &format!("t{}", (a + 1) % 2))?;
                 let v = self.op(TILE_OPS[*op as usize % 5], vec![x, y], Attrs::new())?;
                 self.b.assign_var(&self.ctx, &format!("t{}", d % 2), v)
             }
             Step::TileScale(d, a) => {
                 let x = self.b.use_var(&mut self.ctx, &format!("t{}", d % 2))?;
                 let k = self.int(*a)?;
-                let kf = self.op(Opcode::ScalarCast, vec![k], Attrs::new().with("dtype", Attr::Ident("fp32".into())))?;
+                let kf = self.op(
+                    Opcode::ScalarCast,
+                    vec![k],
+                    Attrs::new().with("dtype", Attr::Ident("fp32".into())),
+                )?;
                 let v = self.op(Opcode::TileMul, vec![x, kf], Attrs::new())?;
                 self.b.assign_var(&self.ctx, &format!("t{}", d % 2), v)
             }
@@ -120,7 +140,8 @@ impl Gen {
             Step::ShadowLet(a) => {
                 let x = self.int(*a)?;
                 let v = self.op(Opcode::ScalarAdd, vec![x, x], Attrs::new())?;
-                self.b.declare_var(&self.ctx, &format!("i{}", a % 4), v, true)
+                self.b
+                    .declare_var(&self.ctx, &format!("i{}", a % 4), v, true)
             }
             Step::Break | Step::Continue if self.loop_depth > 0 => {
                 if matches!(s, Step::Break) {
@@ -133,9 +154,13 @@ impl Gen {
             }
             Step::Break | Step::Continue => Ok(()),
             Step::For(n, body) => {
-                let lb = self.b.create_const(&mut self.ctx, Constant::Int64(0), None, "")?;
+                let lb = self
+                    .b
+                    .create_const(&mut self.ctx, Constant::Int64(0), None, "")?;
                 let ub = self.int(*n)?;
-                let st = self.b.create_const(&mut self.ctx, Constant::Int64(1), None, "")?;
+                let st = self
+                    .b
+                    .create_const(&mut self.ctx, Constant::Int64(1), None, "")?;
                 let iv = self.b.new_scalar(DataType::Int64, "k");
                 let fs = self.b.create_for_stmt(&mut self.ctx, iv, lb, ub, st)?;
                 self.b.enter_for_body(&mut self.ctx, fs)?;
@@ -183,25 +208,48 @@ fn build(steps: &[Step]) -> ProgramModule {
     let mut b = IRBuilder::new(ProgramModule::new("random"));
     let tile = Type::Tile(TileType::new(DataType::Fp32, vec![16, 32]));
     let params: Vec<Param> = (0..2)
-        .map(|i| Param { value: b.new_value(tile.clone(), &format!("p{i}")), direction: Direction::In })
+        .map(|i| Param {
+            value: b.new_value(tile.clone(), &format!("p{i}")),
+            direction: Direction::In,
+        })
         .collect();
     let n = b.new_scalar(DataType::Int64, "n");
     let mut all = params.clone();
-    all.push(Param { value: n, direction: Direction::In });
+    all.push(Param {
+        value: n,
+        direction: Direction::In,
+    });
     let f = b
-        .create_function("k", FunctionKind::Kernel, Signature { params: all, returns: vec![Type::Scalar(DataType::Int64)] }, true)
+        .create_function(
+            "k",
+            FunctionKind::Kernel,
+            Signature {
+                params: all,
+                returns: vec![Type::Scalar(DataType::Int64)],
+            },
+            true,
+        )
         .expect("fresh module");
     let mut ctx = IRBuilderContext::new();
     b.enter_function_body(&mut ctx, f).expect("function exists");
     for i in 0..4 {
-        let v = b.create_const(&mut ctx, Constant::Int64(i), None, "").expect("in body");
-        b.declare_var(&ctx, &format!("i{i}"), v, true).expect("in body");
+        let v = b
+            .create_const(&mut ctx, Constant::Int64(i), None, "")
+            .expect("in body");
+        b.declare_var(&ctx, &format!("i{i}"), v, true)
+            .expect("in body");
     }
     b.declare_var(&ctx, "i3", n, true).expect("in body");
     for (i, p) in params.iter().enumerate() {
-        b.declare_var(&ctx, &format!("t{i}"), p.value, true).expect("in body");
+        b.declare_var(&ctx, &format!("t{i}"), p.value, true)
+            .expect("in body");
     }
-    let mut g = Gen { b, ctx, loop_depth: 0, terminated: false };
+    let mut g = Gen {
+        b,
+        ctx,
+        loop_depth: 0,
+        terminated: false,
+    };
     g.steps(steps).expect("generated programs are well formed");
     let r = g.b.use_var(&mut g.ctx, "i0").expect("declared");
     g.b.create_return(&mut g.ctx, vec![r]).expect("in body");

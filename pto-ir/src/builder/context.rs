@@ -92,7 +92,10 @@ impl IRBuilderContext {
     /// Restores the insertion point saved by the matching `push_scope`.
     pub fn pop_scope(&mut self) -> Result<(), Diag> {
         let frame = self.scope_stack.pop().ok_or_else(|| {
-            Diag::new(self.span, "pop_scope without a matching push_scope: the scope stack is empty")
+            Diag::new(
+                self.span,
+                "pop_scope without a matching push_scope: the scope stack is empty",
+            )
         })?;
         self.compound = frame.compound;
         self.func = frame.func;

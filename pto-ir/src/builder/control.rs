@@ -2,8 +2,8 @@
 //! `return`, in the seed's explicit create / enter / pop / exit form and in closure-scoped
 //! forms that always leave the scope stack balanced.
 
-use super::context::IRBuilderContext;
 use super::IRBuilder;
+use super::context::IRBuilderContext;
 use crate::attr::Attrs;
 use crate::diag::Diag;
 use crate::entity::{StmtId, ValueId};
@@ -13,9 +13,19 @@ use crate::types::Type;
 use crate::value::ValueDef;
 
 impl IRBuilder {
-    fn push_statement(&mut self, ctx: &mut IRBuilderContext, kind: StmtKind) -> Result<StmtId, Diag> {
+    fn push_statement(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        kind: StmtKind,
+    ) -> Result<StmtId, Diag> {
         let block = self.insertion_block(ctx)?;
-        let s = self.module.push_stmt(block, Statement { kind, span: ctx.span });
+        let s = self.module.push_stmt(
+            block,
+            Statement {
+                kind,
+                span: ctx.span,
+            },
+        );
         ctx.active_op_stmt = None;
         Ok(s)
     }
@@ -26,11 +36,22 @@ impl IRBuilder {
             .values
             .get(v)
             .map(|d| d.ty.clone())
-            .ok_or_else(|| Diag::new(ctx.span, format!("{what} {v:?} is not a value of this module")))?;
+            .ok_or_else(|| {
+                Diag::new(
+                    ctx.span,
+                    format!("{what} {v:?} is not a value of this module"),
+                )
+            })?;
         if ty.is_int_scalar() {
             Ok(())
         } else {
-            Err(Diag::new(ctx.span, format!("{what} must be an integer scalar, found {}", type_msg(&self.module, &ty))))
+            Err(Diag::new(
+                ctx.span,
+                format!(
+                    "{what} must be an integer scalar, found {}",
+                    type_msg(&self.module, &ty)
+                ),
+            ))
         }
     }
 
@@ -40,11 +61,22 @@ impl IRBuilder {
             .values
             .get(v)
             .map(|d| d.ty.clone())
-            .ok_or_else(|| Diag::new(ctx.span, format!("{what} {v:?} is not a value of this module")))?;
+            .ok_or_else(|| {
+                Diag::new(
+                    ctx.span,
+                    format!("{what} {v:?} is not a value of this module"),
+                )
+            })?;
         if ty == Type::Scalar(crate::dtype::DataType::Bool) {
             Ok(())
         } else {
-            Err(Diag::new(ctx.span, format!("{what} must be a bool, found {}", type_msg(&self.module, &ty))))
+            Err(Diag::new(
+                ctx.span,
+                format!(
+                    "{what} must be a bool, found {}",
+                    type_msg(&self.module, &ty)
+                ),
+            ))
         }
     }
 
@@ -77,7 +109,9 @@ impl IRBuilder {
         self.expect_int(ctx, end, "the loop's upper bound")?;
         self.expect_int(ctx, step, "the loop's step")?;
         let parent = self.insertion_block(ctx)?;
-        let body = self.module.new_block(Some(parent), None, BlockRole::ForBody);
+        let body = self
+            .module
+            .new_block(Some(parent), None, BlockRole::ForBody);
         let s = self.push_statement(
             ctx,
             StmtKind::For(ForStmt {
@@ -103,7 +137,12 @@ impl IRBuilder {
     pub fn enter_for_body(&mut self, ctx: &mut IRBuilderContext, fs: StmtId) -> Result<(), Diag> {
         let (body, iv) = match self.module.stmts.get(fs).map(|s| &s.kind) {
             Some(StmtKind::For(f)) => (f.body, f.iv),
-            _ => return Err(Diag::new(ctx.span, format!("{fs:?} is not a for statement"))),
+            _ => {
+                return Err(Diag::new(
+                    ctx.span,
+                    format!("{fs:?} is not a for statement"),
+                ));
+            }
         };
         ctx.push_scope(body, None);
         if let Some(name) = self.module.values[iv].name.clone() {
@@ -114,12 +153,20 @@ impl IRBuilder {
 
     /// Seed `ExitForStatement`: after the body scope is popped, creates iter args, the
     /// yield and results for the variables the body assigned.
-    pub fn exit_for_statement(&mut self, ctx: &mut IRBuilderContext, fs: StmtId) -> Result<(), Diag> {
+    pub fn exit_for_statement(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        fs: StmtId,
+    ) -> Result<(), Diag> {
         self.close_loop(ctx, fs)
     }
 
     /// Seed `CreateIfStmt`: an `if` with empty then and else branches.
-    pub fn create_if_stmt(&mut self, ctx: &mut IRBuilderContext, cond: ValueId) -> Result<StmtId, Diag> {
+    pub fn create_if_stmt(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        cond: ValueId,
+    ) -> Result<StmtId, Diag> {
         self.expect_bool(ctx, cond, "the `if` condition")?;
         let parent = self.insertion_block(ctx)?;
         let then_block = self.module.new_block(Some(parent), None, BlockRole::Then);
@@ -138,10 +185,17 @@ impl IRBuilder {
         Ok(s)
     }
 
-    fn if_blocks(&self, ctx: &IRBuilderContext, ifs: StmtId) -> Result<(crate::entity::BlockId, crate::entity::BlockId), Diag> {
+    fn if_blocks(
+        &self,
+        ctx: &IRBuilderContext,
+        ifs: StmtId,
+    ) -> Result<(crate::entity::BlockId, crate::entity::BlockId), Diag> {
         match self.module.stmts.get(ifs).map(|s| &s.kind) {
             Some(StmtKind::If(i)) => Ok((i.then_block, i.else_block)),
-            _ => Err(Diag::new(ctx.span, format!("{ifs:?} is not an if statement"))),
+            _ => Err(Diag::new(
+                ctx.span,
+                format!("{ifs:?} is not an if statement"),
+            )),
         }
     }
 
@@ -161,7 +215,11 @@ impl IRBuilder {
 
     /// Records `value` as the value of the current `if` branch (the tail expression of an
     /// `if` used as an expression); [`IRBuilder::exit_if_statement`] merges the two.
-    pub fn set_branch_value(&mut self, ctx: &mut IRBuilderContext, value: ValueId) -> Result<(), Diag> {
+    pub fn set_branch_value(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        value: ValueId,
+    ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
         ctx.branch_values.insert(block, value);
         Ok(())
@@ -170,7 +228,11 @@ impl IRBuilder {
     /// Seed `ExitIfStatement`: after both branch scopes are popped, merges the variables the
     /// branches assigned into results and completes both yields. Returns the merged branch
     /// value when both branches set one with [`IRBuilder::set_branch_value`].
-    pub fn exit_if_statement(&mut self, ctx: &mut IRBuilderContext, ifs: StmtId) -> Result<Option<ValueId>, Diag> {
+    pub fn exit_if_statement(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        ifs: StmtId,
+    ) -> Result<Option<ValueId>, Diag> {
         self.close_if(ctx, ifs)
     }
 
@@ -179,8 +241,12 @@ impl IRBuilder {
     /// [`IRBuilder::enter_while_body`], pop; then [`IRBuilder::exit_while_statement`].
     pub fn create_while_stmt(&mut self, ctx: &mut IRBuilderContext) -> Result<StmtId, Diag> {
         let parent = self.insertion_block(ctx)?;
-        let cond_block = self.module.new_block(Some(parent), None, BlockRole::WhileCond);
-        let body = self.module.new_block(Some(parent), None, BlockRole::WhileBody);
+        let cond_block = self
+            .module
+            .new_block(Some(parent), None, BlockRole::WhileCond);
+        let body = self
+            .module
+            .new_block(Some(parent), None, BlockRole::WhileBody);
         let s = self.push_statement(
             ctx,
             StmtKind::While(WhileStmt {
@@ -196,10 +262,17 @@ impl IRBuilder {
         Ok(s)
     }
 
-    fn while_blocks(&self, ctx: &IRBuilderContext, ws: StmtId) -> Result<(crate::entity::BlockId, crate::entity::BlockId), Diag> {
+    fn while_blocks(
+        &self,
+        ctx: &IRBuilderContext,
+        ws: StmtId,
+    ) -> Result<(crate::entity::BlockId, crate::entity::BlockId), Diag> {
         match self.module.stmts.get(ws).map(|s| &s.kind) {
             Some(StmtKind::While(w)) => Ok((w.cond_block, w.body)),
-            _ => Err(Diag::new(ctx.span, format!("{ws:?} is not a while statement"))),
+            _ => Err(Diag::new(
+                ctx.span,
+                format!("{ws:?} is not a while statement"),
+            )),
         }
     }
 
@@ -211,11 +284,18 @@ impl IRBuilder {
     }
 
     /// Ends a `while` condition region with `statement.condition %cond`.
-    pub fn create_condition(&mut self, ctx: &mut IRBuilderContext, cond: ValueId) -> Result<StmtId, Diag> {
+    pub fn create_condition(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        cond: ValueId,
+    ) -> Result<StmtId, Diag> {
         self.expect_bool(ctx, cond, "the `while` condition")?;
         let block = self.insertion_block(ctx)?;
         if self.module.blocks[block].role != BlockRole::WhileCond {
-            return Err(Diag::new(ctx.span, "statement.condition belongs at the end of a while condition region"));
+            return Err(Diag::new(
+                ctx.span,
+                "statement.condition belongs at the end of a while condition region",
+            ));
         }
         self.push_statement(ctx, StmtKind::Condition(cond))
     }
@@ -228,24 +308,39 @@ impl IRBuilder {
     }
 
     /// After both regions are popped: iter args, yield and results, as for `for`.
-    pub fn exit_while_statement(&mut self, ctx: &mut IRBuilderContext, ws: StmtId) -> Result<(), Diag> {
+    pub fn exit_while_statement(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        ws: StmtId,
+    ) -> Result<(), Diag> {
         let (c, _) = self.while_blocks(ctx, ws)?;
         let ends_in_condition = self.module.blocks[c]
             .stmts
             .last()
             .is_some_and(|&s| matches!(self.module.stmts[s].kind, StmtKind::Condition(_)));
         if !ends_in_condition {
-            return Err(Diag::new(ctx.span, "the while condition region must end with create_condition"));
+            return Err(Diag::new(
+                ctx.span,
+                "the while condition region must end with create_condition",
+            ));
         }
         self.close_loop(ctx, ws)
     }
 
-    fn create_loop_exit(&mut self, ctx: &mut IRBuilderContext, is_break: bool) -> Result<StmtId, Diag> {
+    fn create_loop_exit(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        is_break: bool,
+    ) -> Result<StmtId, Diag> {
         let word = if is_break { "break" } else { "continue" };
         let lp = self
             .innermost_loop(ctx)
             .ok_or_else(|| Diag::new(ctx.span, format!("`{word}` outside of a loop")))?;
-        let kind = if is_break { StmtKind::Break(Vec::new()) } else { StmtKind::Continue(Vec::new()) };
+        let kind = if is_break {
+            StmtKind::Break(Vec::new())
+        } else {
+            StmtKind::Continue(Vec::new())
+        };
         let s = self.push_statement(ctx, kind)?;
         self.record_exit(ctx, s, lp);
         Ok(s)
@@ -266,7 +361,11 @@ impl IRBuilder {
     /// `statement.scope incore { .. }`: enter with [`IRBuilder::enter_scope_body`], pop, then
     /// [`IRBuilder::exit_scope_statement`]. A scope is transparent to SSA (seed 004): what it
     /// defines or assigns stays visible after it.
-    pub fn create_scope_stmt(&mut self, ctx: &mut IRBuilderContext, kind: ScopeKind) -> Result<StmtId, Diag> {
+    pub fn create_scope_stmt(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        kind: ScopeKind,
+    ) -> Result<StmtId, Diag> {
         let parent = self.insertion_block(ctx)?;
         let body = self.module.new_block(Some(parent), None, BlockRole::Scope);
         let s = self.push_statement(ctx, StmtKind::Scope(kind, body))?;
@@ -281,21 +380,35 @@ impl IRBuilder {
                 ctx.push_scope(*b, None);
                 Ok(())
             }
-            _ => Err(Diag::new(ctx.span, format!("{ss:?} is not a scope statement"))),
+            _ => Err(Diag::new(
+                ctx.span,
+                format!("{ss:?} is not a scope statement"),
+            )),
         }
     }
 
     /// After the scope body is popped: makes its definitions visible after it.
-    pub fn exit_scope_statement(&mut self, ctx: &mut IRBuilderContext, ss: StmtId) -> Result<(), Diag> {
+    pub fn exit_scope_statement(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        ss: StmtId,
+    ) -> Result<(), Diag> {
         self.close_scope(ctx, ss)
     }
 
     /// Seed `CreateReturn`: `statement.return` of scalar values, only in the function body
     /// itself (the verifier checks it is the last statement).
-    pub fn create_return(&mut self, ctx: &mut IRBuilderContext, values: Vec<ValueId>) -> Result<StmtId, Diag> {
+    pub fn create_return(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        values: Vec<ValueId>,
+    ) -> Result<StmtId, Diag> {
         let block = self.insertion_block(ctx)?;
         if self.module.blocks[block].role != BlockRole::FuncBody {
-            return Err(Diag::new(ctx.span, "`return` is only allowed as the last statement of the function body"));
+            return Err(Diag::new(
+                ctx.span,
+                "`return` is only allowed as the last statement of the function body",
+            ));
         }
         for &v in &values {
             let ty = self
@@ -303,11 +416,16 @@ impl IRBuilder {
                 .values
                 .get(v)
                 .map(|d| d.ty.clone())
-                .ok_or_else(|| Diag::new(ctx.span, format!("{v:?} is not a value of this module")))?;
+                .ok_or_else(|| {
+                    Diag::new(ctx.span, format!("{v:?} is not a value of this module"))
+                })?;
             if !matches!(ty, Type::Scalar(_)) {
                 return Err(Diag::new(
                     ctx.span,
-                    format!("only scalars can be returned, found {}", type_msg(&self.module, &ty)),
+                    format!(
+                        "only scalars can be returned, found {}",
+                        type_msg(&self.module, &ty)
+                    ),
                 )
                 .note("tensors and tiles are returned through `&mut` / `#[out]` parameters"));
             }
@@ -316,7 +434,11 @@ impl IRBuilder {
     }
 
     /// Seed `CreateYield`: an explicit `statement.yield` (normally the exits add it).
-    pub fn create_yield(&mut self, ctx: &mut IRBuilderContext, values: Vec<ValueId>) -> Result<StmtId, Diag> {
+    pub fn create_yield(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        values: Vec<ValueId>,
+    ) -> Result<StmtId, Diag> {
         self.push_statement(ctx, StmtKind::Yield(values))
     }
 

@@ -58,7 +58,10 @@ impl IRBuilder {
         if !ctx.is_balanced() {
             return Err(Diag::new(
                 ctx.span,
-                format!("{} scope(s) were pushed but never popped", ctx.scope_stack.len()),
+                format!(
+                    "{} scope(s) were pushed but never popped",
+                    ctx.scope_stack.len()
+                ),
             ));
         }
         Ok(self.module)
@@ -80,11 +83,10 @@ impl IRBuilder {
         set_as_entry: bool,
     ) -> Result<FuncId, Diag> {
         for p in &sig.params {
-            let ok = self
-                .module
-                .values
-                .get(p.value)
-                .is_some_and(|d| matches!(d.ty, Type::Scalar(_) | Type::Tile(_) | Type::Tensor(_)));
+            let ok =
+                self.module.values.get(p.value).is_some_and(|d| {
+                    matches!(d.ty, Type::Scalar(_) | Type::Tile(_) | Type::Tensor(_))
+                });
             if !ok {
                 return Err(Diag::new(
                     crate::entity::SpanId::NONE,
@@ -92,7 +94,9 @@ impl IRBuilder {
                 ));
             }
         }
-        let f = self.module.add_function(name, kind, sig, crate::entity::SpanId::NONE)?;
+        let f = self
+            .module
+            .add_function(name, kind, sig, crate::entity::SpanId::NONE)?;
         if set_as_entry {
             self.module.entry = Some(f);
         }
@@ -101,13 +105,17 @@ impl IRBuilder {
 
     /// Pushes the function's body scope (its parent is the input scope holding the
     /// parameters); the caller pops it with `ctx.pop_scope()`.
-    pub fn enter_function_body(&mut self, ctx: &mut IRBuilderContext, func: FuncId) -> Result<(), Diag> {
-        let body = self
-            .module
-            .funcs
-            .get(func)
-            .map(|f| f.body)
-            .ok_or_else(|| Diag::new(ctx.span, format!("{func:?} is not a function of this module")))?;
+    pub fn enter_function_body(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        func: FuncId,
+    ) -> Result<(), Diag> {
+        let body = self.module.funcs.get(func).map(|f| f.body).ok_or_else(|| {
+            Diag::new(
+                ctx.span,
+                format!("{func:?} is not a function of this module"),
+            )
+        })?;
         ctx.push_scope(body, Some(func));
         Ok(())
     }
@@ -162,13 +170,20 @@ impl IRBuilder {
         name: &str,
     ) -> Result<ValueId, Diag> {
         self.insertion_block(ctx)?;
-        let v = self.module.new_value(Type::Tile(TileType::new(dtype, shape)), Some(name));
+        let v = self
+            .module
+            .new_value(Type::Tile(TileType::new(dtype, shape)), Some(name));
         self.bind_created(ctx, name, v)?;
         Ok(v)
     }
 
     /// Seed `CreateScalar`: a symbolic scalar bound in the current scope.
-    pub fn create_scalar(&mut self, ctx: &IRBuilderContext, dtype: DataType, name: &str) -> Result<ValueId, Diag> {
+    pub fn create_scalar(
+        &mut self,
+        ctx: &IRBuilderContext,
+        dtype: DataType,
+        name: &str,
+    ) -> Result<ValueId, Diag> {
         self.insertion_block(ctx)?;
         let v = self.module.new_value(Type::Scalar(dtype), Some(name));
         self.bind_created(ctx, name, v)?;
@@ -176,12 +191,22 @@ impl IRBuilder {
     }
 
     /// Seed `CreateConst(int64_t)`: an `int64` constant, emitted as `%name = v : int64`.
-    pub fn create_const_i64(&mut self, ctx: &mut IRBuilderContext, v: i64, name: &str) -> Result<ValueId, Diag> {
+    pub fn create_const_i64(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        v: i64,
+        name: &str,
+    ) -> Result<ValueId, Diag> {
         self.create_const(ctx, Constant::Int64(v), None, name)
     }
 
     /// Seed `CreateConst(double)`: an `fp64` constant.
-    pub fn create_const_f64(&mut self, ctx: &mut IRBuilderContext, v: f64, name: &str) -> Result<ValueId, Diag> {
+    pub fn create_const_f64(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        v: f64,
+        name: &str,
+    ) -> Result<ValueId, Diag> {
         self.create_const(ctx, Constant::Double(v), None, name)
     }
 
@@ -202,11 +227,16 @@ impl IRBuilder {
             _ => dtype.is_numeric(),
         };
         if !fits {
-            return Err(Diag::new(ctx.span, format!("the constant {c} cannot have type {dtype}")));
+            return Err(Diag::new(
+                ctx.span,
+                format!("the constant {c} cannot have type {dtype}"),
+            ));
         }
-        let v = self
-            .module
-            .new_constant(c, Some(Type::Scalar(dtype)), if name.is_empty() { None } else { Some(name) });
+        let v = self.module.new_constant(
+            c,
+            Some(Type::Scalar(dtype)),
+            if name.is_empty() { None } else { Some(name) },
+        );
         let attr = match c {
             Constant::Bool(b) => Attr::Bool(b),
             Constant::Double(f) => Attr::Float(f),
@@ -230,12 +260,23 @@ impl IRBuilder {
     /// Seed `CreateBinaryOp`: an op `output = opcode(lhs, rhs)`, not yet placed (see
     /// [`IRBuilder::emit`]). `output` must have been created with a type compatible with
     /// what the op produces; an `Unknown` output type is filled in.
-    pub fn create_binary_op(&mut self, opcode: Opcode, lhs: ValueId, rhs: ValueId, output: ValueId) -> Result<OpId, Diag> {
+    pub fn create_binary_op(
+        &mut self,
+        opcode: Opcode,
+        lhs: ValueId,
+        rhs: ValueId,
+        output: ValueId,
+    ) -> Result<OpId, Diag> {
         self.create_op(opcode, vec![lhs, rhs], vec![output], Attrs::new())
     }
 
     /// Seed `CreateUnaryOp`: an op `output = opcode(input)`, not yet placed.
-    pub fn create_unary_op(&mut self, opcode: Opcode, input: ValueId, output: ValueId) -> Result<OpId, Diag> {
+    pub fn create_unary_op(
+        &mut self,
+        opcode: Opcode,
+        input: ValueId,
+        output: ValueId,
+    ) -> Result<OpId, Diag> {
         self.create_op(opcode, vec![input], vec![output], Attrs::new())
     }
 
@@ -249,20 +290,28 @@ impl IRBuilder {
         attrs: Attrs,
     ) -> Result<OpId, Diag> {
         let span = crate::entity::SpanId::NONE;
-        let types = ops::infer(&self.module, opcode, &operands, &attrs)
-            .map_err(|e| Diag { at: span, message: e.message, notes: e.notes })?;
+        let types = ops::infer(&self.module, opcode, &operands, &attrs).map_err(|e| Diag {
+            at: span,
+            message: e.message,
+            notes: e.notes,
+        })?;
         if types.len() != outputs.len() {
             return Err(Diag::new(
                 span,
-                format!("`{opcode}` produces {} result(s), {} output value(s) given", types.len(), outputs.len()),
+                format!(
+                    "`{opcode}` produces {} result(s), {} output value(s) given",
+                    types.len(),
+                    outputs.len()
+                ),
             ));
         }
         for (&out, t) in outputs.iter().zip(&types) {
-            let data = self
-                .module
-                .values
-                .get_mut(out)
-                .ok_or_else(|| Diag::new(span, format!("output {out:?} is not a value of this module")))?;
+            let data = self.module.values.get_mut(out).ok_or_else(|| {
+                Diag::new(
+                    span,
+                    format!("output {out:?} is not a value of this module"),
+                )
+            })?;
             if data.ty == Type::Unknown || ops::same_up_to_valid(&data.ty, t) {
                 data.ty = t.clone();
             } else {
@@ -270,7 +319,10 @@ impl IRBuilder {
                     crate::typefmt::type_msg(&self.module, &self.module.values[out].ty),
                     crate::typefmt::type_msg(&self.module, t),
                 );
-                return Err(Diag::new(span, format!("`{opcode}` produces {want}, but its output was created as {have}")));
+                return Err(Diag::new(
+                    span,
+                    format!("`{opcode}` produces {want}, but its output was created as {have}"),
+                ));
             }
         }
         let op = self.module.ops.push(Operation {
@@ -291,7 +343,10 @@ impl IRBuilder {
     pub fn emit(&mut self, ctx: &mut IRBuilderContext, op: OpId) -> Result<OpId, Diag> {
         let block = self.insertion_block(ctx)?;
         if !self.module.ops.contains(op) {
-            return Err(Diag::new(ctx.span, format!("{op:?} is not an op of this module")));
+            return Err(Diag::new(
+                ctx.span,
+                format!("{op:?} is not an op of this module"),
+            ));
         }
         if !self.module.ops[op].span.is_some() {
             self.module.ops[op].span = ctx.span;
@@ -317,11 +372,17 @@ impl IRBuilder {
         name: &str,
     ) -> Result<Option<ValueId>, Diag> {
         self.insertion_block(ctx)?;
-        let types = ops::infer(&self.module, opcode, &operands, &attrs)
-            .map_err(|e| Diag { at: ctx.span, message: e.message, notes: e.notes })?;
+        let types = ops::infer(&self.module, opcode, &operands, &attrs).map_err(|e| Diag {
+            at: ctx.span,
+            message: e.message,
+            notes: e.notes,
+        })?;
         let outputs: Vec<ValueId> = types
             .into_iter()
-            .map(|t| self.module.new_value(t, if name.is_empty() { None } else { Some(name) }))
+            .map(|t| {
+                self.module
+                    .new_value(t, if name.is_empty() { None } else { Some(name) })
+            })
             .collect();
         let first = outputs.first().copied();
         let op = self.module.ops.push(Operation {
@@ -358,21 +419,40 @@ impl IRBuilder {
     /// Seed `SetEnvVar`: binds `name` to `value` in the current scope. When `name` is
     /// visible from an enclosing scope this is an assignment to that variable (it may make
     /// it loop-carried or branch-merged); otherwise it declares a new mutable variable.
-    pub fn set_env_var(&mut self, ctx: &IRBuilderContext, name: &str, value: ValueId) -> Result<(), Diag> {
+    pub fn set_env_var(
+        &mut self,
+        ctx: &IRBuilderContext,
+        name: &str,
+        value: ValueId,
+    ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
-        let kind = if self.module.blocks[block].env.local(name).is_none() && self.lookup_binding(block, name).is_some() {
+        let kind = if self.module.blocks[block].env.local(name).is_none()
+            && self.lookup_binding(block, name).is_some()
+        {
             BindingKind::Update
         } else {
             BindingKind::Local
         };
-        self.module.blocks[block].env.set(name, Binding { value, kind, mutable: true });
+        self.module.blocks[block].env.set(
+            name,
+            Binding {
+                value,
+                kind,
+                mutable: true,
+            },
+        );
         Ok(())
     }
 
     /// Seed `GetEnvVar`: the value bound to `name` in the current scope only.
     pub fn get_env_var(&self, ctx: &IRBuilderContext, name: &str) -> Option<ValueId> {
         let block = ctx.compound?;
-        self.module.blocks.get(block)?.env.get(name).map(|b| b.value)
+        self.module
+            .blocks
+            .get(block)?
+            .env
+            .get(name)
+            .map(|b| b.value)
     }
 
     /// Seed `GetAncestorValues`: every variable visible from the current scope with its
@@ -381,7 +461,9 @@ impl IRBuilder {
         let mut out: Vec<(String, ValueId)> = Vec::new();
         let mut cur = ctx.compound;
         while let Some(b) = cur {
-            let Some(block) = self.module.blocks.get(b) else { break };
+            let Some(block) = self.module.blocks.get(b) else {
+                break;
+            };
             for (name, binding) in block.env.iter() {
                 if !out.iter().any(|(n, _)| n == name) {
                     out.push((name.to_string(), binding.value));
@@ -394,21 +476,47 @@ impl IRBuilder {
 
     /// `let name = value;` (`let mut` when `mutable`): a new variable in the current scope,
     /// shadowing any visible one until the scope ends.
-    pub fn declare_var(&mut self, ctx: &IRBuilderContext, name: &str, value: ValueId, mutable: bool) -> Result<(), Diag> {
+    pub fn declare_var(
+        &mut self,
+        ctx: &IRBuilderContext,
+        name: &str,
+        value: ValueId,
+        mutable: bool,
+    ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
-        self.module.blocks[block].env.set(name, Binding { value, kind: BindingKind::Local, mutable });
+        self.module.blocks[block].env.set(
+            name,
+            Binding {
+                value,
+                kind: BindingKind::Local,
+                mutable,
+            },
+        );
         Ok(())
     }
 
     /// `name = value;`: assigns the visible variable `name`, which must be mutable.
-    pub fn assign_var(&mut self, ctx: &IRBuilderContext, name: &str, value: ValueId) -> Result<(), Diag> {
+    pub fn assign_var(
+        &mut self,
+        ctx: &IRBuilderContext,
+        name: &str,
+        value: ValueId,
+    ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
         match self.lookup_binding(block, name) {
-            None => Err(Diag::new(ctx.span, format!("cannot assign to `{name}`: no such variable"))),
+            None => Err(Diag::new(
+                ctx.span,
+                format!("cannot assign to `{name}`: no such variable"),
+            )),
             Some((owner, false)) => {
                 let _ = owner;
-                Err(Diag::new(ctx.span, format!("cannot assign twice to immutable variable `{name}`"))
-                    .note(format!("declare it with `let mut {name}` to allow assignment")))
+                Err(Diag::new(
+                    ctx.span,
+                    format!("cannot assign twice to immutable variable `{name}`"),
+                )
+                .note(format!(
+                    "declare it with `let mut {name}` to allow assignment"
+                )))
             }
             Some(_) => {
                 let kind = if self.module.blocks[block].env.local(name).is_some() {
@@ -416,7 +524,14 @@ impl IRBuilder {
                 } else {
                     BindingKind::Update
                 };
-                self.module.blocks[block].env.set(name, Binding { value, kind, mutable: true });
+                self.module.blocks[block].env.set(
+                    name,
+                    Binding {
+                        value,
+                        kind,
+                        mutable: true,
+                    },
+                );
                 Ok(())
             }
         }
@@ -428,18 +543,25 @@ impl IRBuilder {
     pub fn use_var(&mut self, ctx: &mut IRBuilderContext, name: &str) -> Result<ValueId, Diag> {
         let block = self.insertion_block(ctx)?;
         self.resolve(ctx, block, name).ok_or_else(|| {
-            Diag::new(ctx.span, format!("cannot find value `{name}` in this scope"))
+            Diag::new(
+                ctx.span,
+                format!("cannot find value `{name}` in this scope"),
+            )
         })
     }
 
     /// Whether `name` is visible from the current scope (creates nothing).
     pub fn is_visible(&self, ctx: &IRBuilderContext, name: &str) -> bool {
-        ctx.compound.is_some_and(|b| self.lookup_binding(b, name).is_some())
+        ctx.compound
+            .is_some_and(|b| self.lookup_binding(b, name).is_some())
     }
 
     /// Every variable name visible from the current scope (for "did you mean" messages).
     pub fn visible_names(&self, ctx: &IRBuilderContext) -> Vec<String> {
-        self.get_ancestor_values(ctx).into_iter().map(|(n, _)| n).collect()
+        self.get_ancestor_values(ctx)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect()
     }
 }
 

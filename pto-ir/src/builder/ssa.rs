@@ -22,8 +22,8 @@
 
 use std::collections::HashMap;
 
-use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
 use super::IRBuilder;
+use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
 use crate::diag::Diag;
 use crate::entity::{BlockId, StmtId, ValueId};
 use crate::env::{Binding, BindingKind};
@@ -38,7 +38,10 @@ impl IRBuilder {
     pub(crate) fn insertion_block(&self, ctx: &IRBuilderContext) -> Result<BlockId, Diag> {
         match ctx.compound {
             Some(b) if self.module.blocks.contains(b) => Ok(b),
-            Some(b) => Err(Diag::new(ctx.span, format!("{b:?} is not a block of this module"))),
+            Some(b) => Err(Diag::new(
+                ctx.span,
+                format!("{b:?} is not a block of this module"),
+            )),
             None => Err(Diag::new(
                 ctx.span,
                 "no insertion point: call enter_function_body (or enter a statement's scope) first",
@@ -77,7 +80,12 @@ impl IRBuilder {
 
     /// Resolves a read of `name` from `block`, creating provisional loop arguments in every
     /// open loop between the read and the variable's declaration.
-    pub(crate) fn resolve(&mut self, ctx: &mut IRBuilderContext, block: BlockId, name: &str) -> Option<ValueId> {
+    pub(crate) fn resolve(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        block: BlockId,
+        name: &str,
+    ) -> Option<ValueId> {
         let b = self.module.blocks.get(block)?;
         if let Some(bind) = b.env.get(name) {
             return Some(bind.value);
@@ -86,17 +94,25 @@ impl IRBuilder {
         if let Some(lp) = self.is_loop_block(block)
             && ctx.loops.contains_key(&lp)
         {
-            if let Some(p) = ctx.loops.get(&lp).and_then(|s| s.provisionals.iter().find(|p| p.name == name)) {
+            if let Some(p) = ctx
+                .loops
+                .get(&lp)
+                .and_then(|s| s.provisionals.iter().find(|p| p.name == name))
+            {
                 return Some(p.value);
             }
             let outer = self.resolve(ctx, parent, name)?;
             let ty = self.module.values[outer].ty.clone();
             let value = self.module.new_value(ty, Some(name));
-            ctx.loops.entry(lp).or_default().provisionals.push(Provisional {
-                name: name.to_string(),
-                value,
-                outer,
-            });
+            ctx.loops
+                .entry(lp)
+                .or_default()
+                .provisionals
+                .push(Provisional {
+                    name: name.to_string(),
+                    value,
+                    outer,
+                });
             return Some(value);
         }
         self.resolve(ctx, parent, name)
@@ -104,14 +120,39 @@ impl IRBuilder {
 
     /// Records the environments between the current block and the loop body, for a
     /// `break` / `continue` that will be completed when the loop closes.
-    pub(crate) fn record_exit(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId, loop_stmt: StmtId) {
+    pub(crate) fn record_exit(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        stmt: StmtId,
+        loop_stmt: StmtId,
+    ) {
         let mut chain = Vec::new();
         let mut cur = ctx.compound;
         while let Some(b) = cur {
-            let Some(block) = self.module.blocks.get(b) else { break };
-            let mut entries: Vec<(String, Binding, bool)> =
-                block.env.updates().map(|(n, v)| (n.to_string(), Binding { value: v, kind: BindingKind::Update, mutable: true }, false)).collect();
-            entries.extend(block.env.locals().map(|(n, bind)| (n.to_string(), *bind, true)));
+            let Some(block) = self.module.blocks.get(b) else {
+                break;
+            };
+            let mut entries: Vec<(String, Binding, bool)> = block
+                .env
+                .updates()
+                .map(|(n, v)| {
+                    (
+                        n.to_string(),
+                        Binding {
+                            value: v,
+                            kind: BindingKind::Update,
+                            mutable: true,
+                        },
+                        false,
+                    )
+                })
+                .collect();
+            entries.extend(
+                block
+                    .env
+                    .locals()
+                    .map(|(n, bind)| (n.to_string(), *bind, true)),
+            );
             chain.push(entries);
             if self.is_loop_block(b) == Some(loop_stmt) {
                 break;
@@ -119,7 +160,14 @@ impl IRBuilder {
             cur = block.parent;
         }
         chain.reverse();
-        ctx.loops.entry(loop_stmt).or_default().exits.push(PendingExit { stmt, scopes: chain });
+        ctx.loops
+            .entry(loop_stmt)
+            .or_default()
+            .exits
+            .push(PendingExit {
+                stmt,
+                scopes: chain,
+            });
     }
 
     /// The innermost open loop around the current block.
@@ -138,9 +186,20 @@ impl IRBuilder {
     /// local if `block` declares `name`, else records an update of the enclosing variable.
     fn assign_in(&mut self, block: BlockId, name: &str, value: ValueId) {
         let env = &mut self.module.blocks[block].env;
-        let kind = if env.local(name).is_some() { BindingKind::Local } else { BindingKind::Update };
+        let kind = if env.local(name).is_some() {
+            BindingKind::Local
+        } else {
+            BindingKind::Update
+        };
         let mutable = env.local(name).is_none_or(|b| b.mutable);
-        env.set(name, Binding { value, kind, mutable });
+        env.set(
+            name,
+            Binding {
+                value,
+                kind,
+                mutable,
+            },
+        );
     }
 
     /// Rewrites every use of a key of `map` inside `block` (ops, statements, nested blocks
@@ -173,11 +232,24 @@ impl IRBuilder {
     /// Seed `ExitForStatement` (and the same for `while`): builds iter args, yields,
     /// `break` / `continue` values and results for the variables the loop assigned. The
     /// loop's scopes must already be popped.
-    pub(crate) fn close_loop(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId) -> Result<(), Diag> {
+    pub(crate) fn close_loop(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        stmt: StmtId,
+    ) -> Result<(), Diag> {
         let (body, cond_block, parent) = match &self.module.stmts.get(stmt).map(|s| &s.kind) {
             Some(StmtKind::For(f)) => (f.body, None, self.module.blocks[f.body].parent),
-            Some(StmtKind::While(w)) => (w.body, Some(w.cond_block), self.module.blocks[w.body].parent),
-            _ => return Err(Diag::new(ctx.span, format!("{stmt:?} is not a loop statement"))),
+            Some(StmtKind::While(w)) => (
+                w.body,
+                Some(w.cond_block),
+                self.module.blocks[w.body].parent,
+            ),
+            _ => {
+                return Err(Diag::new(
+                    ctx.span,
+                    format!("{stmt:?} is not a loop statement"),
+                ));
+            }
         };
         let parent = parent.ok_or_else(|| Diag::new(ctx.span, "loop body has no parent scope"))?;
         if ctx.compound != Some(parent) {
@@ -190,12 +262,21 @@ impl IRBuilder {
         if let Some(c) = cond_block
             && let Some((name, _)) = self.module.blocks[c].env.updates().next()
         {
-            return Err(Diag::new(span, format!("a while condition cannot assign variables (`{name}` is assigned)")));
+            return Err(Diag::new(
+                span,
+                format!("a while condition cannot assign variables (`{name}` is assigned)"),
+            ));
         }
         let state = ctx.loops.remove(&stmt).unwrap_or_default();
-        let LoopState { provisionals, exits } = state;
-        let carried: Vec<(String, ValueId)> =
-            self.module.blocks[body].env.updates().map(|(n, v)| (n.to_string(), v)).collect();
+        let LoopState {
+            provisionals,
+            exits,
+        } = state;
+        let carried: Vec<(String, ValueId)> = self.module.blocks[body]
+            .env
+            .updates()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect();
         let is_parallel = matches!(&self.module.stmts[stmt].kind, StmtKind::For(f) if f.kind == crate::stmt::ForKind::Parallel);
         if is_parallel && let Some((name, _)) = carried.first() {
             return Err(Diag::new(span, format!("`{name}` is assigned in a parallel loop, which would make it loop-carried"))
@@ -209,9 +290,12 @@ impl IRBuilder {
             let prov = provisionals.iter().find(|p| &p.name == name);
             let init = match prov {
                 Some(p) => p.outer,
-                None => self
-                    .resolve(ctx, parent, name)
-                    .ok_or_else(|| Diag::new(span, format!("loop assigns `{name}`, which is not declared outside it")))?,
+                None => self.resolve(ctx, parent, name).ok_or_else(|| {
+                    Diag::new(
+                        span,
+                        format!("loop assigns `{name}`, which is not declared outside it"),
+                    )
+                })?,
             };
             let init_ty = self.module.values[init].ty.clone();
             let end_ty = self.module.values[*end].ty.clone();
@@ -256,7 +340,10 @@ impl IRBuilder {
         if let Some(c) = cond_block {
             self.rewrite_uses(c, &trivial);
         }
-        let yields: Vec<ValueId> = yields.into_iter().map(|v| *trivial.get(&v).unwrap_or(&v)).collect();
+        let yields: Vec<ValueId> = yields
+            .into_iter()
+            .map(|v| *trivial.get(&v).unwrap_or(&v))
+            .collect();
 
         // Complete the body's terminator.
         self.complete_yield(body, yields, span)?;
@@ -309,7 +396,12 @@ impl IRBuilder {
 
     /// Adds a `yield` of `values` at the end of `block`, or completes an empty one there;
     /// a block that already ends in `break` / `continue` / `return` gets none.
-    fn complete_yield(&mut self, block: BlockId, values: Vec<ValueId>, span: crate::entity::SpanId) -> Result<(), Diag> {
+    fn complete_yield(
+        &mut self,
+        block: BlockId,
+        values: Vec<ValueId>,
+        span: crate::entity::SpanId,
+    ) -> Result<(), Diag> {
         let last = self.module.blocks[block].stmts.last().copied();
         match last.map(|s| &mut self.module.stmts[s].kind) {
             Some(StmtKind::Yield(existing)) => {
@@ -329,22 +421,35 @@ impl IRBuilder {
             }
             Some(k) if k.is_terminator() => Ok(()),
             _ => {
-                self.module.push_stmt(block, Statement { kind: StmtKind::Yield(values), span });
+                self.module.push_stmt(
+                    block,
+                    Statement {
+                        kind: StmtKind::Yield(values),
+                        span,
+                    },
+                );
                 Ok(())
             }
         }
     }
 
     fn ends_in_exit(&self, block: BlockId) -> bool {
-        self.module.blocks[block]
-            .stmts
-            .last()
-            .is_some_and(|&s| matches!(self.module.stmts[s].kind, StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(_)))
+        self.module.blocks[block].stmts.last().is_some_and(|&s| {
+            matches!(
+                self.module.stmts[s].kind,
+                StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(_)
+            )
+        })
     }
 
     fn value_span(&self, v: ValueId) -> Option<crate::entity::SpanId> {
         match self.module.values.get(v)?.def {
-            ValueDef::OpResult(op, _) => self.module.ops.get(op).map(|o| o.span).filter(|s| s.is_some()),
+            ValueDef::OpResult(op, _) => self
+                .module
+                .ops
+                .get(op)
+                .map(|o| o.span)
+                .filter(|s| s.is_some()),
             _ => None,
         }
     }
@@ -352,16 +457,28 @@ impl IRBuilder {
     /// Seed `ExitIfStatement`: merges the variables either branch assigned (and the
     /// branches' tail values, when both set one) into the `if`'s results. Returns the merged
     /// tail value of an `if` used as an expression.
-    pub(crate) fn close_if(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId) -> Result<Option<ValueId>, Diag> {
+    pub(crate) fn close_if(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        stmt: StmtId,
+    ) -> Result<Option<ValueId>, Diag> {
         let (then_b, else_b) = match self.module.stmts.get(stmt).map(|s| &s.kind) {
             Some(StmtKind::If(i)) => (i.then_block, i.else_block),
-            _ => return Err(Diag::new(ctx.span, format!("{stmt:?} is not an if statement"))),
+            _ => {
+                return Err(Diag::new(
+                    ctx.span,
+                    format!("{stmt:?} is not an if statement"),
+                ));
+            }
         };
         let parent = self.module.blocks[then_b]
             .parent
             .ok_or_else(|| Diag::new(ctx.span, "if branch has no parent scope"))?;
         if ctx.compound != Some(parent) {
-            return Err(Diag::new(ctx.span, "pop both branch scopes (ctx.pop_scope()) before exit_if_statement"));
+            return Err(Diag::new(
+                ctx.span,
+                "pop both branch scopes (ctx.pop_scope()) before exit_if_statement",
+            ));
         }
         let span = self.module.stmts[stmt].span;
         let then_live = !self.ends_in_exit(then_b);
@@ -377,19 +494,29 @@ impl IRBuilder {
         let mut then_vals = Vec::new();
         let mut else_vals = Vec::new();
         let mut merged: Vec<(Option<String>, Type)> = Vec::new();
-        let tail = (ctx.branch_values.remove(&then_b), ctx.branch_values.remove(&else_b));
-        let value_in = |this: &mut Self, ctx: &mut IRBuilderContext, b: BlockId, n: &str| -> Result<ValueId, Diag> {
+        let tail = (
+            ctx.branch_values.remove(&then_b),
+            ctx.branch_values.remove(&else_b),
+        );
+        let value_in = |this: &mut Self,
+                        ctx: &mut IRBuilderContext,
+                        b: BlockId,
+                        n: &str|
+         -> Result<ValueId, Diag> {
             match this.module.blocks[b].env.update(n) {
                 Some(bind) => Ok(bind.value),
-                None => this
-                    .resolve(ctx, parent, n)
-                    .ok_or_else(|| Diag::new(span, format!("`{n}` is not declared before the `if`"))),
+                None => this.resolve(ctx, parent, n).ok_or_else(|| {
+                    Diag::new(span, format!("`{n}` is not declared before the `if`"))
+                }),
             }
         };
         for n in &names {
             let tv = value_in(self, ctx, then_b, n)?;
             let ev = value_in(self, ctx, else_b, n)?;
-            let (tt, et) = (self.module.values[tv].ty.clone(), self.module.values[ev].ty.clone());
+            let (tt, et) = (
+                self.module.values[tv].ty.clone(),
+                self.module.values[ev].ty.clone(),
+            );
             if then_live && else_live && !ops::same_up_to_valid(&tt, &et) {
                 return Err(Diag::new(
                     span,
@@ -402,12 +529,22 @@ impl IRBuilder {
             }
             then_vals.push(tv);
             else_vals.push(ev);
-            merged.push((Some(n.clone()), if then_live { ops::merge_types(&tt, &et) } else { et }));
+            merged.push((
+                Some(n.clone()),
+                if then_live {
+                    ops::merge_types(&tt, &et)
+                } else {
+                    et
+                },
+            ));
         }
         let mut tail_result = false;
         match tail {
             (Some(tv), Some(ev)) => {
-                let (tt, et) = (self.module.values[tv].ty.clone(), self.module.values[ev].ty.clone());
+                let (tt, et) = (
+                    self.module.values[tv].ty.clone(),
+                    self.module.values[ev].ty.clone(),
+                );
                 if then_live && else_live && !ops::same_up_to_valid(&tt, &et) {
                     return Err(Diag::new(
                         span,
@@ -427,7 +564,10 @@ impl IRBuilder {
             (Some(v), None) | (None, Some(v)) => {
                 // Only one branch gave a value; the other must have left the loop.
                 if then_live && else_live {
-                    return Err(Diag::new(span, "`if` used as a value needs a value from both branches"));
+                    return Err(Diag::new(
+                        span,
+                        "`if` used as a value needs a value from both branches",
+                    ));
                 }
                 let _ = v;
             }
@@ -462,17 +602,39 @@ impl IRBuilder {
 
     /// Seed-transparent scope exit: assignments and declarations made inside a
     /// `statement.scope` stay visible after it.
-    pub(crate) fn close_scope(&mut self, ctx: &mut IRBuilderContext, stmt: StmtId) -> Result<(), Diag> {
+    pub(crate) fn close_scope(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        stmt: StmtId,
+    ) -> Result<(), Diag> {
         let body = match self.module.stmts.get(stmt).map(|s| &s.kind) {
             Some(StmtKind::Scope(_, b)) => *b,
-            _ => return Err(Diag::new(ctx.span, format!("{stmt:?} is not a scope statement"))),
+            _ => {
+                return Err(Diag::new(
+                    ctx.span,
+                    format!("{stmt:?} is not a scope statement"),
+                ));
+            }
         };
-        let parent = self.module.blocks[body].parent.ok_or_else(|| Diag::new(ctx.span, "scope has no parent"))?;
+        let parent = self.module.blocks[body]
+            .parent
+            .ok_or_else(|| Diag::new(ctx.span, "scope has no parent"))?;
         if ctx.compound != Some(parent) {
-            return Err(Diag::new(ctx.span, "pop the scope body (ctx.pop_scope()) before exit_scope_statement"));
+            return Err(Diag::new(
+                ctx.span,
+                "pop the scope body (ctx.pop_scope()) before exit_scope_statement",
+            ));
         }
-        let updates: Vec<(String, ValueId)> = self.module.blocks[body].env.updates().map(|(n, v)| (n.to_string(), v)).collect();
-        let locals: Vec<(String, Binding)> = self.module.blocks[body].env.locals().map(|(n, b)| (n.to_string(), *b)).collect();
+        let updates: Vec<(String, ValueId)> = self.module.blocks[body]
+            .env
+            .updates()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect();
+        let locals: Vec<(String, Binding)> = self.module.blocks[body]
+            .env
+            .locals()
+            .map(|(n, b)| (n.to_string(), *b))
+            .collect();
         for (n, v) in updates {
             self.assign_in(parent, &n, v);
         }

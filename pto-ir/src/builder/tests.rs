@@ -14,10 +14,21 @@ fn kernel(params: Vec<(&str, Type, Direction)>) -> Fx {
     let mut b = IRBuilder::new(ProgramModule::new("main"));
     let params = params
         .into_iter()
-        .map(|(n, t, d)| Param { value: b.new_value(t, n), direction: d })
+        .map(|(n, t, d)| Param {
+            value: b.new_value(t, n),
+            direction: d,
+        })
         .collect();
     let f = b
-        .create_function("k", FunctionKind::Kernel, Signature { params, returns: vec![] }, true)
+        .create_function(
+            "k",
+            FunctionKind::Kernel,
+            Signature {
+                params,
+                returns: vec![],
+            },
+            true,
+        )
         .unwrap();
     let mut ctx = IRBuilderContext::new();
     b.enter_function_body(&mut ctx, f).unwrap();
@@ -25,24 +36,42 @@ fn kernel(params: Vec<(&str, Type, Direction)>) -> Fx {
 }
 
 fn i64c(fx: &mut Fx, v: i64) -> ValueId {
-    fx.b.create_const(&mut fx.ctx, Constant::Int64(v), None, "").unwrap()
+    fx.b.create_const(&mut fx.ctx, Constant::Int64(v), None, "")
+        .unwrap()
 }
 
 fn body_stmts(fx: &Fx) -> Vec<StmtKind> {
     let body = fx.b.module().funcs[fx.f].body;
-    fx.b.module().blocks[body].stmts.iter().map(|&s| fx.b.module().stmts[s].kind.clone()).collect()
+    fx.b.module().blocks[body]
+        .stmts
+        .iter()
+        .map(|&s| fx.b.module().stmts[s].kind.clone())
+        .collect()
 }
 
 fn add(fx: &mut Fx, a: ValueId, b: ValueId, name: &str) -> ValueId {
-    fx.b.build_op(&mut fx.ctx, Opcode::ScalarAdd, vec![a, b], Attrs::new(), name).unwrap().unwrap()
+    fx.b.build_op(
+        &mut fx.ctx,
+        Opcode::ScalarAdd,
+        vec![a, b],
+        Attrs::new(),
+        name,
+    )
+    .unwrap()
+    .unwrap()
 }
 
-fn for_range(fx: &mut Fx, n: i64, body: impl FnOnce(&mut IRBuilder, &mut IRBuilderContext, ValueId) -> Result<(), Diag>) -> StmtId {
+fn for_range(
+    fx: &mut Fx,
+    n: i64,
+    body: impl FnOnce(&mut IRBuilder, &mut IRBuilderContext, ValueId) -> Result<(), Diag>,
+) -> StmtId {
     let lb = i64c(fx, 0);
     let ub = i64c(fx, n);
     let st = i64c(fx, 1);
     let iv = fx.b.new_scalar(DataType::Int64, "i");
-    fx.b.for_loop(&mut fx.ctx, iv, lb, ub, st, ForKind::Sequential, body).unwrap()
+    fx.b.for_loop(&mut fx.ctx, iv, lb, ub, st, ForKind::Sequential, body)
+        .unwrap()
 }
 
 #[test]
@@ -53,16 +82,25 @@ fn assignment_in_loop_becomes_iter_arg_yield_and_result() {
     let fs = for_range(&mut fx, 10, |b, ctx, _| {
         let acc = b.use_var(ctx, "acc")?;
         let i = b.use_var(ctx, "i")?;
-        let s = b.build_op(ctx, Opcode::ScalarAdd, vec![acc, i], Attrs::new(), "acc")?.unwrap();
+        let s = b
+            .build_op(ctx, Opcode::ScalarAdd, vec![acc, i], Attrs::new(), "acc")?
+            .unwrap();
         b.assign_var(ctx, "acc", s)
     });
     let m = fx.b.module();
-    let StmtKind::For(f) = &m.stmts[fs].kind else { panic!() };
+    let StmtKind::For(f) = &m.stmts[fs].kind else {
+        panic!()
+    };
     assert_eq!(f.iter_args.len(), 1);
     assert_eq!(f.iter_args[0].init, zero);
     assert_eq!(f.results.len(), 1);
     // The add reads the iter arg, and the yield gives the add's result.
-    let add_op = m.ops.iter().find(|(_, o)| o.opcode == Opcode::ScalarAdd).unwrap().1;
+    let add_op = m
+        .ops
+        .iter()
+        .find(|(_, o)| o.opcode == Opcode::ScalarAdd)
+        .unwrap()
+        .1;
     assert_eq!(add_op.operands[0], f.iter_args[0].arg);
     let last = *m.blocks[f.body].stmts.last().unwrap();
     assert!(matches!(&m.stmts[last].kind, StmtKind::Yield(v) if v == &add_op.results));
@@ -82,11 +120,21 @@ fn read_only_outer_variable_is_not_carried() {
         Ok(())
     });
     let m = fx.b.module();
-    let StmtKind::For(f) = &m.stmts[fs].kind else { panic!() };
+    let StmtKind::For(f) = &m.stmts[fs].kind else {
+        panic!()
+    };
     assert!(f.iter_args.is_empty() && f.results.is_empty());
     let n = m.funcs[fx.f].sig.params[0].value;
-    let add_op = m.ops.iter().find(|(_, o)| o.opcode == Opcode::ScalarAdd).unwrap().1;
-    assert_eq!(add_op.operands[0], n, "the provisional was replaced by the outer value");
+    let add_op = m
+        .ops
+        .iter()
+        .find(|(_, o)| o.opcode == Opcode::ScalarAdd)
+        .unwrap()
+        .1;
+    assert_eq!(
+        add_op.operands[0], n,
+        "the provisional was replaced by the outer value"
+    );
 }
 
 #[test]
@@ -96,12 +144,18 @@ fn shadowing_let_in_body_does_not_carry_and_does_not_leak() {
     fx.b.declare_var(&fx.ctx, "x", one, true).unwrap();
     let fs = for_range(&mut fx, 3, |b, ctx, _| {
         let x = b.use_var(ctx, "x")?;
-        let y = b.build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "x")?.unwrap();
+        let y = b
+            .build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "x")?
+            .unwrap();
         b.declare_var(ctx, "x", y, true)?;
-        let z = b.build_op(ctx, Opcode::ScalarAdd, vec![y, y], Attrs::new(), "x")?.unwrap();
+        let z = b
+            .build_op(ctx, Opcode::ScalarAdd, vec![y, y], Attrs::new(), "x")?
+            .unwrap();
         b.assign_var(ctx, "x", z) // assigns the shadowing local
     });
-    let StmtKind::For(f) = &fx.b.module().stmts[fs].kind else { panic!() };
+    let StmtKind::For(f) = &fx.b.module().stmts[fs].kind else {
+        panic!()
+    };
     assert!(f.iter_args.is_empty());
     assert_eq!(fx.b.use_var(&mut fx.ctx, "x").unwrap(), one);
 }
@@ -113,12 +167,16 @@ fn assignment_before_shadowing_still_carries() {
     fx.b.declare_var(&fx.ctx, "x", one, true).unwrap();
     let fs = for_range(&mut fx, 3, |b, ctx, _| {
         let x = b.use_var(ctx, "x")?;
-        let y = b.build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "x")?.unwrap();
+        let y = b
+            .build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "x")?
+            .unwrap();
         b.assign_var(ctx, "x", y)?;
         let c = b.create_const(ctx, Constant::Int64(7), None, "")?;
         b.declare_var(ctx, "x", c, false)
     });
-    let StmtKind::For(f) = &fx.b.module().stmts[fs].kind else { panic!() };
+    let StmtKind::For(f) = &fx.b.module().stmts[fs].kind else {
+        panic!()
+    };
     assert_eq!(f.iter_args.len(), 1);
 }
 
@@ -134,20 +192,27 @@ fn nested_loops_carry_through_both() {
         let j = b.new_scalar(DataType::Int64, "j");
         b.for_loop(ctx, j, lb, ub, st, ForKind::Sequential, |b, ctx, j| {
             let s = b.use_var(ctx, "s")?;
-            let t = b.build_op(ctx, Opcode::ScalarAdd, vec![s, j], Attrs::new(), "s")?.unwrap();
+            let t = b
+                .build_op(ctx, Opcode::ScalarAdd, vec![s, j], Attrs::new(), "s")?
+                .unwrap();
             b.assign_var(ctx, "s", t)
         })?;
         Ok(())
     });
     let m = fx.b.module();
-    let StmtKind::For(f) = &m.stmts[outer].kind else { panic!() };
+    let StmtKind::For(f) = &m.stmts[outer].kind else {
+        panic!()
+    };
     assert_eq!(f.iter_args.len(), 1);
     assert_eq!(f.iter_args[0].init, zero);
     // The inner loop's init is the outer loop's iter arg; the outer yield is the inner result.
-    let inner = m.blocks[f.body].stmts.iter().find_map(|&s| match &m.stmts[s].kind {
-        StmtKind::For(g) => Some(g.clone()),
-        _ => None,
-    });
+    let inner = m.blocks[f.body]
+        .stmts
+        .iter()
+        .find_map(|&s| match &m.stmts[s].kind {
+            StmtKind::For(g) => Some(g.clone()),
+            _ => None,
+        });
     let inner = inner.unwrap();
     assert_eq!(inner.iter_args[0].init, f.iter_args[0].arg);
     let last = *m.blocks[f.body].stmts.last().unwrap();
@@ -160,14 +225,15 @@ fn if_merges_variable_assigned_in_one_branch() {
     let zero = i64c(&mut fx, 0);
     fx.b.declare_var(&fx.ctx, "x", zero, true).unwrap();
     let c = fx.b.use_var(&mut fx.ctx, "c").unwrap();
-    let (ifs, v) = fx
-        .b
-        .if_else(
+    let (ifs, v) =
+        fx.b.if_else(
             &mut fx.ctx,
             c,
             |b, ctx| {
                 let x = b.use_var(ctx, "x")?;
-                let y = b.build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "x")?.unwrap();
+                let y = b
+                    .build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "x")?
+                    .unwrap();
                 b.assign_var(ctx, "x", y)?;
                 Ok(None)
             },
@@ -176,7 +242,9 @@ fn if_merges_variable_assigned_in_one_branch() {
         .unwrap();
     assert!(v.is_none());
     let m = fx.b.module();
-    let StmtKind::If(i) = &m.stmts[ifs].kind else { panic!() };
+    let StmtKind::If(i) = &m.stmts[ifs].kind else {
+        panic!()
+    };
     assert_eq!(i.results.len(), 1);
     let else_last = *m.blocks[i.else_block].stmts.last().unwrap();
     assert!(matches!(&m.stmts[else_last].kind, StmtKind::Yield(v) if v == &vec![zero]));
@@ -188,9 +256,8 @@ fn if_merges_variable_assigned_in_one_branch() {
 fn if_expression_merges_branch_values_and_checks_types() {
     let mut fx = kernel(vec![("c", Type::Scalar(DataType::Bool), Direction::In)]);
     let c = fx.b.use_var(&mut fx.ctx, "c").unwrap();
-    let (_, v) = fx
-        .b
-        .if_else(
+    let (_, v) =
+        fx.b.if_else(
             &mut fx.ctx,
             c,
             |b, ctx| b.create_const(ctx, Constant::Int64(1), None, "").map(Some),
@@ -198,17 +265,26 @@ fn if_expression_merges_branch_values_and_checks_types() {
         )
         .unwrap();
     assert!(v.is_some());
-    let err = fx
-        .b
-        .if_else(
+    let err =
+        fx.b.if_else(
             &mut fx.ctx,
             c,
             |b, ctx| b.create_const(ctx, Constant::Int64(1), None, "").map(Some),
-            |b, ctx| b.create_const(ctx, Constant::Double(2.0), None, "").map(Some),
+            |b, ctx| {
+                b.create_const(ctx, Constant::Double(2.0), None, "")
+                    .map(Some)
+            },
         )
         .unwrap_err();
-    assert_eq!(err.message, "`if` and `else` have different types: int64 and fp64");
-    assert_eq!(fx.ctx.scope_stack.len(), 1, "closure forms pop their scopes even on error");
+    assert_eq!(
+        err.message,
+        "`if` and `else` have different types: int64 and fp64"
+    );
+    assert_eq!(
+        fx.ctx.scope_stack.len(),
+        1,
+        "closure forms pop their scopes even on error"
+    );
 }
 
 #[test]
@@ -218,18 +294,39 @@ fn break_carries_values_where_it_stands() {
     fx.b.declare_var(&fx.ctx, "x", zero, true).unwrap();
     let fs = for_range(&mut fx, 8, |b, ctx, i| {
         let x = b.use_var(ctx, "x")?;
-        let y = b.build_op(ctx, Opcode::ScalarAdd, vec![x, i], Attrs::new(), "x")?.unwrap();
+        let y = b
+            .build_op(ctx, Opcode::ScalarAdd, vec![x, i], Attrs::new(), "x")?
+            .unwrap();
         b.assign_var(ctx, "x", y)?;
         let c = b.use_var(ctx, "c")?;
-        b.if_else(ctx, c, |b, ctx| b.create_break(ctx).map(|_| None), |_, _| Ok(None))?;
-        let z = b.build_op(ctx, Opcode::ScalarAdd, vec![y, y], Attrs::new(), "x")?.unwrap();
+        b.if_else(
+            ctx,
+            c,
+            |b, ctx| b.create_break(ctx).map(|_| None),
+            |_, _| Ok(None),
+        )?;
+        let z = b
+            .build_op(ctx, Opcode::ScalarAdd, vec![y, y], Attrs::new(), "x")?
+            .unwrap();
         b.assign_var(ctx, "x", z)
     });
     let m = fx.b.module();
-    let brk = m.stmts.iter().find(|(_, s)| matches!(s.kind, StmtKind::Break(_))).unwrap().1;
-    let first_add = m.ops.iter().find(|(_, o)| o.opcode == Opcode::ScalarAdd).unwrap().1;
+    let brk = m
+        .stmts
+        .iter()
+        .find(|(_, s)| matches!(s.kind, StmtKind::Break(_)))
+        .unwrap()
+        .1;
+    let first_add = m
+        .ops
+        .iter()
+        .find(|(_, o)| o.opcode == Opcode::ScalarAdd)
+        .unwrap()
+        .1;
     assert!(matches!(&brk.kind, StmtKind::Break(v) if v == &first_add.results));
-    let StmtKind::For(f) = &m.stmts[fs].kind else { panic!() };
+    let StmtKind::For(f) = &m.stmts[fs].kind else {
+        panic!()
+    };
     assert_eq!(f.iter_args.len(), 1);
 }
 
@@ -238,28 +335,42 @@ fn while_loop_carries_and_checks_condition() {
     let mut fx = kernel(vec![]);
     let zero = i64c(&mut fx, 0);
     fx.b.declare_var(&fx.ctx, "x", zero, true).unwrap();
-    let ws = fx
-        .b
-        .while_loop(
+    let ws =
+        fx.b.while_loop(
             &mut fx.ctx,
             |b, ctx| {
                 let x = b.use_var(ctx, "x")?;
                 let ten = b.create_const(ctx, Constant::Int64(10), None, "")?;
-                Ok(b.build_op(ctx, Opcode::ScalarLt, vec![x, ten], Attrs::new(), "")?.unwrap())
+                Ok(
+                    b.build_op(ctx, Opcode::ScalarLt, vec![x, ten], Attrs::new(), "")?
+                        .unwrap(),
+                )
             },
             |b, ctx| {
                 let x = b.use_var(ctx, "x")?;
                 let one = b.create_const(ctx, Constant::Int64(1), None, "")?;
-                let y = b.build_op(ctx, Opcode::ScalarAdd, vec![x, one], Attrs::new(), "x")?.unwrap();
+                let y = b
+                    .build_op(ctx, Opcode::ScalarAdd, vec![x, one], Attrs::new(), "x")?
+                    .unwrap();
                 b.assign_var(ctx, "x", y)
             },
         )
         .unwrap();
     let m = fx.b.module();
-    let StmtKind::While(w) = &m.stmts[ws].kind else { panic!() };
+    let StmtKind::While(w) = &m.stmts[ws].kind else {
+        panic!()
+    };
     assert_eq!(w.iter_args.len(), 1);
-    let lt = m.ops.iter().find(|(_, o)| o.opcode == Opcode::ScalarLt).unwrap().1;
-    assert_eq!(lt.operands[0], w.iter_args[0].arg, "the condition reads the iter arg");
+    let lt = m
+        .ops
+        .iter()
+        .find(|(_, o)| o.opcode == Opcode::ScalarLt)
+        .unwrap()
+        .1;
+    assert_eq!(
+        lt.operands[0], w.iter_args[0].arg,
+        "the condition reads the iter arg"
+    );
 }
 
 #[test]
@@ -269,11 +380,22 @@ fn parallel_loop_rejects_loop_carried_assignment() {
     fx.b.declare_var(&fx.ctx, "x", zero, true).unwrap();
     let (lb, ub, st) = (i64c(&mut fx, 0), i64c(&mut fx, 4), i64c(&mut fx, 1));
     let iv = fx.b.new_scalar(DataType::Int64, "i");
-    let err = fx
-        .b
-        .for_loop(&mut fx.ctx, iv, lb, ub, st, ForKind::Parallel, |b, ctx, i| b.assign_var(ctx, "x", i))
+    let err =
+        fx.b.for_loop(
+            &mut fx.ctx,
+            iv,
+            lb,
+            ub,
+            st,
+            ForKind::Parallel,
+            |b, ctx, i| b.assign_var(ctx, "x", i),
+        )
         .unwrap_err();
-    assert!(err.message.contains("`x` is assigned in a parallel loop"), "{}", err.message);
+    assert!(
+        err.message.contains("`x` is assigned in a parallel loop"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -281,16 +403,28 @@ fn misuse_is_an_error_not_a_panic() {
     let mut b = IRBuilder::new(ProgramModule::new("m"));
     let mut ctx = IRBuilderContext::new();
     assert!(ctx.pop_scope().is_err());
-    let e = b.create_const(&mut ctx, Constant::Int64(1), None, "").unwrap_err();
+    let e = b
+        .create_const(&mut ctx, Constant::Int64(1), None, "")
+        .unwrap_err();
     assert!(e.message.contains("no insertion point"));
-    let f = b.create_function("f", FunctionKind::Kernel, Signature::default(), true).unwrap();
-    assert!(b.create_function("f", FunctionKind::Kernel, Signature::default(), false).is_err());
+    let f = b
+        .create_function("f", FunctionKind::Kernel, Signature::default(), true)
+        .unwrap();
+    assert!(
+        b.create_function("f", FunctionKind::Kernel, Signature::default(), false)
+            .is_err()
+    );
     b.enter_function_body(&mut ctx, f).unwrap();
-    let one = b.create_const(&mut ctx, Constant::Int64(1), None, "one").unwrap();
+    let one = b
+        .create_const(&mut ctx, Constant::Int64(1), None, "one")
+        .unwrap();
     let iv = b.new_scalar(DataType::Int64, "i");
     let fs = b.create_for_stmt(&mut ctx, iv, one, one, one).unwrap();
     b.enter_for_body(&mut ctx, fs).unwrap();
-    assert!(b.exit_for_statement(&mut ctx, fs).is_err(), "body scope still open");
+    assert!(
+        b.exit_for_statement(&mut ctx, fs).is_err(),
+        "body scope still open"
+    );
     b.create_yield(&mut ctx, vec![one, one]).unwrap();
     ctx.pop_scope().unwrap();
     // Nothing is assigned in the loop, so an explicit 2-value yield is the wrong arity.
@@ -305,9 +439,22 @@ fn misuse_is_an_error_not_a_panic() {
     let t = b.new_value(Type::Tile(TileType::new(DataType::Fp32, vec![16, 16])), "t");
     let e = b.create_return(&mut ctx, vec![t]).unwrap_err();
     assert!(e.message.starts_with("only scalars can be returned"));
-    let flt = b.create_const(&mut ctx, Constant::Double(1.0), None, "").unwrap();
-    let e = b.build_op(&mut ctx, Opcode::ScalarAdd, vec![one, flt], Attrs::new(), "").unwrap_err();
-    assert_eq!(e.message, "`scalar.add` operands have different types: int64 and fp64");
+    let flt = b
+        .create_const(&mut ctx, Constant::Double(1.0), None, "")
+        .unwrap();
+    let e = b
+        .build_op(
+            &mut ctx,
+            Opcode::ScalarAdd,
+            vec![one, flt],
+            Attrs::new(),
+            "",
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.message,
+        "`scalar.add` operands have different types: int64 and fp64"
+    );
     assert!(b.finish(&ctx).is_err(), "function body scope still open");
 }
 
@@ -324,7 +471,11 @@ fn explicit_yield_of_wrong_arity_is_rejected() {
     fx.b.create_yield(&mut fx.ctx, vec![iv, iv]).unwrap();
     fx.ctx.pop_scope().unwrap();
     let e = fx.b.exit_for_statement(&mut fx.ctx, fs).unwrap_err();
-    assert!(e.message.contains("explicit yield has 2 value(s)"), "{}", e.message);
+    assert!(
+        e.message.contains("explicit yield has 2 value(s)"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -334,27 +485,52 @@ fn seed_001_example_builds_with_reassigned_output() {
     let mut b = IRBuilder::new(ProgramModule::new("main"));
     let batch = b.new_scalar(DataType::Int64, "b");
     let shape = vec![Dim::Value(batch), Dim::Const(128)];
-    let tensor = |d| Type::Tensor(TensorType { dtype: d, shape: shape.clone(), format: TensorFormat::Nd });
+    let tensor = |d| {
+        Type::Tensor(TensorType {
+            dtype: d,
+            shape: shape.clone(),
+            format: TensorFormat::Nd,
+        })
+    };
     let input = b.new_value(tensor(DataType::Fp32), "input");
     let scale1 = b.new_scalar(DataType::Fp32, "scale1");
     let output = b.new_value(tensor(DataType::Fp32), "output");
     let sig = Signature {
         params: vec![
-            Param { value: input, direction: Direction::In },
-            Param { value: scale1, direction: Direction::In },
-            Param { value: output, direction: Direction::Out },
+            Param {
+                value: input,
+                direction: Direction::In,
+            },
+            Param {
+                value: scale1,
+                direction: Direction::In,
+            },
+            Param {
+                value: output,
+                direction: Direction::Out,
+            },
         ],
         returns: vec![],
     };
-    let f = b.create_function("test_value", FunctionKind::ControlFlow, sig, true).unwrap();
+    let f = b
+        .create_function("test_value", FunctionKind::ControlFlow, sig, true)
+        .unwrap();
     let mut ctx = IRBuilderContext::new();
     b.enter_function_body(&mut ctx, f).unwrap();
-    let mul1 = b.create_tensor(&ctx, shape.clone(), DataType::Fp32, "mul1_res").unwrap();
-    let op = b.create_binary_op(Opcode::TensorMul, input, scale1, mul1).unwrap();
+    let mul1 = b
+        .create_tensor(&ctx, shape.clone(), DataType::Fp32, "mul1_res")
+        .unwrap();
+    let op = b
+        .create_binary_op(Opcode::TensorMul, input, scale1, mul1)
+        .unwrap();
     b.emit(&mut ctx, op).unwrap();
     let pi = b.create_const_f64(&mut ctx, 2.5, "const_pi").unwrap();
-    let mul2 = b.create_tensor(&ctx, shape.clone(), DataType::Fp32, "output").unwrap();
-    let op = b.create_binary_op(Opcode::TensorMul, mul1, pi, mul2).unwrap();
+    let mul2 = b
+        .create_tensor(&ctx, shape.clone(), DataType::Fp32, "output")
+        .unwrap();
+    let op = b
+        .create_binary_op(Opcode::TensorMul, mul1, pi, mul2)
+        .unwrap();
     b.emit(&mut ctx, op).unwrap();
     b.create_return(&mut ctx, vec![]).unwrap();
     ctx.pop_scope().unwrap();
@@ -362,9 +538,14 @@ fn seed_001_example_builds_with_reassigned_output() {
     assert_eq!(m.funcs[f].dims, vec![batch]);
     let body = &m.blocks[m.funcs[f].body];
     assert_eq!(body.stmts.len(), 2, "one statement.op, one return");
-    let StmtKind::Op(ops) = &m.stmts[body.stmts[0]].kind else { panic!() };
+    let StmtKind::Op(ops) = &m.stmts[body.stmts[0]].kind else {
+        panic!()
+    };
     assert_eq!(ops.len(), 3);
-    assert_eq!(m.values[mul2].ssa_name(), format!("%output_{}", m.values[mul2].number));
+    assert_eq!(
+        m.values[mul2].ssa_name(),
+        format!("%output_{}", m.values[mul2].number)
+    );
     // Creating the second `output` in the body assigned the parameter variable.
     assert_eq!(body.env.update("output").map(|b| b.value), Some(mul2));
 }
@@ -376,7 +557,9 @@ fn scope_is_transparent() {
     fx.b.declare_var(&fx.ctx, "x", zero, true).unwrap();
     fx.b.scope(&mut fx.ctx, ScopeKind::InCore, |b, ctx| {
         let x = b.use_var(ctx, "x")?;
-        let y = b.build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "y")?.unwrap();
+        let y = b
+            .build_op(ctx, Opcode::ScalarAdd, vec![x, x], Attrs::new(), "y")?
+            .unwrap();
         b.declare_var(ctx, "y", y, false)?;
         b.assign_var(ctx, "x", y)
     })

@@ -133,13 +133,19 @@ impl<'a> Cx<'a> {
 
     fn dtype_attr(&self, key: &str) -> R<DataType> {
         self.attr(key)?.as_dtype().ok_or_else(|| {
-            InferError::new(format!("`{}` attribute `{key}` must be a dtype name", self.name()))
+            InferError::new(format!(
+                "`{}` attribute `{key}` must be a dtype name",
+                self.name()
+            ))
         })
     }
 
     fn shape_attr(&self, key: &str) -> R<Vec<u64>> {
         let list = self.attr(key)?.as_list().ok_or_else(|| {
-            InferError::new(format!("`{}` attribute `{key}` must be a list", self.name()))
+            InferError::new(format!(
+                "`{}` attribute `{key}` must be a list",
+                self.name()
+            ))
         })?;
         let mut out = Vec::with_capacity(list.len());
         for a in list {
@@ -166,7 +172,10 @@ impl<'a> Cx<'a> {
     /// Offsets: integers or integer scalars; `None` entries are runtime values.
     fn offset_attr(&self, key: &str, rank: usize) -> R<Vec<Option<u64>>> {
         let list = self.attr(key)?.as_list().ok_or_else(|| {
-            InferError::new(format!("`{}` attribute `{key}` must be a list", self.name()))
+            InferError::new(format!(
+                "`{}` attribute `{key}` must be a list",
+                self.name()
+            ))
         })?;
         if list.len() != rank {
             return Err(InferError::new(format!(
@@ -184,14 +193,19 @@ impl<'a> Cx<'a> {
                     self.name()
                 ))),
                 Attr::Value(v) => match self.m.values.get(*v).map(|d| (&d.ty, d.constant)) {
-                    Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => Ok(Some(c.as_i64() as u64)),
+                    Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => {
+                        Ok(Some(c.as_i64() as u64))
+                    }
                     Some((t, _)) if t.is_int_scalar() => Ok(None),
                     Some((t, _)) => Err(InferError::new(format!(
                         "`{}` offsets must be integers, found {}",
                         self.name(),
                         self.show(t)
                     ))),
-                    None => Err(InferError::new(format!("`{}` offset names an unknown value", self.name()))),
+                    None => Err(InferError::new(format!(
+                        "`{}` offset names an unknown value",
+                        self.name()
+                    ))),
                 },
                 _ => Err(InferError::new(format!(
                     "`{}` offsets must be integers or integer scalars",
@@ -211,7 +225,9 @@ pub fn infer(
     attrs: &Attrs,
 ) -> Result<Vec<Type>, InferError> {
     if let Some(bad) = operands.iter().find(|v| !m.values.contains(**v)) {
-        return Err(InferError::new(format!("operand {bad:?} is not a value of this module")));
+        return Err(InferError::new(format!(
+            "operand {bad:?} is not a value of this module"
+        )));
     }
     let cx = Cx {
         m,
@@ -250,7 +266,11 @@ pub fn infer(
                     cx.name()
                 )));
             }
-            one(Type::Scalar(if class == OpClass::ScalarCompare { DataType::Bool } else { a }))
+            one(Type::Scalar(if class == OpClass::ScalarCompare {
+                DataType::Bool
+            } else {
+                a
+            }))
         }
         OpClass::ScalarLogic => {
             cx.arity(2)?;
@@ -272,7 +292,10 @@ pub fn infer(
                 _ => a.is_int(),
             };
             if !ok {
-                return Err(InferError::new(format!("`{}` does not apply to {a}", cx.name())));
+                return Err(InferError::new(format!(
+                    "`{}` does not apply to {a}",
+                    cx.name()
+                )));
             }
             one(Type::Scalar(a))
         }
@@ -318,7 +341,9 @@ pub fn infer(
             if let Some(r) = attrs.get("round") {
                 let ok = r.as_ident().is_some_and(|s| ROUND_MODES.contains(&s));
                 if !ok {
-                    return Err(InferError::new("`tile.cast` attribute `round` must be one of none, rint, round, floor, ceil, trunc, odd"));
+                    return Err(InferError::new(
+                        "`tile.cast` attribute `round` must be one of none, rint, round, floor, ceil, trunc, odd",
+                    ));
                 }
             }
             let mut out = t.clone();
@@ -329,7 +354,10 @@ pub fn infer(
             cx.arity(1)?;
             let t = cx.tile2(0)?;
             if !t.dtype.is_numeric() {
-                return Err(InferError::new(format!("`{}` needs a numeric tile", cx.name())));
+                return Err(InferError::new(format!(
+                    "`{}` needs a numeric tile",
+                    cx.name()
+                )));
             }
             let (r, c) = (t.shape[0], t.shape[1]);
             one(Type::Tile(if op.class() == OpClass::RowReduce {
@@ -351,7 +379,10 @@ pub fn infer(
             let t = cx.tile2(0)?;
             let shape = cx.shape_attr("shape")?;
             if shape.len() != 2 {
-                return Err(InferError::new(format!("`{}` needs a rank-2 `shape`", cx.name())));
+                return Err(InferError::new(format!(
+                    "`{}` needs a rank-2 `shape`",
+                    cx.name()
+                )));
             }
             let row = op.class() == OpClass::RowExpand;
             let ok = if row {
@@ -441,7 +472,12 @@ pub fn infer(
                 )));
             }
             let off = cx.offset_attr("offset", dst.shape.len())?;
-            check_fits(&cx, &src.shape, &off, &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>())?;
+            check_fits(
+                &cx,
+                &src.shape,
+                &off,
+                &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
+            )?;
             one(Type::Tile(dst.clone()))
         }
         OpClass::Full => {
@@ -494,7 +530,9 @@ pub fn infer(
                             wanted.join(", "),
                             shape_x(&t.shape)
                         ))
-                        .note("each valid extent must be at least 1 and at most the tile's extent"));
+                        .note(
+                            "each valid extent must be at least 1 and at most the tile's extent",
+                        ));
                     }
                     Some(c) => valid.push(Dim::Const(c as u64)),
                     None => valid.push(Dim::Value(v)),
@@ -562,7 +600,9 @@ pub fn infer(
             let t = cx.tile(0)?;
             let loc = cx.attr("loc")?.as_ident().unwrap_or("");
             if crate::types::MemorySpace::from_name(loc).is_none() {
-                return Err(InferError::new(format!("`tile.move` to unknown location `{loc}`")));
+                return Err(InferError::new(format!(
+                    "`tile.move` to unknown location `{loc}`"
+                )));
             }
             one(Type::Tile(t.clone()))
         }
@@ -664,7 +704,13 @@ fn check_fits(cx: &Cx<'_>, shape: &[u64], off: &[Option<u64>], bounds: &[Dim]) -
 /// A load/store/view window must not be larger than a static tensor dimension; a window that
 /// starts inside but reaches past the edge is fine (the valid region shrinks), one that
 /// starts at or past a static edge is an error.
-fn check_window(cx: &Cx<'_>, what: &str, shape: &[u64], off: &[Option<u64>], dims: &[Dim]) -> R<()> {
+fn check_window(
+    cx: &Cx<'_>,
+    what: &str,
+    shape: &[u64],
+    off: &[Option<u64>],
+    dims: &[Dim],
+) -> R<()> {
     for d in 0..shape.len() {
         if let Dim::Const(n) = dims[d] {
             if shape[d] > n {
@@ -677,7 +723,9 @@ fn check_window(cx: &Cx<'_>, what: &str, shape: &[u64], off: &[Option<u64>], dim
                         .join(" x "),
                     shape[d]
                 ))
-                .note(format!("a {what} window must fit the tensor's static extent in every dimension")));
+                .note(format!(
+                    "a {what} window must fit the tensor's static extent in every dimension"
+                )));
             }
             if let Some(o) = off[d]
                 && o >= n
@@ -730,7 +778,12 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                 .note("convert one operand with `.cast::<T>()`"));
             }
             if a.shape == b.shape {
-                let valid = a.valid.iter().zip(&b.valid).map(|(x, y)| meet(*x, *y)).collect();
+                let valid = a
+                    .valid
+                    .iter()
+                    .zip(&b.valid)
+                    .map(|(x, y)| meet(*x, *y))
+                    .collect();
                 return Ok(vec![Type::Tile(TileType {
                     dtype: a.dtype,
                     shape: a.shape.clone(),
@@ -738,7 +791,9 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                 })]);
             }
             if a.shape.len() == 2 && b.shape.len() == 2 && !bitwise {
-                let (big, small) = if a.shape[0].saturating_mul(a.shape[1]) >= b.shape[0].saturating_mul(b.shape[1]) {
+                let (big, small) = if a.shape[0].saturating_mul(a.shape[1])
+                    >= b.shape[0].saturating_mul(b.shape[1])
+                {
                     (a, b)
                 } else {
                     (b, a)
@@ -848,7 +903,10 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
                     a.dtype
                 )));
             }
-            let valid = vec![meet(c.valid[0], result.valid[0]), meet(c.valid[1], result.valid[1])];
+            let valid = vec![
+                meet(c.valid[0], result.valid[0]),
+                meet(c.valid[1], result.valid[1]),
+            ];
             Ok(vec![Type::Tile(TileType { valid, ..result })])
         }
         OpClass::MatmulBias => {
@@ -869,12 +927,26 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
 fn call(cx: &Cx<'_>) -> R<Vec<Type>> {
     let callee = match cx.attr("callee")? {
         Attr::Symbol(s) => s,
-        _ => return Err(InferError::new("`func.call` attribute `callee` must be a symbol `@name`")),
+        _ => {
+            return Err(InferError::new(
+                "`func.call` attribute `callee` must be a symbol `@name`",
+            ));
+        }
     };
     let f = cx.m.function_by_name(callee).ok_or_else(|| {
-        let names: Vec<String> = cx.m.functions.iter().map(|&f| format!("@{}", cx.m.funcs[f].name)).collect();
-        InferError::new(format!("call to unknown function `@{callee}`"))
-            .note(format!("functions in this module: {}", if names.is_empty() { "none".to_string() } else { names.join(", ") }))
+        let names: Vec<String> =
+            cx.m.functions
+                .iter()
+                .map(|&f| format!("@{}", cx.m.funcs[f].name))
+                .collect();
+        InferError::new(format!("call to unknown function `@{callee}`")).note(format!(
+            "functions in this module: {}",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ))
     })?;
     let func = &cx.m.funcs[f];
     if func.sig.params.len() != cx.operands.len() {
@@ -907,7 +979,10 @@ fn call_compatible(want: &Type, got: &Type) -> bool {
         (Type::Tensor(w), Type::Tensor(g)) => {
             w.dtype == g.dtype
                 && w.shape.len() == g.shape.len()
-                && w.shape.iter().zip(&g.shape).all(|(a, b)| !matches!((a, b), (Dim::Const(x), Dim::Const(y)) if x != y))
+                && w.shape
+                    .iter()
+                    .zip(&g.shape)
+                    .all(|(a, b)| !matches!((a, b), (Dim::Const(x), Dim::Const(y)) if x != y))
         }
         (Type::Tile(w), Type::Tile(g)) => w.dtype == g.dtype && w.shape == g.shape,
         _ => want == got,

@@ -256,8 +256,9 @@ impl Opcode {
         OPS.iter()
             .find(|r| r.dialect == dialect && (r.mnemonic == name || r.alias == name))
             .or_else(|| {
-                OPS.iter()
-                    .find(|r| r.dialect == "scalar" && r.alias == name && name.starts_with("OP_SCALAR_"))
+                OPS.iter().find(|r| {
+                    r.dialect == "scalar" && r.alias == name && name.starts_with("OP_SCALAR_")
+                })
             })
             .map(|r| r.opcode)
     }
@@ -283,7 +284,10 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for (i, row) in OPS.iter().enumerate() {
             assert_eq!(row.opcode as usize, i, "{row:?}");
-            assert!(seen.insert((row.dialect, row.mnemonic)), "duplicate {row:?}");
+            assert!(
+                seen.insert((row.dialect, row.mnemonic)),
+                "duplicate {row:?}"
+            );
             assert_eq!(Opcode::lookup(row.dialect, row.mnemonic), Some(row.opcode));
         }
     }
@@ -292,8 +296,14 @@ mod tests {
     fn seed_spellings_resolve() {
         assert_eq!(Opcode::lookup("tile", "OP_MUL"), Some(Opcode::TileMul));
         assert_eq!(Opcode::lookup("tensor", "OP_MUL"), Some(Opcode::TensorMul));
-        assert_eq!(Opcode::lookup("tensor", "OP_SCALAR_ADD"), Some(Opcode::ScalarAdd));
-        assert_eq!(Opcode::lookup("tile", "assemble"), Some(Opcode::TileAssemble));
+        assert_eq!(
+            Opcode::lookup("tensor", "OP_SCALAR_ADD"),
+            Some(Opcode::ScalarAdd)
+        );
+        assert_eq!(
+            Opcode::lookup("tile", "assemble"),
+            Some(Opcode::TileAssemble)
+        );
         assert_eq!(Opcode::lookup("tile", "nope"), None);
     }
 }
