@@ -25,6 +25,8 @@
 //! # }
 //! ```
 #![forbid(unsafe_code)]
+// Input-driven paths return errors; a panic on user input is a bug.
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod element;
 mod error;

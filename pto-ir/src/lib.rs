@@ -4,6 +4,8 @@
 //! op table ([`ops`]), the [`IRBuilder`] with automatic loop-carried values and branch
 //! merges, the statement text format (printer via `Display`, [`parse()`]), the [`verify()`]
 //! verifier and [`structurally_equal`].
+// Input-driven paths return errors; a panic on user input is a bug.
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod attr;
 pub mod builder;

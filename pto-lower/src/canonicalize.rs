@@ -1,0 +1,356 @@
+//! Pass 1, canonicalize (seed 002 section 8 step 1): folds scalar arithmetic on constants,
+//! removes loop-carried values a loop never changes (every `yield` / `continue` / `break`
+//! passes the iter arg through unchanged), and deletes pure ops whose results are unused.
+//! The module keeps verifying: folded ops become constants of the same type, and removed
+//! iter args are replaced by their initial value everywhere.
+
+use std::collections::HashMap;
+
+use pto_ir::{
+    Attr, Constant, DataType, Diagnostics, FuncId, OpClass, Opcode, ProgramModule, StmtKind,
+    ValueId,
+};
+
+use crate::pass::Pass;
+use crate::walk;
+
+/// The canonicalize pass.
+pub struct Canonicalize;
+
+impl Pass for Canonicalize {
+    fn name(&self) -> &'static str {
+        "canonicalize"
+    }
+
+    fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
+        for f in walk::functions(m) {
+            // Each step can enable the others; a few rounds reach the fixed point.
+            for _ in 0..8 {
+                let changed =
+                    fold_constants(m, f) | remove_invariant_iter_args(m, f) | remove_dead_ops(m, f);
+                if !changed {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Turns scalar ops whose operands are all constants into constants.
+fn fold_constants(m: &mut ProgramModule, f: FuncId) -> bool {
+    let mut changed = false;
+    for o in walk::ops_in(m, m.funcs[f].body) {
+        let op = &m.ops[o];
+        let class = op.opcode.class();
+        let foldable = matches!(
+            class,
+            OpClass::ScalarArith
+                | OpClass::ScalarCompare
+                | OpClass::ScalarLogic
+                | OpClass::ScalarUnary
+                | OpClass::ScalarNot
+                | OpClass::ScalarCast
+        );
+        if !foldable || op.results.len() != 1 {
+            continue;
+        }
+        let args: Option<Vec<Constant>> =
+            op.operands.iter().map(|&v| m.values[v].constant).collect();
+        let Some(args) = args else { continue };
+        let arg_ty = op
+            .operands
+            .first()
+            .and_then(|&v| m.values[v].ty.as_scalar());
+        let res = op.results[0];
+        let Some(res_ty) = m.values[res].ty.as_scalar() else {
+            continue;
+        };
+        let Some(arg_ty) = arg_ty else { continue };
+        let Some(c) = eval(op.opcode, arg_ty, res_ty, &args) else {
+            continue;
+        };
+        let attr = match c {
+            Constant::Bool(b) => Attr::Bool(b),
+            Constant::Double(x) => Attr::Float(x),
+            other => Attr::Int(other.as_i64()),
+        };
+        let op = &mut m.ops[o];
+        op.opcode = Opcode::Const;
+        op.operands.clear();
+        op.attrs = pto_ir::Attrs::new().with("value", attr);
+        m.values[res].constant = Some(c);
+        changed = true;
+    }
+    changed
+}
+
+/// A constant of `dtype` holding `v` (integers wrap to the type's width).
+fn int_const(dtype: DataType, v: i64) -> Option<Constant> {
+    let bits = dtype.bits();
+    if !dtype.is_int() || bits == 0 || bits > 64 {
+        return None;
+    }
+    let v = if bits == 64 {
+        v
+    } else if dtype.is_signed_int() {
+        (v << (64 - bits)) >> (64 - bits)
+    } else {
+        v & ((1i64 << bits) - 1)
+    };
+    Some(match dtype {
+        DataType::Int32 => Constant::Int(v as i32),
+        DataType::UInt64 => Constant::SizeT(v as u64),
+        _ => Constant::Int64(v),
+    })
+}
+
+/// Evaluates a scalar op on constants; `None` when the result is not well defined
+/// (division by zero, overflowing shifts, unsupported types).
+fn eval(op: Opcode, arg: DataType, res: DataType, a: &[Constant]) -> Option<Constant> {
+    use Opcode::*;
+    let x = *a.first()?;
+    let y = a.get(1).copied();
+    if res == DataType::Bool && matches!(op.class(), OpClass::ScalarCompare) {
+        let r = if arg.is_float() {
+            let (p, q) = (x.as_f64(), y?.as_f64());
+            match op {
+                ScalarEq => p == q,
+                ScalarNe => p != q,
+                ScalarLt => p < q,
+                ScalarLe => p <= q,
+                ScalarGt => p > q,
+                ScalarGe => p >= q,
+                _ => return None,
+            }
+        } else {
+            let (p, q) = (x.as_i64(), y?.as_i64());
+            match op {
+                ScalarEq => p == q,
+                ScalarNe => p != q,
+                ScalarLt => p < q,
+                ScalarLe => p <= q,
+                ScalarGt => p > q,
+                ScalarGe => p >= q,
+                _ => return None,
+            }
+        };
+        return Some(Constant::Bool(r));
+    }
+    if res == DataType::Bool {
+        let p = x.as_i64() != 0;
+        let q = y.map(|c| c.as_i64() != 0);
+        return Some(Constant::Bool(match op {
+            ScalarAnd => p && q?,
+            ScalarOr => p || q?,
+            ScalarXor => p ^ q?,
+            ScalarNot => !p,
+            _ => return None,
+        }));
+    }
+    if op == ScalarCast {
+        return if res.is_float() {
+            Some(Constant::Double(x.as_f64()))
+        } else if res.is_int() && !x.is_float() {
+            int_const(res, x.as_i64())
+        } else {
+            None
+        };
+    }
+    if res.is_float() {
+        // Only fp64 folds exactly; narrower floats would need their own rounding.
+        if res != DataType::Fp64 {
+            return None;
+        }
+        let p = x.as_f64();
+        let q = y.map(Constant::as_f64);
+        let r = match op {
+            ScalarAdd => p + q?,
+            ScalarSub => p - q?,
+            ScalarMul => p * q?,
+            ScalarDiv => p / q?,
+            ScalarMin => p.min(q?),
+            ScalarMax => p.max(q?),
+            ScalarNeg => -p,
+            ScalarAbs => p.abs(),
+            _ => return None,
+        };
+        return Some(Constant::Double(r));
+    }
+    if !res.is_int() || res.bits() > 64 || res.is_unsigned_int() && res.bits() == 64 {
+        return None;
+    }
+    let p = x.as_i64();
+    let q = y.map(Constant::as_i64);
+    let r = match op {
+        ScalarAdd => p.wrapping_add(q?),
+        ScalarSub => p.wrapping_sub(q?),
+        ScalarMul => p.wrapping_mul(q?),
+        ScalarDiv => p.checked_div(q?)?,
+        ScalarRem => p.checked_rem(q?)?,
+        ScalarMin => p.min(q?),
+        ScalarMax => p.max(q?),
+        ScalarNeg => p.wrapping_neg(),
+        ScalarAbs => p.wrapping_abs(),
+        _ => return None,
+    };
+    int_const(res, r)
+}
+
+/// Removes iter args that every loop exit passes through unchanged.
+fn remove_invariant_iter_args(m: &mut ProgramModule, f: FuncId) -> bool {
+    let mut stmts = Vec::new();
+    walk::visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
+    let mut changed = false;
+    for s in stmts {
+        let (args, body) = match &m.stmts[s].kind {
+            StmtKind::For(l) => (l.iter_args.clone(), l.body),
+            StmtKind::While(w) => (w.iter_args.clone(), w.body),
+            _ => continue,
+        };
+        if args.is_empty() {
+            continue;
+        }
+        let exits = walk::loop_exits(m, body);
+        let invariant: Vec<usize> = (0..args.len())
+            .filter(|&k| {
+                exits.iter().all(|&e| match &m.stmts[e].kind {
+                    StmtKind::Yield(v) | StmtKind::Break(v) | StmtKind::Continue(v) => {
+                        v.get(k) == Some(&args[k].arg) || v.is_empty()
+                    }
+                    _ => false,
+                })
+            })
+            .collect();
+        if invariant.is_empty() {
+            continue;
+        }
+        let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+        let results = match &m.stmts[s].kind {
+            StmtKind::For(l) => l.results.clone(),
+            StmtKind::While(w) => w.results.clone(),
+            _ => Vec::new(),
+        };
+        for &k in &invariant {
+            map.insert(args[k].arg, args[k].init);
+            if let Some(&r) = results.get(k) {
+                map.insert(r, args[k].init);
+            }
+        }
+        let keep = |i: usize| !invariant.contains(&i);
+        for &e in &exits {
+            if let StmtKind::Yield(v) | StmtKind::Break(v) | StmtKind::Continue(v) =
+                &mut m.stmts[e].kind
+                && v.len() == args.len()
+            {
+                *v = v
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, x)| *x)
+                    .collect();
+            }
+        }
+        match &mut m.stmts[s].kind {
+            StmtKind::For(l) => {
+                l.iter_args = l
+                    .iter_args
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, x)| *x)
+                    .collect();
+                l.results = l
+                    .results
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, x)| *x)
+                    .collect();
+            }
+            StmtKind::While(w) => {
+                w.iter_args = w
+                    .iter_args
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, x)| *x)
+                    .collect();
+                w.results = w
+                    .results
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, x)| *x)
+                    .collect();
+            }
+            _ => {}
+        }
+        // Re-number the definition sites of the remaining iter args and results.
+        let (new_args, new_results) = match &m.stmts[s].kind {
+            StmtKind::For(l) => (l.iter_args.clone(), l.results.clone()),
+            StmtKind::While(w) => (w.iter_args.clone(), w.results.clone()),
+            _ => (Vec::new(), Vec::new()),
+        };
+        for (i, a) in new_args.iter().enumerate() {
+            m.values[a.arg].def = pto_ir::ValueDef::IterArg(s, i as u32);
+        }
+        for (i, &r) in new_results.iter().enumerate() {
+            m.values[r].def = pto_ir::ValueDef::StmtResult(s, i as u32);
+        }
+        walk::replace_uses(m, f, &map);
+        changed = true;
+    }
+    changed
+}
+
+/// Deletes ops without side effects whose results nobody uses.
+fn remove_dead_ops(m: &mut ProgramModule, f: FuncId) -> bool {
+    let counts = walk::use_counts(m, f);
+    let mut stmts = Vec::new();
+    walk::visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
+    let mut changed = false;
+    for s in stmts {
+        let StmtKind::Op(ops) = &m.stmts[s].kind else {
+            continue;
+        };
+        let keep: Vec<_> = ops
+            .iter()
+            .copied()
+            .filter(|&o| {
+                let op = &m.ops[o];
+                let pure = !matches!(op.opcode.class(), OpClass::Store | OpClass::Call);
+                !pure
+                    || op
+                        .results
+                        .iter()
+                        .any(|r| counts.get(r).copied().unwrap_or(0) > 0)
+            })
+            .collect();
+        if keep.len() != ops.len() {
+            changed = true;
+            m.stmts[s].kind = StmtKind::Op(keep);
+        }
+    }
+    // Drop `statement.op`s left empty.
+    let mut blocks = Vec::new();
+    walk::visit_stmts(m, m.funcs[f].body, &mut |s| {
+        blocks.extend(m.stmts[s].kind.blocks())
+    });
+    blocks.push(m.funcs[f].body);
+    for b in blocks {
+        let before = m.blocks[b].stmts.len();
+        let stmts = &m.stmts;
+        let kept: Vec<_> = m.blocks[b]
+            .stmts
+            .iter()
+            .copied()
+            .filter(|&s| !matches!(&stmts[s].kind, StmtKind::Op(v) if v.is_empty()))
+            .collect();
+        if kept.len() != before {
+            m.blocks[b].stmts = kept;
+            changed = true;
+        }
+    }
+    changed
+}

@@ -1,0 +1,117 @@
+//! Per-tile lowering facts kept on the IR values, and the small tables the passes share:
+//! a tile's location and byte offset live in the value's [`TileLayout::memory`]; its layout
+//! (`ND`, `DN`, `NZ` ...) is a function of location and shape; each op runs on one pipe.
+
+use pto_ir::{
+    Dim, MemRef, MemorySpace, OpClass, Operation, PipeKind, ProgramModule, TileLayout, Type,
+    ValueId,
+};
+
+/// The memory a tile value lives in, once `infer-tile-info` ran.
+pub fn space_of(m: &ProgramModule, v: ValueId) -> Option<MemorySpace> {
+    m.values.get(v)?.layout.as_ref()?.memory.map(|r| r.space)
+}
+
+/// The byte offset of a tile value in its buffer, once `bufferize` ran.
+pub fn addr_of(m: &ProgramModule, v: ValueId) -> Option<u64> {
+    m.values.get(v)?.layout.as_ref()?.memory?.addr
+}
+
+/// Bytes a tile occupies in its buffer: elements times element size, rounded up to 32.
+pub fn tile_bytes(ty: &Type) -> u64 {
+    ty.size_bytes().div_ceil(32) * 32
+}
+
+/// Records the location of a tile value (keeping any address it has).
+pub fn set_space(m: &mut ProgramModule, v: ValueId, space: MemorySpace) {
+    let ty = m.values[v].ty.clone();
+    let Some(t) = ty.as_tile() else { return };
+    let size = tile_bytes(&ty);
+    let (_, c) = t.rows_cols();
+    let data = &mut m.values[v];
+    let layout = data.layout.get_or_insert_with(|| TileLayout {
+        strides: vec![c, 1],
+        start_offset: Dim::Const(0),
+        memory: None,
+    });
+    let addr = layout.memory.and_then(|r| r.addr);
+    layout.memory = Some(MemRef { space, addr, size });
+}
+
+/// Records the byte offset of a placed tile value.
+pub fn set_addr(m: &mut ProgramModule, v: ValueId, addr: u64) {
+    if let Some(mem) = m.values[v].layout.as_mut().and_then(|l| l.memory.as_mut()) {
+        mem.addr = Some(addr);
+    }
+}
+
+/// The layout of a tile in `space` with static `shape` (seed 002 `#pto.layout`): row-major
+/// `ND` in the unified buffer (`DN` for an `R x 1` column, the row-reduction form), the
+/// fractal `NZ` in L1 and L0C, `ZZ` / `ZN` for the left / right matmul operands.
+pub fn layout_name(space: MemorySpace, shape: &[u64]) -> &'static str {
+    match space {
+        MemorySpace::Vec | MemorySpace::Ddr | MemorySpace::Bias => {
+            if shape.len() == 2 && shape[1] == 1 && shape[0] > 1 {
+                "DN"
+            } else {
+                "ND"
+            }
+        }
+        MemorySpace::Mat | MemorySpace::Acc => "NZ",
+        MemorySpace::Left => "ZZ",
+        MemorySpace::Right => "ZN",
+    }
+}
+
+/// The pipe an op runs on (`shared/spec/pto-isa.md` section 4.3); `S` for scalar work.
+pub fn pipe_of(m: &ProgramModule, op: &Operation) -> PipeKind {
+    let space = |v: Option<&ValueId>| v.and_then(|&v| space_of(m, v)).unwrap_or(MemorySpace::Vec);
+    match op.opcode.class() {
+        OpClass::Load => PipeKind::Mte2,
+        OpClass::Store => {
+            if space(op.operands.first()) == MemorySpace::Acc {
+                PipeKind::Fix
+            } else {
+                PipeKind::Mte3
+            }
+        }
+        OpClass::Move | OpClass::Extract => {
+            let (from, to) = (space(op.operands.first()), space(op.results.first()));
+            match (from, to) {
+                (MemorySpace::Acc, _) => PipeKind::Fix,
+                (MemorySpace::Mat, MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => {
+                    PipeKind::Mte1
+                }
+                (_, MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => PipeKind::Mte1,
+                _ => PipeKind::V,
+            }
+        }
+        OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => PipeKind::M,
+        _ => {
+            let tile_involved = op
+                .results
+                .iter()
+                .chain(&op.operands)
+                .any(|&v| m.values[v].ty.as_tile().is_some());
+            if tile_involved {
+                PipeKind::V
+            } else {
+                PipeKind::S
+            }
+        }
+    }
+}
+
+/// The `PIPE_*` spelling of a pipe.
+pub fn pipe_cpp(p: PipeKind) -> &'static str {
+    match p {
+        PipeKind::S => "PIPE_S",
+        PipeKind::V => "PIPE_V",
+        PipeKind::M => "PIPE_M",
+        PipeKind::Mte1 => "PIPE_MTE1",
+        PipeKind::Mte2 => "PIPE_MTE2",
+        PipeKind::Mte3 => "PIPE_MTE3",
+        PipeKind::Fix => "PIPE_FIX",
+        PipeKind::All => "PIPE_ALL",
+    }
+}

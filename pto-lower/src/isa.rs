@@ -1,0 +1,446 @@
+//! The PTO-ISA program: the lowering's output and every emitter's input.
+//!
+//! A [`Program`] is one kernel as explicit instructions over *tile slots* (a [`TileSlot`] is a
+//! region of an on-chip buffer with a static shape and dtype, placed by `bufferize`; SSA tile
+//! values that share a slot are one storage), host tensors, and scalar SSA values of the IR
+//! (named and typed by the module the program keeps). Structured control flow stays
+//! structured (`for` / `while` / `if` / `break` / `continue`), so the emitters print it
+//! directly. Invariants:
+//! - instructions are destination first, like the PTO-ISA C++ intrinsics (`TSTORE` writes a
+//!   tensor and has no tile destination);
+//! - a slot read by an instruction was written before on every path (values are SSA);
+//! - loop-carried scalars are mutable variables assigned at each loop exit ([`Inst::Assign`]);
+//!   loop-carried tiles live in one slot, copied with `TMOV` only where `bufferize` could not
+//!   coalesce them;
+//! - events are explicit `set_flag` / `wait_flag` pairs, with a `PIPE_ALL` barrier at the top
+//!   of every loop body that issues tile work (the back-edge dependency).
+
+use pto_ir::{DataType, FuncId, MemorySpace, Opcode, PipeKind, ProgramModule, SpanId, ValueId};
+
+use crate::events::Event;
+
+/// Index of a tile slot in [`Program::tiles`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TileId(pub u32);
+
+/// One on-chip tile storage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileSlot {
+    /// The emitted variable name (`t0_row`).
+    pub name: String,
+    /// Element type.
+    pub dtype: DataType,
+    /// Static shape as written in the IR (rank 1 to 4).
+    pub shape: Vec<u64>,
+    /// Rows of the 2-D view (leading dimensions folded).
+    pub rows: u64,
+    /// Columns of the 2-D view.
+    pub cols: u64,
+    /// The buffer.
+    pub space: MemorySpace,
+    /// Byte offset in the buffer.
+    pub addr: u64,
+    /// Bytes occupied (32-byte aligned).
+    pub bytes: u64,
+    /// `ND`, `DN`, `NZ`, ...
+    pub layout: &'static str,
+    /// Static valid rows / columns when every value in the slot has them, else `None`.
+    pub valid: [Option<u64>; 2],
+}
+
+/// A tile operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileRef {
+    /// An on-chip slot.
+    Slot(TileId),
+    /// A tile parameter of the kernel (read only).
+    Param(ValueId),
+}
+
+/// An offset or extent: a constant or an integer scalar value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Index {
+    /// A constant.
+    Const(u64),
+    /// A runtime integer scalar.
+    Value(ValueId),
+}
+
+/// An instruction operand after the destination.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// A tile.
+    Tile(TileRef),
+    /// A scalar SSA value (constants are printed inline).
+    Scalar(ValueId),
+    /// An immediate the lowering introduced (`-1` of `s - a`).
+    Imm(f64),
+}
+
+macro_rules! isa_ops {
+    ($($v:ident = $name:literal $rust:literal;)*) => {
+        /// A PTO-ISA compute instruction.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs, clippy::upper_case_acronyms)]
+        pub enum Isa { $($v,)* }
+
+        impl Isa {
+            /// The instruction's name (`TADD`).
+            pub fn name(self) -> &'static str {
+                match self { $(Isa::$v => $name,)* }
+            }
+
+            /// The `pto::isa` function implementing it (`tadd`).
+            pub fn rust_fn(self) -> &'static str {
+                match self { $(Isa::$v => $rust,)* }
+            }
+
+            /// Looks an instruction up by name.
+            pub fn from_name(s: &str) -> Option<Isa> {
+                match s { $($name => Some(Isa::$v),)* _ => None }
+            }
+        }
+    };
+}
+
+isa_ops! {
+    TAdd = "TADD" "tadd"; TSub = "TSUB" "tsub"; TMul = "TMUL" "tmul"; TDiv = "TDIV" "tdiv";
+    TMax = "TMAX" "tmax"; TMin = "TMIN" "tmin"; TRem = "TREM" "trem";
+    TAnd = "TAND" "tand"; TOr = "TOR" "tor"; TXor = "TXOR" "txor"; TShl = "TSHL" "tshl"; TShr = "TSHR" "tshr";
+    TAddS = "TADDS" "tadds"; TSubS = "TSUBS" "tsubs"; TMulS = "TMULS" "tmuls"; TDivS = "TDIVS" "tdivs";
+    TMaxS = "TMAXS" "tmaxs"; TMinS = "TMINS" "tmins"; TRemS = "TREMS" "trems";
+    TAndS = "TANDS" "tands"; TOrS = "TORS" "tors"; TXorS = "TXORS" "txors"; TShlS = "TSHLS" "tshls"; TShrS = "TSHRS" "tshrs";
+    TNeg = "TNEG" "tneg"; TAbs = "TABS" "tabs"; TRelu = "TRELU" "trelu"; TExp = "TEXP" "texp"; TLog = "TLOG" "tlog";
+    TSqrt = "TSQRT" "tsqrt"; TRsqrt = "TRSQRT" "trsqrt"; TRecip = "TRECIP" "trecip"; TNot = "TNOT" "tnot";
+    TRowSum = "TROWSUM" "trowsum"; TRowMax = "TROWMAX" "trowmax"; TRowMin = "TROWMIN" "trowmin";
+    TColSum = "TCOLSUM" "tcolsum"; TColMax = "TCOLMAX" "tcolmax"; TColMin = "TCOLMIN" "tcolmin";
+    TRowExpand = "TROWEXPAND" "trowexpand"; TColExpand = "TCOLEXPAND" "tcolexpand";
+    TRowExpandAdd = "TROWEXPANDADD" "trowexpandadd"; TRowExpandSub = "TROWEXPANDSUB" "trowexpandsub";
+    TRowExpandMul = "TROWEXPANDMUL" "trowexpandmul"; TRowExpandDiv = "TROWEXPANDDIV" "trowexpanddiv";
+    TRowExpandMax = "TROWEXPANDMAX" "trowexpandmax"; TRowExpandMin = "TROWEXPANDMIN" "trowexpandmin";
+    TColExpandAdd = "TCOLEXPANDADD" "tcolexpandadd"; TColExpandSub = "TCOLEXPANDSUB" "tcolexpandsub";
+    TColExpandMul = "TCOLEXPANDMUL" "tcolexpandmul"; TColExpandDiv = "TCOLEXPANDDIV" "tcolexpanddiv";
+    TColExpandMax = "TCOLEXPANDMAX" "tcolexpandmax"; TColExpandMin = "TCOLEXPANDMIN" "tcolexpandmin";
+    TTrans = "TTRANS" "ttrans"; TMatmul = "TMATMUL" "tmatmul"; TMatmulAcc = "TMATMUL_ACC" "tmatmul_acc";
+    TMatmulBias = "TMATMUL_BIAS" "tmatmul_bias"; TMov = "TMOV" "tmov"; TExpandS = "TEXPANDS" "texpands";
+}
+
+impl Isa {
+    /// Elementwise tile-tile binary ops.
+    pub fn is_binary(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TAdd | TSub | TMul | TDiv | TMax | TMin | TRem | TAnd | TOr | TXor | TShl | TShr
+        )
+    }
+
+    /// Commutative binary ops (`a op b == b op a`).
+    pub fn is_commutative(self) -> bool {
+        use Isa::*;
+        matches!(self, TAdd | TMul | TMax | TMin | TAnd | TOr | TXor)
+    }
+
+    /// Tile-scalar ops.
+    pub fn is_scalar_form(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TAddS
+                | TSubS
+                | TMulS
+                | TDivS
+                | TMaxS
+                | TMinS
+                | TRemS
+                | TAndS
+                | TOrS
+                | TXorS
+                | TShlS
+                | TShrS
+        )
+    }
+
+    /// Elementwise unary ops.
+    pub fn is_unary(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TNeg | TAbs | TRelu | TExp | TLog | TSqrt | TRsqrt | TRecip | TNot
+        )
+    }
+
+    /// The fused row / column broadcast ops (`TROWEXPANDSUB` ...).
+    pub fn is_expand_op(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TRowExpandAdd
+                | TRowExpandSub
+                | TRowExpandMul
+                | TRowExpandDiv
+                | TRowExpandMax
+                | TRowExpandMin
+                | TColExpandAdd
+                | TColExpandSub
+                | TColExpandMul
+                | TColExpandDiv
+                | TColExpandMax
+                | TColExpandMin
+        )
+    }
+
+    /// Reductions (the C++ form takes a scratch tile).
+    pub fn is_reduction(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TRowSum | TRowMax | TRowMin | TColSum | TColMax | TColMin
+        )
+    }
+
+    /// The pipe the instruction runs on, given its destination's location.
+    pub fn pipe(self, dst: MemorySpace) -> PipeKind {
+        match self {
+            Isa::TMatmul | Isa::TMatmulAcc | Isa::TMatmulBias => PipeKind::M,
+            Isa::TMov => match dst {
+                MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias => PipeKind::Mte1,
+                _ => PipeKind::V,
+            },
+            _ => PipeKind::V,
+        }
+    }
+}
+
+/// `TCVT` rounding (`pto::RoundMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Round {
+    None,
+    Rint,
+    Round,
+    Floor,
+    Ceil,
+    Trunc,
+}
+
+impl Round {
+    /// From the IR's `round` attribute word.
+    pub fn from_word(s: &str) -> Option<Round> {
+        Some(match s {
+            "none" => Round::None,
+            "rint" => Round::Rint,
+            "round" => Round::Round,
+            "floor" => Round::Floor,
+            "ceil" => Round::Ceil,
+            "trunc" => Round::Trunc,
+            _ => return None,
+        })
+    }
+
+    /// The C++ `RoundMode::CAST_*` name.
+    pub fn cpp(self) -> &'static str {
+        match self {
+            Round::None => "CAST_NONE",
+            Round::Rint => "CAST_RINT",
+            Round::Round => "CAST_ROUND",
+            Round::Floor => "CAST_FLOOR",
+            Round::Ceil => "CAST_CEIL",
+            Round::Trunc => "CAST_TRUNC",
+        }
+    }
+
+    /// The `pto::RoundMode` variant name.
+    pub fn rust(self) -> &'static str {
+        match self {
+            Round::None => "CastNone",
+            Round::Rint => "CastRint",
+            Round::Round => "CastRound",
+            Round::Floor => "CastFloor",
+            Round::Ceil => "CastCeil",
+            Round::Trunc => "CastTrunc",
+        }
+    }
+}
+
+/// One instruction or structured statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// A compute instruction `ISA(dst, args..)`.
+    Op {
+        /// The instruction.
+        isa: Isa,
+        /// Destination slot.
+        dst: TileId,
+        /// Sources in PTO order.
+        args: Vec<Arg>,
+    },
+    /// `TLOAD(dst, tensor[offsets..])` of a `window` (the tile's IR shape).
+    Load {
+        /// Destination.
+        dst: TileId,
+        /// The tensor parameter.
+        tensor: ValueId,
+        /// Element offsets, one per tensor dimension.
+        offsets: Vec<Index>,
+        /// Window sizes, one per tensor dimension.
+        window: Vec<u64>,
+    },
+    /// `TSTORE(tensor[offsets..], src)`.
+    Store {
+        /// The tensor parameter.
+        tensor: ValueId,
+        /// Source tile.
+        src: TileRef,
+        /// Element offsets.
+        offsets: Vec<Index>,
+        /// Window sizes (the tile's IR shape).
+        window: Vec<u64>,
+    },
+    /// `TEXTRACT(dst, src, r0, c0)`.
+    Extract {
+        /// Destination.
+        dst: TileId,
+        /// Source.
+        src: TileRef,
+        /// Row and column offset.
+        at: [Index; 2],
+    },
+    /// `TINSERT(dst, src, r0, c0)`.
+    Insert {
+        /// Destination (read and written).
+        dst: TileId,
+        /// Source.
+        src: TileRef,
+        /// Row and column offset.
+        at: [Index; 2],
+    },
+    /// `TCVT(dst, src, round)`.
+    Cvt {
+        /// Destination.
+        dst: TileId,
+        /// Source.
+        src: TileRef,
+        /// Rounding.
+        round: Round,
+    },
+    /// Narrows the valid region of `dst` (`tile.valid`).
+    SetValid {
+        /// The tile.
+        dst: TileId,
+        /// Valid rows and columns.
+        dims: [Index; 2],
+    },
+    /// Makes the whole of `dst` valid (before a fill or broadcast that covers it).
+    FullValid(TileId),
+    /// `set_flag(src, dst, id)`.
+    SetFlag(Event),
+    /// `wait_flag(src, dst, id)`.
+    WaitFlag(Event),
+    /// `pipe_barrier(pipe)`.
+    Barrier(PipeKind),
+    /// A scalar-unit op `result = op(args)` (arithmetic, compare, logic, cast).
+    Scalar {
+        /// The IR op.
+        op: Opcode,
+        /// Result value.
+        result: ValueId,
+        /// Operands.
+        args: Vec<ValueId>,
+    },
+    /// Parallel assignment of loop-carried / branch-result scalars: `(d0, d1) = (s0, s1)`.
+    Assign(Vec<(ValueId, ValueId)>),
+    /// A counted loop. Scalar `carried` values are variables initialised before the loop;
+    /// `results` are read from them after it.
+    For {
+        /// Induction variable.
+        iv: ValueId,
+        /// Lower bound.
+        lb: ValueId,
+        /// Upper bound (exclusive).
+        ub: ValueId,
+        /// Step (positive).
+        step: ValueId,
+        /// (iter arg, init) of carried scalars.
+        carried: Vec<(ValueId, ValueId)>,
+        /// The body.
+        body: Vec<Inst>,
+        /// (result, iter arg) of carried scalars.
+        results: Vec<(ValueId, ValueId)>,
+    },
+    /// `while`: `cond` runs before each iteration and ends by computing `cond_value`.
+    While {
+        /// (iter arg, init) of carried scalars.
+        carried: Vec<(ValueId, ValueId)>,
+        /// The condition region.
+        cond: Vec<Inst>,
+        /// The condition.
+        cond_value: ValueId,
+        /// The body.
+        body: Vec<Inst>,
+        /// (result, iter arg) of carried scalars.
+        results: Vec<(ValueId, ValueId)>,
+    },
+    /// `if` / `else`; scalar `results` are declared before and assigned in each branch.
+    If {
+        /// The condition.
+        cond: ValueId,
+        /// Then branch.
+        then_body: Vec<Inst>,
+        /// Else branch.
+        else_body: Vec<Inst>,
+        /// Scalar results.
+        results: Vec<ValueId>,
+    },
+    /// Leaves the innermost loop.
+    Break,
+    /// Next iteration of the innermost loop.
+    Continue,
+    /// Returns scalars (last instruction of the kernel).
+    Return(Vec<ValueId>),
+}
+
+/// One lowered kernel.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The module after the pass pipeline (names and types of values, parameters).
+    pub module: ProgramModule,
+    /// The kernel.
+    pub func: FuncId,
+    /// The target name (`A2A3`, `A5`).
+    pub target: &'static str,
+    /// Tile slots.
+    pub tiles: Vec<TileSlot>,
+    /// The body.
+    pub body: Vec<Inst>,
+    /// The kernel's span, for messages.
+    pub span: SpanId,
+}
+
+impl Program {
+    /// A slot.
+    pub fn tile(&self, t: TileId) -> Option<&TileSlot> {
+        self.tiles.get(t.0 as usize)
+    }
+
+    /// Number of instructions, nested ones included.
+    pub fn inst_count(&self) -> usize {
+        fn count(v: &[Inst]) -> usize {
+            v.iter()
+                .map(|i| {
+                    1 + match i {
+                        Inst::For { body, .. } => count(body),
+                        Inst::While { cond, body, .. } => count(cond) + count(body),
+                        Inst::If {
+                            then_body,
+                            else_body,
+                            ..
+                        } => count(then_body) + count(else_body),
+                        _ => 0,
+                    }
+                })
+                .sum()
+        }
+        count(&self.body)
+    }
+}

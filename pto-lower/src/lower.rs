@@ -1,0 +1,742 @@
+//! Pass 5, lower to ISA: turns a function of a module that went through the pass pipeline
+//! into an [`isa::Program`](crate::isa::Program).
+//!
+//! Each tile value maps to the slot `bufferize` gave it (location, offset, shape, dtype);
+//! values with the same slot share storage. Copies (`TMOV`) appear only at the loop and
+//! branch edges `bufferize` could not coalesce. Op forms the ISA lacks are rewritten:
+//! `s - a` is `TMULS(d, a, -1); TADDS(d, d, s)` (`TNEG` for unsigned tiles), `s / a` is the
+//! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
+//! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
+
+use std::collections::HashMap;
+
+use pto_ir::{
+    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, MemorySpace, OpClass, OpId, Opcode,
+    PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
+};
+
+use crate::bufferize::module_target;
+use crate::events::events;
+use crate::info::{addr_of, layout_name, space_of, tile_bytes};
+use crate::isa::{Arg, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
+
+/// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
+pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
+    let target = module_target(&m).name;
+    let span = m.funcs.get(func).map_or(SpanId::NONE, |f| f.span);
+    let Some(f) = m.funcs.get(func) else {
+        return Err(Diag::new(
+            SpanId::NONE,
+            format!("{func:?} is not a function of the module"),
+        )
+        .into());
+    };
+    let mut lw = Lowerer {
+        m: &m,
+        slots: HashMap::new(),
+        tiles: Vec::new(),
+        diags: Vec::new(),
+        targets: Vec::new(),
+        span: f.span,
+    };
+    let body = lw.block(f.body);
+    let Lowerer { tiles, diags, .. } = lw;
+    if !diags.is_empty() {
+        let mut d = Diagnostics::new();
+        for x in diags {
+            d.push(x);
+        }
+        return Err(d);
+    }
+    Ok(Program {
+        module: m,
+        func,
+        target,
+        tiles,
+        body,
+        span,
+    })
+}
+
+type SlotKey = (MemorySpace, u64, DataType, Vec<u64>);
+
+/// Where terminators send their values.
+enum YieldTarget {
+    /// Iter args of a loop.
+    Loop(Vec<ValueId>),
+    /// Results of an `if`.
+    If(Vec<ValueId>),
+}
+
+struct Lowerer<'a> {
+    m: &'a ProgramModule,
+    slots: HashMap<SlotKey, TileId>,
+    tiles: Vec<TileSlot>,
+    diags: Vec<Diag>,
+    targets: Vec<YieldTarget>,
+    span: SpanId,
+}
+
+fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
+    matches!(m.values[v].ty, Type::Tile(_))
+}
+
+impl Lowerer<'_> {
+    fn err(&mut self, at: SpanId, msg: impl Into<String>) {
+        let at = if at.is_some() { at } else { self.span };
+        self.diags.push(Diag::new(at, msg));
+    }
+
+    fn is_param(&self, v: ValueId) -> bool {
+        matches!(self.m.values[v].def, ValueDef::Param(..))
+    }
+
+    /// The slot of a tile value (created on first use).
+    fn slot(&mut self, v: ValueId, at: SpanId) -> TileId {
+        let m = self.m;
+        let data = &m.values[v];
+        let (Some(t), Some(space), Some(addr)) = (data.ty.as_tile(), space_of(m, v), addr_of(m, v))
+        else {
+            self.err(
+                at,
+                format!(
+                    "tile {} has no buffer: run the infer-tile-info and bufferize passes first",
+                    m.ssa_name(v)
+                ),
+            );
+            return TileId(0);
+        };
+        let key = (space, addr, t.dtype, t.shape.clone());
+        let valid: [Option<u64>; 2] = {
+            let (r, _) = t.rows_cols();
+            let lead_const = t.valid[..t.valid.len().saturating_sub(1)]
+                .iter()
+                .all(|d| d.as_const().is_some());
+            let rows = if t.shape.len() == 1 {
+                Some(1)
+            } else if lead_const {
+                let p: u64 = t.valid[..t.valid.len() - 1]
+                    .iter()
+                    .filter_map(|d| d.as_const())
+                    .product();
+                Some(p.min(r))
+            } else {
+                None
+            };
+            [rows, t.valid.last().and_then(|d| d.as_const())]
+        };
+        if let Some(&id) = self.slots.get(&key) {
+            if let Some(slot) = self.tiles.get_mut(id.0 as usize) {
+                for (have, new) in slot.valid.iter_mut().zip(valid) {
+                    if *have != new {
+                        *have = None;
+                    }
+                }
+            }
+            return id;
+        }
+        let id = TileId(self.tiles.len() as u32);
+        let (rows, cols) = t.rows_cols();
+        let base = data.name.clone().unwrap_or_default();
+        let name = if base.is_empty() {
+            format!("t{}", id.0)
+        } else {
+            format!("t{}_{}", id.0, sanitize(&base))
+        };
+        self.tiles.push(TileSlot {
+            name,
+            dtype: t.dtype,
+            shape: t.shape.clone(),
+            rows,
+            cols,
+            space,
+            addr,
+            bytes: tile_bytes(&data.ty),
+            layout: layout_name(space, &t.shape),
+            valid,
+        });
+        self.slots.insert(key, id);
+        id
+    }
+
+    fn tref(&mut self, v: ValueId, at: SpanId) -> TileRef {
+        if self.is_param(v) {
+            TileRef::Param(v)
+        } else {
+            TileRef::Slot(self.slot(v, at))
+        }
+    }
+
+    /// `TMOV(dst, src)` unless they are the same storage.
+    fn copy(&mut self, out: &mut Vec<Inst>, dst: ValueId, src: ValueId, at: SpanId) {
+        let d = self.slot(dst, at);
+        let s = self.tref(src, at);
+        if s != TileRef::Slot(d) {
+            out.push(Inst::Op {
+                isa: Isa::TMov,
+                dst: d,
+                args: vec![Arg::Tile(s)],
+            });
+        }
+    }
+
+    fn block(&mut self, b: BlockId) -> Vec<Inst> {
+        let mut out = Vec::new();
+        let m = self.m;
+        for &s in &m.blocks[b].stmts {
+            let span = m.stmts[s].span;
+            match &m.stmts[s].kind {
+                StmtKind::Op(ops) => {
+                    for &o in ops {
+                        self.op(o, &mut out);
+                    }
+                }
+                StmtKind::For(l) => {
+                    let mut carried = Vec::new();
+                    for a in &l.iter_args {
+                        if is_tile(m, a.arg) {
+                            self.copy(&mut out, a.arg, a.init, span);
+                        } else {
+                            carried.push((a.arg, a.init));
+                        }
+                    }
+                    let body = self.loop_body(l.body, l.iter_args.iter().map(|a| a.arg).collect());
+                    let mut results = Vec::new();
+                    let mut after = Vec::new();
+                    for (a, &r) in l.iter_args.iter().zip(&l.results) {
+                        if is_tile(m, r) {
+                            self.copy(&mut after, r, a.arg, span);
+                        } else {
+                            results.push((r, a.arg));
+                        }
+                    }
+                    out.push(Inst::For {
+                        iv: l.iv,
+                        lb: l.lb,
+                        ub: l.ub,
+                        step: l.step,
+                        carried,
+                        body,
+                        results,
+                    });
+                    out.extend(after);
+                }
+                StmtKind::While(w) => {
+                    let mut carried = Vec::new();
+                    for a in &w.iter_args {
+                        if is_tile(m, a.arg) {
+                            self.copy(&mut out, a.arg, a.init, span);
+                        } else {
+                            carried.push((a.arg, a.init));
+                        }
+                    }
+                    let args: Vec<ValueId> = w.iter_args.iter().map(|a| a.arg).collect();
+                    self.targets.push(YieldTarget::Loop(args.clone()));
+                    let cond = self.block(w.cond_block);
+                    self.targets.pop();
+                    let cond_value =
+                        m.blocks[w.cond_block]
+                            .stmts
+                            .last()
+                            .and_then(|&c| match m.stmts[c].kind {
+                                StmtKind::Condition(v) => Some(v),
+                                _ => None,
+                            });
+                    let Some(cond_value) = cond_value else {
+                        self.err(
+                            span,
+                            "a `while` condition region must end in `statement.condition`",
+                        );
+                        continue;
+                    };
+                    let body = self.loop_body(w.body, args);
+                    let mut results = Vec::new();
+                    let mut after = Vec::new();
+                    for (a, &r) in w.iter_args.iter().zip(&w.results) {
+                        if is_tile(m, r) {
+                            self.copy(&mut after, r, a.arg, span);
+                        } else {
+                            results.push((r, a.arg));
+                        }
+                    }
+                    out.push(Inst::While {
+                        carried,
+                        cond,
+                        cond_value,
+                        body,
+                        results,
+                    });
+                    out.extend(after);
+                }
+                StmtKind::If(x) => {
+                    self.targets.push(YieldTarget::If(x.results.clone()));
+                    let then_body = self.block(x.then_block);
+                    let else_body = self.block(x.else_block);
+                    self.targets.pop();
+                    out.push(Inst::If {
+                        cond: x.cond,
+                        then_body,
+                        else_body,
+                        results: x
+                            .results
+                            .iter()
+                            .copied()
+                            .filter(|&r| !is_tile(m, r))
+                            .collect(),
+                    });
+                }
+                StmtKind::Yield(vals) => {
+                    let targets = match self.targets.last() {
+                        Some(YieldTarget::Loop(a)) | Some(YieldTarget::If(a)) => a.clone(),
+                        None => Vec::new(),
+                    };
+                    self.exit_copies(&mut out, &targets, vals, span);
+                }
+                StmtKind::Break(vals) | StmtKind::Continue(vals) => {
+                    let targets = self
+                        .targets
+                        .iter()
+                        .rev()
+                        .find_map(|t| match t {
+                            YieldTarget::Loop(a) => Some(a.clone()),
+                            YieldTarget::If(_) => None,
+                        })
+                        .unwrap_or_default();
+                    self.exit_copies(&mut out, &targets, vals, span);
+                    out.push(if matches!(m.stmts[s].kind, StmtKind::Break(_)) {
+                        Inst::Break
+                    } else {
+                        Inst::Continue
+                    });
+                }
+                StmtKind::Condition(_) => {}
+                StmtKind::Return(vals) => out.push(Inst::Return(vals.clone())),
+                StmtKind::Scope(_, blk) => {
+                    let inner = self.block(*blk);
+                    out.extend(inner);
+                }
+            }
+        }
+        out
+    }
+
+    fn loop_body(&mut self, body: BlockId, args: Vec<ValueId>) -> Vec<Inst> {
+        self.targets.push(YieldTarget::Loop(args));
+        let mut insts = self.block(body);
+        self.targets.pop();
+        if has_tile_work(&insts) {
+            // The previous iteration's tile work (on any pipe) completes before this one's.
+            insts.insert(0, Inst::Barrier(PipeKind::All));
+        }
+        insts
+    }
+
+    fn exit_copies(
+        &mut self,
+        out: &mut Vec<Inst>,
+        targets: &[ValueId],
+        vals: &[ValueId],
+        at: SpanId,
+    ) {
+        let mut scalars = Vec::new();
+        for (&t, &v) in targets.iter().zip(vals) {
+            if t == v {
+                continue;
+            }
+            if is_tile(self.m, t) {
+                self.copy(out, t, v, at);
+            } else {
+                scalars.push((t, v));
+            }
+        }
+        if !scalars.is_empty() {
+            out.push(Inst::Assign(scalars));
+        }
+    }
+
+    fn index_list(&mut self, attr: Option<&Attr>, rank: usize, at: SpanId) -> Vec<Index> {
+        let m = self.m;
+        let items = attr.and_then(Attr::as_list).unwrap_or(&[]);
+        if items.len() != rank {
+            self.err(at, format!("expected {rank} offsets"));
+        }
+        items
+            .iter()
+            .map(|a| match a {
+                Attr::Int(v) => Index::Const((*v).max(0) as u64),
+                Attr::Value(v) => match m.values[*v].constant {
+                    Some(c) => Index::Const(c.as_i64().max(0) as u64),
+                    None => Index::Value(*v),
+                },
+                _ => Index::Const(0),
+            })
+            .collect()
+    }
+
+    fn op(&mut self, o: OpId, out: &mut Vec<Inst>) {
+        let m = self.m;
+        let op = &m.ops[o];
+        let at = op.span;
+        for ev in events(&op.attrs, "wait") {
+            out.push(Inst::WaitFlag(ev));
+        }
+        let class = op.opcode.class();
+        let res = op.results.first().copied();
+        let dst = |me: &mut Self| res.map(|r| me.slot(r, at)).unwrap_or(TileId(0));
+        let isa_at = |k: usize| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n));
+        match class {
+            OpClass::Const => {}
+            OpClass::Call => self.err(at, "`func.call` is not lowered yet: inline the callee into the kernel"),
+            OpClass::ScalarArith
+            | OpClass::ScalarCompare
+            | OpClass::ScalarLogic
+            | OpClass::ScalarBitwise
+            | OpClass::ScalarUnary
+            | OpClass::ScalarNot
+            | OpClass::ScalarBitNot
+            | OpClass::ScalarCast => {
+                if let Some(r) = res {
+                    out.push(Inst::Scalar {
+                        op: op.opcode,
+                        result: r,
+                        args: op.operands.clone(),
+                    });
+                }
+            }
+            OpClass::TileBinary | OpClass::TileBitwise => self.binary(o, out),
+            OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
+                let d = dst(self);
+                let a = self.tref(op.operands[0], at);
+                match isa_at(0) {
+                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] }),
+                    None => self.err(at, format!("`{}` has no ISA instruction", op.opcode)),
+                }
+            }
+            OpClass::TileCast => {
+                let d = dst(self);
+                let src = self.tref(op.operands[0], at);
+                let round = match op.attrs.get("round").and_then(Attr::as_ident) {
+                    None => Some(Round::Rint),
+                    Some(w) => Round::from_word(w),
+                };
+                match round {
+                    Some(round) => out.push(Inst::Cvt { dst: d, src, round }),
+                    None => self.err(at, "`tile.cast` rounding mode `odd` is not supported by the CPU runtime"),
+                }
+            }
+            OpClass::RowReduce | OpClass::ColReduce | OpClass::Transpose => {
+                let d = dst(self);
+                let a = self.tref(op.operands[0], at);
+                if let Some(isa) = isa_at(0) {
+                    out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] });
+                }
+            }
+            OpClass::RowExpand | OpClass::ColExpand => {
+                let d = dst(self);
+                let a = self.tref(op.operands[0], at);
+                if let Some(isa) = isa_at(0) {
+                    out.push(Inst::FullValid(d));
+                    out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] });
+                }
+            }
+            OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
+                let d = dst(self);
+                let args: Vec<Arg> = op.operands.iter().map(|&v| Arg::Tile(self.tref(v, at))).collect();
+                let isa = match class {
+                    OpClass::Matmul => Isa::TMatmul,
+                    OpClass::MatmulAcc => Isa::TMatmulAcc,
+                    _ => Isa::TMatmulBias,
+                };
+                if class == OpClass::MatmulBias {
+                    let acc = m.values[op.results[0]].ty.dtype();
+                    if m.values[op.operands[2]].ty.dtype() != acc {
+                        self.err(at, "a matmul bias must have the accumulator's dtype (convert it with `.cast::<T>()` first)");
+                    }
+                }
+                out.push(Inst::Op { isa, dst: d, args });
+            }
+            OpClass::Extract => {
+                let d = dst(self);
+                let src = self.tref(op.operands[0], at);
+                let off = self.index_list(op.attrs.get("offset"), 2, at);
+                out.push(Inst::Extract {
+                    dst: d,
+                    src,
+                    at: [off.first().copied().unwrap_or(Index::Const(0)), off.get(1).copied().unwrap_or(Index::Const(0))],
+                });
+            }
+            OpClass::TileAssemble => {
+                let (Some(r), [src, into]) = (res, op.operands.as_slice()) else { return };
+                self.copy(out, r, *into, at);
+                let d = self.slot(r, at);
+                let s = self.tref(*src, at);
+                let rank = m.values[*into].ty.as_tile().map_or(2, |t| t.shape.len());
+                if rank != 2 {
+                    self.err(at, "`tile.assemble` is lowered for rank-2 tiles only");
+                }
+                let off = self.index_list(op.attrs.get("offset"), rank, at);
+                out.push(Inst::Insert {
+                    dst: d,
+                    src: s,
+                    at: [off.first().copied().unwrap_or(Index::Const(0)), off.get(1).copied().unwrap_or(Index::Const(0))],
+                });
+            }
+            OpClass::Full => {
+                let d = dst(self);
+                out.push(Inst::FullValid(d));
+                out.push(Inst::Op {
+                    isa: Isa::TExpandS,
+                    dst: d,
+                    args: vec![Arg::Scalar(op.operands[0])],
+                });
+            }
+            OpClass::Valid => {
+                let Some(r) = res else { return };
+                self.copy(out, r, op.operands[0], at);
+                let d = self.slot(r, at);
+                let dims: Vec<Index> = op.operands[1..]
+                    .iter()
+                    .map(|&v| match m.values[v].constant {
+                        Some(c) => Index::Const(c.as_i64().max(0) as u64),
+                        None => Index::Value(v),
+                    })
+                    .collect();
+                let dims = match dims.as_slice() {
+                    [c] => [Index::Const(1), *c],
+                    [r, c] => [*r, *c],
+                    _ => {
+                        self.err(at, "`tile.valid` is lowered for rank-1 and rank-2 tiles only");
+                        [Index::Const(1), Index::Const(1)]
+                    }
+                };
+                out.push(Inst::SetValid { dst: d, dims });
+            }
+            OpClass::Load => {
+                let d = dst(self);
+                let tensor = op.operands[0];
+                if !self.is_param(tensor) {
+                    self.err(at, "a load must read a tensor parameter of the kernel");
+                }
+                let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
+                let offsets = self.index_list(op.attrs.get("offset"), rank, at);
+                let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| t.shape.clone()).unwrap_or_default();
+                out.push(Inst::Load { dst: d, tensor, offsets, window });
+            }
+            OpClass::Store => {
+                let (tile, tensor) = (op.operands[0], op.operands[1]);
+                if !self.is_param(tensor) {
+                    self.err(at, "a store must write a tensor parameter of the kernel");
+                }
+                let src = self.tref(tile, at);
+                let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
+                let offsets = self.index_list(op.attrs.get("offset"), rank, at);
+                let window = m.values[tile].ty.as_tile().map(|t| t.shape.clone()).unwrap_or_default();
+                out.push(Inst::Store { tensor, src, offsets, window });
+            }
+            OpClass::Move => {
+                if let Some(r) = res {
+                    self.copy(out, r, op.operands[0], at);
+                }
+            }
+            OpClass::TensorBinary | OpClass::TensorUnary | OpClass::TensorView | OpClass::TensorAssemble => self.err(
+                at,
+                format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),
+            ),
+        }
+        for ev in events(&op.attrs, "set") {
+            out.push(Inst::SetFlag(ev));
+        }
+        for ev in events(&op.attrs, "sync") {
+            out.push(Inst::SetFlag(ev));
+            out.push(Inst::WaitFlag(ev));
+        }
+    }
+
+    fn binary(&mut self, o: OpId, out: &mut Vec<Inst>) {
+        let m = self.m;
+        let op = &m.ops[o];
+        let at = op.span;
+        let Some(r) = op.results.first().copied() else {
+            return;
+        };
+        let d = self.slot(r, at);
+        let forms: Vec<Option<Isa>> = (0..4)
+            .map(|k| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n)))
+            .collect();
+        let (a, b) = (op.operands[0], op.operands[1]);
+        let name = op.opcode.info().surface;
+        let unsupported = |me: &mut Self, what: &str| {
+            me.err(
+                at,
+                format!("`{}` ({name}) {what} has no PTO-ISA form", op.opcode),
+            );
+        };
+        match (&m.values[a].ty, &m.values[b].ty) {
+            (Type::Tile(ta), Type::Tile(tb)) if ta.shape == tb.shape => {
+                let (ra, rb) = (self.tref(a, at), self.tref(b, at));
+                match forms[0] {
+                    Some(isa) => out.push(Inst::Op {
+                        isa,
+                        dst: d,
+                        args: vec![Arg::Tile(ra), Arg::Tile(rb)],
+                    }),
+                    None => unsupported(self, "on two tiles"),
+                }
+            }
+            (Type::Tile(ta), Type::Tile(tb)) => {
+                let big_first = ta.elements() >= tb.elements();
+                let (big, small, small_ty) = if big_first { (a, b, tb) } else { (b, a, ta) };
+                let row = small_ty.shape.len() == 2 && small_ty.shape[1] == 1;
+                let Some(isa) = forms[if row { 2 } else { 3 }] else {
+                    return unsupported(self, "with a broadcast operand");
+                };
+                let (rbig, rsmall) = (self.tref(big, at), self.tref(small, at));
+                if big_first || isa_commutes(op.opcode) {
+                    out.push(Inst::Op {
+                        isa,
+                        dst: d,
+                        args: vec![Arg::Tile(rbig), Arg::Tile(rsmall)],
+                    });
+                } else if op.opcode == Opcode::TileSub {
+                    // r - a = -(a - r)
+                    out.push(Inst::Op {
+                        isa,
+                        dst: d,
+                        args: vec![Arg::Tile(rbig), Arg::Tile(rsmall)],
+                    });
+                    self.negate(out, d, &ta.dtype);
+                } else if op.opcode == Opcode::TileDiv {
+                    // r / a = (1 / a) * r
+                    let mul = if row {
+                        Isa::TRowExpandMul
+                    } else {
+                        Isa::TColExpandMul
+                    };
+                    out.push(Inst::Op {
+                        isa: Isa::TRecip,
+                        dst: d,
+                        args: vec![Arg::Tile(rbig)],
+                    });
+                    out.push(Inst::Op {
+                        isa: mul,
+                        dst: d,
+                        args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)],
+                    });
+                } else {
+                    unsupported(self, "with the broadcast operand on the left");
+                }
+            }
+            (Type::Tile(_), Type::Scalar(_)) => {
+                let ra = self.tref(a, at);
+                match forms[1] {
+                    Some(isa) => out.push(Inst::Op {
+                        isa,
+                        dst: d,
+                        args: vec![Arg::Tile(ra), Arg::Scalar(b)],
+                    }),
+                    None => unsupported(self, "with a scalar"),
+                }
+            }
+            (Type::Scalar(_), Type::Tile(tb)) => {
+                let rb = self.tref(b, at);
+                let Some(isa) = forms[1] else {
+                    return unsupported(self, "with a scalar");
+                };
+                if isa_commutes(op.opcode) {
+                    out.push(Inst::Op {
+                        isa,
+                        dst: d,
+                        args: vec![Arg::Tile(rb), Arg::Scalar(a)],
+                    });
+                } else if op.opcode == Opcode::TileSub {
+                    // s - a = (-a) + s
+                    if tb.dtype.is_unsigned_int() {
+                        out.push(Inst::Op {
+                            isa: Isa::TNeg,
+                            dst: d,
+                            args: vec![Arg::Tile(rb)],
+                        });
+                    } else {
+                        out.push(Inst::Op {
+                            isa: Isa::TMulS,
+                            dst: d,
+                            args: vec![Arg::Tile(rb), Arg::Imm(-1.0)],
+                        });
+                    }
+                    out.push(Inst::Op {
+                        isa: Isa::TAddS,
+                        dst: d,
+                        args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)],
+                    });
+                } else if op.opcode == Opcode::TileDiv {
+                    out.push(Inst::Op {
+                        isa: Isa::TDivS,
+                        dst: d,
+                        args: vec![Arg::Scalar(a), Arg::Tile(rb)],
+                    });
+                } else {
+                    unsupported(self, "with the scalar on the left");
+                }
+            }
+            _ => unsupported(self, "on these operands"),
+        }
+    }
+
+    fn negate(&mut self, out: &mut Vec<Inst>, d: TileId, dtype: &DataType) {
+        if dtype.is_unsigned_int() {
+            out.push(Inst::Op {
+                isa: Isa::TNeg,
+                dst: d,
+                args: vec![Arg::Tile(TileRef::Slot(d))],
+            });
+        } else {
+            out.push(Inst::Op {
+                isa: Isa::TMulS,
+                dst: d,
+                args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)],
+            });
+        }
+    }
+}
+
+fn isa_commutes(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::TileAdd
+            | Opcode::TileMul
+            | Opcode::TileMax
+            | Opcode::TileMin
+            | Opcode::TileAnd
+            | Opcode::TileOr
+            | Opcode::TileXor
+    )
+}
+
+fn has_tile_work(insts: &[Inst]) -> bool {
+    insts.iter().any(|i| match i {
+        Inst::Scalar { .. } | Inst::Assign(_) | Inst::Break | Inst::Continue | Inst::Return(_) => {
+            false
+        }
+        Inst::For { body, .. } => has_tile_work(body),
+        Inst::While { cond, body, .. } => has_tile_work(cond) || has_tile_work(body),
+        Inst::If {
+            then_body,
+            else_body,
+            ..
+        } => has_tile_work(then_body) || has_tile_work(else_body),
+        _ => true,
+    })
+}
+
+/// A name safe as part of an identifier in Rust and C++ (`[a-z0-9_]`).
+pub(crate) fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

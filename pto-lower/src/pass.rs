@@ -1,0 +1,97 @@
+//! The pass interface and the pass manager (seed 002 section 8).
+//!
+//! A [`Pass`] rewrites or annotates a whole [`ProgramModule`] in place and reads everything it
+//! needs from the module, so each pass can run alone (the file tests run one pass on a parsed
+//! `.pto` file). The [`PassManager`] runs a list of passes in order, optionally verifying the
+//! module after each one, and stops at the first pass that reports errors.
+
+use pto_ir::{Diagnostics, ProgramModule};
+
+/// One transformation or analysis over a module.
+pub trait Pass {
+    /// The pass's name (`canonicalize`, `infer-tile-info`, ...), as used by the file tests.
+    fn name(&self) -> &'static str;
+
+    /// Runs the pass. Errors are diagnostics anchored at the offending op's span.
+    fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics>;
+}
+
+/// Runs passes in order.
+pub struct PassManager {
+    passes: Vec<Box<dyn Pass>>,
+    verify_each: bool,
+}
+
+impl Default for PassManager {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PassManager {
+    /// An empty manager that verifies the module after every pass.
+    pub fn new() -> Self {
+        PassManager {
+            passes: Vec::new(),
+            verify_each: true,
+        }
+    }
+
+    /// The lowering pipeline: canonicalize, infer tile info, insert events, bufferize.
+    pub fn lowering_pipeline() -> Self {
+        let mut pm = PassManager::new();
+        for name in PIPELINE {
+            if let Some(p) = pass_by_name(name) {
+                pm.add(p);
+            }
+        }
+        pm
+    }
+
+    /// Appends a pass.
+    pub fn add(&mut self, pass: Box<dyn Pass>) -> &mut Self {
+        self.passes.push(pass);
+        self
+    }
+
+    /// Whether to run the verifier after each pass (on by default).
+    pub fn verify_each(&mut self, on: bool) -> &mut Self {
+        self.verify_each = on;
+        self
+    }
+
+    /// The names of the passes, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.passes.iter().map(|p| p.name()).collect()
+    }
+
+    /// Runs every pass in order; stops at the first failure.
+    pub fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
+        for p in &self.passes {
+            p.run(m)?;
+            if self.verify_each {
+                pto_ir::verify(m)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The pass names of the lowering pipeline, in order.
+pub const PIPELINE: [&str; 4] = [
+    "canonicalize",
+    "infer-tile-info",
+    "insert-events",
+    "bufferize",
+];
+
+/// A pass by its name.
+pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
+    Some(match name {
+        "canonicalize" => Box::new(crate::canonicalize::Canonicalize),
+        "infer-tile-info" => Box::new(crate::tile_info::InferTileInfo),
+        "insert-events" => Box::new(crate::events::InsertEvents),
+        "bufferize" => Box::new(crate::bufferize::Bufferize),
+        _ => return None,
+    })
+}

@@ -1,0 +1,395 @@
+//! Pass 2, infer tile info (seed 002 section 8 step 3): gives every tile value a location
+//! (`Vec`, `Mat`, `Left`, `Right`, `Acc`, `Bias`); its layout follows from location and shape
+//! ([`crate::info::layout_name`]) and its valid region is in its type. Inserts the moves
+//! matmul needs: operands loaded to `Mat` and moved to `Left` / `Right` (`Bias` for a bias),
+//! results in `Acc`, moved to `Vec` when a vector op uses them (a store takes `Acc` directly).
+//!
+//! Locations come from a small fixed point: a value's location is what produces it (loads
+//! go to `Mat` when a matmul consumes them, matmuls to `Acc`, moves to their `loc`, fills
+//! and loop-carried values to what their users demand, everything else to `Vec`); then every
+//! use whose demand differs gets a `tile.move`.
+
+use std::collections::HashMap;
+
+use pto_ir::{
+    Attr, Attrs, BlockId, Diagnostics, FuncId, MemorySpace, OpClass, OpId, Opcode, ProgramModule,
+    StmtId, StmtKind, ValueDef, ValueId,
+};
+
+use crate::info::{set_space, space_of};
+use crate::pass::Pass;
+use crate::walk;
+
+/// The infer-tile-info pass.
+pub struct InferTileInfo;
+
+impl Pass for InferTileInfo {
+    fn name(&self) -> &'static str {
+        "infer-tile-info"
+    }
+
+    fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
+        for f in walk::functions(m) {
+            run_function(m, f);
+        }
+        Ok(())
+    }
+}
+
+/// Where a use sits.
+#[derive(Clone, Copy, Debug)]
+enum User {
+    /// Operand `idx` of op `op` inside `statement.op` `stmt`.
+    Op { op: OpId, idx: usize, stmt: StmtId },
+    /// Init `idx` of loop `stmt`.
+    Init { stmt: StmtId, idx: usize },
+    /// Value `idx` of terminator `stmt`, flowing into the values `targets` (iter args or
+    /// `if` results).
+    Term {
+        stmt: StmtId,
+        idx: usize,
+        target: ValueId,
+    },
+}
+
+struct Facts {
+    uses: HashMap<ValueId, Vec<User>>,
+    /// Tile values defined by the function, in program order.
+    defs: Vec<ValueId>,
+    /// statement -> (block, index in block).
+    place: HashMap<StmtId, (BlockId, usize)>,
+}
+
+fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
+    m.values[v].ty.as_tile().is_some()
+}
+
+fn gather(m: &ProgramModule, f: FuncId) -> Facts {
+    let mut facts = Facts {
+        uses: HashMap::new(),
+        defs: Vec::new(),
+        place: HashMap::new(),
+    };
+    for p in &m.funcs[f].sig.params {
+        if is_tile(m, p.value) {
+            facts.defs.push(p.value);
+        }
+    }
+    fn walk_block(
+        m: &ProgramModule,
+        b: BlockId,
+        loops: &mut Vec<StmtId>,
+        ifs: &mut Vec<StmtId>,
+        facts: &mut Facts,
+    ) {
+        for (i, &s) in m.blocks[b].stmts.iter().enumerate() {
+            facts.place.insert(s, (b, i));
+            match &m.stmts[s].kind {
+                StmtKind::Op(ops) => {
+                    for &o in ops {
+                        for (idx, &v) in m.ops[o].operands.iter().enumerate() {
+                            facts.uses.entry(v).or_default().push(User::Op {
+                                op: o,
+                                idx,
+                                stmt: s,
+                            });
+                        }
+                        facts
+                            .defs
+                            .extend(m.ops[o].results.iter().copied().filter(|&r| is_tile(m, r)));
+                    }
+                }
+                StmtKind::For(l) => {
+                    for (idx, a) in l.iter_args.iter().enumerate() {
+                        facts
+                            .uses
+                            .entry(a.init)
+                            .or_default()
+                            .push(User::Init { stmt: s, idx });
+                        facts.defs.push(a.arg);
+                    }
+                    loops.push(s);
+                    walk_block(m, l.body, loops, ifs, facts);
+                    loops.pop();
+                    facts.defs.extend(l.results.iter().copied());
+                }
+                StmtKind::While(w) => {
+                    for (idx, a) in w.iter_args.iter().enumerate() {
+                        facts
+                            .uses
+                            .entry(a.init)
+                            .or_default()
+                            .push(User::Init { stmt: s, idx });
+                        facts.defs.push(a.arg);
+                    }
+                    loops.push(s);
+                    walk_block(m, w.cond_block, loops, ifs, facts);
+                    walk_block(m, w.body, loops, ifs, facts);
+                    loops.pop();
+                    facts.defs.extend(w.results.iter().copied());
+                }
+                StmtKind::If(x) => {
+                    ifs.push(s);
+                    walk_block(m, x.then_block, loops, ifs, facts);
+                    walk_block(m, x.else_block, loops, ifs, facts);
+                    ifs.pop();
+                    facts.defs.extend(x.results.iter().copied());
+                }
+                StmtKind::Scope(_, blk) => walk_block(m, *blk, loops, ifs, facts),
+                StmtKind::Yield(vals) => {
+                    // An `if` branch yields into the innermost `if` when the block is one of
+                    // its branches, else into the innermost loop.
+                    let owner = m.blocks[b].owner;
+                    let targets: Vec<ValueId> = match owner.map(|o| &m.stmts[o].kind) {
+                        Some(StmtKind::If(x)) => x.results.clone(),
+                        Some(StmtKind::For(l)) => l.iter_args.iter().map(|a| a.arg).collect(),
+                        Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
+                        _ => Vec::new(),
+                    };
+                    push_term(facts, s, vals, &targets);
+                }
+                StmtKind::Break(vals) | StmtKind::Continue(vals) => {
+                    let targets: Vec<ValueId> = match loops.last().map(|&l| &m.stmts[l].kind) {
+                        Some(StmtKind::For(l)) => l.iter_args.iter().map(|a| a.arg).collect(),
+                        Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
+                        _ => Vec::new(),
+                    };
+                    push_term(facts, s, vals, &targets);
+                }
+                StmtKind::Condition(_) | StmtKind::Return(_) => {}
+            }
+        }
+    }
+    fn push_term(facts: &mut Facts, s: StmtId, vals: &[ValueId], targets: &[ValueId]) {
+        for (idx, (&v, &t)) in vals.iter().zip(targets).enumerate() {
+            facts.uses.entry(v).or_default().push(User::Term {
+                stmt: s,
+                idx,
+                target: t,
+            });
+        }
+    }
+    let (mut loops, mut ifs) = (Vec::new(), Vec::new());
+    walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
+    facts
+}
+
+/// What location use `u` needs its value in (`None`: any).
+fn demand(m: &ProgramModule, loc: &HashMap<ValueId, MemorySpace>, u: User) -> Option<MemorySpace> {
+    match u {
+        User::Op { op, idx, .. } => {
+            let o = &m.ops[op];
+            match (o.opcode.class(), idx) {
+                (OpClass::Matmul, 0) | (OpClass::MatmulBias, 0) | (OpClass::MatmulAcc, 1) => {
+                    Some(MemorySpace::Left)
+                }
+                (OpClass::Matmul, 1) | (OpClass::MatmulBias, 1) | (OpClass::MatmulAcc, 2) => {
+                    Some(MemorySpace::Right)
+                }
+                (OpClass::MatmulBias, 2) => Some(MemorySpace::Bias),
+                (OpClass::MatmulAcc, 0) => Some(MemorySpace::Acc),
+                (OpClass::Store | OpClass::Move | OpClass::Extract, _) => None,
+                (OpClass::Valid, _) => None,
+                _ => {
+                    if is_tile(m, o.operands[idx]) {
+                        Some(MemorySpace::Vec)
+                    } else {
+                        None
+                    }
+                }
+            }
+        }
+        User::Init { stmt, idx } => {
+            let arg = match &m.stmts[stmt].kind {
+                StmtKind::For(l) => l.iter_args.get(idx).map(|a| a.arg),
+                StmtKind::While(w) => w.iter_args.get(idx).map(|a| a.arg),
+                _ => None,
+            }?;
+            loc.get(&arg).copied()
+        }
+        User::Term { target, .. } => loc.get(&target).copied(),
+    }
+}
+
+fn natural(
+    m: &ProgramModule,
+    facts: &Facts,
+    loc: &HashMap<ValueId, MemorySpace>,
+    v: ValueId,
+) -> MemorySpace {
+    let demands = || -> Vec<MemorySpace> {
+        facts
+            .uses
+            .get(&v)
+            .map(|us| us.iter().filter_map(|&u| demand(m, loc, u)).collect())
+            .unwrap_or_default()
+    };
+    match m.values[v].def {
+        ValueDef::OpResult(o, _) => {
+            let op = &m.ops[o];
+            match op.opcode.class() {
+                OpClass::Load => {
+                    let d = demands();
+                    if d.iter().any(|s| {
+                        matches!(
+                            s,
+                            MemorySpace::Left
+                                | MemorySpace::Right
+                                | MemorySpace::Bias
+                                | MemorySpace::Mat
+                        )
+                    }) {
+                        MemorySpace::Mat
+                    } else {
+                        MemorySpace::Vec
+                    }
+                }
+                OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => MemorySpace::Acc,
+                OpClass::Move => op
+                    .attrs
+                    .get("loc")
+                    .and_then(Attr::as_ident)
+                    .and_then(MemorySpace::from_name)
+                    .unwrap_or(MemorySpace::Vec),
+                OpClass::Full => demands().first().copied().unwrap_or(MemorySpace::Vec),
+                OpClass::Extract => demands()
+                    .into_iter()
+                    .find(|s| matches!(s, MemorySpace::Left | MemorySpace::Right))
+                    .unwrap_or(MemorySpace::Vec),
+                // `valid` narrows in place: it stays where its source is.
+                OpClass::Valid => op
+                    .operands
+                    .first()
+                    .and_then(|s| loc.get(s).copied())
+                    .unwrap_or(MemorySpace::Vec),
+                _ => MemorySpace::Vec,
+            }
+        }
+        ValueDef::IterArg(s, k) => {
+            let own = demands().into_iter().find(|&d| d != MemorySpace::Vec);
+            let init = match &m.stmts[s].kind {
+                StmtKind::For(l) => l.iter_args.get(k as usize).map(|a| a.init),
+                StmtKind::While(w) => w.iter_args.get(k as usize).map(|a| a.init),
+                _ => None,
+            };
+            own.or_else(|| init.and_then(|i| loc.get(&i).copied()))
+                .unwrap_or(MemorySpace::Vec)
+        }
+        ValueDef::StmtResult(s, k) => match &m.stmts[s].kind {
+            StmtKind::For(l) => l
+                .iter_args
+                .get(k as usize)
+                .and_then(|a| loc.get(&a.arg).copied()),
+            StmtKind::While(w) => w
+                .iter_args
+                .get(k as usize)
+                .and_then(|a| loc.get(&a.arg).copied()),
+            StmtKind::If(x) => {
+                let first_yield =
+                    m.blocks[x.then_block]
+                        .stmts
+                        .last()
+                        .and_then(|&t| match &m.stmts[t].kind {
+                            StmtKind::Yield(v) => v.get(k as usize).copied(),
+                            _ => None,
+                        });
+                first_yield.and_then(|y| loc.get(&y).copied())
+            }
+            _ => None,
+        }
+        .unwrap_or(MemorySpace::Vec),
+        _ => MemorySpace::Vec,
+    }
+}
+
+fn run_function(m: &mut ProgramModule, f: FuncId) {
+    let facts = gather(m, f);
+    let mut loc: HashMap<ValueId, MemorySpace> = HashMap::new();
+    for _ in 0..4 {
+        for &v in &facts.defs {
+            let l = natural(m, &facts, &loc, v);
+            loc.insert(v, l);
+        }
+    }
+    // Moves, collected first and applied afterwards so positions stay valid.
+    let mut op_moves: Vec<(StmtId, OpId, usize, ValueId, MemorySpace)> = Vec::new();
+    let mut stmt_moves: Vec<(User, ValueId, MemorySpace)> = Vec::new();
+    for &v in &facts.defs {
+        let have = loc.get(&v).copied().unwrap_or(MemorySpace::Vec);
+        for &u in facts.uses.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+            let Some(want) = demand(m, &loc, u) else {
+                continue;
+            };
+            if want == have {
+                continue;
+            }
+            match u {
+                User::Op { op, idx, stmt } => op_moves.push((stmt, op, idx, v, want)),
+                other => stmt_moves.push((other, v, want)),
+            }
+        }
+    }
+    for &v in &facts.defs {
+        if let Some(&l) = loc.get(&v) {
+            set_space(m, v, l);
+        }
+    }
+    // Moves in front of consuming ops; one move per (statement, value, location).
+    let mut made: HashMap<(StmtId, ValueId, MemorySpace), ValueId> = HashMap::new();
+    for (stmt, op, idx, v, want) in op_moves {
+        let moved = match made.get(&(stmt, v, want)) {
+            Some(&mv) => mv,
+            None => {
+                let (mop, mv) = make_move(m, v, want, m.ops[op].span);
+                if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
+                    let at = list.iter().position(|&o| o == op).unwrap_or(0);
+                    list.insert(at, mop);
+                }
+                made.insert((stmt, v, want), mv);
+                mv
+            }
+        };
+        m.ops[op].operands[idx] = moved;
+    }
+    // Moves in front of loops (inits) and terminators (yields, breaks, continues).
+    for (u, v, want) in stmt_moves {
+        let (User::Init { stmt, idx } | User::Term { stmt, idx, .. }) = u else {
+            continue;
+        };
+        let Some(&(block, _)) = facts.place.get(&stmt) else {
+            continue;
+        };
+        let at = m.blocks[block]
+            .stmts
+            .iter()
+            .position(|&s| s == stmt)
+            .unwrap_or(0);
+        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span);
+        walk::insert_op_before_stmt(m, block, at, mop);
+        match &mut m.stmts[stmt].kind {
+            StmtKind::For(l) => l.iter_args[idx].init = mv,
+            StmtKind::While(w) => w.iter_args[idx].init = mv,
+            StmtKind::Yield(vals) | StmtKind::Break(vals) | StmtKind::Continue(vals) => {
+                vals[idx] = mv
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A `tile.move %v {loc = want}` with its result placed in `want`.
+fn make_move(
+    m: &mut ProgramModule,
+    v: ValueId,
+    want: MemorySpace,
+    span: pto_ir::SpanId,
+) -> (OpId, ValueId) {
+    let ty = m.values[v].ty.clone();
+    let base = m.values[v].name.clone().unwrap_or_else(|| "t".to_string());
+    let name = format!("{base}_{}", want.name().to_ascii_lowercase());
+    let attrs = Attrs::new().with("loc", Attr::Ident(want.name().to_string()));
+    let (op, mv) = walk::new_op(m, Opcode::TileMove, vec![v], attrs, ty, Some(&name), span);
+    set_space(m, mv, want);
+    let _ = space_of(m, mv);
+    (op, mv)
+}

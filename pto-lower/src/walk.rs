@@ -1,0 +1,161 @@
+//! Read and edit helpers over a function's statement tree, shared by the passes.
+
+use std::collections::HashMap;
+
+use pto_ir::module::collect_dims;
+use pto_ir::{
+    BlockId, FuncId, OpId, Operation, ProgramModule, SpanId, Statement, StmtId, StmtKind, Type,
+    ValueDef, ValueId,
+};
+
+/// Every op of a block tree, in program order.
+pub(crate) fn ops_in(m: &ProgramModule, block: BlockId) -> Vec<OpId> {
+    let mut out = Vec::new();
+    visit_stmts(m, block, &mut |s| {
+        if let StmtKind::Op(ops) = &m.stmts[s].kind {
+            out.extend(ops.iter().copied());
+        }
+    });
+    out
+}
+
+/// Calls `f` on every statement of a block tree, parents before children.
+pub(crate) fn visit_stmts(m: &ProgramModule, block: BlockId, f: &mut impl FnMut(StmtId)) {
+    let Some(b) = m.blocks.get(block) else { return };
+    for &s in &b.stmts {
+        f(s);
+        if let Some(st) = m.stmts.get(s) {
+            for child in st.kind.blocks() {
+                visit_stmts(m, child, f);
+            }
+        }
+    }
+}
+
+/// Every value a function uses, with counts: op operands and attribute values, statement
+/// uses, and symbolic extents in the types of values the function defines.
+pub(crate) fn use_counts(m: &ProgramModule, f: FuncId) -> HashMap<ValueId, usize> {
+    let mut counts: HashMap<ValueId, usize> = HashMap::new();
+    let body = m.funcs[f].body;
+    let type_uses = |t: &Type, counts: &mut HashMap<ValueId, usize>| {
+        let mut dims = Vec::new();
+        collect_dims(t, &mut dims);
+        for d in dims {
+            *counts.entry(d).or_default() += 1;
+        }
+    };
+    visit_stmts(m, body, &mut |s| {
+        let st = &m.stmts[s];
+        for v in st.kind.uses() {
+            *counts.entry(v).or_default() += 1;
+        }
+        for v in st.kind.defs() {
+            type_uses(&m.values[v].ty, &mut counts);
+        }
+        if let StmtKind::Op(ops) = &st.kind {
+            for &o in ops {
+                for v in m.ops[o].uses() {
+                    *counts.entry(v).or_default() += 1;
+                }
+                for &r in &m.ops[o].results {
+                    type_uses(&m.values[r].ty, &mut counts);
+                }
+            }
+        }
+    });
+    counts
+}
+
+/// Rewrites every use inside a function (ops, statements and symbolic extents of types).
+pub(crate) fn replace_uses(m: &mut ProgramModule, f: FuncId, map: &HashMap<ValueId, ValueId>) {
+    if map.is_empty() {
+        return;
+    }
+    let resolve = |mut v: ValueId| {
+        // Follow chains (a -> b -> c) so the order of replacements does not matter.
+        for _ in 0..64 {
+            match map.get(&v) {
+                Some(&n) if n != v => v = n,
+                _ => break,
+            }
+        }
+        v
+    };
+    let mut stmts = Vec::new();
+    visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
+    for s in stmts {
+        m.stmts[s].kind.map_uses(&mut |v| resolve(v));
+        if let StmtKind::Op(ops) = m.stmts[s].kind.clone() {
+            for o in ops {
+                m.ops[o].map_uses(&mut |v| resolve(v));
+            }
+        }
+    }
+}
+
+/// The terminators that leave or continue loop body `body` (its final `yield` and any
+/// `break` / `continue` reached through `if` branches and scopes, not nested loops).
+pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    fn walk(m: &ProgramModule, b: BlockId, top: bool, out: &mut Vec<StmtId>) {
+        for &s in &m.blocks[b].stmts {
+            match &m.stmts[s].kind {
+                StmtKind::Yield(_) if top => out.push(s),
+                StmtKind::Break(_) | StmtKind::Continue(_) => out.push(s),
+                StmtKind::If(i) => {
+                    walk(m, i.then_block, false, out);
+                    walk(m, i.else_block, false, out);
+                }
+                StmtKind::Scope(_, blk) => walk(m, *blk, false, out),
+                _ => {}
+            }
+        }
+    }
+    walk(m, body, true, &mut out);
+    out
+}
+
+/// Creates an op with one result of type `ty` (named `name`), not yet placed.
+pub(crate) fn new_op(
+    m: &mut ProgramModule,
+    opcode: pto_ir::Opcode,
+    operands: Vec<ValueId>,
+    attrs: pto_ir::Attrs,
+    ty: Type,
+    name: Option<&str>,
+    span: SpanId,
+) -> (OpId, ValueId) {
+    let v = m.new_value(ty, name);
+    let op = m.ops.push(Operation {
+        opcode,
+        operands,
+        results: vec![v],
+        attrs,
+        span,
+    });
+    m.values[v].def = ValueDef::OpResult(op, 0);
+    (op, v)
+}
+
+/// Inserts op `op` into block `block` just before statement index `at`, reusing a directly
+/// preceding `statement.op` when there is one.
+pub(crate) fn insert_op_before_stmt(m: &mut ProgramModule, block: BlockId, at: usize, op: OpId) {
+    if at > 0 {
+        let prev = m.blocks[block].stmts[at - 1];
+        if let StmtKind::Op(list) = &mut m.stmts[prev].kind {
+            list.push(op);
+            return;
+        }
+    }
+    let span = m.ops[op].span;
+    let s = m.stmts.push(Statement {
+        kind: StmtKind::Op(vec![op]),
+        span,
+    });
+    m.blocks[block].stmts.insert(at, s);
+}
+
+/// The functions of the module, in print order.
+pub(crate) fn functions(m: &ProgramModule) -> Vec<FuncId> {
+    m.functions.clone()
+}

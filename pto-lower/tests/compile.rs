@@ -1,0 +1,270 @@
+//! `compile()` on the acceptance kernels: the Rust host body, `LOWERED`, the MLIR generic form
+//! (parsed by `mlir-opt` when installed), the C++ (checked by `g++ -fsyntax-only` against
+//! `tests/cpp/pto_decls.hpp` when installed), and the capacity error.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Command;
+
+#[test]
+fn every_kernel_compiles() {
+    for k in common::KERNELS {
+        let c = common::compile(k);
+        assert!(
+            !c.host.is_empty()
+                && !c.lowered.is_empty()
+                && !c.cpp.is_empty()
+                && !c.mlir_generic.is_empty(),
+            "{k}"
+        );
+    }
+}
+
+/// The host body of scale_rows, pinned (`tests/files/host/scale_rows.rs`).
+#[test]
+fn scale_rows_host_shape() {
+    let c = common::compile("scale_rows");
+    let host = c.host.to_string();
+    let path = common::dir().join("tests/files/host/scale_rows.tokens");
+    common::check_snapshot(&path, &format!("{host}\n"));
+    for want in [
+        "x . check_shape (\"x\"",
+        "out . check_shape (\"out\"",
+        "x . bind_dim (\"x\" , 0usize , \"B\"",
+        "out . bind_dim (\"out\" , 0usize , \"B\"",
+        ":: pto :: Tile :: < f32 , 1 , 128 > :: zeros ()",
+        "for b_7 in 0i64 .. b_1",
+        ":: pto :: isa :: tload (& mut",
+        ":: pto :: isa :: tmuls_inplace (& mut t0_row , scale)",
+        "3.14f32",
+        ":: pto :: isa :: tstore (& mut * out",
+        ":: core :: result :: Result :: Ok (())",
+    ] {
+        assert!(host.contains(want), "missing `{want}` in\n{host}");
+    }
+}
+
+/// Tiles are created once, before any loop.
+#[test]
+fn tiles_are_allocated_before_loops() {
+    for k in common::KERNELS {
+        let host = common::compile(k).host.to_string();
+        let last_alloc = host.rfind(":: zeros ()").unwrap_or(0);
+        for kw in ["for ", "loop {"] {
+            if let Some(first_loop) = host.find(kw) {
+                assert!(
+                    last_alloc < first_loop,
+                    "{k}: a tile is allocated inside a loop\n{host}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn host_bodies_use_the_right_instructions() {
+    let cases: [(&str, &[&str]); 8] = [
+        ("vadd", &["tadd_inplace (& mut", "step_by (16usize)"]),
+        ("axpy", &["tmuls", "tadds_inplace", "tdivs_rev"]),
+        (
+            "softmax",
+            &[
+                "trowmax (& mut",
+                "trowexpandsub",
+                "texp",
+                "trowsum (& mut",
+                "trowexpanddiv",
+            ],
+        ),
+        ("reductions", &["tcolsum", "trowmax", "trowsum"]),
+        (
+            "broadcast",
+            &["tcolexpandadd", "trowexpandsub", "tmuls_inplace"],
+        ),
+        ("matmul", &["tmatmul (& mut", "tmov (& mut", "trelu"]),
+        (
+            "splitk",
+            &[
+                "tmatmul_acc_inplace",
+                "texpands",
+                "bind_dim (\"a\" , 1usize , \"K\"",
+            ],
+        ),
+        (
+            "control",
+            &["loop {", "break ;", "if z_14", "tmov (& mut", "Ok (r_25)"],
+        ),
+    ];
+    for (k, wants) in cases {
+        let host = common::compile(k).host.to_string();
+        for w in wants {
+            assert!(host.contains(w), "{k}: missing `{w}` in\n{host}");
+        }
+    }
+}
+
+#[test]
+fn lowered_text_is_seed_002_form() {
+    let c = common::compile("scale_rows");
+    let l = &c.lowered;
+    for want in [
+        "module attributes {pto.target = #pto.target<A2A3>}",
+        "pto.memref<?x128xf32, strided<[128, 1], offset: ?>>",
+        "pto.tile.load %x_2[%b_7, 0]",
+        "#pto.loc<Vec>",
+        "#pto.layout<ND>",
+        "valid = [?, 128]",
+        "!pto.event<producer = #pto.op<TLOAD>",
+        "wait(%e0)",
+        "pto.tile.store %y_11, %out_4[%b_7, 0] wait(%e1)",
+        "scf.for %b_7 = %c0_5 to %B_1 step %c1_6",
+    ] {
+        assert!(l.contains(want), "missing `{want}` in\n{l}");
+    }
+    let m = common::compile("matmul").lowered;
+    assert!(
+        m.contains("pto.tile.matmul")
+            && m.contains("pto.tile.mov.m2l")
+            && m.contains("#pto.loc<Acc>"),
+        "{m}"
+    );
+    let s = common::compile("splitk").lowered;
+    assert!(
+        s.contains("iter_args(%acc_11 = %acc0_8)") && s.contains("scf.yield %next_14"),
+        "{s}"
+    );
+}
+
+#[test]
+fn cpp_is_ptoas_form() {
+    let c = common::compile("scale_rows").cpp;
+    for want in [
+        "#include \"common/pto_instr.hpp\"",
+        "using namespace pto;",
+        "__global__ AICORE void scale_rows(__gm__ float* x, float scale, __gm__ float* out",
+        "Tile<TileType::Vec, float, 1, 128, BLayout::RowMajor, DYNAMIC, 128, SLayout::NoneBox, 512, PadValue::Null>",
+        "TASSIGN(t0_row, 0x0);",
+        "GlobalTensor<float, Shape<1, 1, 1, 1, 128>, Stride<1, 1, 1, 128, 1>>",
+        "TLOAD(t0_row, gt0);",
+        "TMULS(t0_row, t0_row, scale);",
+        "set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+        "TSTORE(gt1, t0_row);",
+    ] {
+        assert!(c.contains(want), "missing `{want}` in\n{c}");
+    }
+}
+
+#[test]
+fn cpp_compiles_with_gxx() {
+    let Some(gxx) = common::find_tool(&["g++"]) else {
+        eprintln!("skip: g++ is not installed; the C++ of the kernels was not syntax-checked");
+        return;
+    };
+    let out_dir = std::env::temp_dir().join(format!("pto-lower-cpp-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let include = common::dir().join("tests/cpp");
+    for k in common::KERNELS {
+        let file = out_dir.join(format!("{k}.cpp"));
+        std::fs::write(&file, common::compile(k).cpp).unwrap();
+        let o = Command::new(&gxx)
+            .args(["-std=c++17", "-fsyntax-only", "-I"])
+            .arg(&include)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{k}: g++ rejected the C++:\n{}\n{}",
+            String::from_utf8_lossy(&o.stderr),
+            std::fs::read_to_string(&file).unwrap()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn mlir_generic_parses_with_mlir_opt() {
+    let Some(tool) =
+        common::find_tool(&["/usr/lib/llvm-19/bin/mlir-opt", "mlir-opt-19", "mlir-opt"])
+    else {
+        eprintln!("skip: mlir-opt is not installed; the generic MLIR was not checked");
+        return;
+    };
+    let out_dir = std::env::temp_dir().join(format!("pto-lower-mlir-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    for k in common::KERNELS {
+        let file = out_dir.join(format!("{k}.mlir"));
+        std::fs::write(&file, common::compile(k).mlir_generic).unwrap();
+        let o = Command::new(&tool)
+            .arg("--allow-unregistered-dialect")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{k}: mlir-opt rejected the generic form:\n{}\n{}",
+            String::from_utf8_lossy(&o.stderr),
+            std::fs::read_to_string(&file).unwrap()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+fn big_kernel(arch: &str) -> pto_ir::ProgramModule {
+    let t = "tile<[256, 128], [256, 128], fp32>";
+    let n = "tensor<[256, 128], fp32>";
+    let text = format!(
+        "program.module @big {{
+  program.entry @big
+  attr arch = \"{arch}\"
+  func.func @big(%x_1: {n} #in, %y_2: {n} #in, %z_3: {n} #out) {{
+    statement.op {{
+      %a_4 = tile.load %x_1 : ({n}) -> {t} {{shape=[256, 128], offset=[0, 0]}}
+      %b_5 = tile.load %y_2 : ({n}) -> {t} {{shape=[256, 128], offset=[0, 0]}}
+      %c_6 = tile.add %a_4, %b_5 : ({t}, {t}) -> {t}
+      tile.store %c_6, %z_3 : ({t}, {n}) -> () {{offset=[0, 0]}}
+    }}
+    statement.return
+  }}
+  // func.kind = kernel
+}}
+"
+    );
+    let m = pto_ir::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    pto_ir::verify(&m).unwrap_or_else(|e| panic!("{e}"));
+    m
+}
+
+#[test]
+fn a_kernel_too_big_for_the_buffer_is_an_error() {
+    let m = big_kernel("A2A3");
+    let err = pto_lower::compile(&m, m.entry.unwrap())
+        .expect_err("two live 128 KiB tiles exceed 192 KiB");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("unified buffer (Vec)") && msg.contains("262144") && msg.contains("196608"),
+        "{msg}"
+    );
+    assert!(err.iter().next().unwrap().at.is_some(), "anchored at an op");
+    // The same kernel fits A5's 256 KiB.
+    let m = big_kernel("A5");
+    assert!(pto_lower::compile(&m, m.entry.unwrap()).is_ok());
+}
+
+/// Writes every kernel as a whole host function to `$PTO_LOWER_HOST_OUT` (for running them
+/// against the runtime outside this crate); does nothing otherwise.
+#[test]
+fn dump_host_functions() {
+    let Some(path) = std::env::var_os("PTO_LOWER_HOST_OUT") else {
+        return;
+    };
+    let mut out = String::new();
+    for k in common::KERNELS {
+        let m = common::kernel(k);
+        let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
+        out.push_str(&pto_lower::emit::rust::emit_fn(&p).unwrap().to_string());
+        out.push('\n');
+    }
+    std::fs::write(path, out).unwrap();
+}

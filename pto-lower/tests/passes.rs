@@ -1,0 +1,173 @@
+//! File tests of the passes: each `tests/files/<pass>/*.pto` runs through the pipeline up to
+//! and including `<pass>`; the module after it (statement text, plus a table of each tile's
+//! location, layout and offset once known) is pinned in `<name>.expected` (`BLESS=1` rewrites)
+//! and must verify.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use pto_ir::ProgramModule;
+use pto_lower::info::{addr_of, layout_name, space_of};
+use pto_lower::pass::{PIPELINE, pass_by_name};
+
+fn tile_table(m: &ProgramModule) -> String {
+    let mut out = String::new();
+    for (v, d) in m.values.iter() {
+        let Some(t) = d.ty.as_tile() else { continue };
+        let Some(space) = space_of(m, v) else {
+            continue;
+        };
+        let addr = addr_of(m, v).map_or("-".to_string(), |a| a.to_string());
+        out.push_str(&format!(
+            "// {}: loc={} layout={} addr={}\n",
+            m.ssa_name(v),
+            space.name(),
+            layout_name(space, &t.shape),
+            addr
+        ));
+    }
+    out
+}
+
+fn run_dir(pass: &str) -> usize {
+    let dir = common::dir().join("tests/files").join(pass);
+    let upto = PIPELINE
+        .iter()
+        .position(|p| *p == pass)
+        .expect("a pipeline pass");
+    let mut n = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.extension().and_then(|e| e.to_str()) != Some("pto") {
+            continue;
+        }
+        let mut m = common::load(&path);
+        for name in &PIPELINE[..=upto] {
+            pass_by_name(name)
+                .unwrap()
+                .run(&mut m)
+                .unwrap_or_else(|e| panic!("{}: {name}: {e}", path.display()));
+        }
+        pto_ir::verify(&m).unwrap_or_else(|e| {
+            panic!("{} after {pass} does not verify: {e}\n{m}", path.display())
+        });
+        let actual = format!("{m}{}", tile_table(&m));
+        common::check_snapshot(&path.with_extension("expected"), &actual);
+        n += 1;
+    }
+    assert!(n > 0, "no files in {}", dir.display());
+    n
+}
+
+#[test]
+fn canonicalize_files() {
+    run_dir("canonicalize");
+}
+
+#[test]
+fn infer_tile_info_files() {
+    run_dir("infer-tile-info");
+}
+
+#[test]
+fn insert_events_files() {
+    run_dir("insert-events");
+}
+
+#[test]
+fn bufferize_files() {
+    run_dir("bufferize");
+}
+
+#[test]
+fn each_pass_runs_alone_and_keeps_verifying() {
+    for k in common::KERNELS {
+        for name in PIPELINE {
+            let mut m = common::kernel(k);
+            pass_by_name(name)
+                .unwrap()
+                .run(&mut m)
+                .unwrap_or_else(|e| panic!("{k}: {name}: {e}"));
+            pto_ir::verify(&m).unwrap_or_else(|e| panic!("{k} after {name} alone: {e}"));
+        }
+    }
+}
+
+#[test]
+fn canonicalize_folds_and_removes() {
+    let mut m = common::load(&common::dir().join("tests/files/canonicalize/fold.pto"));
+    pass_by_name("canonicalize").unwrap().run(&mut m).unwrap();
+    let text = m.to_string();
+    assert!(text.contains("%c6_6 = 6 : int64"), "{text}");
+    assert!(text.contains("%c0_7 = 0 : int64"), "{text}");
+    assert!(text.contains("%q_13 = 0.25 : fp64"), "{text}");
+    assert!(!text.contains("unused_9"), "{text}");
+    assert!(!text.contains("dead_11"), "{text}");
+    assert!(
+        !text.contains("%k_18"),
+        "invariant iter arg removed: {text}"
+    );
+    assert!(text.contains("scalar.add %c6_6, %n_3"), "{text}");
+}
+
+#[test]
+fn matmul_gets_its_moves() {
+    let mut m = common::kernel("matmul");
+    for name in ["canonicalize", "infer-tile-info"] {
+        pass_by_name(name).unwrap().run(&mut m).unwrap();
+    }
+    let text = m.to_string();
+    assert!(text.contains("{loc=Left}"), "{text}");
+    assert!(text.contains("{loc=Right}"), "{text}");
+    assert!(
+        text.contains("{loc=Vec}"),
+        "acc moved to Vec for relu: {text}"
+    );
+    let table = tile_table(&m);
+    assert!(table.contains("%at_5: loc=Mat"), "{table}");
+    assert!(table.contains("%ct_7: loc=Acc"), "{table}");
+}
+
+#[test]
+fn bufferize_reuses_and_coalesces() {
+    let mut m = common::kernel("splitk");
+    pto_lower::PassManager::lowering_pipeline()
+        .run(&mut m)
+        .unwrap();
+    let table = tile_table(&m);
+    // The accumulator's init, iter arg, next value and result share one slot.
+    for v in ["%acc0_8", "%acc_9", "%acc_11", "%next_14"] {
+        assert!(
+            table.contains(&format!("{v}: loc=Acc layout=NZ addr=0")),
+            "{v}: {table}"
+        );
+    }
+    let mut m = common::kernel("scale_rows");
+    pto_lower::PassManager::lowering_pipeline()
+        .run(&mut m)
+        .unwrap();
+    let table = tile_table(&m);
+    for v in ["%row_8", "%t_9", "%y_11"] {
+        assert!(
+            table.contains(&format!("{v}: loc=Vec layout=ND addr=0")),
+            "in place: {table}"
+        );
+    }
+}
+
+#[test]
+fn offsets_are_32_byte_aligned_and_disjoint_when_live_together() {
+    let mut m = common::kernel("softmax");
+    pto_lower::PassManager::lowering_pipeline()
+        .run(&mut m)
+        .unwrap();
+    for (v, _) in m.values.iter() {
+        if let Some(a) = addr_of(&m, v) {
+            assert_eq!(a % 32, 0);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! The generated items (dsl.md section 1): the host function `NAME` and `mod NAME` with
+//! `IR`, `LOWERED`, `CPP` and `program()`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ctxt::Errors;
+use crate::model::Kernel;
+
+/// The text of `LOWERED` / `CPP` while the lowering pipeline is not available.
+const LOWERING_UNAVAILABLE: &str =
+    "// lowering not available: pto-lower does not implement this pipeline yet";
+
+/// The whole expansion of `#[pto::kernel(args)] input`.
+pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut errs = Errors::new();
+    let args = crate::args::parse(args, &mut errs);
+    let item: syn::ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let e = syn::Error::new(
+                e.span(),
+                format!("#[pto::kernel] applies to a function: {e}"),
+            );
+            let mut out = e.to_compile_error();
+            out.extend(input);
+            return out;
+        }
+    };
+    let model = crate::model::build(&item, &mut errs);
+    let lowered = crate::lower::lower(&model, &args, &mut errs);
+    let lowered = match (lowered, errs.is_empty()) {
+        (Some(l), true) => l,
+        _ => return with_errors(errs, crate::fallback::stub(&model)),
+    };
+    let ir = lowered.module.to_string();
+    match pto_lower::compile(&lowered.module, lowered.func) {
+        Ok(c) => {
+            let host = c.host;
+            items(&model, host, &ir, &c.lowered, &c.cpp)
+        }
+        Err(diags) if diags.iter().any(|d| d.message.contains("not implemented")) => {
+            let body = unsupported_body(
+                &model,
+                "the lowering pipeline (pto-lower) is not available yet",
+            );
+            items(
+                &model,
+                body,
+                &ir,
+                LOWERING_UNAVAILABLE,
+                LOWERING_UNAVAILABLE,
+            )
+        }
+        Err(diags) => {
+            for d in diags.iter() {
+                errs.push(lowered.spans.error(d));
+            }
+            with_errors(errs, crate::fallback::stub(&model))
+        }
+    }
+}
+
+fn with_errors(errs: Errors, stub: TokenStream) -> TokenStream {
+    let mut out = errs
+        .combined()
+        .map(|e| e.to_compile_error())
+        .unwrap_or_default();
+    out.extend(stub);
+    out
+}
+
+/// A host body that uses every parameter and returns `Err(Unsupported(why))`.
+pub(crate) fn unsupported_body(k: &Kernel<'_>, why: &str) -> TokenStream {
+    let names = k.params.iter().map(|p| &p.ident);
+    quote! {{
+        let _ = (#(#names,)*);
+        ::core::result::Result::Err(::pto::Error::Unsupported(::std::string::String::from(#why)))
+    }}
+}
+
+/// The host function and `mod NAME`, with the given host body and texts.
+pub(crate) fn items(
+    k: &Kernel<'_>,
+    body: TokenStream,
+    ir: &str,
+    lowered: &str,
+    cpp: &str,
+) -> TokenStream {
+    let attrs = &k.attrs;
+    let vis = k.vis;
+    let ident = k.ident;
+    let params = k.params.iter().map(|p| p.host_param());
+    let ret = match k.ret {
+        Some(Some((_, ty))) => quote!(#ty),
+        _ => quote!(()),
+    };
+    let name = ident.to_string();
+    let mod_doc = format!("Compile-time artifacts of the `{name}` kernel.");
+    quote! {
+        #(#attrs)*
+        #[allow(clippy::all, clippy::pedantic)] // the body is generated code
+        #vis fn #ident(#(#params),*) -> ::core::result::Result<#ret, ::pto::Error> #body
+
+        #[doc = #mod_doc]
+        #[allow(dead_code)]
+        #vis mod #ident {
+            /// The verified PTO-IR of the kernel (statement form).
+            pub const IR: &str = #ir;
+            /// The IR after the lowering pipeline (seed-002 MLIR style).
+            pub const LOWERED: &str = #lowered;
+            /// The lowered kernel as PTO-ISA C++ source.
+            pub const CPP: &str = #cpp;
+            /// The IR as a value, parsed back from [`IR`].
+            pub fn program() -> ::pto::ir::ProgramModule {
+                match ::pto::ir::parse(IR) {
+                    ::core::result::Result::Ok(m) => m,
+                    ::core::result::Result::Err(_) => ::pto::ir::ProgramModule::new("invalid"),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+    use quote::quote;
+
+    fn check(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream, expected: Expect) {
+        let out = super::kernel(args, input);
+        let file = syn::parse2::<syn::File>(out).map(|f| prettyplease::unparse(&f));
+        expected.assert_eq(&file.unwrap_or_else(|e| format!("unparsable expansion: {e}")));
+    }
+
+    #[test]
+    fn scalar_kernel_expands_to_host_fn_and_module() {
+        check(
+            quote!(arch = "PTOv2"),
+            quote! {
+                /// Doubles `a`.
+                pub fn double(a: f32) -> f32 {
+                    a * 2.0
+                }
+            },
+            expect![[r#"
+                /// Doubles `a`.
+                #[allow(clippy::all, clippy::pedantic)]
+                pub fn double(a: f32) -> ::core::result::Result<f32, ::pto::Error> {
+                    let v_2: f32 = ::pto::Element::mul(a, 2f32);
+                    ::core::result::Result::Ok(v_2)
+                }
+                ///Compile-time artifacts of the `double` kernel.
+                #[allow(dead_code)]
+                pub mod double {
+                    /// The verified PTO-IR of the kernel (statement form).
+                    pub const IR: &str = "program.module @double {\n  program.entry @double\n  attr arch = \"PTOv2\"\n  func.func @double(%a_0: fp32) -> (fp32) {\n    statement.op {\n      %1 = 2.0 : fp32\n      %2 = scalar.mul %a_0, %1 : (fp32, fp32) -> fp32\n    }\n    statement.return %2\n  }\n  // func.kind = kernel\n}\n";
+                    /// The IR after the lowering pipeline (seed-002 MLIR style).
+                    pub const LOWERED: &str = "// double lowered for A2A3: canonicalize, infer-tile-info, insert-events, bufferize\nmodule attributes {pto.target = #pto.target<A2A3>} {\n  func.func @double(%a_0: f32) -> (f32) {\n    %1 = pto.constant 2.0 : f32\n    %2 = pto.scalar.mul %a_0, %1 : f32\n    func.return %2 : f32\n  }\n}\n";
+                    /// The lowered kernel as PTO-ISA C++ source.
+                    pub const CPP: &str = "// double lowered by pto-lower for A2A3.\n#include \"common/pto_instr.hpp\"\nusing namespace pto;\n\n__global__ AICORE void double(float a) {\n  float v2 = (a * 2.0f);\n  return; // the kernel returns v2 to the host\n}\n";
+                    /// The IR as a value, parsed back from [`IR`].
+                    pub fn program() -> ::pto::ir::ProgramModule {
+                        match ::pto::ir::parse(IR) {
+                            ::core::result::Result::Ok(m) => m,
+                            ::core::result::Result::Err(_) => ::pto::ir::ProgramModule::new("invalid"),
+                        }
+                    }
+                }
+            "#]],
+        );
+    }
+
+    #[test]
+    fn errors_come_with_a_stub_of_the_same_signature() {
+        check(
+            quote!(),
+            quote! {
+                fn bad(x: &Tensor<f32, B, 16>, n: i64) -> i64 {
+                    let t = x.load::<1, 16>([0, 0]);
+                    n + missing
+                }
+            },
+            expect![[r#"
+                ::core::compile_error! {
+                    "cannot find value `missing` in this scope\n  = note: variables in scope: `B`, `n`, `t`, `x`"
+                }
+                #[allow(clippy::all, clippy::pedantic)]
+                fn bad(x: &Tensor<f32>, n: i64) -> ::core::result::Result<i64, ::pto::Error> {
+                    let _ = (x, n);
+                    ::core::result::Result::Err(
+                        ::pto::Error::Unsupported(
+                            ::std::string::String::from("this kernel failed to compile"),
+                        ),
+                    )
+                }
+                ///Compile-time artifacts of the `bad` kernel.
+                #[allow(dead_code)]
+                mod bad {
+                    /// The verified PTO-IR of the kernel (statement form).
+                    pub const IR: &str = "";
+                    /// The IR after the lowering pipeline (seed-002 MLIR style).
+                    pub const LOWERED: &str = "";
+                    /// The lowered kernel as PTO-ISA C++ source.
+                    pub const CPP: &str = "";
+                    /// The IR as a value, parsed back from [`IR`].
+                    pub fn program() -> ::pto::ir::ProgramModule {
+                        match ::pto::ir::parse(IR) {
+                            ::core::result::Result::Ok(m) => m,
+                            ::core::result::Result::Err(_) => ::pto::ir::ProgramModule::new("invalid"),
+                        }
+                    }
+                }
+            "#]],
+        );
+    }
+}

@@ -1,0 +1,2145 @@
+//! The kernel body to `IRBuilder` calls.
+//!
+//! The macro only maps Rust names to builder variables (`declare_var` / `assign_var` /
+//! `use_var`); SSA construction (loop-carried values, branch merges) is the builder's job.
+//! Every op and statement is created after `ctx.set_span(id)`, where `id` indexes the
+//! [`SpanTable`], so every diagnostic of the builder, the verifier and the lowering maps back
+//! to the user's tokens.
+//!
+//! Error recovery: an ill-typed `let` leaves its name *poisoned* (later uses are silently
+//! skipped, so one mistake gives one error), an ill-typed condition or loop bound is replaced
+//! by a placeholder constant so the body is still checked, and scopes are always popped.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::Span;
+use pto_ir::{
+    Attr, Attrs, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
+    IRBuilderContext, Opcode, ProgramModule, Signature, SpanId, TensorFormat, TensorType, TileType,
+    Type, ValueId,
+};
+use quote::ToTokens;
+use syn::{
+    AngleBracketedGenericArguments, BinOp, Expr, ExprCall, ExprForLoop, ExprIf, ExprMethodCall,
+    ExprReturn, ExprWhile, GenericArgument, Ident, Lit, Local, Macro, Pat, RangeLimits, Stmt, UnOp,
+};
+
+use crate::args::Args;
+use crate::ctxt::{Errors, error_range, range_of};
+use crate::model::{DimSpec, Kernel, ParamTy, int_literal, scalar_dtype};
+
+/// `SpanId` -> the user's tokens (first and last token of the node).
+pub(crate) struct SpanTable {
+    spans: Vec<(Span, Span)>,
+    fallback: (Span, Span),
+}
+
+impl SpanTable {
+    fn new(fallback: (Span, Span)) -> Self {
+        SpanTable {
+            spans: Vec::new(),
+            fallback,
+        }
+    }
+
+    fn id_range(&mut self, r: (Span, Span)) -> SpanId {
+        self.spans.push(r);
+        SpanId((self.spans.len() - 1) as u32)
+    }
+
+    fn id(&mut self, node: &impl ToTokens) -> SpanId {
+        self.id_range(range_of(node))
+    }
+
+    /// The tokens of a span id; the function name for `SpanId::NONE`.
+    pub(crate) fn get(&self, id: SpanId) -> (Span, Span) {
+        if id.is_some() {
+            self.spans
+                .get(id.0 as usize)
+                .copied()
+                .unwrap_or(self.fallback)
+        } else {
+            self.fallback
+        }
+    }
+
+    /// A diagnostic as a `syn::Error` at its tokens, notes appended.
+    pub(crate) fn error(&self, d: &Diag) -> syn::Error {
+        let (start, end) = self.get(d.at);
+        let mut msg = d.message.clone();
+        for n in &d.notes {
+            msg.push_str("\n  = note: ");
+            msg.push_str(n);
+        }
+        error_range(start, end, msg)
+    }
+}
+
+/// The result of lowering: the verified module and the span table for later diagnostics.
+pub(crate) struct Lowered {
+    pub module: ProgramModule,
+    pub func: FuncId,
+    pub spans: SpanTable,
+}
+
+/// Marker: an error was reported for this expression.
+#[derive(Clone, Copy, Debug)]
+struct Poison;
+
+type R<T> = Result<T, Poison>;
+
+/// An expression's value: an IR value, or a literal whose type the context fixes.
+#[derive(Clone, Copy, Debug)]
+enum Val {
+    V(ValueId),
+    Int(i64, SpanId),
+    Float(f64, SpanId),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tail {
+    /// The function body: a tail expression is the return value.
+    Func,
+    /// An `if` branch used as a value.
+    Value,
+    /// Any other block: no value.
+    Unit,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Max,
+    Min,
+}
+
+impl Bin {
+    fn scalar(self) -> Opcode {
+        match self {
+            Bin::Add => Opcode::ScalarAdd,
+            Bin::Sub => Opcode::ScalarSub,
+            Bin::Mul => Opcode::ScalarMul,
+            Bin::Div => Opcode::ScalarDiv,
+            Bin::Rem => Opcode::ScalarRem,
+            Bin::Eq => Opcode::ScalarEq,
+            Bin::Ne => Opcode::ScalarNe,
+            Bin::Lt => Opcode::ScalarLt,
+            Bin::Le => Opcode::ScalarLe,
+            Bin::Gt => Opcode::ScalarGt,
+            Bin::Ge => Opcode::ScalarGe,
+            Bin::And => Opcode::ScalarAnd,
+            Bin::Or => Opcode::ScalarOr,
+            Bin::BitAnd => Opcode::ScalarBitAnd,
+            Bin::BitOr => Opcode::ScalarBitOr,
+            Bin::BitXor => Opcode::ScalarBitXor,
+            Bin::Shl => Opcode::ScalarShl,
+            Bin::Shr => Opcode::ScalarShr,
+            Bin::Max => Opcode::ScalarMax,
+            Bin::Min => Opcode::ScalarMin,
+        }
+    }
+
+    fn tile(self) -> Option<Opcode> {
+        Some(match self {
+            Bin::Add => Opcode::TileAdd,
+            Bin::Sub => Opcode::TileSub,
+            Bin::Mul => Opcode::TileMul,
+            Bin::Div => Opcode::TileDiv,
+            Bin::Rem => Opcode::TileRem,
+            Bin::Max => Opcode::TileMax,
+            Bin::Min => Opcode::TileMin,
+            Bin::BitAnd => Opcode::TileAnd,
+            Bin::BitOr => Opcode::TileOr,
+            Bin::BitXor => Opcode::TileXor,
+            Bin::Shl => Opcode::TileShl,
+            Bin::Shr => Opcode::TileShr,
+            _ => return None,
+        })
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            Bin::Add => "+",
+            Bin::Sub => "-",
+            Bin::Mul => "*",
+            Bin::Div => "/",
+            Bin::Rem => "%",
+            Bin::Eq => "==",
+            Bin::Ne => "!=",
+            Bin::Lt => "<",
+            Bin::Le => "<=",
+            Bin::Gt => ">",
+            Bin::Ge => ">=",
+            Bin::And => "&&",
+            Bin::Or => "||",
+            Bin::BitAnd => "&",
+            Bin::BitOr => "|",
+            Bin::BitXor => "^",
+            Bin::Shl => "<<",
+            Bin::Shr => ">>",
+            Bin::Max => "max",
+            Bin::Min => "min",
+        }
+    }
+}
+
+/// `(binary op, compound-assignment?)` for a syn operator.
+fn bin_of(op: &BinOp) -> Option<(Bin, bool)> {
+    Some(match op {
+        BinOp::Add(_) => (Bin::Add, false),
+        BinOp::Sub(_) => (Bin::Sub, false),
+        BinOp::Mul(_) => (Bin::Mul, false),
+        BinOp::Div(_) => (Bin::Div, false),
+        BinOp::Rem(_) => (Bin::Rem, false),
+        BinOp::And(_) => (Bin::And, false),
+        BinOp::Or(_) => (Bin::Or, false),
+        BinOp::BitXor(_) => (Bin::BitXor, false),
+        BinOp::BitAnd(_) => (Bin::BitAnd, false),
+        BinOp::BitOr(_) => (Bin::BitOr, false),
+        BinOp::Shl(_) => (Bin::Shl, false),
+        BinOp::Shr(_) => (Bin::Shr, false),
+        BinOp::Eq(_) => (Bin::Eq, false),
+        BinOp::Lt(_) => (Bin::Lt, false),
+        BinOp::Le(_) => (Bin::Le, false),
+        BinOp::Ne(_) => (Bin::Ne, false),
+        BinOp::Ge(_) => (Bin::Ge, false),
+        BinOp::Gt(_) => (Bin::Gt, false),
+        BinOp::AddAssign(_) => (Bin::Add, true),
+        BinOp::SubAssign(_) => (Bin::Sub, true),
+        BinOp::MulAssign(_) => (Bin::Mul, true),
+        BinOp::DivAssign(_) => (Bin::Div, true),
+        BinOp::RemAssign(_) => (Bin::Rem, true),
+        BinOp::BitXorAssign(_) => (Bin::BitXor, true),
+        BinOp::BitAndAssign(_) => (Bin::BitAnd, true),
+        BinOp::BitOrAssign(_) => (Bin::BitOr, true),
+        BinOp::ShlAssign(_) => (Bin::Shl, true),
+        BinOp::ShrAssign(_) => (Bin::Shr, true),
+        _ => return None,
+    })
+}
+
+const FUNCTIONS: &str = "min(a, b), max(a, b), matmul(a, b), matmul_acc(acc, a, b), matmul_bias(a, b, bias), \
+                         Tile::<T, R, C>::zeros(), Tile::<T, R, C>::full(v)";
+const TILE_METHODS: &str = "max(b), min(b), abs(), exp(), log(), sqrt(), rsqrt(), recip(), relu(), cast::<T>(), \
+                            row_sum(), row_max(), row_min(), col_sum(), col_max(), col_min(), transpose(), \
+                            extract::<R, C>([i, j]), valid([m, n])";
+const TENSOR_METHODS: &str = "load::<R, C>([i, j]), store([i, j], tile)";
+const SCALAR_METHODS: &str = "abs(), max(b), min(b) (and `x as T` for conversions)";
+
+/// The Rust spelling of a dtype, for messages.
+fn rs(d: DataType) -> String {
+    d.rust_name()
+        .map_or_else(|| d.name().to_string(), str::to_string)
+}
+
+struct Lower<'k, 'e> {
+    b: IRBuilder,
+    ctx: IRBuilderContext,
+    spans: SpanTable,
+    errs: &'e mut Errors,
+    kernel: &'k Kernel<'k>,
+    /// Names whose `let` failed: uses are skipped without a second error.
+    poisoned: HashSet<String>,
+    /// Names declared in a body that has ended, with the construct (`for` loop ...).
+    gone: HashMap<String, &'static str>,
+    /// Names declared in each open body.
+    scopes: Vec<Vec<String>>,
+    /// Whether the function body ended in `return` / a tail value.
+    returned: bool,
+}
+
+/// Lowers the kernel into a verified module; `None` when errors were reported.
+pub(crate) fn lower(k: &Kernel<'_>, args: &Args, errs: &mut Errors) -> Option<Lowered> {
+    let name = k.ident.to_string();
+    let mut module = ProgramModule::new(name.clone());
+    module.attrs.set("arch", Attr::Str(args.arch.clone()));
+    let mut lw = Lower {
+        b: IRBuilder::new(module),
+        ctx: IRBuilderContext::new(),
+        spans: SpanTable::new(range_of(k.ident)),
+        errs,
+        kernel: k,
+        poisoned: HashSet::new(),
+        gone: HashMap::new(),
+        scopes: vec![Vec::new()],
+        returned: false,
+    };
+    // Parameters, then the symbolic dimensions they mention (created once, shared by name).
+    let mut dims: HashMap<String, ValueId> = HashMap::new();
+    let mut params = Vec::new();
+    for p in &k.params {
+        let pname = p.ident.to_string();
+        if matches!(p.ty, ParamTy::Invalid) {
+            lw.poisoned.insert(pname);
+            continue;
+        }
+        let v = lw.b.new_value(Type::Unknown, &pname);
+        let ty = match &p.ty {
+            ParamTy::Scalar(d) => Type::Scalar(*d),
+            ParamTy::Tensor { dtype, dims: ds } => {
+                let mut shape = Vec::new();
+                for d in ds {
+                    shape.push(match d {
+                        DimSpec::Const(c) => pto_ir::Dim::Const(*c),
+                        DimSpec::Sym(s) => {
+                            let s = s.to_string();
+                            let dv = match dims.get(&s) {
+                                Some(&dv) => dv,
+                                None => {
+                                    let dv = lw.b.new_scalar(DataType::Int64, &s);
+                                    dims.insert(s, dv);
+                                    dv
+                                }
+                            };
+                            pto_ir::Dim::Value(dv)
+                        }
+                    });
+                }
+                Type::Tensor(TensorType {
+                    dtype: *dtype,
+                    shape,
+                    format: TensorFormat::Nd,
+                })
+            }
+            ParamTy::Tile { dtype, shape } => Type::Tile(TileType::new(*dtype, shape.clone())),
+            ParamTy::Invalid => Type::Unknown,
+        };
+        if let Some(d) = lw.b.module_mut().values.get_mut(v) {
+            d.ty = ty;
+        }
+        params.push(pto_ir::Param {
+            value: v,
+            direction: p.direction,
+        });
+    }
+    let returns = k
+        .ret_dtype()
+        .map(|d| vec![Type::Scalar(d)])
+        .unwrap_or_default();
+    let sig = Signature { params, returns };
+    let func = match lw.b.create_function(&name, args.kind, sig, true) {
+        Ok(f) => f,
+        Err(d) => {
+            let e = lw.spans.error(&d);
+            lw.errs.push(e);
+            return None;
+        }
+    };
+    if let Err(d) = lw.b.enter_function_body(&mut lw.ctx, func) {
+        let e = lw.spans.error(&d);
+        lw.errs.push(e);
+        return None;
+    }
+    let stmts = &k.body.stmts;
+    lw.block(stmts, Tail::Func, None);
+    if let Err(d) = lw.ctx.pop_scope() {
+        lw.report(d);
+    }
+    if let Some(Some((d, ty))) = k.ret
+        && !lw.returned
+    {
+        lw.errs.push_spanned(
+            ty,
+            format!(
+                "the kernel returns `{}`, but its body does not end in a value; end it with a `{}` expression or `return v;`",
+                rs(d),
+                rs(d)
+            ),
+        );
+    }
+    let Lower {
+        b,
+        ctx,
+        spans,
+        errs,
+        ..
+    } = lw;
+    if !errs.is_empty() {
+        return None;
+    }
+    let module = match b.finish(&ctx) {
+        Ok(m) => m,
+        Err(d) => {
+            errs.push(spans.error(&d));
+            return None;
+        }
+    };
+    if let Err(ds) = pto_ir::verify(&module) {
+        for d in ds.iter() {
+            errs.push(spans.error(d));
+        }
+        return None;
+    }
+    Some(Lowered {
+        module,
+        func,
+        spans,
+    })
+}
+
+impl Lower<'_, '_> {
+    // ----- diagnostics -----
+
+    fn report(&mut self, d: Diag) {
+        let e = self.spans.error(&d);
+        self.errs.push(e);
+    }
+
+    fn check<T>(&mut self, r: Result<T, Diag>) -> R<T> {
+        r.map_err(|d| {
+            self.report(d);
+            Poison
+        })
+    }
+
+    fn err<T>(&mut self, node: &impl ToTokens, msg: impl std::fmt::Display) -> R<T> {
+        self.errs.push_spanned(node, msg);
+        Err(Poison)
+    }
+
+    fn err_range<T>(&mut self, r: (Span, Span), msg: impl std::fmt::Display) -> R<T> {
+        self.errs.push_range(r, msg);
+        Err(Poison)
+    }
+
+    fn sid(&mut self, node: &impl ToTokens) -> SpanId {
+        self.spans.id(node)
+    }
+
+    fn at(&mut self, node: &impl ToTokens) -> SpanId {
+        let id = self.spans.id(node);
+        self.ctx.set_span(id);
+        id
+    }
+
+    // ----- values and types -----
+
+    fn ty(&self, v: ValueId) -> Type {
+        self.b
+            .module()
+            .values
+            .get(v)
+            .map(|d| d.ty.clone())
+            .unwrap_or(Type::Unknown)
+    }
+
+    fn show(&self, t: &Type) -> String {
+        pto_ir::typefmt::type_msg(self.b.module(), t)
+    }
+
+    fn val_scalar(&self, v: &Val) -> Option<DataType> {
+        match v {
+            Val::V(v) => self.ty(*v).as_scalar(),
+            _ => None,
+        }
+    }
+
+    fn val_tile(&self, v: &Val) -> Option<TileType> {
+        match v {
+            Val::V(v) => self.ty(*v).as_tile().cloned(),
+            _ => None,
+        }
+    }
+
+    fn is_tensor(&self, v: &Val) -> bool {
+        matches!(v, Val::V(v) if matches!(self.ty(*v), Type::Tensor(_)))
+    }
+
+    fn name_value(&mut self, v: ValueId, name: &str) {
+        if let Some(d) = self.b.module_mut().values.get_mut(v)
+            && d.name.is_none()
+            && d.constant.is_none()
+        {
+            d.name = Some(name.to_string());
+        }
+    }
+
+    /// A literal as a constant of `hint`'s type when it fits (`int64` / `fp64` otherwise).
+    fn materialize(&mut self, v: Val, hint: Option<DataType>) -> R<ValueId> {
+        let (c, dtype, span) = match v {
+            Val::V(v) => return Ok(v),
+            Val::Int(i, s) => {
+                let d = hint.filter(|d| d.is_numeric()).unwrap_or(DataType::Int64);
+                let c = if d.is_float() {
+                    Constant::Double(i as f64)
+                } else {
+                    Constant::Int64(i)
+                };
+                (c, d, s)
+            }
+            Val::Float(f, s) => (
+                Constant::Double(f),
+                hint.filter(|d| d.is_float()).unwrap_or(DataType::Fp64),
+                s,
+            ),
+        };
+        self.ctx.set_span(span);
+        let r = self.b.create_const(&mut self.ctx, c, Some(dtype), "");
+        self.check(r)
+    }
+
+    fn const_of(&mut self, c: Constant, d: DataType) -> R<ValueId> {
+        let r = self.b.create_const(&mut self.ctx, c, Some(d), "");
+        self.check(r)
+    }
+
+    fn build(
+        &mut self,
+        span: SpanId,
+        op: Opcode,
+        operands: Vec<ValueId>,
+        attrs: Attrs,
+    ) -> R<ValueId> {
+        self.ctx.set_span(span);
+        let r = self.b.build_op(&mut self.ctx, op, operands, attrs, "");
+        match self.check(r)? {
+            Some(v) => Ok(v),
+            None => {
+                self.report(Diag::new(span, format!("`{op}` has no result")));
+                Err(Poison)
+            }
+        }
+    }
+
+    // ----- scopes and variables -----
+
+    fn declare(&mut self, name: &str, v: ValueId, mutable: bool) {
+        let r = self.b.declare_var(&self.ctx, name, v, mutable);
+        if self.check(r).is_ok() {
+            self.poisoned.remove(name);
+            self.gone.remove(name);
+            if let Some(s) = self.scopes.last_mut() {
+                s.push(name.to_string());
+            }
+        }
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    /// Pops the builder scope and records the names that went out of scope.
+    fn pop_scope(&mut self, construct: &'static str) {
+        let names = self.scopes.pop().unwrap_or_default();
+        if let Err(d) = self.ctx.pop_scope() {
+            self.report(d);
+        }
+        for n in names {
+            if !self.b.is_visible(&self.ctx, &n) {
+                self.gone.insert(n, construct);
+            }
+        }
+    }
+
+    /// The binding of `name` as seen from the current scope: (value, mutable, is a parameter).
+    fn binding(&self, name: &str) -> Option<(ValueId, bool, bool)> {
+        let m = self.b.module();
+        let mut cur = self.ctx.compound;
+        while let Some(b) = cur {
+            let block = m.blocks.get(b)?;
+            if let Some(bind) = block.env.local(name) {
+                return Some((
+                    bind.value,
+                    bind.mutable,
+                    block.role == BlockRole::FuncInputs,
+                ));
+            }
+            if let Some(bind) = block.env.update(name) {
+                return Some((bind.value, true, false));
+            }
+            cur = block.parent;
+        }
+        None
+    }
+
+    fn unknown_var(&mut self, ident: &Ident) {
+        let name = ident.to_string();
+        if let Some(construct) = self.gone.get(&name) {
+            let msg = format!(
+                "`{name}` is defined inside the {construct} and is not visible after it\n  = help: declare it before the {construct} with `let mut {name} = ..;` and assign it inside"
+            );
+            self.errs.push_spanned(ident, msg);
+            return;
+        }
+        let mut names = self.b.visible_names(&self.ctx);
+        names.sort();
+        let list = if names.is_empty() {
+            "none".to_string()
+        } else {
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        self.errs.push_spanned(
+            ident,
+            format!(
+                "cannot find value `{name}` in this scope\n  = note: variables in scope: {list}"
+            ),
+        );
+    }
+
+    fn var(&mut self, ident: &Ident) -> R<Val> {
+        let name = ident.to_string();
+        if self.poisoned.contains(&name) {
+            return Err(Poison);
+        }
+        if !self.b.is_visible(&self.ctx, &name) {
+            self.unknown_var(ident);
+            return Err(Poison);
+        }
+        self.at(ident);
+        let r = self.b.use_var(&mut self.ctx, &name);
+        self.check(r).map(Val::V)
+    }
+
+    // ----- blocks and statements -----
+
+    /// Lowers a block's statements; returns the tail value of a `Tail::Value` block.
+    fn block(&mut self, stmts: &[Stmt], tail: Tail, hint: Option<DataType>) -> Option<Val> {
+        let n = stmts.len();
+        for (i, s) in stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            match s {
+                Stmt::Local(l) => self.let_stmt(l),
+                Stmt::Item(item) => {
+                    self.errs.push_spanned(
+                        item,
+                        "items (`fn`, `struct`, `use`, `const`, ...) cannot be declared inside a kernel body; declare them outside the kernel",
+                    );
+                }
+                Stmt::Macro(m) => self.macro_use(&m.mac),
+                Stmt::Expr(e, semi) => {
+                    if last && semi.is_none() {
+                        match tail {
+                            Tail::Func => self.func_tail(e),
+                            Tail::Value => {
+                                return self.stmt_expr(e, true, hint, false).ok().flatten();
+                            }
+                            Tail::Unit => {
+                                if let Ok(Some(_)) = self.stmt_expr(e, false, None, false) {
+                                    self.errs.push_spanned(
+                                        e,
+                                        "this block cannot end in a value; end the expression with `;`",
+                                    );
+                                }
+                            }
+                        }
+                    } else {
+                        let ret_ok = tail == Tail::Func && last;
+                        let _ = self.stmt_expr(e, false, None, ret_ok);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn macro_use(&mut self, mac: &Macro) {
+        let r = (range_of(&mac.path).0, mac.bang_token.span);
+        if mac.path.is_ident("incore") {
+            self.errs
+                .push_range(r, "`incore! { .. }` regions are not supported yet");
+        } else {
+            let name = mac.path.to_token_stream().to_string().replace(' ', "");
+            self.errs.push_range(
+                r,
+                format!(
+                    "the macro `{name}!` cannot be used in a kernel body; the kernel language has no macros except `incore! {{ .. }}`"
+                ),
+            );
+        }
+    }
+
+    fn func_tail(&mut self, e: &Expr) {
+        if let Expr::Return(r) = e {
+            self.ret_stmt(r);
+            return;
+        }
+        match self.kernel.ret {
+            Some(Some((d, _))) => {
+                if let Ok(Some(v)) = self.stmt_expr(e, true, Some(d), false) {
+                    self.returned = true;
+                    let _ = self.emit_return(v, d, e, e);
+                } else {
+                    self.returned = true;
+                }
+            }
+            Some(None) => {
+                self.returned = true;
+                let _ = self.stmt_expr(e, true, None, false);
+            }
+            None => {
+                if let Ok(Some(v)) = self.stmt_expr(e, false, None, false) {
+                    let what = match self.val_tile(&v) {
+                        Some(_) => {
+                            "; tiles are written to a `&mut Tensor` parameter with `t.store([i, j], tile)`"
+                        }
+                        None => {
+                            "; declare the return type (`-> f32`) to return a scalar, or end the expression with `;`"
+                        }
+                    };
+                    self.errs.push_spanned(
+                        e,
+                        format!("the kernel returns nothing, but its body ends in a value{what}"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn emit_return(
+        &mut self,
+        v: Val,
+        d: DataType,
+        node: &impl ToTokens,
+        value_node: &Expr,
+    ) -> R<()> {
+        let v = self.materialize(v, Some(d))?;
+        let ty = self.ty(v);
+        match &ty {
+            Type::Scalar(got) if *got == d => {}
+            Type::Scalar(got) => {
+                return self.err(
+                    value_node,
+                    format!(
+                        "mismatched return type: the kernel returns `{}`, but this is `{}`; convert it with `as {}`",
+                        rs(d),
+                        rs(*got),
+                        rs(d)
+                    ),
+                );
+            }
+            other => {
+                let shown = self.show(other);
+                return self.err(
+                    node,
+                    format!(
+                        "a kernel can only return scalars, but this returns {shown}; write tiles to a `&mut Tensor` / `#[out]` parameter with `t.store([i, j], tile)`"
+                    ),
+                );
+            }
+        }
+        self.at(node);
+        let r = self.b.create_return(&mut self.ctx, vec![v]);
+        self.check(r).map(|_| ())
+    }
+
+    fn ret_stmt(&mut self, r: &ExprReturn) {
+        self.returned = true;
+        let Some(e) = &r.expr else {
+            if let Some(Some((d, _))) = self.kernel.ret {
+                self.errs.push_spanned(
+                    r,
+                    format!("`return;` needs a value: the kernel returns `{}`", rs(d)),
+                );
+            }
+            return;
+        };
+        let v = self.expr_h(e, self.kernel.ret_dtype());
+        let Ok(v) = v else { return };
+        match self.kernel.ret {
+            Some(Some((d, _))) => {
+                let _ = self.emit_return(v, d, r, e);
+            }
+            Some(None) => {}
+            None => {
+                let msg = if self.val_tile(&v).is_some() || self.is_tensor(&v) {
+                    "a kernel can only return scalars; write tiles to a `&mut Tensor` / `#[out]` parameter with `t.store([i, j], tile)`"
+                } else {
+                    "the kernel has no return type; declare one (`-> f32`) to return a scalar"
+                };
+                self.errs.push_spanned(r, msg);
+            }
+        }
+    }
+
+    /// An expression in statement position. Returns its value, `None` for statements.
+    fn stmt_expr(
+        &mut self,
+        e: &Expr,
+        want: bool,
+        hint: Option<DataType>,
+        ret_ok: bool,
+    ) -> R<Option<Val>> {
+        match e {
+            Expr::ForLoop(f) => {
+                self.lower_for(f);
+                Ok(None)
+            }
+            Expr::While(w) => {
+                self.lower_while(w);
+                Ok(None)
+            }
+            Expr::If(i) => self.lower_if(i, want, hint),
+            Expr::Assign(a) => {
+                self.assign(&a.left, &a.right, None, e);
+                Ok(None)
+            }
+            Expr::Binary(b) if matches!(bin_of(&b.op), Some((_, true))) => {
+                if let Some((k, _)) = bin_of(&b.op) {
+                    self.assign(&b.left, &b.right, Some(k), e);
+                }
+                Ok(None)
+            }
+            Expr::Break(b) => {
+                if b.label.is_some() || b.expr.is_some() {
+                    return self.err(
+                        e,
+                        "`break` takes no label or value in a kernel; write `break;`",
+                    );
+                }
+                self.at(e);
+                let r = self.b.create_break(&mut self.ctx);
+                self.check(r).map(|_| None)
+            }
+            Expr::Continue(c) => {
+                if c.label.is_some() {
+                    return self.err(
+                        e,
+                        "`continue` takes no label in a kernel; write `continue;`",
+                    );
+                }
+                self.at(e);
+                let r = self.b.create_continue(&mut self.ctx);
+                self.check(r).map(|_| None)
+            }
+            Expr::Return(r) => {
+                if ret_ok {
+                    self.ret_stmt(r);
+                    Ok(None)
+                } else {
+                    if let Some(v) = &r.expr {
+                        let _ = self.expr(v);
+                    }
+                    self.err(
+                        &r.return_token,
+                        "`return` is only allowed as the last statement of the kernel body\n  = help: assign the result to a `let mut` variable and return it at the end",
+                    )
+                }
+            }
+            Expr::MethodCall(m) => self.method(m),
+            Expr::Macro(m) => {
+                self.macro_use(&m.mac);
+                Err(Poison)
+            }
+            Expr::Paren(p) => self.stmt_expr(&p.expr, want, hint, ret_ok),
+            _ => self.expr_h(e, hint).map(Some),
+        }
+    }
+
+    fn let_stmt(&mut self, l: &Local) {
+        let (pat, ann) = match &l.pat {
+            Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            p => (p, None),
+        };
+        let (ident, mutable) = match pat {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                (Some(&pi.ident), pi.mutability.is_some())
+            }
+            Pat::Wild(_) => (None, false),
+            other => {
+                self.errs.push_spanned(
+                    other,
+                    "patterns are not supported in a kernel; bind one value per `let`: `let x = ..;`",
+                );
+                if let Some(init) = &l.init {
+                    let _ = self.expr(&init.expr);
+                }
+                return;
+            }
+        };
+        let name = ident.map(Ident::to_string);
+        let poison = |this: &mut Self| {
+            if let Some(n) = &name {
+                this.poisoned.insert(n.clone());
+            }
+        };
+        let Some(init) = &l.init else {
+            self.errs.push_spanned(
+                l,
+                "a `let` in a kernel needs a value: `let x = ..;` (values are SSA, defined once)",
+            );
+            poison(self);
+            return;
+        };
+        if let Some((else_token, _)) = &init.diverge {
+            self.errs
+                .push_spanned(else_token, "`let .. else` is not supported in a kernel");
+        }
+        // The annotation: a scalar type or a tile type.
+        let expected: Option<Type> = match ann {
+            None => None,
+            Some(t) => match self.annotation(t) {
+                Ok(t) => Some(t),
+                Err(Poison) => {
+                    let _ = self.expr(&init.expr);
+                    poison(self);
+                    return;
+                }
+            },
+        };
+        let hint = expected.as_ref().and_then(Type::as_scalar);
+        let v = self.expr_h(&init.expr, hint).and_then(|v| {
+            self.at(&init.expr);
+            self.materialize(v, hint)
+        });
+        let Ok(v) = v else {
+            poison(self);
+            return;
+        };
+        if let Some(want) = &expected {
+            let got = self.ty(v);
+            if !pto_ir::ops::same_up_to_valid(want, &got) {
+                let (w, g) = (self.show(want), self.show(&got));
+                self.errs.push_spanned(
+                    &init.expr,
+                    format!("mismatched types: expected {w}, found {g}"),
+                );
+                poison(self);
+                return;
+            }
+        }
+        if let Some(n) = &name {
+            self.name_value(v, n);
+            self.at(l);
+            self.declare(n, v, mutable);
+        }
+    }
+
+    /// A `let` type annotation: a scalar or `Tile<T, R, C>`.
+    fn annotation(&mut self, t: &syn::Type) -> R<Type> {
+        if let Some(d) = scalar_dtype(t) {
+            return Ok(Type::Scalar(d));
+        }
+        if let syn::Type::Path(p) = t
+            && let Some(last) = p.path.segments.last()
+            && last.ident == "Tile"
+            && let syn::PathArguments::AngleBracketed(a) = &last.arguments
+        {
+            let (dtype, shape) = self.tile_args(a, t)?;
+            return Ok(Type::Tile(TileType::new(dtype, shape)));
+        }
+        self.err(
+            t,
+            "a `let` annotation is a scalar type (`f32`, `i64`, ...) or `Tile<T, R, C>`",
+        )
+    }
+
+    /// `<T, R, C>` of a tile type.
+    fn tile_args(
+        &mut self,
+        a: &AngleBracketedGenericArguments,
+        node: &impl ToTokens,
+    ) -> R<(DataType, Vec<u64>)> {
+        let mut it = a.args.iter();
+        let dtype = match it.next() {
+            Some(GenericArgument::Type(t)) => scalar_dtype(t),
+            _ => None,
+        };
+        let Some(dtype) = dtype else {
+            return self.err(
+                node,
+                "a tile type is `Tile::<T, R, C>` with `T` one of f16, bf16, f32, f64, i8..i64, u8..u64, bool",
+            );
+        };
+        let rest: Vec<&GenericArgument> = it.collect();
+        let shape = self.sizes(&rest, node)?;
+        Ok((dtype, shape))
+    }
+
+    /// Static sizes written as generic arguments (`::<16, 128>`).
+    fn sizes(&mut self, args: &[&GenericArgument], node: &impl ToTokens) -> R<Vec<u64>> {
+        if args.is_empty() || args.len() > 4 {
+            return self.err(
+                node,
+                format!("a tile has 1 to 4 dimensions, found {}", args.len()),
+            );
+        }
+        let mut out = Vec::new();
+        for a in args {
+            match a {
+                GenericArgument::Const(e) if int_literal(e).is_some_and(|v| v > 0) => {
+                    out.push(int_literal(e).unwrap_or(1));
+                }
+                other => {
+                    return self.err(
+                        other,
+                        "tile sizes are static: write a positive integer literal (symbolic dimensions cannot size a tile)",
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn assign(&mut self, left: &Expr, right: &Expr, op: Option<Bin>, whole: &Expr) {
+        let ident = match left {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                p.path.get_ident()
+            }
+            Expr::Index(_) => {
+                self.errs.push_spanned(
+                    left,
+                    "indexing is not supported in a kernel; write a tile into a tensor with `t.store([i, j], tile)`",
+                );
+                None
+            }
+            other => {
+                self.errs.push_spanned(
+                    other,
+                    "only variables can be assigned in a kernel: `x = ..;`",
+                );
+                None
+            }
+        };
+        let Some(ident) = ident else {
+            let _ = self.expr(right);
+            return;
+        };
+        let name = ident.to_string();
+        if self.poisoned.contains(&name) {
+            let _ = self.expr(right);
+            return;
+        }
+        let Some((cur, mutable, is_param)) = self.binding(&name) else {
+            self.unknown_var(ident);
+            let _ = self.expr(right);
+            return;
+        };
+        let cur_ty = self.ty(cur);
+        let hint = cur_ty.as_scalar();
+        let new = match op {
+            None => self.expr_h(right, hint),
+            Some(k) => {
+                let old = self.var(ident);
+                let r = self.expr_h(right, hint);
+                match (old, r) {
+                    (Ok(old), Ok(r)) => {
+                        let span = self.sid(whole);
+                        self.apply_binary(k, old, r, span, hint)
+                    }
+                    _ => Err(Poison),
+                }
+            }
+        };
+        let Ok(new) = new else { return };
+        if !mutable {
+            let help = if is_param {
+                format!(
+                    "`{name}` is a kernel parameter; make a mutable copy first: `let mut {name} = {name};`"
+                )
+            } else {
+                format!("declare it with `let mut {name} = ..;` to allow assignment")
+            };
+            self.errs.push_spanned(
+                left,
+                format!("cannot assign twice to immutable variable `{name}`\n  = help: {help}"),
+            );
+            return;
+        }
+        self.at(right);
+        let Ok(new) = self.materialize(new, hint) else {
+            return;
+        };
+        let new_ty = self.ty(new);
+        if !pto_ir::ops::same_up_to_valid(&cur_ty, &new_ty) {
+            let (c, n) = (self.show(&cur_ty), self.show(&new_ty));
+            self.errs.push_spanned(
+                right,
+                format!("mismatched types: `{name}` is {c}, but the assigned value is {n}; a variable keeps one type"),
+            );
+            return;
+        }
+        self.name_value(new, &name);
+        self.at(left);
+        let r = self.b.assign_var(&self.ctx, &name, new);
+        let _ = self.check(r);
+    }
+
+    // ----- control flow -----
+
+    /// A `bool` condition; on error a placeholder `true` so the body is still checked.
+    fn cond(&mut self, e: &Expr, what: &str) -> R<ValueId> {
+        let v = self.expr(e).and_then(|v| {
+            self.at(e);
+            self.materialize(v, Some(DataType::Bool))
+        });
+        let ok = match v {
+            Ok(v) => match self.ty(v) {
+                Type::Scalar(DataType::Bool) => return Ok(v),
+                t => {
+                    let shown = self.show(&t);
+                    let help = match t {
+                        Type::Scalar(d) if d.is_numeric() => "; compare explicitly, e.g. `x != 0`",
+                        _ => "",
+                    };
+                    self.errs.push_spanned(
+                        e,
+                        format!("the `{what}` condition must be a `bool`, found {shown}{help}"),
+                    );
+                    false
+                }
+            },
+            Err(Poison) => false,
+        };
+        let _ = ok;
+        self.at(e);
+        self.const_of(Constant::Bool(true), DataType::Bool)
+    }
+
+    fn lower_if(&mut self, e: &ExprIf, want: bool, hint: Option<DataType>) -> R<Option<Val>> {
+        let cond = self.cond(&e.cond, "if")?;
+        let if_range = (e.if_token.span, range_of(&*e.cond).1);
+        let if_span = self.spans.id_range(if_range);
+        self.ctx.set_span(if_span);
+        let r = self.b.create_if_stmt(&mut self.ctx, cond);
+        let ifs = self.check(r)?;
+        let mode = if want { Tail::Value } else { Tail::Unit };
+        let mut ok = true;
+        let mut has_values = (false, false);
+        let mut branch_hint = hint;
+
+        let r = self.b.enter_if_then(&mut self.ctx, ifs);
+        self.check(r)?;
+        self.push_scope();
+        let tv = self.block(&e.then_branch.stmts, mode, hint);
+        if want && let Some(v) = tv {
+            match self.materialize(v, hint) {
+                Ok(v) => {
+                    branch_hint = branch_hint.or_else(|| self.ty(v).as_scalar());
+                    has_values.0 = true;
+                    let r = self.b.set_branch_value(&mut self.ctx, v);
+                    ok &= self.check(r).is_ok();
+                }
+                Err(Poison) => ok = false,
+            }
+        }
+        self.pop_scope("`if` branch");
+
+        let r = self.b.enter_if_else(&mut self.ctx, ifs);
+        self.check(r)?;
+        self.push_scope();
+        let ev = match &e.else_branch {
+            None => None,
+            Some((_, else_e)) => match &**else_e {
+                Expr::Block(b) => self.block(&b.block.stmts, mode, branch_hint),
+                Expr::If(nested) => match self.lower_if(nested, want, branch_hint) {
+                    Ok(v) => v,
+                    Err(Poison) => {
+                        ok = false;
+                        None
+                    }
+                },
+                other => {
+                    ok = false;
+                    let _ = self.err::<()>(other, "expected a block or `if` after `else`");
+                    None
+                }
+            },
+        };
+        if want && let Some(v) = ev {
+            match self.materialize(v, branch_hint) {
+                Ok(v) => {
+                    has_values.1 = true;
+                    let r = self.b.set_branch_value(&mut self.ctx, v);
+                    ok &= self.check(r).is_ok();
+                }
+                Err(Poison) => ok = false,
+            }
+        }
+        self.pop_scope("`if` branch");
+        self.ctx.set_span(if_span);
+        let r = self.b.exit_if_statement(&mut self.ctx, ifs);
+        let merged = self.check(r)?;
+        if !ok {
+            return Err(Poison);
+        }
+        if !want {
+            return Ok(None);
+        }
+        if e.else_branch.is_none() {
+            return self.err_range(
+                if_range,
+                "an `if` used as a value needs an `else` branch giving a value of the same type",
+            );
+        }
+        match merged {
+            Some(v) => Ok(Some(Val::V(v))),
+            None if has_values.0 != has_values.1 => Err(Poison),
+            None => self.err_range(
+                if_range,
+                "this `if` is used as a value, but its branches give no value",
+            ),
+        }
+    }
+
+    /// `a..b`, `(a..b).step_by(s)`, `range(a, b, s)`: the bound expressions.
+    fn for_head<'x>(&mut self, e: &'x Expr) -> R<(&'x Expr, &'x Expr, Option<&'x Expr>)> {
+        const SUPPORTED: &str = "a `for` loop iterates over `a..b`, `(a..b).step_by(s)` or `range(a, b, s)` (integer bounds)";
+        match e {
+            Expr::Range(r) => match (&r.start, &r.end, &r.limits) {
+                (Some(a), Some(b), RangeLimits::HalfOpen(_)) => Ok((a, b, None)),
+                (_, _, RangeLimits::Closed(_)) => self.err(
+                    e,
+                    "inclusive ranges `a..=b` are not supported; write `a..b + 1`",
+                ),
+                _ => self.err(e, "a loop range needs both bounds: `a..b`"),
+            },
+            Expr::Paren(p) => self.for_head(&p.expr),
+            Expr::MethodCall(m) if m.method == "step_by" => {
+                let (a, b, s) = self.for_head(&m.receiver)?;
+                if s.is_some() {
+                    return self.err(&m.method, "`step_by` is given twice");
+                }
+                if m.args.len() != 1 {
+                    return self.err(
+                        &m.method,
+                        format!("`step_by(s)` takes 1 argument, found {}", m.args.len()),
+                    );
+                }
+                Ok((a, b, m.args.first()))
+            }
+            Expr::Call(c) => {
+                let name = match &*c.func {
+                    Expr::Path(p) => p.path.get_ident().map(Ident::to_string),
+                    _ => None,
+                };
+                match name.as_deref() {
+                    Some("range") => {
+                        let args: Vec<&Expr> = c.args.iter().collect();
+                        match args.as_slice() {
+                            [a, b] => Ok((a, b, None)),
+                            [a, b, s] => Ok((a, b, Some(s))),
+                            _ => self.err(
+                                &c.func,
+                                format!("`range(a, b, s)` takes 2 or 3 arguments, found {}", args.len()),
+                            ),
+                        }
+                    }
+                    Some("parallel") => self.err(
+                        &c.func,
+                        "`parallel` loops are not supported yet; use a sequential `for i in a..b` loop",
+                    ),
+                    _ => self.err(e, SUPPORTED),
+                }
+            }
+            _ => self.err(e, SUPPORTED),
+        }
+    }
+
+    /// Loop bounds: integer scalars of one dtype (literals take it; `int64` by default).
+    fn bounds(&mut self, exprs: [Option<&Expr>; 3]) -> R<(ValueId, ValueId, ValueId)> {
+        let mut vals = Vec::new();
+        let mut ok = true;
+        for e in exprs {
+            match e {
+                Some(e) => match self.expr(e) {
+                    Ok(v) => vals.push(Some((v, e))),
+                    Err(Poison) => {
+                        ok = false;
+                        vals.push(None);
+                    }
+                },
+                None => vals.push(None),
+            }
+        }
+        let mut dtype: Option<DataType> = None;
+        for (v, e) in vals.iter().flatten() {
+            match v {
+                Val::V(id) => {
+                    let t = self.ty(*id);
+                    if t.is_int_scalar() {
+                        match (dtype, t.as_scalar()) {
+                            (Some(d), Some(d2)) if d != d2 => {
+                                ok = false;
+                                self.errs.push_spanned(
+                                    *e,
+                                    format!("loop bounds have different types: `{}` and `{}`; convert one with `as`", rs(d), rs(d2)),
+                                );
+                            }
+                            (None, d2) => dtype = d2,
+                            _ => {}
+                        }
+                    } else {
+                        ok = false;
+                        let shown = self.show(&t);
+                        self.errs.push_spanned(
+                            *e,
+                            format!("loop bounds must be integer scalars, found {shown}"),
+                        );
+                    }
+                }
+                Val::Float(..) => {
+                    ok = false;
+                    self.errs.push_spanned(
+                        *e,
+                        "loop bounds must be integer scalars, found a float literal",
+                    );
+                }
+                Val::Int(..) => {}
+            }
+        }
+        if !ok {
+            return Err(Poison);
+        }
+        let d = dtype.unwrap_or(DataType::Int64);
+        let mut out = Vec::new();
+        for slot in vals {
+            match slot {
+                Some((v, e)) => {
+                    self.at(e);
+                    out.push(self.materialize(v, Some(d))?);
+                }
+                None => out.push(self.const_of(Constant::Int64(1), d)?),
+            }
+        }
+        match out.as_slice() {
+            [a, b, c] => Ok((*a, *b, *c)),
+            _ => Err(Poison),
+        }
+    }
+
+    fn lower_for(&mut self, f: &ExprForLoop) {
+        if let Some(l) = &f.label {
+            self.errs
+                .push_spanned(l, "loop labels are not supported in a kernel");
+        }
+        let iv_name = match &*f.pat {
+            Pat::Ident(pi)
+                if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() =>
+            {
+                pi.ident.to_string()
+            }
+            Pat::Wild(_) => String::new(),
+            other => {
+                self.errs
+                    .push_spanned(other, "the loop variable is a plain name: `for i in a..b`");
+                String::new()
+            }
+        };
+        let head = self.for_head(&f.expr);
+        let placeholder = |this: &mut Self| -> R<(ValueId, ValueId, ValueId)> {
+            let a = this.const_of(Constant::Int64(0), DataType::Int64)?;
+            let b = this.const_of(Constant::Int64(1), DataType::Int64)?;
+            let c = this.const_of(Constant::Int64(1), DataType::Int64)?;
+            Ok((a, b, c))
+        };
+        let bounds = match head {
+            Ok((a, b, s)) => self.bounds([Some(a), Some(b), s]),
+            Err(Poison) => Err(Poison),
+        };
+        let (lb, ub, step) = match bounds {
+            Ok(b) => b,
+            Err(Poison) => match placeholder(self) {
+                Ok(b) => b,
+                Err(Poison) => return,
+            },
+        };
+        let dtype = self.ty(lb).as_scalar().unwrap_or(DataType::Int64);
+        let iv = self.b.new_value(Type::Scalar(dtype), &iv_name);
+        let range = (f.for_token.span, range_of(&*f.expr).1);
+        let span = self.spans.id_range(range);
+        self.ctx.set_span(span);
+        let r = self.b.create_for_stmt_kind(
+            &mut self.ctx,
+            iv,
+            lb,
+            ub,
+            step,
+            pto_ir::ForKind::Sequential,
+        );
+        let Ok(fs) = self.check(r) else { return };
+        let r = self.b.enter_for_body(&mut self.ctx, fs);
+        if self.check(r).is_err() {
+            return;
+        }
+        self.push_scope();
+        if !iv_name.is_empty() {
+            self.poisoned.remove(&iv_name);
+            self.gone.remove(&iv_name);
+            if let Some(s) = self.scopes.last_mut() {
+                s.push(iv_name.clone());
+            }
+        }
+        self.block(&f.body.stmts, Tail::Unit, None);
+        self.pop_scope("`for` loop");
+        self.ctx.set_span(span);
+        let r = self.b.exit_for_statement(&mut self.ctx, fs);
+        let _ = self.check(r);
+    }
+
+    fn lower_while(&mut self, w: &ExprWhile) {
+        if let Some(l) = &w.label {
+            self.errs
+                .push_spanned(l, "loop labels are not supported in a kernel");
+        }
+        let range = (w.while_token.span, range_of(&*w.cond).1);
+        let span = self.spans.id_range(range);
+        self.ctx.set_span(span);
+        let r = self.b.create_while_stmt(&mut self.ctx);
+        let Ok(ws) = self.check(r) else { return };
+        let r = self.b.enter_while_cond(&mut self.ctx, ws);
+        if self.check(r).is_err() {
+            return;
+        }
+        self.push_scope();
+        if let Ok(c) = self.cond(&w.cond, "while") {
+            self.at(&w.cond);
+            let r = self.b.create_condition(&mut self.ctx, c);
+            let _ = self.check(r);
+        }
+        self.pop_scope("`while` condition");
+        let r = self.b.enter_while_body(&mut self.ctx, ws);
+        if self.check(r).is_err() {
+            return;
+        }
+        self.push_scope();
+        self.block(&w.body.stmts, Tail::Unit, None);
+        self.pop_scope("`while` loop");
+        self.ctx.set_span(span);
+        let r = self.b.exit_while_statement(&mut self.ctx, ws);
+        let _ = self.check(r);
+    }
+
+    // ----- expressions -----
+
+    fn expr(&mut self, e: &Expr) -> R<Val> {
+        self.expr_h(e, None)
+    }
+
+    /// An expression that must have a value; `hint` types literals and `if` results.
+    fn expr_h(&mut self, e: &Expr, hint: Option<DataType>) -> R<Val> {
+        match e {
+            Expr::Lit(l) => self.lit(&l.lit, e),
+            Expr::Path(p) => match p.path.get_ident() {
+                Some(ident) if p.qself.is_none() => self.var(ident),
+                _ => self.err(
+                    e,
+                    format!(
+                        "unknown value `{}`; a kernel refers to its parameters, symbolic dimensions and `let` variables by name",
+                        p.path.to_token_stream().to_string().replace(' ', "")
+                    ),
+                ),
+            },
+            Expr::Paren(p) => self.expr_h(&p.expr, hint),
+            Expr::Group(g) => self.expr_h(&g.expr, hint),
+            Expr::Binary(b) => {
+                let Some((k, compound)) = bin_of(&b.op) else {
+                    return self.err(e, "unsupported operator");
+                };
+                if compound {
+                    return self.err(e, "a compound assignment is a statement, not a value; write it on its own line");
+                }
+                let l = self.expr_h(&b.left, hint);
+                let r = self.expr_h(&b.right, hint);
+                let (l, r) = (l?, r?);
+                let span = self.sid(e);
+                self.apply_binary(k, l, r, span, hint)
+            }
+            Expr::Unary(u) => self.unary(u, e, hint),
+            Expr::Cast(c) => self.cast(&c.expr, &c.ty, e),
+            Expr::MethodCall(m) => match self.method(m)? {
+                Some(v) => Ok(v),
+                None => self.err(e, "`t.store(..)` has no value; it is a statement"),
+            },
+            Expr::Call(c) => self.call(c, e),
+            Expr::If(i) => match self.lower_if(i, true, hint)? {
+                Some(v) => Ok(v),
+                None => Err(Poison),
+            },
+            _ => self.unsupported(e),
+        }
+    }
+
+    fn unsupported<T>(&mut self, e: &Expr) -> R<T> {
+        let (range, msg): ((Span, Span), String) = match e {
+            Expr::Closure(_) => (range_of(e), "closures are not supported in a kernel; write the computation inline".into()),
+            Expr::Reference(_) | Expr::RawAddr(_) => (
+                range_of(e),
+                "references are not supported in a kernel body; use the value directly (`x`, not `&x`)".into(),
+            ),
+            Expr::Match(m) => (
+                (m.match_token.span, range_of(&*m.expr).1),
+                "`match` is not supported in a kernel; use `if` / `else if` / `else`".into(),
+            ),
+            Expr::Loop(l) => (
+                range_of(&l.loop_token),
+                "`loop` is not supported in a kernel; use `while cond { .. }` or `for i in a..b { .. }`".into(),
+            ),
+            Expr::Unsafe(u) => (range_of(&u.unsafe_token), "`unsafe` blocks are not allowed in a kernel".into()),
+            Expr::Macro(m) => {
+                self.macro_use(&m.mac);
+                return Err(Poison);
+            }
+            Expr::Struct(s) => (
+                range_of(&s.path),
+                "struct literals are not supported in a kernel; create tiles with `Tile::<T, R, C>::zeros()` / `full(v)` or `t.load::<R, C>([i, j])`".into(),
+            ),
+            Expr::Index(_) => (
+                range_of(e),
+                "indexing is not supported in a kernel; load a window with `t.load::<R, C>([i, j])` or take a sub-tile with `a.extract::<R, C>([i, j])`".into(),
+            ),
+            Expr::Tuple(_) => (range_of(e), "tuples are not supported in a kernel; bind one value per `let`".into()),
+            Expr::Array(_) => (
+                range_of(e),
+                "arrays are only written as offsets: `t.load::<R, C>([i, j])`, `t.store([i, j], tile)`".into(),
+            ),
+            Expr::Range(_) => (range_of(e), "ranges are only written as `for` loop bounds: `for i in a..b`".into()),
+            Expr::Field(_) => (range_of(e), "field access is not supported in a kernel".into()),
+            Expr::Try(_) => (range_of(e), "the `?` operator is not supported in a kernel".into()),
+            Expr::Block(_) => (
+                range_of(e),
+                "block expressions are not supported in a kernel; use `let` statements (blocks belong to `if`, `for` and `while`)".into(),
+            ),
+            Expr::Assign(_) => (range_of(e), "an assignment is a statement, not a value".into()),
+            Expr::ForLoop(_) | Expr::While(_) => (range_of(e), "a loop is a statement, not a value".into()),
+            Expr::Return(r) => (
+                range_of(&r.return_token),
+                "`return` is only allowed as the last statement of the kernel body".into(),
+            ),
+            Expr::Break(_) | Expr::Continue(_) => (range_of(e), "`break` / `continue` are statements, not values".into()),
+            Expr::Async(_) | Expr::Await(_) => (range_of(e), "`async` / `.await` are not supported in a kernel".into()),
+            _ => (
+                range_of(e),
+                "this Rust syntax is not part of the kernel language; kernels use `let`, assignment, `for`, `while`, `if`, arithmetic, method calls on tiles and tensors, and the built-in functions".into(),
+            ),
+        };
+        self.err_range(range, msg)
+    }
+
+    fn lit(&mut self, l: &Lit, e: &Expr) -> R<Val> {
+        let span = self.sid(e);
+        match l {
+            Lit::Int(i) => {
+                let suffix = i.suffix();
+                let Ok(v) = i.base10_parse::<i64>() else {
+                    return self.err(e, "integer literal out of range for `i64`");
+                };
+                if suffix.is_empty() {
+                    return Ok(Val::Int(v, span));
+                }
+                match DataType::from_rust_name(suffix) {
+                    Some(d) if d.is_numeric() => {
+                        self.ctx.set_span(span);
+                        let c = if d.is_float() {
+                            Constant::Double(v as f64)
+                        } else {
+                            Constant::Int64(v)
+                        };
+                        self.const_of(c, d).map(Val::V)
+                    }
+                    _ => self.err(e, format!("unsupported literal suffix `{suffix}`")),
+                }
+            }
+            Lit::Float(f) => {
+                let Ok(v) = f.base10_parse::<f64>() else {
+                    return self.err(e, "invalid float literal");
+                };
+                let suffix = f.suffix();
+                if suffix.is_empty() {
+                    return Ok(Val::Float(v, span));
+                }
+                match DataType::from_rust_name(suffix) {
+                    Some(d) if d.is_float() => {
+                        self.ctx.set_span(span);
+                        self.const_of(Constant::Double(v), d).map(Val::V)
+                    }
+                    _ => self.err(e, format!("unsupported literal suffix `{suffix}`")),
+                }
+            }
+            Lit::Bool(b) => {
+                self.ctx.set_span(span);
+                self.const_of(Constant::Bool(b.value), DataType::Bool)
+                    .map(Val::V)
+            }
+            _ => self.err(
+                e,
+                "only integer, float and `bool` literals are supported in a kernel",
+            ),
+        }
+    }
+
+    fn apply_binary(
+        &mut self,
+        k: Bin,
+        l: Val,
+        r: Val,
+        span: SpanId,
+        hint: Option<DataType>,
+    ) -> R<Val> {
+        if self.is_tensor(&l) || self.is_tensor(&r) {
+            let (s, e) = self.spans.get(span);
+            return self.err_range(
+                (s, e),
+                format!(
+                    "tensor-level arithmetic (`{}` on tensors) is not supported yet; load tiles with `t.load::<R, C>([i, j])` and compute on them",
+                    k.symbol()
+                ),
+            );
+        }
+        let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
+        if let Some(t) = tile {
+            let Some(op) = k.tile() else {
+                let (s, e) = self.spans.get(span);
+                return self.err_range(
+                    (s, e),
+                    format!(
+                        "`{}` is not an operation on tiles; tiles support + - * / % and .max(b) / .min(b) (comparisons and `&&` / `||` are for scalars)",
+                        k.symbol()
+                    ),
+                );
+            };
+            self.ctx.set_span(span);
+            let l = self.materialize(l, Some(t.dtype))?;
+            let r = self.materialize(r, Some(t.dtype))?;
+            return self.build(span, op, vec![l, r], Attrs::new()).map(Val::V);
+        }
+        let d = match (self.val_scalar(&l), self.val_scalar(&r)) {
+            (Some(d), _) | (None, Some(d)) => d,
+            (None, None) if matches!(l, Val::Float(..)) || matches!(r, Val::Float(..)) => {
+                hint.filter(|d| d.is_float()).unwrap_or(DataType::Fp64)
+            }
+            (None, None) => hint.filter(|d| d.is_numeric()).unwrap_or(DataType::Int64),
+        };
+        self.ctx.set_span(span);
+        let lv = self.materialize(l, Some(d))?;
+        let rv = self.materialize(r, Some(d))?;
+        self.build(span, k.scalar(), vec![lv, rv], Attrs::new())
+            .map(Val::V)
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary, e: &Expr, hint: Option<DataType>) -> R<Val> {
+        match &u.op {
+            UnOp::Neg(_) => {
+                let v = self.expr_h(&u.expr, hint)?;
+                let span = self.sid(e);
+                match v {
+                    Val::Int(i, _) => Ok(Val::Int(i.wrapping_neg(), span)),
+                    Val::Float(f, _) => Ok(Val::Float(-f, span)),
+                    Val::V(id) => match self.ty(id) {
+                        Type::Tile(_) => self
+                            .build(span, Opcode::TileNeg, vec![id], Attrs::new())
+                            .map(Val::V),
+                        Type::Scalar(_) => self
+                            .build(span, Opcode::ScalarNeg, vec![id], Attrs::new())
+                            .map(Val::V),
+                        _ => self.err(
+                            e,
+                            "tensor-level negation is not supported yet; load tiles first",
+                        ),
+                    },
+                }
+            }
+            UnOp::Not(_) => {
+                let v = self.expr(&u.expr)?;
+                let span = self.sid(e);
+                let id = self.materialize(v, None)?;
+                let op = match self.ty(id) {
+                    Type::Tile(_) => Opcode::TileNot,
+                    Type::Scalar(DataType::Bool) => Opcode::ScalarNot,
+                    Type::Scalar(_) => Opcode::ScalarBitNot,
+                    _ => {
+                        return self.err(
+                            e,
+                            "`!` applies to `bool` and integer scalars and integer tiles",
+                        );
+                    }
+                };
+                self.build(span, op, vec![id], Attrs::new()).map(Val::V)
+            }
+            UnOp::Deref(_) => self.err(
+                e,
+                "dereferencing (`*x`) is not supported in a kernel; values are used directly",
+            ),
+            _ => self.err(e, "unsupported unary operator"),
+        }
+    }
+
+    fn cast(&mut self, inner: &Expr, ty: &syn::Type, e: &Expr) -> R<Val> {
+        let Some(d) = scalar_dtype(ty) else {
+            let _ = self.expr(inner);
+            return self.err(
+                ty,
+                "`as` converts between scalar types (f16, bf16, f32, f64, i8..i64, u8..u64, bool); convert tiles with `.cast::<T>()`",
+            );
+        };
+        let v = self.expr(inner)?;
+        let span = self.sid(e);
+        match v {
+            Val::Int(i, _) if d.is_numeric() => {
+                self.ctx.set_span(span);
+                let c = if d.is_float() {
+                    Constant::Double(i as f64)
+                } else {
+                    Constant::Int64(i)
+                };
+                self.const_of(c, d).map(Val::V)
+            }
+            Val::Float(f, _) if d.is_numeric() => {
+                self.ctx.set_span(span);
+                let c = if d.is_float() {
+                    Constant::Double(f)
+                } else {
+                    Constant::Int64(f as i64)
+                };
+                self.const_of(c, d).map(Val::V)
+            }
+            _ => {
+                let id = self.materialize(v, None)?;
+                match self.ty(id) {
+                    Type::Scalar(s) if s == d => Ok(Val::V(id)),
+                    Type::Scalar(_) => self
+                        .build(
+                            span,
+                            Opcode::ScalarCast,
+                            vec![id],
+                            Attrs::new().with("dtype", Attr::Ident(d.name().into())),
+                        )
+                        .map(Val::V),
+                    Type::Tile(_) => self.err(
+                        e,
+                        format!("`as` does not convert tiles; write `.cast::<{}>()`", rs(d)),
+                    ),
+                    t => {
+                        let shown = self.show(&t);
+                        self.err(e, format!("`as` converts scalars, found {shown}"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `[i, j]` offsets: integer literals become `Attr::Int`, other values `Attr::Value`.
+    fn offsets(&mut self, e: &Expr) -> R<Vec<Attr>> {
+        let Expr::Array(a) = e else {
+            let _ = self.expr(e);
+            return self.err(
+                e,
+                "offsets are written as an array, one per dimension: `[i, j]`",
+            );
+        };
+        let mut out = Vec::new();
+        let mut ok = true;
+        for el in &a.elems {
+            match self.expr(el) {
+                Ok(Val::Int(i, _)) if i >= 0 => out.push(Attr::Int(i)),
+                Ok(v) => {
+                    self.at(el);
+                    match self.materialize(v, Some(DataType::Int64)) {
+                        Ok(id) => {
+                            if self.ty(id).is_int_scalar() {
+                                out.push(Attr::Value(id));
+                            } else {
+                                let shown = self.show(&self.ty(id));
+                                self.errs.push_spanned(
+                                    el,
+                                    format!("offsets must be integer scalars, found {shown}"),
+                                );
+                                ok = false;
+                            }
+                        }
+                        Err(Poison) => ok = false,
+                    }
+                }
+                Err(Poison) => ok = false,
+            }
+        }
+        if ok { Ok(out) } else { Err(Poison) }
+    }
+
+    fn arity(&mut self, name: &Ident, args: usize, want: usize, usage: &str) -> R<()> {
+        if args == want {
+            return Ok(());
+        }
+        let plural = if want == 1 { "argument" } else { "arguments" };
+        self.err(
+            name,
+            format!("`{usage}` takes {want} {plural}, found {args}"),
+        )
+    }
+
+    fn no_turbofish(&mut self, m: &ExprMethodCall, usage: &str) -> R<()> {
+        match &m.turbofish {
+            Some(tf) => self.err(tf, format!("`{usage}` takes no type arguments")),
+            None => Ok(()),
+        }
+    }
+
+    /// A method call; `None` for `t.store(..)`.
+    fn method(&mut self, m: &ExprMethodCall) -> R<Option<Val>> {
+        let name = m.method.to_string();
+        if matches!(&*m.receiver, Expr::Range(_))
+            || matches!(&*m.receiver, Expr::Paren(p) if matches!(&*p.expr, Expr::Range(_)))
+        {
+            return self.err(
+                &*m.receiver,
+                "ranges are only written as `for` loop bounds: `for i in (a..b).step_by(s)`",
+            );
+        }
+        let recv = self.expr(&m.receiver)?;
+        let span = self.sid(m);
+        let n = m.args.len();
+        if self.is_tensor(&recv) {
+            let Val::V(t) = recv else { return Err(Poison) };
+            return self.tensor_method(m, t, &name, span).map(|v| v.map(Val::V));
+        }
+        if let Some(tt) = self.val_tile(&recv) {
+            let Val::V(t) = recv else { return Err(Poison) };
+            return self
+                .tile_method(m, t, &tt, &name, span)
+                .map(|v| Some(Val::V(v)));
+        }
+        // Scalars (and literals).
+        match name.as_str() {
+            "abs" => {
+                self.no_turbofish(m, "x.abs()")?;
+                self.arity(&m.method, n, 0, "x.abs()")?;
+                let id = self.materialize(recv, None)?;
+                self.build(span, Opcode::ScalarAbs, vec![id], Attrs::new())
+                    .map(|v| Some(Val::V(v)))
+            }
+            "max" | "min" => {
+                self.no_turbofish(m, "x.max(y)")?;
+                self.arity(&m.method, n, 1, &format!("x.{name}(y)"))?;
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
+                let other = self.expr(arg)?;
+                let k = if name == "max" { Bin::Max } else { Bin::Min };
+                self.apply_binary(k, recv, other, span, None).map(Some)
+            }
+            _ => {
+                let what = match recv {
+                    Val::V(id) => self.show(&self.ty(id)),
+                    _ => "a literal".to_string(),
+                };
+                self.err(
+                    &m.method,
+                    format!("no method `{name}` on {what}; scalar methods: {SCALAR_METHODS}"),
+                )
+            }
+        }
+    }
+
+    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, String)> {
+        let m = self.b.module();
+        let f = m.functions.first()?;
+        let func = m.funcs.get(*f)?;
+        func.sig.params.iter().find(|p| p.value == t).map(|p| {
+            (
+                p.direction,
+                m.values
+                    .get(t)
+                    .and_then(|d| d.name.clone())
+                    .unwrap_or_default(),
+            )
+        })
+    }
+
+    fn tensor_method(
+        &mut self,
+        m: &ExprMethodCall,
+        t: ValueId,
+        name: &str,
+        span: SpanId,
+    ) -> R<Option<ValueId>> {
+        let n = m.args.len();
+        match name {
+            "load" => {
+                let Some(tf) = &m.turbofish else {
+                    return self.err(&m.method, "write the window size: `t.load::<R, C>([i, j])`");
+                };
+                let args: Vec<&GenericArgument> = tf.args.iter().collect();
+                let shape = self.sizes(&args, tf);
+                self.arity(&m.method, n, 1, "t.load::<R, C>([i, j])")?;
+                let Some(arg) = m.args.first() else { return Err(Poison) };
+                let off = self.offsets(arg);
+                let (shape, off) = (shape?, off?);
+                let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
+                self.build(span, Opcode::TileLoad, vec![t], attrs).map(Some)
+            }
+            "store" => {
+                self.no_turbofish(m, "t.store([i, j], tile)")?;
+                self.arity(&m.method, n, 2, "t.store([i, j], tile)")?;
+                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
+                let off = self.offsets(o);
+                let tile = self.expr(v);
+                let (off, tile) = (off?, tile?);
+                if let Some((Direction::In, pname)) = self.tensor_param_direction(t) {
+                    return self.err(
+                        &m.method,
+                        format!(
+                            "cannot store into `{pname}`: it is a read-only `&Tensor` parameter; declare it `&mut Tensor<..>` (or `#[out] {pname}: &mut Tensor<..>`)"
+                        ),
+                    );
+                }
+                let tile = self.materialize(tile, None)?;
+                self.ctx.set_span(span);
+                let r = self.b.build_op(
+                    &mut self.ctx,
+                    Opcode::TileStore,
+                    vec![tile, t],
+                    Attrs::new().with("offset", Attr::List(off)),
+                    "",
+                );
+                self.check(r).map(|_| None)
+            }
+            "view" | "assemble" | "exp" | "abs" | "sqrt" | "relu" | "max" | "min" => self.err(
+                &m.method,
+                format!(
+                    "tensor-level operations (`t.{name}(..)`) are not supported yet; load tiles with `t.load::<R, C>([i, j])`"
+                ),
+            ),
+            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {TENSOR_METHODS}")),
+        }
+    }
+
+    fn tile_method(
+        &mut self,
+        m: &ExprMethodCall,
+        t: ValueId,
+        tt: &TileType,
+        name: &str,
+        span: SpanId,
+    ) -> R<ValueId> {
+        let n = m.args.len();
+        let unary = match name {
+            "abs" => Some(Opcode::TileAbs),
+            "exp" => Some(Opcode::TileExp),
+            "log" => Some(Opcode::TileLog),
+            "sqrt" => Some(Opcode::TileSqrt),
+            "rsqrt" => Some(Opcode::TileRsqrt),
+            "recip" => Some(Opcode::TileRecip),
+            "relu" => Some(Opcode::TileRelu),
+            "row_sum" => Some(Opcode::TileRowSum),
+            "row_max" => Some(Opcode::TileRowMax),
+            "row_min" => Some(Opcode::TileRowMin),
+            "col_sum" => Some(Opcode::TileColSum),
+            "col_max" => Some(Opcode::TileColMax),
+            "col_min" => Some(Opcode::TileColMin),
+            "transpose" => Some(Opcode::TileTranspose),
+            _ => None,
+        };
+        if let Some(op) = unary {
+            let usage = format!("a.{name}()");
+            self.no_turbofish(m, &usage)?;
+            self.arity(&m.method, n, 0, &usage)?;
+            return self.build(span, op, vec![t], Attrs::new());
+        }
+        match name {
+            "max" | "min" => {
+                let usage = format!("a.{name}(b)");
+                self.no_turbofish(m, &usage)?;
+                self.arity(&m.method, n, 1, &usage)?;
+                let Some(arg) = m.args.first() else { return Err(Poison) };
+                let other = self.expr(arg)?;
+                let k = if name == "max" { Bin::Max } else { Bin::Min };
+                match self.apply_binary(k, Val::V(t), other, span, Some(tt.dtype))? {
+                    Val::V(v) => Ok(v),
+                    _ => Err(Poison),
+                }
+            }
+            "cast" => {
+                let d = match &m.turbofish {
+                    Some(tf) if tf.args.len() == 1 => match tf.args.first() {
+                        Some(GenericArgument::Type(ty)) => scalar_dtype(ty),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(d) = d else {
+                    return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
+                };
+                self.arity(&m.method, n, 0, "a.cast::<T>()")?;
+                self.build(span, Opcode::TileCast, vec![t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
+            }
+            "extract" => {
+                let Some(tf) = &m.turbofish else {
+                    return self.err(&m.method, "write the window size: `a.extract::<R, C>([i, j])`");
+                };
+                let args: Vec<&GenericArgument> = tf.args.iter().collect();
+                let shape = self.sizes(&args, tf);
+                self.arity(&m.method, n, 1, "a.extract::<R, C>([i, j])")?;
+                let Some(arg) = m.args.first() else { return Err(Poison) };
+                let off = self.offsets(arg);
+                let (shape, off) = (shape?, off?);
+                let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
+                self.build(span, Opcode::TileExtract, vec![t], attrs)
+            }
+            "valid" => {
+                self.no_turbofish(m, "a.valid([m, n])")?;
+                self.arity(&m.method, n, 1, "a.valid([m, n])")?;
+                let Some(Expr::Array(arr)) = m.args.first() else {
+                    return self.err(&m.args, "the valid region is written as an array: `a.valid([m, n])`");
+                };
+                let mut operands = vec![t];
+                let mut ok = true;
+                for el in &arr.elems {
+                    match self.expr(el).and_then(|v| self.materialize(v, Some(DataType::Int64))) {
+                        Ok(v) => operands.push(v),
+                        Err(Poison) => ok = false,
+                    }
+                }
+                if !ok {
+                    return Err(Poison);
+                }
+                self.build(span, Opcode::TileValid, operands, Attrs::new())
+            }
+            "load" | "store" => self.err(
+                &m.method,
+                format!("`{name}` is a tensor method, but the receiver is a tile; tile methods: {TILE_METHODS}"),
+            ),
+            _ => self.err(&m.method, format!("no method `{name}` on a tile; tile methods: {TILE_METHODS}")),
+        }
+    }
+
+    fn call(&mut self, c: &ExprCall, e: &Expr) -> R<Val> {
+        let Expr::Path(p) = &*c.func else {
+            return self.err(
+                &c.func,
+                format!("only the built-in functions can be called in a kernel: {FUNCTIONS}"),
+            );
+        };
+        let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        let span = self.sid(e);
+        // Tile::<T, R, C>::zeros() / full(v)
+        if let [ty, ctor] = segs.as_slice()
+            && ty.ident == "Tile"
+        {
+            let syn::PathArguments::AngleBracketed(a) = &ty.arguments else {
+                return self.err(
+                    &p.path,
+                    "write the tile type: `Tile::<f32, 16, 16>::zeros()`",
+                );
+            };
+            let tile = self.tile_args(a, a);
+            let ctor_name = ctor.ident.to_string();
+            let args: Vec<&Expr> = c.args.iter().collect();
+            let fill = match ctor_name.as_str() {
+                "zeros" => {
+                    self.arity(&ctor.ident, args.len(), 0, "Tile::<T, R, C>::zeros()")?;
+                    None
+                }
+                "full" => {
+                    self.arity(&ctor.ident, args.len(), 1, "Tile::<T, R, C>::full(v)")?;
+                    match args.first() {
+                        Some(a) => Some(self.expr(a)?),
+                        None => return Err(Poison),
+                    }
+                }
+                _ => {
+                    return self.err(
+                        &ctor.ident,
+                        format!("no tile constructor `{ctor_name}`; tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`"),
+                    );
+                }
+            };
+            let (dtype, shape) = tile?;
+            self.ctx.set_span(span);
+            let v = match fill {
+                None => {
+                    let c = if dtype.is_float() {
+                        Constant::Double(0.0)
+                    } else if dtype == DataType::Bool {
+                        Constant::Bool(false)
+                    } else {
+                        Constant::Int64(0)
+                    };
+                    self.const_of(c, dtype)?
+                }
+                Some(v) => self.materialize(v, Some(dtype))?,
+            };
+            let attrs = Attrs::new()
+                .with("shape", Attr::ints(&shape))
+                .with("dtype", Attr::Ident(dtype.name().into()));
+            return self
+                .build(span, Opcode::TileFull, vec![v], attrs)
+                .map(Val::V);
+        }
+        let Some(ident) = p.path.get_ident() else {
+            return self.err(
+                &p.path,
+                format!(
+                    "cannot find function `{}`; the kernel language has: {FUNCTIONS}",
+                    p.path.to_token_stream().to_string().replace(' ', "")
+                ),
+            );
+        };
+        let name = ident.to_string();
+        let (op, want, usage) = match name.as_str() {
+            "min" => (None, 2, "min(a, b)"),
+            "max" => (None, 2, "max(a, b)"),
+            "matmul" => (Some(Opcode::TileMatmul), 2, "matmul(a, b)"),
+            "matmul_acc" => (Some(Opcode::TileMatmulAcc), 3, "matmul_acc(acc, a, b)"),
+            "matmul_bias" => (Some(Opcode::TileMatmulBias), 3, "matmul_bias(a, b, bias)"),
+            "range" => {
+                return self.err(
+                    ident,
+                    "`range(a, b, s)` is only written as the bounds of a `for` loop",
+                );
+            }
+            "parallel" => {
+                return self.err(
+                    ident,
+                    "`parallel` loops are not supported yet; use a sequential `for i in a..b` loop",
+                );
+            }
+            "Tile" => return self.err(
+                ident,
+                "tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`",
+            ),
+            _ => {
+                return self.err(
+                    ident,
+                    format!("cannot find function `{name}`; the kernel language has: {FUNCTIONS}"),
+                );
+            }
+        };
+        // Lower every argument first, so errors inside them are all reported.
+        let mut vals = Vec::new();
+        let mut ok = true;
+        for a in &c.args {
+            match self.expr(a) {
+                Ok(v) => vals.push(v),
+                Err(Poison) => ok = false,
+            }
+        }
+        self.arity(ident, c.args.len(), want, usage)?;
+        if !ok {
+            return Err(Poison);
+        }
+        match (op, vals.as_slice()) {
+            (None, [a, b]) => {
+                let k = if name == "min" { Bin::Min } else { Bin::Max };
+                self.apply_binary(k, *a, *b, span, None)
+            }
+            (Some(op), _) => {
+                let mut ids = Vec::new();
+                for v in vals {
+                    ids.push(self.materialize(v, None)?);
+                }
+                self.build(span, op, ids, Attrs::new()).map(Val::V)
+            }
+            _ => Err(Poison),
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! The borrowed model of a kernel's signature: parameters with their IR types and host
+//! bindings, the symbolic dimensions they share by name, and the return type. Every node
+//! keeps the syn tokens it came from, for error spans.
+
+use proc_macro2::TokenStream;
+use pto_ir::{DataType, Direction};
+use quote::quote;
+use syn::{
+    Attribute, Block, Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PathArguments,
+    ReturnType, Type, Visibility,
+};
+
+use crate::ctxt::Errors;
+
+/// One extent of a tensor parameter.
+#[derive(Clone, Debug)]
+pub(crate) enum DimSpec {
+    /// An integer literal.
+    Const(u64),
+    /// A symbolic dimension, shared by name across parameters.
+    Sym(Ident),
+}
+
+/// The kind and IR type of a parameter.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamTy {
+    /// `x: f32`.
+    Scalar(DataType),
+    /// `x: &Tensor<T, D..>`, `&mut`, `#[out] &mut`.
+    Tensor { dtype: DataType, dims: Vec<DimSpec> },
+    /// `x: &Tile<T, R, C>`.
+    Tile { dtype: DataType, shape: Vec<u64> },
+    /// A parameter that could not be modeled (already reported).
+    Invalid,
+}
+
+/// A parameter.
+pub(crate) struct Param {
+    pub ident: Ident,
+    pub ty: ParamTy,
+    pub direction: Direction,
+    /// The host binding's type, spelled with the user's own paths (so their imports are used).
+    pub host: TokenStream,
+}
+
+/// A kernel function.
+pub(crate) struct Kernel<'a> {
+    /// Attributes to keep on the host function (docs, lints).
+    pub attrs: Vec<&'a Attribute>,
+    pub vis: &'a Visibility,
+    pub ident: &'a Ident,
+    pub params: Vec<Param>,
+    /// The scalar return type, if any: `None` is `()`; `Some(None)` is an invalid one.
+    pub ret: Option<Option<(DataType, &'a Type)>>,
+    pub body: &'a Block,
+}
+
+impl Kernel<'_> {
+    /// Whether the return type is known to be valid.
+    pub(crate) fn ret_dtype(&self) -> Option<DataType> {
+        self.ret.flatten().map(|(d, _)| d)
+    }
+}
+
+const SCALARS: &str = "f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool";
+
+/// The dtype a scalar type path names (`f32`, `f16`, `pto::f16`).
+pub(crate) fn scalar_dtype(ty: &Type) -> Option<DataType> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if !matches!(last.arguments, PathArguments::None) {
+                return None;
+            }
+            DataType::from_rust_name(&last.ident.to_string())
+        }
+        Type::Paren(p) => scalar_dtype(&p.elem),
+        Type::Group(g) => scalar_dtype(&g.elem),
+        _ => None,
+    }
+}
+
+/// An integer literal in a generic argument or expression (`128`, `{ 128 }`).
+pub(crate) fn int_literal(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Int(i) => i.base10_parse::<u64>().ok(),
+            _ => None,
+        },
+        Expr::Block(b) if b.block.stmts.len() == 1 => match b.block.stmts.first() {
+            Some(syn::Stmt::Expr(e, None)) => int_literal(e),
+            _ => None,
+        },
+        Expr::Paren(p) => int_literal(&p.expr),
+        Expr::Group(g) => int_literal(&g.expr),
+        _ => None,
+    }
+}
+
+/// `Tensor<T, D..>` or `Tile<T, D..>`: the last path segment's name and its arguments.
+fn generic_type(ty: &Type) -> Option<(String, Vec<&GenericArgument>)> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let args = match &last.arguments {
+                PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+                PathArguments::None => Vec::new(),
+                PathArguments::Parenthesized(_) => return None,
+            };
+            Some((last.ident.to_string(), args))
+        }
+        Type::Group(g) => generic_type(&g.elem),
+        _ => None,
+    }
+}
+
+/// One extent written as a generic argument.
+fn dim_arg(arg: &GenericArgument) -> Option<DimSpec> {
+    match arg {
+        GenericArgument::Const(e) => int_literal(e).filter(|&v| v > 0).map(DimSpec::Const),
+        GenericArgument::Type(Type::Path(p)) if p.qself.is_none() => {
+            p.path.get_ident().cloned().map(DimSpec::Sym)
+        }
+        _ => None,
+    }
+}
+
+/// Models `T, D0, D1, ..` of a `Tensor` / `Tile`.
+fn elem_and_dims(
+    what: &str,
+    ty: &Type,
+    args: &[&GenericArgument],
+    errs: &mut Errors,
+) -> Option<(DataType, Vec<DimSpec>)> {
+    let Some((first, dims)) = args.split_first() else {
+        errs.push_spanned(
+            ty,
+            format!("`{what}` needs an element type and 1 to 4 dimensions: `{what}<f32, B, 128>`"),
+        );
+        return None;
+    };
+    let dtype = match first {
+        GenericArgument::Type(t) => scalar_dtype(t),
+        _ => None,
+    };
+    let Some(dtype) = dtype else {
+        errs.push_spanned(
+            first,
+            format!("unknown element type; expected one of {SCALARS}"),
+        );
+        return None;
+    };
+    if dims.is_empty() || dims.len() > 4 {
+        errs.push_spanned(
+            ty,
+            format!(
+                "`{what}` has rank {}, but ranks 1 to 4 are supported",
+                dims.len()
+            ),
+        );
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut ok = true;
+    for d in dims {
+        match dim_arg(d) {
+            Some(spec) => out.push(spec),
+            None => {
+                errs.push_spanned(
+                    d,
+                    "a dimension is a positive integer literal or an identifier (a symbolic dimension)",
+                );
+                ok = false;
+            }
+        }
+    }
+    ok.then_some((dtype, out))
+}
+
+fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (ParamTy, Direction) {
+    let (inner, mutable) = match ty {
+        Type::Reference(r) => (&*r.elem, r.mutability.is_some()),
+        other => {
+            if let Some(d) = scalar_dtype(other) {
+                if is_out {
+                    errs.push_spanned(
+                        arg,
+                        "`#[out]` marks a `&mut Tensor` or `&mut Tile` parameter, not a scalar",
+                    );
+                }
+                return (ParamTy::Scalar(d), Direction::In);
+            }
+            if let Some((name, _)) = generic_type(other)
+                && (name == "Tensor" || name == "Tile")
+            {
+                errs.push_spanned(
+                    other,
+                    format!("a `{name}` parameter is passed by reference: `&{name}<..>` or `&mut {name}<..>`"),
+                );
+                return (ParamTy::Invalid, Direction::In);
+            }
+            errs.push_spanned(
+                other,
+                format!(
+                    "unsupported parameter type; expected a scalar ({SCALARS}), `&Tensor<T, D..>`, `&mut Tensor<T, D..>` or `&Tile<T, R, C>`"
+                ),
+            );
+            return (ParamTy::Invalid, Direction::In);
+        }
+    };
+    let direction = match (mutable, is_out) {
+        (false, false) => Direction::In,
+        (true, false) => Direction::InOut,
+        (true, true) => Direction::Out,
+        (false, true) => {
+            errs.push_spanned(ty, "an `#[out]` parameter must be `&mut`");
+            Direction::Out
+        }
+    };
+    let Some((name, args)) = generic_type(inner) else {
+        errs.push_spanned(
+            ty,
+            "unsupported parameter type; expected `&Tensor<T, D..>`, `&mut Tensor<T, D..>` or `&Tile<T, R, C>`",
+        );
+        return (ParamTy::Invalid, direction);
+    };
+    match name.as_str() {
+        "Tensor" => match elem_and_dims("Tensor", inner, &args, errs) {
+            Some((dtype, dims)) => (ParamTy::Tensor { dtype, dims }, direction),
+            None => (ParamTy::Invalid, direction),
+        },
+        "Tile" => match elem_and_dims("Tile", inner, &args, errs) {
+            Some((dtype, dims)) => {
+                let mut shape = Vec::new();
+                for (d, a) in dims.iter().zip(args.iter().skip(1)) {
+                    match d {
+                        DimSpec::Const(c) => shape.push(*c),
+                        DimSpec::Sym(s) => errs.push_spanned(
+                            a,
+                            format!("tile dimensions are static: `{s}` must be an integer literal"),
+                        ),
+                    }
+                }
+                if shape.len() == dims.len() {
+                    (ParamTy::Tile { dtype, shape }, direction)
+                } else {
+                    (ParamTy::Invalid, direction)
+                }
+            }
+            None => (ParamTy::Invalid, direction),
+        },
+        _ => {
+            errs.push_spanned(
+                inner,
+                format!("unsupported parameter type `{name}`; expected `Tensor<T, D..>` or `Tile<T, R, C>`"),
+            );
+            (ParamTy::Invalid, direction)
+        }
+    }
+}
+
+/// Builds the model, reporting every problem of the signature.
+pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
+    let sig = &item.sig;
+    if let Some(c) = &sig.constness {
+        errs.push_spanned(c, "a kernel cannot be `const`");
+    }
+    if let Some(a) = &sig.asyncness {
+        errs.push_spanned(a, "a kernel cannot be `async`");
+    }
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        errs.push_spanned(u, "a kernel cannot be `unsafe`");
+    }
+    if let Some(abi) = &sig.abi {
+        errs.push_spanned(abi, "a kernel cannot have an ABI");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errs.push_spanned(
+            &sig.generics,
+            "a kernel cannot be generic; symbolic dimensions are written directly in the types: `&Tensor<f32, B, 128>`",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        errs.push_spanned(v, "a kernel cannot be variadic");
+    }
+    let mut params = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for arg in &sig.inputs {
+        let pt = match arg {
+            FnArg::Typed(pt) => pt,
+            FnArg::Receiver(r) => {
+                errs.push_spanned(r, "a kernel is a free function; it cannot take `self`");
+                continue;
+            }
+        };
+        let mut is_out = false;
+        for a in &pt.attrs {
+            if a.path().is_ident("out") && matches!(a.meta, syn::Meta::Path(_)) {
+                is_out = true;
+            } else {
+                errs.push_spanned(
+                    a,
+                    "unsupported parameter attribute; the only one is `#[out]`",
+                );
+            }
+        }
+        let ident = match &*pt.pat {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                if let Some(m) = &pi.mutability {
+                    errs.push_spanned(
+                        m,
+                        format!(
+                            "kernel parameters cannot be `mut`; declare a local copy instead: `let mut {0} = {0};`",
+                            pi.ident
+                        ),
+                    );
+                }
+                pi.ident.clone()
+            }
+            other => {
+                errs.push_spanned(
+                    other,
+                    "a kernel parameter is a plain name: `x: &Tensor<f32, B, 128>`",
+                );
+                continue;
+            }
+        };
+        let name = ident.to_string();
+        if names.contains(&name) {
+            errs.push_spanned(&ident, format!("parameter `{name}` is declared twice"));
+        }
+        names.push(name);
+        let (ty, direction) = model_param_ty(arg, &pt.ty, is_out, errs);
+        let host = host_type(&pt.ty, &ty);
+        params.push(Param {
+            ident,
+            ty,
+            direction,
+            host,
+        });
+    }
+    // A symbolic dimension cannot share its name with a parameter.
+    for p in &params {
+        if let ParamTy::Tensor { dims, .. } = &p.ty {
+            for d in dims {
+                if let DimSpec::Sym(s) = d
+                    && names.iter().any(|n| s == n)
+                {
+                    errs.push_spanned(
+                        s,
+                        format!("symbolic dimension `{s}` has the name of a parameter; rename one of them"),
+                    );
+                }
+            }
+        }
+    }
+    let ret = match &sig.output {
+        ReturnType::Default => None,
+        ReturnType::Type(_, ty) => match scalar_dtype(ty) {
+            Some(d) => Some(Some((d, &**ty))),
+            None => {
+                if matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) {
+                    None
+                } else {
+                    errs.push_spanned(
+                        ty,
+                        format!(
+                            "a kernel returns a scalar ({SCALARS}) or nothing; tiles and tensors are returned through `&mut` / `#[out]` parameters"
+                        ),
+                    );
+                    Some(None)
+                }
+            }
+        },
+    };
+    let attrs = item.attrs.iter().collect();
+    Kernel {
+        attrs,
+        vis: &item.vis,
+        ident: &sig.ident,
+        params,
+        ret,
+        body: &item.block,
+    }
+}
+
+/// The host type of a parameter: scalars as written, `&Tensor<T, ..>` as `&Tensor<T>`,
+/// `&Tile<T, ..>` as the 2-D `&Tile<T, R, C>`, reusing the user's paths.
+fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
+    let (reference, inner) = match ty {
+        Type::Reference(r) => {
+            let and = &r.and_token;
+            let m = &r.mutability;
+            (quote!(#and #m), &*r.elem)
+        }
+        other => (TokenStream::new(), other),
+    };
+    let Type::Path(tp) = inner else {
+        return quote!(impl ::core::marker::Sized);
+    };
+    let mut path = tp.path.clone();
+    let elem = match path.segments.last().map(|s| &s.arguments) {
+        Some(PathArguments::AngleBracketed(a)) => a.args.first().cloned(),
+        _ => None,
+    };
+    match (model, path.segments.last_mut(), elem) {
+        (ParamTy::Scalar(_), _, _) => quote!(#ty),
+        (ParamTy::Tensor { .. }, Some(last), Some(elem)) => {
+            last.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<#elem>));
+            quote!(#reference #path)
+        }
+        (ParamTy::Tile { shape, .. }, Some(last), Some(elem)) => {
+            let (rows, cols) = match shape.split_last() {
+                Some((&c, lead)) => (lead.iter().product::<u64>(), c),
+                None => (1, 1),
+            };
+            let rows = proc_macro2::Literal::u64_unsuffixed(rows);
+            let cols = proc_macro2::Literal::u64_unsuffixed(cols);
+            last.arguments =
+                PathArguments::AngleBracketed(syn::parse_quote!(<#elem, #rows, #cols>));
+            quote!(#reference #path)
+        }
+        _ => quote!(impl ::core::marker::Sized),
+    }
+}
+
+impl Param {
+    /// `name: Type` of the host function.
+    pub(crate) fn host_param(&self) -> TokenStream {
+        let ident = &self.ident;
+        let ty = &self.host;
+        quote!(#ident: #ty)
+    }
+}

@@ -1,0 +1,9 @@
+use pto::prelude::*;
+
+#[pto::kernel]
+fn k(x: &Tensor<f32, 16, 64>) {
+    let t = x.load::<16, 64>([0, 0]);
+    x.store([0, 0], t.exp());
+}
+
+fn main() {}
