@@ -27,7 +27,7 @@ use crate::entity::{BlockId, FuncId, OpId, StmtId, ValueId};
 use crate::module::{Function, Param, ProgramModule, Signature};
 use crate::stmt::{Block, ForStmt, IfStmt, IterArg, Operation, Statement, StmtKind, WhileStmt};
 use crate::types::{Dim, MemRef, TensorType, TileType, Type};
-use crate::value::{Constant, TileLayout, ValueData};
+use crate::value::{Constant, ValueData};
 
 /// Whether two modules are equal up to value ids and names (see the module doc).
 pub fn structurally_equal(a: &ProgramModule, b: &ProgramModule) -> bool {
@@ -330,7 +330,6 @@ impl Walker<'_> {
             number: _,
             ty,
             constant,
-            layout,
             def: _,
         } = data;
         self.tag("new");
@@ -338,32 +337,6 @@ impl Walker<'_> {
         match constant {
             Some(c) => self.constant(*c),
             None => self.tag("no-const"),
-        }
-        match layout {
-            Some(l) => {
-                let TileLayout {
-                    strides,
-                    start_offset,
-                    memory,
-                } = l;
-                self.tag("layout");
-                self.len(strides.len());
-                self.out.extend(strides.iter().map(|&s| Tok::U(s)));
-                self.dim(start_offset);
-                match memory {
-                    Some(mr) => {
-                        let MemRef { space, addr, size } = mr;
-                        self.out.push(Tok::U(*space as u64));
-                        match addr {
-                            Some(a) => self.out.push(Tok::U(*a)),
-                            None => self.tag("no-addr"),
-                        }
-                        self.out.push(Tok::U(*size));
-                    }
-                    None => self.tag("no-mem"),
-                }
-            }
-            None => self.tag("no-layout"),
         }
     }
 
@@ -407,6 +380,7 @@ impl Walker<'_> {
                     dtype,
                     shape,
                     valid,
+                    memref,
                 } = tt;
                 self.tag("tile");
                 self.out.push(Tok::U(*dtype as u64));
@@ -415,6 +389,18 @@ impl Walker<'_> {
                 self.len(valid.len());
                 for d in valid {
                     self.dim(d);
+                }
+                match memref {
+                    Some(MemRef { space, addr, size }) => {
+                        self.tag("mem");
+                        self.out.push(Tok::U(*space as u64));
+                        match addr {
+                            Some(a) => self.out.push(Tok::U(*a)),
+                            None => self.tag("no-addr"),
+                        }
+                        self.out.push(Tok::U(*size));
+                    }
+                    None => self.tag("no-mem"),
                 }
             }
             Type::Tensor(tt) => {

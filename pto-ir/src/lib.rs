@@ -38,5 +38,5 @@ pub use stmt::{
     WhileStmt,
 };
 pub use types::{Dim, MemRef, MemorySpace, PipeKind, TensorFormat, TensorType, TileType, Type};
-pub use value::{Constant, TileLayout, ValueData, ValueDef, ValueKind};
+pub use value::{Constant, ValueData, ValueDef, ValueKind};
 pub use verify::verify;

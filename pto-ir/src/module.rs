@@ -160,7 +160,6 @@ impl ProgramModule {
             number,
             ty,
             constant: None,
-            layout: None,
             def: ValueDef::Free,
         })
     }

@@ -30,12 +30,22 @@ fn list<T>(items: &[T], mut f: impl FnMut(&T) -> String) -> String {
 pub fn type_str(m: &ProgramModule, t: &Type) -> String {
     match t {
         Type::Scalar(d) => d.name().to_string(),
-        Type::Tile(tt) => format!(
-            "tile<{}, {}, {}>",
-            list(&tt.valid, |d| dim_str(m, d)),
-            list(&tt.shape, u64::to_string),
-            tt.dtype
-        ),
+        Type::Tile(tt) => {
+            let mut s = format!(
+                "tile<{}, {}, {}",
+                list(&tt.valid, |d| dim_str(m, d)),
+                list(&tt.shape, u64::to_string),
+                tt.dtype
+            );
+            if let Some(r) = tt.memref {
+                let _ = write!(s, ", mem={}", r.space.name());
+                if let Some(a) = r.addr {
+                    let _ = write!(s, ", addr={a}");
+                }
+            }
+            s.push('>');
+            s
+        }
         Type::Tensor(tt) => {
             let mut s = format!(
                 "tensor<{}, {}",

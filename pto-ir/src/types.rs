@@ -39,6 +39,10 @@ pub struct TileType {
     pub shape: Vec<u64>,
     /// Valid extent per dimension; `valid.len() == shape.len()`, each `<= shape[d]`.
     pub valid: Vec<Dim>,
+    /// Where the tile lives, once the lowering has placed it (seed 004's `TileType.memref_`);
+    /// `None` in IR built from kernels. Typing rules produce `None`, and types compare equal
+    /// for merges and op results without it ([`crate::ops::same_up_to_valid`]).
+    pub memref: Option<MemRef>,
 }
 
 impl TileType {
@@ -49,6 +53,7 @@ impl TileType {
             dtype,
             shape,
             valid,
+            memref: None,
         }
     }
 
@@ -65,6 +70,16 @@ impl TileType {
             Some((&c, lead)) => (lead.iter().fold(1u64, |acc, &d| acc.saturating_mul(d)), c),
             None => (1, 1),
         }
+    }
+
+    /// Bytes the tile takes in an on-chip buffer: its size rounded up to the 32-byte
+    /// alignment every buffer address has.
+    pub fn buffer_bytes(&self) -> u64 {
+        u64::from(self.dtype.bits())
+            .saturating_mul(self.elements())
+            .div_ceil(8)
+            .div_ceil(32)
+            .saturating_mul(32)
     }
 
     /// Whether the valid region is statically the whole tile.

@@ -2,15 +2,16 @@
 //!
 //! A value is defined exactly once ([`ValueDef`]) and named `%{name}_{number}` or `%{number}`
 //! when printed; `number` comes from one counter per module, in creation order, so names are
-//! stable across print and parse. A value's [`Type`] carries its shape; tile layout data the
-//! seed keeps on `Tile` (strides, start offset, memory) is in [`TileLayout`], filled in by the
-//! lowering (a freshly built tile is row-major, offset 0, not yet placed).
+//! stable across print and parse. A value's [`Type`] carries its shape and, for a tile, its
+//! valid region and (once the lowering placed it) its memory, as seed 004's `TileType` does.
+//! Tiles are row-major with a start offset of 0: the seed-000 strides and start offset are
+//! implied by the shape until an op that makes strided views is added.
 
 use std::fmt;
 
 use crate::dtype::DataType;
 use crate::entity::{FuncId, OpId, StmtId, ValueId};
-use crate::types::{Dim, MemRef, Type};
+use crate::types::Type;
 
 /// A compile-time scalar constant, with the seed's type inference: `bool` -> BOOL,
 /// `int` -> INT32, `int64_t` -> INT64, `size_t` -> UINT64, `double` -> FP64.
@@ -133,17 +134,6 @@ pub enum ValueDef {
     StmtResult(StmtId, u32),
 }
 
-/// Layout data of a tile value (seed 000 `Tile`: strides, start offset, memory).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct TileLayout {
-    /// Element strides per dimension.
-    pub strides: Vec<u64>,
-    /// Element offset of the first element.
-    pub start_offset: Dim,
-    /// Where the tile is placed, once known.
-    pub memory: Option<MemRef>,
-}
-
 /// One SSA value.
 #[derive(Clone, Debug)]
 pub struct ValueData {
@@ -155,8 +145,6 @@ pub struct ValueData {
     pub ty: Type,
     /// The constant, for a constant scalar (seed `ScalarValueKind::Constant`).
     pub constant: Option<Constant>,
-    /// Tile layout, once the lowering sets one; `None` means row-major, offset 0, unplaced.
-    pub layout: Option<TileLayout>,
     /// Where it is defined.
     pub def: ValueDef,
 }

@@ -486,6 +486,7 @@ fn symbolic_extent_must_be_defined_before_the_type_that_names_it() {
         dtype: FP32,
         shape: vec![16, 16],
         valid: vec![Dim::Value(late), Dim::Const(16)],
+        memref: None,
     });
     let (at, e) = t.op1(body, Opcode::TileExp, &[a], "e", ty, Attrs::new());
     t.op_with(body, Opcode::ScalarAdd, &[], &[late], Attrs::new());
@@ -622,6 +623,7 @@ fn valid_regions_may_differ_from_inference() {
         dtype: FP32,
         shape: vec![16, 16],
         valid: vec![Dim::Const(8), Dim::Dynamic],
+        memref: None,
     });
     t.op1(body, Opcode::TileAdd, &[a, b], "s", narrowed, Attrs::new());
     t.ret(&[]);
@@ -716,11 +718,13 @@ fn malformed_tile_and_tensor_types() {
         dtype: FP32,
         shape: vec![16, 16],
         valid: vec![Dim::Const(16)],
+        memref: None,
     });
     let bad_valid = Type::Tile(TileType {
         dtype: FP32,
         shape: vec![16, 16],
         valid: vec![Dim::Const(20), Dim::Const(0)],
+        memref: None,
     });
     let (mut t, p) = T::new(
         &[
@@ -739,6 +743,7 @@ fn malformed_tile_and_tensor_types() {
         dtype: FP32,
         shape: vec![16, 16],
         valid: vec![Dim::Value(p[7]), Dim::Const(16)],
+        memref: None,
     });
     let q = t.m.new_value(sym, Some("sym"));
     t.m.funcs[t.f].sig.params.push(Param {
@@ -1502,6 +1507,7 @@ fn garbage_ids_are_errors_not_panics() {
             dtype: FP32,
             shape: vec![16],
             valid: vec![Dim::Value(ValueId::new(31_337))],
+            memref: None,
         }),
         Some("p"),
     );
@@ -1559,6 +1565,7 @@ fn malformed_operand_types_do_not_reach_inference() {
         dtype: FP32,
         shape: vec![16, 16],
         valid: vec![],
+        memref: None,
     });
     let (mut t, p) = T::new(&[("x", short)], vec![]);
     let body = t.body;

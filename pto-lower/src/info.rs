@@ -1,46 +1,38 @@
 //! Per-tile lowering facts kept on the IR values, and the small tables the passes share:
-//! a tile's location and byte offset live in the value's [`TileLayout::memory`]; its layout
+//! a tile's location and byte offset live in its type's `memref` (printed `mem=Vec, addr=0`); its layout
 //! (`ND`, `DN`, `NZ` ...) is a function of location and shape; each op runs on one pipe.
 
-use pto_ir::{
-    Dim, MemRef, MemorySpace, OpClass, Operation, PipeKind, ProgramModule, TileLayout, Type,
-    ValueId,
-};
+use pto_ir::{MemRef, MemorySpace, OpClass, Operation, PipeKind, ProgramModule, Type, ValueId};
 
 /// The memory a tile value lives in, once `infer-tile-info` ran.
 pub fn space_of(m: &ProgramModule, v: ValueId) -> Option<MemorySpace> {
-    m.values.get(v)?.layout.as_ref()?.memory.map(|r| r.space)
+    m.values.get(v)?.ty.as_tile()?.memref.map(|r| r.space)
 }
 
 /// The byte offset of a tile value in its buffer, once `bufferize` ran.
 pub fn addr_of(m: &ProgramModule, v: ValueId) -> Option<u64> {
-    m.values.get(v)?.layout.as_ref()?.memory?.addr
+    m.values.get(v)?.ty.as_tile()?.memref?.addr
 }
 
 /// Bytes a tile occupies in its buffer: elements times element size, rounded up to 32.
 pub fn tile_bytes(ty: &Type) -> u64 {
-    ty.size_bytes().div_ceil(32) * 32
+    ty.as_tile().map_or(0, pto_ir::TileType::buffer_bytes)
 }
 
 /// Records the location of a tile value (keeping any address it has).
 pub fn set_space(m: &mut ProgramModule, v: ValueId, space: MemorySpace) {
-    let ty = m.values[v].ty.clone();
-    let Some(t) = ty.as_tile() else { return };
-    let size = tile_bytes(&ty);
-    let (_, c) = t.rows_cols();
-    let data = &mut m.values[v];
-    let layout = data.layout.get_or_insert_with(|| TileLayout {
-        strides: vec![c, 1],
-        start_offset: Dim::Const(0),
-        memory: None,
-    });
-    let addr = layout.memory.and_then(|r| r.addr);
-    layout.memory = Some(MemRef { space, addr, size });
+    if let Type::Tile(t) = &mut m.values[v].ty {
+        let size = t.buffer_bytes();
+        let addr = t.memref.and_then(|r| r.addr);
+        t.memref = Some(MemRef { space, addr, size });
+    }
 }
 
 /// Records the byte offset of a placed tile value.
 pub fn set_addr(m: &mut ProgramModule, v: ValueId, addr: u64) {
-    if let Some(mem) = m.values[v].layout.as_mut().and_then(|l| l.memory.as_mut()) {
+    if let Type::Tile(t) = &mut m.values[v].ty
+        && let Some(mem) = t.memref.as_mut()
+    {
         mem.addr = Some(addr);
     }
 }

@@ -1,7 +1,7 @@
 //! File tests of the passes: each `tests/files/<pass>/*.pto` runs through the pipeline up to
-//! and including `<pass>`; the module after it (statement text, plus a table of each tile's
-//! location, layout and offset once known) is pinned in `<name>.expected` (`BLESS=1` rewrites)
-//! and must verify.
+//! and including `<pass>`; the module after it (statement text, where a placed tile's type
+//! shows its memory and offset, `mem=Vec, addr=0`) is pinned in `<name>.expected`
+//! (`BLESS=1` rewrites), must verify, and must print back identically after a parse.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -10,6 +10,7 @@ use pto_ir::ProgramModule;
 use pto_lower::info::{addr_of, layout_name, space_of};
 use pto_lower::pass::{PIPELINE, pass_by_name};
 
+/// `%name: loc=.. layout=.. addr=..` per placed tile, for assertions.
 fn tile_table(m: &ProgramModule) -> String {
     let mut out = String::new();
     for (v, d) in m.values.iter() {
@@ -55,7 +56,15 @@ fn run_dir(pass: &str) -> usize {
         pto_ir::verify(&m).unwrap_or_else(|e| {
             panic!("{} after {pass} does not verify: {e}\n{m}", path.display())
         });
-        let actual = format!("{m}{}", tile_table(&m));
+        let actual = m.to_string();
+        let reparsed = pto_ir::parse(&actual).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(
+            reparsed.to_string(),
+            actual,
+            "{} does not print back",
+            path.display()
+        );
+        assert!(pto_ir::structurally_equal(&m, &reparsed));
         common::check_snapshot(&path.with_extension("expected"), &actual);
         n += 1;
     }

@@ -235,10 +235,23 @@ pub fn infer(
         operands,
         attrs,
     };
+    // Placement is the lowering's business: a result is never placed by typing alone.
+    infer_placed(&cx).map(|mut types| {
+        for t in &mut types {
+            if let Type::Tile(tt) = t {
+                tt.memref = None;
+            }
+        }
+        types
+    })
+}
+
+fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
+    let (m, op, operands, attrs) = (cx.m, cx.op, cx.operands, cx.attrs);
     let one = |t: Type| Ok(vec![t]);
     match op.class() {
         OpClass::Const => Err(InferError::new("constants are typed when they are created")),
-        OpClass::Call => call(&cx),
+        OpClass::Call => call(cx),
         OpClass::ScalarArith | OpClass::ScalarCompare | OpClass::ScalarBitwise => {
             cx.arity(2)?;
             let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
@@ -308,7 +321,7 @@ pub fn infer(
             }
             one(Type::Scalar(to))
         }
-        OpClass::TileBinary | OpClass::TileBitwise => tile_binary(&cx),
+        OpClass::TileBinary | OpClass::TileBitwise => tile_binary(cx),
         OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
             cx.arity(1)?;
             let t = cx.tile(0)?;
@@ -365,12 +378,14 @@ pub fn infer(
                     dtype: t.dtype,
                     shape: vec![r, 1],
                     valid: vec![t.valid[0], Dim::Const(1)],
+                    memref: None,
                 }
             } else {
                 TileType {
                     dtype: t.dtype,
                     shape: vec![1, c],
                     valid: vec![Dim::Const(1), t.valid[1]],
+                    memref: None,
                 }
             }))
         }
@@ -412,6 +427,7 @@ pub fn infer(
                 dtype: t.dtype,
                 shape,
                 valid,
+                memref: None,
             }))
         }
         OpClass::Transpose => {
@@ -421,9 +437,10 @@ pub fn infer(
                 dtype: t.dtype,
                 shape: vec![t.shape[1], t.shape[0]],
                 valid: vec![t.valid[1], t.valid[0]],
+                memref: None,
             }))
         }
-        OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => matmul(&cx),
+        OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => matmul(cx),
         OpClass::Extract => {
             cx.arity(1)?;
             let src = cx.tile2(0)?;
@@ -459,6 +476,7 @@ pub fn infer(
                 dtype: src.dtype,
                 shape,
                 valid,
+                memref: None,
             }))
         }
         OpClass::TileAssemble => {
@@ -473,7 +491,7 @@ pub fn infer(
             }
             let off = cx.offset_attr("offset", dst.shape.len())?;
             check_fits(
-                &cx,
+                cx,
                 &src.shape,
                 &off,
                 &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
@@ -542,6 +560,7 @@ pub fn infer(
                 dtype: t.dtype,
                 shape: t.shape.clone(),
                 valid,
+                memref: None,
             }))
         }
         OpClass::Load => {
@@ -557,7 +576,7 @@ pub fn infer(
                 )));
             }
             let off = cx.offset_attr("offset", src.shape.len())?;
-            check_window(&cx, "load", &shape, &off, &src.shape)?;
+            check_window(cx, "load", &shape, &off, &src.shape)?;
             let valid = shape
                 .iter()
                 .zip(&off)
@@ -571,6 +590,7 @@ pub fn infer(
                 dtype: src.dtype,
                 shape,
                 valid,
+                memref: None,
             }))
         }
         OpClass::Store => {
@@ -592,7 +612,7 @@ pub fn infer(
                 )));
             }
             let off = cx.offset_attr("offset", dst.shape.len())?;
-            check_window(&cx, "store", &t.shape, &off, &dst.shape)?;
+            check_window(cx, "store", &t.shape, &off, &dst.shape)?;
             Ok(Vec::new())
         }
         OpClass::Move => {
@@ -647,7 +667,7 @@ pub fn infer(
                 )));
             }
             let off = cx.offset_attr("offset", src.shape.len())?;
-            check_window(&cx, "view", &shape, &off, &src.shape)?;
+            check_window(cx, "view", &shape, &off, &src.shape)?;
             one(Type::Tensor(TensorType {
                 dtype: src.dtype,
                 shape: shape.into_iter().map(Dim::Const).collect(),
@@ -788,6 +808,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                     dtype: a.dtype,
                     shape: a.shape.clone(),
                     valid,
+                    memref: None,
                 })]);
             }
             if a.shape.len() == 2 && b.shape.len() == 2 && !bitwise {
@@ -804,6 +825,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
                         valid: vec![meet(big.valid[0], small.valid[0]), big.valid[1]],
+                        memref: None,
                     })]);
                 }
                 if small.shape == [1, c] {
@@ -811,6 +833,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
                         valid: vec![big.valid[0], meet(big.valid[1], small.valid[1])],
+                        memref: None,
                     })]);
                 }
             }
@@ -887,6 +910,7 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
         dtype: acc,
         shape: vec![m, n],
         valid: vec![a.valid[0], b.valid[1]],
+        memref: None,
     };
     match class {
         OpClass::MatmulAcc => {
@@ -1010,6 +1034,7 @@ pub fn merge_types(a: &Type, b: &Type) -> Type {
                 .zip(&y.valid)
                 .map(|(p, q)| if p == q { *p } else { Dim::Dynamic })
                 .collect(),
+            memref: if x.memref == y.memref { x.memref } else { None },
         }),
         _ => a.clone(),
     }

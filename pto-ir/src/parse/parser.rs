@@ -29,7 +29,7 @@ use crate::stmt::{
     WhileStmt,
 };
 use crate::typefmt::type_str;
-use crate::types::{Dim, PipeKind, TensorFormat, TensorType, TileType, Type};
+use crate::types::{Dim, MemRef, MemorySpace, PipeKind, TensorFormat, TensorType, TileType, Type};
 use crate::value::{Constant, ValueDef};
 
 type PResult<T> = Result<T, Diag>;
@@ -979,6 +979,56 @@ impl<'a> Parser<'a> {
         self.nested(Self::ty_inner)
     }
 
+    /// The optional placement of a tile type: `, mem=Vec` and then `, addr=512`.
+    fn tile_memref(&mut self, dtype: DataType, shape: &[u64]) -> PResult<Option<MemRef>> {
+        if !self.eat(&Tok::Comma) {
+            return Ok(None);
+        }
+        let (key, at) = self.ident("`mem=`")?;
+        if key != "mem" {
+            return Err(err(
+                at,
+                format!("expected `mem=` or `>` in a tile type, found `{key}`"),
+            ));
+        }
+        self.expect(&Tok::Eq)?;
+        let (space_name, space_at) = self.ident("a memory space")?;
+        let space = MemorySpace::from_name(space_name).ok_or_else(|| {
+            let known: Vec<&str> = MemorySpace::ALL.iter().map(|s| s.name()).collect();
+            err(
+                space_at,
+                format!(
+                    "unknown memory space `{space_name}` (expected one of {})",
+                    known.join(", ")
+                ),
+            )
+        })?;
+        let mut addr = None;
+        if self.eat(&Tok::Comma) {
+            let (key, at) = self.ident("`addr=`")?;
+            if key != "addr" {
+                return Err(err(
+                    at,
+                    format!("expected `addr=` or `>` in a tile type, found `{key}`"),
+                ));
+            }
+            self.expect(&Tok::Eq)?;
+            let at = self.at();
+            addr =
+                match *self.peek() {
+                    Tok::Int(v) => {
+                        self.bump();
+                        Some(u64::try_from(v).map_err(|_| {
+                            err(at, "a tile address must be a non-negative integer")
+                        })?)
+                    }
+                    _ => return Err(self.unexpected("a byte offset")),
+                };
+        }
+        let size = TileType::new(dtype, shape.to_vec()).buffer_bytes();
+        Ok(Some(MemRef { space, addr, size }))
+    }
+
     fn ty_inner(&mut self) -> PResult<Type> {
         let at = self.at();
         let word = match *self.peek() {
@@ -1016,11 +1066,13 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 let dtype = self.dtype()?;
+                let memref = self.tile_memref(dtype, &shape)?;
                 self.expect(&Tok::Gt)?;
                 Ok(Type::Tile(TileType {
                     dtype,
                     shape,
                     valid,
+                    memref,
                 }))
             }
             "tensor" => {

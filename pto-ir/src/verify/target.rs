@@ -227,7 +227,7 @@ pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<Valu
         if tile(val).is_none() {
             continue;
         }
-        if let Some(mem) = m.values[val].layout.as_ref().and_then(|l| l.memory) {
+        if let Some(mem) = tile(val).and_then(|t| t.memref) {
             homes.push((val, mem.space, span));
         } else if !has_home.contains(&val) {
             homes.push((val, MemorySpace::Vec, span));
@@ -268,12 +268,8 @@ pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<Valu
         if !aligned.insert(val) {
             continue;
         }
-        let column_major = m.values[val]
-            .layout
-            .as_ref()
-            .is_some_and(|l| l.strides.last().is_some_and(|&s| s != 1));
         let (_, cols) = tt.rows_cols();
-        if cols == 1 || column_major {
+        if cols == 1 {
             continue;
         }
         let bits = u64::from(tt.dtype.bits());

@@ -1,0 +1,139 @@
+//! `pto-opt`: runs PTO-IR passes on a `.pto` file and prints any stage.
+//!
+//! ```text
+//! pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME]
+//!         [--emit=ir|pto-mlir|mlir-generic|cpp|rust]
+//! ```
+//! Parses the file (errors print as `FILE:line:col: message`), verifies it, runs the named
+//! passes in order (or the whole lowering pipeline), verifying after each, and prints the
+//! result: the statement text (`ir`, the default), or the lowered entry function (or
+//! `--func`) as seed-002 MLIR, MLIR generic form, PTO-ISA C++, or the Rust host body.
+
+use std::process::ExitCode;
+
+use pto::ir::{Diagnostics, ProgramModule};
+use pto_lower::pass::{PIPELINE, PassManager, pass_by_name};
+
+const USAGE: &str = "usage: pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME] \
+                     [--emit=ir|pto-mlir|mlir-generic|cpp|rust]";
+
+struct Options {
+    file: String,
+    passes: Vec<String>,
+    func: Option<String>,
+    emit: String,
+}
+
+fn options(args: &[String]) -> Result<Options, String> {
+    let mut file = None;
+    let mut passes = Vec::new();
+    let mut func = None;
+    let mut emit = "ir".to_string();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--pass" => passes.push(it.next().ok_or("--pass needs a pass name")?.clone()),
+            "--pipeline" => passes.extend(PIPELINE.iter().map(|p| p.to_string())),
+            "--func" => func = Some(it.next().ok_or("--func needs a function name")?.clone()),
+            "-h" | "--help" => return Err(String::new()),
+            s if s.starts_with("--emit=") => emit = s["--emit=".len()..].to_string(),
+            s if s.starts_with("--") => return Err(format!("unknown option `{s}`")),
+            s if file.is_none() => file = Some(s.to_string()),
+            s => return Err(format!("unexpected argument `{s}`")),
+        }
+    }
+    if !["ir", "pto-mlir", "mlir-generic", "cpp", "rust"].contains(&emit.as_str()) {
+        return Err(format!("unknown --emit value `{emit}`"));
+    }
+    let file = file.ok_or("no input file")?;
+    Ok(Options {
+        file,
+        passes,
+        func,
+        emit,
+    })
+}
+
+/// Prints diagnostics with the file name in front of each `line:col`.
+fn report(file: &str, d: &Diagnostics) {
+    for line in d.to_string().lines() {
+        if line.starts_with("  note:") {
+            eprintln!("{line}");
+        } else {
+            eprintln!("{file}:{line}");
+        }
+    }
+}
+
+fn run(o: &Options) -> Result<String, Diagnostics> {
+    let text = std::fs::read_to_string(&o.file).map_err(|e| {
+        Diagnostics::from(pto::ir::Diag::new(
+            pto::ir::SpanId::NONE,
+            format!("cannot read: {e}"),
+        ))
+    })?;
+    let with_source = |mut d: Diagnostics| {
+        d.set_source(&text);
+        d
+    };
+    let mut m: ProgramModule = pto::ir::parse(&text)?;
+    pto::ir::verify(&m).map_err(with_source)?;
+    let mut pm = PassManager::new();
+    for name in &o.passes {
+        let pass = pass_by_name(name).ok_or_else(|| {
+            Diagnostics::from(pto::ir::Diag::new(
+                pto::ir::SpanId::NONE,
+                format!("unknown pass `{name}`; passes: {}", PIPELINE.join(", ")),
+            ))
+        })?;
+        pm.add(pass);
+    }
+    pm.run(&mut m).map_err(with_source)?;
+    if o.emit == "ir" {
+        return Ok(m.to_string());
+    }
+    let f = match &o.func {
+        Some(name) => m.function_by_name(name),
+        None => m.entry,
+    }
+    .ok_or_else(|| {
+        Diagnostics::from(pto::ir::Diag::new(
+            pto::ir::SpanId::NONE,
+            "no such function to lower",
+        ))
+    })?;
+    let c = pto_lower::compile(&m, f).map_err(with_source)?;
+    Ok(match o.emit.as_str() {
+        "pto-mlir" => c.lowered,
+        "mlir-generic" => c.mlir_generic,
+        "cpp" => c.cpp,
+        _ => c.host.to_string(),
+    })
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match options(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("pto-opt: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&o) {
+        Ok(out) => {
+            print!("{out}");
+            if !out.ends_with('\n') {
+                println!();
+            }
+            ExitCode::SUCCESS
+        }
+        Err(d) => {
+            report(&o.file, &d);
+            ExitCode::FAILURE
+        }
+    }
+}

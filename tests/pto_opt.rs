@@ -1,0 +1,68 @@
+//! The `pto-opt` tool as a user runs it: stages of a `.pto` file, and errors with the file,
+//! line and column.
+
+use std::process::Command;
+
+fn pto_opt(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pto-opt"))
+        .args(args)
+        .output()
+        .expect("pto-opt runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const KERNEL: &str = "pto-lower/tests/kernels/scale_rows.pto";
+
+#[test]
+fn prints_the_parsed_module_and_each_stage() {
+    let (ok, ir, _) = pto_opt(&[KERNEL]);
+    assert!(ok);
+    assert!(ir.starts_with("program.module @"), "{ir}");
+    assert_eq!(
+        pto::ir::parse(&ir).map(|m| m.to_string()).ok().as_deref(),
+        Some(ir.as_str())
+    );
+
+    let (ok, after, err) = pto_opt(&[KERNEL, "--pipeline"]);
+    assert!(ok, "{err}");
+    assert!(
+        after.contains("addr"),
+        "bufferize assigned addresses:\n{after}"
+    );
+
+    let (ok, mlir, _) = pto_opt(&[KERNEL, "--emit=pto-mlir"]);
+    assert!(
+        ok && mlir.contains("pto.tile.load") && mlir.contains("scf.for"),
+        "{mlir}"
+    );
+    let (ok, cpp, _) = pto_opt(&[KERNEL, "--emit=cpp"]);
+    assert!(
+        ok && cpp.contains("TLOAD(") && cpp.contains("__global__ AICORE void"),
+        "{cpp}"
+    );
+    let (ok, generic, _) = pto_opt(&[KERNEL, "--emit=mlir-generic"]);
+    assert!(ok && generic.contains("\"pto.tile.load\""), "{generic}");
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("pto-opt-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.pto");
+    std::fs::write(&bad, "program.module @m {\n  program.entry @f\n  func.func @f() {\n    statement.bogus\n  }\n}\n")
+        .expect("write");
+    let path = bad.to_string_lossy().into_owned();
+    let (ok, _, err) = pto_opt(&[&path]);
+    assert!(!ok);
+    assert!(err.starts_with(&format!("{path}:4:5: ")), "{err}");
+
+    let (ok, _, err) = pto_opt(&[KERNEL, "--pass", "nope"]);
+    assert!(!ok && err.contains("unknown pass `nope`"), "{err}");
+    let (ok, _, err) = pto_opt(&[]);
+    assert!(!ok && err.contains("usage"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
