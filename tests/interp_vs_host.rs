@@ -56,7 +56,11 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
 }
 
 /// The same input as a runtime tensor and as an interpreter value.
-fn input<T: Element>(data: Vec<T>, shape: &[usize], dtype: DataType) -> (pto::Tensor<T>, HostValue) {
+fn input<T: Element>(
+    data: Vec<T>,
+    shape: &[usize],
+    dtype: DataType,
+) -> (pto::Tensor<T>, HostValue) {
     let wide = data.iter().map(|v| v.to_f64()).collect();
     let t = pto::Tensor::from_vec_dyn(data, shape).expect("shape matches data");
     let h = HostValue::tensor(dtype, shape.to_vec(), wide).expect("shape matches data");
@@ -82,7 +86,10 @@ fn agree<T: Element>(what: &str, host: &pto::Tensor<T>, interp: &HostValue, tol:
     for (i, (a, b)) in host.as_slice().iter().zip(&h.data).enumerate() {
         let (a, b) = (a.to_f64(), *b);
         let err = (a - b).abs() / b.abs().max(1.0);
-        assert!(err <= tol, "{what}: element {i}: host {a} vs interpreter {b}");
+        assert!(
+            err <= tol,
+            "{what}: element {i}: host {a} vs interpreter {b}"
+        );
     }
 }
 
@@ -92,7 +99,10 @@ fn scale_rows_agrees() {
         let (x, hx) = input(values(rows * 128, 1), &[rows, 128], DataType::Fp32);
         let (mut out, hout) = zeros::<f32>(&[rows, 128], DataType::Fp32);
         quickstart::scale_rows(&x, 0.5, &mut out).expect("runs");
-        let args = interpret(&quickstart::scale_rows::program(), vec![hx, HostValue::f32(0.5), hout]);
+        let args = interpret(
+            &quickstart::scale_rows::program(),
+            vec![hx, HostValue::f32(0.5), hout],
+        );
         agree("scale_rows", &out, &args[2], 1e-6);
     }
 }
@@ -107,7 +117,12 @@ fn vector_add_agrees() {
         let args = interpret(&vector_add::vector_add::program(), vec![ha, hb, hc]);
         agree("vector_add", &c, &args[2], 0.0);
 
-        let ints = |s| values(n, s).into_iter().map(|v| (v * 1000.0) as i32).collect::<Vec<_>>();
+        let ints = |s| {
+            values(n, s)
+                .into_iter()
+                .map(|v| (v * 1000.0) as i32)
+                .collect::<Vec<_>>()
+        };
         let (a, ha) = input(ints(4), &[n], DataType::Int32);
         let (b, hb) = input(ints(5), &[n], DataType::Int32);
         let (mut c, hc) = zeros::<i32>(&[n], DataType::Int32);
@@ -124,7 +139,10 @@ fn axpy_agrees() {
         let (y, hy) = input(values(n, 7), &[n], DataType::Fp32);
         let (mut out, hout) = zeros::<f32>(&[n], DataType::Fp32);
         axpy::axpy(1.5, &x, &y, &mut out).expect("runs");
-        let args = interpret(&axpy::axpy::program(), vec![HostValue::f32(1.5), hx, hy, hout]);
+        let args = interpret(
+            &axpy::axpy::program(),
+            vec![HostValue::f32(1.5), hx, hy, hout],
+        );
         agree("axpy", &out, &args[3], 1e-6);
     }
 }
@@ -149,7 +167,10 @@ fn reductions_agree() {
         let (mut cs, hcs) = zeros::<f32>(&[1, cols], DataType::Fp32);
         let (mut cm, hcm) = zeros::<f32>(&[1, cols], DataType::Fp32);
         reductions::reductions(&x, &mut rs, &mut rm, &mut cs, &mut cm).expect("runs");
-        let args = interpret(&reductions::reductions::program(), vec![hx, hrs, hrm, hcs, hcm]);
+        let args = interpret(
+            &reductions::reductions::program(),
+            vec![hx, hrs, hrm, hcs, hcm],
+        );
         agree("row sums", &rs, &args[1], 1e-5);
         agree("row maxima", &rm, &args[2], 0.0);
         agree("column sums", &cs, &args[3], 1e-5);
@@ -181,7 +202,12 @@ fn matmul_agrees() {
         let args = interpret(&matmul::matmul_f32::program(), vec![ha, hb, hc]);
         agree("matmul f32", &c, &args[2], 1e-6);
 
-        let half = |s| values(m.max(n) * 64, s).into_iter().map(pto::f16::from_f32).collect::<Vec<_>>();
+        let half = |s| {
+            values(m.max(n) * 64, s)
+                .into_iter()
+                .map(pto::f16::from_f32)
+                .collect::<Vec<_>>()
+        };
         let (a, ha) = input(half(14)[..m * 64].to_vec(), &[m, 64], DataType::Fp16);
         let (b, hb) = input(half(15)[..64 * n].to_vec(), &[64, n], DataType::Fp16);
         let (mut c, hc) = zeros::<f32>(&[m, n], DataType::Fp32);
@@ -202,7 +228,13 @@ fn matmul_splitk_agrees() {
             matmul_splitk::matmul_splitk(&a, &b, &bias, has_bias, &mut c).expect("runs");
             let args = interpret(
                 &matmul_splitk::matmul_splitk::program(),
-                vec![ha.clone(), hb.clone(), hbias.clone(), HostValue::bool(has_bias), hc],
+                vec![
+                    ha.clone(),
+                    hb.clone(),
+                    hbias.clone(),
+                    HostValue::bool(has_bias),
+                    hc,
+                ],
             );
             agree("matmul_splitk", &c, &args[4], 1e-5);
         }
