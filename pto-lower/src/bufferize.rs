@@ -344,23 +344,28 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
     });
     let mut placed: Vec<(ValueId, MemorySpace, u64, u64)> = Vec::new();
     let mut offset_of: HashMap<ValueId, u64> = HashMap::new();
+    // The placed classes that may still overlap a later root: roots come in order of first
+    // use, so a class whose last point (plus the gap of 1) is before this root's first point
+    // can never conflict again and leaves the list. This keeps the placement linear in the
+    // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
+    let mut active: Vec<(usize, u32)> = Vec::new();
+    let no_spans: Vec<(u32, u32)> = Vec::new();
     for &r in &roots {
         let Some(space) = space_of(m, r) else {
             continue;
         };
+        let r_spans = classes.spans.get(&r).unwrap_or(&no_spans);
+        let first = r_spans.iter().map(|i| i.0).min().unwrap_or(0);
+        active.retain(|&(_, last)| last.saturating_add(1) >= first);
         let size = tile_bytes(&m.values[r].ty);
-        let key = m.values[r].ty.as_tile().map(|t| (t.shape.clone(), t.dtype));
-        let conflicts: Vec<(u64, u64)> = placed
+        let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
+        let conflicts: Vec<(u64, u64)> = active
             .iter()
+            .filter_map(|&(i, _)| placed.get(i))
             .filter(|(o, sp, _, _)| {
-                let gap = u32::from(
-                    m.values[*o]
-                        .ty
-                        .as_tile()
-                        .map(|t| (t.shape.clone(), t.dtype))
-                        != key,
-                );
-                *sp == space && Classes::overlap(&classes.spans[o], &classes.spans[&r], gap)
+                let gap = u32::from(m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype)) != key);
+                *sp == space
+                    && Classes::overlap(classes.spans.get(o).unwrap_or(&no_spans), r_spans, gap)
             })
             .map(|&(_, _, off, sz)| (off, sz))
             .collect();
@@ -372,6 +377,8 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
             .into_iter()
             .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
             .unwrap_or(0);
+        let last = r_spans.iter().map(|i| i.1).max().unwrap_or(0);
+        active.push((placed.len(), last));
         placed.push((r, space, off, size));
         offset_of.insert(r, off);
     }

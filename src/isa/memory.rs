@@ -29,6 +29,75 @@ fn default_window(rank: usize, rows: usize, cols: usize) -> [usize; MAX_RANK] {
     w
 }
 
+/// The fast path of the plain (default-window) transfers: a rank-1 or rank-2 tensor and an
+/// offset inside it. The window is `[max_cols]` (rank 1) or `[max_rows, max_cols]` (rank 2),
+/// clipped to the tensor; everything else (other ranks, bad offsets, errors) takes the general
+/// path through [`Window`], which gives the same result.
+pub(super) struct Plain {
+    /// Linear index of the window's first element.
+    pub(super) start: usize,
+    /// Tensor elements from one window row to the next.
+    pub(super) stride: usize,
+    /// In-bounds rows.
+    pub(super) rows: usize,
+    /// In-bounds columns.
+    pub(super) cols: usize,
+}
+
+impl Plain {
+    /// The window of at most `max_rows x max_cols` at `offset`, or `None` off the fast path.
+    #[inline(always)]
+    pub(super) fn new(
+        shape: &[usize],
+        offset: &[usize],
+        max_rows: usize,
+        max_cols: usize,
+    ) -> Option<Self> {
+        match (shape, offset) {
+            (&[n], &[o]) if o < n => Some(Self {
+                start: o,
+                stride: n,
+                rows: max_rows.min(1),
+                cols: max_cols.min(n - o),
+            }),
+            (&[n0, n1], &[o0, o1]) if o0 < n0 && o1 < n1 => Some(Self {
+                start: o0 * n1 + o1,
+                stride: n1,
+                rows: max_rows.min(n0 - o0),
+                cols: max_cols.min(n1 - o1),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Copies `cols` elements of each of `dst.len()` rows, `stride` apart in `src`, into `dst`.
+/// Full rows of a tensor exactly as wide as the tile are one contiguous copy.
+#[inline(always)]
+fn copy_in<T: Copy, const C: usize>(dst: &mut [[T; C]], src: &[T], stride: usize, cols: usize) {
+    if cols == C && stride == C {
+        let d = dst.as_flattened_mut();
+        d.copy_from_slice(&src[..d.len()]);
+    } else {
+        for (d, s) in dst.iter_mut().zip(src.chunks(stride)) {
+            d[..cols].copy_from_slice(&s[..cols]);
+        }
+    }
+}
+
+/// The reverse of [`copy_in`]: `cols` elements of each row of `src` into rows `stride` apart.
+#[inline(always)]
+fn copy_out<T: Copy, const C: usize>(dst: &mut [T], src: &[[T; C]], stride: usize, cols: usize) {
+    if cols == C && stride == C {
+        let s = src.as_flattened();
+        dst[..s.len()].copy_from_slice(s);
+    } else {
+        for (d, s) in dst.chunks_mut(stride).zip(src) {
+            d[..cols].copy_from_slice(&s[..cols]);
+        }
+    }
+}
+
 /// A checked window: per-dimension extents clipped to the tensor, and the window's tile shape.
 struct Window<'a> {
     offset: &'a [usize],
@@ -128,6 +197,12 @@ pub fn tload<T: Copy, const R: usize, const C: usize>(
     src: &Tensor<T>,
     offset: &[usize],
 ) -> Result<(), Error> {
+    if let Some(p) = Plain::new(src.shape(), offset, R, C) {
+        let rows = &mut dst.data[..p.rows];
+        copy_in(rows, &src.as_slice()[p.start..], p.stride, p.cols);
+        dst.set_valid_clamped(p.rows, p.cols);
+        return Ok(());
+    }
     let window = default_window(src.rank(), R, C);
     tload_window(dst, src, offset, &window[..src.rank()])
 }
@@ -180,6 +255,12 @@ pub fn tstore<T: Copy, const R: usize, const C: usize>(
     src: &Tile<T, R, C>,
     offset: &[usize],
 ) -> Result<(), Error> {
+    let (vr, vc) = src.valid();
+    if let Some(p) = Plain::new(dst.shape(), offset, vr.min(R), vc) {
+        let rows = &src.data[..p.rows];
+        copy_out(&mut dst.as_mut_slice()[p.start..], rows, p.stride, p.cols);
+        return Ok(());
+    }
     let window = default_window(dst.rank(), R, C);
     let rank = dst.rank();
     tstore_window(dst, src, offset, &window[..rank])

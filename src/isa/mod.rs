@@ -29,6 +29,7 @@
 mod convert;
 mod elementwise;
 mod expand;
+mod fused;
 mod matmul;
 mod memory;
 mod movement;
@@ -39,6 +40,7 @@ mod sync;
 pub use convert::*;
 pub use elementwise::*;
 pub use expand::*;
+pub use fused::*;
 pub use matmul::*;
 pub use memory::*;
 pub use movement::*;

@@ -21,30 +21,18 @@ pub fn scale_rows(
     let mut t0_row = ::pto::Tile::<f32, 1, 128>::zeros();
     for b_6 in 0i64..b_1 {
         ::pto::isa::pipe_barrier(::pto::isa::Pipe::All);
-        ::pto::isa::tload(&mut t0_row, &*x, &[b_6 as usize, 0usize])?;
-        ::pto::isa::set_flag(
-            ::pto::isa::Pipe::Mte2,
-            ::pto::isa::Pipe::V,
-            ::pto::isa::EventId(0u8),
-        );
-        ::pto::isa::wait_flag(
-            ::pto::isa::Pipe::Mte2,
-            ::pto::isa::Pipe::V,
-            ::pto::isa::EventId(0u8),
-        );
-        ::pto::isa::tmuls_inplace(&mut t0_row, scale);
-        ::pto::isa::tmuls_inplace(&mut t0_row, 3.14f32);
-        ::pto::isa::set_flag(
-            ::pto::isa::Pipe::V,
-            ::pto::isa::Pipe::Mte3,
-            ::pto::isa::EventId(0u8),
-        );
-        ::pto::isa::wait_flag(
-            ::pto::isa::Pipe::V,
-            ::pto::isa::Pipe::Mte3,
-            ::pto::isa::EventId(0u8),
-        );
-        ::pto::isa::tstore(&mut *out, &t0_row, &[b_6 as usize, 0usize])?;
+        ::pto::isa::tload_map_store(
+            &mut t0_row,
+            &*x,
+            &[b_6 as usize, 0usize],
+            &mut *out,
+            &[b_6 as usize, 0usize],
+            move |__e0: f32| -> f32 {
+                let __e0: f32 = ::pto::Element::mul(__e0, scale);
+                let __e0: f32 = ::pto::Element::mul(__e0, 3.14f32);
+                __e0
+            },
+        )?;
     }
     ::core::result::Result::Ok(())
 }

@@ -15,7 +15,7 @@
 //! Parameters are named by their IR names without the SSA number (`%x_3` is `x`); other
 //! values are `{name}_{number}`. Nothing here panics on any program.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -112,6 +112,111 @@ pub fn emit_fn(p: &Program) -> Result<TokenStream, Diagnostics> {
     })
 }
 
+/// A `TLOAD`s -> elementwise instructions -> `TSTORE` run the host code fuses into one pass
+/// (`pto::isa::tload_map_store`); see `Writer::chain_at`.
+struct Chain<'i> {
+    /// (tile, tensor, offsets) of each load, in order.
+    loads: Vec<(TileId, ValueId, &'i [Index])>,
+    /// The elementwise instructions, in order.
+    ops: Vec<(Isa, TileId, &'i [Arg])>,
+    /// (tensor, tile, offsets) of the store.
+    store: (ValueId, TileId, &'i [Index]),
+    /// Instructions the chain spans, syncs included.
+    len: usize,
+}
+
+/// The element function (`::pto::Element::add`) an elementwise instruction applies, operands
+/// in the instruction's order; `None` for the others.
+fn elementwise_fn(isa: Isa) -> Option<TokenStream> {
+    use Isa::*;
+    Some(match isa {
+        TAdd | TAddS => quote!(::pto::Element::add),
+        TSub | TSubS => quote!(::pto::Element::sub),
+        TMul | TMulS => quote!(::pto::Element::mul),
+        TDiv | TDivS => quote!(::pto::Element::div),
+        TMax | TMaxS => quote!(::pto::Element::max),
+        TMin | TMinS => quote!(::pto::Element::min),
+        TRem | TRemS => quote!(::pto::Element::rem),
+        TAnd | TAndS => quote!(::pto::Int::and),
+        TOr | TOrS => quote!(::pto::Int::or),
+        TXor | TXorS => quote!(::pto::Int::xor),
+        TShl | TShlS => quote!(::pto::Int::shl),
+        TShr | TShrS => quote!(::pto::Int::shr),
+        TNeg => quote!(::pto::Element::neg),
+        TAbs => quote!(::pto::Element::abs),
+        TRelu => quote!(::pto::Element::relu),
+        TExp => quote!(::pto::Float::exp),
+        TLog => quote!(::pto::Float::ln),
+        TSqrt => quote!(::pto::Float::sqrt),
+        TRsqrt => quote!(::pto::Float::rsqrt),
+        TRecip => quote!(::pto::Float::recip),
+        TNot => quote!(::pto::Int::not),
+        _ => return None,
+    })
+}
+
+/// Adds to `out`, per tile slot, the number of instructions in `insts` that name it.
+fn count_tile_uses(insts: &[Inst], out: &mut HashMap<TileId, usize>) {
+    fn add(out: &mut HashMap<TileId, usize>, t: TileId) {
+        *out.entry(t).or_default() += 1;
+    }
+    let slot = |r: &TileRef| match r {
+        TileRef::Slot(t) => Some(*t),
+        TileRef::Param(_) => None,
+    };
+    for i in insts {
+        match i {
+            Inst::Op { dst, args, .. } => {
+                add(out, *dst);
+                for a in args {
+                    if let Arg::Tile(r) = a
+                        && let Some(t) = slot(r)
+                    {
+                        add(out, t);
+                    }
+                }
+            }
+            Inst::Load { dst, .. } | Inst::SetValid { dst, .. } | Inst::FullValid(dst) => {
+                add(out, *dst)
+            }
+            Inst::Store { src, .. } => {
+                if let Some(t) = slot(src) {
+                    add(out, t);
+                }
+            }
+            Inst::Extract { dst, src, .. }
+            | Inst::Insert { dst, src, .. }
+            | Inst::Cvt { dst, src, .. } => {
+                add(out, *dst);
+                if let Some(t) = slot(src) {
+                    add(out, t);
+                }
+            }
+            Inst::For { body, .. } => count_tile_uses(body, out),
+            Inst::While { cond, body, .. } => {
+                count_tile_uses(cond, out);
+                count_tile_uses(body, out);
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                count_tile_uses(then_body, out);
+                count_tile_uses(else_body, out);
+            }
+            Inst::SetFlag(_)
+            | Inst::WaitFlag(_)
+            | Inst::Barrier(_)
+            | Inst::Scalar { .. }
+            | Inst::Assign(_)
+            | Inst::Break
+            | Inst::Continue
+            | Inst::Return(_) => {}
+        }
+    }
+}
+
 /// `e` without one pair of enclosing parentheses (a bare argument or `let` value needs none).
 fn unparen(e: TokenStream) -> TokenStream {
     let mut it = e.clone().into_iter();
@@ -140,6 +245,8 @@ struct Writer<'a> {
     m: &'a ProgramModule,
     params: HashSet<String>,
     diags: Vec<Diag>,
+    /// How many instructions name each tile slot, anywhere in the kernel.
+    tile_uses: HashMap<TileId, usize>,
 }
 
 impl<'a> Writer<'a> {
@@ -151,11 +258,14 @@ impl<'a> Writer<'a> {
             .iter()
             .filter_map(|q| m.values[q.value].name.clone())
             .collect();
+        let mut tile_uses = HashMap::new();
+        count_tile_uses(&p.body, &mut tile_uses);
         Writer {
             p,
             m,
             params,
             diags: Vec::new(),
+            tile_uses,
         }
     }
 
@@ -489,10 +599,182 @@ impl<'a> Writer<'a> {
 
     fn put_insts(&mut self, insts: &[Inst]) -> TokenStream {
         let mut out = TokenStream::new();
-        for i in insts {
-            out.extend(self.put_inst(i));
+        let mut rest = insts;
+        while let Some((i, tail)) = rest.split_first() {
+            if let Some(chain) = self.chain_at(rest) {
+                out.extend(self.put_chain(&chain));
+                rest = &rest[chain.len..];
+            } else {
+                out.extend(self.put_inst(i));
+                rest = tail;
+            }
         }
         out
+    }
+
+    /// The fusable chain starting at `insts[0]`, if there is one: one or two `TLOAD`s of
+    /// rank-1/2 windows, elementwise instructions over the loaded tiles only, and a `TSTORE`
+    /// of a tile every load flows into, to a tensor none of the loads reads; every tile of the
+    /// chain has one shape and dtype and is named by no instruction outside it (so nothing
+    /// observes the tiles, which the fused call does not write). Sync instructions inside the
+    /// chain (no-ops on the CPU) are dropped.
+    fn chain_at<'i>(&self, insts: &'i [Inst]) -> Option<Chain<'i>> {
+        let is_sync =
+            |i: &Inst| matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_));
+        let mut at = 0;
+        let mut loads = Vec::new();
+        while let Some(i) = insts.get(at) {
+            match i {
+                Inst::Load {
+                    dst,
+                    tensor,
+                    offsets,
+                    window,
+                } if window.len() <= 2 && loads.len() < 2 => {
+                    loads.push((*dst, *tensor, offsets.as_slice()));
+                }
+                i if is_sync(i) && !loads.is_empty() => {}
+                _ => break,
+            }
+            at += 1;
+        }
+        let first = loads.first()?.0;
+        let shape = self.p.tile(first).map(|s| (s.dtype, s.rows, s.cols))?;
+        let same = |t: TileId| self.p.tile(t).map(|s| (s.dtype, s.rows, s.cols)) == Some(shape);
+        // Tile -> the set of loads (bit i: load i) its current value depends on.
+        let mut defined: Vec<(TileId, u32)> = Vec::new();
+        for (k, &(t, _, _)) in loads.iter().enumerate() {
+            if defined.iter().any(|&(d, _)| d == t) || !same(t) {
+                return None;
+            }
+            defined.push((t, 1 << k));
+        }
+        let mask_of = |defined: &[(TileId, u32)], t: TileId| {
+            defined
+                .iter()
+                .rev()
+                .find(|&&(d, _)| d == t)
+                .map(|&(_, m)| m)
+        };
+        let mut ops = Vec::new();
+        let mut uses: HashMap<TileId, usize> = HashMap::new();
+        for &(t, _, _) in &loads {
+            *uses.entry(t).or_default() += 1;
+        }
+        let store = loop {
+            match insts.get(at)? {
+                Inst::Op { isa, dst, args } if elementwise_fn(*isa).is_some() && same(*dst) => {
+                    let mut mask = 0;
+                    let mut tiles = 0;
+                    for a in args {
+                        match a {
+                            Arg::Tile(TileRef::Slot(t)) => {
+                                mask |= mask_of(&defined, *t)?;
+                                tiles += 1;
+                                *uses.entry(*t).or_default() += 1;
+                            }
+                            Arg::Tile(TileRef::Param(_)) => return None,
+                            Arg::Scalar(_) | Arg::Imm(_) => {}
+                        }
+                    }
+                    let arity_ok = match args.len() {
+                        1 => isa.is_unary() && tiles == 1,
+                        2 if isa.is_binary() => tiles == 2,
+                        2 => isa.is_scalar_form() && tiles == 1,
+                        _ => false,
+                    };
+                    if !arity_ok {
+                        return None;
+                    }
+                    *uses.entry(*dst).or_default() += 1;
+                    defined.push((*dst, mask));
+                    ops.push((*isa, *dst, args.as_slice()));
+                }
+                i if is_sync(i) => {}
+                Inst::Store {
+                    tensor,
+                    src: TileRef::Slot(t),
+                    offsets,
+                    window,
+                } if window.len() <= 2 => {
+                    *uses.entry(*t).or_default() += 1;
+                    let all = (1u32 << loads.len()) - 1;
+                    if mask_of(&defined, *t)? != all || loads.iter().any(|l| l.1 == *tensor) {
+                        return None;
+                    }
+                    break (*tensor, *t, offsets.as_slice());
+                }
+                _ => return None,
+            }
+            at += 1;
+        };
+        if uses
+            .iter()
+            .any(|(t, n)| self.tile_uses.get(t).copied().unwrap_or(0) != *n)
+        {
+            return None;
+        }
+        Some(Chain {
+            loads,
+            ops,
+            store,
+            len: at + 1,
+        })
+    }
+
+    /// A [`Chain`] as one `tload_map_store` / `tload2_map_store` call whose closure computes
+    /// the stored element from the loaded ones with the chain's instructions in order.
+    fn put_chain(&mut self, c: &Chain<'_>) -> TokenStream {
+        let dtype = self.p.tile(c.store.1).map_or(DataType::Fp32, |s| s.dtype);
+        let ty = self.rust_ty(dtype);
+        let var = |t: TileId| format_ident!("__e{}", t.0);
+        let mut body = TokenStream::new();
+        for &(isa, dst, args) in &c.ops {
+            let mut es = Vec::new();
+            for a in args {
+                es.push(match *a {
+                    Arg::Tile(TileRef::Slot(t)) => {
+                        let v = var(t);
+                        quote!(#v)
+                    }
+                    Arg::Tile(TileRef::Param(_)) => TokenStream::new(),
+                    Arg::Scalar(v) => unparen(self.scalar_as(v, dtype)),
+                    Arg::Imm(x) => unparen(self.lit(Constant::Double(x), dtype)),
+                });
+            }
+            let f = elementwise_fn(isa).unwrap_or_default();
+            let d = var(dst);
+            body.extend(quote!(let #d: #ty = #f(#(#es),*);));
+        }
+        let out = var(c.store.1);
+        let x = self.ident(c.store.0);
+        let x_offs: Vec<TokenStream> = c.store.2.iter().map(|&o| self.index(o)).collect();
+        let mut load_args = Vec::new();
+        let mut params = Vec::new();
+        for &(t, tensor, offsets) in &c.loads {
+            let tile = self.tile_ident(t);
+            let src = self.ident(tensor);
+            let offs: Vec<TokenStream> = offsets.iter().map(|&o| self.index(o)).collect();
+            load_args.push(quote!(&mut #tile, &*#src, &[#(#offs),*]));
+            let v = var(t);
+            params.push(quote!(#v: #ty));
+        }
+        let f = if c.loads.len() == 1 {
+            format_ident!("tload_map_store")
+        } else {
+            format_ident!("tload2_map_store")
+        };
+        quote! {
+            ::pto::isa::#f(
+                #(#load_args,)*
+                &mut *#x,
+                &[#(#x_offs),*],
+                move |#(#params),*| -> #ty {
+                    #body
+                    #out
+                },
+            )?;
+        }
     }
 
     fn put_inst(&mut self, i: &Inst) -> TokenStream {

@@ -1,0 +1,469 @@
+//! Whole `#[pto::kernel]` kernels against the plain-Rust loops a competent Rust programmer
+//! would write for the same work (straight loops over slices; no SIMD intrinsics, no threads).
+//!
+//! Run with `cargo bench --bench kernels`. Each `*` group has a `pto` and a `hand` bench over
+//! the same preallocated inputs and outputs; `main` checks once, before timing, that the two
+//! compute the same numbers. Goals: elementwise kernels and softmax at least 0.9x as fast as
+//! the hand-written loop (hand median / pto median >= 0.9); matmul is reported as measured.
+#![allow(missing_docs, clippy::unwrap_used)]
+// Each included example brings its own copy of `examples/common`.
+#![allow(clippy::duplicate_mod)]
+
+use divan::{Bencher, black_box};
+use pto::prelude::*;
+
+#[allow(dead_code)]
+#[path = "../examples/quickstart.rs"]
+mod quickstart;
+
+#[allow(dead_code)]
+#[path = "../examples/vector_add.rs"]
+mod vector_add;
+
+#[allow(dead_code)]
+#[path = "../examples/row_softmax.rs"]
+mod row_softmax;
+
+#[allow(dead_code)]
+#[path = "../examples/reductions.rs"]
+mod reductions;
+
+#[allow(dead_code)]
+#[path = "../examples/broadcast.rs"]
+mod broadcast;
+
+/// `C = A @ B`, one 32 x 32 output tile at a time, K in 64-wide chunks.
+#[pto::kernel]
+pub fn matmul_tiled(
+    a: &Tensor<f32, M, K>,
+    b: &Tensor<f32, K, N>,
+    #[out] c: &mut Tensor<f32, M, N>,
+) {
+    for i in (0..M).step_by(32) {
+        for j in (0..N).step_by(32) {
+            let mut acc = Tile::<f32, 32, 32>::zeros();
+            for k in (0..K).step_by(64) {
+                let at = a.load::<32, 64>([i, k]);
+                let bt = b.load::<64, 32>([k, j]);
+                if k == 0 {
+                    acc = matmul(at, bt);
+                } else {
+                    acc = matmul_acc(acc, at, bt);
+                }
+            }
+            c.store([i, j], acc);
+        }
+    }
+}
+
+fn main() {
+    check_all();
+    divan::main();
+}
+
+/// Deterministic values in [-1, 1).
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn tensor(data: &[f32], shape: [usize; 2]) -> Tensor<f32> {
+    Tensor::from_vec(data.to_vec(), shape).unwrap()
+}
+
+/// Asserts `got` and `want` agree to a relative `tol` (absolute below 1).
+fn assert_close(what: &str, got: &[f32], want: &[f32], tol: f32) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let err = (g - w).abs() / w.abs().max(1.0);
+        assert!(err <= tol, "{what}: element {i}: pto {g} vs hand {w}");
+    }
+}
+
+// ---------------------------------------------------------------- scale_rows (B x 128)
+
+const SCALE_B: usize = 4096;
+const SCALE: f32 = 2.0;
+
+fn scale_rows_hand(x: &[f32], scale: f32, out: &mut [f32]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v * scale * 3.14;
+    }
+}
+
+fn scale_rows_data() -> (Vec<f32>, Tensor<f32>, Tensor<f32>) {
+    let x = random(SCALE_B * 128, 1);
+    let xt = tensor(&x, [SCALE_B, 128]);
+    (x, xt, Tensor::zeros([SCALE_B, 128]))
+}
+
+mod scale_rows {
+    use super::*;
+
+    #[divan::bench]
+    fn pto(b: Bencher) {
+        let (_, x, mut out) = scale_rows_data();
+        b.bench_local(|| {
+            quickstart::scale_rows(black_box(&x), black_box(SCALE), black_box(&mut out)).unwrap()
+        });
+    }
+
+    #[divan::bench]
+    fn hand(b: Bencher) {
+        let (x, _, _) = scale_rows_data();
+        let mut out = vec![0f32; x.len()];
+        b.bench_local(|| scale_rows_hand(black_box(&x), black_box(SCALE), black_box(&mut out)));
+    }
+}
+
+// ---------------------------------------------------------------- vector_add (n = 1 << 20)
+
+const VADD_N: usize = 1 << 20;
+
+fn vector_add_hand(a: &[f32], b: &[f32], c: &mut [f32]) {
+    for ((c, &a), &b) in c.iter_mut().zip(a).zip(b) {
+        *c = a + b;
+    }
+}
+
+fn vector_add_data() -> (Vec<f32>, Vec<f32>) {
+    (random(VADD_N, 2), random(VADD_N, 3))
+}
+
+mod vector_add_f32 {
+    use super::*;
+
+    #[divan::bench]
+    fn pto(b: Bencher) {
+        let (av, bv) = vector_add_data();
+        let (x, y) = (
+            Tensor::from_vec(av, [VADD_N]).unwrap(),
+            Tensor::from_vec(bv, [VADD_N]).unwrap(),
+        );
+        let mut out = Tensor::<f32>::zeros([VADD_N]);
+        b.bench_local(|| {
+            vector_add::vector_add(black_box(&x), black_box(&y), black_box(&mut out)).unwrap()
+        });
+    }
+
+    #[divan::bench]
+    fn hand(b: Bencher) {
+        let (x, y) = vector_add_data();
+        let mut out = vec![0f32; VADD_N];
+        b.bench_local(|| vector_add_hand(black_box(&x), black_box(&y), black_box(&mut out)));
+    }
+}
+
+// ---------------------------------------------------------------- row_softmax (1024 x 256)
+
+const SM_R: usize = 1024;
+const SM_C: usize = 256;
+
+fn row_softmax_hand(x: &[f32], out: &mut [f32], cols: usize) {
+    for (xr, or) in x.chunks_exact(cols).zip(out.chunks_exact_mut(cols)) {
+        let m = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0.0f32;
+        for (o, &v) in or.iter_mut().zip(xr) {
+            let e = (v - m).exp();
+            *o = e;
+            sum += e;
+        }
+        for o in or.iter_mut() {
+            *o /= sum;
+        }
+    }
+}
+
+fn row_softmax_data() -> Vec<f32> {
+    random(SM_R * SM_C, 7)
+        .into_iter()
+        .map(|v| v * 8.0)
+        .collect()
+}
+
+mod row_softmax_f32 {
+    use super::*;
+
+    #[divan::bench]
+    fn pto(b: Bencher) {
+        let x = tensor(&row_softmax_data(), [SM_R, SM_C]);
+        let mut out = Tensor::<f32>::zeros([SM_R, SM_C]);
+        b.bench_local(|| row_softmax::row_softmax(black_box(&x), black_box(&mut out)).unwrap());
+    }
+
+    #[divan::bench]
+    fn hand(b: Bencher) {
+        let x = row_softmax_data();
+        let mut out = vec![0f32; x.len()];
+        b.bench_local(|| row_softmax_hand(black_box(&x), black_box(&mut out), SM_C));
+    }
+}
+
+// ---------------------------------------------------------------- matmul (256 x 256 x 256)
+
+const MM: usize = 256;
+
+/// i-k-j: the inner loop runs along contiguous rows of `b` and `c`.
+fn matmul_hand(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
+    for (crow, arow) in c.chunks_exact_mut(n).zip(a.chunks_exact(k)).take(m) {
+        crow.fill(0.0);
+        for (&av, brow) in arow.iter().zip(b.chunks_exact(n)) {
+            for (c, &bv) in crow.iter_mut().zip(brow) {
+                *c += av * bv;
+            }
+        }
+    }
+}
+
+fn matmul_data() -> (Vec<f32>, Vec<f32>) {
+    (random(MM * MM, 15), random(MM * MM, 16))
+}
+
+mod matmul_256 {
+    use super::*;
+
+    #[divan::bench]
+    fn pto(b: Bencher) {
+        let (av, bv) = matmul_data();
+        let (x, y) = (tensor(&av, [MM, MM]), tensor(&bv, [MM, MM]));
+        let mut out = Tensor::<f32>::zeros([MM, MM]);
+        b.bench_local(|| matmul_tiled(black_box(&x), black_box(&y), black_box(&mut out)).unwrap());
+    }
+
+    #[divan::bench]
+    fn hand(b: Bencher) {
+        let (x, y) = matmul_data();
+        let mut out = vec![0f32; MM * MM];
+        b.bench_local(|| {
+            matmul_hand(
+                black_box(&x),
+                black_box(&y),
+                black_box(&mut out),
+                MM,
+                MM,
+                MM,
+            )
+        });
+    }
+}
+
+// ---------------------------------------------------------------- reductions (4096 x 64)
+
+const RED_R: usize = 4096;
+const RED_C: usize = 64;
+
+/// Row sums and maxima, column sums and maxima of a `rows x cols` matrix.
+struct Reduced {
+    row_sum: Vec<f32>,
+    row_max: Vec<f32>,
+    col_sum: Vec<f32>,
+    col_max: Vec<f32>,
+}
+
+impl Reduced {
+    fn new(rows: usize, cols: usize) -> Self {
+        Self {
+            row_sum: vec![0.0; rows],
+            row_max: vec![0.0; rows],
+            col_sum: vec![0.0; cols],
+            col_max: vec![0.0; cols],
+        }
+    }
+}
+
+fn reductions_hand(x: &[f32], cols: usize, out: &mut Reduced) {
+    out.col_sum.fill(0.0);
+    out.col_max.fill(-3.0e38);
+    let rows = x.chunks_exact(cols);
+    for ((row, rs), rm) in rows.zip(&mut out.row_sum).zip(&mut out.row_max) {
+        *rs = row.iter().sum();
+        *rm = row.iter().copied().fold(f32::MIN, f32::max);
+        for ((cs, cm), &v) in out.col_sum.iter_mut().zip(&mut out.col_max).zip(row) {
+            *cs += v;
+            *cm = cm.max(v);
+        }
+    }
+}
+
+fn reductions_data() -> Vec<f32> {
+    random(RED_R * RED_C, 9)
+}
+
+/// The pto outputs: row sums, row maxima, column sums, column maxima.
+fn reductions_outputs() -> [Tensor<f32>; 4] {
+    [
+        Tensor::zeros([RED_R, 1]),
+        Tensor::zeros([RED_R, 1]),
+        Tensor::zeros([1, RED_C]),
+        Tensor::zeros([1, RED_C]),
+    ]
+}
+
+mod reductions_f32 {
+    use super::*;
+
+    #[divan::bench]
+    fn pto(b: Bencher) {
+        let x = tensor(&reductions_data(), [RED_R, RED_C]);
+        let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
+        b.bench_local(|| {
+            reductions::reductions(
+                black_box(&x),
+                black_box(&mut rs),
+                black_box(&mut rm),
+                black_box(&mut cs),
+                black_box(&mut cm),
+            )
+            .unwrap()
+        });
+    }
+
+    #[divan::bench]
+    fn hand(b: Bencher) {
+        let x = reductions_data();
+        let mut out = Reduced::new(RED_R, RED_C);
+        b.bench_local(|| reductions_hand(black_box(&x), RED_C, black_box(&mut out)));
+    }
+}
+
+// ---------------------------------------------------------------- broadcast (4096 x 128)
+
+const BC_R: usize = 4096;
+const BC_C: usize = 128;
+
+fn broadcast_hand(x: &[f32], v: &[f32], centered: &mut [f32], scaled: &mut [f32], cols: usize) {
+    let rows = x.chunks_exact(cols);
+    let outs = centered
+        .chunks_exact_mut(cols)
+        .zip(scaled.chunks_exact_mut(cols));
+    for (row, (c, s)) in rows.zip(outs) {
+        let m = row.iter().copied().fold(f32::MIN, f32::max);
+        for (c, &x) in c.iter_mut().zip(row) {
+            *c = x - m;
+        }
+        for ((s, &x), &v) in s.iter_mut().zip(row).zip(v) {
+            *s = x * v;
+        }
+    }
+}
+
+fn broadcast_data() -> (Vec<f32>, Vec<f32>) {
+    (random(BC_R * BC_C, 11), random(BC_C, 12))
+}
+
+mod broadcast_f32 {
+    use super::*;
+
+    #[divan::bench]
+    fn pto(b: Bencher) {
+        let (xv, vv) = broadcast_data();
+        let (x, v) = (tensor(&xv, [BC_R, BC_C]), tensor(&vv, [1, BC_C]));
+        let mut centered = Tensor::<f32>::zeros([BC_R, BC_C]);
+        let mut scaled = Tensor::<f32>::zeros([BC_R, BC_C]);
+        b.bench_local(|| {
+            broadcast::broadcast(
+                black_box(&x),
+                black_box(&v),
+                black_box(&mut centered),
+                black_box(&mut scaled),
+            )
+            .unwrap()
+        });
+    }
+
+    #[divan::bench]
+    fn hand(b: Bencher) {
+        let (x, v) = broadcast_data();
+        let mut centered = vec![0f32; x.len()];
+        let mut scaled = vec![0f32; x.len()];
+        b.bench_local(|| {
+            broadcast_hand(
+                black_box(&x),
+                black_box(&v),
+                black_box(&mut centered),
+                black_box(&mut scaled),
+                BC_C,
+            )
+        });
+    }
+}
+
+// ---------------------------------------------------------------- the one-time check
+
+/// Runs every pto kernel and its hand-written twin once on the bench inputs and asserts they
+/// agree (exactly where both do the same operations in the same order).
+fn check_all() {
+    {
+        let (x, xt, mut out) = scale_rows_data();
+        quickstart::scale_rows(&xt, SCALE, &mut out).unwrap();
+        let mut want = vec![0f32; x.len()];
+        scale_rows_hand(&x, SCALE, &mut want);
+        assert_close("scale_rows", out.as_slice(), &want, 0.0);
+    }
+    {
+        let (av, bv) = vector_add_data();
+        let x = Tensor::from_vec(av.clone(), [VADD_N]).unwrap();
+        let y = Tensor::from_vec(bv.clone(), [VADD_N]).unwrap();
+        let mut out = Tensor::<f32>::zeros([VADD_N]);
+        vector_add::vector_add(&x, &y, &mut out).unwrap();
+        let mut want = vec![0f32; VADD_N];
+        vector_add_hand(&av, &bv, &mut want);
+        assert_close("vector_add", out.as_slice(), &want, 0.0);
+    }
+    {
+        let xv = row_softmax_data();
+        let x = tensor(&xv, [SM_R, SM_C]);
+        let mut out = Tensor::<f32>::zeros([SM_R, SM_C]);
+        row_softmax::row_softmax(&x, &mut out).unwrap();
+        let mut want = vec![0f32; xv.len()];
+        row_softmax_hand(&xv, &mut want, SM_C);
+        assert_close("row_softmax", out.as_slice(), &want, 0.0);
+    }
+    {
+        let (av, bv) = matmul_data();
+        let mut out = Tensor::<f32>::zeros([MM, MM]);
+        matmul_tiled(&tensor(&av, [MM, MM]), &tensor(&bv, [MM, MM]), &mut out).unwrap();
+        let mut want = vec![0f32; MM * MM];
+        matmul_hand(&av, &bv, &mut want, MM, MM, MM);
+        // Both add the products of each output element in k order.
+        assert_close("matmul", out.as_slice(), &want, 0.0);
+    }
+    {
+        let xv = reductions_data();
+        let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
+        let x = tensor(&xv, [RED_R, RED_C]);
+        reductions::reductions(&x, &mut rs, &mut rm, &mut cs, &mut cm).unwrap();
+        let mut want = Reduced::new(RED_R, RED_C);
+        reductions_hand(&xv, RED_C, &mut want);
+        assert_close("row sums", rs.as_slice(), &want.row_sum, 0.0);
+        assert_close("row maxima", rm.as_slice(), &want.row_max, 0.0);
+        // pto adds each 32-row block's column sums into the running sums: another order.
+        assert_close("column sums", cs.as_slice(), &want.col_sum, 1e-4);
+        assert_close("column maxima", cm.as_slice(), &want.col_max, 0.0);
+    }
+    {
+        let (xv, vv) = broadcast_data();
+        let mut centered = Tensor::<f32>::zeros([BC_R, BC_C]);
+        let mut scaled = Tensor::<f32>::zeros([BC_R, BC_C]);
+        broadcast::broadcast(
+            &tensor(&xv, [BC_R, BC_C]),
+            &tensor(&vv, [1, BC_C]),
+            &mut centered,
+            &mut scaled,
+        )
+        .unwrap();
+        let (mut want_c, mut want_s) = (vec![0f32; xv.len()], vec![0f32; xv.len()]);
+        broadcast_hand(&xv, &vv, &mut want_c, &mut want_s, BC_C);
+        assert_close("x - rowmax(x)", centered.as_slice(), &want_c, 0.0);
+        assert_close("x * v", scaled.as_slice(), &want_s, 0.0);
+    }
+}
