@@ -274,8 +274,14 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
                     OpClass::ScalarBitwise => "integers",
                     _ => "numbers",
                 };
+                // Name the operand that is wrong (a shift's operands may differ in type).
+                let found = if class == OpClass::ScalarBitwise && a.is_int() {
+                    b
+                } else {
+                    a
+                };
                 return Err(InferError::new(format!(
-                    "`{}` needs {want}, found {a}",
+                    "`{}` needs {want}, found {found}",
                     cx.name()
                 )));
             }
@@ -690,6 +696,12 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
     }
 }
 
+/// `an fp32` / `a uint8`, as the names are read out, for messages.
+fn article(d: DataType) -> String {
+    let an = matches!(d.name().as_bytes().first(), Some(b'i' | b'f' | b'h'));
+    format!("{} {d}", if an { "an" } else { "a" })
+}
+
 /// Round modes accepted by `tile.cast` (PTO `RoundMode`).
 pub const ROUND_MODES: [&str; 7] = ["none", "rint", "round", "floor", "ceil", "trunc", "odd"];
 
@@ -849,9 +861,10 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
             check_dtype(a.dtype, &Type::Tile(a.clone()))?;
             if !(s.is_numeric()) || (bitwise && !s.is_int()) {
                 return Err(InferError::new(format!(
-                    "`{}` cannot combine a {} tile with a {s} scalar",
+                    "`{}` cannot combine {} tile with {} scalar",
                     cx.name(),
-                    a.dtype
+                    article(a.dtype),
+                    article(*s)
                 )));
             }
             Ok(vec![Type::Tile(a.clone())])
