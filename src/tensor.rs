@@ -84,6 +84,17 @@ impl<T> Tensor<T> {
         &self.shape[..self.rank]
     }
 
+    /// `[rows, cols]` of a rank-2 tensor, or `[1, len]` of a rank-1 one; `None` otherwise.
+    /// Reads the dimensions by value (no slice), so hot paths have no hidden panic branch.
+    #[inline(always)]
+    pub(crate) fn plane(&self) -> Option<[usize; 2]> {
+        match self.rank {
+            1 => Some([1, self.shape[0]]),
+            2 => Some([self.shape[0], self.shape[1]]),
+            _ => None,
+        }
+    }
+
     /// The number of dimensions (1 to 4).
     pub fn rank(&self) -> usize {
         self.rank

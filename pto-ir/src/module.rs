@@ -190,6 +190,17 @@ impl ProgramModule {
         }
     }
 
+    /// Appends [`ProgramModule::ssa_name`] of `v` to `out`.
+    pub fn write_ssa_name(&self, v: ValueId, out: &mut String) {
+        match self.values.get(v) {
+            Some(d) => d.write_ssa_name(out),
+            None => {
+                use std::fmt::Write;
+                let _ = write!(out, "<invalid {v:?}>");
+            }
+        }
+    }
+
     /// A new empty block.
     pub fn new_block(
         &mut self,

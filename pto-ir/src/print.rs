@@ -38,7 +38,7 @@ use crate::module::{Direction, Function, ProgramModule};
 use crate::ops::{OpClass, Opcode};
 use crate::parse::lexer::escape;
 use crate::stmt::{ForKind, StmtKind};
-use crate::typefmt::type_str;
+use crate::typefmt::{type_str, write_type};
 use crate::types::Type;
 use crate::value::Constant;
 
@@ -146,17 +146,28 @@ impl Printer<'_> {
     }
 
     fn names(&self, vs: &[ValueId]) -> String {
-        vs.iter()
-            .map(|&v| self.name(v))
-            .collect::<Vec<_>>()
-            .join(", ")
+        let mut s = String::new();
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            self.m.write_ssa_name(v, &mut s);
+        }
+        s
     }
 
     fn types(&self, vs: &[ValueId]) -> String {
-        vs.iter()
-            .map(|&v| self.ty(v))
-            .collect::<Vec<_>>()
-            .join(", ")
+        let mut s = String::new();
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            match self.m.values.get(v) {
+                Some(d) => write_type(self.m, &d.ty, &mut s),
+                None => s.push_str("<invalid>"),
+            }
+        }
+        s
     }
 
     fn indent(&mut self, level: usize) {

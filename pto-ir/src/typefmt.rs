@@ -7,36 +7,51 @@ use crate::types::{Dim, TensorFormat, TileType, Type};
 
 /// Spells one extent: a number, an SSA name, or `?`.
 pub fn dim_str(m: &ProgramModule, d: &Dim) -> String {
+    let mut s = String::new();
+    write_dim(m, d, &mut s);
+    s
+}
+
+fn write_dim(m: &ProgramModule, d: &Dim, s: &mut String) {
     match d {
-        Dim::Const(c) => c.to_string(),
-        Dim::Value(v) => m.ssa_name(*v),
-        Dim::Dynamic => "?".to_string(),
+        Dim::Const(c) => {
+            let _ = write!(s, "{c}");
+        }
+        Dim::Value(v) => m.write_ssa_name(*v, s),
+        Dim::Dynamic => s.push('?'),
     }
 }
 
-fn list<T>(items: &[T], mut f: impl FnMut(&T) -> String) -> String {
-    let mut s = String::from("[");
+fn write_list<T>(s: &mut String, items: &[T], mut f: impl FnMut(&T, &mut String)) {
+    s.push('[');
     for (i, x) in items.iter().enumerate() {
         if i > 0 {
             s.push_str(", ");
         }
-        s.push_str(&f(x));
+        f(x, s);
     }
     s.push(']');
-    s
 }
 
 /// Spells a type as the statement text does (a tile with its valid region first).
 pub fn type_str(m: &ProgramModule, t: &Type) -> String {
+    let mut s = String::new();
+    write_type(m, t, &mut s);
+    s
+}
+
+/// Appends [`type_str`] of `t` to `s`.
+pub fn write_type(m: &ProgramModule, t: &Type, s: &mut String) {
     match t {
-        Type::Scalar(d) => d.name().to_string(),
+        Type::Scalar(d) => s.push_str(d.name()),
         Type::Tile(tt) => {
-            let mut s = format!(
-                "tile<{}, {}, {}",
-                list(&tt.valid, |d| dim_str(m, d)),
-                list(&tt.shape, u64::to_string),
-                tt.dtype
-            );
+            s.push_str("tile<");
+            write_list(s, &tt.valid, |d, s| write_dim(m, d, s));
+            s.push_str(", ");
+            write_list(s, &tt.shape, |c, s| {
+                let _ = write!(s, "{c}");
+            });
+            let _ = write!(s, ", {}", tt.dtype);
             if let Some(r) = tt.memref {
                 let _ = write!(s, ", mem={}", r.space.name());
                 if let Some(a) = r.addr {
@@ -44,33 +59,30 @@ pub fn type_str(m: &ProgramModule, t: &Type) -> String {
                 }
             }
             s.push('>');
-            s
         }
         Type::Tensor(tt) => {
-            let mut s = format!(
-                "tensor<{}, {}",
-                list(&tt.shape, |d| dim_str(m, d)),
-                tt.dtype
-            );
+            s.push_str("tensor<");
+            write_list(s, &tt.shape, |d, s| write_dim(m, d, s));
+            let _ = write!(s, ", {}", tt.dtype);
             if tt.format == TensorFormat::Nz {
                 s.push_str(", NZ");
             }
             s.push('>');
-            s
         }
         Type::Tuple(ts) => {
-            let mut s = String::from("tuple<");
+            s.push_str("tuple<");
             for (i, t) in ts.iter().enumerate() {
                 if i > 0 {
                     s.push_str(", ");
                 }
-                let _ = write!(s, "{}", type_str(m, t));
+                write_type(m, t, s);
             }
             s.push('>');
-            s
         }
-        Type::Pipe(p) => format!("pipe<{}>", p.name()),
-        Type::Unknown => "unknown".to_string(),
+        Type::Pipe(p) => {
+            let _ = write!(s, "pipe<{}>", p.name());
+        }
+        Type::Unknown => s.push_str("unknown"),
     }
 }
 
@@ -85,7 +97,12 @@ pub fn type_msg(m: &ProgramModule, t: &Type) -> String {
 
 /// The seed's `TileType` spelling: `tile<[16, 32], fp32>`.
 pub fn short_tile(tt: &TileType) -> String {
-    format!("tile<{}, {}>", list(&tt.shape, u64::to_string), tt.dtype)
+    let mut s = String::from("tile<");
+    write_list(&mut s, &tt.shape, |c, s| {
+        let _ = write!(s, "{c}");
+    });
+    let _ = write!(s, ", {}>", tt.dtype);
+    s
 }
 
 /// `16 x 32`.

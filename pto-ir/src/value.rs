@@ -165,9 +165,31 @@ pub enum ValueKind {
 impl ValueData {
     /// The seed's `GetSSAName`: `%{name}_{number}` or `%{number}`.
     pub fn ssa_name(&self) -> String {
-        match &self.name {
-            Some(n) => format!("%{n}_{}", self.number),
-            None => format!("%{}", self.number),
+        let mut s = String::with_capacity(self.name.as_ref().map_or(0, String::len) + 12);
+        self.write_ssa_name(&mut s);
+        s
+    }
+
+    /// Appends [`ValueData::ssa_name`] to `out`.
+    pub fn write_ssa_name(&self, out: &mut String) {
+        out.push('%');
+        if let Some(n) = &self.name {
+            out.push_str(n);
+            out.push('_');
+        }
+        let mut buf = [0u8; 10];
+        let mut i = buf.len();
+        let mut x = self.number;
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+        for &b in &buf[i..] {
+            out.push(char::from(b));
         }
     }
 

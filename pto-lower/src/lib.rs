@@ -43,8 +43,28 @@ pub struct Compiled {
     pub after_passes: String,
 }
 
+/// What the `#[pto::kernel]` macro needs from the lowering of one kernel: [`Compiled`]
+/// without the outputs only tools and tests read (the MLIR generic form, the module after
+/// the passes).
+#[derive(Clone, Debug)]
+pub struct Artifacts {
+    /// The IR after the pipeline, in the seed-002 MLIR style (`NAME::LOWERED`).
+    pub lowered: String,
+    /// PTO-ISA C++ source (`NAME::CPP`).
+    pub cpp: String,
+    /// The body of the host function (see [`Compiled::host`]).
+    pub host: proc_macro2::TokenStream,
+}
+
 /// Runs the pass pipeline on a copy of `m` and lowers function `kernel` to an ISA program.
 pub fn lower_kernel(m: &ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
+    check_kernel(m, kernel)?;
+    let mut m = m.clone();
+    PassManager::lowering_pipeline().run(&mut m)?;
+    lower::lower(m, kernel)
+}
+
+fn check_kernel(m: &ProgramModule, kernel: FuncId) -> Result<(), Diagnostics> {
     if !m.funcs.contains(kernel) {
         return Err(Diag::new(
             SpanId::NONE,
@@ -52,21 +72,46 @@ pub fn lower_kernel(m: &ProgramModule, kernel: FuncId) -> Result<Program, Diagno
         )
         .into());
     }
-    let mut m = m.clone();
-    PassManager::lowering_pipeline().run(&mut m)?;
+    Ok(())
+}
+
+/// Like [`lower_kernel`], but takes the module by value (no copy) and does not re-run the
+/// verifier after each pass: the input is verified, and the passes' output is verified by
+/// their tests (`PassManager::lowering_pipeline` verifies after each pass).
+fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
+    check_kernel(&m, kernel)?;
+    PassManager::lowering_pipeline()
+        .verify_each(false)
+        .run(&mut m)?;
     lower::lower(m, kernel)
+}
+
+fn artifacts(p: &Program) -> Result<Artifacts, Diagnostics> {
+    let host = emit::rust::emit(p)?;
+    Ok(Artifacts {
+        lowered: emit::mlir::emit_lowered(p),
+        cpp: emit::cpp::emit(p),
+        host,
+    })
 }
 
 /// Lowers function `kernel` of a verified module. Errors (a tile that does not fit its
 /// buffer, an op the lowering does not support) are anchored at the op's span.
 pub fn compile(m: &ProgramModule, kernel: FuncId) -> Result<Compiled, Diagnostics> {
-    let p = lower_kernel(m, kernel)?;
-    let host = emit::rust::emit(&p)?;
+    let p = lower_kernel_owned(m.clone(), kernel)?;
+    let Artifacts { lowered, cpp, host } = artifacts(&p)?;
     Ok(Compiled {
-        lowered: emit::mlir::emit_lowered(&p),
+        lowered,
         mlir_generic: emit::mlir::emit_generic(&p),
-        cpp: emit::cpp::emit(&p),
+        cpp,
         host,
         after_passes: p.module.to_string(),
     })
+}
+
+/// [`compile`] for the macro: takes the verified module by value and produces only
+/// `LOWERED`, `CPP` and the host body (the same texts and errors as [`compile`]).
+pub fn compile_artifacts(m: ProgramModule, kernel: FuncId) -> Result<Artifacts, Diagnostics> {
+    let p = lower_kernel_owned(m, kernel)?;
+    artifacts(&p)
 }

@@ -34,7 +34,7 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         _ => return with_errors(errs, crate::fallback::stub(&model)),
     };
     let ir = lowered.module.to_string();
-    match pto_lower::compile(&lowered.module, lowered.func) {
+    match pto_lower::compile_artifacts(lowered.module, lowered.func) {
         Ok(c) => {
             let host = c.host;
             items(&model, host, &ir, &c.lowered, &c.cpp)

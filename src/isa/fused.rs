@@ -15,9 +15,64 @@
 //! only for tiles nothing else reads. Any case outside the fast path (rank 3 or 4 tensors,
 //! an offset outside a tensor) runs the unfused sequence on the tiles.
 
-use super::memory::Plain;
 use super::{tload, tstore};
+use crate::tensor::MAX_RANK;
 use crate::{Error, Tensor, Tile};
+
+/// `offset` copied into `buf` when it fits (always, for a valid offset). The slow paths take
+/// the copy, so on the fast path the caller's offset array is only read and can stay in
+/// registers instead of being written to the stack on every call.
+#[inline(always)]
+fn copy_offset<'a>(offset: &'a [usize], buf: &'a mut [usize; MAX_RANK]) -> &'a [usize] {
+    match buf.get_mut(..offset.len()) {
+        Some(b) => {
+            b.copy_from_slice(offset);
+            b
+        }
+        None => offset,
+    }
+}
+
+/// The offset of a window into a tensor of rank `rank` as `[row, col]` (rank 1: one row), or
+/// `None` when the offset is not of that rank or the tensor is neither rank 1 nor rank 2.
+#[inline(always)]
+fn plane_offset(rank: usize, offset: &[usize]) -> Option<[usize; 2]> {
+    match (rank, offset) {
+        (1, &[o]) => Some([0, o]),
+        (2, &[o0, o1]) => Some([o0, o1]),
+        _ => None,
+    }
+}
+
+/// Start of a window (linear index of its first element) and row stride, given the tensor's
+/// `[rows, cols]` and the window's `[row, col]` offset, when the offset is inside the tensor.
+#[inline(always)]
+fn plane_start(dims: [usize; 2], offset: [usize; 2]) -> Option<(usize, usize)> {
+    let ([n0, n1], [o0, o1]) = (dims, offset);
+    // o0 < n0 and o1 < n1, so the start is below n0 * n1 (the tensor's length): no overflow.
+    (o0 < n0 && o1 < n1).then_some((o0 * n1 + o1, n1))
+}
+
+/// `d[j] = f(s[j])` over one tile row: a constant trip count the compiler fully unrolls.
+#[inline(always)]
+fn map_row<T: Copy, const C: usize>(d: &mut [T; C], s: &[T; C], f: &impl Fn(T) -> T) {
+    for (d, &s) in d.iter_mut().zip(s) {
+        *d = f(s);
+    }
+}
+
+/// `d[j] = f(a[j], b[j])` over one tile row (see [`map_row`]).
+#[inline(always)]
+fn map2_row<T: Copy, const C: usize>(
+    d: &mut [T; C],
+    a: &[T; C],
+    b: &[T; C],
+    f: &impl Fn(T, T) -> T,
+) {
+    for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
+        *d = f(a, b);
+    }
+}
 
 /// `tload(tile, src, src_offset)?; tile = f(tile); tstore(dst, tile, dst_offset)` in one pass
 /// (see the module doc). `f` is applied to every element of the valid region.
@@ -30,36 +85,46 @@ pub fn tload_map_store<T: Copy, const R: usize, const C: usize>(
     dst_offset: &[usize],
     f: impl Fn(T) -> T,
 ) -> Result<(), Error> {
-    if let Some(ps) = Plain::new(src.shape(), src_offset, R, C)
-        && let Some(pd) = Plain::new(dst.shape(), dst_offset, ps.rows, ps.cols)
+    if let (Some(sn), Some(dn)) = (src.plane(), dst.plane())
+        && let (Some(so), Some(d_o)) = (
+            plane_offset(src.rank(), src_offset),
+            plane_offset(dst.rank(), dst_offset),
+        )
+        && let (Some((s_start, s_stride)), Some((d_start, d_stride))) =
+            (plane_start(sn, so), plane_start(dn, d_o))
     {
-        let (rows, cols) = (pd.rows, pd.cols);
-        let (s, d) = (src.as_slice(), dst.as_mut_slice());
-        if rows == 1 || (cols == ps.stride && cols == pd.stride) {
-            // One contiguous run (a single row, or whole rows of equally wide tensors).
-            let n = rows * cols;
-            if let (Some(s), Some(d)) = (
-                s.get(ps.start..ps.start + n),
-                d.get_mut(pd.start..pd.start + n),
-            ) {
-                // Tile-row chunks: a constant trip count the compiler unrolls.
-                let ((d_rows, d_rest), (s_rows, s_rest)) =
-                    (d.as_chunks_mut::<C>(), s.as_chunks::<C>());
-                for (d, s) in d_rows.iter_mut().zip(s_rows) {
-                    for (d, &s) in d.iter_mut().zip(s) {
-                        *d = f(s);
-                    }
+        // In-bounds rows and columns: those of the load, clipped to the store's window.
+        let rows = R.min(sn[0] - so[0]).min(dn[0] - d_o[0]);
+        let cols = C.min(sn[1] - so[1]).min(dn[1] - d_o[1]);
+        let (s, d) = (
+            src.as_slice().get(s_start..).unwrap_or_default(),
+            dst.as_mut_slice().get_mut(d_start..).unwrap_or_default(),
+        );
+        if cols == C && (rows == 1 || (s_stride == C && d_stride == C)) {
+            // Whole tile rows in one contiguous run (the common case: one row of a row-major
+            // tensor, or whole rows of a tensor exactly as wide as the tile).
+            let n = rows * C;
+            if let (Some(s), Some(d)) = (s.get(..n), d.get_mut(..n)) {
+                for (d, s) in d
+                    .as_chunks_mut::<C>()
+                    .0
+                    .iter_mut()
+                    .zip(s.as_chunks::<C>().0)
+                {
+                    map_row(d, s, &f);
                 }
-                for (d, &s) in d_rest.iter_mut().zip(s_rest) {
+            }
+        } else if rows == 1 || (cols == s_stride && cols == d_stride) {
+            // One contiguous run of partial rows.
+            let n = rows * cols;
+            if let (Some(s), Some(d)) = (s.get(..n), d.get_mut(..n)) {
+                for (d, &s) in d.iter_mut().zip(s) {
                     *d = f(s);
                 }
             }
         } else {
-            let s_rows = s.get(ps.start..).unwrap_or_default().chunks(ps.stride);
-            let d_rows = d
-                .get_mut(pd.start..)
-                .unwrap_or_default()
-                .chunks_mut(pd.stride);
+            let s_rows = s.chunks(s_stride);
+            let d_rows = d.chunks_mut(d_stride);
             for (d, s) in d_rows.zip(s_rows).take(rows) {
                 if let (Some(d), Some(s)) = (d.get_mut(..cols), s.get(..cols)) {
                     for (d, &s) in d.iter_mut().zip(s) {
@@ -70,6 +135,25 @@ pub fn tload_map_store<T: Copy, const R: usize, const C: usize>(
         }
         return Ok(());
     }
+    let (mut so, mut d_o) = ([0; MAX_RANK], [0; MAX_RANK]);
+    let (so, d_o) = (
+        copy_offset(src_offset, &mut so),
+        copy_offset(dst_offset, &mut d_o),
+    );
+    tload_map_store_slow(tile, src, so, dst, d_o, f)
+}
+
+/// The unfused sequence behind [`tload_map_store`], for the cases off its fast path.
+#[cold]
+#[inline(never)]
+fn tload_map_store_slow<T: Copy, const R: usize, const C: usize>(
+    tile: &mut Tile<T, R, C>,
+    src: &Tensor<T>,
+    src_offset: &[usize],
+    dst: &mut Tensor<T>,
+    dst_offset: &[usize],
+    f: impl Fn(T) -> T,
+) -> Result<(), Error> {
     tload(tile, src, src_offset)?;
     let (vr, vc) = tile.valid();
     super::map_inplace(&mut tile.data, vr, vc, f);
@@ -92,42 +176,44 @@ pub fn tload2_map_store<T: Copy, const R: usize, const C: usize>(
     dst_offset: &[usize],
     f: impl Fn(T, T) -> T,
 ) -> Result<(), Error> {
-    if let Some(pa) = Plain::new(a.shape(), a_offset, R, C)
-        && let Some(pb) = Plain::new(b.shape(), b_offset, R, C)
-        && let Some(pd) = Plain::new(
-            dst.shape(),
-            dst_offset,
-            pa.rows.min(pb.rows),
-            pa.cols.min(pb.cols),
+    if let (Some(an), Some(bn), Some(dn)) = (a.plane(), b.plane(), dst.plane())
+        && let (Some(ao), Some(bo), Some(d_o)) = (
+            plane_offset(a.rank(), a_offset),
+            plane_offset(b.rank(), b_offset),
+            plane_offset(dst.rank(), dst_offset),
+        )
+        && let (Some((a_start, a_stride)), Some((b_start, b_stride)), Some((d_start, d_stride))) = (
+            plane_start(an, ao),
+            plane_start(bn, bo),
+            plane_start(dn, d_o),
         )
     {
-        let (rows, cols) = (pd.rows, pd.cols);
-        let (a, b, d) = (a.as_slice(), b.as_slice(), dst.as_mut_slice());
-        if rows == 1 || (cols == pa.stride && cols == pb.stride && cols == pd.stride) {
-            let n = rows * cols;
-            if let (Some(a), Some(b), Some(d)) = (
-                a.get(pa.start..pa.start + n),
-                b.get(pb.start..pb.start + n),
-                d.get_mut(pd.start..pd.start + n),
-            ) {
-                let (d_rows, d_rest) = d.as_chunks_mut::<C>();
-                let ((a_rows, a_rest), (b_rows, b_rest)) = (a.as_chunks::<C>(), b.as_chunks::<C>());
-                for ((d, a), b) in d_rows.iter_mut().zip(a_rows).zip(b_rows) {
-                    for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
-                        *d = f(a, b);
-                    }
+        // The valid region the loads share, clipped to the store's window.
+        let rows = R.min(an[0] - ao[0]).min(bn[0] - bo[0]).min(dn[0] - d_o[0]);
+        let cols = C.min(an[1] - ao[1]).min(bn[1] - bo[1]).min(dn[1] - d_o[1]);
+        let (a, b, d) = (
+            a.as_slice().get(a_start..).unwrap_or_default(),
+            b.as_slice().get(b_start..).unwrap_or_default(),
+            dst.as_mut_slice().get_mut(d_start..).unwrap_or_default(),
+        );
+        if cols == C && (rows == 1 || (a_stride == C && b_stride == C && d_stride == C)) {
+            let n = rows * C;
+            if let (Some(a), Some(b), Some(d)) = (a.get(..n), b.get(..n), d.get_mut(..n)) {
+                let (a, b) = (a.as_chunks::<C>().0, b.as_chunks::<C>().0);
+                for ((d, a), b) in d.as_chunks_mut::<C>().0.iter_mut().zip(a).zip(b) {
+                    map2_row(d, a, b, &f);
                 }
-                for ((d, &a), &b) in d_rest.iter_mut().zip(a_rest).zip(b_rest) {
+            }
+        } else if rows == 1 || (cols == a_stride && cols == b_stride && cols == d_stride) {
+            let n = rows * cols;
+            if let (Some(a), Some(b), Some(d)) = (a.get(..n), b.get(..n), d.get_mut(..n)) {
+                for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
                     *d = f(a, b);
                 }
             }
         } else {
-            let a_rows = a.get(pa.start..).unwrap_or_default().chunks(pa.stride);
-            let b_rows = b.get(pb.start..).unwrap_or_default().chunks(pb.stride);
-            let d_rows = d
-                .get_mut(pd.start..)
-                .unwrap_or_default()
-                .chunks_mut(pd.stride);
+            let (a_rows, b_rows) = (a.chunks(a_stride), b.chunks(b_stride));
+            let d_rows = d.chunks_mut(d_stride);
             for ((d, a), b) in d_rows.zip(a_rows).zip(b_rows).take(rows) {
                 if let (Some(d), Some(a), Some(b)) =
                     (d.get_mut(..cols), a.get(..cols), b.get(..cols))
@@ -140,6 +226,30 @@ pub fn tload2_map_store<T: Copy, const R: usize, const C: usize>(
         }
         return Ok(());
     }
+    let (mut ao, mut bo, mut d_o) = ([0; MAX_RANK], [0; MAX_RANK], [0; MAX_RANK]);
+    let (ao, bo, d_o) = (
+        copy_offset(a_offset, &mut ao),
+        copy_offset(b_offset, &mut bo),
+        copy_offset(dst_offset, &mut d_o),
+    );
+    tload2_map_store_slow(ta, a, ao, tb, b, bo, dst, d_o, f)
+}
+
+/// The unfused sequence behind [`tload2_map_store`], for the cases off its fast path.
+#[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
+fn tload2_map_store_slow<T: Copy, const R: usize, const C: usize>(
+    ta: &mut Tile<T, R, C>,
+    a: &Tensor<T>,
+    a_offset: &[usize],
+    tb: &mut Tile<T, R, C>,
+    b: &Tensor<T>,
+    b_offset: &[usize],
+    dst: &mut Tensor<T>,
+    dst_offset: &[usize],
+    f: impl Fn(T, T) -> T,
+) -> Result<(), Error> {
     tload(ta, a, a_offset)?;
     tload(tb, b, b_offset)?;
     let vr = ta.valid_rows.min(tb.valid_rows);
@@ -205,6 +315,14 @@ mod tests {
             (&[20], &[20], &[30], &[2]),
             (&[3, 4, 5], &[1, 2, 0], &[3, 4, 5], &[2, 0, 1]),
             (&[10, 13], &[2, 2], &[3, 4, 5], &[2, 0, 1]),
+            // One whole tile row at strided positions; one partial row; rank 1 into rank 2;
+            // an offset of the wrong rank (an error).
+            (&[10, 13], &[9, 0], &[10, 13], &[0, 5]),
+            (&[10, 13], &[9, 0], &[10, 13], &[0, 6]),
+            (&[20], &[3], &[4, 8], &[1, 0]),
+            (&[4, 8], &[0, 0], &[32], &[0]),
+            (&[8, 8], &[1], &[8, 8], &[0, 0]),
+            (&[8, 8], &[1, 0], &[8, 8], &[0]),
         ];
         for &(ss, so, ds, d_o) in cases {
             let src = iota(ss, 0.5);
@@ -236,6 +354,9 @@ mod tests {
             (&[20], &[15], &[18], &[1], &[30], &[2]),
             (&[10, 13], &[2, 3], &[9, 12], &[9, 0], &[6, 10], &[1, 1]),
             (&[10, 13], &[2, 3], &[9, 12], &[0, 0], &[6, 10], &[6, 1]),
+            (&[10, 13], &[9, 0], &[20], &[4], &[4, 8], &[3, 0]),
+            (&[10, 13], &[9, 0], &[20], &[14], &[4, 8], &[3, 0]),
+            (&[8, 8], &[0, 0], &[8, 8], &[4, 0], &[8, 8], &[1]),
             (
                 &[3, 4, 5],
                 &[1, 2, 0],

@@ -4,18 +4,38 @@
 
 use std::collections::HashSet;
 
-use crate::entity::{BlockId, SpanId, StmtId, ValueId};
+use crate::entity::{BlockId, EntityId, SpanId, ValueId};
 use crate::stmt::StmtKind;
 use crate::types::Type;
 
 use super::Verifier;
 
+/// The names in a message, spelled only when a message is reported.
+type Who<'w> = &'w dyn Fn() -> String;
+
+/// A set of in-range ids of one arena, as one flag per id.
+struct Seen(Vec<bool>);
+
+impl Seen {
+    fn new(len: usize) -> Self {
+        Seen(vec![false; len])
+    }
+
+    /// Marks `id`; `true` when it was not marked before. `id` must be in range.
+    fn insert(&mut self, id: impl EntityId) -> bool {
+        match self.0.get_mut(id.index()) {
+            Some(b) => !std::mem::replace(b, true),
+            None => true,
+        }
+    }
+}
+
 struct Ids<'a, 'b> {
     v: &'b mut Verifier<'a>,
-    blocks: HashSet<BlockId>,
-    stmts: HashSet<StmtId>,
-    ops: HashSet<crate::entity::OpId>,
-    typed: HashSet<ValueId>,
+    blocks: Seen,
+    stmts: Seen,
+    ops: Seen,
+    typed: Seen,
 }
 
 /// Runs the id checks; `true` when the module is safe to index.
@@ -32,10 +52,10 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
     }
     let mut ids = Ids {
         v,
-        blocks: HashSet::new(),
-        stmts: HashSet::new(),
-        ops: HashSet::new(),
-        typed: HashSet::new(),
+        blocks: Seen::new(m.blocks.len()),
+        stmts: Seen::new(m.stmts.len()),
+        ops: Seen::new(m.ops.len()),
+        typed: Seen::new(m.values.len()),
     };
     let mut funcs = HashSet::new();
     for &f in &m.functions {
@@ -53,7 +73,7 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
             );
             continue;
         }
-        let who = format!("function `@{}`", func.name);
+        let who = || format!("function `@{}`", func.name);
         for p in &func.sig.params {
             ids.value(p.value, func.span, &who);
         }
@@ -64,7 +84,7 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
             ids.type_dims(t, func.span, &who);
         }
         if !m.blocks.contains(func.inputs) {
-            ids.bad(func.span, &who, &format!("{:?}", func.inputs), "block");
+            ids.bad(func.span, &who(), &format!("{:?}", func.inputs), "block");
         }
         ids.block(func.body, func.span, &who);
     }
@@ -82,39 +102,45 @@ impl Ids<'_, '_> {
         );
     }
 
-    fn value(&mut self, val: ValueId, at: SpanId, who: &str) {
+    fn value(&mut self, val: ValueId, at: SpanId, who: Who<'_>) {
         match self.v.m.values.get(val) {
-            None => self.bad(at, who, &format!("{val:?}"), "value"),
+            None => self.bad(at, &who(), &format!("{val:?}"), "value"),
             Some(d) => {
                 if self.typed.insert(val) {
                     let t = &d.ty;
-                    self.type_dims(t, at, &format!("the type of `{}`", d.ssa_name()));
+                    self.type_dims(t, at, &|| format!("the type of `{}`", d.ssa_name()));
                 }
             }
         }
     }
 
-    fn type_dims(&mut self, t: &Type, at: SpanId, who: &str) {
+    fn type_dims(&mut self, t: &Type, at: SpanId, who: Who<'_>) {
+        if matches!(t, Type::Scalar(_)) {
+            return;
+        }
         let mut dims = Vec::new();
         crate::module::collect_dims(t, &mut dims);
         // Tile valid regions and tensor shapes (and tuples of them) may name values.
         for d in dims {
             if !self.v.m.values.contains(d) {
-                self.bad(at, who, &format!("{d:?}"), "value");
+                self.bad(at, &who(), &format!("{d:?}"), "value");
             }
         }
     }
 
-    fn block(&mut self, b: BlockId, at: SpanId, who: &str) {
+    fn block(&mut self, b: BlockId, at: SpanId, who: Who<'_>) {
         let m = self.v.m;
         let Some(block) = m.blocks.get(b) else {
-            self.bad(at, who, &format!("{b:?}"), "block");
+            self.bad(at, &who(), &format!("{b:?}"), "block");
             return;
         };
         if !self.blocks.insert(b) {
             self.v.error(
                 at,
-                format!("{who} reaches {b:?} a second time; blocks must form a tree"),
+                format!(
+                    "{} reaches {b:?} a second time; blocks must form a tree",
+                    who()
+                ),
             );
             return;
         }
@@ -123,23 +149,26 @@ impl Ids<'_, '_> {
                 self.bad(at, "a block", &format!("{s:?}"), "statement");
                 continue;
             };
-            let kw = format!("`{}`", st.kind.keyword());
+            let kw = || format!("`{}`", st.kind.keyword());
             if !self.stmts.insert(s) {
                 self.v.error(
                     st.span,
-                    format!("{kw} ({s:?}) appears twice; statements must form a tree"),
+                    format!(
+                        "{} ({s:?}) appears twice; statements must form a tree",
+                        kw()
+                    ),
                 );
                 continue;
             }
             if let StmtKind::Op(ops) = &st.kind {
                 for &o in ops {
                     let Some(op) = m.ops.get(o) else {
-                        self.bad(st.span, &kw, &format!("{o:?}"), "operation");
+                        self.bad(st.span, &kw(), &format!("{o:?}"), "operation");
                         continue;
                     };
-                    let okw = format!("`{}`", op.opcode.full_name());
+                    let okw = || format!("`{}`", op.opcode.full_name());
                     if !self.ops.insert(o) {
-                        self.v.error(op.span, format!("{okw} ({o:?}) appears twice; every op sits in exactly one `statement.op`"));
+                        self.v.error(op.span, format!("{} ({o:?}) appears twice; every op sits in exactly one `statement.op`", okw()));
                         continue;
                     }
                     for u in op.uses() {

@@ -123,13 +123,20 @@ impl<'a> Writer<'a> {
     }
 
     fn tile_ty(&self, t: &TileType) -> String {
-        let dims: Vec<String> = t.shape.iter().map(u64::to_string).collect();
-        format!(
-            "{}tile<{}x{}>",
-            self.bang(),
-            dims.join("x"),
-            mlir_dtype(t.dtype)
-        )
+        use std::fmt::Write;
+        let mut s = String::with_capacity(32);
+        s.push_str(self.bang());
+        s.push_str("tile<");
+        for (i, d) in t.shape.iter().enumerate() {
+            if i > 0 {
+                s.push('x');
+            }
+            let _ = write!(s, "{d}");
+        }
+        s.push('x');
+        s.push_str(mlir_dtype(t.dtype));
+        s.push('>');
+        s
     }
 
     fn memref_ty(&self, t: &TensorType) -> String {

@@ -128,29 +128,39 @@ struct Chain<'i> {
 /// The element function (`::pto::Element::add`) an elementwise instruction applies, operands
 /// in the instruction's order; `None` for the others.
 fn elementwise_fn(isa: Isa) -> Option<TokenStream> {
+    let (tr, f) = elementwise_name(isa)?;
+    let (tr, f) = (
+        Ident::new(tr, Span::call_site()),
+        Ident::new(f, Span::call_site()),
+    );
+    Some(quote!(::pto::#tr::#f))
+}
+
+/// The trait and function of [`elementwise_fn`]: `("Element", "add")`.
+fn elementwise_name(isa: Isa) -> Option<(&'static str, &'static str)> {
     use Isa::*;
     Some(match isa {
-        TAdd | TAddS => quote!(::pto::Element::add),
-        TSub | TSubS => quote!(::pto::Element::sub),
-        TMul | TMulS => quote!(::pto::Element::mul),
-        TDiv | TDivS => quote!(::pto::Element::div),
-        TMax | TMaxS => quote!(::pto::Element::max),
-        TMin | TMinS => quote!(::pto::Element::min),
-        TRem | TRemS => quote!(::pto::Element::rem),
-        TAnd | TAndS => quote!(::pto::Int::and),
-        TOr | TOrS => quote!(::pto::Int::or),
-        TXor | TXorS => quote!(::pto::Int::xor),
-        TShl | TShlS => quote!(::pto::Int::shl),
-        TShr | TShrS => quote!(::pto::Int::shr),
-        TNeg => quote!(::pto::Element::neg),
-        TAbs => quote!(::pto::Element::abs),
-        TRelu => quote!(::pto::Element::relu),
-        TExp => quote!(::pto::Float::exp),
-        TLog => quote!(::pto::Float::ln),
-        TSqrt => quote!(::pto::Float::sqrt),
-        TRsqrt => quote!(::pto::Float::rsqrt),
-        TRecip => quote!(::pto::Float::recip),
-        TNot => quote!(::pto::Int::not),
+        TAdd | TAddS => ("Element", "add"),
+        TSub | TSubS => ("Element", "sub"),
+        TMul | TMulS => ("Element", "mul"),
+        TDiv | TDivS => ("Element", "div"),
+        TMax | TMaxS => ("Element", "max"),
+        TMin | TMinS => ("Element", "min"),
+        TRem | TRemS => ("Element", "rem"),
+        TAnd | TAndS => ("Int", "and"),
+        TOr | TOrS => ("Int", "or"),
+        TXor | TXorS => ("Int", "xor"),
+        TShl | TShlS => ("Int", "shl"),
+        TShr | TShrS => ("Int", "shr"),
+        TNeg => ("Element", "neg"),
+        TAbs => ("Element", "abs"),
+        TRelu => ("Element", "relu"),
+        TExp => ("Float", "exp"),
+        TLog => ("Float", "ln"),
+        TSqrt => ("Float", "sqrt"),
+        TRsqrt => ("Float", "rsqrt"),
+        TRecip => ("Float", "recip"),
+        TNot => ("Int", "not"),
         _ => return None,
     })
 }
@@ -663,7 +673,7 @@ impl<'a> Writer<'a> {
         }
         let store = loop {
             match insts.get(at)? {
-                Inst::Op { isa, dst, args } if elementwise_fn(*isa).is_some() && same(*dst) => {
+                Inst::Op { isa, dst, args } if elementwise_name(*isa).is_some() && same(*dst) => {
                     let mut mask = 0;
                     let mut tiles = 0;
                     for a in args {
