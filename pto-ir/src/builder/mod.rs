@@ -508,16 +508,13 @@ impl IRBuilder {
                 ctx.span,
                 format!("cannot assign to `{name}`: no such variable"),
             )),
-            Some((owner, false)) => {
-                let _ = owner;
-                Err(Diag::new(
-                    ctx.span,
-                    format!("cannot assign twice to immutable variable `{name}`"),
-                )
-                .note(format!(
-                    "declare it with `let mut {name}` to allow assignment"
-                )))
-            }
+            Some((_, false)) => Err(Diag::new(
+                ctx.span,
+                format!("cannot assign twice to immutable variable `{name}`"),
+            )
+            .note(format!(
+                "declare it with `let mut {name}` to allow assignment"
+            ))),
             Some(_) => {
                 let kind = if self.module.blocks[block].env.local(name).is_some() {
                     BindingKind::Local

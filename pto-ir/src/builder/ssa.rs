@@ -538,40 +538,51 @@ impl IRBuilder {
                 },
             ));
         }
-        let mut tail_result = false;
-        match tail {
-            (Some(tv), Some(ev)) => {
-                let (tt, et) = (
-                    self.module.values[tv].ty.clone(),
-                    self.module.values[ev].ty.clone(),
-                );
-                if then_live && else_live && !ops::same_up_to_valid(&tt, &et) {
-                    return Err(Diag::new(
-                        span,
-                        format!(
-                            "`if` and `else` have different types: {} and {}",
-                            type_msg(&self.module, &tt),
-                            type_msg(&self.module, &et)
-                        ),
-                    ));
-                }
-                then_vals.push(tv);
-                else_vals.push(ev);
-                merged.push((None, ops::merge_types(&tt, &et)));
-                tail_result = true;
-            }
-            (None, None) => {}
-            (Some(v), None) | (None, Some(v)) => {
-                // Only one branch gave a value; the other must have left the loop.
-                if then_live && else_live {
+        // The branches' tail values (an `if` used as a value). A branch that left the loop
+        // (`break` / `continue`) gives none; the live branches' values are merged.
+        let tail_result = match tail {
+            (None, None) => false,
+            (tv, ev) => {
+                let live: Vec<ValueId> = [(tv, then_live), (ev, else_live)]
+                    .into_iter()
+                    .filter_map(|(v, live)| if live { v } else { None })
+                    .collect();
+                if (then_live && tv.is_none()) || (else_live && ev.is_none()) || live.is_empty() {
                     return Err(Diag::new(
                         span,
                         "`if` used as a value needs a value from both branches",
                     ));
                 }
-                let _ = v;
+                let types: Vec<Type> = live
+                    .iter()
+                    .map(|&v| self.module.values[v].ty.clone())
+                    .collect();
+                if let [tt, et] = types.as_slice()
+                    && !ops::same_up_to_valid(tt, et)
+                {
+                    return Err(Diag::new(
+                        span,
+                        format!(
+                            "`if` and `else` have different types: {} and {}",
+                            type_msg(&self.module, tt),
+                            type_msg(&self.module, et)
+                        ),
+                    ));
+                }
+                if let (true, Some(v)) = (then_live, tv) {
+                    then_vals.push(v);
+                }
+                if let (true, Some(v)) = (else_live, ev) {
+                    else_vals.push(v);
+                }
+                let ty = types
+                    .iter()
+                    .skip(1)
+                    .fold(types[0].clone(), |acc, t| ops::merge_types(&acc, t));
+                merged.push((None, ty));
+                true
             }
-        }
+        };
         if !then_live && !else_live {
             ctx.active_op_stmt = None;
             return Ok(None);

@@ -497,3 +497,31 @@ fn scope_is_transparent() {
     let _ = body_stmts(&fx);
     let _ = add;
 }
+
+#[test]
+fn if_value_with_a_breaking_branch_takes_the_live_branch() {
+    let mut fx = kernel(vec![("c", Type::Scalar(DataType::Bool), Direction::In)]);
+    let mut got = None;
+    for_range(&mut fx, 4, |b, ctx, _| {
+        let c = b.use_var(ctx, "c")?;
+        let (ifs, v) = b.if_else(
+            ctx,
+            c,
+            |b, ctx| b.create_break(ctx).map(|_| None),
+            |b, ctx| b.create_const(ctx, Constant::Int64(5), None, "").map(Some),
+        )?;
+        got = Some((ifs, v));
+        Ok(())
+    });
+    let (ifs, v) = got.unwrap();
+    let m = fx.b.module();
+    let StmtKind::If(i) = &m.stmts[ifs].kind else {
+        panic!()
+    };
+    assert_eq!(i.results.len(), 1);
+    assert_eq!(v, Some(i.results[0]));
+    let then_last = *m.blocks[i.then_block].stmts.last().unwrap();
+    assert!(matches!(m.stmts[then_last].kind, StmtKind::Break(_)));
+    let else_last = *m.blocks[i.else_block].stmts.last().unwrap();
+    assert!(matches!(&m.stmts[else_last].kind, StmtKind::Yield(v) if v.len() == 1));
+}
