@@ -336,7 +336,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
     }
     // Allocation, per buffer, first fit in order of first use.
     let mut roots: Vec<ValueId> = classes.spans.keys().copied().collect();
-    roots.sort_by_key(|r| {
+    roots.sort_by_cached_key(|r| {
         (
             classes.spans[r].iter().map(|i| i.0).min().unwrap_or(0),
             m.values[*r].number,

@@ -34,12 +34,13 @@ fn scale_rows_host_shape() {
         "x . bind_dim (\"x\" , 0usize , \"B\"",
         "out . bind_dim (\"out\" , 0usize , \"B\"",
         ":: pto :: Tile :: < f32 , 1 , 128 > :: zeros ()",
-        "for b_7 in 0i64 .. b_1",
-        // TLOAD, the two TMULS and TSTORE of a tile nothing else reads: one fused pass.
-        ":: pto :: isa :: tload_map_store (& mut t0_row , & * x",
+        // TLOAD, the two TMULS and TSTORE of a tile nothing else reads: one fused pass, and
+        // the loop around it one call that checks the window geometry once.
+        ":: pto :: isa :: tload_map_store_loop (& mut t0_row , & * x",
         ":: pto :: Element :: mul (__e0 , scale)",
         ":: pto :: Element :: mul (__e0 , 3.14f32)",
-        "& mut * out , & [b_7 as usize , 0usize]",
+        "& mut * out , & [:: pto :: isa :: LoopIndex :: Iv , :: pto :: isa :: LoopIndex :: At (0usize)]",
+        ":: pto :: isa :: LoopRange { lb : 0i64 , ub : b_1 , step : 1usize }",
         ":: core :: result :: Result :: Ok (())",
     ] {
         assert!(host.contains(want), "missing `{want}` in\n{host}");
@@ -69,9 +70,9 @@ fn host_bodies_use_the_right_instructions() {
         (
             "vadd",
             &[
-                "tload2_map_store (& mut",
+                "tload2_map_store_loop (& mut",
                 ":: pto :: Element :: add (__e",
-                "step_by (16usize)",
+                "step : 16usize",
             ],
         ),
         ("axpy", &["tmuls", "tadds_inplace", "tdivs_rev"]),

@@ -62,7 +62,59 @@ pub(crate) fn error_range(start: Span, end: Span, message: impl std::fmt::Displa
 }
 
 /// The first and last token spans of a node.
-pub(crate) fn range_of(node: &impl quote::ToTokens) -> (Span, Span) {
+///
+/// Common expression shapes (and idents) are read off the syn nodes directly; anything
+/// else is printed to tokens, which gives the same spans at a higher cost.
+pub(crate) fn range_of<T: quote::ToTokens + 'static>(node: &T) -> (Span, Span) {
+    let any: &dyn std::any::Any = node;
+    if let Some(e) = any.downcast_ref::<syn::Expr>()
+        && let Some(r) = expr_range(e)
+    {
+        return r;
+    }
+    if let Some(i) = any.downcast_ref::<Ident>() {
+        return (i.span(), i.span());
+    }
+    tokens_range(node)
+}
+
+/// `range_of` for the expression shapes whose first and last tokens are known without
+/// printing them; `None` for the others.
+fn expr_range(e: &syn::Expr) -> Option<(Span, Span)> {
+    use syn::Expr;
+    match e {
+        Expr::Path(p)
+            if p.attrs.is_empty()
+                && p.qself.is_none()
+                && p.path.leading_colon.is_none()
+                && p.path.segments.len() == 1 =>
+        {
+            let seg = p.path.segments.first()?;
+            if !seg.arguments.is_none() {
+                return None;
+            }
+            Some((seg.ident.span(), seg.ident.span()))
+        }
+        Expr::Lit(l) if l.attrs.is_empty() => Some((l.lit.span(), l.lit.span())),
+        Expr::Paren(p) if p.attrs.is_empty() => {
+            let s = p.paren_token.span.join();
+            Some((s, s))
+        }
+        Expr::Binary(b) if b.attrs.is_empty() => {
+            Some((expr_range(&b.left)?.0, expr_range(&b.right)?.1))
+        }
+        Expr::MethodCall(m) if m.attrs.is_empty() => {
+            Some((expr_range(&m.receiver)?.0, m.paren_token.span.join()))
+        }
+        Expr::Call(c) if c.attrs.is_empty() => {
+            Some((expr_range(&c.func)?.0, c.paren_token.span.join()))
+        }
+        _ => None,
+    }
+}
+
+/// The first and last token spans of a node, from its printed tokens.
+fn tokens_range(node: &impl quote::ToTokens) -> (Span, Span) {
     let ts = node.to_token_stream();
     let mut it = ts.into_iter();
     let first = it.next().map_or_else(Span::call_site, |t| t.span());

@@ -47,7 +47,7 @@ impl SpanTable {
         SpanId((self.spans.len() - 1) as u32)
     }
 
-    fn id(&mut self, node: &impl ToTokens) -> SpanId {
+    fn id(&mut self, node: &(impl ToTokens + 'static)) -> SpanId {
         self.id_range(range_of(node))
     }
 
@@ -419,11 +419,11 @@ impl Lower<'_, '_> {
         Err(Poison)
     }
 
-    fn sid(&mut self, node: &impl ToTokens) -> SpanId {
+    fn sid(&mut self, node: &(impl ToTokens + 'static)) -> SpanId {
         self.spans.id(node)
     }
 
-    fn at(&mut self, node: &impl ToTokens) -> SpanId {
+    fn at(&mut self, node: &(impl ToTokens + 'static)) -> SpanId {
         let id = self.spans.id(node);
         self.ctx.set_span(id);
         id
@@ -710,7 +710,7 @@ impl Lower<'_, '_> {
         &mut self,
         v: Val,
         d: DataType,
-        node: &impl ToTokens,
+        node: &(impl ToTokens + 'static),
         value_node: &Expr,
     ) -> R<()> {
         let v = self.materialize(v, Some(d))?;

@@ -50,7 +50,8 @@ fn plane_offset(rank: usize, offset: &[usize]) -> Option<[usize; 2]> {
 fn plane_start(dims: [usize; 2], offset: [usize; 2]) -> Option<(usize, usize)> {
     let ([n0, n1], [o0, o1]) = (dims, offset);
     // o0 < n0 and o1 < n1, so the start is below n0 * n1 (the tensor's length): no overflow.
-    (o0 < n0 && o1 < n1).then_some((o0 * n1 + o1, n1))
+    // (`then`, not `then_some`: the product must not be computed for an offset outside.)
+    (o0 < n0 && o1 < n1).then(|| (o0 * n1 + o1, n1))
 }
 
 /// `d[j] = f(s[j])` over one tile row: a constant trip count the compiler fully unrolls.
@@ -259,6 +260,420 @@ fn tload2_map_store_slow<T: Copy, const R: usize, const C: usize>(
     tstore(dst, ta, dst_offset)
 }
 
+/// One dimension of a window offset inside a loop `for iv in (lb..ub).step_by(step)`: the loop
+/// variable itself (`iv as usize`), or a value that does not change across the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopIndex {
+    /// `iv as usize` (a negative `iv` wraps to a huge offset, as the cast does).
+    Iv,
+    /// A loop-invariant offset.
+    At(usize),
+}
+
+/// The iterations `(lb..ub).step_by(step)` of a loop over an `i64` variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopRange {
+    /// The first value.
+    pub lb: i64,
+    /// The (exclusive) bound.
+    pub ub: i64,
+    /// The step; must be positive.
+    pub step: usize,
+}
+
+impl LoopRange {
+    /// The number of iterations, or an error for a zero step.
+    fn count(&self) -> Result<u128, Error> {
+        if self.step == 0 {
+            return Err(Error::Unsupported("loop step 0 is not positive".into()));
+        }
+        let span = i128::from(self.ub) - i128::from(self.lb);
+        Ok(if span <= 0 {
+            0
+        } else {
+            (span as u128).div_ceil(self.step as u128)
+        })
+    }
+
+    /// The value of the loop variable at iteration `k` (`k` below [`LoopRange::count`]).
+    #[inline(always)]
+    fn at(&self, k: u128) -> i64 {
+        let v = i128::from(self.lb) + (k as i128).saturating_mul(self.step as i128);
+        i64::try_from(v).unwrap_or(i64::MAX)
+    }
+
+    /// The iterations `k` whose value lies in `[lo, hi]`, as `k_lo..k_hi` within `0..count`.
+    fn within(&self, count: u128, lo: i64, hi: i64) -> (u128, u128) {
+        let (lb, step) = (i128::from(self.lb), self.step as i128);
+        if lo > hi || step <= 0 {
+            return (0, 0);
+        }
+        let (lo, hi) = (i128::from(lo), i128::from(hi));
+        let k_lo = if lb >= lo {
+            0
+        } else {
+            ((lo - lb) as u128).div_ceil(step as u128)
+        };
+        let k_hi = if hi < lb {
+            0
+        } else {
+            ((hi - lb) / step) as u128 + 1
+        };
+        (k_lo.min(count), k_hi.min(count).max(k_lo.min(count)))
+    }
+}
+
+/// The concrete offset of `spec` at loop value `iv`, in `buf` (or a fresh vector when longer).
+fn loop_offset(spec: &[LoopIndex], iv: i64, buf: &mut [usize; MAX_RANK]) -> Vec<usize> {
+    let at = |x: &LoopIndex| match *x {
+        LoopIndex::Iv => iv as usize,
+        LoopIndex::At(c) => c,
+    };
+    match buf.get_mut(..spec.len()) {
+        Some(b) => {
+            for (b, x) in b.iter_mut().zip(spec) {
+                *b = at(x);
+            }
+            Vec::new()
+        }
+        None => spec.iter().map(at).collect(),
+    }
+}
+
+/// Runs `g` with the concrete offset of `spec` at `iv`.
+#[inline]
+fn with_offset<R>(spec: &[LoopIndex], iv: i64, g: impl FnOnce(&[usize]) -> R) -> R {
+    let mut buf = [0; MAX_RANK];
+    let v = loop_offset(spec, iv, &mut buf);
+    match buf.get(..spec.len()) {
+        Some(b) if v.is_empty() => g(b),
+        _ => g(&v),
+    }
+}
+
+/// Where a window that walks with a loop lies in its (rank 1 or 2) tensor: the loop values
+/// `[lo, hi]` for which the `rows x cols` window is wholly inside the tensor, and the start of
+/// the window (linear index of its first element) as `base + coef * iv` there.
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    lo: i64,
+    hi: i64,
+    base: usize,
+    coef: usize,
+    stride: usize,
+}
+
+impl Walk {
+    /// The walk of `spec` over a tensor of plane `dims` and rank `rank`, or `None` when no loop
+    /// value puts the whole window inside it.
+    fn new(
+        dims: Option<[usize; 2]>,
+        rank: usize,
+        spec: &[LoopIndex],
+        window: [usize; 2],
+    ) -> Option<Walk> {
+        let dims = dims?;
+        let spec = match (rank, spec) {
+            (1, &[o]) => [LoopIndex::At(0), o],
+            (2, &[o0, o1]) => [o0, o1],
+            _ => return None,
+        };
+        let (mut lo, mut hi) = (i64::MIN, i64::MAX);
+        let (mut base, mut coef) = (0usize, 0usize);
+        let scale = [dims[1], 1];
+        for d in 0..2 {
+            // The window along `d` fits at offset `o` when `o < n` and `o + w <= n`.
+            let (n, w, k) = (dims[d], window[d].max(1), scale[d]);
+            let last = n.checked_sub(w)?;
+            match spec[d] {
+                LoopIndex::At(c) => {
+                    if c > last {
+                        return None;
+                    }
+                    base += c * k;
+                }
+                LoopIndex::Iv => {
+                    lo = lo.max(0);
+                    hi = hi.min(i64::try_from(last).unwrap_or(i64::MAX));
+                    coef += k;
+                }
+            }
+        }
+        Some(Walk {
+            lo,
+            hi,
+            base,
+            coef,
+            stride: dims[1],
+        })
+    }
+
+    /// The start of the window at `iv` (inside `[lo, hi]`).
+    #[inline(always)]
+    fn start(&self, iv: i64) -> usize {
+        self.base.wrapping_add(self.coef.wrapping_mul(iv as usize))
+    }
+}
+
+/// The rows of a window the fused calls compute for tensors of the given ranks: one when any
+/// tensor is rank 1 (its plane has one row), else the tile's `R`.
+fn walk_rows<const R: usize>(ranks: &[usize]) -> usize {
+    if ranks.contains(&1) { R.min(1) } else { R }
+}
+
+/// `d = f(s)` over a whole `rows x C` window inside both tensors: `s` and `d` start at the
+/// window's first element, and rows are `s_stride` / `d_stride` apart.
+#[inline(always)]
+fn map_window<T: Copy, const C: usize>(
+    s: &[T],
+    s_stride: usize,
+    d: &mut [T],
+    d_stride: usize,
+    rows: usize,
+    f: &impl Fn(T) -> T,
+) {
+    if rows == 1 || (s_stride == C && d_stride == C) {
+        let n = rows * C;
+        if let (Some(s), Some(d)) = (s.get(..n), d.get_mut(..n)) {
+            for (d, s) in d
+                .as_chunks_mut::<C>()
+                .0
+                .iter_mut()
+                .zip(s.as_chunks::<C>().0)
+            {
+                map_row(d, s, f);
+            }
+        }
+    } else {
+        for (d, s) in d.chunks_mut(d_stride).zip(s.chunks(s_stride)).take(rows) {
+            if let (Some(d), Some(s)) = (d.get_mut(..C), s.get(..C)) {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = f(s);
+                }
+            }
+        }
+    }
+}
+
+/// `d = f(a, b)` over a whole window (see [`map_window`]).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn map2_window<T: Copy, const C: usize>(
+    a: &[T],
+    a_stride: usize,
+    b: &[T],
+    b_stride: usize,
+    d: &mut [T],
+    d_stride: usize,
+    rows: usize,
+    f: &impl Fn(T, T) -> T,
+) {
+    if rows == 1 || (a_stride == C && b_stride == C && d_stride == C) {
+        let n = rows * C;
+        if let (Some(a), Some(b), Some(d)) = (a.get(..n), b.get(..n), d.get_mut(..n)) {
+            let (a, b) = (a.as_chunks::<C>().0, b.as_chunks::<C>().0);
+            for ((d, a), b) in d.as_chunks_mut::<C>().0.iter_mut().zip(a).zip(b) {
+                map2_row(d, a, b, f);
+            }
+        }
+    } else {
+        let (a_rows, b_rows) = (a.chunks(a_stride), b.chunks(b_stride));
+        for ((d, a), b) in d.chunks_mut(d_stride).zip(a_rows).zip(b_rows).take(rows) {
+            if let (Some(d), Some(a), Some(b)) = (d.get_mut(..C), a.get(..C), b.get(..C)) {
+                for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
+                    *d = f(a, b);
+                }
+            }
+        }
+    }
+}
+
+/// `for iv in (lb..ub).step_by(step) { tload_map_store(tile, src, src_offset(iv), dst,
+/// dst_offset(iv), f)?; }` where each offset dimension is `iv as usize` or loop-invariant
+/// ([`LoopIndex`]); a zero step is an error.
+///
+/// Equivalence: the window geometry is checked once, which gives the loop values for which
+/// every window is wholly inside its tensor (an interval, as each offset is `iv` or constant).
+/// Those iterations run in one tight loop that writes exactly what [`tload_map_store`] writes
+/// for them, in the same order; every other iteration (edge windows that clip, offsets out of
+/// range, the error) is the [`tload_map_store`] call itself. So the writes, the result and the
+/// first failing iteration are those of the loop; only the tile's contents may differ.
+#[allow(clippy::too_many_arguments)]
+pub fn tload_map_store_loop<T: Copy, const R: usize, const C: usize>(
+    tile: &mut Tile<T, R, C>,
+    src: &Tensor<T>,
+    src_offset: &[LoopIndex],
+    dst: &mut Tensor<T>,
+    dst_offset: &[LoopIndex],
+    range: LoopRange,
+    f: impl Fn(T) -> T,
+) -> Result<(), Error> {
+    let count = range.count()?;
+    let rows = walk_rows::<R>(&[src.rank(), dst.rank()]);
+    let window = [rows, C];
+    let walks = (
+        Walk::new(src.plane(), src.rank(), src_offset, window),
+        Walk::new(dst.plane(), dst.rank(), dst_offset, window),
+    );
+    let (k_lo, k_hi) = match walks {
+        (Some(s), Some(d)) => range.within(count, s.lo.max(d.lo), s.hi.min(d.hi)),
+        _ => (0, 0),
+    };
+    let one = |tile: &mut Tile<T, R, C>, dst: &mut Tensor<T>, k: u128| {
+        let iv = range.at(k);
+        with_offset(src_offset, iv, |so| {
+            with_offset(dst_offset, iv, |d_o| {
+                tload_map_store(tile, src, so, dst, d_o, &f)
+            })
+        })
+    };
+    for k in 0..k_lo {
+        one(tile, dst, k)?;
+    }
+    if let (Some(sw), Some(dw)) = walks
+        && k_lo < k_hi
+    {
+        let n = rows * C;
+        let (s, d) = (src.as_slice(), dst.as_mut_slice());
+        let step = range.step;
+        let (s0, d0) = (sw.start(range.at(k_lo)), dw.start(range.at(k_lo)));
+        let iters = (k_hi - k_lo) as usize;
+        if (rows == 1 || (sw.stride == C && dw.stride == C))
+            && sw.coef.checked_mul(step) == Some(n)
+            && dw.coef.checked_mul(step) == Some(n)
+        {
+            // Back-to-back windows: one contiguous run of whole rows.
+            let len = iters.saturating_mul(n);
+            if let (Some(s), Some(d)) = (
+                s.get(s0..).and_then(|s| s.get(..len)),
+                d.get_mut(d0..).and_then(|d| d.get_mut(..len)),
+            ) {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = f(s);
+                }
+            }
+        } else {
+            let (s_step, d_step) = (sw.coef.wrapping_mul(step), dw.coef.wrapping_mul(step));
+            let (mut si, mut di) = (s0, d0);
+            for _ in 0..iters {
+                map_window::<T, C>(
+                    s.get(si..).unwrap_or_default(),
+                    sw.stride,
+                    d.get_mut(di..).unwrap_or_default(),
+                    dw.stride,
+                    rows,
+                    &f,
+                );
+                si = si.wrapping_add(s_step);
+                di = di.wrapping_add(d_step);
+            }
+        }
+    }
+    for k in k_hi.max(k_lo)..count {
+        one(tile, dst, k)?;
+    }
+    Ok(())
+}
+
+/// `for iv in (lb..ub).step_by(step) { tload2_map_store(ta, a, a_offset(iv), tb, b,
+/// b_offset(iv), dst, dst_offset(iv), f)?; }`, with the equivalence of
+/// [`tload_map_store_loop`].
+#[allow(clippy::too_many_arguments)]
+pub fn tload2_map_store_loop<T: Copy, const R: usize, const C: usize>(
+    ta: &mut Tile<T, R, C>,
+    a: &Tensor<T>,
+    a_offset: &[LoopIndex],
+    tb: &mut Tile<T, R, C>,
+    b: &Tensor<T>,
+    b_offset: &[LoopIndex],
+    dst: &mut Tensor<T>,
+    dst_offset: &[LoopIndex],
+    range: LoopRange,
+    f: impl Fn(T, T) -> T,
+) -> Result<(), Error> {
+    let count = range.count()?;
+    let rows = walk_rows::<R>(&[a.rank(), b.rank(), dst.rank()]);
+    let window = [rows, C];
+    let walks = (
+        Walk::new(a.plane(), a.rank(), a_offset, window),
+        Walk::new(b.plane(), b.rank(), b_offset, window),
+        Walk::new(dst.plane(), dst.rank(), dst_offset, window),
+    );
+    let (k_lo, k_hi) = match walks {
+        (Some(aw), Some(bw), Some(dw)) => range.within(
+            count,
+            aw.lo.max(bw.lo).max(dw.lo),
+            aw.hi.min(bw.hi).min(dw.hi),
+        ),
+        _ => (0, 0),
+    };
+    let one = |ta: &mut Tile<T, R, C>, tb: &mut Tile<T, R, C>, dst: &mut Tensor<T>, k: u128| {
+        let iv = range.at(k);
+        with_offset(a_offset, iv, |ao| {
+            with_offset(b_offset, iv, |bo| {
+                with_offset(dst_offset, iv, |d_o| {
+                    tload2_map_store(ta, a, ao, tb, b, bo, dst, d_o, &f)
+                })
+            })
+        })
+    };
+    for k in 0..k_lo {
+        one(ta, tb, dst, k)?;
+    }
+    if let (Some(aw), Some(bw), Some(dw)) = walks
+        && k_lo < k_hi
+    {
+        let n = rows * C;
+        let (sa, sb, d) = (a.as_slice(), b.as_slice(), dst.as_mut_slice());
+        let step = range.step;
+        let iv0 = range.at(k_lo);
+        let (a0, b0, d0) = (aw.start(iv0), bw.start(iv0), dw.start(iv0));
+        let iters = (k_hi - k_lo) as usize;
+        if (rows == 1 || (aw.stride == C && bw.stride == C && dw.stride == C))
+            && aw.coef.checked_mul(step) == Some(n)
+            && bw.coef.checked_mul(step) == Some(n)
+            && dw.coef.checked_mul(step) == Some(n)
+        {
+            let len = iters.saturating_mul(n);
+            if let (Some(sa), Some(sb), Some(d)) = (
+                sa.get(a0..).and_then(|s| s.get(..len)),
+                sb.get(b0..).and_then(|s| s.get(..len)),
+                d.get_mut(d0..).and_then(|d| d.get_mut(..len)),
+            ) {
+                for ((d, &x), &y) in d.iter_mut().zip(sa).zip(sb) {
+                    *d = f(x, y);
+                }
+            }
+        } else {
+            let steps = (
+                aw.coef.wrapping_mul(step),
+                bw.coef.wrapping_mul(step),
+                dw.coef.wrapping_mul(step),
+            );
+            let (mut ai, mut bi, mut di) = (a0, b0, d0);
+            for _ in 0..iters {
+                map2_window::<T, C>(
+                    sa.get(ai..).unwrap_or_default(),
+                    aw.stride,
+                    sb.get(bi..).unwrap_or_default(),
+                    bw.stride,
+                    d.get_mut(di..).unwrap_or_default(),
+                    dw.stride,
+                    rows,
+                    &f,
+                );
+                ai = ai.wrapping_add(steps.0);
+                bi = bi.wrapping_add(steps.1);
+                di = di.wrapping_add(steps.2);
+            }
+        }
+    }
+    for k in k_hi.max(k_lo)..count {
+        one(ta, tb, dst, k)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,6 +793,158 @@ mod tests {
             let what = format!("{a_s:?} {ao:?} {b_s:?} {bo:?} {ds:?} {d_o:?}");
             assert_eq!(format!("{g:?}"), format!("{w:?}"), "{what}");
             assert_eq!(got.as_slice(), want.as_slice(), "{what}");
+        }
+    }
+
+    /// One iteration of the unfused sequence, given the three offsets.
+    type Iteration<'a> = dyn FnMut(&[usize], &[usize], &[usize]) -> Result<(), Error> + 'a;
+
+    /// The loop `tload_map_store_loop` stands for, on the unfused sequence.
+    fn unfused_loop(
+        one: &mut Iteration<'_>,
+        specs: [&[LoopIndex]; 3],
+        range: LoopRange,
+    ) -> Result<(), Error> {
+        if range.step == 0 {
+            return Err(Error::Unsupported("loop step 0 is not positive".into()));
+        }
+        let offs = |spec: &[LoopIndex], iv: i64| -> Vec<usize> {
+            spec.iter()
+                .map(|x| match *x {
+                    LoopIndex::Iv => iv as usize,
+                    LoopIndex::At(c) => c,
+                })
+                .collect()
+        };
+        for iv in (range.lb..range.ub).step_by(range.step) {
+            one(
+                &offs(specs[0], iv),
+                &offs(specs[1], iv),
+                &offs(specs[2], iv),
+            )?;
+        }
+        Ok(())
+    }
+
+    use LoopIndex::{At, Iv as IV};
+    type Spec = &'static [LoopIndex];
+
+    fn ranges() -> Vec<LoopRange> {
+        let r = |lb, ub, step| LoopRange { lb, ub, step };
+        vec![
+            r(0, 12, 1),
+            r(0, 12, 4),
+            r(2, 9, 3),
+            r(-2, 5, 1),
+            r(5, 3, 1),
+            r(0, 40, 1),
+            r(i64::MAX - 3, i64::MAX, 2),
+            r(i64::MIN, i64::MIN + 2, 1),
+            r(0, 4, 0),
+        ]
+    }
+
+    #[test]
+    fn one_source_loops_match_the_unfused_sequence() {
+        // Rows walking down (back to back when the tensor is as wide as the tile), columns
+        // walking across, both, a constant destination, rank 1, rank 3 and wrong ranks.
+        let cases: &[(Dims, Spec, Dims, Spec)] = &[
+            (&[40, 8], &[IV, At(0)], &[40, 8], &[IV, At(0)]),
+            (&[40, 13], &[IV, At(3)], &[30, 9], &[IV, At(1)]),
+            (&[40, 13], &[IV, At(0)], &[40, 13], &[At(2), At(0)]),
+            (&[10, 40], &[At(1), IV], &[10, 40], &[At(3), IV]),
+            (&[40, 40], &[IV, IV], &[40, 40], &[IV, At(5)]),
+            (&[60], &[IV], &[60], &[IV]),
+            (&[60], &[IV], &[40, 8], &[IV, At(0)]),
+            (&[40, 8], &[IV, At(0)], &[80], &[IV]),
+            (&[40, 8], &[IV, At(9)], &[40, 8], &[IV, At(0)]),
+            (&[40, 8], &[IV, At(0)], &[40, 8], &[IV]),
+            (&[3, 40, 8], &[At(1), IV, At(0)], &[40, 8], &[IV, At(0)]),
+            (&[3, 4], &[IV, At(0)], &[3, 4], &[IV, At(0)]),
+        ];
+        for &(ss, so, ds, d_o) in cases {
+            for range in ranges() {
+                let src = iota(ss, 0.5);
+                let mut want = Tensor::<f32>::try_full(ds, -7.0).unwrap();
+                let mut got = want.clone();
+                let w = unfused_loop(
+                    &mut |so, d_o, _| unfused1(&src, so, &mut want, d_o),
+                    [so, d_o, &[]],
+                    range,
+                );
+                let mut t = Tile::<f32, 4, 8>::zeros();
+                let g = tload_map_store_loop(&mut t, &src, so, &mut got, d_o, range, |x| x * 3.0);
+                let what = format!("{ss:?} {so:?} {ds:?} {d_o:?} {range:?}");
+                assert_eq!(format!("{g:?}"), format!("{w:?}"), "{what}");
+                assert_eq!(got.as_slice(), want.as_slice(), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_source_loops_match_the_unfused_sequence() {
+        let cases: &[(Dims, Spec, Dims, Spec, Dims, Spec)] = &[
+            (
+                &[40, 8],
+                &[IV, At(0)],
+                &[40, 8],
+                &[IV, At(0)],
+                &[40, 8],
+                &[IV, At(0)],
+            ),
+            (
+                &[40, 13],
+                &[IV, At(3)],
+                &[30, 9],
+                &[IV, At(1)],
+                &[20, 12],
+                &[IV, At(2)],
+            ),
+            (&[60], &[IV], &[40, 8], &[IV, At(0)], &[60], &[IV]),
+            (
+                &[10, 40],
+                &[At(1), IV],
+                &[40],
+                &[At(3)],
+                &[10, 40],
+                &[At(3), IV],
+            ),
+            (
+                &[40, 8],
+                &[IV, At(0)],
+                &[3, 40, 8],
+                &[At(0), IV, At(0)],
+                &[40, 8],
+                &[IV, At(0)],
+            ),
+        ];
+        for &(a_s, ao, b_s, bo, ds, d_o) in cases {
+            for range in ranges() {
+                let (a, b) = (iota(a_s, 0.5), iota(b_s, -0.25));
+                let mut want = Tensor::<f32>::try_full(ds, -7.0).unwrap();
+                let mut got = want.clone();
+                let w = unfused_loop(
+                    &mut |ao, bo, d_o| unfused2(&a, ao, &b, bo, &mut want, d_o),
+                    [ao, bo, d_o],
+                    range,
+                );
+                let (mut ta, mut tb) = (Tile::<f32, 4, 8>::zeros(), Tile::<f32, 4, 8>::zeros());
+                let g = tload2_map_store_loop(
+                    &mut ta,
+                    &a,
+                    ao,
+                    &mut tb,
+                    &b,
+                    bo,
+                    &mut got,
+                    d_o,
+                    range,
+                    |x, y| x + y,
+                );
+                let what = format!("{a_s:?} {ao:?} {b_s:?} {bo:?} {ds:?} {d_o:?} {range:?}");
+                assert_eq!(format!("{g:?}"), format!("{w:?}"), "{what}");
+                assert_eq!(got.as_slice(), want.as_slice(), "{what}");
+            }
         }
     }
 }

@@ -19,21 +19,23 @@ pub fn scale_rows(
     out.bind_dim("out", 0usize, "B", &mut __dim_1)?;
     let b_1: i64 = __dim_1.unwrap_or(0) as i64;
     let mut t0_row = ::pto::Tile::<f32, 1, 128>::zeros();
-    for b_6 in 0i64..b_1 {
-        ::pto::isa::pipe_barrier(::pto::isa::Pipe::All);
-        ::pto::isa::tload_map_store(
-            &mut t0_row,
-            &*x,
-            &[b_6 as usize, 0usize],
-            &mut *out,
-            &[b_6 as usize, 0usize],
-            move |__e0: f32| -> f32 {
-                let __e0: f32 = ::pto::Element::mul(__e0, scale);
-                let __e0: f32 = ::pto::Element::mul(__e0, 3.14f32);
-                __e0
-            },
-        )?;
-    }
+    ::pto::isa::tload_map_store_loop(
+        &mut t0_row,
+        &*x,
+        &[::pto::isa::LoopIndex::Iv, ::pto::isa::LoopIndex::At(0usize)],
+        &mut *out,
+        &[::pto::isa::LoopIndex::Iv, ::pto::isa::LoopIndex::At(0usize)],
+        ::pto::isa::LoopRange {
+            lb: 0i64,
+            ub: b_1,
+            step: 1usize,
+        },
+        move |__e0: f32| -> f32 {
+            let __e0: f32 = ::pto::Element::mul(__e0, scale);
+            let __e0: f32 = ::pto::Element::mul(__e0, 3.14f32);
+            __e0
+        },
+    )?;
     ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `scale_rows` kernel.

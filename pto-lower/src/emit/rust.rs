@@ -735,6 +735,67 @@ impl<'a> Writer<'a> {
     /// A [`Chain`] as one `tload_map_store` / `tload2_map_store` call whose closure computes
     /// the stored element from the loaded ones with the chain's instructions in order.
     fn put_chain(&mut self, c: &Chain<'_>) -> TokenStream {
+        self.put_chain_in(c, None)
+    }
+
+    /// A `for` loop whose body is one [`Chain`] (and sync instructions, no-ops on the CPU) as
+    /// one `tload_map_store_loop` / `tload2_map_store_loop` call, which checks the window
+    /// geometry once for the whole loop: when the loop variable is an `i64` with a constant
+    /// positive step, the loop carries nothing, and the chain uses the variable only as whole
+    /// offset dimensions (everything else it names is defined before the loop).
+    fn put_chain_loop(
+        &mut self,
+        iv: ValueId,
+        lb: ValueId,
+        ub: ValueId,
+        step: ValueId,
+        body: &[Inst],
+    ) -> Option<TokenStream> {
+        let is_sync =
+            |i: &Inst| matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_));
+        if self.dtype(iv) != DataType::Int64 {
+            return None;
+        }
+        let k = self.m.values[step]
+            .constant
+            .map(|c| c.as_i64())
+            .filter(|&k| k > 0)?;
+        let at = body.iter().position(|i| !is_sync(i))?;
+        let chain = self.chain_at(&body[at..])?;
+        if !body[at + chain.len..].iter().all(is_sync) {
+            return None;
+        }
+        let names_iv = |args: &[Arg]| args.contains(&Arg::Scalar(iv));
+        if chain.ops.iter().any(|&(_, _, args)| names_iv(args)) {
+            return None;
+        }
+        let lb = unparen(self.scalar_as(lb, DataType::Int64));
+        let ub = unparen(self.scalar_as(ub, DataType::Int64));
+        let k = Literal::usize_suffixed(k as usize);
+        let range = quote!(::pto::isa::LoopRange { lb: #lb, ub: #ub, step: #k });
+        Some(self.put_chain_in(&chain, Some((iv, range))))
+    }
+
+    /// The offsets of a chain's load or store: plain indices, or in a loop call
+    /// ([`Writer::put_chain_loop`]) `LoopIndex`es.
+    fn chain_offsets(&mut self, offsets: &[Index], iv: Option<ValueId>) -> Vec<TokenStream> {
+        offsets
+            .iter()
+            .map(|&o| match (iv, o) {
+                (None, o) => self.index(o),
+                (Some(iv), Index::Value(v)) if v == iv => quote!(::pto::isa::LoopIndex::Iv),
+                (Some(_), o) => {
+                    let e = unparen(self.index(o));
+                    quote!(::pto::isa::LoopIndex::At(#e))
+                }
+            })
+            .collect()
+    }
+
+    /// [`Writer::put_chain`], or with `lp = (iv, range)` the loop call of
+    /// [`Writer::put_chain_loop`].
+    fn put_chain_in(&mut self, c: &Chain<'_>, lp: Option<(ValueId, TokenStream)>) -> TokenStream {
+        let iv = lp.as_ref().map(|l| l.0);
         let dtype = self.p.tile(c.store.1).map_or(DataType::Fp32, |s| s.dtype);
         let ty = self.rust_ty(dtype);
         let var = |t: TileId| format_ident!("__e{}", t.0);
@@ -758,27 +819,30 @@ impl<'a> Writer<'a> {
         }
         let out = var(c.store.1);
         let x = self.ident(c.store.0);
-        let x_offs: Vec<TokenStream> = c.store.2.iter().map(|&o| self.index(o)).collect();
+        let x_offs = self.chain_offsets(c.store.2, iv);
         let mut load_args = Vec::new();
         let mut params = Vec::new();
         for &(t, tensor, offsets) in &c.loads {
             let tile = self.tile_ident(t);
             let src = self.ident(tensor);
-            let offs: Vec<TokenStream> = offsets.iter().map(|&o| self.index(o)).collect();
+            let offs = self.chain_offsets(offsets, iv);
             load_args.push(quote!(&mut #tile, &*#src, &[#(#offs),*]));
             let v = var(t);
             params.push(quote!(#v: #ty));
         }
-        let f = if c.loads.len() == 1 {
-            format_ident!("tload_map_store")
-        } else {
-            format_ident!("tload2_map_store")
+        let f = match (c.loads.len(), &lp) {
+            (1, None) => format_ident!("tload_map_store"),
+            (_, None) => format_ident!("tload2_map_store"),
+            (1, Some(_)) => format_ident!("tload_map_store_loop"),
+            (_, Some(_)) => format_ident!("tload2_map_store_loop"),
         };
+        let range = lp.map(|(_, r)| quote!(#r,));
         quote! {
             ::pto::isa::#f(
                 #(#load_args,)*
                 &mut *#x,
                 &[#(#x_offs),*],
+                #range
                 move |#(#params),*| -> #ty {
                     #body
                     #out
@@ -889,6 +953,12 @@ impl<'a> Writer<'a> {
                 body,
                 results,
             } => {
+                if carried.is_empty()
+                    && results.is_empty()
+                    && let Some(t) = self.put_chain_loop(*iv, *lb, *ub, *step, body)
+                {
+                    return t;
+                }
                 let pre = self.carried_decls(carried);
                 let post = self.result_decls(results);
                 let ivt = self.dtype(*iv);
