@@ -7,10 +7,6 @@ use quote::quote;
 use crate::ctxt::Errors;
 use crate::model::Kernel;
 
-/// The text of `LOWERED` / `CPP` while the lowering pipeline is not available.
-const LOWERING_UNAVAILABLE: &str =
-    "// lowering not available: pto-lower does not implement this pipeline yet";
-
 /// The whole expansion of `#[pto::kernel(args)] input`.
 pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut errs = Errors::new();
@@ -38,19 +34,6 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(c) => {
             let host = c.host;
             items(&model, host, &ir, &c.lowered, &c.cpp)
-        }
-        Err(diags) if diags.iter().any(|d| d.message.contains("not implemented")) => {
-            let body = unsupported_body(
-                &model,
-                "the lowering pipeline (pto-lower) is not available yet",
-            );
-            items(
-                &model,
-                body,
-                &ir,
-                LOWERING_UNAVAILABLE,
-                LOWERING_UNAVAILABLE,
-            )
         }
         Err(diags) => {
             for d in diags.iter() {
