@@ -243,46 +243,17 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, f: FuncId) -> bool {
                 &mut m.stmts[e].kind
                 && v.len() == args.len()
             {
-                *v = v
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| keep(*i))
-                    .map(|(_, x)| *x)
-                    .collect();
+                *v = kept(v, &keep);
             }
         }
         match &mut m.stmts[s].kind {
             StmtKind::For(l) => {
-                l.iter_args = l
-                    .iter_args
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| keep(*i))
-                    .map(|(_, x)| *x)
-                    .collect();
-                l.results = l
-                    .results
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| keep(*i))
-                    .map(|(_, x)| *x)
-                    .collect();
+                l.iter_args = kept(&l.iter_args, &keep);
+                l.results = kept(&l.results, &keep);
             }
             StmtKind::While(w) => {
-                w.iter_args = w
-                    .iter_args
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| keep(*i))
-                    .map(|(_, x)| *x)
-                    .collect();
-                w.results = w
-                    .results
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| keep(*i))
-                    .map(|(_, x)| *x)
-                    .collect();
+                w.iter_args = kept(&w.iter_args, &keep);
+                w.results = kept(&w.results, &keep);
             }
             _ => {}
         }
@@ -353,4 +324,13 @@ fn remove_dead_ops(m: &mut ProgramModule, f: FuncId) -> bool {
         }
     }
     changed
+}
+
+/// The items of `v` whose index `keep` accepts, in order.
+fn kept<T: Copy>(v: &[T], keep: &impl Fn(usize) -> bool) -> Vec<T> {
+    v.iter()
+        .enumerate()
+        .filter(|(i, _)| keep(*i))
+        .map(|(_, x)| *x)
+        .collect()
 }
