@@ -8,9 +8,6 @@ use syn::{Expr, Lit, Meta, Token};
 
 use crate::ctxt::Errors;
 
-/// The targets whose legality rules the verifier knows.
-const ARCHES: &[&str] = &["PTOv2"];
-
 /// Parsed arguments.
 pub(crate) struct Args {
     pub kind: FunctionKind,
@@ -66,10 +63,17 @@ pub(crate) fn parse(tokens: TokenStream, errs: &mut Errors) -> Args {
                 arch_seen = true;
                 match &nv.value {
                     Expr::Lit(l) => match &l.lit {
-                        Lit::Str(s) if ARCHES.contains(&s.value().as_str()) => args.arch = s.value(),
+                        // The verifier's target table is the one list of known targets.
+                        Lit::Str(s) if pto_ir::verify::target(&s.value()).is_some() => {
+                            args.arch = s.value()
+                        }
                         Lit::Str(s) => errs.push_spanned(
                             s,
-                            format!("unknown arch `{}`; known targets: {}", s.value(), ARCHES.join(", ")),
+                            format!(
+                                "unknown arch `{}`; known targets: {}",
+                                s.value(),
+                                pto_ir::verify::Target::known_names()
+                            ),
                         ),
                         other => errs.push_spanned(other, "`arch` takes a string: `arch = \"PTOv2\"`"),
                     },

@@ -1,5 +1,5 @@
 //! `#[pto::kernel]`: a Rust function whose body is written in the PTO kernel language
-//! (`shared/spec/dsl.md`) becomes verified PTO-IR at compile time, plus a host function that
+//! (the kernel language of `docs/guide.md`) becomes verified PTO-IR at compile time, plus a host function that
 //! runs the lowered kernel on the CPU.
 //!
 //! The entry point is thin; the work is split as in thiserror's `impl/src`:
@@ -32,7 +32,7 @@ mod model;
 use proc_macro::TokenStream;
 
 /// Compiles a kernel written in the PTO kernel language. See the `pto` crate's
-/// documentation and `shared/spec/dsl.md` for the language.
+/// documentation and `docs/guide.md` for the language.
 ///
 /// Accepted arguments: one of `kernel` (the default), `control_flow`, `data_flow`, and
 /// `arch = "PTOv2"`.
