@@ -242,14 +242,13 @@ impl IRBuilder {
             Constant::Double(f) => Attr::Float(f),
             other => Attr::Int(other.as_i64()),
         };
-        let op = self.module.ops.push(Operation {
-            opcode: Opcode::Const,
-            operands: Vec::new(),
-            results: vec![v],
-            attrs: Attrs::new().with("value", attr),
-            span: ctx.span,
-        });
-        self.module.values[v].def = ValueDef::OpResult(op, 0);
+        let op = self.push_op(
+            Opcode::Const,
+            Vec::new(),
+            vec![v],
+            Attrs::new().with("value", attr),
+            ctx.span,
+        );
         self.emit(ctx, op)?;
         self.bind_created(ctx, name, v)?;
         Ok(v)
@@ -280,6 +279,43 @@ impl IRBuilder {
         self.create_op(opcode, vec![input], vec![output], Attrs::new())
     }
 
+    /// The op table's typing rule for `opcode`, its failure as a diagnostic at `span`.
+    fn infer_at(
+        &self,
+        opcode: Opcode,
+        operands: &[ValueId],
+        attrs: &Attrs,
+        span: crate::entity::SpanId,
+    ) -> Result<Vec<Type>, Diag> {
+        ops::infer(&self.module, opcode, operands, attrs).map_err(|e| Diag {
+            at: span,
+            message: e.message,
+            notes: e.notes,
+        })
+    }
+
+    /// Stores an op (not yet placed) and makes it the definition of its results.
+    fn push_op(
+        &mut self,
+        opcode: Opcode,
+        operands: Vec<ValueId>,
+        results: Vec<ValueId>,
+        attrs: Attrs,
+        span: crate::entity::SpanId,
+    ) -> OpId {
+        let op = self.module.ops.push(Operation {
+            opcode,
+            operands,
+            results: results.clone(),
+            attrs,
+            span,
+        });
+        for (i, &out) in results.iter().enumerate() {
+            self.module.values[out].def = ValueDef::OpResult(op, i as u32);
+        }
+        op
+    }
+
     /// The constructor for any op class: checks operands against the op table's typing rule
     /// and the pre-created outputs against the inferred result types; not yet placed.
     pub fn create_op(
@@ -290,11 +326,7 @@ impl IRBuilder {
         attrs: Attrs,
     ) -> Result<OpId, Diag> {
         let span = crate::entity::SpanId::NONE;
-        let types = ops::infer(&self.module, opcode, &operands, &attrs).map_err(|e| Diag {
-            at: span,
-            message: e.message,
-            notes: e.notes,
-        })?;
+        let types = self.infer_at(opcode, &operands, &attrs, span)?;
         if types.len() != outputs.len() {
             return Err(Diag::new(
                 span,
@@ -325,17 +357,7 @@ impl IRBuilder {
                 ));
             }
         }
-        let op = self.module.ops.push(Operation {
-            opcode,
-            operands,
-            results: outputs.clone(),
-            attrs,
-            span,
-        });
-        for (i, &out) in outputs.iter().enumerate() {
-            self.module.values[out].def = ValueDef::OpResult(op, i as u32);
-        }
-        Ok(op)
+        Ok(self.push_op(opcode, operands, outputs, attrs, span))
     }
 
     /// Seed `Emit`: appends a created op to the active `statement.op` of the current scope,
@@ -372,11 +394,7 @@ impl IRBuilder {
         name: &str,
     ) -> Result<Option<ValueId>, Diag> {
         self.insertion_block(ctx)?;
-        let types = ops::infer(&self.module, opcode, &operands, &attrs).map_err(|e| Diag {
-            at: ctx.span,
-            message: e.message,
-            notes: e.notes,
-        })?;
+        let types = self.infer_at(opcode, &operands, &attrs, ctx.span)?;
         let outputs: Vec<ValueId> = types
             .into_iter()
             .map(|t| {
@@ -385,16 +403,7 @@ impl IRBuilder {
             })
             .collect();
         let first = outputs.first().copied();
-        let op = self.module.ops.push(Operation {
-            opcode,
-            operands,
-            results: outputs.clone(),
-            attrs,
-            span: ctx.span,
-        });
-        for (i, &out) in outputs.iter().enumerate() {
-            self.module.values[out].def = ValueDef::OpResult(op, i as u32);
-        }
+        let op = self.push_op(opcode, operands, outputs, attrs, ctx.span);
         self.emit(ctx, op)?;
         Ok(first)
     }
