@@ -1,7 +1,7 @@
 //! The generated items (dsl.md section 1): the host function `NAME` and `mod NAME` with
 //! `IR`, `LOWERED`, `CPP` and `program()`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::ctxt::Errors;
@@ -78,6 +78,7 @@ pub(crate) fn items(
         Some(Some((_, ty))) => quote!(#ty),
         _ => quote!(()),
     };
+    let (ir, lowered, cpp) = (text_literal(ir), text_literal(lowered), text_literal(cpp));
     let name = ident.to_string();
     let mod_doc = format!("Compile-time artifacts of the `{name}` kernel.");
     quote! {
@@ -105,10 +106,55 @@ pub(crate) fn items(
     }
 }
 
+/// `text` as a string literal token, raw (`r#"..."#`) when it spans lines: a raw literal
+/// reads as the text itself in expanded code, and it is made without escaping every
+/// character (what `Literal::string` does, and once most of the macro's cost for a small
+/// kernel).
+fn text_literal(text: &str) -> Literal {
+    // A bare carriage return is not allowed in a raw string.
+    if text.contains('\n') && !text.contains('\r') {
+        let hashes = "#".repeat(longest_hash_run_after_quote(text) + 1);
+        if let Ok(lit) = format!("r{hashes}\"{text}\"{hashes}").parse::<Literal>() {
+            return lit;
+        }
+    }
+    Literal::string(text)
+}
+
+/// The longest run of `#` right after a `"` in `text` (0 when there is none): a raw literal
+/// needs one more `#` than that to end where the text ends.
+fn longest_hash_run_after_quote(text: &str) -> usize {
+    text.split('"')
+        .skip(1)
+        .map(|rest| rest.bytes().take_while(|&b| b == b'#').count())
+        .max()
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use expect_test::{Expect, expect};
     use quote::quote;
+
+    #[test]
+    fn text_literals_hold_their_text_exactly() {
+        for text in [
+            "",
+            "plain",
+            "two\nlines",
+            "attr arch = \"PTOv2\"\n",
+            "a \"# b\n",
+            "\"##\"#\"\n",
+            "\nends with a quote\"",
+            "tab\tand \\ backslash \u{e9}",
+            "bare\rreturn\n",
+        ] {
+            let lit = super::text_literal(text);
+            let parsed: syn::LitStr = syn::parse_quote!(#lit);
+            assert_eq!(parsed.value(), text, "literal {lit}");
+        }
+        assert!(super::text_literal("x\ny").to_string().starts_with("r#\""));
+    }
 
     fn check(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream, expected: Expect) {
         let out = super::kernel(args, input);
@@ -126,7 +172,7 @@ mod tests {
                     a * 2.0
                 }
             },
-            expect![[r#"
+            expect![[r##"
                 /// Doubles `a`.
                 #[allow(clippy::all, clippy::pedantic)]
                 pub fn double(a: f32) -> ::core::result::Result<f32, ::pto::Error> {
@@ -137,11 +183,39 @@ mod tests {
                 #[allow(dead_code)]
                 pub mod double {
                     /// The verified PTO-IR of the kernel (statement form).
-                    pub const IR: &str = "program.module @double {\n  program.entry @double\n  attr arch = \"PTOv2\"\n  func.func @double(%a_0: fp32) -> (fp32) {\n    statement.op {\n      %1 = 2.0 : fp32\n      %2 = scalar.mul %a_0, %1 : (fp32, fp32) -> fp32\n    }\n    statement.return %2\n  }\n  // func.kind = kernel\n}\n";
+                    pub const IR: &str = r#"program.module @double {
+                  program.entry @double
+                  attr arch = "PTOv2"
+                  func.func @double(%a_0: fp32) -> (fp32) {
+                    statement.op {
+                      %1 = 2.0 : fp32
+                      %2 = scalar.mul %a_0, %1 : (fp32, fp32) -> fp32
+                    }
+                    statement.return %2
+                  }
+                  // func.kind = kernel
+                }
+                "#;
                     /// The IR after the lowering pipeline (seed-002 MLIR style).
-                    pub const LOWERED: &str = "// double lowered for A2A3: canonicalize, infer-tile-info, insert-events, bufferize\nmodule attributes {pto.target = #pto.target<A2A3>} {\n  func.func @double(%a_0: f32) -> (f32) {\n    %1 = pto.constant 2.0 : f32\n    %2 = pto.scalar.mul %a_0, %1 : f32\n    func.return %2 : f32\n  }\n}\n";
+                    pub const LOWERED: &str = r#"// double lowered for A2A3: canonicalize, infer-tile-info, insert-events, bufferize
+                module attributes {pto.target = #pto.target<A2A3>} {
+                  func.func @double(%a_0: f32) -> (f32) {
+                    %1 = pto.constant 2.0 : f32
+                    %2 = pto.scalar.mul %a_0, %1 : f32
+                    func.return %2 : f32
+                  }
+                }
+                "#;
                     /// The lowered kernel as PTO-ISA C++ source.
-                    pub const CPP: &str = "// double lowered by pto-lower for A2A3.\n#include \"common/pto_instr.hpp\"\nusing namespace pto;\n\n__global__ AICORE void double(float a) {\n  float v2 = (a * 2.0f);\n  return; // the kernel returns v2 to the host\n}\n";
+                    pub const CPP: &str = r#"// double lowered by pto-lower for A2A3.
+                #include "common/pto_instr.hpp"
+                using namespace pto;
+
+                __global__ AICORE void double(float a) {
+                  float v2 = (a * 2.0f);
+                  return; // the kernel returns v2 to the host
+                }
+                "#;
                     /// The IR as a value, parsed back from [`IR`].
                     pub fn program() -> ::pto::ir::ProgramModule {
                         match ::pto::ir::parse(IR) {
@@ -150,7 +224,7 @@ mod tests {
                         }
                     }
                 }
-            "#]],
+            "##]],
         );
     }
 

@@ -42,11 +42,73 @@ pub fn accumulate(
 #[allow(dead_code)]
 pub mod accumulate {
     /// The verified PTO-IR of the kernel (statement form).
-    pub const IR: &str = "program.module @accumulate {\n  program.entry @accumulate\n  attr arch = \"PTOv2\"\n  func.func @accumulate(%x_0: tensor<[%B_1, 64], fp32> #in, %out_2: tensor<[1, 64], fp32> #out) {\n    statement.op {\n      %3 = 0.0 : fp32\n      %acc_4 = tile.full %3 : (fp32) -> tile<[1, 64], [1, 64], fp32> {shape=[1, 64], dtype=fp32}\n      %5 = 0 : int64\n      %6 = 1 : int64\n    }\n    %acc_12 = statement.for %b_7 = %5 to %B_1 step %6 iter_args(%acc_8 = %acc_4 : tile<[?, 64], [1, 64], fp32>) {\n      statement.op {\n        %10 = tile.load %x_0 : (tensor<[%B_1, 64], fp32>) -> tile<[?, 64], [1, 64], fp32> {shape=[1, 64], offset=[%b_7, 0]}\n        %acc_11 = tile.add %acc_8, %10 : (tile<[?, 64], [1, 64], fp32>, tile<[?, 64], [1, 64], fp32>) -> tile<[?, 64], [1, 64], fp32>\n      }\n      statement.yield %acc_11\n    }\n    statement.op {\n      tile.store %acc_12, %out_2 : (tile<[?, 64], [1, 64], fp32>, tensor<[1, 64], fp32>) -> () {offset=[0, 0]}\n    }\n  }\n  // func.kind = kernel\n}\n";
+    pub const IR: &str = r#"program.module @accumulate {
+  program.entry @accumulate
+  attr arch = "PTOv2"
+  func.func @accumulate(%x_0: tensor<[%B_1, 64], fp32> #in, %out_2: tensor<[1, 64], fp32> #out) {
+    statement.op {
+      %3 = 0.0 : fp32
+      %acc_4 = tile.full %3 : (fp32) -> tile<[1, 64], [1, 64], fp32> {shape=[1, 64], dtype=fp32}
+      %5 = 0 : int64
+      %6 = 1 : int64
+    }
+    %acc_12 = statement.for %b_7 = %5 to %B_1 step %6 iter_args(%acc_8 = %acc_4 : tile<[?, 64], [1, 64], fp32>) {
+      statement.op {
+        %10 = tile.load %x_0 : (tensor<[%B_1, 64], fp32>) -> tile<[?, 64], [1, 64], fp32> {shape=[1, 64], offset=[%b_7, 0]}
+        %acc_11 = tile.add %acc_8, %10 : (tile<[?, 64], [1, 64], fp32>, tile<[?, 64], [1, 64], fp32>) -> tile<[?, 64], [1, 64], fp32>
+      }
+      statement.yield %acc_11
+    }
+    statement.op {
+      tile.store %acc_12, %out_2 : (tile<[?, 64], [1, 64], fp32>, tensor<[1, 64], fp32>) -> () {offset=[0, 0]}
+    }
+  }
+  // func.kind = kernel
+}
+"#;
     /// The IR after the lowering pipeline (seed-002 MLIR style).
-    pub const LOWERED: &str = "// accumulate lowered for A2A3: canonicalize, infer-tile-info, insert-events, bufferize\nmodule attributes {pto.target = #pto.target<A2A3>} {\n  func.func @accumulate(%x_0: pto.memref<?x64xf32, strided<[64, 1], offset: ?>>, %out_2: pto.memref<1x64xf32, strided<[64, 1], offset: ?>>) {\n    %B_1 = pto.tensor.dim %x_0[0] : pto.memref<?x64xf32, strided<[64, 1], offset: ?>> -> i64\n    %3 = pto.constant 0.0 : f32\n    %acc_4 = pto.tile.full %3 {loc = #pto.loc<Vec>, layout = #pto.layout<ND>, valid = [1, 64], addr = 0, dtype = f32} : f32 -> tile<1x64xf32>\n    %5 = pto.constant 0 : i64\n    %6 = pto.constant 1 : i64\n    %acc_12 = scf.for %b_7 = %5 to %B_1 step %6 iter_args(%acc_8 = %acc_4) -> (tile<1x64xf32>) : i64 {\n      %10, %e0 = pto.tile.load %x_0[%b_7, 0] {loc = #pto.loc<Vec>, layout = #pto.layout<ND>, valid = [?, 64], addr = 256} : pto.memref<?x64xf32, strided<[64, 1], offset: ?>>, tile<1x64xf32>, !pto.event<producer = #pto.op<TLOAD>, scope = #pto.scope<intra>, pipes = #pto.pipes<MTE2, V>, eid = 0>\n      %acc_11 = pto.tile.add %acc_8, %10 wait(%e0) {loc = #pto.loc<Vec>, layout = #pto.layout<ND>, valid = [?, 64], addr = 0} : tile<1x64xf32>\n      scf.yield %acc_11 : tile<1x64xf32>\n    }\n    pto.tile.store %acc_12, %out_2[0, 0] {from = #pto.loc<Vec>} : pto.memref<1x64xf32, strided<[64, 1], offset: ?>>, tile<1x64xf32>\n  }\n}\n";
+    pub const LOWERED: &str = r#"// accumulate lowered for A2A3: canonicalize, infer-tile-info, insert-events, bufferize
+module attributes {pto.target = #pto.target<A2A3>} {
+  func.func @accumulate(%x_0: pto.memref<?x64xf32, strided<[64, 1], offset: ?>>, %out_2: pto.memref<1x64xf32, strided<[64, 1], offset: ?>>) {
+    %B_1 = pto.tensor.dim %x_0[0] : pto.memref<?x64xf32, strided<[64, 1], offset: ?>> -> i64
+    %3 = pto.constant 0.0 : f32
+    %acc_4 = pto.tile.full %3 {loc = #pto.loc<Vec>, layout = #pto.layout<ND>, valid = [1, 64], addr = 0, dtype = f32} : f32 -> tile<1x64xf32>
+    %5 = pto.constant 0 : i64
+    %6 = pto.constant 1 : i64
+    %acc_12 = scf.for %b_7 = %5 to %B_1 step %6 iter_args(%acc_8 = %acc_4) -> (tile<1x64xf32>) : i64 {
+      %10, %e0 = pto.tile.load %x_0[%b_7, 0] {loc = #pto.loc<Vec>, layout = #pto.layout<ND>, valid = [?, 64], addr = 256} : pto.memref<?x64xf32, strided<[64, 1], offset: ?>>, tile<1x64xf32>, !pto.event<producer = #pto.op<TLOAD>, scope = #pto.scope<intra>, pipes = #pto.pipes<MTE2, V>, eid = 0>
+      %acc_11 = pto.tile.add %acc_8, %10 wait(%e0) {loc = #pto.loc<Vec>, layout = #pto.layout<ND>, valid = [?, 64], addr = 0} : tile<1x64xf32>
+      scf.yield %acc_11 : tile<1x64xf32>
+    }
+    pto.tile.store %acc_12, %out_2[0, 0] {from = #pto.loc<Vec>} : pto.memref<1x64xf32, strided<[64, 1], offset: ?>>, tile<1x64xf32>
+  }
+}
+"#;
     /// The lowered kernel as PTO-ISA C++ source.
-    pub const CPP: &str = "// accumulate lowered by pto-lower for A2A3.\n#include \"common/pto_instr.hpp\"\nusing namespace pto;\n\n__global__ AICORE void accumulate(__gm__ float* x, __gm__ float* out, int64_t b_1 /* symbolic dimension */) {\n  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t0_acc(1, 64);\n  TASSIGN(t0_acc, 0x0); // 256 bytes of Vec\n  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t1(1, 64);\n  TASSIGN(t1, 0x100); // 256 bytes of Vec\n  TEXPANDS(t0_acc, 0.0f);\n  for (int64_t b_7 = 0LL; b_7 < b_1; b_7 += 1LL) {\n    pipe_barrier(PIPE_ALL);\n    using GT0 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>>;\n    GT0 gt0(x + static_cast<int64_t>(b_7) * (1 * 64) + static_cast<int64_t>(0) * (1));\n    TLOAD(t1, gt0);\n    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n    TADD(t0_acc, t0_acc, t1);\n  }\n  using GT1 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>>;\n  GT1 gt1(out + static_cast<int64_t>(0) * (1 * 64) + static_cast<int64_t>(0) * (1));\n  TSTORE(gt1, t0_acc);\n}\n";
+    pub const CPP: &str = r#"// accumulate lowered by pto-lower for A2A3.
+#include "common/pto_instr.hpp"
+using namespace pto;
+
+__global__ AICORE void accumulate(__gm__ float* x, __gm__ float* out, int64_t b_1 /* symbolic dimension */) {
+  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t0_acc(1, 64);
+  TASSIGN(t0_acc, 0x0); // 256 bytes of Vec
+  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t1(1, 64);
+  TASSIGN(t1, 0x100); // 256 bytes of Vec
+  TEXPANDS(t0_acc, 0.0f);
+  for (int64_t b_7 = 0LL; b_7 < b_1; b_7 += 1LL) {
+    pipe_barrier(PIPE_ALL);
+    using GT0 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>>;
+    GT0 gt0(x + static_cast<int64_t>(b_7) * (1 * 64) + static_cast<int64_t>(0) * (1));
+    TLOAD(t1, gt0);
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    TADD(t0_acc, t0_acc, t1);
+  }
+  using GT1 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>>;
+  GT1 gt1(out + static_cast<int64_t>(0) * (1 * 64) + static_cast<int64_t>(0) * (1));
+  TSTORE(gt1, t0_acc);
+}
+"#;
     /// The IR as a value, parsed back from [`IR`].
     pub fn program() -> ::pto::ir::ProgramModule {
         match ::pto::ir::parse(IR) {
