@@ -8,7 +8,7 @@
 //! scope, later assignments to `x` there update the local, while an earlier `x = ..`
 //! remains recorded as an update of the outer `x`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::entity::ValueId;
 
@@ -36,7 +36,7 @@ pub struct Binding {
 #[derive(Clone, Debug, Default)]
 struct Ordered {
     entries: Vec<(String, Binding)>,
-    index: HashMap<String, usize>,
+    index: FxHashMap<String, usize>,
 }
 
 impl Ordered {

@@ -26,7 +26,7 @@ impl Errors {
     /// An error at the tokens of `node`.
     pub(crate) fn push_spanned(
         &mut self,
-        node: impl quote::ToTokens,
+        node: &(impl quote::ToTokens + ?Sized),
         message: impl std::fmt::Display,
     ) {
         self.errors.push(syn::Error::new_spanned(node, message));
@@ -114,8 +114,9 @@ fn expr_range(e: &syn::Expr) -> Option<(Span, Span)> {
 }
 
 /// The first and last token spans of a node, from its printed tokens.
-fn tokens_range(node: &impl quote::ToTokens) -> (Span, Span) {
-    let ts = node.to_token_stream();
+pub(crate) fn tokens_range(node: &dyn quote::ToTokens) -> (Span, Span) {
+    let mut ts = TokenStream::new();
+    node.to_tokens(&mut ts);
     let mut it = ts.into_iter();
     let first = it.next().map_or_else(Span::call_site, |t| t.span());
     let last = it.last().map_or(first, |t| t.span());

@@ -10,7 +10,7 @@
 //! skipped, so one mistake gives one error), an ill-typed condition or loop bound is replaced
 //! by a placeholder constant so the body is still checked, and scopes are always popped.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use proc_macro2::Span;
 use pto_ir::{
@@ -25,16 +25,24 @@ use syn::{
 };
 
 use crate::args::Args;
-use crate::ctxt::{Errors, error_range, range_of};
+use crate::ctxt::{Errors, error_range, range_of, tokens_range};
 use crate::model::{DimSpec, Kernel, ParamTy, int_literal, scalar_dtype};
 
+/// Where a `SpanId` points: a token range, or a syn node whose first and last tokens are
+/// found only if a diagnostic needs them (finding them means printing the node).
+#[derive(Clone, Copy)]
+enum Anchor<'k> {
+    Range(Span, Span),
+    Node(&'k dyn ToTokens),
+}
+
 /// `SpanId` -> the user's tokens (first and last token of the node).
-pub(crate) struct SpanTable {
-    spans: Vec<(Span, Span)>,
+pub(crate) struct SpanTable<'k> {
+    spans: Vec<Anchor<'k>>,
     fallback: (Span, Span),
 }
 
-impl SpanTable {
+impl<'k> SpanTable<'k> {
     fn new(fallback: (Span, Span)) -> Self {
         SpanTable {
             spans: Vec::new(),
@@ -42,24 +50,25 @@ impl SpanTable {
         }
     }
 
-    fn id_range(&mut self, r: (Span, Span)) -> SpanId {
-        self.spans.push(r);
+    fn push(&mut self, a: Anchor<'k>) -> SpanId {
+        self.spans.push(a);
         SpanId((self.spans.len() - 1) as u32)
     }
 
-    fn id(&mut self, node: &(impl ToTokens + 'static)) -> SpanId {
-        self.id_range(range_of(node))
+    fn id_range(&mut self, (start, end): (Span, Span)) -> SpanId {
+        self.push(Anchor::Range(start, end))
+    }
+
+    fn id(&mut self, node: &'k dyn ToTokens) -> SpanId {
+        self.push(Anchor::Node(node))
     }
 
     /// The tokens of a span id; the function name for `SpanId::NONE`.
     pub(crate) fn get(&self, id: SpanId) -> (Span, Span) {
-        if id.is_some() {
-            self.spans
-                .get(id.0 as usize)
-                .copied()
-                .unwrap_or(self.fallback)
-        } else {
-            self.fallback
+        match self.spans.get(id.0 as usize) {
+            Some(Anchor::Range(start, end)) if id.is_some() => (*start, *end),
+            Some(Anchor::Node(node)) if id.is_some() => tokens_range(*node),
+            _ => self.fallback,
         }
     }
 
@@ -76,10 +85,10 @@ impl SpanTable {
 }
 
 /// The result of lowering: the verified module and the span table for later diagnostics.
-pub(crate) struct Lowered {
+pub(crate) struct Lowered<'k> {
     pub module: ProgramModule,
     pub func: FuncId,
-    pub spans: SpanTable,
+    pub spans: SpanTable<'k>,
 }
 
 /// Marker: an error was reported for this expression.
@@ -252,13 +261,13 @@ fn rs(d: DataType) -> String {
 struct Lower<'k, 'e> {
     b: IRBuilder,
     ctx: IRBuilderContext,
-    spans: SpanTable,
+    spans: SpanTable<'k>,
     errs: &'e mut Errors,
     kernel: &'k Kernel<'k>,
     /// Names whose `let` failed: uses are skipped without a second error.
-    poisoned: HashSet<String>,
+    poisoned: FxHashSet<String>,
     /// Names declared in a body that has ended, with the construct (`for` loop ...).
-    gone: HashMap<String, &'static str>,
+    gone: FxHashMap<String, &'static str>,
     /// Names declared in each open body.
     scopes: Vec<Vec<String>>,
     /// Whether the function body ended in `return` / a tail value.
@@ -266,7 +275,7 @@ struct Lower<'k, 'e> {
 }
 
 /// Lowers the kernel into a verified module; `None` when errors were reported.
-pub(crate) fn lower(k: &Kernel<'_>, args: &Args, errs: &mut Errors) -> Option<Lowered> {
+pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Option<Lowered<'k>> {
     let name = k.ident.to_string();
     let mut module = ProgramModule::new(name.clone());
     module.attrs.set("arch", Attr::Str(args.arch.clone()));
@@ -276,13 +285,13 @@ pub(crate) fn lower(k: &Kernel<'_>, args: &Args, errs: &mut Errors) -> Option<Lo
         spans: SpanTable::new(range_of(k.ident)),
         errs,
         kernel: k,
-        poisoned: HashSet::new(),
-        gone: HashMap::new(),
+        poisoned: FxHashSet::default(),
+        gone: FxHashMap::default(),
         scopes: vec![Vec::new()],
         returned: false,
     };
     // Parameters, then the symbolic dimensions they mention (created once, shared by name).
-    let mut dims: HashMap<String, ValueId> = HashMap::new();
+    let mut dims: FxHashMap<String, ValueId> = FxHashMap::default();
     let mut params = Vec::new();
     for p in &k.params {
         let pname = p.ident.to_string();
@@ -394,7 +403,7 @@ pub(crate) fn lower(k: &Kernel<'_>, args: &Args, errs: &mut Errors) -> Option<Lo
     })
 }
 
-impl Lower<'_, '_> {
+impl<'k> Lower<'k, '_> {
     // ----- diagnostics -----
 
     fn report(&mut self, d: Diag) {
@@ -409,7 +418,7 @@ impl Lower<'_, '_> {
         })
     }
 
-    fn err<T>(&mut self, node: &impl ToTokens, msg: impl std::fmt::Display) -> R<T> {
+    fn err<T>(&mut self, node: &(impl ToTokens + ?Sized), msg: impl std::fmt::Display) -> R<T> {
         self.errs.push_spanned(node, msg);
         Err(Poison)
     }
@@ -419,11 +428,11 @@ impl Lower<'_, '_> {
         Err(Poison)
     }
 
-    fn sid(&mut self, node: &(impl ToTokens + 'static)) -> SpanId {
+    fn sid(&mut self, node: &'k dyn ToTokens) -> SpanId {
         self.spans.id(node)
     }
 
-    fn at(&mut self, node: &(impl ToTokens + 'static)) -> SpanId {
+    fn at(&mut self, node: &'k dyn ToTokens) -> SpanId {
         let id = self.spans.id(node);
         self.ctx.set_span(id);
         id
@@ -569,7 +578,7 @@ impl Lower<'_, '_> {
         None
     }
 
-    fn unknown_var(&mut self, ident: &Ident) {
+    fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
         if let Some(construct) = self.gone.get(&name) {
             let msg = format!(
@@ -597,7 +606,7 @@ impl Lower<'_, '_> {
         );
     }
 
-    fn var(&mut self, ident: &Ident) -> R<Val> {
+    fn var(&mut self, ident: &'k Ident) -> R<Val> {
         let name = ident.to_string();
         if self.poisoned.contains(&name) {
             return Err(Poison);
@@ -614,7 +623,7 @@ impl Lower<'_, '_> {
     // ----- blocks and statements -----
 
     /// Lowers a block's statements; returns the tail value of a `Tail::Value` block.
-    fn block(&mut self, stmts: &[Stmt], tail: Tail, hint: Option<DataType>) -> Option<Val> {
+    fn block(&mut self, stmts: &'k [Stmt], tail: Tail, hint: Option<DataType>) -> Option<Val> {
         let n = stmts.len();
         for (i, s) in stmts.iter().enumerate() {
             let last = i + 1 == n;
@@ -653,7 +662,7 @@ impl Lower<'_, '_> {
         None
     }
 
-    fn macro_use(&mut self, mac: &Macro) {
+    fn macro_use(&mut self, mac: &'k Macro) {
         let r = (range_of(&mac.path).0, mac.bang_token.span);
         if mac.path.is_ident("incore") {
             self.errs
@@ -669,7 +678,7 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn func_tail(&mut self, e: &Expr) {
+    fn func_tail(&mut self, e: &'k Expr) {
         if let Expr::Return(r) = e {
             self.ret_stmt(r);
             return;
@@ -710,8 +719,8 @@ impl Lower<'_, '_> {
         &mut self,
         v: Val,
         d: DataType,
-        node: &(impl ToTokens + 'static),
-        value_node: &Expr,
+        node: &'k dyn ToTokens,
+        value_node: &'k Expr,
     ) -> R<()> {
         let v = self.materialize(v, Some(d))?;
         let ty = self.ty(v);
@@ -743,7 +752,7 @@ impl Lower<'_, '_> {
         self.check(r).map(|_| ())
     }
 
-    fn ret_stmt(&mut self, r: &ExprReturn) {
+    fn ret_stmt(&mut self, r: &'k ExprReturn) {
         self.returned = true;
         let Some(e) = &r.expr else {
             if let Some(Some((d, _))) = self.kernel.ret {
@@ -775,7 +784,7 @@ impl Lower<'_, '_> {
     /// An expression in statement position. Returns its value, `None` for statements.
     fn stmt_expr(
         &mut self,
-        e: &Expr,
+        e: &'k Expr,
         want: bool,
         hint: Option<DataType>,
         ret_ok: bool,
@@ -846,7 +855,7 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn let_stmt(&mut self, l: &Local) {
+    fn let_stmt(&mut self, l: &'k Local) {
         let (pat, ann) = match &l.pat {
             Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
             p => (p, None),
@@ -926,7 +935,7 @@ impl Lower<'_, '_> {
     }
 
     /// A `let` type annotation: a scalar or `Tile<T, R, C>`.
-    fn annotation(&mut self, t: &syn::Type) -> R<Type> {
+    fn annotation(&mut self, t: &'k syn::Type) -> R<Type> {
         if let Some(d) = scalar_dtype(t) {
             return Ok(Type::Scalar(d));
         }
@@ -947,8 +956,8 @@ impl Lower<'_, '_> {
     /// `<T, R, C>` of a tile type.
     fn tile_args(
         &mut self,
-        a: &AngleBracketedGenericArguments,
-        node: &impl ToTokens,
+        a: &'k AngleBracketedGenericArguments,
+        node: &'k impl ToTokens,
     ) -> R<(DataType, Vec<u64>)> {
         let mut it = a.args.iter();
         let dtype = match it.next() {
@@ -967,7 +976,7 @@ impl Lower<'_, '_> {
     }
 
     /// Static sizes written as generic arguments (`::<16, 128>`).
-    fn sizes(&mut self, args: &[&GenericArgument], node: &impl ToTokens) -> R<Vec<u64>> {
+    fn sizes(&mut self, args: &[&'k GenericArgument], node: &'k impl ToTokens) -> R<Vec<u64>> {
         if args.is_empty() || args.len() > 4 {
             return self.err(
                 node,
@@ -991,7 +1000,7 @@ impl Lower<'_, '_> {
         Ok(out)
     }
 
-    fn assign(&mut self, left: &Expr, right: &Expr, op: Option<Bin>, whole: &Expr) {
+    fn assign(&mut self, left: &'k Expr, right: &'k Expr, op: Option<Bin>, whole: &'k Expr) {
         let ident = match left {
             Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 p.path.get_ident()
@@ -1078,7 +1087,7 @@ impl Lower<'_, '_> {
     // ----- control flow -----
 
     /// A `bool` condition; on error a placeholder `true` so the body is still checked.
-    fn cond(&mut self, e: &Expr, what: &str) -> R<ValueId> {
+    fn cond(&mut self, e: &'k Expr, what: &str) -> R<ValueId> {
         let v = self.expr(e).and_then(|v| {
             self.at(e);
             self.materialize(v, Some(DataType::Bool))
@@ -1106,7 +1115,7 @@ impl Lower<'_, '_> {
         self.const_of(Constant::Bool(true), DataType::Bool)
     }
 
-    fn lower_if(&mut self, e: &ExprIf, want: bool, hint: Option<DataType>) -> R<Option<Val>> {
+    fn lower_if(&mut self, e: &'k ExprIf, want: bool, hint: Option<DataType>) -> R<Option<Val>> {
         let cond = self.cond(&e.cond, "if")?;
         let if_range = (e.if_token.span, range_of(&*e.cond).1);
         let if_span = self.spans.id_range(if_range);
@@ -1193,7 +1202,7 @@ impl Lower<'_, '_> {
     }
 
     /// `a..b`, `(a..b).step_by(s)`, `range(a, b, s)`: the bound expressions.
-    fn for_head<'x>(&mut self, e: &'x Expr) -> R<(&'x Expr, &'x Expr, Option<&'x Expr>)> {
+    fn for_head(&mut self, e: &'k Expr) -> R<(&'k Expr, &'k Expr, Option<&'k Expr>)> {
         const SUPPORTED: &str = "a `for` loop iterates over `a..b`, `(a..b).step_by(s)` or `range(a, b, s)` (integer bounds)";
         match e {
             Expr::Range(r) => match (&r.start, &r.end, &r.limits) {
@@ -1247,7 +1256,7 @@ impl Lower<'_, '_> {
     }
 
     /// Loop bounds: integer scalars of one dtype (literals take it; `int64` by default).
-    fn bounds(&mut self, exprs: [Option<&Expr>; 3]) -> R<(ValueId, ValueId, ValueId)> {
+    fn bounds(&mut self, exprs: [Option<&'k Expr>; 3]) -> R<(ValueId, ValueId, ValueId)> {
         let mut vals = Vec::new();
         let mut ok = true;
         for e in exprs {
@@ -1318,7 +1327,7 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn lower_for(&mut self, f: &ExprForLoop) {
+    fn lower_for(&mut self, f: &'k ExprForLoop) {
         if let Some(l) = &f.label {
             self.errs
                 .push_spanned(l, "loop labels are not supported in a kernel");
@@ -1387,7 +1396,7 @@ impl Lower<'_, '_> {
         let _ = self.check(r);
     }
 
-    fn lower_while(&mut self, w: &ExprWhile) {
+    fn lower_while(&mut self, w: &'k ExprWhile) {
         if let Some(l) = &w.label {
             self.errs
                 .push_spanned(l, "loop labels are not supported in a kernel");
@@ -1422,12 +1431,12 @@ impl Lower<'_, '_> {
 
     // ----- expressions -----
 
-    fn expr(&mut self, e: &Expr) -> R<Val> {
+    fn expr(&mut self, e: &'k Expr) -> R<Val> {
         self.expr_h(e, None)
     }
 
     /// An expression that must have a value; `hint` types literals and `if` results.
-    fn expr_h(&mut self, e: &Expr, hint: Option<DataType>) -> R<Val> {
+    fn expr_h(&mut self, e: &'k Expr, hint: Option<DataType>) -> R<Val> {
         match e {
             Expr::Lit(l) => self.lit(&l.lit, e),
             Expr::Path(p) => match p.path.get_ident() {
@@ -1470,7 +1479,7 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn unsupported<T>(&mut self, e: &Expr) -> R<T> {
+    fn unsupported<T>(&mut self, e: &'k Expr) -> R<T> {
         let (range, msg): ((Span, Span), String) = match e {
             Expr::Closure(_) => (range_of(e), "closures are not supported in a kernel; write the computation inline".into()),
             Expr::Reference(_) | Expr::RawAddr(_) => (
@@ -1526,7 +1535,7 @@ impl Lower<'_, '_> {
         self.err_range(range, msg)
     }
 
-    fn lit(&mut self, l: &Lit, e: &Expr) -> R<Val> {
+    fn lit(&mut self, l: &'k Lit, e: &'k Expr) -> R<Val> {
         let span = self.sid(e);
         match l {
             Lit::Int(i) => {
@@ -1627,7 +1636,7 @@ impl Lower<'_, '_> {
             .map(Val::V)
     }
 
-    fn unary(&mut self, u: &syn::ExprUnary, e: &Expr, hint: Option<DataType>) -> R<Val> {
+    fn unary(&mut self, u: &'k syn::ExprUnary, e: &'k Expr, hint: Option<DataType>) -> R<Val> {
         match &u.op {
             UnOp::Neg(_) => {
                 let v = self.expr_h(&u.expr, hint)?;
@@ -1674,7 +1683,7 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn cast(&mut self, inner: &Expr, ty: &syn::Type, e: &Expr) -> R<Val> {
+    fn cast(&mut self, inner: &'k Expr, ty: &'k syn::Type, e: &'k Expr) -> R<Val> {
         let Some(d) = scalar_dtype(ty) else {
             let _ = self.expr(inner);
             return self.err(
@@ -1729,7 +1738,7 @@ impl Lower<'_, '_> {
     }
 
     /// `[i, j]` offsets: integer literals become `Attr::Int`, other values `Attr::Value`.
-    fn offsets(&mut self, e: &Expr) -> R<Vec<Attr>> {
+    fn offsets(&mut self, e: &'k Expr) -> R<Vec<Attr>> {
         let Expr::Array(a) = e else {
             let _ = self.expr(e);
             return self.err(
@@ -1766,7 +1775,7 @@ impl Lower<'_, '_> {
         if ok { Ok(out) } else { Err(Poison) }
     }
 
-    fn arity(&mut self, name: &Ident, args: usize, want: usize, usage: &str) -> R<()> {
+    fn arity(&mut self, name: &'k Ident, args: usize, want: usize, usage: &str) -> R<()> {
         if args == want {
             return Ok(());
         }
@@ -1777,7 +1786,7 @@ impl Lower<'_, '_> {
         )
     }
 
-    fn no_turbofish(&mut self, m: &ExprMethodCall, usage: &str) -> R<()> {
+    fn no_turbofish(&mut self, m: &'k ExprMethodCall, usage: &str) -> R<()> {
         match &m.turbofish {
             Some(tf) => self.err(tf, format!("`{usage}` takes no type arguments")),
             None => Ok(()),
@@ -1785,7 +1794,7 @@ impl Lower<'_, '_> {
     }
 
     /// A method call; `None` for `t.store(..)`.
-    fn method(&mut self, m: &ExprMethodCall) -> R<Option<Val>> {
+    fn method(&mut self, m: &'k ExprMethodCall) -> R<Option<Val>> {
         let name = m.method.to_string();
         if matches!(&*m.receiver, Expr::Range(_))
             || matches!(&*m.receiver, Expr::Paren(p) if matches!(&*p.expr, Expr::Range(_)))
@@ -1857,7 +1866,7 @@ impl Lower<'_, '_> {
 
     fn tensor_method(
         &mut self,
-        m: &ExprMethodCall,
+        m: &'k ExprMethodCall,
         t: ValueId,
         name: &str,
         span: SpanId,
@@ -1915,7 +1924,7 @@ impl Lower<'_, '_> {
 
     fn tile_method(
         &mut self,
-        m: &ExprMethodCall,
+        m: &'k ExprMethodCall,
         t: ValueId,
         tt: &TileType,
         name: &str,
@@ -2012,7 +2021,7 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn call(&mut self, c: &ExprCall, e: &Expr) -> R<Val> {
+    fn call(&mut self, c: &'k ExprCall, e: &'k Expr) -> R<Val> {
         let Expr::Path(p) = &*c.func else {
             return self.err(
                 &c.func,

@@ -6,7 +6,7 @@
 //! unbalanced stack as an error instead of panicking. Per-loop SSA state (provisional loop
 //! arguments, pending `break` / `continue`) lives here too, keyed by the loop statement.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::diag::Diag;
 use crate::entity::{BlockId, FuncId, SpanId, StmtId, ValueId};
@@ -61,8 +61,8 @@ pub struct IRBuilderContext {
     pub scope_stack: Vec<ScopeFrame>,
     /// The source location given to ops and statements created from now on.
     pub span: SpanId,
-    pub(crate) loops: HashMap<StmtId, LoopState>,
-    pub(crate) branch_values: HashMap<BlockId, ValueId>,
+    pub(crate) loops: FxHashMap<StmtId, LoopState>,
+    pub(crate) branch_values: FxHashMap<BlockId, ValueId>,
 }
 
 impl IRBuilderContext {

@@ -20,7 +20,7 @@
 //! did not assign it yields the value from before the `if`; a branch that ends in `break`
 //! or `continue` does not take part in the merge.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::IRBuilder;
 use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
@@ -204,7 +204,7 @@ impl IRBuilder {
 
     /// Rewrites every use of a key of `map` inside `block` (ops, statements, nested blocks
     /// and the extents inside the types of values defined there).
-    pub(crate) fn rewrite_uses(&mut self, block: BlockId, map: &HashMap<ValueId, ValueId>) {
+    pub(crate) fn rewrite_uses(&mut self, block: BlockId, map: &FxHashMap<ValueId, ValueId>) {
         if map.is_empty() {
             return;
         }
@@ -285,7 +285,7 @@ impl IRBuilder {
 
         let mut iter_args = Vec::new();
         let mut yields = Vec::new();
-        let mut seed_rewrites: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut seed_rewrites: FxHashMap<ValueId, ValueId> = FxHashMap::default();
         for (name, end) in &carried {
             let prov = provisionals.iter().find(|p| &p.name == name);
             let init = match prov {
@@ -331,7 +331,7 @@ impl IRBuilder {
             self.rewrite_uses(c, &seed_rewrites);
         }
         // Trivial provisionals (read, never assigned) become the outer value.
-        let trivial: HashMap<ValueId, ValueId> = provisionals
+        let trivial: FxHashMap<ValueId, ValueId> = provisionals
             .iter()
             .filter(|p| !carried.iter().any(|(n, _)| *n == p.name))
             .map(|p| (p.value, p.outer))
