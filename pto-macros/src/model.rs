@@ -406,7 +406,7 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
     match (model, path.segments.last_mut(), elem) {
         (ParamTy::Scalar(_), _, _) => quote!(#ty),
         (ParamTy::Tensor { .. }, Some(last), Some(elem)) => {
-            last.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<#elem>));
+            last.arguments = angle_bracketed([elem]);
             quote!(#reference #path)
         }
         (ParamTy::Tile { shape, .. }, Some(last), Some(elem)) => {
@@ -414,14 +414,33 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
                 Some((&c, lead)) => (lead.iter().product::<u64>(), c),
                 None => (1, 1),
             };
-            let rows = proc_macro2::Literal::u64_unsuffixed(rows);
-            let cols = proc_macro2::Literal::u64_unsuffixed(cols);
-            last.arguments =
-                PathArguments::AngleBracketed(syn::parse_quote!(<#elem, #rows, #cols>));
+            last.arguments = angle_bracketed([elem, const_arg(rows), const_arg(cols)]);
             quote!(#reference #path)
         }
         _ => quote!(impl ::core::marker::Sized),
     }
+}
+
+/// `<args..>` (built directly: re-parsing quoted tokens costs more than the rest of the
+/// signature's handling).
+fn angle_bracketed(args: impl IntoIterator<Item = GenericArgument>) -> PathArguments {
+    PathArguments::AngleBracketed(syn::AngleBracketedGenericArguments {
+        colon2_token: None,
+        lt_token: Default::default(),
+        args: args.into_iter().collect(),
+        gt_token: Default::default(),
+    })
+}
+
+/// A const generic argument `n`.
+fn const_arg(n: u64) -> GenericArgument {
+    GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+        attrs: Vec::new(),
+        lit: syn::Lit::Int(syn::LitInt::new(
+            &n.to_string(),
+            proc_macro2::Span::call_site(),
+        )),
+    }))
 }
 
 impl Param {
