@@ -440,13 +440,12 @@ impl<'k> Lower<'k, '_> {
 
     // ----- values and types -----
 
-    fn ty(&self, v: ValueId) -> Type {
+    fn ty(&self, v: ValueId) -> &Type {
         self.b
             .module()
             .values
             .get(v)
-            .map(|d| d.ty.clone())
-            .unwrap_or(Type::Unknown)
+            .map_or(&Type::Unknown, |d| &d.ty)
     }
 
     fn show(&self, t: &Type) -> String {
@@ -1034,7 +1033,7 @@ impl<'k> Lower<'k, '_> {
             let _ = self.expr(right);
             return;
         };
-        let cur_ty = self.ty(cur);
+        let cur_ty = self.ty(cur).clone();
         let hint = cur_ty.as_scalar();
         let new = match op {
             None => self.expr_h(right, hint),
@@ -1715,7 +1714,7 @@ impl<'k> Lower<'k, '_> {
             _ => {
                 let id = self.materialize(v, None)?;
                 match self.ty(id) {
-                    Type::Scalar(s) if s == d => Ok(Val::V(id)),
+                    Type::Scalar(s) if *s == d => Ok(Val::V(id)),
                     Type::Scalar(_) => self
                         .build(
                             span,
