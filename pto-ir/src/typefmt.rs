@@ -1,6 +1,5 @@
-//! Type spelling shared by the printer and every message (`tile<[16, 32], [16, 32], fp32>`).
-
-use std::fmt::Write;
+//! Type spelling shared by the printer and every message (`tile<[16, 32], [16, 32], fp32>`),
+//! and the number writers the text printers and emitters share.
 
 use crate::module::ProgramModule;
 use crate::types::{Dim, TensorFormat, TileType, Type};
@@ -12,11 +11,36 @@ pub fn dim_str(m: &ProgramModule, d: &Dim) -> String {
     s
 }
 
-fn write_dim(m: &ProgramModule, d: &Dim, s: &mut String) {
-    match d {
-        Dim::Const(c) => {
-            let _ = write!(s, "{c}");
+/// Appends the decimal digits of `v` to `s`: the printers write many small numbers, and
+/// this skips `core::fmt`'s formatter set-up for each.
+pub fn push_u64(s: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
         }
+    }
+    for &b in &buf[i..] {
+        s.push(char::from(b));
+    }
+}
+
+/// Appends `v` in decimal (with a `-` when negative) to `s`, like [`push_u64`].
+pub fn push_i64(s: &mut String, v: i64) {
+    if v < 0 {
+        s.push('-');
+    }
+    push_u64(s, v.unsigned_abs());
+}
+
+/// Appends [`dim_str`] of `d` to `s`.
+pub fn write_dim(m: &ProgramModule, d: &Dim, s: &mut String) {
+    match d {
+        Dim::Const(c) => push_u64(s, *c),
         Dim::Value(v) => m.write_ssa_name(*v, s),
         Dim::Dynamic => s.push('?'),
     }
@@ -48,14 +72,15 @@ pub fn write_type(m: &ProgramModule, t: &Type, s: &mut String) {
             s.push_str("tile<");
             write_list(s, &tt.valid, |d, s| write_dim(m, d, s));
             s.push_str(", ");
-            write_list(s, &tt.shape, |c, s| {
-                let _ = write!(s, "{c}");
-            });
-            let _ = write!(s, ", {}", tt.dtype);
+            write_list(s, &tt.shape, |&c, s| push_u64(s, c));
+            s.push_str(", ");
+            s.push_str(tt.dtype.name());
             if let Some(r) = tt.memref {
-                let _ = write!(s, ", mem={}", r.space.name());
+                s.push_str(", mem=");
+                s.push_str(r.space.name());
                 if let Some(a) = r.addr {
-                    let _ = write!(s, ", addr={a}");
+                    s.push_str(", addr=");
+                    push_u64(s, a);
                 }
             }
             s.push('>');
@@ -63,7 +88,8 @@ pub fn write_type(m: &ProgramModule, t: &Type, s: &mut String) {
         Type::Tensor(tt) => {
             s.push_str("tensor<");
             write_list(s, &tt.shape, |d, s| write_dim(m, d, s));
-            let _ = write!(s, ", {}", tt.dtype);
+            s.push_str(", ");
+            s.push_str(tt.dtype.name());
             if tt.format == TensorFormat::Nz {
                 s.push_str(", NZ");
             }
@@ -80,7 +106,9 @@ pub fn write_type(m: &ProgramModule, t: &Type, s: &mut String) {
             s.push('>');
         }
         Type::Pipe(p) => {
-            let _ = write!(s, "pipe<{}>", p.name());
+            s.push_str("pipe<");
+            s.push_str(p.name());
+            s.push('>');
         }
         Type::Unknown => s.push_str("unknown"),
     }
@@ -98,10 +126,10 @@ pub fn type_msg(m: &ProgramModule, t: &Type) -> String {
 /// The seed's `TileType` spelling: `tile<[16, 32], fp32>`.
 pub fn short_tile(tt: &TileType) -> String {
     let mut s = String::from("tile<");
-    write_list(&mut s, &tt.shape, |c, s| {
-        let _ = write!(s, "{c}");
-    });
-    let _ = write!(s, ", {}>", tt.dtype);
+    write_list(&mut s, &tt.shape, |&c, s| push_u64(s, c));
+    s.push_str(", ");
+    s.push_str(tt.dtype.name());
+    s.push('>');
     s
 }
 
