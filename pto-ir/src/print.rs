@@ -38,7 +38,7 @@ use crate::module::{Direction, Function, ProgramModule};
 use crate::ops::{OpClass, Opcode};
 use crate::parse::lexer::escape;
 use crate::stmt::{ForKind, StmtKind};
-use crate::typefmt::{push_i64, push_u64, write_type};
+use crate::typefmt::{push_i64, push_u64, push_whole_f64, write_type};
 use crate::types::Type;
 use crate::value::Constant;
 
@@ -53,6 +53,8 @@ impl fmt::Display for ProgramModule {
         Printer {
             m: self,
             out: &mut out,
+            last_ty: None,
+            last_text: String::new(),
         }
         .module();
         f.write_str(&out)
@@ -63,6 +65,10 @@ impl fmt::Display for ProgramModule {
 struct Printer<'a> {
     m: &'a ProgramModule,
     out: &'a mut String,
+    /// The non-scalar type spelled last and its text: neighbouring ops mostly repeat one
+    /// tile type, and comparing and copying is cheaper than spelling it again.
+    last_ty: Option<&'a Type>,
+    last_text: String,
 }
 
 /// The attribute a constant's `value` holds when it is the literal itself.
@@ -135,7 +141,7 @@ pub(crate) fn derived_iv_type(m: &ProgramModule, lb: ValueId) -> Type {
     }
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'a> {
     fn put(&mut self, s: &str) {
         self.out.push_str(s);
     }
@@ -150,13 +156,26 @@ impl Printer<'_> {
         self.m.write_ssa_name(v, self.out);
     }
 
-    fn write_type(&mut self, t: &Type) {
+    fn write_type(&mut self, t: &'a Type) {
+        if let Type::Scalar(d) = t {
+            // A name: cheaper to write than to compare with the memo.
+            self.put(d.name());
+            return;
+        }
+        if self.last_ty == Some(t) {
+            self.out.push_str(&self.last_text);
+            return;
+        }
+        let start = self.out.len();
         write_type(self.m, t, self.out);
+        self.last_text.clear();
+        self.last_text.push_str(&self.out[start..]);
+        self.last_ty = Some(t);
     }
 
     fn ty(&mut self, v: ValueId) {
         match self.m.values.get(v) {
-            Some(d) => write_type(self.m, &d.ty, self.out),
+            Some(d) => self.write_type(&d.ty),
             None => self.put("<invalid>"),
         }
     }
@@ -226,7 +245,7 @@ impl Printer<'_> {
         self.put("}\n");
     }
 
-    fn function(&mut self, func: &Function) {
+    fn function(&mut self, func: &'a Function) {
         let m = self.m;
         self.indent(1);
         self.put("func.func @");
@@ -519,8 +538,10 @@ impl Printer<'_> {
             Constant::Int64(v) => push_i64(self.out, v),
             Constant::SizeT(v) => push_u64(self.out, v),
             Constant::Bool(b) => self.put(if b { "true" } else { "false" }),
-            Constant::Double(_) => {
-                let _ = write!(self.out, "{c}");
+            Constant::Double(v) => {
+                if !push_whole_f64(self.out, v) {
+                    let _ = write!(self.out, "{c}");
+                }
             }
         }
     }

@@ -37,6 +37,20 @@ pub fn push_i64(s: &mut String, v: i64) {
     push_u64(s, v.unsigned_abs());
 }
 
+/// Appends `v` as `12.0` when it is a whole number of magnitude below 2^53 (every one of
+/// them exact) and not `-0.0`: the spelling both `{v:?}` and `{v:.1}` give it, without
+/// `core::fmt`'s float formatting (`1.0` is the float literal kernels use most). Returns
+/// whether it did; nothing is appended otherwise.
+pub fn push_whole_f64(s: &mut String, v: f64) -> bool {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if v.fract() != 0.0 || v.abs() >= EXACT || (v == 0.0 && v.is_sign_negative()) {
+        return false;
+    }
+    push_i64(s, v as i64);
+    s.push_str(".0");
+    true
+}
+
 /// Appends [`dim_str`] of `d` to `s`.
 pub fn write_dim(m: &ProgramModule, d: &Dim, s: &mut String) {
     match d {
@@ -140,4 +154,48 @@ pub fn shape_x(shape: &[u64]) -> String {
         .map(u64::to_string)
         .collect::<Vec<_>>()
         .join(" x ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_spell_like_core_fmt() {
+        for v in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut s = String::new();
+            push_u64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        for v in [0, -1, 42, i64::MIN, i64::MAX] {
+            let mut s = String::new();
+            push_i64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        let whole = [
+            0.0,
+            1.0,
+            -3.0,
+            1e15,
+            9_007_199_254_740_991.0,
+            -9_007_199_254_740_991.0,
+        ];
+        for v in whole {
+            let mut s = String::new();
+            assert!(push_whole_f64(&mut s, v), "{v}");
+            assert_eq!(s, format!("{v:?}"));
+            assert_eq!(s, format!("{v:.1}"));
+        }
+        for v in [
+            -0.0,
+            0.5,
+            9_007_199_254_740_992.0,
+            1e300,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            let mut s = String::new();
+            assert!(!push_whole_f64(&mut s, v) && s.is_empty(), "{v}");
+        }
+    }
 }

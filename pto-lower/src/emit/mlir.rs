@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use pto_ir::typefmt::push_whole_f64;
 use pto_ir::{
     Attr, Constant, DataType, Dim, MemorySpace, OpClass, OpId, Operation, PipeKind, ProgramModule,
     StmtKind, TensorType, TileType, Type, ValueId,
@@ -55,6 +56,9 @@ pub fn mlir_dtype(d: DataType) -> &'static str {
 
 /// Writes an MLIR float literal (always with a decimal point; hex bits for non-finite values).
 fn put_float(out: &mut Out, v: f64) {
+    if push_whole_f64(&mut out.text, v) {
+        return;
+    }
     if !v.is_finite() {
         let _ = write!(out, "0x{:016X}", v.to_bits());
         return;
@@ -107,6 +111,10 @@ struct Writer<'a> {
     tokens: Vec<(Event, u32)>,
     next_token: u32,
     next_tmp: u32,
+    /// The shape and dtype of the tile type spelled last, and its text: ops mostly repeat
+    /// their neighbours' tile types, and comparing and copying is cheaper than spelling.
+    last_tile: Option<(&'a [u64], DataType)>,
+    last_text: String,
 }
 
 impl<'a> Writer<'a> {
@@ -121,6 +129,8 @@ impl<'a> Writer<'a> {
             tokens: Vec::new(),
             next_token: 0,
             next_tmp: 0,
+            last_tile: None,
+            last_text: String::new(),
         }
     }
 
@@ -167,6 +177,8 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// `tile<16x256xf32>`: only the shape and dtype show, which [`Writer::ty`]'s memo
+    /// relies on.
     fn tile_ty(&mut self, t: &TileType) {
         self.bang();
         self.put("tile<");
@@ -207,7 +219,26 @@ impl<'a> Writer<'a> {
         self.put("], offset: ?>>");
     }
 
-    fn ty(&mut self, t: &Type) {
+    fn ty(&mut self, t: &'a Type) {
+        match t {
+            Type::Scalar(d) => self.put(mlir_dtype(*d)),
+            Type::Tile(tt) => {
+                let key = (tt.shape.as_slice(), tt.dtype);
+                if self.last_tile == Some(key) {
+                    self.out.text.push_str(&self.last_text);
+                    return;
+                }
+                let start = self.out.text.len();
+                self.tile_ty(tt);
+                self.last_text.clear();
+                self.last_text.push_str(&self.out.text[start..]);
+                self.last_tile = Some(key);
+            }
+            _ => self.spell_ty(t),
+        }
+    }
+
+    fn spell_ty(&mut self, t: &Type) {
         match t {
             Type::Scalar(d) => self.put(mlir_dtype(*d)),
             Type::Tile(t) => self.tile_ty(t),
@@ -216,7 +247,7 @@ impl<'a> Writer<'a> {
                 self.put("tuple<");
                 for (i, t) in ts.iter().enumerate() {
                     self.out.sep(i);
-                    self.ty(t);
+                    self.spell_ty(t);
                 }
                 self.put(">");
             }
@@ -744,23 +775,6 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Whether the op has operands, all spelled like [`Writer::first_result_ty`] (the
-    /// custom form then shows one type). Spells them in place, compares, and cuts back.
-    fn operand_tys_match_result(&mut self, op: &Operation, records: &[Event]) -> bool {
-        let start = self.out.text.len();
-        self.first_result_ty(op, records);
-        let ret = start..self.out.text.len();
-        let mut same = !op.operands.is_empty();
-        for &v in &op.operands {
-            let s = self.out.text.len();
-            self.vty(v);
-            same &= self.out.text[s..] == self.out.text[ret.clone()];
-            self.out.text.truncate(s);
-        }
-        self.out.text.truncate(start);
-        same
-    }
-
     /// `[%i, 0]`: a custom-form offset list.
     fn offsets(&mut self, offs: &[Attr]) {
         let m = self.m;
@@ -955,11 +969,29 @@ impl<'a> Writer<'a> {
                     self.vtys(op.operands.first().copied());
                 }
                 _ => {
-                    if !self.operand_tys_match_result(op, &records) {
-                        self.vtys(op.operands.iter().copied());
-                        self.put(" -> ");
+                    // `A, B -> R`, shortened to `R` when every operand type is spelled like
+                    // the result's: spelled in full, then the operands cut out if so.
+                    let start = self.out.text.len();
+                    let mut first = None;
+                    let mut same = true;
+                    for (i, &v) in op.operands.iter().enumerate() {
+                        self.out.sep(i);
+                        let s = self.out.text.len();
+                        self.vty(v);
+                        match &first {
+                            None => first = Some(s..self.out.text.len()),
+                            Some(f) => same &= self.out.text[f.clone()] == self.out.text[s..],
+                        }
                     }
+                    self.put(" -> ");
+                    let ret = self.out.text.len();
                     self.first_result_ty(op, &records);
+                    if let Some(f) = first
+                        && same
+                        && self.out.text[f] == self.out.text[ret..]
+                    {
+                        self.out.text.replace_range(start..ret, "");
+                    }
                 }
             }
             self.record_tys(&records);
