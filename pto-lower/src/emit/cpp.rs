@@ -695,8 +695,8 @@ impl Writer<'_> {
         }
     }
 
-    /// Writes `pieces`, each a literal or (`None`) the operand `a` / `b` in turn as marked:
-    /// the C++ expression templates of the scalar ops.
+    /// Writes a scalar op's C++ expression template: its text, and the operands `a` / `b`
+    /// where marked.
     fn template(&mut self, pieces: &[Piece<'_>], a: Option<ValueId>, b: Option<ValueId>) {
         for p in pieces {
             match *p {
@@ -712,59 +712,61 @@ impl Writer<'_> {
         use Piece::{A, B, Text as T};
         let a = args.first().copied();
         let b = args.get(1).copied();
-        let bin = match op {
-            ScalarAdd => "+",
-            ScalarSub => "-",
-            ScalarMul => "*",
-            ScalarDiv | ScalarFloorDiv => "/",
-            ScalarRem | ScalarFloorMod if !self.dtype(result).is_float() => "%",
-            ScalarEq => "==",
-            ScalarNe => "!=",
-            ScalarLt => "<",
-            ScalarLe => "<=",
-            ScalarGt => ">",
-            ScalarGe => ">=",
-            ScalarAnd => "&&",
-            ScalarOr => "||",
-            ScalarXor => "!=",
-            ScalarBitAnd => "&",
-            ScalarBitOr => "|",
-            ScalarBitXor => "^",
-            ScalarShl => "<<",
-            ScalarShr => ">>",
-            ScalarRem | ScalarFloorMod => {
-                return self.template(&[T("__builtin_fmod("), A, T(", "), B, T(")")], a, b);
-            }
-            ScalarMin => {
-                let t = [T("("), A, T(" < "), B, T(" ? "), A, T(" : "), B, T(")")];
-                return self.template(&t, a, b);
-            }
-            ScalarMax => {
-                let t = [T("("), A, T(" > "), B, T(" ? "), A, T(" : "), B, T(")")];
-                return self.template(&t, a, b);
-            }
-            ScalarPow => {
-                return self.template(&[T("__builtin_pow("), A, T(", "), B, T(")")], a, b);
-            }
-            ScalarNeg => return self.template(&[T("(-"), A, T(")")], a, b),
-            ScalarAbs => {
-                let t = [T("("), A, T(" < 0 ? -"), A, T(" : "), A, T(")")];
-                return self.template(&t, a, b);
-            }
-            ScalarNot => return self.template(&[T("(!"), A, T(")")], a, b),
-            ScalarBitNot => return self.template(&[T("(~"), A, T(")")], a, b),
+        let float = self.dtype(result).is_float();
+        if let Some(o) = binary_operator(op, float) {
+            return self.template(&[T("("), A, T(" "), T(o), T(" "), B, T(")")], a, b);
+        }
+        let cast;
+        let pieces: &[Piece<'_>] = match op {
+            ScalarRem | ScalarFloorMod => &[T("__builtin_fmod("), A, T(", "), B, T(")")],
+            ScalarMin => &[T("("), A, T(" < "), B, T(" ? "), A, T(" : "), B, T(")")],
+            ScalarMax => &[T("("), A, T(" > "), B, T(" ? "), A, T(" : "), B, T(")")],
+            ScalarPow => &[T("__builtin_pow("), A, T(", "), B, T(")")],
+            ScalarNeg => &[T("(-"), A, T(")")],
+            ScalarAbs => &[T("("), A, T(" < 0 ? -"), A, T(" : "), A, T(")")],
+            ScalarNot => &[T("(!"), A, T(")")],
+            ScalarBitNot => &[T("(~"), A, T(")")],
             ScalarCast => {
-                let t = cpp_dtype(self.dtype(result));
-                return self.template(&[T("static_cast<"), T(t), T(">("), A, T(")")], a, b);
+                let to = cpp_dtype(self.dtype(result));
+                cast = [T("static_cast<"), T(to), T(">("), A, T(")")];
+                &cast
             }
-            _ => return self.operand(a),
+            _ => &[A],
         };
-        self.template(&[T("("), A, T(" "), T(bin), T(" "), B, T(")")], a, b);
+        self.template(pieces, a, b);
     }
+}
+
+/// The C++ infix operator of a binary scalar op (`%` only for integers).
+fn binary_operator(op: Opcode, float: bool) -> Option<&'static str> {
+    use Opcode::*;
+    Some(match op {
+        ScalarAdd => "+",
+        ScalarSub => "-",
+        ScalarMul => "*",
+        ScalarDiv | ScalarFloorDiv => "/",
+        ScalarRem | ScalarFloorMod if !float => "%",
+        ScalarEq => "==",
+        ScalarNe => "!=",
+        ScalarLt => "<",
+        ScalarLe => "<=",
+        ScalarGt => ">",
+        ScalarGe => ">=",
+        ScalarAnd => "&&",
+        ScalarOr => "||",
+        ScalarXor => "!=",
+        ScalarBitAnd => "&",
+        ScalarBitOr => "|",
+        ScalarBitXor => "^",
+        ScalarShl => "<<",
+        ScalarShr => ">>",
+        _ => return None,
+    })
 }
 
 /// A piece of a scalar op's C++ expression template.
 enum Piece<'s> {
+    /// Literal text.
     Text(&'s str),
     /// The first operand.
     A,

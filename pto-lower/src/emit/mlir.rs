@@ -104,7 +104,8 @@ struct Writer<'a> {
     p: &'a Program,
     generic: bool,
     out: Out,
-    /// Values a `while` body sees under a fresh name (`%x_3_do`), one entry per renaming.
+    /// Values a `while` body sees under a fresh name: each entry appends `_do` to the
+    /// value's name (`%x_3_do`), so the entries of nested loops stack.
     renamed: Vec<ValueId>,
     /// The token number (`%e7`) of each event recorded so far, the most recent one. At most 8
     /// ids per pipe pair occur, so a Vec searched linearly beats hashing.
