@@ -32,13 +32,13 @@
 
 use std::fmt::{self, Write};
 
-use crate::attr::{Attr, Attrs};
+use crate::attr::Attr;
 use crate::entity::{BlockId, OpId, StmtId, ValueId};
 use crate::module::{Direction, Function, ProgramModule};
 use crate::ops::{OpClass, Opcode};
 use crate::parse::lexer::escape;
 use crate::stmt::{ForKind, StmtKind};
-use crate::typefmt::{type_str, write_type};
+use crate::typefmt::{push_i64, push_u64, push_whole_f64, write_type};
 use crate::types::Type;
 use crate::value::Constant;
 
@@ -48,19 +48,27 @@ const MAX_DEPTH: usize = 200;
 
 impl fmt::Display for ProgramModule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::new();
+        // About one line of 64 bytes per op: one allocation for most modules.
+        let mut out = String::with_capacity(256 + 64 * self.ops.len());
         Printer {
             m: self,
             out: &mut out,
+            last_ty: None,
+            last_text: String::new(),
         }
         .module();
         f.write_str(&out)
     }
 }
 
+/// Writes the text straight into one `String`: no piece is formatted on its own first.
 struct Printer<'a> {
     m: &'a ProgramModule,
     out: &'a mut String,
+    /// The non-scalar type spelled last and its text: neighbouring ops mostly repeat one
+    /// tile type, and comparing and copying is cheaper than spelling it again.
+    last_ty: Option<&'a Type>,
+    last_text: String,
 }
 
 /// The attribute a constant's `value` holds when it is the literal itself.
@@ -133,41 +141,57 @@ pub(crate) fn derived_iv_type(m: &ProgramModule, lb: ValueId) -> Type {
     }
 }
 
-impl Printer<'_> {
-    fn name(&self, v: ValueId) -> String {
-        self.m.ssa_name(v)
+impl<'a> Printer<'a> {
+    fn put(&mut self, s: &str) {
+        self.out.push_str(s);
     }
 
-    fn ty(&self, v: ValueId) -> String {
+    fn sep(&mut self, i: usize) {
+        if i > 0 {
+            self.out.push_str(", ");
+        }
+    }
+
+    fn name(&mut self, v: ValueId) {
+        self.m.write_ssa_name(v, self.out);
+    }
+
+    fn write_type(&mut self, t: &'a Type) {
+        if let Type::Scalar(d) = t {
+            // A name: cheaper to write than to compare with the memo.
+            self.put(d.name());
+            return;
+        }
+        if self.last_ty == Some(t) {
+            self.out.push_str(&self.last_text);
+            return;
+        }
+        let start = self.out.len();
+        write_type(self.m, t, self.out);
+        self.last_text.clear();
+        self.last_text.push_str(&self.out[start..]);
+        self.last_ty = Some(t);
+    }
+
+    fn ty(&mut self, v: ValueId) {
         match self.m.values.get(v) {
-            Some(d) => type_str(self.m, &d.ty),
-            None => "<invalid>".to_string(),
+            Some(d) => self.write_type(&d.ty),
+            None => self.put("<invalid>"),
         }
     }
 
-    fn names(&self, vs: &[ValueId]) -> String {
-        let mut s = String::new();
+    fn names(&mut self, vs: &[ValueId]) {
         for (i, &v) in vs.iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            self.m.write_ssa_name(v, &mut s);
+            self.sep(i);
+            self.name(v);
         }
-        s
     }
 
-    fn types(&self, vs: &[ValueId]) -> String {
-        let mut s = String::new();
+    fn types(&mut self, vs: &[ValueId]) {
         for (i, &v) in vs.iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            match self.m.values.get(v) {
-                Some(d) => write_type(self.m, &d.ty, &mut s),
-                None => s.push_str("<invalid>"),
-            }
+            self.sep(i);
+            self.ty(v);
         }
-        s
     }
 
     fn indent(&mut self, level: usize) {
@@ -182,16 +206,32 @@ impl Printer<'_> {
         self.out.push('\n');
     }
 
+    /// A line holding a marker for a broken reference (`// <invalid op OpId(3)>`).
+    fn invalid(&mut self, level: usize, what: fmt::Arguments<'_>) {
+        self.indent(level);
+        let _ = self.out.write_fmt(what);
+        self.out.push('\n');
+    }
+
     fn module(&mut self) {
         let m = self.m;
-        let _ = writeln!(self.out, "program.module @{} {{", m.name);
+        self.put("program.module @");
+        self.put(&m.name);
+        self.put(" {\n");
         if let Some(e) = m.entry {
             let name = m.funcs.get(e).map_or("<invalid>", |f| f.name.as_str());
-            self.line(1, &format!("program.entry @{name}"));
+            self.indent(1);
+            self.put("program.entry @");
+            self.put(name);
+            self.out.push('\n');
         }
         for (k, v) in &m.attrs.0 {
-            let s = format!("attr {k} = {}", attr_str(m, v));
-            self.line(1, &s);
+            self.indent(1);
+            self.put("attr ");
+            self.put(k);
+            self.put(" = ");
+            self.attr(v);
+            self.out.push('\n');
         }
         for (i, &fid) in m.functions.iter().enumerate() {
             if i > 0 {
@@ -199,35 +239,43 @@ impl Printer<'_> {
             }
             match m.funcs.get(fid) {
                 Some(func) => self.function(func),
-                None => self.line(1, &format!("// <invalid function {fid:?}>")),
+                None => self.invalid(1, format_args!("// <invalid function {fid:?}>")),
             }
         }
-        self.out.push_str("}\n");
+        self.put("}\n");
     }
 
-    fn function(&mut self, func: &Function) {
+    fn function(&mut self, func: &'a Function) {
         let m = self.m;
-        let mut head = format!("func.func @{}(", func.name);
+        self.indent(1);
+        self.put("func.func @");
+        self.put(&func.name);
+        self.out.push('(');
         for (i, p) in func.sig.params.iter().enumerate() {
-            if i > 0 {
-                head.push_str(", ");
-            }
+            self.sep(i);
             let scalar = matches!(m.values.get(p.value).map(|d| &d.ty), Some(Type::Scalar(_)));
-            let _ = write!(head, "{}: {}", self.name(p.value), self.ty(p.value));
+            self.name(p.value);
+            self.put(": ");
+            self.ty(p.value);
             if p.direction != Direction::In || !scalar {
-                let _ = write!(head, " {}", p.direction.mark());
+                self.out.push(' ');
+                self.put(p.direction.mark());
             }
         }
-        head.push(')');
+        self.out.push(')');
         if !func.sig.returns.is_empty() {
-            let rets: Vec<String> = func.sig.returns.iter().map(|t| type_str(m, t)).collect();
-            let _ = write!(head, " -> ({})", rets.join(", "));
+            self.put(" -> (");
+            for (i, t) in func.sig.returns.iter().enumerate() {
+                self.sep(i);
+                self.write_type(t);
+            }
+            self.out.push(')');
         }
         if !func.attrs.is_empty() {
-            let _ = write!(head, " attributes {}", dict_str(m, &func.attrs, false));
+            self.put(" attributes ");
+            self.dict(func.attrs.0.iter(), false);
         }
-        head.push_str(" {");
-        self.line(1, &head);
+        self.put(" {\n");
         // The input scope holds no statements in a well-formed module; print any it has so
         // nothing is hidden (the parser puts every statement in the body).
         if let Some(b) = m.blocks.get(func.inputs) {
@@ -237,7 +285,10 @@ impl Printer<'_> {
         }
         self.block_stmts(func.body, 2, 0);
         self.line(1, "}");
-        self.line(1, &format!("// func.kind = {}", func.kind.name()));
+        self.indent(1);
+        self.put("// func.kind = ");
+        self.put(func.kind.name());
+        self.out.push('\n');
     }
 
     fn block_stmts(&mut self, b: BlockId, level: usize, depth: usize) {
@@ -251,56 +302,59 @@ impl Printer<'_> {
                     self.stmt(s, level, depth + 1);
                 }
             }
-            None => self.line(level, &format!("// <invalid block {b:?}>")),
+            None => self.invalid(level, format_args!("// <invalid block {b:?}>")),
         }
     }
 
     /// ` -> (T, ..)` when the parser could not derive the result types from the header.
-    fn result_annotation(&self, kind: &StmtKind, results: &[ValueId]) -> String {
-        let actual: Option<Vec<Type>> = results
-            .iter()
-            .map(|&v| self.m.values.get(v).map(|d| d.ty.clone()))
-            .collect();
-        let Some(actual) = actual else {
-            return String::new();
+    fn result_annotation(&mut self, kind: &StmtKind, results: &[ValueId]) {
+        let m = self.m;
+        if results.iter().any(|&v| m.values.get(v).is_none()) {
+            return;
+        }
+        let actual = || {
+            results
+                .iter()
+                .filter_map(|&v| m.values.get(v).map(|d| &d.ty))
         };
-        if derived_result_types(self.m, kind).as_ref() == Some(&actual) {
-            return String::new();
+        if derived_result_types(m, kind).is_some_and(|d| d.iter().eq(actual())) {
+            return;
         }
-        let tys: Vec<String> = actual.iter().map(|t| type_str(self.m, t)).collect();
-        format!(" -> ({})", tys.join(", "))
+        self.put(" -> (");
+        for (i, t) in actual().enumerate() {
+            self.sep(i);
+            self.write_type(t);
+        }
+        self.out.push(')');
     }
 
-    fn lhs(&self, results: &[ValueId]) -> String {
-        if results.is_empty() {
-            String::new()
-        } else {
-            format!("{} = ", self.names(results))
+    fn lhs(&mut self, results: &[ValueId]) {
+        if !results.is_empty() {
+            self.names(results);
+            self.put(" = ");
         }
     }
 
-    fn iter_args(&self, args: &[crate::stmt::IterArg]) -> String {
+    fn iter_args(&mut self, args: &[crate::stmt::IterArg]) {
         if args.is_empty() {
-            return String::new();
+            return;
         }
-        let items: Vec<String> = args
-            .iter()
-            .map(|a| {
-                format!(
-                    "{} = {} : {}",
-                    self.name(a.arg),
-                    self.name(a.init),
-                    self.ty(a.arg)
-                )
-            })
-            .collect();
-        format!(" iter_args({})", items.join(", "))
+        self.put(" iter_args(");
+        for (i, a) in args.iter().enumerate() {
+            self.sep(i);
+            self.name(a.arg);
+            self.put(" = ");
+            self.name(a.init);
+            self.put(" : ");
+            self.ty(a.arg);
+        }
+        self.out.push(')');
     }
 
     fn stmt(&mut self, s: StmtId, level: usize, depth: usize) {
         let m = self.m;
         let Some(st) = m.stmts.get(s) else {
-            self.line(level, &format!("// <invalid statement {s:?}>"));
+            self.invalid(level, format_args!("// <invalid statement {s:?}>"));
             return;
         };
         match &st.kind {
@@ -312,77 +366,81 @@ impl Printer<'_> {
                 self.line(level, "}");
             }
             StmtKind::For(f) => {
-                let iv_ty = match m.values.get(f.iv) {
-                    Some(d) if d.ty != derived_iv_type(m, f.lb) => {
-                        format!(" : {}", type_str(m, &d.ty))
-                    }
-                    _ => String::new(),
-                };
-                let mut head = format!(
-                    "{}statement.for {}{iv_ty} = {} to {} step {}{}",
-                    self.lhs(&f.results),
-                    self.name(f.iv),
-                    self.name(f.lb),
-                    self.name(f.ub),
-                    self.name(f.step),
-                    self.iter_args(&f.iter_args)
-                );
+                self.indent(level);
+                self.lhs(&f.results);
+                self.put("statement.for ");
+                self.name(f.iv);
+                if let Some(d) = m.values.get(f.iv)
+                    && d.ty != derived_iv_type(m, f.lb)
+                {
+                    self.put(" : ");
+                    self.write_type(&d.ty);
+                }
+                self.put(" = ");
+                self.name(f.lb);
+                self.put(" to ");
+                self.name(f.ub);
+                self.put(" step ");
+                self.name(f.step);
+                self.iter_args(&f.iter_args);
                 let parallel = f.kind == ForKind::Parallel;
                 if parallel || !f.attrs.is_empty() {
-                    let mut items = Vec::new();
+                    self.put(" {");
                     if parallel {
-                        items.push("parallel".to_string());
+                        self.put("parallel");
                     }
-                    items.extend(
-                        f.attrs
-                            .0
-                            .iter()
-                            .map(|(k, v)| format!("{k}={}", attr_str(m, v))),
-                    );
-                    let _ = write!(head, " {{{}}}", items.join(", "));
+                    for (i, (k, v)) in f.attrs.0.iter().enumerate() {
+                        self.sep(i + usize::from(parallel));
+                        self.put(k);
+                        self.out.push('=');
+                        self.attr(v);
+                    }
+                    self.out.push('}');
                 }
-                head.push_str(&self.result_annotation(&st.kind, &f.results));
-                head.push_str(" {");
-                self.line(level, &head);
+                self.result_annotation(&st.kind, &f.results);
+                self.put(" {\n");
                 self.block_stmts(f.body, level + 1, depth);
                 self.line(level, "}");
             }
             StmtKind::If(i) => {
-                let head = format!(
-                    "{}statement.if {}{} {{",
-                    self.lhs(&i.results),
-                    self.name(i.cond),
-                    self.result_annotation(&st.kind, &i.results)
-                );
-                self.line(level, &head);
+                self.indent(level);
+                self.lhs(&i.results);
+                self.put("statement.if ");
+                self.name(i.cond);
+                self.result_annotation(&st.kind, &i.results);
+                self.put(" {\n");
                 self.block_stmts(i.then_block, level + 1, depth);
                 self.line(level, "} else {");
                 self.block_stmts(i.else_block, level + 1, depth);
                 self.line(level, "}");
             }
             StmtKind::While(w) => {
-                let head = format!(
-                    "{}statement.while{}{} cond {{",
-                    self.lhs(&w.results),
-                    self.iter_args(&w.iter_args),
-                    self.result_annotation(&st.kind, &w.results)
-                );
-                self.line(level, &head);
+                self.indent(level);
+                self.lhs(&w.results);
+                self.put("statement.while");
+                self.iter_args(&w.iter_args);
+                self.result_annotation(&st.kind, &w.results);
+                self.put(" cond {\n");
                 self.block_stmts(w.cond_block, level + 1, depth);
                 self.line(level, "} do {");
                 self.block_stmts(w.body, level + 1, depth);
                 self.line(level, "}");
             }
             StmtKind::Condition(c) => {
-                let s = format!("statement.condition {}", self.name(*c));
-                self.line(level, &s);
+                self.indent(level);
+                self.put("statement.condition ");
+                self.name(*c);
+                self.out.push('\n');
             }
             StmtKind::Yield(vs) => self.terminator(level, "statement.yield", vs),
             StmtKind::Return(vs) => self.terminator(level, "statement.return", vs),
             StmtKind::Break(vs) => self.terminator(level, "statement.break", vs),
             StmtKind::Continue(vs) => self.terminator(level, "statement.continue", vs),
             StmtKind::Scope(kind, b) => {
-                self.line(level, &format!("statement.scope {} {{", kind.name()));
+                self.indent(level);
+                self.put("statement.scope ");
+                self.put(kind.name());
+                self.put(" {\n");
                 self.block_stmts(*b, level + 1, depth);
                 self.line(level, "}");
             }
@@ -390,114 +448,149 @@ impl Printer<'_> {
     }
 
     fn terminator(&mut self, level: usize, kw: &str, vs: &[ValueId]) {
-        let s = if vs.is_empty() {
-            kw.to_string()
-        } else {
-            format!("{kw} {}", self.names(vs))
-        };
-        self.line(level, &s);
+        self.indent(level);
+        self.put(kw);
+        if !vs.is_empty() {
+            self.out.push(' ');
+            self.names(vs);
+        }
+        self.out.push('\n');
     }
 
     fn op(&mut self, id: OpId, level: usize) {
         let m = self.m;
         let Some(op) = m.ops.get(id) else {
-            self.line(level, &format!("// <invalid op {id:?}>"));
+            self.invalid(level, format_args!("// <invalid op {id:?}>"));
             return;
         };
-        let mut s = self.lhs(&op.results);
+        self.indent(level);
+        self.lhs(&op.results);
         // Constant form: `%c = 3.14 : fp64`.
         if op.opcode.class() == OpClass::Const
             && op.operands.is_empty()
             && let [r] = op.results.as_slice()
             && let Some(c) = m.values.get(*r).and_then(|d| d.constant)
         {
-            let _ = write!(s, "{c} : {}", self.ty(*r));
+            self.constant(c);
+            self.put(" : ");
+            self.ty(*r);
             let literal = constant_attr(c);
-            let extra: Vec<(String, Attr)> = op
-                .attrs
-                .0
-                .iter()
-                .filter(|(k, v)| k != "value" || !attr_identical(v, &literal))
-                .cloned()
-                .collect();
-            if !extra.is_empty() {
-                let _ = write!(s, " {}", dict_str(m, &Attrs(extra), false));
+            let is_extra = |(k, v): &&(String, Attr)| k != "value" || !attr_identical(v, &literal);
+            if op.attrs.0.iter().any(|e| is_extra(&e)) {
+                self.out.push(' ');
+                self.dict(op.attrs.0.iter().filter(is_extra), false);
             }
-            self.line(level, &s);
+            self.out.push('\n');
             return;
         }
         let callee = match op.attrs.get("callee") {
-            Some(Attr::Symbol(name)) if op.opcode == Opcode::Call => Some(name.clone()),
+            Some(Attr::Symbol(name)) if op.opcode == Opcode::Call => Some(name),
             _ => None,
         };
-        let attrs: Vec<(String, Attr)> = match &callee {
-            Some(_) => op
-                .attrs
-                .0
-                .iter()
-                .filter(|(k, _)| k != "callee")
-                .cloned()
-                .collect(),
-            None => op.attrs.0.clone(),
-        };
-        match &callee {
+        match callee {
             Some(name) => {
-                let _ = write!(
-                    s,
-                    "func.call @{name}({}) : ({}) -> ({})",
-                    self.names(&op.operands),
-                    self.types(&op.operands),
-                    self.types(&op.results)
-                );
+                self.put("func.call @");
+                self.put(name);
+                self.out.push('(');
+                self.names(&op.operands);
+                self.put(") : (");
+                self.types(&op.operands);
+                self.put(") -> (");
+                self.types(&op.results);
+                self.out.push(')');
             }
             None => {
-                s.push_str(&op.opcode.full_name());
-                if !op.operands.is_empty() {
-                    let _ = write!(s, " {}", self.names(&op.operands));
+                let info = op.opcode.info();
+                if !info.dialect.is_empty() {
+                    self.put(info.dialect);
+                    self.out.push('.');
                 }
-                let _ = write!(s, " : ({}) -> ", self.types(&op.operands));
+                self.put(info.mnemonic);
+                if !op.operands.is_empty() {
+                    self.out.push(' ');
+                    self.names(&op.operands);
+                }
+                self.put(" : (");
+                self.types(&op.operands);
+                self.put(") -> ");
                 if op.results.len() == 1 {
-                    s.push_str(&self.types(&op.results));
+                    self.types(&op.results);
                 } else {
-                    let _ = write!(s, "({})", self.types(&op.results));
+                    self.out.push('(');
+                    self.types(&op.results);
+                    self.out.push(')');
                 }
             }
         }
-        if !attrs.is_empty() {
-            let _ = write!(s, " {}", dict_str(m, &Attrs(attrs), false));
+        // A call's callee is printed as `@f(..)`, not in the dictionary.
+        let shown = |(k, _): &&(String, Attr)| callee.is_none() || k != "callee";
+        if op.attrs.0.iter().any(|e| shown(&e)) {
+            self.out.push(' ');
+            self.dict(op.attrs.0.iter().filter(shown), false);
         }
-        self.line(level, &s);
+        self.out.push('\n');
     }
-}
 
-/// Spells an attribute dictionary: `{k=v, ..}`, or `{ k=v, .. }` when `spaced`.
-fn dict_str(m: &ProgramModule, attrs: &Attrs, spaced: bool) -> String {
-    let items: Vec<String> = attrs
-        .0
-        .iter()
-        .map(|(k, v)| format!("{k}={}", attr_str(m, v)))
-        .collect();
-    if spaced && !items.is_empty() {
-        format!("{{ {} }}", items.join(", "))
-    } else {
-        format!("{{{}}}", items.join(", "))
-    }
-}
-
-/// Spells one attribute value.
-pub(crate) fn attr_str(m: &ProgramModule, a: &Attr) -> String {
-    match a {
-        Attr::Int(v) => v.to_string(),
-        Attr::Float(v) => Constant::Double(*v).to_string(),
-        Attr::Str(s) => escape(s),
-        Attr::Bool(b) => b.to_string(),
-        Attr::Value(v) => m.ssa_name(*v),
-        Attr::Ident(s) => s.clone(),
-        Attr::Symbol(s) => format!("@{s}"),
-        Attr::List(items) => {
-            let parts: Vec<String> = items.iter().map(|x| attr_str(m, x)).collect();
-            format!("[{}]", parts.join(", "))
+    /// Spells a constant as [`Constant`]'s `Display` does, integers without `core::fmt`.
+    fn constant(&mut self, c: Constant) {
+        match c {
+            Constant::Int(v) => push_i64(self.out, i64::from(v)),
+            Constant::Int64(v) => push_i64(self.out, v),
+            Constant::SizeT(v) => push_u64(self.out, v),
+            Constant::Bool(b) => self.put(if b { "true" } else { "false" }),
+            Constant::Double(v) => {
+                if !push_whole_f64(self.out, v) {
+                    let _ = write!(self.out, "{c}");
+                }
+            }
         }
-        Attr::Map(items) => dict_str(m, &Attrs(items.clone()), true),
+    }
+
+    /// Spells an attribute dictionary: `{k=v, ..}`, or `{ k=v, .. }` when `spaced`.
+    fn dict<'e>(&mut self, entries: impl Iterator<Item = &'e (String, Attr)>, spaced: bool) {
+        self.out.push('{');
+        let mut n = 0;
+        for (k, v) in entries {
+            self.put(if n > 0 {
+                ", "
+            } else if spaced {
+                " "
+            } else {
+                ""
+            });
+            self.put(k);
+            self.out.push('=');
+            self.attr(v);
+            n += 1;
+        }
+        if spaced && n > 0 {
+            self.out.push(' ');
+        }
+        self.out.push('}');
+    }
+
+    /// Spells one attribute value.
+    fn attr(&mut self, a: &Attr) {
+        match a {
+            Attr::Int(v) => push_i64(self.out, *v),
+            Attr::Float(v) => self.constant(Constant::Double(*v)),
+            Attr::Str(s) => self.put(&escape(s)),
+            Attr::Bool(b) => self.put(if *b { "true" } else { "false" }),
+            Attr::Value(v) => self.name(*v),
+            Attr::Ident(s) => self.put(s),
+            Attr::Symbol(s) => {
+                self.out.push('@');
+                self.put(s);
+            }
+            Attr::List(items) => {
+                self.out.push('[');
+                for (i, x) in items.iter().enumerate() {
+                    self.sep(i);
+                    self.attr(x);
+                }
+                self.out.push(']');
+            }
+            Attr::Map(items) => self.dict(items.iter(), true),
+        }
     }
 }

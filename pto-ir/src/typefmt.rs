@@ -1,6 +1,5 @@
-//! Type spelling shared by the printer and every message (`tile<[16, 32], [16, 32], fp32>`).
-
-use std::fmt::Write;
+//! Type spelling shared by the printer and every message (`tile<[16, 32], [16, 32], fp32>`),
+//! and the number writers the text printers and emitters share.
 
 use crate::module::ProgramModule;
 use crate::types::{Dim, TensorFormat, TileType, Type};
@@ -12,11 +11,50 @@ pub fn dim_str(m: &ProgramModule, d: &Dim) -> String {
     s
 }
 
-fn write_dim(m: &ProgramModule, d: &Dim, s: &mut String) {
-    match d {
-        Dim::Const(c) => {
-            let _ = write!(s, "{c}");
+/// Appends the decimal digits of `v` to `s`: the printers write many small numbers, and
+/// this skips `core::fmt`'s formatter set-up for each.
+pub fn push_u64(s: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
         }
+    }
+    for &b in &buf[i..] {
+        s.push(char::from(b));
+    }
+}
+
+/// Appends `v` in decimal (with a `-` when negative) to `s`, like [`push_u64`].
+pub fn push_i64(s: &mut String, v: i64) {
+    if v < 0 {
+        s.push('-');
+    }
+    push_u64(s, v.unsigned_abs());
+}
+
+/// Appends `v` as `12.0` when it is a whole number of magnitude below 2^53 (every one of
+/// them exact) and not `-0.0`: the spelling both `{v:?}` and `{v:.1}` give it, without
+/// `core::fmt`'s float formatting (`1.0` is the float literal kernels use most). Returns
+/// whether it did; nothing is appended otherwise.
+pub fn push_whole_f64(s: &mut String, v: f64) -> bool {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if v.fract() != 0.0 || v.abs() >= EXACT || (v == 0.0 && v.is_sign_negative()) {
+        return false;
+    }
+    push_i64(s, v as i64);
+    s.push_str(".0");
+    true
+}
+
+/// Appends [`dim_str`] of `d` to `s`.
+pub fn write_dim(m: &ProgramModule, d: &Dim, s: &mut String) {
+    match d {
+        Dim::Const(c) => push_u64(s, *c),
         Dim::Value(v) => m.write_ssa_name(*v, s),
         Dim::Dynamic => s.push('?'),
     }
@@ -48,14 +86,15 @@ pub fn write_type(m: &ProgramModule, t: &Type, s: &mut String) {
             s.push_str("tile<");
             write_list(s, &tt.valid, |d, s| write_dim(m, d, s));
             s.push_str(", ");
-            write_list(s, &tt.shape, |c, s| {
-                let _ = write!(s, "{c}");
-            });
-            let _ = write!(s, ", {}", tt.dtype);
+            write_list(s, &tt.shape, |&c, s| push_u64(s, c));
+            s.push_str(", ");
+            s.push_str(tt.dtype.name());
             if let Some(r) = tt.memref {
-                let _ = write!(s, ", mem={}", r.space.name());
+                s.push_str(", mem=");
+                s.push_str(r.space.name());
                 if let Some(a) = r.addr {
-                    let _ = write!(s, ", addr={a}");
+                    s.push_str(", addr=");
+                    push_u64(s, a);
                 }
             }
             s.push('>');
@@ -63,7 +102,8 @@ pub fn write_type(m: &ProgramModule, t: &Type, s: &mut String) {
         Type::Tensor(tt) => {
             s.push_str("tensor<");
             write_list(s, &tt.shape, |d, s| write_dim(m, d, s));
-            let _ = write!(s, ", {}", tt.dtype);
+            s.push_str(", ");
+            s.push_str(tt.dtype.name());
             if tt.format == TensorFormat::Nz {
                 s.push_str(", NZ");
             }
@@ -80,7 +120,9 @@ pub fn write_type(m: &ProgramModule, t: &Type, s: &mut String) {
             s.push('>');
         }
         Type::Pipe(p) => {
-            let _ = write!(s, "pipe<{}>", p.name());
+            s.push_str("pipe<");
+            s.push_str(p.name());
+            s.push('>');
         }
         Type::Unknown => s.push_str("unknown"),
     }
@@ -98,10 +140,10 @@ pub fn type_msg(m: &ProgramModule, t: &Type) -> String {
 /// The seed's `TileType` spelling: `tile<[16, 32], fp32>`.
 pub fn short_tile(tt: &TileType) -> String {
     let mut s = String::from("tile<");
-    write_list(&mut s, &tt.shape, |c, s| {
-        let _ = write!(s, "{c}");
-    });
-    let _ = write!(s, ", {}>", tt.dtype);
+    write_list(&mut s, &tt.shape, |&c, s| push_u64(s, c));
+    s.push_str(", ");
+    s.push_str(tt.dtype.name());
+    s.push('>');
     s
 }
 
@@ -112,4 +154,48 @@ pub fn shape_x(shape: &[u64]) -> String {
         .map(u64::to_string)
         .collect::<Vec<_>>()
         .join(" x ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_spell_like_core_fmt() {
+        for v in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut s = String::new();
+            push_u64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        for v in [0, -1, 42, i64::MIN, i64::MAX] {
+            let mut s = String::new();
+            push_i64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        let whole = [
+            0.0,
+            1.0,
+            -3.0,
+            1e15,
+            9_007_199_254_740_991.0,
+            -9_007_199_254_740_991.0,
+        ];
+        for v in whole {
+            let mut s = String::new();
+            assert!(push_whole_f64(&mut s, v), "{v}");
+            assert_eq!(s, format!("{v:?}"));
+            assert_eq!(s, format!("{v:.1}"));
+        }
+        for v in [
+            -0.0,
+            0.5,
+            9_007_199_254_740_992.0,
+            1e300,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            let mut s = String::new();
+            assert!(!push_whole_f64(&mut s, v) && s.is_empty(), "{v}");
+        }
+    }
 }

@@ -11,6 +11,9 @@
 //! does not reserve scratch space yet); a kernel's returned scalars are not part of the
 //! kernel ABI and appear as a comment.
 
+use std::fmt::Write;
+
+use pto_ir::entity::EntityId;
 use pto_ir::{
     Constant, DataType, Dim, MemorySpace, Opcode, ProgramModule, Type, ValueDef, ValueId,
 };
@@ -25,8 +28,10 @@ pub fn emit(p: &Program) -> String {
     let mut w = Writer {
         p,
         m: &p.module,
-        out: Out::default(),
+        // Room for a few lines per instruction: one allocation for most kernels.
+        out: Out::with_capacity(1024 + 256 * p.inst_count()),
         next_gt: 0,
+        names: vec![None; p.module.values.len()],
     };
     w.put_program();
     w.out.text
@@ -52,8 +57,8 @@ pub fn cpp_dtype(d: DataType) -> &'static str {
     }
 }
 
-/// The `Tile<..>` type of a slot.
-pub fn tile_type(s: &TileSlot) -> String {
+/// Writes the `Tile<..>` type of a slot.
+fn put_tile_type(out: &mut Out, s: &TileSlot) {
     let loc = match s.space {
         MemorySpace::Vec | MemorySpace::Ddr => "Vec",
         MemorySpace::Mat => "Mat",
@@ -65,25 +70,39 @@ pub fn tile_type(s: &TileSlot) -> String {
     let (b, sl, fractal) = match s.space {
         MemorySpace::Vec | MemorySpace::Ddr | MemorySpace::Bias => {
             if s.layout == "DN" {
-                ("ColMajor", "NoneBox", 512)
+                ("ColMajor", "NoneBox", "512")
             } else {
-                ("RowMajor", "NoneBox", 512)
+                ("RowMajor", "NoneBox", "512")
             }
         }
-        MemorySpace::Mat => ("ColMajor", "RowMajor", 512),
-        MemorySpace::Left => ("RowMajor", "RowMajor", 512),
-        MemorySpace::Right => ("RowMajor", "ColMajor", 512),
-        MemorySpace::Acc => ("ColMajor", "RowMajor", 1024),
+        MemorySpace::Mat => ("ColMajor", "RowMajor", "512"),
+        MemorySpace::Left => ("RowMajor", "RowMajor", "512"),
+        MemorySpace::Right => ("RowMajor", "ColMajor", "512"),
+        MemorySpace::Acc => ("ColMajor", "RowMajor", "1024"),
     };
-    let v = |x: Option<u64>| x.map_or("DYNAMIC".to_string(), |c| c.to_string());
-    format!(
-        "Tile<TileType::{loc}, {}, {}, {}, BLayout::{b}, {}, {}, SLayout::{sl}, {fractal}, PadValue::Null>",
-        cpp_dtype(s.dtype),
-        s.rows,
-        s.cols,
-        v(s.valid[0]),
-        v(s.valid[1])
-    )
+    let put_valid = |out: &mut Out, x: Option<u64>| match x {
+        Some(c) => out.put_u64(c),
+        None => out.put("DYNAMIC"),
+    };
+    out.put("Tile<TileType::");
+    out.put(loc);
+    out.put(", ");
+    out.put(cpp_dtype(s.dtype));
+    out.put(", ");
+    out.put_u64(s.rows);
+    out.put(", ");
+    out.put_u64(s.cols);
+    out.put(", BLayout::");
+    out.put(b);
+    out.put(", ");
+    put_valid(out, s.valid[0]);
+    out.put(", ");
+    put_valid(out, s.valid[1]);
+    out.put(", SLayout::");
+    out.put(sl);
+    out.put(", ");
+    out.put(fractal);
+    out.put(", PadValue::Null>");
 }
 
 fn ident_ok(s: &str) -> bool {
@@ -92,34 +111,61 @@ fn ident_ok(s: &str) -> bool {
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
+/// The C++ name of a value: a parameter's own name when it is an identifier, else the
+/// sanitized IR name with the SSA number (`acc_7`), else `v7`.
+fn cpp_name(m: &ProgramModule, v: ValueId) -> String {
+    let d = &m.values[v];
+    if let (ValueDef::Param(..), Some(n)) = (d.def, &d.name)
+        && ident_ok(n)
+    {
+        return n.clone();
+    }
+    match d.name.as_deref().map(crate::lower::sanitize) {
+        Some(n) if !n.is_empty() && ident_ok(&n) => format!("{n}_{}", d.number),
+        _ => format!("v{}", d.number),
+    }
+}
+
+/// Writes the text straight into one [`Out`].
 struct Writer<'a> {
     p: &'a Program,
     m: &'a ProgramModule,
     out: Out,
     next_gt: u32,
+    /// [`cpp_name`] of each value, made on first use: names repeat at every use.
+    names: Vec<Option<String>>,
 }
 
 impl Writer<'_> {
-    fn name(&self, v: ValueId) -> String {
-        let d = &self.m.values[v];
-        if let (ValueDef::Param(..), Some(n)) = (d.def, &d.name)
-            && ident_ok(n)
-        {
-            return n.clone();
-        }
-        match d.name.as_deref().map(crate::lower::sanitize) {
-            Some(n) if !n.is_empty() && ident_ok(&n) => format!("{n}_{}", d.number),
-            _ => format!("v{}", d.number),
+    fn put(&mut self, s: &str) {
+        self.out.put(s);
+    }
+
+    fn name(&mut self, v: ValueId) {
+        let m = self.m;
+        match self.names.get_mut(v.index()) {
+            Some(slot) => {
+                let n = slot.get_or_insert_with(|| cpp_name(m, v));
+                self.out.put(n);
+            }
+            None => {
+                let n = cpp_name(m, v);
+                self.out.put(&n);
+            }
         }
     }
 
-    fn tile(&self, t: TileId) -> String {
-        self.p
-            .tile(t)
-            .map_or_else(|| format!("t{}", t.0), |s| s.name.clone())
+    fn tile(&mut self, t: TileId) {
+        match self.p.tile(t) {
+            Some(s) => self.out.put(&s.name),
+            None => {
+                self.put("t");
+                self.out.put_u64(u64::from(t.0));
+            }
+        }
     }
 
-    fn tref(&self, t: TileRef) -> String {
+    fn tref(&mut self, t: TileRef) {
         match t {
             TileRef::Slot(s) => self.tile(s),
             TileRef::Param(v) => self.name(v),
@@ -130,127 +176,154 @@ impl Writer<'_> {
         self.m.values[v].ty.dtype().unwrap_or(DataType::Unknown)
     }
 
-    fn lit(x: Constant, d: DataType) -> String {
+    /// A C++ literal of `x` as a `d`.
+    fn lit(&mut self, x: Constant, d: DataType) {
         match d {
-            DataType::Bool => (x.as_i64() != 0).to_string(),
+            DataType::Bool => self.put(if x.as_i64() != 0 { "true" } else { "false" }),
             DataType::Fp32 | DataType::Fp16 | DataType::Bf16 => {
+                if d != DataType::Fp32 {
+                    self.put(cpp_dtype(d));
+                    self.put("(");
+                }
                 let v = x.as_f64();
-                let s = if v.is_finite() {
-                    format!("{:?}f", v as f32)
+                if v.is_finite() {
+                    let _ = write!(self.out, "{:?}f", v as f32);
                 } else {
-                    "__builtin_inff()".to_string()
-                };
-                if d == DataType::Fp32 {
-                    s
-                } else {
-                    format!("{}({s})", cpp_dtype(d))
+                    self.put("__builtin_inff()");
+                }
+                if d != DataType::Fp32 {
+                    self.put(")");
                 }
             }
             DataType::Fp64 => {
                 let v = x.as_f64();
                 if v.is_finite() {
-                    format!("{v:?}")
+                    let _ = write!(self.out, "{v:?}");
                 } else {
-                    "__builtin_inf()".to_string()
+                    self.put("__builtin_inf()");
                 }
             }
-            DataType::UInt64 => match x {
-                Constant::SizeT(u) => format!("{u}ULL"),
-                other => format!("{}ULL", other.as_i64()),
-            },
-            DataType::Int64 => format!("{}LL", x.as_i64()),
-            _ => x.as_i64().to_string(),
+            DataType::UInt64 => {
+                match x {
+                    Constant::SizeT(u) => self.out.put_u64(u),
+                    other => self.out.put_i64(other.as_i64()),
+                }
+                self.put("ULL");
+            }
+            DataType::Int64 => {
+                self.out.put_i64(x.as_i64());
+                self.put("LL");
+            }
+            _ => self.out.put_i64(x.as_i64()),
         }
     }
 
-    fn scalar(&self, v: ValueId) -> String {
+    fn scalar(&mut self, v: ValueId) {
         match self.m.values[v].constant {
-            Some(c) => Self::lit(c, self.dtype(v)),
+            Some(c) => self.lit(c, self.dtype(v)),
             None => self.name(v),
         }
     }
 
-    fn scalar_as(&self, v: ValueId, to: DataType) -> String {
-        let e = self.scalar(v);
+    fn scalar_as(&mut self, v: ValueId, to: DataType) {
         if self.dtype(v) == to {
-            e
+            self.scalar(v);
         } else {
-            format!("static_cast<{}>({e})", cpp_dtype(to))
+            self.put("static_cast<");
+            self.put(cpp_dtype(to));
+            self.put(">(");
+            self.scalar(v);
+            self.put(")");
         }
     }
 
-    fn index(&self, i: Index) -> String {
+    fn index(&mut self, i: Index) {
         match i {
-            Index::Const(c) => c.to_string(),
+            Index::Const(c) => self.out.put_u64(c),
             Index::Value(v) => self.scalar(v),
         }
     }
 
     fn event(&mut self, l: Level, f: &str, (src, dst, id): Event) {
-        self.out.line(
-            l,
-            format!("{f}({}, {}, EVENT_ID{id});", pipe_cpp(src), pipe_cpp(dst)),
-        );
+        self.out.indent(l);
+        self.put(f);
+        self.put("(");
+        self.put(pipe_cpp(src));
+        self.put(", ");
+        self.put(pipe_cpp(dst));
+        self.put(", EVENT_ID");
+        self.out.put_u64(u64::from(id));
+        self.put(");\n");
     }
 
     fn put_program(&mut self) {
         let m = self.m;
-        let f = &m.funcs[self.p.func];
+        let p = self.p;
+        let f = &m.funcs[p.func];
         let l0 = Level::default();
-        self.out.line(
-            l0,
-            format!("// {} lowered by pto-lower for {}.", f.name, self.p.target),
-        );
+        self.put("// ");
+        self.put(&f.name);
+        self.put(" lowered by pto-lower for ");
+        self.put(p.target);
+        self.put(".\n");
         self.out.line(l0, "#include \"common/pto_instr.hpp\"");
         self.out.line(l0, "using namespace pto;");
         self.out.line(l0, "");
-        let mut params: Vec<String> = Vec::new();
-        for q in &f.sig.params {
-            let n = self.name(q.value);
-            params.push(match &m.values[q.value].ty {
-                Type::Tensor(t) => format!("__gm__ {}* {n}", cpp_dtype(t.dtype)),
-                Type::Tile(t) => format!("__gm__ {}* {n}", cpp_dtype(t.dtype)),
-                t => format!("{} {n}", cpp_dtype(t.dtype().unwrap_or(DataType::Fp32))),
-            });
+        self.put("__global__ AICORE void ");
+        self.put(if ident_ok(&f.name) { &f.name } else { "kernel" });
+        self.put("(");
+        for (i, q) in f.sig.params.iter().enumerate() {
+            self.out.sep(i);
+            match &m.values[q.value].ty {
+                Type::Tensor(t) => {
+                    self.put("__gm__ ");
+                    self.put(cpp_dtype(t.dtype));
+                    self.put("* ");
+                }
+                Type::Tile(t) => {
+                    self.put("__gm__ ");
+                    self.put(cpp_dtype(t.dtype));
+                    self.put("* ");
+                }
+                t => {
+                    self.put(cpp_dtype(t.dtype().unwrap_or(DataType::Fp32)));
+                    self.put(" ");
+                }
+            }
+            self.name(q.value);
         }
-        for &d in &f.dims {
-            params.push(format!(
-                "{} {} /* symbolic dimension */",
-                cpp_dtype(self.dtype(d)),
-                self.name(d)
-            ));
+        for (i, &d) in f.dims.iter().enumerate() {
+            self.out.sep(f.sig.params.len() + i);
+            self.put(cpp_dtype(self.dtype(d)));
+            self.put(" ");
+            self.name(d);
+            self.put(" /* symbolic dimension */");
         }
-        let name = if ident_ok(&f.name) {
-            f.name.clone()
-        } else {
-            "kernel".to_string()
-        };
-        self.out.line(
-            l0,
-            format!("__global__ AICORE void {name}({}) {{", params.join(", ")),
-        );
+        self.put(") {\n");
         let l1 = l0.next();
-        for (i, s) in self.p.tiles.iter().enumerate() {
-            let t = self.tile(TileId(i as u32));
-            let dynamic = s.valid.iter().any(Option::is_none);
-            let ctor = if dynamic {
-                format!("({}, {})", s.rows, s.cols)
-            } else {
-                String::new()
-            };
-            self.out.line(l1, format!("{} {t}{ctor};", tile_type(s)));
-            self.out.line(
-                l1,
-                format!(
-                    "TASSIGN({t}, 0x{:x}); // {} bytes of {}",
-                    s.addr,
-                    s.bytes,
-                    s.space.name()
-                ),
-            );
+        for s in &p.tiles {
+            self.out.indent(l1);
+            put_tile_type(&mut self.out, s);
+            self.put(" ");
+            self.put(&s.name);
+            if s.valid.iter().any(Option::is_none) {
+                self.put("(");
+                self.out.put_u64(s.rows);
+                self.put(", ");
+                self.out.put_u64(s.cols);
+                self.put(")");
+            }
+            self.put(";\n");
+            self.out.indent(l1);
+            self.put("TASSIGN(");
+            self.put(&s.name);
+            let _ = write!(self.out, ", 0x{:x}); // ", s.addr);
+            self.out.put_u64(s.bytes);
+            self.put(" bytes of ");
+            self.put(s.space.name());
+            self.put("\n");
         }
-        let body = self.p.body.clone();
-        self.insts(&body, l1);
+        self.insts(&p.body, l1);
         self.out.line(l0, "}");
     }
 
@@ -260,32 +333,42 @@ impl Writer<'_> {
         }
     }
 
-    /// A `GlobalTensor` view of `tensor` at `offsets` with the tile's `window`.
-    fn global(&mut self, l: Level, tensor: ValueId, offsets: &[Index], window: &[u64]) -> String {
+    /// One extent of a tensor for a stride expression.
+    fn dim(&mut self, d: &Dim) {
+        match d {
+            Dim::Const(c) => self.out.put_u64(*c),
+            Dim::Value(v) => {
+                self.put("static_cast<int64_t>(");
+                self.name(*v);
+                self.put(")");
+            }
+            Dim::Dynamic => self.put("0"),
+        }
+    }
+
+    /// The row-major stride of dimension `k`: `1 * d3 * d2` for the extents after it.
+    fn stride(&mut self, shape: &[Dim], k: usize) {
+        self.put("1");
+        for d in shape[k + 1..].iter().rev() {
+            self.put(" * ");
+            self.dim(d);
+        }
+    }
+
+    /// Declares a `GlobalTensor` view `gtN` of `tensor` at `offsets` with the tile's `window`
+    /// (the row pitch is the static one when it is known); `None` when `tensor` is not one.
+    fn global(
+        &mut self,
+        l: Level,
+        tensor: ValueId,
+        offsets: &[Index],
+        window: &[u64],
+    ) -> Option<u32> {
         let m = self.m;
         let Type::Tensor(t) = &m.values[tensor].ty else {
-            return "/* not a tensor */".to_string();
+            return None;
         };
-        let dims: Vec<String> = t
-            .shape
-            .iter()
-            .map(|d| match d {
-                Dim::Const(c) => c.to_string(),
-                Dim::Value(v) => format!("static_cast<int64_t>({})", self.name(*v)),
-                Dim::Dynamic => "0".to_string(),
-            })
-            .collect();
-        // Row-major strides; the row pitch is the static one when it is known.
-        let n = dims.len();
-        let mut strides = vec!["1".to_string(); n];
-        for k in (0..n.saturating_sub(1)).rev() {
-            strides[k] = format!("{} * {}", strides[k + 1], dims[k + 1]);
-        }
-        let off: Vec<String> = offsets
-            .iter()
-            .zip(&strides)
-            .map(|(&o, s)| format!("static_cast<int64_t>({}) * ({s})", self.index(o)))
-            .collect();
+        let n = t.shape.len();
         let (rows, cols) = match window.split_last() {
             Some((&c, lead)) => (lead.iter().product::<u64>(), c),
             None => (1, 1),
@@ -293,60 +376,109 @@ impl Writer<'_> {
         let ld_static = t.shape.last().and_then(|d| d.as_const());
         let id = self.next_gt;
         self.next_gt += 1;
-        let ty = cpp_dtype(t.dtype);
-        let g = format!("gt{id}");
-        let ptr = format!(
-            "{} + {}",
-            self.name(tensor),
-            if off.is_empty() {
-                "0".to_string()
-            } else {
-                off.join(" + ")
-            }
-        );
+        self.out.indent(l);
+        self.put("using GT");
+        self.out.put_u64(u64::from(id));
+        self.put(" = GlobalTensor<");
+        self.put(cpp_dtype(t.dtype));
+        self.put(", Shape<1, 1, 1, ");
+        self.out.put_u64(rows);
+        self.put(", ");
+        self.out.put_u64(cols);
+        self.put(">, Stride<1, 1, 1, ");
         match ld_static {
-            Some(ld) if n >= 1 => {
-                self.out.line(l, format!("using GT{id} = GlobalTensor<{ty}, Shape<1, 1, 1, {rows}, {cols}>, Stride<1, 1, 1, {ld}, 1>>;"));
-                self.out.line(l, format!("GT{id} {g}({ptr});"));
+            Some(ld) => self.out.put_u64(ld),
+            None => self.put("DYNAMIC"),
+        }
+        self.put(", 1>>;\n");
+        self.out.indent(l);
+        self.put("GT");
+        self.out.put_u64(u64::from(id));
+        self.put(" gt");
+        self.out.put_u64(u64::from(id));
+        self.put("(");
+        self.name(tensor);
+        self.put(" + ");
+        let terms = offsets.len().min(n);
+        if terms == 0 {
+            self.put("0");
+        }
+        for (k, &o) in offsets.iter().take(terms).enumerate() {
+            if k > 0 {
+                self.put(" + ");
             }
-            _ => {
-                let ld = if n >= 2 {
-                    strides[n - 2].clone()
-                } else {
-                    "1".to_string()
-                };
-                self.out.line(l, format!("using GT{id} = GlobalTensor<{ty}, Shape<1, 1, 1, {rows}, {cols}>, Stride<1, 1, 1, DYNAMIC, 1>>;"));
-                self.out.line(l, format!("GT{id} {g}({ptr}, {ld});"));
+            self.put("static_cast<int64_t>(");
+            self.index(o);
+            self.put(") * (");
+            self.stride(&t.shape, k);
+            self.put(")");
+        }
+        if ld_static.is_none() {
+            self.put(", ");
+            if n >= 2 {
+                self.stride(&t.shape, n - 2);
+            } else {
+                self.put("1");
             }
         }
-        g
+        self.put(");\n");
+        Some(id)
+    }
+
+    /// The view [`Writer::global`] declared, by name.
+    fn global_ref(&mut self, g: Option<u32>) {
+        match g {
+            Some(id) => {
+                self.put("gt");
+                self.out.put_u64(u64::from(id));
+            }
+            None => self.put("/* not a tensor */"),
+        }
+    }
+
+    fn arg(&mut self, x: Arg, dty: DataType) {
+        match x {
+            Arg::Tile(t) => self.tref(t),
+            Arg::Scalar(v) => self.scalar_as(v, dty),
+            Arg::Imm(f) => self.lit(Constant::Double(f), dty),
+        }
+    }
+
+    /// `TEXTRACT(dst, src, r, c);` and the like.
+    fn tile_at(&mut self, l: Level, f: &str, dst: TileId, src: TileRef, at: [Index; 2]) {
+        self.out.indent(l);
+        self.put(f);
+        self.put("(");
+        self.tile(dst);
+        self.put(", ");
+        self.tref(src);
+        self.put(", ");
+        self.index(at[0]);
+        self.put(", ");
+        self.index(at[1]);
+        self.put(");\n");
     }
 
     fn inst(&mut self, i: &Inst, l: Level) {
         match i {
             Inst::Op { isa, dst, args } => {
-                let d = self.tile(*dst);
                 let dty = self.p.tile(*dst).map_or(DataType::Fp32, |s| s.dtype);
-                let mut a: Vec<String> = vec![d];
-                for x in args {
-                    a.push(match *x {
-                        Arg::Tile(t) => self.tref(t),
-                        Arg::Scalar(v) => self.scalar_as(v, dty),
-                        Arg::Imm(f) => Self::lit(Constant::Double(f), dty),
-                    });
+                self.out.indent(l);
+                self.put(isa.name());
+                self.put("(");
+                self.tile(*dst);
+                for &x in args {
+                    self.put(", ");
+                    self.arg(x, dty);
                 }
-                if (isa.is_reduction() || *isa == Isa::TTrans)
-                    && let Some(src) = a.get(1).cloned()
-                {
-                    a.push(src);
-                    self.out.line(
-                        l,
-                        format!("{}({}); // scratch: the source", isa.name(), a.join(", ")),
-                    );
-                    return;
+                match args.first() {
+                    Some(&src) if isa.is_reduction() || *isa == Isa::TTrans => {
+                        self.put(", ");
+                        self.arg(src, dty);
+                        self.put("); // scratch: the source\n");
+                    }
+                    _ => self.put(");\n"),
                 }
-                self.out
-                    .line(l, format!("{}({});", isa.name(), a.join(", ")));
             }
             Inst::Load {
                 dst,
@@ -355,8 +487,12 @@ impl Writer<'_> {
                 window,
             } => {
                 let g = self.global(l, *tensor, offsets, window);
-                self.out
-                    .line(l, format!("TLOAD({}, {g});", self.tile(*dst)));
+                self.out.indent(l);
+                self.put("TLOAD(");
+                self.tile(*dst);
+                self.put(", ");
+                self.global_ref(g);
+                self.put(");\n");
             }
             Inst::Store {
                 tensor,
@@ -365,73 +501,76 @@ impl Writer<'_> {
                 window,
             } => {
                 let g = self.global(l, *tensor, offsets, window);
-                self.out
-                    .line(l, format!("TSTORE({g}, {});", self.tref(*src)));
+                self.out.indent(l);
+                self.put("TSTORE(");
+                self.global_ref(g);
+                self.put(", ");
+                self.tref(*src);
+                self.put(");\n");
             }
-            Inst::Extract { dst, src, at } => {
-                let s = format!(
-                    "TEXTRACT({}, {}, {}, {});",
-                    self.tile(*dst),
-                    self.tref(*src),
-                    self.index(at[0]),
-                    self.index(at[1])
-                );
-                self.out.line(l, s);
-            }
-            Inst::Insert { dst, src, at } => {
-                let s = format!(
-                    "TINSERT({}, {}, {}, {});",
-                    self.tile(*dst),
-                    self.tref(*src),
-                    self.index(at[0]),
-                    self.index(at[1])
-                );
-                self.out.line(l, s);
-            }
+            Inst::Extract { dst, src, at } => self.tile_at(l, "TEXTRACT", *dst, *src, *at),
+            Inst::Insert { dst, src, at } => self.tile_at(l, "TINSERT", *dst, *src, *at),
             Inst::Cvt { dst, src, round } => {
-                let s = format!(
-                    "TCVT({}, {}, RoundMode::{});",
-                    self.tile(*dst),
-                    self.tref(*src),
-                    round.cpp()
-                );
-                self.out.line(l, s);
+                self.out.indent(l);
+                self.put("TCVT(");
+                self.tile(*dst);
+                self.put(", ");
+                self.tref(*src);
+                self.put(", RoundMode::");
+                self.put(round.cpp());
+                self.put(");\n");
             }
             Inst::SetValid { dst, dims } => {
-                let s = format!(
-                    "{}.SetValidShape({}, {});",
-                    self.tile(*dst),
-                    self.index(dims[0]),
-                    self.index(dims[1])
-                );
-                self.out.line(l, s);
+                self.out.indent(l);
+                self.tile(*dst);
+                self.put(".SetValidShape(");
+                self.index(dims[0]);
+                self.put(", ");
+                self.index(dims[1]);
+                self.put(");\n");
             }
             Inst::FullValid(_) => {}
             Inst::SetFlag(e) => self.event(l, "set_flag", *e),
             Inst::WaitFlag(e) => self.event(l, "wait_flag", *e),
-            Inst::Barrier(p) => self.out.line(l, format!("pipe_barrier({});", pipe_cpp(*p))),
+            Inst::Barrier(p) => {
+                self.out.indent(l);
+                self.put("pipe_barrier(");
+                self.put(pipe_cpp(*p));
+                self.put(");\n");
+            }
             Inst::Scalar { op, result, args } => {
-                let t = cpp_dtype(self.dtype(*result));
-                let e = self.scalar_op(*op, *result, args);
-                self.out
-                    .line(l, format!("{t} {} = {e};", self.name(*result)));
+                self.out.indent(l);
+                self.put(cpp_dtype(self.dtype(*result)));
+                self.put(" ");
+                self.name(*result);
+                self.put(" = ");
+                self.scalar_op(*op, *result, args);
+                self.put(";\n");
             }
             Inst::Assign(pairs) => {
                 if let [(d, s)] = pairs.as_slice() {
-                    let e = self.scalar_as(*s, self.dtype(*d));
-                    self.out.line(l, format!("{} = {e};", self.name(*d)));
+                    self.out.indent(l);
+                    self.name(*d);
+                    self.put(" = ");
+                    self.scalar_as(*s, self.dtype(*d));
+                    self.put(";\n");
                 } else {
                     self.out.line(l, "{");
-                    for (k, (d, s)) in pairs.iter().enumerate() {
-                        let e = self.scalar_as(*s, self.dtype(*d));
-                        self.out.line(
-                            l.next(),
-                            format!("{} tmp{k} = {e};", cpp_dtype(self.dtype(*d))),
-                        );
+                    for (k, &(d, s)) in pairs.iter().enumerate() {
+                        self.out.indent(l.next());
+                        self.put(cpp_dtype(self.dtype(d)));
+                        self.put(" tmp");
+                        self.out.put_u64(k as u64);
+                        self.put(" = ");
+                        self.scalar_as(s, self.dtype(d));
+                        self.put(";\n");
                     }
-                    for (k, (d, _)) in pairs.iter().enumerate() {
-                        self.out
-                            .line(l.next(), format!("{} = tmp{k};", self.name(*d)));
+                    for (k, &(d, _)) in pairs.iter().enumerate() {
+                        self.out.indent(l.next());
+                        self.name(d);
+                        self.put(" = tmp");
+                        self.out.put_u64(k as u64);
+                        self.put(";\n");
                     }
                     self.out.line(l, "}");
                 }
@@ -446,15 +585,22 @@ impl Writer<'_> {
                 results,
             } => {
                 self.carried(carried, l);
-                let t = cpp_dtype(self.dtype(*iv));
-                let ivn = self.name(*iv);
-                let s = format!(
-                    "for ({t} {ivn} = {}; {ivn} < {}; {ivn} += {}) {{",
-                    self.scalar(*lb),
-                    self.scalar(*ub),
-                    self.scalar(*step)
-                );
-                self.out.line(l, s);
+                self.out.indent(l);
+                self.put("for (");
+                self.put(cpp_dtype(self.dtype(*iv)));
+                self.put(" ");
+                self.name(*iv);
+                self.put(" = ");
+                self.scalar(*lb);
+                self.put("; ");
+                self.name(*iv);
+                self.put(" < ");
+                self.scalar(*ub);
+                self.put("; ");
+                self.name(*iv);
+                self.put(" += ");
+                self.scalar(*step);
+                self.put(") {\n");
                 self.insts(body, l.next());
                 self.out.line(l, "}");
                 self.results(results, l);
@@ -469,8 +615,10 @@ impl Writer<'_> {
                 self.carried(carried, l);
                 self.out.line(l, "while (true) {");
                 self.insts(cond, l.next());
-                let c = self.scalar(*cond_value);
-                self.out.line(l.next(), format!("if (!{c}) break;"));
+                self.out.indent(l.next());
+                self.put("if (!");
+                self.scalar(*cond_value);
+                self.put(") break;\n");
                 self.insts(body, l.next());
                 self.out.line(l, "}");
                 self.results(results, l);
@@ -482,11 +630,16 @@ impl Writer<'_> {
                 results,
             } => {
                 for &r in results {
-                    self.out
-                        .line(l, format!("{} {};", cpp_dtype(self.dtype(r)), self.name(r)));
+                    self.out.indent(l);
+                    self.put(cpp_dtype(self.dtype(r)));
+                    self.put(" ");
+                    self.name(r);
+                    self.put(";\n");
                 }
-                let c = self.scalar(*cond);
-                self.out.line(l, format!("if ({c}) {{"));
+                self.out.indent(l);
+                self.put("if (");
+                self.scalar(*cond);
+                self.put(") {\n");
                 self.insts(then_body, l.next());
                 self.out.line(l, "} else {");
                 self.insts(else_body, l.next());
@@ -495,14 +648,16 @@ impl Writer<'_> {
             Inst::Break => self.out.line(l, "break;"),
             Inst::Continue => self.out.line(l, "continue;"),
             Inst::Return(vals) => {
-                let v: Vec<String> = vals.iter().map(|&v| self.scalar(v)).collect();
-                if v.is_empty() {
+                if vals.is_empty() {
                     self.out.line(l, "return;");
                 } else {
-                    self.out.line(
-                        l,
-                        format!("return; // the kernel returns {} to the host", v.join(", ")),
-                    );
+                    self.out.indent(l);
+                    self.put("return; // the kernel returns ");
+                    for (i, &v) in vals.iter().enumerate() {
+                        self.out.sep(i);
+                        self.scalar(v);
+                    }
+                    self.put(" to the host\n");
                 }
             }
         }
@@ -511,66 +666,110 @@ impl Writer<'_> {
     fn carried(&mut self, carried: &[(ValueId, ValueId)], l: Level) {
         for &(a, init) in carried {
             let d = self.dtype(a);
-            let e = self.scalar_as(init, d);
-            self.out
-                .line(l, format!("{} {} = {e};", cpp_dtype(d), self.name(a)));
+            self.out.indent(l);
+            self.put(cpp_dtype(d));
+            self.put(" ");
+            self.name(a);
+            self.put(" = ");
+            self.scalar_as(init, d);
+            self.put(";\n");
         }
     }
 
     fn results(&mut self, results: &[(ValueId, ValueId)], l: Level) {
         for &(r, a) in results {
-            self.out.line(
-                l,
-                format!(
-                    "{} {} = {};",
-                    cpp_dtype(self.dtype(r)),
-                    self.name(r),
-                    self.name(a)
-                ),
-            );
+            self.out.indent(l);
+            self.put(cpp_dtype(self.dtype(r)));
+            self.put(" ");
+            self.name(r);
+            self.put(" = ");
+            self.name(a);
+            self.put(";\n");
         }
     }
 
-    fn scalar_op(&self, op: Opcode, result: ValueId, args: &[ValueId]) -> String {
-        use Opcode::*;
-        let a = args.first().map(|&v| self.scalar(v)).unwrap_or_default();
-        let b = args.get(1).map(|&v| self.scalar(v)).unwrap_or_default();
-        let bin = |o: &str| format!("({a} {o} {b})");
-        match op {
-            ScalarAdd => bin("+"),
-            ScalarSub => bin("-"),
-            ScalarMul => bin("*"),
-            ScalarDiv | ScalarFloorDiv => bin("/"),
-            ScalarRem | ScalarFloorMod => {
-                if self.dtype(result).is_float() {
-                    format!("__builtin_fmod({a}, {b})")
-                } else {
-                    bin("%")
-                }
-            }
-            ScalarMin => format!("({a} < {b} ? {a} : {b})"),
-            ScalarMax => format!("({a} > {b} ? {a} : {b})"),
-            ScalarPow => format!("__builtin_pow({a}, {b})"),
-            ScalarEq => bin("=="),
-            ScalarNe => bin("!="),
-            ScalarLt => bin("<"),
-            ScalarLe => bin("<="),
-            ScalarGt => bin(">"),
-            ScalarGe => bin(">="),
-            ScalarAnd => bin("&&"),
-            ScalarOr => bin("||"),
-            ScalarXor => bin("!="),
-            ScalarBitAnd => bin("&"),
-            ScalarBitOr => bin("|"),
-            ScalarBitXor => bin("^"),
-            ScalarShl => bin("<<"),
-            ScalarShr => bin(">>"),
-            ScalarNeg => format!("(-{a})"),
-            ScalarAbs => format!("({a} < 0 ? -{a} : {a})"),
-            ScalarNot => format!("(!{a})"),
-            ScalarBitNot => format!("(~{a})"),
-            ScalarCast => format!("static_cast<{}>({a})", cpp_dtype(self.dtype(result))),
-            _ => a,
+    /// An optional scalar operand (nothing when it is missing).
+    fn operand(&mut self, v: Option<ValueId>) {
+        if let Some(v) = v {
+            self.scalar(v);
         }
     }
+
+    /// Writes a scalar op's C++ expression template: its text, and the operands `a` / `b`
+    /// where marked.
+    fn template(&mut self, pieces: &[Piece<'_>], a: Option<ValueId>, b: Option<ValueId>) {
+        for p in pieces {
+            match *p {
+                Piece::Text(s) => self.put(s),
+                Piece::A => self.operand(a),
+                Piece::B => self.operand(b),
+            }
+        }
+    }
+
+    fn scalar_op(&mut self, op: Opcode, result: ValueId, args: &[ValueId]) {
+        use Opcode::*;
+        use Piece::{A, B, Text as T};
+        let a = args.first().copied();
+        let b = args.get(1).copied();
+        let float = self.dtype(result).is_float();
+        if let Some(o) = binary_operator(op, float) {
+            return self.template(&[T("("), A, T(" "), T(o), T(" "), B, T(")")], a, b);
+        }
+        let cast;
+        let pieces: &[Piece<'_>] = match op {
+            ScalarRem | ScalarFloorMod => &[T("__builtin_fmod("), A, T(", "), B, T(")")],
+            ScalarMin => &[T("("), A, T(" < "), B, T(" ? "), A, T(" : "), B, T(")")],
+            ScalarMax => &[T("("), A, T(" > "), B, T(" ? "), A, T(" : "), B, T(")")],
+            ScalarPow => &[T("__builtin_pow("), A, T(", "), B, T(")")],
+            ScalarNeg => &[T("(-"), A, T(")")],
+            ScalarAbs => &[T("("), A, T(" < 0 ? -"), A, T(" : "), A, T(")")],
+            ScalarNot => &[T("(!"), A, T(")")],
+            ScalarBitNot => &[T("(~"), A, T(")")],
+            ScalarCast => {
+                let to = cpp_dtype(self.dtype(result));
+                cast = [T("static_cast<"), T(to), T(">("), A, T(")")];
+                &cast
+            }
+            _ => &[A],
+        };
+        self.template(pieces, a, b);
+    }
+}
+
+/// The C++ infix operator of a binary scalar op (`%` only for integers).
+fn binary_operator(op: Opcode, float: bool) -> Option<&'static str> {
+    use Opcode::*;
+    Some(match op {
+        ScalarAdd => "+",
+        ScalarSub => "-",
+        ScalarMul => "*",
+        ScalarDiv | ScalarFloorDiv => "/",
+        ScalarRem | ScalarFloorMod if !float => "%",
+        ScalarEq => "==",
+        ScalarNe => "!=",
+        ScalarLt => "<",
+        ScalarLe => "<=",
+        ScalarGt => ">",
+        ScalarGe => ">=",
+        ScalarAnd => "&&",
+        ScalarOr => "||",
+        ScalarXor => "!=",
+        ScalarBitAnd => "&",
+        ScalarBitOr => "|",
+        ScalarBitXor => "^",
+        ScalarShl => "<<",
+        ScalarShr => ">>",
+        _ => return None,
+    })
+}
+
+/// A piece of a scalar op's C++ expression template.
+enum Piece<'s> {
+    /// Literal text.
+    Text(&'s str),
+    /// The first operand.
+    A,
+    /// The second operand.
+    B,
 }

@@ -7,11 +7,12 @@
 //! Both are printed from the module after the pass pipeline (SSA values, with each tile's
 //! location, layout, valid region and buffer offset, and the events of `insert-events`).
 
-use std::collections::HashMap;
+use std::fmt::Write;
 
+use pto_ir::typefmt::push_whole_f64;
 use pto_ir::{
-    Attr, Constant, DataType, Dim, MemorySpace, OpClass, OpId, PipeKind, ProgramModule, StmtKind,
-    TensorType, TileType, Type, ValueDef, ValueId,
+    Attr, Constant, DataType, Dim, MemorySpace, OpClass, OpId, Operation, PipeKind, ProgramModule,
+    StmtKind, TensorType, TileType, Type, ValueId,
 };
 
 use super::writer::{Level, Out};
@@ -53,18 +54,23 @@ pub fn mlir_dtype(d: DataType) -> &'static str {
     }
 }
 
-/// An MLIR float literal (always with a decimal point; hex bits for non-finite values).
-fn float_lit(v: f64) -> String {
-    if !v.is_finite() {
-        return format!("0x{:016X}", v.to_bits());
+/// Writes an MLIR float literal (always with a decimal point; hex bits for non-finite values).
+fn put_float(out: &mut Out, v: f64) {
+    if push_whole_f64(&mut out.text, v) {
+        return;
     }
-    let s = format!("{v:?}");
-    if s.contains('.') {
-        s
-    } else if let Some(i) = s.find('e') {
-        format!("{}.0{}", &s[..i], &s[i..])
-    } else {
-        format!("{s}.0")
+    if !v.is_finite() {
+        let _ = write!(out, "0x{:016X}", v.to_bits());
+        return;
+    }
+    let start = out.text.len();
+    let _ = write!(out, "{v:?}");
+    let lit = &out.text[start..];
+    if !lit.contains('.') {
+        match lit.find('e') {
+            Some(i) => out.text.insert_str(start + i, ".0"),
+            None => out.put(".0"),
+        }
     }
 }
 
@@ -79,17 +85,37 @@ fn op_name(src: PipeKind) -> &'static str {
     }
 }
 
+/// A static offset, or a dynamic one (`-1` in the generic form's `static_offsets`).
+fn offset(m: &ProgramModule, a: &Attr) -> (Option<ValueId>, i64) {
+    match a {
+        Attr::Value(v) => match m.values[*v].constant {
+            Some(c) => (None, c.as_i64()),
+            None => (Some(*v), -1),
+        },
+        Attr::Int(i) => (None, *i),
+        _ => (None, 0),
+    }
+}
+
+/// Writes the text straight into one [`Out`]: names, types and attributes are spelled in
+/// place, never formatted into a `String` of their own first.
 struct Writer<'a> {
     m: &'a ProgramModule,
     p: &'a Program,
     generic: bool,
     out: Out,
-    /// Renamed values (a `while` body's view of its iter args).
-    rename: HashMap<ValueId, String>,
-    /// Event token of each (src, dst, id), most recent first.
-    tokens: HashMap<Event, String>,
+    /// Values a `while` body sees under a fresh name: each entry appends `_do` to the
+    /// value's name (`%x_3_do`), so the entries of nested loops stack.
+    renamed: Vec<ValueId>,
+    /// The token number (`%e7`) of each event recorded so far, the most recent one. At most 8
+    /// ids per pipe pair occur, so a Vec searched linearly beats hashing.
+    tokens: Vec<(Event, u32)>,
     next_token: u32,
     next_tmp: u32,
+    /// The shape and dtype of the tile type spelled last, and its text: ops mostly repeat
+    /// their neighbours' tile types, and comparing and copying is cheaper than spelling.
+    last_tile: Option<(&'a [u64], DataType)>,
+    last_text: String,
 }
 
 impl<'a> Writer<'a> {
@@ -98,190 +124,276 @@ impl<'a> Writer<'a> {
             m: &p.module,
             p,
             generic,
-            out: Out::default(),
-            rename: HashMap::new(),
-            tokens: HashMap::new(),
+            // Lines average well under 128 bytes: one allocation for most kernels.
+            out: Out::with_capacity(512 + 128 * p.module.ops.len()),
+            renamed: Vec::new(),
+            tokens: Vec::new(),
             next_token: 0,
             next_tmp: 0,
+            last_tile: None,
+            last_text: String::new(),
         }
     }
 
-    fn name(&self, v: ValueId) -> String {
-        if let Some(n) = self.rename.get(&v) {
-            return n.clone();
+    fn put(&mut self, s: &str) {
+        self.out.put(s);
+    }
+
+    fn name(&mut self, v: ValueId) {
+        self.m.write_ssa_name(v, &mut self.out.text);
+        for _ in self.renamed.iter().filter(|&&r| r == v) {
+            self.out.put("_do");
         }
-        self.m.ssa_name(v)
     }
 
-    fn tmp(&mut self) -> String {
-        self.next_tmp += 1;
-        format!("%tmp{}", self.next_tmp)
+    fn names(&mut self, vs: impl IntoIterator<Item = ValueId>) {
+        for (i, v) in vs.into_iter().enumerate() {
+            self.out.sep(i);
+            self.name(v);
+        }
     }
 
-    fn bang(&self) -> &'static str {
-        if self.generic { "!" } else { "" }
+    /// `%a: T, %b: U` (block arguments).
+    fn typed_names(&mut self, vs: impl IntoIterator<Item = ValueId>) {
+        for (i, v) in vs.into_iter().enumerate() {
+            self.out.sep(i);
+            self.name(v);
+            self.put(": ");
+            self.vty(v);
+        }
     }
 
-    fn tile_ty(&self, t: &TileType) -> String {
-        use std::fmt::Write;
-        let mut s = String::with_capacity(32);
-        s.push_str(self.bang());
-        s.push_str("tile<");
+    fn token(&self, e: Event) -> Option<u32> {
+        self.tokens.iter().find(|(k, _)| *k == e).map(|&(_, t)| t)
+    }
+
+    fn put_token(&mut self, t: u32) {
+        self.put("%e");
+        self.out.put_u64(u64::from(t));
+    }
+
+    fn bang(&mut self) {
+        if self.generic {
+            self.out.put("!");
+        }
+    }
+
+    /// `tile<16x256xf32>`: only the shape and dtype show, which [`Writer::ty`]'s memo
+    /// relies on.
+    fn tile_ty(&mut self, t: &TileType) {
+        self.bang();
+        self.put("tile<");
+        for &d in &t.shape {
+            self.out.put_u64(d);
+            self.put("x");
+        }
+        self.put(mlir_dtype(t.dtype));
+        self.put(">");
+    }
+
+    fn memref_ty(&mut self, t: &TensorType) {
+        self.bang();
+        self.put("pto.memref<");
         for (i, d) in t.shape.iter().enumerate() {
             if i > 0 {
-                s.push('x');
+                self.put("x");
             }
-            let _ = write!(s, "{d}");
+            match d.as_const() {
+                Some(c) => self.out.put_u64(c),
+                None => self.put("?"),
+            }
         }
-        s.push('x');
-        s.push_str(mlir_dtype(t.dtype));
-        s.push('>');
-        s
+        self.put("x");
+        self.put(mlir_dtype(t.dtype));
+        self.put(", strided<[");
+        // Row-major: a stride is the product of the extents after it, `?` if one is dynamic.
+        for i in 0..t.shape.len() {
+            self.out.sep(i);
+            let stride = t.shape[i + 1..]
+                .iter()
+                .try_fold(1u64, |acc, d| acc.checked_mul(d.as_const()?));
+            match stride {
+                Some(s) => self.out.put_u64(s),
+                None => self.put("?"),
+            }
+        }
+        self.put("], offset: ?>>");
     }
 
-    fn memref_ty(&self, t: &TensorType) -> String {
-        let dims: Vec<String> = t
-            .shape
-            .iter()
-            .map(|d| d.as_const().map_or("?".to_string(), |c| c.to_string()))
-            .collect();
-        let mut strides = vec!["1".to_string(); t.shape.len()];
-        let mut acc = Some(1u64);
-        for i in (0..t.shape.len()).rev() {
-            strides[i] = acc.map_or("?".to_string(), |a| a.to_string());
-            acc = match (acc, t.shape[i].as_const()) {
-                (Some(a), Some(c)) => Some(a * c),
-                _ => None,
-            };
-        }
-        let b = if self.generic { "!" } else { "" };
-        format!(
-            "{b}pto.memref<{}x{}, strided<[{}], offset: ?>>",
-            dims.join("x"),
-            mlir_dtype(t.dtype),
-            strides.join(", ")
-        )
-    }
-
-    fn ty(&self, t: &Type) -> String {
+    fn ty(&mut self, t: &'a Type) {
         match t {
-            Type::Scalar(d) => mlir_dtype(*d).to_string(),
+            Type::Scalar(d) => self.put(mlir_dtype(*d)),
+            Type::Tile(tt) => {
+                let key = (tt.shape.as_slice(), tt.dtype);
+                if self.last_tile == Some(key) {
+                    self.out.text.push_str(&self.last_text);
+                    return;
+                }
+                let start = self.out.text.len();
+                self.tile_ty(tt);
+                self.last_text.clear();
+                self.last_text.push_str(&self.out.text[start..]);
+                self.last_tile = Some(key);
+            }
+            _ => self.spell_ty(t),
+        }
+    }
+
+    fn spell_ty(&mut self, t: &Type) {
+        match t {
+            Type::Scalar(d) => self.put(mlir_dtype(*d)),
             Type::Tile(t) => self.tile_ty(t),
             Type::Tensor(t) => self.memref_ty(t),
-            Type::Tuple(ts) => format!(
-                "tuple<{}>",
-                ts.iter().map(|t| self.ty(t)).collect::<Vec<_>>().join(", ")
-            ),
-            Type::Pipe(p) => format!("!pto.pipe<{}>", p.name()),
-            Type::Unknown => "none".to_string(),
+            Type::Tuple(ts) => {
+                self.put("tuple<");
+                for (i, t) in ts.iter().enumerate() {
+                    self.out.sep(i);
+                    self.spell_ty(t);
+                }
+                self.put(">");
+            }
+            Type::Pipe(p) => {
+                self.put("!pto.pipe<");
+                self.put(p.name());
+                self.put(">");
+            }
+            Type::Unknown => self.put("none"),
         }
     }
 
-    fn vty(&self, v: ValueId) -> String {
-        self.ty(&self.m.values[v].ty)
+    fn vty(&mut self, v: ValueId) {
+        let m = self.m;
+        self.ty(&m.values[v].ty);
     }
 
-    fn event_ty(&self, (src, dst, id): Event) -> String {
-        format!(
-            "!pto.event<producer = #pto.op<{}>, scope = #pto.scope<intra>, pipes = #pto.pipes<{}, {}>, eid = {id}>",
-            op_name(src),
-            src.name(),
-            dst.name()
-        )
+    fn vtys(&mut self, vs: impl IntoIterator<Item = ValueId>) {
+        for (i, v) in vs.into_iter().enumerate() {
+            self.out.sep(i);
+            self.vty(v);
+        }
+    }
+
+    fn event_ty(&mut self, (src, dst, id): Event) {
+        self.put("!pto.event<producer = #pto.op<");
+        self.put(op_name(src));
+        self.put(">, scope = #pto.scope<intra>, pipes = #pto.pipes<");
+        self.put(src.name());
+        self.put(", ");
+        self.put(dst.name());
+        self.put(">, eid = ");
+        self.out.put_u64(u64::from(id));
+        self.put(">");
+    }
+
+    /// Opens entry number `*n` of an op's attribute dictionary (` {` before the first);
+    /// the caller closes a non-empty dictionary.
+    fn entry(&mut self, n: &mut usize, key: &str) {
+        self.put(if *n == 0 { " {" } else { ", " });
+        *n += 1;
+        self.put(key);
+        self.put(" = ");
     }
 
     /// `loc`, `layout`, `valid`, `addr` of a tile value, as attribute entries.
-    fn tile_attrs(&self, v: ValueId) -> Vec<String> {
-        let Some(t) = self.m.values[v].ty.as_tile() else {
-            return Vec::new();
+    fn tile_attrs(&mut self, v: ValueId, n: &mut usize) {
+        let m = self.m;
+        let Some(t) = m.values[v].ty.as_tile() else {
+            return;
         };
-        let mut a = Vec::new();
-        if let Some(space) = space_of(self.m, v) {
-            a.push(format!("loc = #pto.loc<{}>", space.name()));
-            a.push(format!(
-                "layout = #pto.layout<{}>",
-                layout_name(space, &t.shape)
-            ));
+        if let Some(space) = space_of(m, v) {
+            self.entry(n, "loc");
+            self.put("#pto.loc<");
+            self.put(space.name());
+            self.put(">");
+            self.entry(n, "layout");
+            self.put("#pto.layout<");
+            self.put(layout_name(space, &t.shape));
+            self.put(">");
         }
-        let valid: Vec<String> = t
-            .valid
-            .iter()
-            .map(|d| match d {
-                Dim::Const(c) => c.to_string(),
+        self.entry(n, "valid");
+        self.put("[");
+        for (i, d) in t.valid.iter().enumerate() {
+            self.out.sep(i);
+            match d {
+                Dim::Const(c) => self.out.put_u64(*c),
                 Dim::Value(x) if !self.generic => self.name(*x),
-                _ => {
-                    if self.generic {
-                        "-1".to_string()
-                    } else {
-                        "?".to_string()
-                    }
-                }
-            })
-            .collect();
-        a.push(format!("valid = [{}]", valid.join(", ")));
-        if let Some(addr) = addr_of(self.m, v) {
-            a.push(if self.generic {
-                format!("addr = {addr} : i64")
-            } else {
-                format!("addr = {addr}")
-            });
+                _ => self.put(if self.generic { "-1" } else { "?" }),
+            }
         }
-        a
+        self.put("]");
+        if let Some(addr) = addr_of(m, v) {
+            self.entry(n, "addr");
+            self.out.put_u64(addr);
+            if self.generic {
+                self.put(" : i64");
+            }
+        }
     }
 
     fn run(mut self) -> String {
         let m = self.m;
         let f = &m.funcs[self.p.func];
         let target = self.p.target;
+        let params = || f.sig.params.iter().map(|q| q.value);
         let l0 = Level::default();
-        self.out.line(l0, format!("// {} lowered for {target}: canonicalize, infer-tile-info, insert-events, bufferize", f.name));
-        let params: Vec<String> = f
-            .sig
-            .params
-            .iter()
-            .map(|q| format!("{}: {}", self.name(q.value), self.vty(q.value)))
-            .collect();
-        let rets: Vec<String> = f.sig.returns.iter().map(|t| self.ty(t)).collect();
         let l1 = l0.next();
         let l2 = l1.next();
+        self.put("// ");
+        self.put(&f.name);
+        self.put(" lowered for ");
+        self.put(target);
+        self.put(": canonicalize, infer-tile-info, insert-events, bufferize\n");
         if self.generic {
             self.out.line(l0, "\"builtin.module\"() ({");
-            let arg_tys: Vec<String> = f.sig.params.iter().map(|q| self.vty(q.value)).collect();
             self.out.line(l1, "\"func.func\"() ({");
-            self.out.line(l1, format!("^bb0({}):", params.join(", ")));
+            self.out.indent(l1);
+            self.put("^bb0(");
+            self.typed_names(params());
+            self.put("):\n");
             self.dims(l2);
             self.block(f.body, l2);
-            self.out.line(
-                l1,
-                format!(
-                    "}}) {{function_type = ({}) -> ({}), sym_name = \"{}\"}} : () -> ()",
-                    arg_tys.join(", "),
-                    rets.join(", "),
-                    f.name
-                ),
-            );
-            self.out
-                .line(l0, format!("}}) {{pto.target = \"{target}\"}} : () -> ()"));
+            self.out.indent(l1);
+            self.put("}) {function_type = (");
+            self.vtys(params());
+            self.put(") -> (");
+            self.rets();
+            self.put("), sym_name = \"");
+            self.put(&f.name);
+            self.put("\"} : () -> ()\n");
+            self.put("}) {pto.target = \"");
+            self.put(target);
+            self.put("\"} : () -> ()\n");
         } else {
-            self.out.line(
-                l0,
-                format!("module attributes {{pto.target = #pto.target<{target}>}} {{"),
-            );
-            let ret = if rets.is_empty() {
-                String::new()
-            } else {
-                format!(" -> ({})", rets.join(", "))
-            };
-            self.out.line(
-                l1,
-                format!("func.func @{}({}){ret} {{", f.name, params.join(", ")),
-            );
+            self.put("module attributes {pto.target = #pto.target<");
+            self.put(target);
+            self.put(">} {\n");
+            self.out.indent(l1);
+            self.put("func.func @");
+            self.put(&f.name);
+            self.put("(");
+            self.typed_names(params());
+            self.put(")");
+            if !f.sig.returns.is_empty() {
+                self.put(" -> (");
+                self.rets();
+                self.put(")");
+            }
+            self.put(" {\n");
             self.dims(l2);
             self.block(f.body, l2);
             self.out.line(l1, "}");
             self.out.line(l0, "}");
         }
         self.out.text
+    }
+
+    /// The kernel's return types, comma-separated.
+    fn rets(&mut self) {
+        let f = &self.m.funcs[self.p.func];
+        for (i, t) in f.sig.returns.iter().enumerate() {
+            self.out.sep(i);
+            self.ty(t);
+        }
     }
 
     /// Symbolic dimensions, read from the first tensor parameter that has them.
@@ -301,35 +413,32 @@ impl<'a> Writer<'a> {
                         .map(|k| (q.value, k)),
                     _ => None,
                 });
-            let ty = self.vty(d);
+            self.out.indent(l);
+            self.name(d);
             match found {
-                Some((t, k)) if self.generic => self.out.line(
-                    l,
-                    format!(
-                        "{} = \"pto.tensor.dim\"({}) {{dim = {k} : i64}} : ({}) -> {ty}",
-                        self.name(d),
-                        self.name(t),
-                        self.vty(t)
-                    ),
-                ),
-                Some((t, k)) => self.out.line(
-                    l,
-                    format!(
-                        "{} = pto.tensor.dim {}[{k}] : {} -> {ty}",
-                        self.name(d),
-                        self.name(t),
-                        self.vty(t)
-                    ),
-                ),
-                None => {
-                    let s = if self.generic {
-                        format!("{} = \"pto.undef\"() : () -> {ty}", self.name(d))
-                    } else {
-                        format!("{} = pto.undef : {ty}", self.name(d))
-                    };
-                    self.out.line(l, s);
+                Some((t, k)) if self.generic => {
+                    self.put(" = \"pto.tensor.dim\"(");
+                    self.name(t);
+                    self.put(") {dim = ");
+                    self.out.put_u64(k as u64);
+                    self.put(" : i64} : (");
+                    self.vty(t);
+                    self.put(") -> ");
                 }
+                Some((t, k)) => {
+                    self.put(" = pto.tensor.dim ");
+                    self.name(t);
+                    self.put("[");
+                    self.out.put_u64(k as u64);
+                    self.put("] : ");
+                    self.vty(t);
+                    self.put(" -> ");
+                }
+                None if self.generic => self.put(" = \"pto.undef\"() : () -> "),
+                None => self.put(" = pto.undef : "),
             }
+            self.vty(d);
+            self.out.end();
         }
     }
 
@@ -343,73 +452,77 @@ impl<'a> Writer<'a> {
                     }
                 }
                 StmtKind::For(x) => {
-                    let res_tys: Vec<String> = x.results.iter().map(|&r| self.vty(r)).collect();
-                    let lhs = self.results_lhs(&x.results);
+                    let inits = || x.iter_args.iter().map(|a| a.init);
+                    self.out.indent(l);
+                    self.results_lhs(&x.results);
                     if self.generic {
-                        let mut operands =
-                            vec![self.name(x.lb), self.name(x.ub), self.name(x.step)];
-                        let mut tys = vec![self.vty(x.lb), self.vty(x.ub), self.vty(x.step)];
-                        operands.extend(x.iter_args.iter().map(|a| self.name(a.init)));
-                        tys.extend(x.iter_args.iter().map(|a| self.vty(a.init)));
-                        let mut args = vec![format!("{}: {}", self.name(x.iv), self.vty(x.iv))];
-                        args.extend(
-                            x.iter_args
-                                .iter()
-                                .map(|a| format!("{}: {}", self.name(a.arg), self.vty(a.arg))),
+                        self.put("\"scf.for\"(");
+                        self.names([x.lb, x.ub, x.step].into_iter().chain(inits()));
+                        self.put(") ({\n");
+                        self.out.indent(l);
+                        self.put("^bb0(");
+                        self.typed_names(
+                            std::iter::once(x.iv).chain(x.iter_args.iter().map(|a| a.arg)),
                         );
-                        self.out
-                            .line(l, format!("{lhs}\"scf.for\"({}) ({{", operands.join(", ")));
-                        self.out.line(l, format!("^bb0({}):", args.join(", ")));
+                        self.put("):\n");
                         self.block(x.body, l.next());
-                        self.out.line(
-                            l,
-                            format!("}}) : ({}) -> ({})", tys.join(", "), res_tys.join(", ")),
-                        );
+                        self.out.indent(l);
+                        self.put("}) : (");
+                        self.vtys([x.lb, x.ub, x.step].into_iter().chain(inits()));
+                        self.put(") -> (");
+                        self.vtys(x.results.iter().copied());
+                        self.put(")\n");
                     } else {
-                        let iters = if x.iter_args.is_empty() {
-                            String::new()
-                        } else {
-                            let a: Vec<String> = x
-                                .iter_args
-                                .iter()
-                                .map(|a| format!("{} = {}", self.name(a.arg), self.name(a.init)))
-                                .collect();
-                            format!(" iter_args({}) -> ({})", a.join(", "), res_tys.join(", "))
-                        };
-                        self.out.line(
-                            l,
-                            format!(
-                                "{lhs}scf.for {} = {} to {} step {}{iters} : {} {{",
-                                self.name(x.iv),
-                                self.name(x.lb),
-                                self.name(x.ub),
-                                self.name(x.step),
-                                self.vty(x.iv)
-                            ),
-                        );
+                        self.put("scf.for ");
+                        self.name(x.iv);
+                        self.put(" = ");
+                        self.name(x.lb);
+                        self.put(" to ");
+                        self.name(x.ub);
+                        self.put(" step ");
+                        self.name(x.step);
+                        if !x.iter_args.is_empty() {
+                            self.put(" iter_args(");
+                            for (i, a) in x.iter_args.iter().enumerate() {
+                                self.out.sep(i);
+                                self.name(a.arg);
+                                self.put(" = ");
+                                self.name(a.init);
+                            }
+                            self.put(") -> (");
+                            self.vtys(x.results.iter().copied());
+                            self.put(")");
+                        }
+                        self.put(" : ");
+                        self.vty(x.iv);
+                        self.put(" {\n");
                         self.block(x.body, l.next());
                         self.out.line(l, "}");
                     }
                 }
                 StmtKind::If(x) => {
-                    let res_tys: Vec<String> = x.results.iter().map(|&r| self.vty(r)).collect();
-                    let lhs = self.results_lhs(&x.results);
+                    self.out.indent(l);
+                    self.results_lhs(&x.results);
                     if self.generic {
-                        self.out
-                            .line(l, format!("{lhs}\"scf.if\"({}) ({{", self.name(x.cond)));
+                        self.put("\"scf.if\"(");
+                        self.name(x.cond);
+                        self.put(") ({\n");
                         self.block(x.then_block, l.next());
                         self.out.line(l, "}, {");
                         self.block(x.else_block, l.next());
-                        self.out
-                            .line(l, format!("}}) : (i1) -> ({})", res_tys.join(", ")));
+                        self.out.indent(l);
+                        self.put("}) : (i1) -> (");
+                        self.vtys(x.results.iter().copied());
+                        self.put(")\n");
                     } else {
-                        let r = if res_tys.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" -> ({})", res_tys.join(", "))
-                        };
-                        self.out
-                            .line(l, format!("{lhs}scf.if {}{r} {{", self.name(x.cond)));
+                        self.put("scf.if ");
+                        self.name(x.cond);
+                        if !x.results.is_empty() {
+                            self.put(" -> (");
+                            self.vtys(x.results.iter().copied());
+                            self.put(")");
+                        }
+                        self.put(" {\n");
                         self.block(x.then_block, l.next());
                         self.out.line(l, "} else {");
                         self.block(x.else_block, l.next());
@@ -417,224 +530,167 @@ impl<'a> Writer<'a> {
                     }
                 }
                 StmtKind::While(w) => {
-                    let res_tys: Vec<String> = w.results.iter().map(|&r| self.vty(r)).collect();
-                    let lhs = self.results_lhs(&w.results);
-                    let inits: Vec<String> =
-                        w.iter_args.iter().map(|a| self.name(a.init)).collect();
-                    let before: Vec<String> = w
-                        .iter_args
-                        .iter()
-                        .map(|a| format!("{}: {}", self.name(a.arg), self.vty(a.arg)))
-                        .collect();
-                    let fwd: Vec<String> = w.iter_args.iter().map(|a| self.name(a.arg)).collect();
+                    let args = || w.iter_args.iter().map(|a| a.arg);
+                    self.out.indent(l);
+                    self.results_lhs(&w.results);
                     if self.generic {
-                        self.out
-                            .line(l, format!("{lhs}\"scf.while\"({}) ({{", inits.join(", ")));
-                        self.out.line(l, format!("^bb0({}):", before.join(", ")));
+                        self.put("\"scf.while\"(");
+                        self.names(w.iter_args.iter().map(|a| a.init));
+                        self.put(") ({\n");
+                        self.out.indent(l);
+                        self.put("^bb0(");
+                        self.typed_names(args());
+                        self.put("):\n");
                     } else {
-                        let a: Vec<String> = w
-                            .iter_args
-                            .iter()
-                            .map(|a| format!("{} = {}", self.name(a.arg), self.name(a.init)))
-                            .collect();
-                        self.out.line(
-                            l,
-                            format!(
-                                "{lhs}scf.while ({}) : ({}) -> ({}) {{",
-                                a.join(", "),
-                                res_tys.join(", "),
-                                res_tys.join(", ")
-                            ),
-                        );
+                        self.put("scf.while (");
+                        for (i, a) in w.iter_args.iter().enumerate() {
+                            self.out.sep(i);
+                            self.name(a.arg);
+                            self.put(" = ");
+                            self.name(a.init);
+                        }
+                        self.put(") : (");
+                        self.vtys(w.results.iter().copied());
+                        self.put(") -> (");
+                        self.vtys(w.results.iter().copied());
+                        self.put(") {\n");
                     }
                     self.block(w.cond_block, l.next());
                     // The body sees the iter args under fresh names.
-                    let saved = self.rename.clone();
-                    for a in &w.iter_args {
-                        let n = format!("{}_do", self.name(a.arg));
-                        self.rename.insert(a.arg, n);
-                    }
-                    let after: Vec<String> = w
-                        .iter_args
-                        .iter()
-                        .map(|a| format!("{}: {}", self.name(a.arg), self.vty(a.arg)))
-                        .collect();
+                    let saved = self.renamed.len();
+                    self.renamed.extend(args());
+                    self.out
+                        .line(l, if self.generic { "}, {" } else { "} do {" });
+                    self.out.indent(l);
+                    self.put("^bb0(");
+                    self.typed_names(args());
+                    self.put("):\n");
+                    self.block(w.body, l.next());
                     if self.generic {
-                        self.out.line(l, "}, {");
-                        self.out.line(l, format!("^bb0({}):", after.join(", ")));
-                        self.block(w.body, l.next());
-                        let _ = fwd;
-                        self.out.line(
-                            l,
-                            format!("}}) : ({}) -> ({})", res_tys.join(", "), res_tys.join(", ")),
-                        );
+                        self.out.indent(l);
+                        self.put("}) : (");
+                        self.vtys(w.results.iter().copied());
+                        self.put(") -> (");
+                        self.vtys(w.results.iter().copied());
+                        self.put(")\n");
                     } else {
-                        self.out.line(
-                            l,
-                            format!("}} do {{\n{}^bb0({}):", "  ".repeat(l.0), after.join(", ")),
-                        );
-                        self.block(w.body, l.next());
                         self.out.line(l, "}");
                     }
-                    self.rename = saved;
+                    self.renamed.truncate(saved);
                 }
                 StmtKind::Condition(c) => {
-                    let owner = m.blocks[b].owner;
-                    let args: Vec<ValueId> = match owner.map(|o| &m.stmts[o].kind) {
-                        Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
-                        _ => Vec::new(),
+                    let args: &[pto_ir::IterArg] = match m.blocks[b].owner.map(|o| &m.stmts[o].kind)
+                    {
+                        Some(StmtKind::While(w)) => &w.iter_args,
+                        _ => &[],
                     };
-                    let names: Vec<String> = args.iter().map(|&a| self.name(a)).collect();
-                    let tys: Vec<String> = args.iter().map(|&a| self.vty(a)).collect();
+                    let args = || args.iter().map(|a| a.arg);
+                    self.out.indent(l);
                     if self.generic {
-                        let mut ops = vec![self.name(*c)];
-                        ops.extend(names);
-                        let mut t = vec!["i1".to_string()];
-                        t.extend(tys);
-                        self.out.line(
-                            l,
-                            format!(
-                                "\"scf.condition\"({}) : ({}) -> ()",
-                                ops.join(", "),
-                                t.join(", ")
-                            ),
-                        );
+                        self.put("\"scf.condition\"(");
+                        self.names(std::iter::once(*c).chain(args()));
+                        self.put(") : (i1");
+                        for a in args() {
+                            self.put(", ");
+                            self.vty(a);
+                        }
+                        self.put(") -> ()\n");
                     } else {
-                        let tail = if names.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" {} : {}", names.join(", "), tys.join(", "))
-                        };
-                        self.out
-                            .line(l, format!("scf.condition({}){tail}", self.name(*c)));
+                        self.put("scf.condition(");
+                        self.name(*c);
+                        self.put(")");
+                        self.operands_tail(args());
+                        self.out.end();
                     }
                 }
-                StmtKind::Yield(vals) => self.yield_(vals, l),
+                StmtKind::Yield(vals) => self.terminator(l, "scf.yield", vals),
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
                     let word = if matches!(m.stmts[s].kind, StmtKind::Break(_)) {
-                        "break"
+                        "pto.break"
                     } else {
-                        "continue"
+                        "pto.continue"
                     };
-                    let names: Vec<String> = vals.iter().map(|&v| self.name(v)).collect();
-                    let tys: Vec<String> = vals.iter().map(|&v| self.vty(v)).collect();
+                    self.terminator(l, word, vals);
                     if self.generic {
-                        self.out.line(
-                            l,
-                            format!(
-                                "\"pto.{word}\"({}) : ({}) -> ()",
-                                names.join(", "),
-                                tys.join(", ")
-                            ),
-                        );
-                        // The enclosing region still needs its terminator.
-                        let owner = m.blocks[b].owner.map(|o| &m.stmts[o].kind);
-                        let need: Vec<Type> = match owner {
-                            Some(StmtKind::If(x)) => {
-                                x.results.iter().map(|&r| m.values[r].ty.clone()).collect()
-                            }
-                            Some(StmtKind::For(x)) => x
-                                .iter_args
-                                .iter()
-                                .map(|a| m.values[a.arg].ty.clone())
-                                .collect(),
-                            Some(StmtKind::While(w)) => w
-                                .iter_args
-                                .iter()
-                                .map(|a| m.values[a.arg].ty.clone())
-                                .collect(),
-                            _ => Vec::new(),
-                        };
-                        let mut vs = Vec::new();
-                        for t in &need {
-                            let n = self.tmp();
-                            self.out
-                                .line(l, format!("{n} = \"pto.undef\"() : () -> {}", self.ty(t)));
-                            vs.push(n);
-                        }
-                        let ts: Vec<String> = need.iter().map(|t| self.ty(t)).collect();
-                        self.out.line(
-                            l,
-                            format!(
-                                "\"scf.yield\"({}) : ({}) -> ()",
-                                vs.join(", "),
-                                ts.join(", ")
-                            ),
-                        );
-                    } else {
-                        let tail = if names.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" {} : {}", names.join(", "), tys.join(", "))
-                        };
-                        self.out.line(l, format!("pto.{word}{tail}"));
+                        self.region_end(b, l);
                     }
                 }
-                StmtKind::Return(vals) => {
-                    let names: Vec<String> = vals.iter().map(|&v| self.name(v)).collect();
-                    let tys: Vec<String> = vals.iter().map(|&v| self.vty(v)).collect();
-                    if self.generic {
-                        self.out.line(
-                            l,
-                            format!(
-                                "\"func.return\"({}) : ({}) -> ()",
-                                names.join(", "),
-                                tys.join(", ")
-                            ),
-                        );
-                    } else if names.is_empty() {
-                        self.out.line(l, "func.return");
-                    } else {
-                        self.out.line(
-                            l,
-                            format!("func.return {} : {}", names.join(", "), tys.join(", ")),
-                        );
-                    }
-                }
+                StmtKind::Return(vals) => self.terminator(l, "func.return", vals),
                 StmtKind::Scope(_, blk) => self.block(*blk, l),
             }
         }
     }
 
-    fn yield_(&mut self, vals: &[ValueId], l: Level) {
-        let names: Vec<String> = vals.iter().map(|&v| self.name(v)).collect();
-        let tys: Vec<String> = vals.iter().map(|&v| self.vty(v)).collect();
+    /// A generic-form `break` / `continue` does not end its region: yields placeholder values
+    /// of the types the enclosing region's terminator needs.
+    fn region_end(&mut self, b: pto_ir::BlockId, l: Level) {
+        let m = self.m;
+        let need: Vec<ValueId> = match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
+            Some(StmtKind::If(x)) => x.results.clone(),
+            Some(StmtKind::For(x)) => x.iter_args.iter().map(|a| a.arg).collect(),
+            Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
+            _ => Vec::new(),
+        };
+        let first = self.next_tmp + 1;
+        for &v in &need {
+            self.next_tmp += 1;
+            self.out.indent(l);
+            self.put("%tmp");
+            self.out.put_u64(u64::from(self.next_tmp));
+            self.put(" = \"pto.undef\"() : () -> ");
+            self.vty(v);
+            self.out.end();
+        }
+        self.out.indent(l);
+        self.put("\"scf.yield\"(");
+        for (i, t) in (first..=self.next_tmp).enumerate() {
+            self.out.sep(i);
+            self.put("%tmp");
+            self.out.put_u64(u64::from(t));
+        }
+        self.put(") : (");
+        self.vtys(need);
+        self.put(") -> ()\n");
+    }
+
+    /// ` %a, %b : T, U` after a custom-form keyword, nothing when there are no values.
+    fn operands_tail(&mut self, vals: impl Iterator<Item = ValueId> + Clone) {
+        let mut vals = vals.peekable();
+        if vals.peek().is_some() {
+            self.put(" ");
+            self.names(vals.clone());
+            self.put(" : ");
+            self.vtys(vals);
+        }
+    }
+
+    /// `scf.yield`, `func.return`, `pto.break`, `pto.continue`: `KW %a : T` in the custom
+    /// form, `"KW"(%a) : (T) -> ()` in the generic one.
+    fn terminator(&mut self, l: Level, kw: &str, vals: &[ValueId]) {
+        self.out.indent(l);
         if self.generic {
-            self.out.line(
-                l,
-                format!(
-                    "\"scf.yield\"({}) : ({}) -> ()",
-                    names.join(", "),
-                    tys.join(", ")
-                ),
-            );
-        } else if names.is_empty() {
-            self.out.line(l, "scf.yield");
+            self.put("\"");
+            self.put(kw);
+            self.put("\"(");
+            self.names(vals.iter().copied());
+            self.put(") : (");
+            self.vtys(vals.iter().copied());
+            self.put(") -> ()");
         } else {
-            self.out.line(
-                l,
-                format!("scf.yield {} : {}", names.join(", "), tys.join(", ")),
-            );
+            self.put(kw);
+            self.operands_tail(vals.iter().copied());
+        }
+        self.out.end();
+    }
+
+    fn results_lhs(&mut self, results: &[ValueId]) {
+        if !results.is_empty() {
+            self.names(results.iter().copied());
+            self.put(" = ");
         }
     }
 
-    fn results_lhs(&self, results: &[ValueId]) -> String {
-        if results.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "{} = ",
-                results
-                    .iter()
-                    .map(|&r| self.name(r))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }
-    }
-
-    fn mnemonic(&self, o: OpId) -> String {
-        let op = &self.m.ops[o];
+    fn mnemonic(&mut self, op: &Operation) {
         if op.opcode.class() == OpClass::Move {
             let from = op.operands.first().and_then(|&v| space_of(self.m, v));
             let to = op.results.first().and_then(|&v| space_of(self.m, v));
@@ -646,13 +702,153 @@ impl<'a> Writer<'a> {
                 Some(MemorySpace::Bias) => "b",
                 _ => "v",
             };
-            return format!("pto.tile.mov.{}2{}", short(from), short(to));
+            self.put("pto.tile.mov.");
+            self.put(short(from));
+            self.put("2");
+            self.put(short(to));
+            return;
         }
         let info = op.opcode.info();
         match info.dialect {
-            "" => "pto.constant".to_string(),
-            "tile" => format!("pto.tile.{}", info.mnemonic.replace('_', ".")),
-            d => format!("pto.{d}.{}", info.mnemonic),
+            "" => self.put("pto.constant"),
+            "tile" => {
+                self.put("pto.tile.");
+                // `row_max` is spelled `row.max`.
+                for (i, part) in info.mnemonic.split('_').enumerate() {
+                    if i > 0 {
+                        self.put(".");
+                    }
+                    self.put(part);
+                }
+            }
+            d => {
+                self.put("pto.");
+                self.put(d);
+                self.put(".");
+                self.put(info.mnemonic);
+            }
+        }
+    }
+
+    /// `%c = pto.constant 1.0 : f32`.
+    fn constant(&mut self, op: &Operation, l: Level) {
+        let m = self.m;
+        let Some(&r) = op.results.first() else { return };
+        let d = m.values[r].ty.as_scalar().unwrap_or(DataType::Int64);
+        let t = mlir_dtype(d);
+        self.out.indent(l);
+        self.name(r);
+        self.put(if self.generic {
+            " = \"pto.constant\"() {value = "
+        } else {
+            " = pto.constant "
+        });
+        match m.values[r].constant {
+            Some(Constant::Bool(b)) => self.put(if b { "true" } else { "false" }),
+            Some(c) if d.is_float() => put_float(&mut self.out, c.as_f64()),
+            Some(Constant::SizeT(u)) => self.out.put_u64(u),
+            Some(c) => self.out.put_i64(c.as_i64()),
+            None => self.put("0"),
+        }
+        self.put(" : ");
+        self.put(t);
+        if self.generic {
+            self.put("} : () -> ");
+            self.put(t);
+        }
+        self.out.end();
+    }
+
+    /// The op's first result type or, with no results, its first recorded event's type.
+    fn first_result_ty(&mut self, op: &Operation, records: &[Event]) {
+        match (op.results.first(), records.first()) {
+            (Some(&r), _) => self.vty(r),
+            (None, Some(&e)) => self.event_ty(e),
+            (None, None) => {}
+        }
+    }
+
+    /// `, E` for each event the op records (their tokens are extra results).
+    fn record_tys(&mut self, records: &[Event]) {
+        for &e in records {
+            self.put(", ");
+            self.event_ty(e);
+        }
+    }
+
+    /// `[%i, 0]`: a custom-form offset list.
+    fn offsets(&mut self, offs: &[Attr]) {
+        let m = self.m;
+        self.put("[");
+        for (i, a) in offs.iter().enumerate() {
+            self.out.sep(i);
+            match offset(m, a) {
+                (Some(v), _) => self.name(v),
+                (None, c) => self.out.put_i64(c),
+            }
+        }
+        self.put("]");
+    }
+
+    /// The attribute entries both forms share: the result tile's, a store's source location,
+    /// the op's own attributes. Returns how many were written.
+    fn attrs(&mut self, op: &Operation) -> usize {
+        let m = self.m;
+        let mut n = 0;
+        if let Some(&r) = op.results.first() {
+            self.tile_attrs(r, &mut n);
+        }
+        if op.opcode.class() == OpClass::Store
+            && let Some(&t) = op.operands.first()
+            && let Some(s) = space_of(m, t)
+        {
+            self.entry(&mut n, "from");
+            self.put("#pto.loc<");
+            self.put(s.name());
+            self.put(">");
+        }
+        for (k, v) in &op.attrs.0 {
+            let shown = !matches!(
+                k.as_str(),
+                "offset" | "set" | "wait" | "sync" | "shape" | "loc"
+            ) && matches!(
+                v,
+                Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
+            );
+            if !shown {
+                continue;
+            }
+            self.entry(&mut n, k);
+            match v {
+                Attr::Ident(s) if k == "dtype" => self.put(mlir_dtype(
+                    DataType::from_name(s).unwrap_or(DataType::Unknown),
+                )),
+                Attr::Ident(s) | Attr::Str(s) => {
+                    self.put("\"");
+                    self.put(s);
+                    self.put("\"");
+                }
+                Attr::Int(i) => {
+                    self.out.put_i64(*i);
+                    if self.generic {
+                        self.put(" : i64");
+                    }
+                }
+                Attr::Float(f) => put_float(&mut self.out, *f),
+                Attr::Bool(b) => self.put(if *b { "true" } else { "false" }),
+                _ => {}
+            }
+        }
+        n
+    }
+
+    /// The wait tokens (`%e3, %e5`) of events recorded earlier.
+    fn wait_tokens(&mut self, waits: &[Event], first: usize) {
+        for (i, &e) in waits.iter().enumerate() {
+            if let Some(t) = self.token(e) {
+                self.out.sep(first + i);
+                self.put_token(t);
+            }
         }
     }
 
@@ -660,215 +856,155 @@ impl<'a> Writer<'a> {
         let m = self.m;
         let op = &m.ops[o];
         let class = op.opcode.class();
-        let name = self.mnemonic(o);
-        // Constants.
         if class == OpClass::Const {
-            let Some(&r) = op.results.first() else { return };
-            let d = m.values[r].ty.as_scalar().unwrap_or(DataType::Int64);
-            let v = match m.values[r].constant {
-                Some(Constant::Bool(b)) => b.to_string(),
-                Some(c) if d.is_float() => float_lit(c.as_f64()),
-                Some(Constant::SizeT(u)) => u.to_string(),
-                Some(c) => c.as_i64().to_string(),
-                None => "0".to_string(),
-            };
-            let t = mlir_dtype(d);
-            if self.generic {
-                self.out.line(
-                    l,
-                    format!(
-                        "{} = \"pto.constant\"() {{value = {v} : {t}}} : () -> {t}",
-                        self.name(r)
-                    ),
-                );
-            } else {
-                self.out
-                    .line(l, format!("{} = pto.constant {v} : {t}", self.name(r)));
-            }
+            self.constant(op, l);
             return;
         }
-        // Event tokens this op waits for and records.
-        let waits: Vec<String> = events(&op.attrs, "wait")
-            .into_iter()
-            .filter_map(|e| self.tokens.get(&e).cloned())
-            .collect();
+        // The events this op waits for (those recorded earlier) and records.
+        let mut waits = events(&op.attrs, "wait");
+        waits.retain(|&e| self.token(e).is_some());
         let mut records = events(&op.attrs, "set");
         records.extend(events(&op.attrs, "sync"));
-        let mut results: Vec<String> = op.results.iter().map(|&r| self.name(r)).collect();
-        let mut res_tys: Vec<String> = op.results.iter().map(|&r| self.vty(r)).collect();
-        for e in &records {
-            let t = format!("%e{}", self.next_token);
-            self.next_token += 1;
-            self.tokens.insert(*e, t.clone());
-            results.push(t);
-            res_tys.push(self.event_ty(*e));
-        }
-        let lhs = if results.is_empty() {
-            String::new()
-        } else {
-            format!("{} = ", results.join(", "))
-        };
-        let mut attrs: Vec<String> = Vec::new();
-        if let Some(&r) = op.results.first() {
-            attrs.extend(self.tile_attrs(r));
-        }
-        if class == OpClass::Store
-            && let Some(&t) = op.operands.first()
-            && let Some(s) = space_of(m, t)
-        {
-            attrs.push(format!("from = #pto.loc<{}>", s.name()));
-        }
-        for (k, v) in &op.attrs.0 {
-            if matches!(
-                k.as_str(),
-                "offset" | "set" | "wait" | "sync" | "shape" | "loc"
-            ) {
-                continue;
-            }
-            let txt = match v {
-                Attr::Ident(s) if k == "dtype" => {
-                    mlir_dtype(DataType::from_name(s).unwrap_or(DataType::Unknown)).to_string()
-                }
-                Attr::Ident(s) | Attr::Str(s) => format!("\"{s}\""),
-                Attr::Int(i) => {
-                    if self.generic {
-                        format!("{i} : i64")
-                    } else {
-                        i.to_string()
-                    }
-                }
-                Attr::Float(f) => float_lit(*f),
-                Attr::Bool(b) => b.to_string(),
-                _ => continue,
-            };
-            attrs.push(format!("{k} = {txt}"));
-        }
-        // Offsets: dynamic ones become operands, static ones an attribute.
-        let offsets: Vec<(Option<ValueId>, i64)> = op
+        let offs = op
             .attrs
             .get("offset")
             .and_then(Attr::as_list)
-            .unwrap_or(&[])
-            .iter()
-            .map(|a| match a {
-                Attr::Value(v) => match m.values[*v].constant {
-                    Some(c) => (None, c.as_i64()),
-                    None => (Some(*v), -1),
-                },
-                Attr::Int(i) => (None, *i),
-                _ => (None, 0),
-            })
-            .collect();
+            .unwrap_or(&[]);
+        self.out.indent(l);
+        if !op.results.is_empty() || !records.is_empty() {
+            self.names(op.results.iter().copied());
+            for i in 0..records.len() {
+                self.out.sep(op.results.len() + i);
+                self.put_token(self.next_token + i as u32);
+            }
+            self.put(" = ");
+        }
         if self.generic {
-            let mut operands: Vec<ValueId> = op.operands.clone();
-            if matches!(
+            // Dynamic offsets become operands, all of them a `static_offsets` attribute.
+            let with_offsets = matches!(
                 class,
                 OpClass::Load | OpClass::Store | OpClass::Extract | OpClass::TileAssemble
-            ) {
-                let list: Vec<String> = offsets.iter().map(|(_, c)| c.to_string()).collect();
-                attrs.push(format!("static_offsets = [{}]", list.join(", ")));
-                operands.extend(offsets.iter().filter_map(|(v, _)| *v));
-            }
-            let mut names: Vec<String> = operands.iter().map(|&v| self.name(v)).collect();
-            let mut tys: Vec<String> = operands.iter().map(|&v| self.vty(v)).collect();
-            if !waits.is_empty() {
-                attrs.push(format!("num_waits = {} : i64", waits.len()));
-                for w in &waits {
-                    names.push(w.clone());
-                    tys.push("!pto.event<>".to_string());
-                }
-            }
-            // Waits are typed by their producers; look the types up again.
-            let wait_tys: Vec<String> = events(&op.attrs, "wait")
-                .into_iter()
-                .filter(|e| self.tokens.contains_key(e))
-                .map(|e| self.event_ty(e))
-                .collect();
-            let n = tys.len() - wait_tys.len();
-            tys.truncate(n);
-            tys.extend(wait_tys);
-            let a = if attrs.is_empty() {
-                String::new()
-            } else {
-                format!(" {{{}}}", attrs.join(", "))
-            };
-            let rt = if res_tys.len() == 1 {
-                res_tys[0].clone()
-            } else {
-                format!("({})", res_tys.join(", "))
-            };
-            self.out.line(
-                l,
-                format!(
-                    "{lhs}\"{name}\"({}){a} : ({}) -> {rt}",
-                    names.join(", "),
-                    tys.join(", ")
-                ),
             );
-            return;
-        }
-        let w = if waits.is_empty() {
-            String::new()
+            let offs = if with_offsets { offs } else { &[] };
+            let dynamic = || offs.iter().filter_map(|a| offset(m, a).0);
+            let n_operands = op.operands.len() + dynamic().count();
+            self.put("\"");
+            self.mnemonic(op);
+            self.put("\"(");
+            self.names(op.operands.iter().copied().chain(dynamic()));
+            self.wait_tokens(&waits, n_operands);
+            self.put(")");
+            let mut n = self.attrs(op);
+            if with_offsets {
+                self.entry(&mut n, "static_offsets");
+                self.put("[");
+                for (i, a) in offs.iter().enumerate() {
+                    self.out.sep(i);
+                    self.out.put_i64(offset(m, a).1);
+                }
+                self.put("]");
+            }
+            if !waits.is_empty() {
+                self.entry(&mut n, "num_waits");
+                self.out.put_u64(waits.len() as u64);
+                self.put(" : i64");
+            }
+            if n > 0 {
+                self.put("}");
+            }
+            self.put(" : (");
+            self.vtys(op.operands.iter().copied().chain(dynamic()));
+            // Waits are typed by their producers.
+            for (i, &e) in waits.iter().enumerate() {
+                self.out.sep(n_operands + i);
+                self.event_ty(e);
+            }
+            self.put(") -> ");
+            if op.results.len() + records.len() == 1 {
+                self.first_result_ty(op, &records);
+            } else {
+                self.put("(");
+                self.vtys(op.results.iter().copied());
+                for (i, &e) in records.iter().enumerate() {
+                    self.out.sep(op.results.len() + i);
+                    self.event_ty(e);
+                }
+                self.put(")");
+            }
         } else {
-            format!(" wait({})", waits.join(", "))
-        };
-        let a = if attrs.is_empty() {
-            String::new()
-        } else {
-            format!(" {{{}}}", attrs.join(", "))
-        };
-        let off = |me: &Self| -> String {
-            let list: Vec<String> = offsets
-                .iter()
-                .map(|(v, c)| v.map_or_else(|| c.to_string(), |v| me.name(v)))
-                .collect();
-            format!("[{}]", list.join(", "))
-        };
-        let extra: Vec<String> = res_tys.iter().skip(op.results.len()).cloned().collect();
-        let with_events = |mut v: Vec<String>| {
-            v.extend(extra.iter().cloned());
-            v.join(", ")
-        };
-        let line = match class {
-            OpClass::Load => format!(
-                "{lhs}{name} {}{}{w}{a} : {}",
-                self.name(op.operands[0]),
-                off(self),
-                with_events(vec![self.vty(op.operands[0]), res_tys[0].clone()])
-            ),
-            OpClass::Store => format!(
-                "{lhs}{name} {}, {}{}{w}{a} : {}",
-                self.name(op.operands[0]),
-                self.name(op.operands[1]),
-                off(self),
-                with_events(vec![self.vty(op.operands[1]), self.vty(op.operands[0])])
-            ),
-            _ => {
-                let names: Vec<String> = op.operands.iter().map(|&v| self.name(v)).collect();
-                let tys: Vec<String> = op.operands.iter().map(|&v| self.vty(v)).collect();
-                let ex = if class == OpClass::Extract {
-                    off(self)
-                } else {
-                    String::new()
-                };
-                let ret = res_tys.first().cloned().unwrap_or_default();
-                if tys.iter().all(|t| *t == ret) && !tys.is_empty() {
-                    format!(
-                        "{lhs}{name} {}{ex}{w}{a} : {}",
-                        names.join(", "),
-                        with_events(vec![ret])
-                    )
-                } else {
-                    format!(
-                        "{lhs}{name} {}{ex}{w}{a} : {} -> {}",
-                        names.join(", "),
-                        tys.join(", "),
-                        with_events(vec![ret])
-                    )
+            self.mnemonic(op);
+            self.put(" ");
+            match class {
+                OpClass::Load => {
+                    self.names(op.operands.first().copied());
+                    self.offsets(offs);
+                }
+                OpClass::Store => {
+                    self.names(op.operands.iter().take(2).copied());
+                    self.offsets(offs);
+                }
+                OpClass::Extract => {
+                    self.names(op.operands.iter().copied());
+                    self.offsets(offs);
+                }
+                _ => self.names(op.operands.iter().copied()),
+            }
+            if !waits.is_empty() {
+                self.put(" wait(");
+                self.wait_tokens(&waits, 0);
+                self.put(")");
+            }
+            if self.attrs(op) > 0 {
+                self.put("}");
+            }
+            self.put(" : ");
+            match class {
+                OpClass::Load => {
+                    self.vtys(op.operands.first().copied());
+                    self.put(", ");
+                    self.first_result_ty(op, &records);
+                }
+                OpClass::Store => {
+                    self.vtys(op.operands.get(1).copied());
+                    self.put(", ");
+                    self.vtys(op.operands.first().copied());
+                }
+                _ => {
+                    // `A, B -> R`, shortened to `R` when every operand type is spelled like
+                    // the result's: spelled in full, then the operands cut out if so.
+                    let start = self.out.text.len();
+                    let mut first = None;
+                    let mut same = true;
+                    for (i, &v) in op.operands.iter().enumerate() {
+                        self.out.sep(i);
+                        let s = self.out.text.len();
+                        self.vty(v);
+                        match &first {
+                            None => first = Some(s..self.out.text.len()),
+                            Some(f) => same &= self.out.text[f.clone()] == self.out.text[s..],
+                        }
+                    }
+                    self.put(" -> ");
+                    let ret = self.out.text.len();
+                    self.first_result_ty(op, &records);
+                    if let Some(f) = first
+                        && same
+                        && self.out.text[f] == self.out.text[ret..]
+                    {
+                        self.out.text.replace_range(start..ret, "");
+                    }
                 }
             }
-        };
-        self.out.line(l, line);
-        let _ = ValueDef::Free;
+            self.record_tys(&records);
+        }
+        self.out.end();
+        for (i, &e) in records.iter().enumerate() {
+            let t = self.next_token + i as u32;
+            match self.tokens.iter_mut().find(|(k, _)| *k == e) {
+                Some(slot) => slot.1 = t,
+                None => self.tokens.push((e, t)),
+            }
+        }
+        self.next_token += records.len() as u32;
     }
 }

@@ -1,6 +1,9 @@
-//! A text writer with an indentation level, shared by the text emitters.
+//! The text sink shared by the text emitters: every piece is appended to one `String`
+//! (naga `back` style), so writing a line costs no allocation of its own.
 
-use std::fmt::Write;
+use std::fmt;
+
+use pto_ir::typefmt::{push_i64, push_u64};
 
 /// Indentation depth (two spaces per level).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,17 +24,59 @@ pub struct Out {
 }
 
 impl Out {
-    /// Writes one line at `level`.
-    pub fn line(&mut self, level: Level, s: impl AsRef<str>) {
+    /// An empty writer with room for `bytes` of text.
+    pub fn with_capacity(bytes: usize) -> Out {
+        Out {
+            text: String::with_capacity(bytes),
+        }
+    }
+
+    /// Starts a line at `level`: writes its indentation.
+    pub fn indent(&mut self, level: Level) {
         for _ in 0..level.0 {
             self.text.push_str("  ");
         }
-        self.text.push_str(s.as_ref());
+    }
+
+    /// Ends the current line.
+    pub fn end(&mut self) {
         self.text.push('\n');
     }
 
-    /// Writes formatted text without a newline.
-    pub fn raw(&mut self, s: impl AsRef<str>) {
-        let _ = write!(self.text, "{}", s.as_ref());
+    /// Writes one whole line at `level`.
+    pub fn line(&mut self, level: Level, s: &str) {
+        self.indent(level);
+        self.text.push_str(s);
+        self.end();
+    }
+
+    /// Writes `s`.
+    pub fn put(&mut self, s: &str) {
+        self.text.push_str(s);
+    }
+
+    /// Writes `", "` before every item of a list but the first (`i` is the item's index).
+    pub fn sep(&mut self, i: usize) {
+        if i > 0 {
+            self.text.push_str(", ");
+        }
+    }
+
+    /// Writes an unsigned number.
+    pub fn put_u64(&mut self, v: u64) {
+        push_u64(&mut self.text, v);
+    }
+
+    /// Writes a signed number.
+    pub fn put_i64(&mut self, v: i64) {
+        push_i64(&mut self.text, v);
+    }
+}
+
+/// For the rare pieces that need `write!` (floats).
+impl fmt::Write for Out {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.text.push_str(s);
+        Ok(())
     }
 }
