@@ -277,3 +277,46 @@ fn dump_host_functions() {
     }
     std::fs::write(path, out).unwrap();
 }
+
+#[test]
+fn cpp_names_avoid_cpp_keywords() {
+    // Rust identifiers that are C++ keywords: the kernel, a tensor and a scalar parameter.
+    let text = r#"program.module @double {
+  program.entry @double
+  func.func @double(%new_0: tensor<[16, 16], fp32> #in, %int_1: fp32, %class_2: tensor<[16, 16], fp32> #out) {
+    statement.op {
+      %t_3 = tile.load %new_0 : (tensor<[16, 16], fp32>) -> tile<[16, 16], [16, 16], fp32> {shape=[16, 16], offset=[0, 0]}
+      %u_4 = tile.mul %t_3, %int_1 : (tile<[16, 16], [16, 16], fp32>, fp32) -> tile<[16, 16], [16, 16], fp32>
+      tile.store %u_4, %class_2 : (tile<[16, 16], [16, 16], fp32>, tensor<[16, 16], fp32>) -> () {offset=[0, 0]}
+    }
+    statement.return
+  }
+  // func.kind = kernel
+}
+"#;
+    let m = pto_ir::parse(text).unwrap();
+    pto_ir::verify(&m).unwrap();
+    let cpp = pto_lower::compile(&m, m.entry.unwrap()).unwrap().cpp;
+    assert!(
+        cpp.contains("void double_(__gm__ float* new_, float int_, __gm__ float* class_)"),
+        "{cpp}"
+    );
+    let Some(gxx) = common::find_tool(&["g++"]) else {
+        eprintln!("skip: g++ is not installed; the C++ was not syntax-checked");
+        return;
+    };
+    let file = std::env::temp_dir().join(format!("pto-lower-keywords-{}.cpp", std::process::id()));
+    std::fs::write(&file, &cpp).unwrap();
+    let o = Command::new(&gxx)
+        .args(["-std=c++17", "-fsyntax-only", "-I"])
+        .arg(common::dir().join("tests/cpp"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        o.status.success(),
+        "g++ rejected:\n{}\n{cpp}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -211,7 +211,7 @@ mod tests {
                 #include "common/pto_instr.hpp"
                 using namespace pto;
 
-                __global__ AICORE void double(float a) {
+                __global__ AICORE void double_(float a) {
                   float v2 = (a * 2.0f);
                   return; // the kernel returns v2 to the host
                 }

@@ -111,14 +111,124 @@ fn ident_ok(s: &str) -> bool {
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
-/// The C++ name of a value: a parameter's own name when it is an identifier, else the
-/// sanitized IR name with the SSA number (`acc_7`), else `v7`.
+/// C++ keywords (and alternative operator spellings) that are ordinary identifiers in Rust
+/// and in the IR: a kernel named `double` or a parameter named `new` must not keep them.
+const CPP_KEYWORDS: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+];
+
+/// `name` as a C++ identifier: itself, with `_` appended when it is a C++ keyword; `None`
+/// when it is not an identifier at all.
+fn cpp_ident(name: &str) -> Option<String> {
+    if !ident_ok(name) {
+        return None;
+    }
+    if CPP_KEYWORDS.contains(&name) {
+        Some(format!("{name}_"))
+    } else {
+        Some(name.to_string())
+    }
+}
+
+/// The C++ name of a value: a parameter's own name when it is an identifier (`_` appended
+/// to a C++ keyword), else the sanitized IR name with the SSA number (`acc_7`), else `v7`.
 fn cpp_name(m: &ProgramModule, v: ValueId) -> String {
     let d = &m.values[v];
     if let (ValueDef::Param(..), Some(n)) = (d.def, &d.name)
-        && ident_ok(n)
+        && let Some(n) = cpp_ident(n)
     {
-        return n.clone();
+        return n;
     }
     match d.name.as_deref().map(crate::lower::sanitize) {
         Some(n) if !n.is_empty() && ident_ok(&n) => format!("{n}_{}", d.number),
@@ -270,7 +380,8 @@ impl Writer<'_> {
         self.out.line(l0, "using namespace pto;");
         self.out.line(l0, "");
         self.put("__global__ AICORE void ");
-        self.put(if ident_ok(&f.name) { &f.name } else { "kernel" });
+        let name = cpp_ident(&f.name).unwrap_or_else(|| "kernel".to_string());
+        self.put(&name);
         self.put("(");
         for (i, q) in f.sig.params.iter().enumerate() {
             self.out.sep(i);
