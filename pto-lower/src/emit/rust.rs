@@ -14,102 +14,51 @@
 //!
 //! Parameters are named by their IR names without the SSA number (`%x_3` is `x`); other
 //! values are `{name}_{number}`. Nothing here panics on any program.
+//!
+//! Like naga's `back` writers, the `Writer` appends Rust source text to one `String` (no
+//! token, `format!` string or identifier allocated on the way); the text becomes tokens once
+//! at the end (module `lex`), with `Span::call_site()` as `quote!` gives them. A punctuation
+//! is joint with a punctuation character right after it, so the text puts a space after every
+//! punctuation that `quote!` would emit on its own (`& *x`, `) ? ;`, `Tile:: < f32`): the
+//! tokens, spacing included, are the ones `quote!` makes of the same code.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::fmt::Write;
+use std::ops::Range;
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::TokenStream;
 
+use pto_ir::entity::EntityId;
 use pto_ir::{
-    Constant, DataType, Diag, Diagnostics, Opcode, PipeKind, ProgramModule, Type, ValueDef, ValueId,
+    Constant, DataType, Diag, Diagnostics, Dim, Direction, Opcode, PipeKind, ProgramModule, Type,
+    ValueDef, ValueId,
 };
 
 use crate::events::Event;
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef};
 
+mod lex;
+
 /// Emits the host body of `p`.
 pub fn emit(p: &Program) -> Result<TokenStream, Diagnostics> {
     let mut w = Writer::new(p);
-    let body = w.put_program();
-    if w.diags.is_empty() {
-        Ok(body)
-    } else {
-        let mut d = Diagnostics::new();
-        for x in w.diags {
-            d.push(x);
-        }
-        Err(d)
-    }
+    w.put_program();
+    w.finish()
 }
 
 /// A whole host function `fn NAME(params) -> Result<R, ::pto::Error> { body }`, with the
 /// parameter types of `shared/spec/dsl.md` section 3 (for tools and tests; the macro writes
 /// its own signature from the user's and uses [`emit`]).
 pub fn emit_fn(p: &Program) -> Result<TokenStream, Diagnostics> {
-    let body = emit(p)?;
     let mut w = Writer::new(p);
-    let m = &p.module;
-    let f = &m.funcs[p.func];
-    let name = if valid_ident(&f.name) {
-        Ident::new(&f.name, Span::call_site())
-    } else {
-        format_ident!("kernel")
-    };
-    let mut params = Vec::new();
-    for q in &f.sig.params {
-        let id = w.ident(q.value);
-        let mutable = q.direction != pto_ir::Direction::In;
-        let ty = match &m.values[q.value].ty {
-            Type::Tensor(t) => {
-                let e = w.rust_ty(t.dtype);
-                if mutable {
-                    quote!(&mut ::pto::Tensor<#e>)
-                } else {
-                    quote!(&::pto::Tensor<#e>)
-                }
-            }
-            Type::Tile(t) => {
-                let e = w.rust_ty(t.dtype);
-                let (r, c) = t.rows_cols();
-                let (r, c) = (
-                    Literal::usize_unsuffixed(r as usize),
-                    Literal::usize_unsuffixed(c as usize),
-                );
-                if mutable {
-                    quote!(&mut ::pto::Tile<#e, #r, #c>)
-                } else {
-                    quote!(&::pto::Tile<#e, #r, #c>)
-                }
-            }
-            t => {
-                let e = w.rust_ty(t.dtype().unwrap_or(DataType::Fp32));
-                quote!(#e)
-            }
-        };
-        params.push(quote!(#id: #ty));
-    }
-    let rets: Vec<TokenStream> = f
-        .sig
-        .returns
-        .iter()
-        .map(|t| w.rust_ty(t.dtype().unwrap_or(DataType::Fp32)))
-        .collect();
-    let ret = match rets.as_slice() {
-        [] => quote!(()),
-        [r] => quote!(#r),
-        rs => quote!((#(#rs),*)),
-    };
-    if !w.diags.is_empty() {
-        let mut d = Diagnostics::new();
-        for x in w.diags {
-            d.push(x);
-        }
-        return Err(d);
-    }
-    Ok(quote! {
-        #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, non_snake_case, unreachable_code, clippy::all)]
-        pub fn #name(#(#params),*) -> ::core::result::Result<#ret, ::pto::Error> #body
-    })
+    w.put_program();
+    // The body's errors win over the signature's: report them alone, as before the signature
+    // is looked at.
+    w.take_diags()?;
+    let body = std::mem::take(&mut w.out);
+    w.put_signature();
+    w.out.push_str(&body);
+    w.finish()
 }
 
 /// A `TLOAD`s -> elementwise instructions -> `TSTORE` run the host code fuses into one pass
@@ -125,18 +74,19 @@ struct Chain<'i> {
     len: usize,
 }
 
-/// The element function (`::pto::Element::add`) an elementwise instruction applies, operands
-/// in the instruction's order; `None` for the others.
-fn elementwise_fn(isa: Isa) -> Option<TokenStream> {
-    let (tr, f) = elementwise_name(isa)?;
-    let (tr, f) = (
-        Ident::new(tr, Span::call_site()),
-        Ident::new(f, Span::call_site()),
-    );
-    Some(quote!(::pto::#tr::#f))
+/// The `for` loop a [`Chain`] call runs (see `Writer::put_chain_loop`): loop variable,
+/// bounds and constant positive step.
+#[derive(Clone, Copy)]
+struct ChainLoop {
+    iv: ValueId,
+    lb: ValueId,
+    ub: ValueId,
+    step: i64,
 }
 
-/// The trait and function of [`elementwise_fn`]: `("Element", "add")`.
+/// The trait and function (`("Element", "add")`, emitted as `::pto::Element::add`) of the
+/// element operation an elementwise instruction applies, operands in the instruction's
+/// order; `None` for the others.
 fn elementwise_name(isa: Isa) -> Option<(&'static str, &'static str)> {
     use Isa::*;
     Some(match isa {
@@ -165,10 +115,14 @@ fn elementwise_name(isa: Isa) -> Option<(&'static str, &'static str)> {
     })
 }
 
-/// Adds to `out`, per tile slot, the number of instructions in `insts` that name it.
-fn count_tile_uses(insts: &[Inst], out: &mut HashMap<TileId, usize>) {
-    fn add(out: &mut HashMap<TileId, usize>, t: TileId) {
-        *out.entry(t).or_default() += 1;
+/// Adds to `out[t]`, per tile slot `t` of the program, the number of instructions in `insts`
+/// that name it.
+fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
+    fn add(out: &mut [usize], t: TileId) {
+        // A slot outside the program is in no chain (`Writer::chain_at`), so needs no count.
+        if let Some(n) = out.get_mut(t.0 as usize) {
+            *n += 1;
+        }
     }
     let slot = |r: &TileRef| match r {
         TileRef::Slot(t) => Some(*t),
@@ -227,19 +181,6 @@ fn count_tile_uses(insts: &[Inst], out: &mut HashMap<TileId, usize>) {
     }
 }
 
-/// `e` without one pair of enclosing parentheses (a bare argument or `let` value needs none).
-fn unparen(e: TokenStream) -> TokenStream {
-    let mut it = e.clone().into_iter();
-    match (it.next(), it.next()) {
-        (Some(proc_macro2::TokenTree::Group(g)), None)
-            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
-        {
-            g.stream()
-        }
-        _ => e,
-    }
-}
-
 /// Whether `s` can be an identifier.
 fn valid_ident(s: &str) -> bool {
     let mut chars = s.chars();
@@ -250,13 +191,30 @@ fn valid_ident(s: &str) -> bool {
     s != "_" && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Whether an instruction is a sync (a no-op on the CPU).
+fn is_sync(i: &Inst) -> bool {
+    matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
+}
+
+/// Writes Rust source text into `out`.
+///
+/// Expression writers take `bare`: whether to leave out the parentheses around an expression
+/// that would be wrapped in them as a whole (`(-1i32)`, `(a == b)`), as a `let` value or an
+/// argument needs none; in any other position the parentheses keep the precedence.
 struct Writer<'a> {
     p: &'a Program,
     m: &'a ProgramModule,
-    params: HashSet<String>,
+    /// The text so far.
+    out: String,
+    /// The names of the parameters, which no other value's identifier may take.
+    params: HashSet<&'a str>,
+    /// Per value (by index), where its identifier is in `names`, once written.
+    idents: Vec<Option<Range<usize>>>,
+    /// The identifiers of `idents`, one after another (one buffer instead of a `String` each).
+    names: String,
     diags: Vec<Diag>,
-    /// How many instructions name each tile slot, anywhere in the kernel.
-    tile_uses: HashMap<TileId, usize>,
+    /// How many instructions name each tile slot (by index), anywhere in the kernel.
+    tile_uses: Vec<usize>,
 }
 
 impl<'a> Writer<'a> {
@@ -266,14 +224,18 @@ impl<'a> Writer<'a> {
             .sig
             .params
             .iter()
-            .filter_map(|q| m.values[q.value].name.clone())
+            .filter_map(|q| m.values[q.value].name.as_deref())
             .collect();
-        let mut tile_uses = HashMap::new();
+        let mut tile_uses = vec![0; p.tiles.len()];
         count_tile_uses(&p.body, &mut tile_uses);
         Writer {
             p,
             m,
+            // About what a typical instruction takes, so the buffer rarely grows.
+            out: String::with_capacity(128 * p.inst_count() + 1024),
             params,
+            idents: vec![None; m.values.len()],
+            names: String::new(),
             diags: Vec::new(),
             tile_uses,
         }
@@ -283,99 +245,183 @@ impl<'a> Writer<'a> {
         self.diags.push(Diag::new(self.p.span, msg));
     }
 
-    /// The Rust identifier of a value.
-    fn ident(&self, v: ValueId) -> Ident {
-        let d = &self.m.values[v];
-        if let (ValueDef::Param(..), Some(n)) = (d.def, &d.name)
-            && valid_ident(n)
-        {
-            return Ident::new(n, Span::call_site());
+    /// The errors so far, if any.
+    fn take_diags(&mut self) -> Result<(), Diagnostics> {
+        if self.diags.is_empty() {
+            return Ok(());
         }
-        let base = d
-            .name
-            .as_deref()
-            .map(crate::lower::sanitize)
-            .unwrap_or_default();
-        let candidate = format!("{base}_{}", d.number);
-        if !base.is_empty() && valid_ident(&candidate) && !self.params.contains(&candidate) {
-            Ident::new(&candidate, Span::call_site())
-        } else {
-            format_ident!("v_{}", d.number)
+        let mut d = Diagnostics::new();
+        for x in self.diags.drain(..) {
+            d.push(x);
+        }
+        Err(d)
+    }
+
+    /// The text as tokens, or the errors.
+    fn finish(mut self) -> Result<TokenStream, Diagnostics> {
+        self.take_diags()?;
+        lex::tokens(&self.out).map_err(|e| {
+            Diag::new(
+                self.p.span,
+                format!("internal error: the generated host code does not lex: {e}"),
+            )
+            .into()
+        })
+    }
+
+    fn put(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+
+    /// Writes the Rust identifier of a value.
+    fn put_ident(&mut self, v: ValueId) {
+        let r = match self.idents.get(v.index()) {
+            Some(Some(r)) => r.clone(),
+            _ => self.name(v),
+        };
+        self.out.push_str(self.names.get(r).unwrap_or_default());
+    }
+
+    /// Appends the identifier of `v` to `names` and remembers where it is.
+    fn name(&mut self, v: ValueId) -> Range<usize> {
+        let d = &self.m.values[v];
+        let start = self.names.len();
+        match (d.def, &d.name) {
+            (ValueDef::Param(..), Some(n)) if valid_ident(n) => self.names.push_str(n),
+            _ => {
+                let base = d
+                    .name
+                    .as_deref()
+                    .map(crate::lower::sanitize)
+                    .unwrap_or_default();
+                let _ = write!(self.names, "{base}_{}", d.number);
+                let candidate = self.names.get(start..).unwrap_or_default();
+                if base.is_empty() || !valid_ident(candidate) || self.params.contains(candidate) {
+                    self.names.truncate(start);
+                    let _ = write!(self.names, "v_{}", d.number);
+                }
+            }
+        }
+        let r = start..self.names.len();
+        if let Some(slot) = self.idents.get_mut(v.index()) {
+            *slot = Some(r.clone());
+        }
+        r
+    }
+
+    fn put_tile(&mut self, t: TileId) {
+        match self.p.tile(t) {
+            Some(s) if valid_ident(&s.name) => self.out.push_str(&s.name),
+            _ => {
+                let _ = write!(self.out, "t{}", t.0);
+            }
         }
     }
 
-    fn tile_ident(&self, t: TileId) -> Ident {
-        match self.p.tile(t) {
-            Some(s) if valid_ident(&s.name) => Ident::new(&s.name, Span::call_site()),
-            _ => format_ident!("t{}", t.0),
+    /// Writes `s` as a string literal, escaped as `proc_macro2::Literal::string` does.
+    fn put_str_lit(&mut self, s: &str) {
+        self.out.push('"');
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                // `\0` before an octal digit would read as an octal escape.
+                '\0' if chars
+                    .as_str()
+                    .starts_with(|n: char| ('0'..='7').contains(&n)) =>
+                {
+                    self.out.push_str("\\x00")
+                }
+                '\0' => self.out.push_str("\\0"),
+                '\'' => self.out.push(c),
+                c => self.out.extend(c.escape_debug()),
+            }
         }
+        self.out.push('"');
     }
 
     fn dtype(&self, v: ValueId) -> DataType {
         self.m.values[v].ty.dtype().unwrap_or(DataType::Unknown)
     }
 
-    fn rust_ty(&mut self, d: DataType) -> TokenStream {
+    fn rust_ty(&mut self, d: DataType) -> &'static str {
         match d {
-            DataType::Bool => quote!(bool),
-            DataType::Int8 => quote!(i8),
-            DataType::Int16 => quote!(i16),
-            DataType::Int32 => quote!(i32),
-            DataType::Int64 => quote!(i64),
-            DataType::UInt8 => quote!(u8),
-            DataType::UInt16 => quote!(u16),
-            DataType::UInt32 => quote!(u32),
-            DataType::UInt64 => quote!(u64),
-            DataType::Fp16 => quote!(::pto::f16),
-            DataType::Bf16 => quote!(::pto::bf16),
-            DataType::Fp32 => quote!(f32),
-            DataType::Fp64 => quote!(f64),
+            DataType::Bool => "bool",
+            DataType::Int8 => "i8",
+            DataType::Int16 => "i16",
+            DataType::Int32 => "i32",
+            DataType::Int64 => "i64",
+            DataType::UInt8 => "u8",
+            DataType::UInt16 => "u16",
+            DataType::UInt32 => "u32",
+            DataType::UInt64 => "u64",
+            DataType::Fp16 => "::pto::f16",
+            DataType::Bf16 => "::pto::bf16",
+            DataType::Fp32 => "f32",
+            DataType::Fp64 => "f64",
             other => {
                 self.err(format!("the CPU runtime has no {other} element type"));
-                quote!(f32)
+                "f32"
             }
         }
     }
 
-    /// A literal `x` of type `d`.
-    fn lit(&mut self, x: Constant, d: DataType) -> TokenStream {
+    /// Writes `(` unless `bare`.
+    fn open(&mut self, bare: bool) {
+        if !bare {
+            self.out.push('(');
+        }
+    }
+
+    /// Writes `)` unless `bare`.
+    fn close(&mut self, bare: bool) {
+        if !bare {
+            self.out.push(')');
+        }
+    }
+
+    /// Writes a literal `x` of type `d` (negative numbers are `(-x)`).
+    fn put_lit(&mut self, x: Constant, d: DataType, bare: bool) {
         if d == DataType::Bool {
-            return if x.as_i64() != 0 {
-                quote!(true)
-            } else {
-                quote!(false)
-            };
+            self.put(if x.as_i64() != 0 { "true" } else { "false" });
+            return;
         }
         if d.is_float() {
             let v = x.as_f64();
             let ty = self.rust_ty(d);
             if v.is_nan() {
-                return match d {
-                    DataType::Fp32 => quote!(f32::NAN),
-                    DataType::Fp64 => quote!(f64::NAN),
-                    _ => quote!(<#ty as ::pto::Element>::from_f64(f64::NAN)),
-                };
+                match d {
+                    DataType::Fp32 => self.put("f32::NAN"),
+                    DataType::Fp64 => self.put("f64::NAN"),
+                    _ => {
+                        let _ = write!(self.out, "< {ty} as ::pto::Element> ::from_f64(f64::NAN)");
+                    }
+                }
+                return;
             }
             let neg = v.is_sign_negative() && v != 0.0;
             let mag = v.abs();
-            let body = match d {
-                DataType::Fp32 if mag.is_finite() => {
-                    let l = Literal::f32_suffixed(mag as f32);
-                    quote!(#l)
-                }
-                DataType::Fp64 if mag.is_finite() => {
-                    let l = Literal::f64_suffixed(mag);
-                    quote!(#l)
-                }
-                DataType::Fp32 => quote!(f32::INFINITY),
-                DataType::Fp64 => quote!(f64::INFINITY),
+            if neg {
+                self.open(bare);
+                self.put("- ");
+            }
+            // The spellings of `Literal::f32_suffixed` / `f64_suffixed` (`2f32`, `0.5f64`).
+            let _ = match d {
+                DataType::Fp32 if mag.is_finite() => write!(self.out, "{}f32", mag as f32),
+                DataType::Fp64 if mag.is_finite() => write!(self.out, "{mag}f64"),
+                DataType::Fp32 => write!(self.out, "f32::INFINITY"),
+                DataType::Fp64 => write!(self.out, "f64::INFINITY"),
                 _ if mag.is_finite() => {
-                    let l = Literal::f64_suffixed(mag);
-                    quote!(<#ty as ::pto::Element>::from_f64(#l))
+                    write!(self.out, "< {ty} as ::pto::Element> ::from_f64({mag}f64)")
                 }
-                _ => quote!(<#ty as ::pto::Element>::from_f64(f64::INFINITY)),
+                _ => write!(
+                    self.out,
+                    "< {ty} as ::pto::Element> ::from_f64(f64::INFINITY)"
+                ),
             };
-            return if neg { quote!((-#body)) } else { body };
+            if neg {
+                self.close(bare);
+            }
+            return;
         }
         let ty = self.rust_ty(d);
         let v: i128 = match x {
@@ -384,242 +430,405 @@ impl<'a> Writer<'a> {
             other => i128::from(other.as_i64()),
         };
         if v == i128::from(i64::MIN) {
-            return quote!(#ty::MIN);
+            let _ = write!(self.out, "{ty}::MIN");
+            return;
         }
+        if v < 0 {
+            self.open(bare);
+            self.put("- ");
+        }
+        // The magnitude in the literal's type, as `Literal::i8_suffixed(mag as i8)` and the
+        // like wrote it (a value out of range wraps).
         let mag = v.unsigned_abs().min(u128::from(u64::MAX)) as u64;
-        let l = match d {
-            DataType::Int8 => Literal::i8_suffixed(mag as i8),
-            DataType::Int16 => Literal::i16_suffixed(mag as i16),
-            DataType::Int32 => Literal::i32_suffixed(mag as i32),
-            DataType::Int64 => Literal::i64_suffixed(mag as i64),
-            DataType::UInt8 => Literal::u8_suffixed(mag as u8),
-            DataType::UInt16 => Literal::u16_suffixed(mag as u16),
-            DataType::UInt32 => Literal::u32_suffixed(mag as u32),
-            _ => Literal::u64_suffixed(mag),
+        let _ = match d {
+            DataType::Int8 => write!(self.out, "{}i8", mag as i8),
+            DataType::Int16 => write!(self.out, "{}i16", mag as i16),
+            DataType::Int32 => write!(self.out, "{}i32", mag as i32),
+            DataType::Int64 => write!(self.out, "{}i64", mag as i64),
+            DataType::UInt8 => write!(self.out, "{}u8", mag as u8),
+            DataType::UInt16 => write!(self.out, "{}u16", mag as u16),
+            DataType::UInt32 => write!(self.out, "{}u32", mag as u32),
+            _ => write!(self.out, "{mag}u64"),
         };
-        if v < 0 { quote!((-#l)) } else { quote!(#l) }
-    }
-
-    /// A scalar operand: a literal for constants, else the value's identifier.
-    fn scalar(&mut self, v: ValueId) -> TokenStream {
-        match self.m.values[v].constant {
-            Some(c) => self.lit(c, self.dtype(v)),
-            None => {
-                let i = self.ident(v);
-                quote!(#i)
-            }
+        if v < 0 {
+            self.close(bare);
         }
     }
 
-    /// `e` (of type `from`) converted to `to`.
-    fn convert(&mut self, e: TokenStream, from: DataType, to: DataType) -> TokenStream {
+    /// Writes a scalar operand: a literal for constants, else the value's identifier.
+    fn put_scalar(&mut self, v: ValueId, bare: bool) {
+        match self.m.values[v].constant {
+            Some(c) => self.put_lit(c, self.dtype(v), bare),
+            None => self.put_ident(v),
+        }
+    }
+
+    /// Writes `v` (of type `from`) converted to `to`.
+    fn put_convert(&mut self, v: ValueId, from: DataType, to: DataType, bare: bool) {
         if from == to {
-            return e;
+            return self.put_scalar(v, bare);
         }
         let prim = |d: DataType| d.is_numeric() && !matches!(d, DataType::Fp16 | DataType::Bf16);
         let t = self.rust_ty(to);
         if to == DataType::Bool {
-            let zero = self.lit(Constant::Int64(0), from);
-            return quote!((#e != #zero));
-        }
-        if from == DataType::Bool {
-            return if prim(to) {
-                quote!((u8::from(#e) as #t))
-            } else {
-                quote!(<#t as ::pto::Element>::from_f64(f64::from(u8::from(#e))))
-            };
-        }
-        if prim(from) && prim(to) {
-            quote!((#e as #t))
+            self.open(bare);
+            self.put_scalar(v, false);
+            self.put(" != ");
+            self.put_lit(Constant::Int64(0), from, false);
+            self.close(bare);
+        } else if from == DataType::Bool && prim(to) {
+            self.open(bare);
+            self.put("u8::from(");
+            self.put_scalar(v, false);
+            let _ = write!(self.out, ") as {t}");
+            self.close(bare);
+        } else if from == DataType::Bool {
+            let _ = write!(
+                self.out,
+                "< {t} as ::pto::Element> ::from_f64(f64::from(u8::from("
+            );
+            self.put_scalar(v, false);
+            self.put(")))");
+        } else if prim(from) && prim(to) {
+            self.open(bare);
+            self.put_scalar(v, false);
+            let _ = write!(self.out, " as {t}");
+            self.close(bare);
         } else {
-            quote!(<#t as ::pto::Element>::from_f64(::pto::Element::to_f64(#e)))
+            let _ = write!(
+                self.out,
+                "< {t} as ::pto::Element> ::from_f64(::pto::Element::to_f64("
+            );
+            self.put_scalar(v, false);
+            self.put("))");
         }
     }
 
-    /// A scalar operand converted to `to`.
-    fn scalar_as(&mut self, v: ValueId, to: DataType) -> TokenStream {
-        let from = self.dtype(v);
+    /// Writes a scalar operand converted to `to`.
+    fn put_scalar_as(&mut self, v: ValueId, to: DataType, bare: bool) {
         if let Some(c) = self.m.values[v].constant
             && to.is_numeric()
             && (to.is_float() || !c.is_float())
         {
-            return self.lit(c, to);
+            return self.put_lit(c, to, bare);
         }
-        let e = self.scalar(v);
-        self.convert(e, from, to)
+        self.put_convert(v, self.dtype(v), to, bare);
     }
 
-    fn index(&mut self, i: Index) -> TokenStream {
+    fn put_index(&mut self, i: Index) {
         match i {
             Index::Const(c) => {
-                let l = Literal::usize_suffixed(usize::try_from(c).unwrap_or(usize::MAX));
-                quote!(#l)
+                let _ = write!(
+                    self.out,
+                    "{}usize",
+                    usize::try_from(c).unwrap_or(usize::MAX)
+                );
+            }
+            Index::Value(v) if self.dtype(v) == DataType::Bool => {
+                self.put("usize::from(");
+                self.put_scalar(v, false);
+                self.put(")");
             }
             Index::Value(v) => {
-                let e = self.scalar(v);
-                if self.dtype(v) == DataType::Bool {
-                    quote!(usize::from(#e))
-                } else {
-                    quote!(#e as usize)
+                self.put_scalar(v, false);
+                self.put(" as usize");
+            }
+        }
+    }
+
+    /// Writes `[i, j, ..]` (the `&` is the caller's).
+    fn put_indices(&mut self, offsets: &[Index]) {
+        self.put("[");
+        for (k, &o) in offsets.iter().enumerate() {
+            if k > 0 {
+                self.put(", ");
+            }
+            self.put_index(o);
+        }
+        self.put("]");
+    }
+
+    /// Writes `&[a, b, ..]` of a window's extents.
+    fn put_window(&mut self, window: &[u64]) {
+        self.put("&[");
+        for (k, &s) in window.iter().enumerate() {
+            let _ = write!(
+                self.out,
+                "{}{}usize",
+                if k > 0 { ", " } else { "" },
+                s as usize
+            );
+        }
+        self.put("]");
+    }
+
+    fn put_tref(&mut self, t: TileRef) {
+        match t {
+            TileRef::Slot(s) => {
+                self.put("&");
+                self.put_tile(s);
+            }
+            TileRef::Param(v) => {
+                self.put("& *");
+                self.put_ident(v);
+            }
+        }
+    }
+
+    fn put_pipe(&mut self, p: PipeKind) {
+        self.put("::pto::isa::Pipe::");
+        self.put(match p {
+            PipeKind::S => "S",
+            PipeKind::V => "V",
+            PipeKind::M => "M",
+            PipeKind::Mte1 => "Mte1",
+            PipeKind::Mte2 => "Mte2",
+            PipeKind::Mte3 => "Mte3",
+            PipeKind::Fix => "Fix",
+            PipeKind::All => "All",
+        });
+    }
+
+    fn put_event(&mut self, f: &str, (src, dst, id): Event) {
+        let _ = write!(self.out, "::pto::isa::{f}(");
+        self.put_pipe(src);
+        self.put(", ");
+        self.put_pipe(dst);
+        let _ = write!(self.out, ", ::pto::isa::EventId({id}u8)); ");
+    }
+
+    /// The signature of [`emit_fn`], up to the body.
+    fn put_signature(&mut self) {
+        let m = self.m;
+        let f = &m.funcs[self.p.func];
+        self.put(
+            "#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, \
+             non_snake_case, unreachable_code, clippy::all)] pub fn ",
+        );
+        self.put(if valid_ident(&f.name) {
+            &f.name
+        } else {
+            "kernel"
+        });
+        self.put("(");
+        for (k, q) in f.sig.params.iter().enumerate() {
+            if k > 0 {
+                self.put(", ");
+            }
+            self.put_ident(q.value);
+            self.put(": ");
+            let r = if q.direction == Direction::In {
+                "& "
+            } else {
+                "&mut "
+            };
+            match &m.values[q.value].ty {
+                Type::Tensor(t) => {
+                    let e = self.rust_ty(t.dtype);
+                    let _ = write!(self.out, "{r}::pto::Tensor< {e}> ");
+                }
+                Type::Tile(t) => {
+                    let e = self.rust_ty(t.dtype);
+                    let (rows, cols) = t.rows_cols();
+                    let _ = write!(
+                        self.out,
+                        "{r}::pto::Tile< {e}, {}, {}> ",
+                        rows as usize, cols as usize
+                    );
+                }
+                t => {
+                    let e = self.rust_ty(t.dtype().unwrap_or(DataType::Fp32));
+                    self.put(e);
                 }
             }
         }
-    }
-
-    fn tref(&self, t: TileRef) -> TokenStream {
-        match t {
-            TileRef::Slot(s) => {
-                let i = self.tile_ident(s);
-                quote!(&#i)
+        self.put(") -> ::core::result::Result< ");
+        match f.sig.returns.as_slice() {
+            [] => self.put("()"),
+            [t] => {
+                let e = self.rust_ty(t.dtype().unwrap_or(DataType::Fp32));
+                self.put(e);
             }
-            TileRef::Param(v) => {
-                let i = self.ident(v);
-                quote!(&*#i)
+            ts => {
+                self.put("(");
+                for (k, t) in ts.iter().enumerate() {
+                    if k > 0 {
+                        self.put(", ");
+                    }
+                    let e = self.rust_ty(t.dtype().unwrap_or(DataType::Fp32));
+                    self.put(e);
+                }
+                self.put(")");
             }
         }
+        self.put(", ::pto::Error> ");
     }
 
-    fn pipe(p: PipeKind) -> TokenStream {
-        let v = match p {
-            PipeKind::S => quote!(S),
-            PipeKind::V => quote!(V),
-            PipeKind::M => quote!(M),
-            PipeKind::Mte1 => quote!(Mte1),
-            PipeKind::Mte2 => quote!(Mte2),
-            PipeKind::Mte3 => quote!(Mte3),
-            PipeKind::Fix => quote!(Fix),
-            PipeKind::All => quote!(All),
-        };
-        quote!(::pto::isa::Pipe::#v)
-    }
-
-    fn event(&self, f: &str, (src, dst, id): Event) -> TokenStream {
-        let (s, d) = (Self::pipe(src), Self::pipe(dst));
-        let f = format_ident!("{f}");
-        let id = Literal::u8_suffixed(id);
-        quote!(::pto::isa::#f(#s, #d, ::pto::isa::EventId(#id));)
-    }
-
-    fn put_program(&mut self) -> TokenStream {
+    fn put_program(&mut self) {
         let m = self.m;
         let f = &m.funcs[self.p.func];
-        let mut checks = TokenStream::new();
+        self.put("{ ");
         // 1. Shapes of tensor parameters.
         for q in &f.sig.params {
             let Type::Tensor(t) = &m.values[q.value].ty else {
                 continue;
             };
-            let name = m.values[q.value].name.clone().unwrap_or_default();
-            let id = self.ident(q.value);
-            let dims = t.shape.iter().map(|d| match d.as_const() {
-                Some(c) => {
-                    let l = Literal::usize_suffixed(usize::try_from(c).unwrap_or(usize::MAX));
-                    quote!(::core::option::Option::Some(#l))
+            self.put_ident(q.value);
+            self.put(".check_shape(");
+            self.put_str_lit(m.values[q.value].name.as_deref().unwrap_or_default());
+            self.put(", &[");
+            for (k, d) in t.shape.iter().enumerate() {
+                if k > 0 {
+                    self.put(", ");
                 }
-                None => quote!(::core::option::Option::None),
-            });
-            checks.extend(quote!(#id.check_shape(#name, &[#(#dims),*])?;));
+                match d.as_const() {
+                    Some(c) => {
+                        let _ = write!(
+                            self.out,
+                            "::core::option::Option::Some({}usize)",
+                            usize::try_from(c).unwrap_or(usize::MAX)
+                        );
+                    }
+                    None => self.put("::core::option::Option::None"),
+                }
+            }
+            self.put("]) ? ; ");
         }
         // 2. Symbolic dimensions.
         for &d in &f.dims {
-            let sym = m.values[d]
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("d{}", m.values[d].number));
-            let slot = format_ident!("__dim_{}", m.values[d].number);
-            let mut binds = TokenStream::new();
-            let mut from_tile = None;
+            self.put_dim(d);
+        }
+        // 3. Tiles, once.
+        for (i, s) in self.p.tiles.iter().enumerate() {
+            self.put("let mut ");
+            self.put_tile(TileId(i as u32));
+            let ty = self.rust_ty(s.dtype);
+            let _ = write!(
+                self.out,
+                " = ::pto::Tile:: < {ty}, {}, {}> ::zeros(); ",
+                s.rows as usize, s.cols as usize
+            );
+        }
+        // 4. Instructions; a final `return` becomes the tail expression.
+        match self.p.body.split_last() {
+            Some((Inst::Return(vals), rest)) => {
+                self.put_insts(rest);
+                self.put_ok(vals);
+            }
+            _ => {
+                self.put_insts(&self.p.body);
+                self.put("::core::result::Result::Ok(())");
+            }
+        }
+        self.put(" }");
+    }
+
+    /// Binds symbolic dimension `d`: from every tensor parameter that has it (all must agree),
+    /// or else from the valid region of the first tile parameter that has it.
+    fn put_dim(&mut self, d: ValueId) {
+        let m = self.m;
+        let f = &m.funcs[self.p.func];
+        let dv = &m.values[d];
+        let ty = self.rust_ty(self.dtype(d));
+        let is_d = |dim: &Dim| *dim == Dim::Value(d);
+        let bound = f.sig.params.iter().any(|q| match &m.values[q.value].ty {
+            Type::Tensor(t) => t.shape.iter().any(is_d),
+            _ => false,
+        });
+        if bound {
+            let _ = write!(
+                self.out,
+                "let mut __dim_{}: ::core::option::Option< usize> = ::core::option::Option::None; ",
+                dv.number
+            );
             for q in &f.sig.params {
-                let pname = m.values[q.value].name.clone().unwrap_or_default();
-                let pid = self.ident(q.value);
-                match &m.values[q.value].ty {
-                    Type::Tensor(t) => {
-                        for (k, dim) in t.shape.iter().enumerate() {
-                            if *dim == pto_ir::Dim::Value(d) {
-                                binds.extend(quote!(#pid.bind_dim(#pname, #k, #sym, &mut #slot)?;));
-                            }
+                let Type::Tensor(t) = &m.values[q.value].ty else {
+                    continue;
+                };
+                for (k, _) in t.shape.iter().enumerate().filter(|(_, dim)| is_d(dim)) {
+                    self.put_ident(q.value);
+                    self.put(".bind_dim(");
+                    self.put_str_lit(m.values[q.value].name.as_deref().unwrap_or_default());
+                    let _ = write!(self.out, ", {k}usize, ");
+                    match &dv.name {
+                        Some(n) => self.put_str_lit(n),
+                        None => {
+                            let _ = write!(self.out, "\"d{}\"", dv.number);
                         }
                     }
-                    Type::Tile(t) if from_tile.is_none() => {
-                        let n = t.valid.len();
-                        for (k, dim) in t.valid.iter().enumerate() {
-                            if *dim == pto_ir::Dim::Value(d) {
-                                from_tile = Some(if k + 1 == n {
-                                    quote!(#pid.valid_cols())
-                                } else {
-                                    quote!(#pid.valid_rows())
-                                });
-                            }
-                        }
-                    }
-                    _ => {}
+                    let _ = write!(self.out, ", &mut __dim_{}) ? ; ", dv.number);
                 }
             }
-            let id = self.ident(d);
-            let ty = self.rust_ty(self.dtype(d));
-            if !binds.is_empty() {
-                checks.extend(quote! {
-                    let mut #slot: ::core::option::Option<usize> = ::core::option::Option::None;
-                    #binds
-                    let #id: #ty = #slot.unwrap_or(0) as #ty;
-                });
-            } else if let Some(e) = from_tile {
-                checks.extend(quote!(let #id: #ty = #e as #ty;));
-            } else {
+            self.put("let ");
+            self.put_ident(d);
+            let _ = write!(
+                self.out,
+                ": {ty} = __dim_{}.unwrap_or(0) as {ty}; ",
+                dv.number
+            );
+            return;
+        }
+        // The first tile parameter with `d` in its valid region; its last dimension is the
+        // columns, any other the rows.
+        let from_tile = f.sig.params.iter().find_map(|q| {
+            let Type::Tile(t) = &m.values[q.value].ty else {
+                return None;
+            };
+            let k = t.valid.iter().rposition(is_d)?;
+            Some((q.value, k + 1 == t.valid.len()))
+        });
+        match from_tile {
+            Some((p, cols)) => {
+                self.put("let ");
+                self.put_ident(d);
+                let _ = write!(self.out, ": {ty} = ");
+                self.put_ident(p);
+                let what = if cols { "valid_cols" } else { "valid_rows" };
+                let _ = write!(self.out, ".{what}() as {ty}; ");
+            }
+            None => {
+                let sym = match &dv.name {
+                    Some(n) => n.clone(),
+                    None => format!("d{}", dv.number),
+                };
                 self.err(format!(
                     "symbolic dimension `{sym}` is not the size of any parameter"
                 ));
             }
         }
-        // 3. Tiles, once.
-        let mut tiles = TokenStream::new();
-        for (i, s) in self.p.tiles.iter().enumerate() {
-            let id = self.tile_ident(TileId(i as u32));
-            let ty = self.rust_ty(s.dtype);
-            let (r, c) = (
-                Literal::usize_unsuffixed(s.rows as usize),
-                Literal::usize_unsuffixed(s.cols as usize),
-            );
-            tiles.extend(quote!(let mut #id = ::pto::Tile::<#ty, #r, #c>::zeros();));
-        }
-        // 4. Instructions; a final `return` becomes the tail expression.
-        let mut body = self.p.body.as_slice();
-        let mut tail = quote!(::core::result::Result::Ok(()));
-        if let Some((Inst::Return(vals), rest)) = body.split_last() {
-            tail = self.ok(vals);
-            body = rest;
-        }
-        let insts = self.put_insts(body);
-        quote! {{
-            #checks
-            #tiles
-            #insts
-            #tail
-        }}
     }
 
-    fn ok(&mut self, vals: &[ValueId]) -> TokenStream {
-        let es: Vec<TokenStream> = vals.iter().map(|&v| self.scalar(v)).collect();
-        match es.as_slice() {
-            [] => quote!(::core::result::Result::Ok(())),
-            [e] => quote!(::core::result::Result::Ok(#e)),
-            es => quote!(::core::result::Result::Ok((#(#es),*))),
+    /// Writes `::core::result::Result::Ok(..)` of the returned values.
+    fn put_ok(&mut self, vals: &[ValueId]) {
+        self.put("::core::result::Result::Ok(");
+        match vals {
+            [] => self.put("()"),
+            [v] => self.put_scalar(*v, false),
+            vs => {
+                self.put("(");
+                for (k, &v) in vs.iter().enumerate() {
+                    if k > 0 {
+                        self.put(", ");
+                    }
+                    self.put_scalar(v, false);
+                }
+                self.put(")");
+            }
         }
+        self.put(")");
     }
 
-    fn put_insts(&mut self, insts: &[Inst]) -> TokenStream {
-        let mut out = TokenStream::new();
+    fn put_insts(&mut self, insts: &[Inst]) {
         let mut rest = insts;
         while let Some((i, tail)) = rest.split_first() {
             if let Some(chain) = self.chain_at(rest) {
-                out.extend(self.put_chain(&chain));
-                rest = &rest[chain.len..];
+                self.put_chain(&chain, None);
+                rest = rest.get(chain.len..).unwrap_or_default();
             } else {
-                out.extend(self.put_inst(i));
+                self.put_inst(i);
                 rest = tail;
             }
         }
-        out
     }
 
     /// The fusable chain starting at `insts[0]`, if there is one: one or two `TLOAD`s of
@@ -629,8 +838,6 @@ impl<'a> Writer<'a> {
     /// observes the tiles, which the fused call does not write). Sync instructions inside the
     /// chain (no-ops on the CPU) are dropped.
     fn chain_at<'i>(&self, insts: &'i [Inst]) -> Option<Chain<'i>> {
-        let is_sync =
-            |i: &Inst| matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_));
         let mut at = 0;
         let mut loads = Vec::new();
         while let Some(i) = insts.get(at) {
@@ -651,7 +858,8 @@ impl<'a> Writer<'a> {
         let first = loads.first()?.0;
         let shape = self.p.tile(first).map(|s| (s.dtype, s.rows, s.cols))?;
         let same = |t: TileId| self.p.tile(t).map(|s| (s.dtype, s.rows, s.cols)) == Some(shape);
-        // Tile -> the set of loads (bit i: load i) its current value depends on.
+        // Tile -> the set of loads (bit i: load i) its current value depends on; one entry per
+        // tile (a chain names a few), updated when the chain writes the tile again.
         let mut defined: Vec<(TileId, u32)> = Vec::new();
         for (k, &(t, _, _)) in loads.iter().enumerate() {
             if defined.iter().any(|&(d, _)| d == t) || !same(t) {
@@ -660,16 +868,17 @@ impl<'a> Writer<'a> {
             defined.push((t, 1 << k));
         }
         let mask_of = |defined: &[(TileId, u32)], t: TileId| {
-            defined
-                .iter()
-                .rev()
-                .find(|&&(d, _)| d == t)
-                .map(|&(_, m)| m)
+            defined.iter().find(|&&(d, _)| d == t).map(|&(_, m)| m)
         };
         let mut ops = Vec::new();
-        let mut uses: HashMap<TileId, usize> = HashMap::new();
+        // Tile -> how many instructions of the chain name it (a chain names a few tiles).
+        let mut uses: Vec<(TileId, usize)> = Vec::new();
+        let mut use_tile = |t: TileId| match uses.iter_mut().find(|(u, _)| *u == t) {
+            Some((_, n)) => *n += 1,
+            None => uses.push((t, 1)),
+        };
         for &(t, _, _) in &loads {
-            *uses.entry(t).or_default() += 1;
+            use_tile(t);
         }
         let store = loop {
             match insts.get(at)? {
@@ -681,7 +890,7 @@ impl<'a> Writer<'a> {
                             Arg::Tile(TileRef::Slot(t)) => {
                                 mask |= mask_of(&defined, *t)?;
                                 tiles += 1;
-                                *uses.entry(*t).or_default() += 1;
+                                use_tile(*t);
                             }
                             Arg::Tile(TileRef::Param(_)) => return None,
                             Arg::Scalar(_) | Arg::Imm(_) => {}
@@ -696,8 +905,11 @@ impl<'a> Writer<'a> {
                     if !arity_ok {
                         return None;
                     }
-                    *uses.entry(*dst).or_default() += 1;
-                    defined.push((*dst, mask));
+                    use_tile(*dst);
+                    match defined.iter_mut().find(|(d, _)| d == dst) {
+                        Some(e) => e.1 = mask,
+                        None => defined.push((*dst, mask)),
+                    }
                     ops.push((*isa, *dst, args.as_slice()));
                 }
                 i if is_sync(i) => {}
@@ -707,7 +919,7 @@ impl<'a> Writer<'a> {
                     offsets,
                     window,
                 } if window.len() <= 2 => {
-                    *uses.entry(*t).or_default() += 1;
+                    use_tile(*t);
                     let all = (1u32 << loads.len()) - 1;
                     if mask_of(&defined, *t)? != all || loads.iter().any(|l| l.1 == *tensor) {
                         return None;
@@ -720,7 +932,7 @@ impl<'a> Writer<'a> {
         };
         if uses
             .iter()
-            .any(|(t, n)| self.tile_uses.get(t).copied().unwrap_or(0) != *n)
+            .any(|&(t, n)| self.tile_uses.get(t.0 as usize).copied().unwrap_or(0) != n)
         {
             return None;
         }
@@ -732,17 +944,12 @@ impl<'a> Writer<'a> {
         })
     }
 
-    /// A [`Chain`] as one `tload_map_store` / `tload2_map_store` call whose closure computes
-    /// the stored element from the loaded ones with the chain's instructions in order.
-    fn put_chain(&mut self, c: &Chain<'_>) -> TokenStream {
-        self.put_chain_in(c, None)
-    }
-
-    /// A `for` loop whose body is one [`Chain`] (and sync instructions, no-ops on the CPU) as
-    /// one `tload_map_store_loop` / `tload2_map_store_loop` call, which checks the window
-    /// geometry once for the whole loop: when the loop variable is an `i64` with a constant
-    /// positive step, the loop carries nothing, and the chain uses the variable only as whole
-    /// offset dimensions (everything else it names is defined before the loop).
+    /// Writes a `for` loop whose body is one [`Chain`] (and sync instructions, no-ops on the
+    /// CPU) as one `tload_map_store_loop` / `tload2_map_store_loop` call, which checks the
+    /// window geometry once for the whole loop: when the loop variable is an `i64` with a
+    /// constant positive step, the loop carries nothing, and the chain uses the variable only
+    /// as whole offset dimensions (everything else it names is defined before the loop).
+    /// Writes nothing and returns false otherwise.
     fn put_chain_loop(
         &mut self,
         iv: ValueId,
@@ -750,108 +957,122 @@ impl<'a> Writer<'a> {
         ub: ValueId,
         step: ValueId,
         body: &[Inst],
-    ) -> Option<TokenStream> {
-        let is_sync =
-            |i: &Inst| matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_));
+    ) -> bool {
         if self.dtype(iv) != DataType::Int64 {
-            return None;
+            return false;
         }
-        let k = self.m.values[step]
+        let Some(step) = self.m.values[step]
             .constant
             .map(|c| c.as_i64())
-            .filter(|&k| k > 0)?;
-        let at = body.iter().position(|i| !is_sync(i))?;
-        let chain = self.chain_at(&body[at..])?;
-        if !body[at + chain.len..].iter().all(is_sync) {
-            return None;
-        }
+            .filter(|&k| k > 0)
+        else {
+            return false;
+        };
+        let Some(at) = body.iter().position(|i| !is_sync(i)) else {
+            return false;
+        };
+        let Some(chain) = self.chain_at(body.get(at..).unwrap_or_default()) else {
+            return false;
+        };
         let names_iv = |args: &[Arg]| args.contains(&Arg::Scalar(iv));
-        if chain.ops.iter().any(|&(_, _, args)| names_iv(args)) {
-            return None;
+        if !body.iter().skip(at + chain.len).all(is_sync)
+            || chain.ops.iter().any(|&(_, _, args)| names_iv(args))
+        {
+            return false;
         }
-        let lb = unparen(self.scalar_as(lb, DataType::Int64));
-        let ub = unparen(self.scalar_as(ub, DataType::Int64));
-        let k = Literal::usize_suffixed(k as usize);
-        let range = quote!(::pto::isa::LoopRange { lb: #lb, ub: #ub, step: #k });
-        Some(self.put_chain_in(&chain, Some((iv, range))))
+        self.put_chain(&chain, Some(ChainLoop { iv, lb, ub, step }));
+        true
     }
 
-    /// The offsets of a chain's load or store: plain indices, or in a loop call
+    /// Writes the offsets of a chain's load or store: plain indices, or in a loop call
     /// ([`Writer::put_chain_loop`]) `LoopIndex`es.
-    fn chain_offsets(&mut self, offsets: &[Index], iv: Option<ValueId>) -> Vec<TokenStream> {
-        offsets
-            .iter()
-            .map(|&o| match (iv, o) {
-                (None, o) => self.index(o),
-                (Some(iv), Index::Value(v)) if v == iv => quote!(::pto::isa::LoopIndex::Iv),
-                (Some(_), o) => {
-                    let e = unparen(self.index(o));
-                    quote!(::pto::isa::LoopIndex::At(#e))
-                }
-            })
-            .collect()
+    fn put_chain_offsets(&mut self, offsets: &[Index], iv: Option<ValueId>) {
+        let Some(iv) = iv else {
+            return self.put_indices(offsets);
+        };
+        self.put("[");
+        for (k, &o) in offsets.iter().enumerate() {
+            if k > 0 {
+                self.put(", ");
+            }
+            if o == Index::Value(iv) {
+                self.put("::pto::isa::LoopIndex::Iv");
+            } else {
+                self.put("::pto::isa::LoopIndex::At(");
+                self.put_index(o);
+                self.put(")");
+            }
+        }
+        self.put("]");
     }
 
-    /// [`Writer::put_chain`], or with `lp = (iv, range)` the loop call of
-    /// [`Writer::put_chain_loop`].
-    fn put_chain_in(&mut self, c: &Chain<'_>, lp: Option<(ValueId, TokenStream)>) -> TokenStream {
-        let iv = lp.as_ref().map(|l| l.0);
+    /// Writes a [`Chain`] as one `tload_map_store` / `tload2_map_store` call whose closure
+    /// computes the stored element from the loaded ones with the chain's instructions in
+    /// order; with `lp`, the loop call of [`Writer::put_chain_loop`].
+    fn put_chain(&mut self, c: &Chain<'_>, lp: Option<ChainLoop>) {
+        let iv = lp.map(|l| l.iv);
         let dtype = self.p.tile(c.store.1).map_or(DataType::Fp32, |s| s.dtype);
         let ty = self.rust_ty(dtype);
-        let var = |t: TileId| format_ident!("__e{}", t.0);
-        let mut body = TokenStream::new();
-        for &(isa, dst, args) in &c.ops {
-            let mut es = Vec::new();
-            for a in args {
-                es.push(match *a {
-                    Arg::Tile(TileRef::Slot(t)) => {
-                        let v = var(t);
-                        quote!(#v)
-                    }
-                    Arg::Tile(TileRef::Param(_)) => TokenStream::new(),
-                    Arg::Scalar(v) => unparen(self.scalar_as(v, dtype)),
-                    Arg::Imm(x) => unparen(self.lit(Constant::Double(x), dtype)),
-                });
-            }
-            let f = elementwise_fn(isa).unwrap_or_default();
-            let d = var(dst);
-            body.extend(quote!(let #d: #ty = #f(#(#es),*);));
-        }
-        let out = var(c.store.1);
-        let x = self.ident(c.store.0);
-        let x_offs = self.chain_offsets(c.store.2, iv);
-        let mut load_args = Vec::new();
-        let mut params = Vec::new();
-        for &(t, tensor, offsets) in &c.loads {
-            let tile = self.tile_ident(t);
-            let src = self.ident(tensor);
-            let offs = self.chain_offsets(offsets, iv);
-            load_args.push(quote!(&mut #tile, &*#src, &[#(#offs),*]));
-            let v = var(t);
-            params.push(quote!(#v: #ty));
-        }
-        let f = match (c.loads.len(), &lp) {
-            (1, None) => format_ident!("tload_map_store"),
-            (_, None) => format_ident!("tload2_map_store"),
-            (1, Some(_)) => format_ident!("tload_map_store_loop"),
-            (_, Some(_)) => format_ident!("tload2_map_store_loop"),
+        let f = match (c.loads.len(), lp.is_some()) {
+            (1, false) => "tload_map_store",
+            (_, false) => "tload2_map_store",
+            (1, true) => "tload_map_store_loop",
+            (_, true) => "tload2_map_store_loop",
         };
-        let range = lp.map(|(_, r)| quote!(#r,));
-        quote! {
-            ::pto::isa::#f(
-                #(#load_args,)*
-                &mut *#x,
-                &[#(#x_offs),*],
-                #range
-                move |#(#params),*| -> #ty {
-                    #body
-                    #out
-                },
-            )?;
+        let _ = write!(self.out, "::pto::isa::{f}(");
+        for &(t, tensor, offsets) in &c.loads {
+            self.put("&mut ");
+            self.put_tile(t);
+            self.put(", & *");
+            self.put_ident(tensor);
+            self.put(", &");
+            self.put_chain_offsets(offsets, iv);
+            self.put(", ");
         }
+        self.put("&mut *");
+        self.put_ident(c.store.0);
+        self.put(", &");
+        self.put_chain_offsets(c.store.2, iv);
+        self.put(", ");
+        if let Some(l) = lp {
+            self.put("::pto::isa::LoopRange { lb: ");
+            self.put_scalar_as(l.lb, DataType::Int64, true);
+            self.put(", ub: ");
+            self.put_scalar_as(l.ub, DataType::Int64, true);
+            let _ = write!(self.out, ", step: {}usize }}, ", l.step as usize);
+        }
+        self.put("move |");
+        for (k, &(t, _, _)) in c.loads.iter().enumerate() {
+            let sep = if k > 0 { ", " } else { "" };
+            let _ = write!(self.out, "{sep}__e{}: {ty}", t.0);
+        }
+        let _ = write!(self.out, "| -> {ty} {{ ");
+        for &(isa, dst, args) in &c.ops {
+            let _ = write!(self.out, "let __e{}: {ty} = ", dst.0);
+            if let Some((tr, f)) = elementwise_name(isa) {
+                let _ = write!(self.out, "::pto::{tr}::{f}");
+            }
+            self.put("(");
+            for (k, a) in args.iter().enumerate() {
+                if k > 0 {
+                    self.put(", ");
+                }
+                match *a {
+                    Arg::Tile(TileRef::Slot(t)) => {
+                        let _ = write!(self.out, "__e{}", t.0);
+                    }
+                    // Not in a chain (`chain_at`).
+                    Arg::Tile(TileRef::Param(_)) => {}
+                    Arg::Scalar(v) => self.put_scalar_as(v, dtype, true),
+                    Arg::Imm(x) => self.put_lit(Constant::Double(x), dtype, true),
+                }
+            }
+            self.put("); ");
+        }
+        let _ = write!(self.out, "__e{} }}, ) ? ; ", c.store.1.0);
     }
 
-    fn put_inst(&mut self, i: &Inst) -> TokenStream {
+    fn put_inst(&mut self, i: &Inst) {
         match i {
             Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
             Inst::Load {
@@ -860,15 +1081,23 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
-                let d = self.tile_ident(*dst);
-                let x = self.ident(*tensor);
-                let offs: Vec<TokenStream> = offsets.iter().map(|&o| self.index(o)).collect();
-                if window.len() <= 2 {
-                    quote!(::pto::isa::tload(&mut #d, &*#x, &[#(#offs),*])?;)
+                let window = window.as_slice();
+                let windowed = window.len() > 2;
+                self.put(if windowed {
+                    "::pto::isa::tload_window(&mut "
                 } else {
-                    let w = window.iter().map(|&s| Literal::usize_suffixed(s as usize));
-                    quote!(::pto::isa::tload_window(&mut #d, &*#x, &[#(#offs),*], &[#(#w),*])?;)
+                    "::pto::isa::tload(&mut "
+                });
+                self.put_tile(*dst);
+                self.put(", & *");
+                self.put_ident(*tensor);
+                self.put(", &");
+                self.put_indices(offsets);
+                if windowed {
+                    self.put(", ");
+                    self.put_window(window);
                 }
+                self.put(") ? ; ");
             }
             Inst::Store {
                 tensor,
@@ -876,73 +1105,100 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
-                let s = self.tref(*src);
-                let x = self.ident(*tensor);
-                let offs: Vec<TokenStream> = offsets.iter().map(|&o| self.index(o)).collect();
-                if window.len() <= 2 {
-                    quote!(::pto::isa::tstore(&mut *#x, #s, &[#(#offs),*])?;)
+                let windowed = window.len() > 2;
+                self.put(if windowed {
+                    "::pto::isa::tstore_window(&mut *"
                 } else {
-                    let w = window.iter().map(|&s| Literal::usize_suffixed(s as usize));
-                    quote!(::pto::isa::tstore_window(&mut *#x, #s, &[#(#offs),*], &[#(#w),*])?;)
+                    "::pto::isa::tstore(&mut *"
+                });
+                self.put_ident(*tensor);
+                self.put(", ");
+                self.put_tref(*src);
+                self.put(", &");
+                self.put_indices(offsets);
+                if windowed {
+                    self.put(", ");
+                    self.put_window(window);
                 }
+                self.put(") ? ; ");
             }
-            Inst::Extract { dst, src, at } => {
-                let d = self.tile_ident(*dst);
-                let s = self.tref(*src);
-                let (r, c) = (self.index(at[0]), self.index(at[1]));
-                quote!(::pto::isa::textract(&mut #d, #s, #r, #c)?;)
-            }
-            Inst::Insert { dst, src, at } => {
-                let d = self.tile_ident(*dst);
-                let s = self.tref(*src);
-                let (r, c) = (self.index(at[0]), self.index(at[1]));
-                quote!(::pto::isa::tinsert(&mut #d, #s, #r, #c)?;)
+            Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
+                self.put(if matches!(i, Inst::Extract { .. }) {
+                    "::pto::isa::textract(&mut "
+                } else {
+                    "::pto::isa::tinsert(&mut "
+                });
+                self.put_tile(*dst);
+                self.put(", ");
+                self.put_tref(*src);
+                self.put(", ");
+                self.put_index(at[0]);
+                self.put(", ");
+                self.put_index(at[1]);
+                self.put(") ? ; ");
             }
             Inst::Cvt { dst, src, round } => {
-                let d = self.tile_ident(*dst);
-                let s = self.tref(*src);
-                let mode = format_ident!("{}", round.rust());
-                quote!(::pto::isa::tcvt(&mut #d, #s, ::pto::RoundMode::#mode);)
+                self.put("::pto::isa::tcvt(&mut ");
+                self.put_tile(*dst);
+                self.put(", ");
+                self.put_tref(*src);
+                let _ = write!(self.out, ", ::pto::RoundMode::{}); ", round.rust());
             }
             Inst::SetValid { dst, dims } => {
-                let d = self.tile_ident(*dst);
-                let (r, c) = (self.index(dims[0]), self.index(dims[1]));
-                quote!(#d.set_valid(#r, #c)?;)
+                self.put_tile(*dst);
+                self.put(".set_valid(");
+                self.put_index(dims[0]);
+                self.put(", ");
+                self.put_index(dims[1]);
+                self.put(") ? ; ");
             }
             Inst::FullValid(t) => {
-                let d = self.tile_ident(*t);
+                self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
-                let (r, c) = (
-                    Literal::usize_suffixed(r as usize),
-                    Literal::usize_suffixed(c as usize),
+                let _ = write!(
+                    self.out,
+                    ".set_valid({}usize, {}usize) ? ; ",
+                    r as usize, c as usize
                 );
-                quote!(#d.set_valid(#r, #c)?;)
             }
-            Inst::SetFlag(e) => self.event("set_flag", *e),
-            Inst::WaitFlag(e) => self.event("wait_flag", *e),
+            Inst::SetFlag(e) => self.put_event("set_flag", *e),
+            Inst::WaitFlag(e) => self.put_event("wait_flag", *e),
             Inst::Barrier(p) => {
-                let p = Self::pipe(*p);
-                quote!(::pto::isa::pipe_barrier(#p);)
+                self.put("::pto::isa::pipe_barrier(");
+                self.put_pipe(*p);
+                self.put("); ");
             }
             Inst::Scalar { op, result, args } => {
-                let r = self.ident(*result);
+                self.put("let ");
+                self.put_ident(*result);
                 let ty = self.rust_ty(self.dtype(*result));
-                let e = unparen(self.scalar_op(*op, *result, args));
-                quote!(let #r: #ty = #e;)
+                let _ = write!(self.out, ": {ty} = ");
+                self.put_scalar_op(*op, *result, args);
+                self.put("; ");
             }
             Inst::Assign(pairs) => {
-                let mut lhs = Vec::new();
-                let mut rhs = Vec::new();
-                for &(d, s) in pairs {
-                    lhs.push(self.ident(d));
-                    let to = self.dtype(d);
-                    rhs.push(unparen(self.scalar_as(s, to)));
-                }
-                if let ([l], [r]) = (lhs.as_slice(), rhs.as_slice()) {
-                    quote!(#l = #r;)
+                if let [(d, s)] = pairs.as_slice() {
+                    self.put_ident(*d);
+                    self.put(" = ");
+                    self.put_scalar_as(*s, self.dtype(*d), true);
                 } else {
-                    quote!((#(#lhs),*) = (#(#rhs),*);)
+                    self.put("(");
+                    for (k, &(d, _)) in pairs.iter().enumerate() {
+                        if k > 0 {
+                            self.put(", ");
+                        }
+                        self.put_ident(d);
+                    }
+                    self.put(") = (");
+                    for (k, &(d, s)) in pairs.iter().enumerate() {
+                        if k > 0 {
+                            self.put(", ");
+                        }
+                        self.put_scalar_as(s, self.dtype(d), true);
+                    }
+                    self.put(")");
                 }
+                self.put("; ");
             }
             Inst::For {
                 iv,
@@ -955,42 +1211,42 @@ impl<'a> Writer<'a> {
             } => {
                 if carried.is_empty()
                     && results.is_empty()
-                    && let Some(t) = self.put_chain_loop(*iv, *lb, *ub, *step, body)
+                    && self.put_chain_loop(*iv, *lb, *ub, *step, body)
                 {
-                    return t;
+                    return;
                 }
-                let pre = self.carried_decls(carried);
-                let post = self.result_decls(results);
+                self.put_carried_decls(carried);
                 let ivt = self.dtype(*iv);
-                let ivi = self.ident(*iv);
-                let lb = self.scalar_as(*lb, ivt);
-                let ub = self.scalar_as(*ub, ivt);
-                let body = self.put_insts(body);
-                let range = match self.m.values[*step].constant.map(|c| c.as_i64()) {
-                    Some(1) => quote!(#lb..#ub),
+                self.put("for ");
+                self.put_ident(*iv);
+                self.put(" in ");
+                let k = self.m.values[*step].constant.map(|c| c.as_i64());
+                let ranged = k != Some(1);
+                if ranged {
+                    self.put("(");
+                }
+                self.put_scalar_as(*lb, ivt, false);
+                self.put(" .. ");
+                self.put_scalar_as(*ub, ivt, false);
+                match k {
+                    Some(1) => {}
                     Some(k) if k > 0 => {
-                        let k = Literal::usize_suffixed(k as usize);
-                        quote!((#lb..#ub).step_by(#k))
+                        let _ = write!(self.out, ").step_by({}usize)", k as usize);
                     }
                     _ => {
-                        let s = self.scalar_as(*step, ivt);
-                        quote!((#lb..#ub).step_by({
-                            let __step = #s;
-                            if __step <= 0 as _ {
-                                return ::core::result::Result::Err(::pto::Error::Unsupported(
-                                    ::std::format!("loop step {} is not positive", __step)));
-                            }
-                            __step as usize
-                        }))
+                        self.put(").step_by({ let __step = ");
+                        self.put_scalar_as(*step, ivt, false);
+                        self.put(
+                            "; if __step <= 0 as _ { return ::core::result::Result::Err(\
+                             ::pto::Error::Unsupported(::std::format!(\
+                             \"loop step {} is not positive\", __step))); } __step as usize })",
+                        );
                     }
-                };
-                quote! {
-                    #pre
-                    for #ivi in #range {
-                        #body
-                    }
-                    #post
                 }
+                self.put(" { ");
+                self.put_insts(body);
+                self.put("} ");
+                self.put_result_decls(results);
             }
             Inst::While {
                 carried,
@@ -999,22 +1255,15 @@ impl<'a> Writer<'a> {
                 body,
                 results,
             } => {
-                let pre = self.carried_decls(carried);
-                let post = self.result_decls(results);
-                let cond = self.put_insts(cond);
-                let c = self.scalar(*cond_value);
-                let body = self.put_insts(body);
-                quote! {
-                    #pre
-                    loop {
-                        #cond
-                        if !#c {
-                            break;
-                        }
-                        #body
-                    }
-                    #post
-                }
+                self.put_carried_decls(carried);
+                self.put("loop { ");
+                self.put_insts(cond);
+                self.put("if ! ");
+                self.put_scalar(*cond_value, false);
+                self.put(" { break; } ");
+                self.put_insts(body);
+                self.put("} ");
+                self.put_result_decls(results);
             }
             Inst::If {
                 cond,
@@ -1022,186 +1271,215 @@ impl<'a> Writer<'a> {
                 else_body,
                 results,
             } => {
-                let mut decls = TokenStream::new();
                 for &r in results {
-                    let id = self.ident(r);
+                    self.put("let ");
+                    self.put_ident(r);
                     let ty = self.rust_ty(self.dtype(r));
-                    decls.extend(quote!(let #id: #ty;));
+                    let _ = write!(self.out, ": {ty}; ");
                 }
-                let c = self.scalar(*cond);
-                let t = self.put_insts(then_body);
-                let e = self.put_insts(else_body);
-                quote! {
-                    #decls
-                    if #c {
-                        #t
-                    } else {
-                        #e
-                    }
-                }
+                self.put("if ");
+                self.put_scalar(*cond, false);
+                self.put(" { ");
+                self.put_insts(then_body);
+                self.put("} else { ");
+                self.put_insts(else_body);
+                self.put("} ");
             }
-            Inst::Break => quote!(break;),
-            Inst::Continue => quote!(continue;),
+            Inst::Break => self.put("break; "),
+            Inst::Continue => self.put("continue; "),
             Inst::Return(vals) => {
-                let ok = self.ok(vals);
-                quote!(return #ok;)
+                self.put("return ");
+                self.put_ok(vals);
+                self.put("; ");
             }
         }
     }
 
-    fn carried_decls(&mut self, carried: &[(ValueId, ValueId)]) -> TokenStream {
-        let mut out = TokenStream::new();
+    fn put_carried_decls(&mut self, carried: &[(ValueId, ValueId)]) {
         for &(arg, init) in carried {
-            let id = self.ident(arg);
+            self.put("let mut ");
+            self.put_ident(arg);
             let d = self.dtype(arg);
             let ty = self.rust_ty(d);
-            let e = unparen(self.scalar_as(init, d));
-            out.extend(quote!(let mut #id: #ty = #e;));
+            let _ = write!(self.out, ": {ty} = ");
+            self.put_scalar_as(init, d, true);
+            self.put("; ");
         }
-        out
     }
 
-    fn result_decls(&mut self, results: &[(ValueId, ValueId)]) -> TokenStream {
-        let mut out = TokenStream::new();
+    fn put_result_decls(&mut self, results: &[(ValueId, ValueId)]) {
         for &(r, arg) in results {
-            let id = self.ident(r);
-            let a = self.ident(arg);
+            self.put("let ");
+            self.put_ident(r);
             let ty = self.rust_ty(self.dtype(r));
-            out.extend(quote!(let #id: #ty = #a;));
+            let _ = write!(self.out, ": {ty} = ");
+            self.put_ident(arg);
+            self.put("; ");
         }
-        out
     }
 
-    fn scalar_op(&mut self, op: Opcode, result: ValueId, args: &[ValueId]) -> TokenStream {
+    /// Writes a scalar-unit op as an expression, bare (it is a `let` value).
+    fn put_scalar_op(&mut self, op: Opcode, result: ValueId, args: &[ValueId]) {
         use Opcode::*;
         let d = self.dtype(result);
         let ad = args.first().map_or(d, |&a| self.dtype(a));
-        let a = args.first().map(|&v| self.scalar(v)).unwrap_or_default();
-        let b = match args.get(1) {
-            // Shift amounts may have another integer type; the runtime's shifts take the
-            // value's type.
-            Some(&v) if matches!(op, ScalarShl | ScalarShr) => self.scalar_as(v, ad),
-            Some(&v) => self.scalar(v),
-            None => TokenStream::new(),
-        };
         let ty = self.rust_ty(d);
         let float = ad.is_float();
-        let via_f64 = |f: TokenStream| quote!(<#ty as ::pto::Element>::from_f64(::pto::Element::to_f64(#a).#f(::pto::Element::to_f64(#b))));
-        match op {
-            ScalarAdd => quote!(::pto::Element::add(#a, #b)),
-            ScalarSub => quote!(::pto::Element::sub(#a, #b)),
-            ScalarMul => quote!(::pto::Element::mul(#a, #b)),
-            ScalarDiv => quote!(::pto::Element::div(#a, #b)),
-            ScalarRem if float => quote!((#a % #b)),
-            ScalarRem => quote!(#a.checked_rem(#b).unwrap_or(#a)),
-            ScalarMin => quote!(::pto::Element::min(#a, #b)),
-            ScalarMax => quote!(::pto::Element::max(#a, #b)),
-            ScalarFloorDiv if float => via_f64(quote!(div_euclid)),
-            ScalarFloorDiv => quote!(#a.checked_div_euclid(#b).unwrap_or(0)),
-            ScalarFloorMod if float => via_f64(quote!(rem_euclid)),
-            ScalarFloorMod => quote!(#a.checked_rem_euclid(#b).unwrap_or(#a)),
-            ScalarPow if float => via_f64(quote!(powf)),
-            ScalarPow => quote!(#a.wrapping_pow(u32::try_from(#b).unwrap_or(u32::MAX))),
-            ScalarEq => quote!((#a == #b)),
-            ScalarNe => quote!((#a != #b)),
-            ScalarLt => quote!((#a < #b)),
-            ScalarLe => quote!((#a <= #b)),
-            ScalarGt => quote!((#a > #b)),
-            ScalarGe => quote!((#a >= #b)),
-            ScalarAnd | ScalarBitAnd => quote!((#a & #b)),
-            ScalarOr | ScalarBitOr => quote!((#a | #b)),
-            ScalarXor | ScalarBitXor => quote!((#a ^ #b)),
-            ScalarShl => quote!(::pto::Int::shl(#a, #b)),
-            ScalarShr => quote!(::pto::Int::shr(#a, #b)),
-            ScalarNeg => quote!(::pto::Element::neg(#a)),
-            ScalarAbs => quote!(::pto::Element::abs(#a)),
-            ScalarNot | ScalarBitNot => quote!((!#a)),
-            ScalarCast => self.convert(a, ad, d),
+        let (a, b) = (args.first().copied(), args.get(1).copied());
+        // The text before, between and after the operands (`None`: no second operand), and
+        // whether `a` and `)` follow (`a.checked_rem(b).unwrap_or(a)`).
+        let (pre, mid, post, a_again): (&str, Option<&str>, &str, bool) = match op {
+            ScalarAdd => ("::pto::Element::add(", Some(", "), ")", false),
+            ScalarSub => ("::pto::Element::sub(", Some(", "), ")", false),
+            ScalarMul => ("::pto::Element::mul(", Some(", "), ")", false),
+            ScalarDiv => ("::pto::Element::div(", Some(", "), ")", false),
+            ScalarRem if float => ("", Some(" % "), "", false),
+            ScalarRem => ("", Some(".checked_rem("), ").unwrap_or(", true),
+            ScalarMin => ("::pto::Element::min(", Some(", "), ")", false),
+            ScalarMax => ("::pto::Element::max(", Some(", "), ")", false),
+            ScalarFloorDiv | ScalarFloorMod | ScalarPow if float => {
+                let f = match op {
+                    ScalarFloorDiv => "div_euclid",
+                    ScalarFloorMod => "rem_euclid",
+                    _ => "powf",
+                };
+                let _ = write!(
+                    self.out,
+                    "< {ty} as ::pto::Element> ::from_f64(::pto::Element::to_f64("
+                );
+                self.put_operand(a);
+                let _ = write!(self.out, ").{f}(::pto::Element::to_f64(");
+                self.put_operand(b);
+                self.put(")))");
+                return;
+            }
+            ScalarFloorDiv => ("", Some(".checked_div_euclid("), ").unwrap_or(0)", false),
+            ScalarFloorMod => ("", Some(".checked_rem_euclid("), ").unwrap_or(", true),
+            ScalarPow => (
+                "",
+                Some(".wrapping_pow(u32::try_from("),
+                ").unwrap_or(u32::MAX))",
+                false,
+            ),
+            ScalarEq => ("", Some(" == "), "", false),
+            ScalarNe => ("", Some(" != "), "", false),
+            ScalarLt => ("", Some(" < "), "", false),
+            ScalarLe => ("", Some(" <= "), "", false),
+            ScalarGt => ("", Some(" > "), "", false),
+            ScalarGe => ("", Some(" >= "), "", false),
+            ScalarAnd | ScalarBitAnd => ("", Some(" & "), "", false),
+            ScalarOr | ScalarBitOr => ("", Some(" | "), "", false),
+            ScalarXor | ScalarBitXor => ("", Some(" ^ "), "", false),
+            ScalarShl => ("::pto::Int::shl(", Some(", "), ")", false),
+            ScalarShr => ("::pto::Int::shr(", Some(", "), ")", false),
+            ScalarNeg => ("::pto::Element::neg(", None, ")", false),
+            ScalarAbs => ("::pto::Element::abs(", None, ")", false),
+            ScalarNot | ScalarBitNot => ("! ", None, "", false),
+            ScalarCast => {
+                if let Some(a) = a {
+                    self.put_convert(a, ad, d, true);
+                }
+                return;
+            }
             other => {
                 self.err(format!("`{other}` is not a scalar-unit op"));
-                quote!(#a)
+                self.put_operand(a);
+                return;
             }
+        };
+        self.put(pre);
+        let a_at = self.out.len();
+        self.put_operand(a);
+        let a_text = a_at..self.out.len();
+        if let Some(mid) = mid {
+            self.put(mid);
+            match b {
+                // Shift amounts may have another integer type; the runtime's shifts take the
+                // value's type.
+                Some(b) if matches!(op, ScalarShl | ScalarShr) => self.put_scalar_as(b, ad, false),
+                b => self.put_operand(b),
+            }
+        }
+        self.put(post);
+        if a_again {
+            // Copied: written again, a literal of an unsupported type would report its error
+            // twice.
+            self.out.extend_from_within(a_text);
+            self.put(")");
         }
     }
 
-    fn put_op(&mut self, isa: Isa, dst: TileId, args: &[Arg]) -> TokenStream {
-        let d = self.tile_ident(dst);
-        let tile_dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
+    /// Writes an operand of a scalar op, if there is one.
+    fn put_operand(&mut self, v: Option<ValueId>) {
+        if let Some(v) = v {
+            self.put_scalar(v, false);
+        }
+    }
+
+    /// Writes `::pto::isa::{f}{suffix}(&mut dst, args..);`.
+    fn put_call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) {
+        let _ = write!(self.out, "::pto::isa::{f}{suffix}(&mut ");
+        self.put_tile(dst);
+        let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
+        for a in args {
+            self.put(", ");
+            match *a {
+                Arg::Tile(t) => self.put_tref(t),
+                Arg::Scalar(v) => self.put_scalar_as(v, dtype, true),
+                Arg::Imm(x) => self.put_lit(Constant::Double(x), dtype, true),
+            }
+        }
+        self.put("); ");
+    }
+
+    fn put_op(&mut self, isa: Isa, dst: TileId, args: &[Arg]) {
+        use std::slice::from_ref;
         let is_dst = |a: &Arg| *a == Arg::Tile(TileRef::Slot(dst));
-        let f = format_ident!("{}", isa.rust_fn());
-        let f_inplace = format_ident!("{}_inplace", isa.rust_fn());
-        let arg = |me: &mut Self, a: &Arg| -> TokenStream {
-            unparen(match *a {
-                Arg::Tile(t) => me.tref(t),
-                Arg::Scalar(v) => me.scalar_as(v, tile_dtype),
-                Arg::Imm(x) => me.lit(Constant::Double(x), tile_dtype),
-            })
-        };
+        let f = isa.rust_fn();
         match args {
             // TMOV onto itself is nothing.
-            [a] if isa == Isa::TMov && is_dst(a) => TokenStream::new(),
-            [a] if isa.is_unary() && is_dst(a) => quote!(::pto::isa::#f_inplace(&mut #d);),
-            [a] => {
-                let a = arg(self, a);
-                quote!(::pto::isa::#f(&mut #d, #a);)
-            }
+            [a] if isa == Isa::TMov && is_dst(a) => {}
+            [a] if isa.is_unary() && is_dst(a) => self.put_call(f, "_inplace", dst, &[]),
+            [_] => self.put_call(f, "", dst, args),
             [a, b] if isa.is_binary() || isa.is_expand_op() => {
                 if is_dst(a) && is_dst(b) {
                     self.err(format!("{} reads its destination twice", isa.name()));
-                    TokenStream::new()
                 } else if is_dst(a) {
-                    let b = arg(self, b);
-                    quote!(::pto::isa::#f_inplace(&mut #d, #b);)
+                    self.put_call(f, "_inplace", dst, from_ref(b));
                 } else if is_dst(b) && isa.is_binary() {
-                    let a = arg(self, a);
-                    if isa.is_commutative() {
-                        quote!(::pto::isa::#f_inplace(&mut #d, #a);)
+                    let suffix = if isa.is_commutative() {
+                        "_inplace"
                     } else {
-                        let rev = format_ident!("{}_inplace_rev", isa.rust_fn());
-                        quote!(::pto::isa::#rev(&mut #d, #a);)
-                    }
+                        "_inplace_rev"
+                    };
+                    self.put_call(f, suffix, dst, from_ref(a));
                 } else if is_dst(b) {
                     self.err(format!(
                         "{} with its broadcast operand as destination",
                         isa.name()
                     ));
-                    TokenStream::new()
                 } else {
-                    let (a, b) = (arg(self, a), arg(self, b));
-                    quote!(::pto::isa::#f(&mut #d, #a, #b);)
+                    self.put_call(f, "", dst, args);
                 }
             }
             [a, k] if isa.is_scalar_form() => match (a, k) {
-                (Arg::Tile(_), _) if is_dst(a) => {
-                    let k = arg(self, k);
-                    quote!(::pto::isa::#f_inplace(&mut #d, #k);)
-                }
-                (Arg::Tile(_), _) => {
-                    let (a, k) = (arg(self, a), arg(self, k));
-                    quote!(::pto::isa::#f(&mut #d, #a, #k);)
-                }
+                (Arg::Tile(_), _) if is_dst(a) => self.put_call(f, "_inplace", dst, from_ref(k)),
+                (Arg::Tile(_), _) => self.put_call(f, "", dst, args),
                 // Scalar first (`TDIVS(d, k, s)`).
                 (_, Arg::Tile(_)) if is_dst(k) => {
-                    let rev = format_ident!("{}_rev_inplace", isa.rust_fn());
-                    let a = arg(self, a);
-                    quote!(::pto::isa::#rev(&mut #d, #a);)
+                    self.put_call(f, "_rev_inplace", dst, from_ref(a))
                 }
-                _ => {
-                    let rev = format_ident!("{}_rev", isa.rust_fn());
-                    let (a, k) = (arg(self, a), arg(self, k));
-                    quote!(::pto::isa::#rev(&mut #d, #a, #k);)
-                }
+                _ => self.put_call(f, "_rev", dst, args),
             },
-            [c, a, b] if isa == Isa::TMatmulAcc && is_dst(c) => {
-                let (a, b) = (arg(self, a), arg(self, b));
-                quote!(::pto::isa::tmatmul_acc_inplace(&mut #d, #a, #b);)
+            [c, _, _] if isa == Isa::TMatmulAcc && is_dst(c) => {
+                let ab = args.get(1..).unwrap_or_default();
+                self.put_call("tmatmul_acc", "_inplace", dst, ab)
             }
             args => {
                 if args.iter().any(is_dst) {
                     self.err(format!("{} cannot read its destination", isa.name()));
                 }
-                let es: Vec<TokenStream> = args.iter().map(|a| arg(self, a)).collect();
-                quote!(::pto::isa::#f(&mut #d, #(#es),*);)
+                self.put_call(f, "", dst, args);
             }
         }
     }
