@@ -33,15 +33,15 @@ fn scale_rows_host_shape() {
         "out . check_shape (\"out\"",
         "x . bind_dim (\"x\" , 0usize , \"B\"",
         "out . bind_dim (\"out\" , 0usize , \"B\"",
-        ":: pto :: Tile :: < f32 , 1 , 128 > :: zeros ()",
+        "Tile :: < f32 , 1 , 128 > :: zeros ()",
         // TLOAD, the two TMULS and TSTORE of a tile nothing else reads: one fused pass, and
         // the loop around it one call that checks the window geometry once.
-        ":: pto :: isa :: tload_map_store_loop (& mut t0_row , & * x",
-        ":: pto :: Element :: mul (__e0 , scale)",
-        ":: pto :: Element :: mul (__e0 , 3.14f32)",
-        "& mut * out , & [:: pto :: isa :: LoopIndex :: Iv , :: pto :: isa :: LoopIndex :: At (0usize)]",
-        ":: pto :: isa :: LoopRange { lb : 0i64 , ub : b_1 , step : 1usize }",
-        ":: core :: result :: Result :: Ok (())",
+        "isa :: tload_map_store_loop (& mut t0_row , & * x",
+        "Element :: mul (__e0 , scale)",
+        "Element :: mul (__e0 , 3.14f32)",
+        "& mut * out , & [isa :: LoopIndex :: Iv , isa :: LoopIndex :: At (0usize)]",
+        "isa :: LoopRange { lb : 0i64 , ub : b_1 , step : 1usize }",
+        "Result :: Ok (())",
     ] {
         assert!(host.contains(want), "missing `{want}` in\n{host}");
     }
@@ -71,7 +71,7 @@ fn host_bodies_use_the_right_instructions() {
             "vadd",
             &[
                 "tload2_map_store_loop (& mut",
-                ":: pto :: Element :: add (__e",
+                "Element :: add (__e",
                 "step : 16usize",
             ],
         ),

@@ -176,8 +176,15 @@ mod tests {
                 /// Doubles `a`.
                 #[allow(clippy::all, clippy::pedantic)]
                 pub fn double(a: f32) -> ::core::result::Result<f32, ::pto::Error> {
-                    let v_2: f32 = ::pto::Element::mul(a, 2f32);
-                    ::core::result::Result::Ok(v_2)
+                    #[allow(unused_imports)]
+                    use ::pto::{
+                        isa::{self, Pipe},
+                        Element, Float, Int, RoundMode, Tile,
+                    };
+                    #[allow(unused_imports)]
+                    use ::core::{option::Option, result::Result};
+                    let v_2: f32 = Element::mul(a, 2f32);
+                    Result::Ok(v_2)
                 }
                 ///Compile-time artifacts of the `double` kernel.
                 #[allow(dead_code)]

@@ -5,38 +5,31 @@ pub fn accumulate(
     x: &Tensor<f32>,
     out: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    x.check_shape(
-        "x",
-        &[::core::option::Option::None, ::core::option::Option::Some(64usize)],
-    )?;
-    out.check_shape(
-        "out",
-        &[::core::option::Option::Some(1usize), ::core::option::Option::Some(64usize)],
-    )?;
-    let mut __dim_1: ::core::option::Option<usize> = ::core::option::Option::None;
+    #[allow(unused_imports)]
+    use ::pto::{
+        isa::{self, Pipe},
+        Element, Float, Int, RoundMode, Tile,
+    };
+    #[allow(unused_imports)]
+    use ::core::{option::Option, result::Result};
+    x.check_shape("x", &[Option::None, Option::Some(64usize)])?;
+    out.check_shape("out", &[Option::Some(1usize), Option::Some(64usize)])?;
+    let mut __dim_1: Option<usize> = Option::None;
     x.bind_dim("x", 0usize, "B", &mut __dim_1)?;
     let b_1: i64 = __dim_1.unwrap_or(0) as i64;
-    let mut t0_acc = ::pto::Tile::<f32, 1, 64>::zeros();
-    let mut t1 = ::pto::Tile::<f32, 1, 64>::zeros();
+    let mut t0_acc = Tile::<f32, 1, 64>::zeros();
+    let mut t1 = Tile::<f32, 1, 64>::zeros();
     t0_acc.set_valid(1usize, 64usize)?;
-    ::pto::isa::texpands(&mut t0_acc, 0f32);
+    isa::texpands(&mut t0_acc, 0f32);
     for b_7 in 0i64..b_1 {
-        ::pto::isa::pipe_barrier(::pto::isa::Pipe::All);
-        ::pto::isa::tload(&mut t1, &*x, &[b_7 as usize, 0usize])?;
-        ::pto::isa::set_flag(
-            ::pto::isa::Pipe::Mte2,
-            ::pto::isa::Pipe::V,
-            ::pto::isa::EventId(0u8),
-        );
-        ::pto::isa::wait_flag(
-            ::pto::isa::Pipe::Mte2,
-            ::pto::isa::Pipe::V,
-            ::pto::isa::EventId(0u8),
-        );
-        ::pto::isa::tadd_inplace(&mut t0_acc, &t1);
+        isa::pipe_barrier(Pipe::All);
+        isa::tload(&mut t1, &*x, &[b_7 as usize, 0usize])?;
+        isa::set_flag(Pipe::Mte2, Pipe::V, isa::EventId(0u8));
+        isa::wait_flag(Pipe::Mte2, Pipe::V, isa::EventId(0u8));
+        isa::tadd_inplace(&mut t0_acc, &t1);
     }
-    ::pto::isa::tstore(&mut *out, &t0_acc, &[0usize, 0usize])?;
-    ::core::result::Result::Ok(())
+    isa::tstore(&mut *out, &t0_acc, &[0usize, 0usize])?;
+    Result::Ok(())
 }
 ///Compile-time artifacts of the `accumulate` kernel.
 #[allow(dead_code)]

@@ -5,9 +5,16 @@ pub fn clamp_add(
     limit: f32,
     flag: bool,
 ) -> ::core::result::Result<f32, ::pto::Error> {
+    #[allow(unused_imports)]
+    use ::pto::{
+        isa::{self, Pipe},
+        Element, Float, Int, RoundMode, Tile,
+    };
+    #[allow(unused_imports)]
+    use ::core::{option::Option, result::Result};
     let v_5: f32;
     if flag {
-        let v_4: f32 = ::pto::Element::add(a, 1f32);
+        let v_4: f32 = Element::add(a, 1f32);
         v_5 = v_4;
     } else {
         v_5 = a;
@@ -19,7 +26,7 @@ pub fn clamp_add(
     } else {
         v_7 = v_5;
     }
-    ::core::result::Result::Ok(v_7)
+    Result::Ok(v_7)
 }
 ///Compile-time artifacts of the `clamp_add` kernel.
 #[allow(dead_code)]

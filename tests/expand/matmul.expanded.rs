@@ -6,80 +6,38 @@ pub fn matmul_tile(
     b: &Tensor<f16>,
     c: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    a.check_shape(
-        "a",
-        &[::core::option::Option::Some(16usize), ::core::option::Option::Some(32usize)],
-    )?;
-    b.check_shape(
-        "b",
-        &[::core::option::Option::Some(32usize), ::core::option::Option::Some(16usize)],
-    )?;
-    c.check_shape(
-        "c",
-        &[::core::option::Option::Some(16usize), ::core::option::Option::Some(16usize)],
-    )?;
-    let mut t0_at = ::pto::Tile::<::pto::f16, 16, 32>::zeros();
-    let mut t1_bt = ::pto::Tile::<::pto::f16, 32, 16>::zeros();
-    let mut t2_at_left = ::pto::Tile::<::pto::f16, 16, 32>::zeros();
-    let mut t3_bt_right = ::pto::Tile::<::pto::f16, 32, 16>::zeros();
-    let mut t4 = ::pto::Tile::<f32, 16, 16>::zeros();
-    ::pto::isa::tload(&mut t0_at, &*a, &[0usize, 0usize])?;
-    ::pto::isa::set_flag(
-        ::pto::isa::Pipe::Mte2,
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::EventId(0u8),
-    );
-    ::pto::isa::tload(&mut t1_bt, &*b, &[0usize, 0usize])?;
-    ::pto::isa::set_flag(
-        ::pto::isa::Pipe::Mte2,
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::EventId(1u8),
-    );
-    ::pto::isa::wait_flag(
-        ::pto::isa::Pipe::Mte2,
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::EventId(0u8),
-    );
-    ::pto::isa::tmov(&mut t2_at_left, &t0_at);
-    ::pto::isa::set_flag(
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::Pipe::M,
-        ::pto::isa::EventId(0u8),
-    );
-    ::pto::isa::wait_flag(
-        ::pto::isa::Pipe::Mte2,
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::EventId(1u8),
-    );
-    ::pto::isa::tmov(&mut t3_bt_right, &t1_bt);
-    ::pto::isa::set_flag(
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::Pipe::M,
-        ::pto::isa::EventId(1u8),
-    );
-    ::pto::isa::wait_flag(
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::Pipe::M,
-        ::pto::isa::EventId(0u8),
-    );
-    ::pto::isa::wait_flag(
-        ::pto::isa::Pipe::Mte1,
-        ::pto::isa::Pipe::M,
-        ::pto::isa::EventId(1u8),
-    );
-    ::pto::isa::tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
-    ::pto::isa::set_flag(
-        ::pto::isa::Pipe::M,
-        ::pto::isa::Pipe::Fix,
-        ::pto::isa::EventId(0u8),
-    );
-    ::pto::isa::wait_flag(
-        ::pto::isa::Pipe::M,
-        ::pto::isa::Pipe::Fix,
-        ::pto::isa::EventId(0u8),
-    );
-    ::pto::isa::tstore(&mut *c, &t4, &[0usize, 0usize])?;
-    ::core::result::Result::Ok(())
+    #[allow(unused_imports)]
+    use ::pto::{
+        isa::{self, Pipe},
+        Element, Float, Int, RoundMode, Tile,
+    };
+    #[allow(unused_imports)]
+    use ::core::{option::Option, result::Result};
+    a.check_shape("a", &[Option::Some(16usize), Option::Some(32usize)])?;
+    b.check_shape("b", &[Option::Some(32usize), Option::Some(16usize)])?;
+    c.check_shape("c", &[Option::Some(16usize), Option::Some(16usize)])?;
+    let mut t0_at = Tile::<::pto::f16, 16, 32>::zeros();
+    let mut t1_bt = Tile::<::pto::f16, 32, 16>::zeros();
+    let mut t2_at_left = Tile::<::pto::f16, 16, 32>::zeros();
+    let mut t3_bt_right = Tile::<::pto::f16, 32, 16>::zeros();
+    let mut t4 = Tile::<f32, 16, 16>::zeros();
+    isa::tload(&mut t0_at, &*a, &[0usize, 0usize])?;
+    isa::set_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(0u8));
+    isa::tload(&mut t1_bt, &*b, &[0usize, 0usize])?;
+    isa::set_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(1u8));
+    isa::wait_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(0u8));
+    isa::tmov(&mut t2_at_left, &t0_at);
+    isa::set_flag(Pipe::Mte1, Pipe::M, isa::EventId(0u8));
+    isa::wait_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(1u8));
+    isa::tmov(&mut t3_bt_right, &t1_bt);
+    isa::set_flag(Pipe::Mte1, Pipe::M, isa::EventId(1u8));
+    isa::wait_flag(Pipe::Mte1, Pipe::M, isa::EventId(0u8));
+    isa::wait_flag(Pipe::Mte1, Pipe::M, isa::EventId(1u8));
+    isa::tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
+    isa::set_flag(Pipe::M, Pipe::Fix, isa::EventId(0u8));
+    isa::wait_flag(Pipe::M, Pipe::Fix, isa::EventId(0u8));
+    isa::tstore(&mut *c, &t4, &[0usize, 0usize])?;
+    Result::Ok(())
 }
 ///Compile-time artifacts of the `matmul_tile` kernel.
 #[allow(dead_code)]

@@ -6,37 +6,38 @@ pub fn scale_rows(
     scale: f32,
     out: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    x.check_shape(
-        "x",
-        &[::core::option::Option::None, ::core::option::Option::Some(128usize)],
-    )?;
-    out.check_shape(
-        "out",
-        &[::core::option::Option::None, ::core::option::Option::Some(128usize)],
-    )?;
-    let mut __dim_1: ::core::option::Option<usize> = ::core::option::Option::None;
+    #[allow(unused_imports)]
+    use ::pto::{
+        isa::{self, Pipe},
+        Element, Float, Int, RoundMode, Tile,
+    };
+    #[allow(unused_imports)]
+    use ::core::{option::Option, result::Result};
+    x.check_shape("x", &[Option::None, Option::Some(128usize)])?;
+    out.check_shape("out", &[Option::None, Option::Some(128usize)])?;
+    let mut __dim_1: Option<usize> = Option::None;
     x.bind_dim("x", 0usize, "B", &mut __dim_1)?;
     out.bind_dim("out", 0usize, "B", &mut __dim_1)?;
     let b_1: i64 = __dim_1.unwrap_or(0) as i64;
-    let mut t0_row = ::pto::Tile::<f32, 1, 128>::zeros();
-    ::pto::isa::tload_map_store_loop(
+    let mut t0_row = Tile::<f32, 1, 128>::zeros();
+    isa::tload_map_store_loop(
         &mut t0_row,
         &*x,
-        &[::pto::isa::LoopIndex::Iv, ::pto::isa::LoopIndex::At(0usize)],
+        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0usize)],
         &mut *out,
-        &[::pto::isa::LoopIndex::Iv, ::pto::isa::LoopIndex::At(0usize)],
-        ::pto::isa::LoopRange {
+        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0usize)],
+        isa::LoopRange {
             lb: 0i64,
             ub: b_1,
             step: 1usize,
         },
         move |__e0: f32| -> f32 {
-            let __e0: f32 = ::pto::Element::mul(__e0, scale);
-            let __e0: f32 = ::pto::Element::mul(__e0, 3.14f32);
+            let __e0: f32 = Element::mul(__e0, scale);
+            let __e0: f32 = Element::mul(__e0, 3.14f32);
             __e0
         },
     )?;
-    ::core::result::Result::Ok(())
+    Result::Ok(())
 }
 ///Compile-time artifacts of the `scale_rows` kernel.
 #[allow(dead_code)]

@@ -393,7 +393,7 @@ impl<'a> Writer<'a> {
                     DataType::Fp32 => self.put("f32::NAN"),
                     DataType::Fp64 => self.put("f64::NAN"),
                     _ => {
-                        let _ = write!(self.out, "< {ty} as ::pto::Element> ::from_f64(f64::NAN)");
+                        let _ = write!(self.out, "< {ty} as Element> ::from_f64(f64::NAN)");
                     }
                 }
                 return;
@@ -411,12 +411,9 @@ impl<'a> Writer<'a> {
                 DataType::Fp32 => write!(self.out, "f32::INFINITY"),
                 DataType::Fp64 => write!(self.out, "f64::INFINITY"),
                 _ if mag.is_finite() => {
-                    write!(self.out, "< {ty} as ::pto::Element> ::from_f64({mag}f64)")
+                    write!(self.out, "< {ty} as Element> ::from_f64({mag}f64)")
                 }
-                _ => write!(
-                    self.out,
-                    "< {ty} as ::pto::Element> ::from_f64(f64::INFINITY)"
-                ),
+                _ => write!(self.out, "< {ty} as Element> ::from_f64(f64::INFINITY)"),
             };
             if neg {
                 self.close(bare);
@@ -483,10 +480,7 @@ impl<'a> Writer<'a> {
             let _ = write!(self.out, ") as {t}");
             self.close(bare);
         } else if from == DataType::Bool {
-            let _ = write!(
-                self.out,
-                "< {t} as ::pto::Element> ::from_f64(f64::from(u8::from("
-            );
+            let _ = write!(self.out, "< {t} as Element> ::from_f64(f64::from(u8::from(");
             self.put_scalar(v, false);
             self.put(")))");
         } else if prim(from) && prim(to) {
@@ -495,10 +489,7 @@ impl<'a> Writer<'a> {
             let _ = write!(self.out, " as {t}");
             self.close(bare);
         } else {
-            let _ = write!(
-                self.out,
-                "< {t} as ::pto::Element> ::from_f64(::pto::Element::to_f64("
-            );
+            let _ = write!(self.out, "< {t} as Element> ::from_f64(Element::to_f64(");
             self.put_scalar(v, false);
             self.put("))");
         }
@@ -576,7 +567,7 @@ impl<'a> Writer<'a> {
     }
 
     fn put_pipe(&mut self, p: PipeKind) {
-        self.put("::pto::isa::Pipe::");
+        self.put("Pipe::");
         self.put(match p {
             PipeKind::S => "S",
             PipeKind::V => "V",
@@ -590,11 +581,11 @@ impl<'a> Writer<'a> {
     }
 
     fn put_event(&mut self, f: &str, (src, dst, id): Event) {
-        let _ = write!(self.out, "::pto::isa::{f}(");
+        let _ = write!(self.out, "isa::{f}(");
         self.put_pipe(src);
         self.put(", ");
         self.put_pipe(dst);
-        let _ = write!(self.out, ", ::pto::isa::EventId({id}u8)); ");
+        let _ = write!(self.out, ", isa::EventId({id}u8)); ");
     }
 
     /// The signature of [`emit_fn`], up to the body.
@@ -667,7 +658,13 @@ impl<'a> Writer<'a> {
     fn put_program(&mut self) {
         let m = self.m;
         let f = &m.funcs[self.p.func];
-        self.put("{ ");
+        // The paths the body uses, imported once (the body is all generated code: the block's
+        // names shadow nothing of the user's but module-level items, which it does not use).
+        self.put(
+            "{ #[allow(unused_imports)] use ::pto::{isa::{self, Pipe}, Element, Float, Int, \
+             RoundMode, Tile}; #[allow(unused_imports)] use ::core::{option::Option, \
+             result::Result}; ",
+        );
         // 1. Shapes of tensor parameters.
         for q in &f.sig.params {
             let Type::Tensor(t) = &m.values[q.value].ty else {
@@ -685,11 +682,11 @@ impl<'a> Writer<'a> {
                     Some(c) => {
                         let _ = write!(
                             self.out,
-                            "::core::option::Option::Some({}usize)",
+                            "Option::Some({}usize)",
                             usize::try_from(c).unwrap_or(usize::MAX)
                         );
                     }
-                    None => self.put("::core::option::Option::None"),
+                    None => self.put("Option::None"),
                 }
             }
             self.put("]) ? ; ");
@@ -705,7 +702,7 @@ impl<'a> Writer<'a> {
             let ty = self.rust_ty(s.dtype);
             let _ = write!(
                 self.out,
-                " = ::pto::Tile:: < {ty}, {}, {}> ::zeros(); ",
+                " = Tile:: < {ty}, {}, {}> ::zeros(); ",
                 s.rows as usize, s.cols as usize
             );
         }
@@ -717,7 +714,7 @@ impl<'a> Writer<'a> {
             }
             _ => {
                 self.put_insts(&self.p.body);
-                self.put("::core::result::Result::Ok(())");
+                self.put("Result::Ok(())");
             }
         }
         self.put(" }");
@@ -738,7 +735,7 @@ impl<'a> Writer<'a> {
         if bound {
             let _ = write!(
                 self.out,
-                "let mut __dim_{}: ::core::option::Option< usize> = ::core::option::Option::None; ",
+                "let mut __dim_{}: Option< usize> = Option::None; ",
                 dv.number
             );
             for q in &f.sig.params {
@@ -800,7 +797,7 @@ impl<'a> Writer<'a> {
 
     /// Writes `::core::result::Result::Ok(..)` of the returned values.
     fn put_ok(&mut self, vals: &[ValueId]) {
-        self.put("::core::result::Result::Ok(");
+        self.put("Result::Ok(");
         match vals {
             [] => self.put("()"),
             [v] => self.put_scalar(*v, false),
@@ -996,9 +993,9 @@ impl<'a> Writer<'a> {
                 self.put(", ");
             }
             if o == Index::Value(iv) {
-                self.put("::pto::isa::LoopIndex::Iv");
+                self.put("isa::LoopIndex::Iv");
             } else {
-                self.put("::pto::isa::LoopIndex::At(");
+                self.put("isa::LoopIndex::At(");
                 self.put_index(o);
                 self.put(")");
             }
@@ -1019,7 +1016,7 @@ impl<'a> Writer<'a> {
             (1, true) => "tload_map_store_loop",
             (_, true) => "tload2_map_store_loop",
         };
-        let _ = write!(self.out, "::pto::isa::{f}(");
+        let _ = write!(self.out, "isa::{f}(");
         for &(t, tensor, offsets) in &c.loads {
             self.put("&mut ");
             self.put_tile(t);
@@ -1035,7 +1032,7 @@ impl<'a> Writer<'a> {
         self.put_chain_offsets(c.store.2, iv);
         self.put(", ");
         if let Some(l) = lp {
-            self.put("::pto::isa::LoopRange { lb: ");
+            self.put("isa::LoopRange { lb: ");
             self.put_scalar_as(l.lb, DataType::Int64, true);
             self.put(", ub: ");
             self.put_scalar_as(l.ub, DataType::Int64, true);
@@ -1050,7 +1047,7 @@ impl<'a> Writer<'a> {
         for &(isa, dst, args) in &c.ops {
             let _ = write!(self.out, "let __e{}: {ty} = ", dst.0);
             if let Some((tr, f)) = elementwise_name(isa) {
-                let _ = write!(self.out, "::pto::{tr}::{f}");
+                let _ = write!(self.out, "{tr}::{f}");
             }
             self.put("(");
             for (k, a) in args.iter().enumerate() {
@@ -1084,9 +1081,9 @@ impl<'a> Writer<'a> {
                 let window = window.as_slice();
                 let windowed = window.len() > 2;
                 self.put(if windowed {
-                    "::pto::isa::tload_window(&mut "
+                    "isa::tload_window(&mut "
                 } else {
-                    "::pto::isa::tload(&mut "
+                    "isa::tload(&mut "
                 });
                 self.put_tile(*dst);
                 self.put(", & *");
@@ -1107,9 +1104,9 @@ impl<'a> Writer<'a> {
             } => {
                 let windowed = window.len() > 2;
                 self.put(if windowed {
-                    "::pto::isa::tstore_window(&mut *"
+                    "isa::tstore_window(&mut *"
                 } else {
-                    "::pto::isa::tstore(&mut *"
+                    "isa::tstore(&mut *"
                 });
                 self.put_ident(*tensor);
                 self.put(", ");
@@ -1124,9 +1121,9 @@ impl<'a> Writer<'a> {
             }
             Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
                 self.put(if matches!(i, Inst::Extract { .. }) {
-                    "::pto::isa::textract(&mut "
+                    "isa::textract(&mut "
                 } else {
-                    "::pto::isa::tinsert(&mut "
+                    "isa::tinsert(&mut "
                 });
                 self.put_tile(*dst);
                 self.put(", ");
@@ -1138,11 +1135,11 @@ impl<'a> Writer<'a> {
                 self.put(") ? ; ");
             }
             Inst::Cvt { dst, src, round } => {
-                self.put("::pto::isa::tcvt(&mut ");
+                self.put("isa::tcvt(&mut ");
                 self.put_tile(*dst);
                 self.put(", ");
                 self.put_tref(*src);
-                let _ = write!(self.out, ", ::pto::RoundMode::{}); ", round.rust());
+                let _ = write!(self.out, ", RoundMode::{}); ", round.rust());
             }
             Inst::SetValid { dst, dims } => {
                 self.put_tile(*dst);
@@ -1164,7 +1161,7 @@ impl<'a> Writer<'a> {
             Inst::SetFlag(e) => self.put_event("set_flag", *e),
             Inst::WaitFlag(e) => self.put_event("wait_flag", *e),
             Inst::Barrier(p) => {
-                self.put("::pto::isa::pipe_barrier(");
+                self.put("isa::pipe_barrier(");
                 self.put_pipe(*p);
                 self.put("); ");
             }
@@ -1237,7 +1234,7 @@ impl<'a> Writer<'a> {
                         self.put(").step_by({ let __step = ");
                         self.put_scalar_as(*step, ivt, false);
                         self.put(
-                            "; if __step <= 0 as _ { return ::core::result::Result::Err(\
+                            "; if __step <= 0 as _ { return Result::Err(\
                              ::pto::Error::Unsupported(::std::format!(\
                              \"loop step {} is not positive\", __step))); } __step as usize })",
                         );
@@ -1329,26 +1326,23 @@ impl<'a> Writer<'a> {
         // The text before, between and after the operands (`None`: no second operand), and
         // whether `a` and `)` follow (`a.checked_rem(b).unwrap_or(a)`).
         let (pre, mid, post, a_again): (&str, Option<&str>, &str, bool) = match op {
-            ScalarAdd => ("::pto::Element::add(", Some(", "), ")", false),
-            ScalarSub => ("::pto::Element::sub(", Some(", "), ")", false),
-            ScalarMul => ("::pto::Element::mul(", Some(", "), ")", false),
-            ScalarDiv => ("::pto::Element::div(", Some(", "), ")", false),
+            ScalarAdd => ("Element::add(", Some(", "), ")", false),
+            ScalarSub => ("Element::sub(", Some(", "), ")", false),
+            ScalarMul => ("Element::mul(", Some(", "), ")", false),
+            ScalarDiv => ("Element::div(", Some(", "), ")", false),
             ScalarRem if float => ("", Some(" % "), "", false),
             ScalarRem => ("", Some(".checked_rem("), ").unwrap_or(", true),
-            ScalarMin => ("::pto::Element::min(", Some(", "), ")", false),
-            ScalarMax => ("::pto::Element::max(", Some(", "), ")", false),
+            ScalarMin => ("Element::min(", Some(", "), ")", false),
+            ScalarMax => ("Element::max(", Some(", "), ")", false),
             ScalarFloorDiv | ScalarFloorMod | ScalarPow if float => {
                 let f = match op {
                     ScalarFloorDiv => "div_euclid",
                     ScalarFloorMod => "rem_euclid",
                     _ => "powf",
                 };
-                let _ = write!(
-                    self.out,
-                    "< {ty} as ::pto::Element> ::from_f64(::pto::Element::to_f64("
-                );
+                let _ = write!(self.out, "< {ty} as Element> ::from_f64(Element::to_f64(");
                 self.put_operand(a);
-                let _ = write!(self.out, ").{f}(::pto::Element::to_f64(");
+                let _ = write!(self.out, ").{f}(Element::to_f64(");
                 self.put_operand(b);
                 self.put(")))");
                 return;
@@ -1370,10 +1364,10 @@ impl<'a> Writer<'a> {
             ScalarAnd | ScalarBitAnd => ("", Some(" & "), "", false),
             ScalarOr | ScalarBitOr => ("", Some(" | "), "", false),
             ScalarXor | ScalarBitXor => ("", Some(" ^ "), "", false),
-            ScalarShl => ("::pto::Int::shl(", Some(", "), ")", false),
-            ScalarShr => ("::pto::Int::shr(", Some(", "), ")", false),
-            ScalarNeg => ("::pto::Element::neg(", None, ")", false),
-            ScalarAbs => ("::pto::Element::abs(", None, ")", false),
+            ScalarShl => ("Int::shl(", Some(", "), ")", false),
+            ScalarShr => ("Int::shr(", Some(", "), ")", false),
+            ScalarNeg => ("Element::neg(", None, ")", false),
+            ScalarAbs => ("Element::abs(", None, ")", false),
             ScalarNot | ScalarBitNot => ("! ", None, "", false),
             ScalarCast => {
                 if let Some(a) = a {
@@ -1416,9 +1410,9 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Writes `::pto::isa::{f}{suffix}(&mut dst, args..);`.
+    /// Writes `isa::{f}{suffix}(&mut dst, args..);`.
     fn put_call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) {
-        let _ = write!(self.out, "::pto::isa::{f}{suffix}(&mut ");
+        let _ = write!(self.out, "isa::{f}{suffix}(&mut ");
         self.put_tile(dst);
         let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
         for a in args {
