@@ -916,8 +916,8 @@ impl<'k> Lower<'k, '_> {
         };
         if let Some(want) = &expected {
             let got = self.ty(v);
-            if !pto_ir::ops::same_up_to_valid(want, &got) {
-                let (w, g) = (self.show(want), self.show(&got));
+            if !pto_ir::ops::same_up_to_valid(want, got) {
+                let (w, g) = (self.show(want), self.show(got));
                 self.errs.push_spanned(
                     &init.expr,
                     format!("mismatched types: expected {w}, found {g}"),
@@ -1069,8 +1069,8 @@ impl<'k> Lower<'k, '_> {
             return;
         };
         let new_ty = self.ty(new);
-        if !pto_ir::ops::same_up_to_valid(&cur_ty, &new_ty) {
-            let (c, n) = (self.show(&cur_ty), self.show(&new_ty));
+        if !pto_ir::ops::same_up_to_valid(&cur_ty, new_ty) {
+            let (c, n) = (self.show(&cur_ty), self.show(new_ty));
             self.errs.push_spanned(
                 right,
                 format!("mismatched types: `{name}` is {c}, but the assigned value is {n}; a variable keeps one type"),
@@ -1095,7 +1095,7 @@ impl<'k> Lower<'k, '_> {
             Ok(v) => match self.ty(v) {
                 Type::Scalar(DataType::Bool) => return Ok(v),
                 t => {
-                    let shown = self.show(&t);
+                    let shown = self.show(t);
                     let help = match t {
                         Type::Scalar(d) if d.is_numeric() => "; compare explicitly, e.g. `x != 0`",
                         _ => "",
@@ -1289,7 +1289,7 @@ impl<'k> Lower<'k, '_> {
                         }
                     } else {
                         ok = false;
-                        let shown = self.show(&t);
+                        let shown = self.show(t);
                         self.errs.push_spanned(
                             *e,
                             format!("loop bounds must be integer scalars, found {shown}"),
@@ -1728,7 +1728,7 @@ impl<'k> Lower<'k, '_> {
                         format!("`as` does not convert tiles; write `.cast::<{}>()`", rs(d)),
                     ),
                     t => {
-                        let shown = self.show(&t);
+                        let shown = self.show(t);
                         self.err(e, format!("`as` converts scalars, found {shown}"))
                     }
                 }
@@ -1757,7 +1757,7 @@ impl<'k> Lower<'k, '_> {
                             if self.ty(id).is_int_scalar() {
                                 out.push(Attr::Value(id));
                             } else {
-                                let shown = self.show(&self.ty(id));
+                                let shown = self.show(self.ty(id));
                                 self.errs.push_spanned(
                                     el,
                                     format!("offsets must be integer scalars, found {shown}"),
@@ -1837,7 +1837,7 @@ impl<'k> Lower<'k, '_> {
             }
             _ => {
                 let what = match recv {
-                    Val::V(id) => self.show(&self.ty(id)),
+                    Val::V(id) => self.show(self.ty(id)),
                     _ => "a literal".to_string(),
                 };
                 self.err(
