@@ -177,10 +177,7 @@ mod tests {
                 #[allow(clippy::all, clippy::pedantic)]
                 pub fn double(a: f32) -> ::core::result::Result<f32, ::pto::Error> {
                     #[allow(unused_imports)]
-                    use ::pto::{
-                        isa::{self, Pipe},
-                        Element, Float, Int, RoundMode, Tile,
-                    };
+                    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
                     #[allow(unused_imports)]
                     use ::core::{option::Option, result::Result};
                     let v_2: f32 = Element::mul(a, 2f32);

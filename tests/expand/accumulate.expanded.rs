@@ -6,10 +6,7 @@ pub fn accumulate(
     out: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
     #[allow(unused_imports)]
-    use ::pto::{
-        isa::{self, Pipe},
-        Element, Float, Int, RoundMode, Tile,
-    };
+    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
     use ::core::{option::Option, result::Result};
     x.check_shape("x", &[Option::None, Option::Some(64usize)])?;
@@ -22,10 +19,7 @@ pub fn accumulate(
     t0_acc.set_valid(1usize, 64usize)?;
     isa::texpands(&mut t0_acc, 0f32);
     for b_7 in 0i64..b_1 {
-        isa::pipe_barrier(Pipe::All);
         isa::tload(&mut t1, &*x, &[b_7 as usize, 0usize])?;
-        isa::set_flag(Pipe::Mte2, Pipe::V, isa::EventId(0u8));
-        isa::wait_flag(Pipe::Mte2, Pipe::V, isa::EventId(0u8));
         isa::tadd_inplace(&mut t0_acc, &t1);
     }
     isa::tstore(&mut *out, &t0_acc, &[0usize, 0usize])?;

@@ -6,10 +6,7 @@ pub fn clamp_add(
     flag: bool,
 ) -> ::core::result::Result<f32, ::pto::Error> {
     #[allow(unused_imports)]
-    use ::pto::{
-        isa::{self, Pipe},
-        Element, Float, Int, RoundMode, Tile,
-    };
+    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
     use ::core::{option::Option, result::Result};
     let v_5: f32;

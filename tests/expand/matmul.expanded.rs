@@ -7,10 +7,7 @@ pub fn matmul_tile(
     c: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
     #[allow(unused_imports)]
-    use ::pto::{
-        isa::{self, Pipe},
-        Element, Float, Int, RoundMode, Tile,
-    };
+    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
     use ::core::{option::Option, result::Result};
     a.check_shape("a", &[Option::Some(16usize), Option::Some(32usize)])?;
@@ -22,20 +19,10 @@ pub fn matmul_tile(
     let mut t3_bt_right = Tile::<::pto::f16, 32, 16>::zeros();
     let mut t4 = Tile::<f32, 16, 16>::zeros();
     isa::tload(&mut t0_at, &*a, &[0usize, 0usize])?;
-    isa::set_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(0u8));
     isa::tload(&mut t1_bt, &*b, &[0usize, 0usize])?;
-    isa::set_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(1u8));
-    isa::wait_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(0u8));
     isa::tmov(&mut t2_at_left, &t0_at);
-    isa::set_flag(Pipe::Mte1, Pipe::M, isa::EventId(0u8));
-    isa::wait_flag(Pipe::Mte2, Pipe::Mte1, isa::EventId(1u8));
     isa::tmov(&mut t3_bt_right, &t1_bt);
-    isa::set_flag(Pipe::Mte1, Pipe::M, isa::EventId(1u8));
-    isa::wait_flag(Pipe::Mte1, Pipe::M, isa::EventId(0u8));
-    isa::wait_flag(Pipe::Mte1, Pipe::M, isa::EventId(1u8));
     isa::tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
-    isa::set_flag(Pipe::M, Pipe::Fix, isa::EventId(0u8));
-    isa::wait_flag(Pipe::M, Pipe::Fix, isa::EventId(0u8));
     isa::tstore(&mut *c, &t4, &[0usize, 0usize])?;
     Result::Ok(())
 }

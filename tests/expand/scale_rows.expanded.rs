@@ -7,10 +7,7 @@ pub fn scale_rows(
     out: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
     #[allow(unused_imports)]
-    use ::pto::{
-        isa::{self, Pipe},
-        Element, Float, Int, RoundMode, Tile,
-    };
+    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
     use ::core::{option::Option, result::Result};
     x.check_shape("x", &[Option::None, Option::Some(128usize)])?;

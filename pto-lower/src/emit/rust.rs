@@ -2,14 +2,16 @@
 //! function the `#[pto::kernel]` macro generates.
 //!
 //! The body is a block of type `Result<R, ::pto::Error>`:
+//! 0. one `use` of the runtime paths it names (`isa`, `Element`, `Tile`, ...);
 //! 1. shape checks of every tensor parameter (`Tensor::check_shape`: rank and static dims),
 //!    then symbolic dimensions bound from the first tensor carrying them and checked against
 //!    every other (`Tensor::bind_dim`);
-//! 2. every tile slot allocated once (`::pto::Tile::<T, R, C>::zeros()`), before any loop;
-//! 3. the instructions as `::pto::isa::*` calls (the `_inplace` / `_rev` forms where the
+//! 2. every tile slot allocated once (`Tile::<T, R, C>::zeros()`), before any loop;
+//! 3. the instructions as `isa::*` calls (the `_inplace` / `_rev` forms where the
 //!    destination is also a source), structured control flow as Rust `for` / `loop` / `if`,
-//!    scalar ops as panic-free arithmetic (`::pto::Element` ops: wrapping integers, division
-//!    by zero gives 0);
+//!    scalar ops as panic-free arithmetic (`Element` ops: wrapping integers, division
+//!    by zero gives 0); pipe synchronization (`set_flag` / `wait_flag` / `pipe_barrier`) is
+//!    left out, since the CPU runs one instruction at a time;
 //! 4. `Ok(..)` with the returned scalars.
 //!
 //! Parameters are named by their IR names without the SSA number (`%x_3` is `x`); other
@@ -30,11 +32,10 @@ use proc_macro2::TokenStream;
 
 use pto_ir::entity::EntityId;
 use pto_ir::{
-    Constant, DataType, Diag, Diagnostics, Dim, Direction, Opcode, PipeKind, ProgramModule, Type,
-    ValueDef, ValueId,
+    Constant, DataType, Diag, Diagnostics, Dim, Direction, Opcode, ProgramModule, Type, ValueDef,
+    ValueId,
 };
 
-use crate::events::Event;
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef};
 
 mod lex;
@@ -566,28 +567,6 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn put_pipe(&mut self, p: PipeKind) {
-        self.put("Pipe::");
-        self.put(match p {
-            PipeKind::S => "S",
-            PipeKind::V => "V",
-            PipeKind::M => "M",
-            PipeKind::Mte1 => "Mte1",
-            PipeKind::Mte2 => "Mte2",
-            PipeKind::Mte3 => "Mte3",
-            PipeKind::Fix => "Fix",
-            PipeKind::All => "All",
-        });
-    }
-
-    fn put_event(&mut self, f: &str, (src, dst, id): Event) {
-        let _ = write!(self.out, "isa::{f}(");
-        self.put_pipe(src);
-        self.put(", ");
-        self.put_pipe(dst);
-        let _ = write!(self.out, ", isa::EventId({id}u8)); ");
-    }
-
     /// The signature of [`emit_fn`], up to the body.
     fn put_signature(&mut self) {
         let m = self.m;
@@ -661,7 +640,7 @@ impl<'a> Writer<'a> {
         // The paths the body uses, imported once (the body is all generated code: the block's
         // names shadow nothing of the user's but module-level items, which it does not use).
         self.put(
-            "{ #[allow(unused_imports)] use ::pto::{isa::{self, Pipe}, Element, Float, Int, \
+            "{ #[allow(unused_imports)] use ::pto::{isa, Element, Float, Int, \
              RoundMode, Tile}; #[allow(unused_imports)] use ::core::{option::Option, \
              result::Result}; ",
         );
@@ -1158,13 +1137,9 @@ impl<'a> Writer<'a> {
                     r as usize, c as usize
                 );
             }
-            Inst::SetFlag(e) => self.put_event("set_flag", *e),
-            Inst::WaitFlag(e) => self.put_event("wait_flag", *e),
-            Inst::Barrier(p) => {
-                self.put("isa::pipe_barrier(");
-                self.put_pipe(*p);
-                self.put("); ");
-            }
+            // The CPU runs one instruction at a time: pipe synchronization has nothing to
+            // order (LOWERED and CPP keep it).
+            Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_) => {}
             Inst::Scalar { op, result, args } => {
                 self.put("let ");
                 self.put_ident(*result);
