@@ -6,23 +6,22 @@
 //! leaving it hides everything defined there, remembering which statement's body hid it, so a
 //! bad use can say whether the value is hidden, defined later, in another function, or nowhere.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::diag::Diag;
-use crate::entity::{BlockId, FuncId, SpanId, StmtId, ValueId};
+use crate::entity::{BlockId, EntitySet, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
 use crate::stmt::StmtKind;
 
-use super::{DefBy, DefSite, Defs, Verifier, describe_stmt};
+use super::{Bodies, DefBy, DefSite, Defs, Verifier, describe_stmt};
 
 /// Runs both walks and returns the definition sites.
-pub(super) fn check(v: &mut Verifier<'_>) -> Defs {
-    let defs = collect_defs(v);
-    for f in v.functions() {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
+    let defs = collect_defs(v, bodies);
+    let values = v.m.values.len();
+    for body in bodies.iter() {
         let mut w = Vis {
             defs: &defs,
-            func: f,
-            live: HashSet::new(),
-            hidden: HashMap::new(),
+            func: body.func,
+            live: EntitySet::with_capacity(values),
+            hidden: SecondaryMap::with_capacity(values, None),
             scopes: vec![Vec::new()],
             v: &mut *v,
         };
@@ -31,21 +30,22 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Defs {
     defs
 }
 
-fn collect_defs(v: &mut Verifier<'_>) -> Defs {
+fn collect_defs(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
     let m = v.m;
-    let mut defs = Defs::new();
+    let mut defs = Defs::with_capacity(m.values.len(), None);
     let mut define = |v: &mut Verifier<'_>, val: ValueId, site: DefSite| {
-        if let Some(first) = defs.get(&val) {
+        if let Some(first) = &defs[val] {
             let first = describe_def(v, first);
             v.push(
                 Diag::new(site.span, format!("`{}` is defined twice", v.name(val)))
                     .note(format!("first defined by {first}")),
             );
         } else {
-            defs.insert(val, site);
+            defs[val] = Some(site);
         }
     };
-    for f in v.functions() {
+    for body in bodies.iter() {
+        let f = body.func;
         let func = &m.funcs[f];
         for p in &func.sig.params {
             define(
@@ -69,9 +69,7 @@ fn collect_defs(v: &mut Verifier<'_>) -> Defs {
                 },
             );
         }
-        let mut stmts = Vec::new();
-        super::walk_stmts(m, func.body, &mut stmts);
-        for s in stmts {
+        for &s in &body.stmts {
             let st = &m.stmts[s];
             if let StmtKind::Op(ops) = &st.kind {
                 for &o in ops {
@@ -123,9 +121,9 @@ struct Vis<'a, 'b> {
     v: &'b mut Verifier<'a>,
     defs: &'b Defs,
     func: FuncId,
-    live: HashSet<ValueId>,
+    live: EntitySet<ValueId>,
     /// Values whose scope has closed, with the statement whose body held them.
-    hidden: HashMap<ValueId, StmtId>,
+    hidden: SecondaryMap<ValueId, Option<StmtId>>,
     scopes: Vec<Vec<ValueId>>,
 }
 
@@ -153,7 +151,9 @@ impl Vis<'_, '_> {
 
     fn introduce(&mut self, val: ValueId) {
         self.live.insert(val);
-        self.hidden.remove(&val);
+        if self.hidden[val].is_some() {
+            self.hidden[val] = None;
+        }
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(val);
         }
@@ -174,17 +174,17 @@ impl Vis<'_, '_> {
     }
 
     fn use_value(&mut self, val: ValueId, at: SpanId, in_type_of: Option<ValueId>) {
-        if self.live.contains(&val) {
+        if self.live.contains(val) {
             return;
         }
         let name = self.v.name(val);
-        let mut msg = if let Some(&s) = self.hidden.get(&val) {
+        let mut msg = if let Some(s) = self.hidden[val] {
             format!(
                 "`{name}` is defined inside {} and is not visible here",
                 describe_stmt(self.v.m, s)
             )
         } else {
-            match self.defs.get(&val) {
+            match self.defs[val] {
                 Some(site) if site.func != self.func => {
                     let fname = self
                         .v
@@ -202,7 +202,7 @@ impl Vis<'_, '_> {
             msg.push_str(&format!(" (in the type of `{}`)", self.v.name(owner)));
         }
         let mut d = Diag::new(at, msg);
-        if self.hidden.contains_key(&val) {
+        if self.hidden[val].is_some() {
             d = d.note("values defined in a body are visible only inside it; pass the value out with `statement.yield` and use the statement's result");
         }
         self.v.push(d);
@@ -222,8 +222,8 @@ impl Vis<'_, '_> {
     fn close(&mut self, owner: StmtId) {
         if let Some(scope) = self.scopes.pop() {
             for val in scope {
-                self.live.remove(&val);
-                self.hidden.insert(val, owner);
+                self.live.remove(val);
+                self.hidden[val] = Some(owner);
             }
         }
     }
@@ -239,9 +239,12 @@ impl Vis<'_, '_> {
                 StmtKind::Op(ops) => {
                     for &o in ops {
                         let op = &m.ops[o];
-                        for u in op.uses() {
+                        // The op's uses (`Operation::uses`), without collecting them.
+                        for &u in &op.operands {
                             self.use_value(u, op.span, None);
                         }
+                        op.attrs
+                            .for_each_value(&mut |u| self.use_value(u, op.span, None));
                         for &r in &op.results {
                             self.define(r, op.span);
                         }
