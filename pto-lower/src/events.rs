@@ -8,8 +8,7 @@
 //!
 //! Event ids are allocated round-robin per (source, destination) pipe pair, 8 per pair.
 
-use std::collections::HashMap;
-
+use pto_ir::entity::SecondaryMap;
 use pto_ir::{Attr, BlockId, Diagnostics, OpId, PipeKind, ProgramModule, StmtKind, ValueDef};
 
 use crate::info::pipe_of;
@@ -44,15 +43,14 @@ fn push_event(attrs: &mut pto_ir::Attrs, key: &str, (src, dst, id): Event) {
         Attr::Ident(dst.name().to_string()),
         Attr::Int(i64::from(id)),
     ]);
-    let mut list = attrs
-        .get(key)
-        .and_then(Attr::as_list)
-        .map(<[Attr]>::to_vec)
-        .unwrap_or_default();
-    if !list.contains(&e) {
-        list.push(e);
+    // Appends in place when the list exists (a copy of it per event would be quadratic).
+    if let Some((_, Attr::List(list))) = attrs.0.iter_mut().find(|(k, _)| k == key) {
+        if !list.contains(&e) {
+            list.push(e);
+        }
+        return;
     }
-    attrs.set(key, Attr::List(list));
+    attrs.set(key, Attr::List(vec![e]));
 }
 
 impl Pass for InsertEvents {
@@ -62,31 +60,22 @@ impl Pass for InsertEvents {
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         for f in walk::functions(m) {
-            // Which block each op sits in.
-            let mut block_of: HashMap<OpId, BlockId> = HashMap::new();
-            let mut blocks = vec![m.funcs[f].body];
-            walk::visit_stmts(m, m.funcs[f].body, &mut |s| {
-                blocks.extend(m.stmts[s].kind.blocks())
-            });
-            for &b in &blocks {
-                for &s in &m.blocks[b].stmts {
-                    if let StmtKind::Op(ops) = &m.stmts[s].kind {
-                        for &o in ops {
-                            block_of.insert(o, b);
-                        }
-                    }
-                }
-            }
-            let mut next_id: HashMap<(PipeKind, PipeKind), u8> = HashMap::new();
-            // (producer, consumer pipe, consumer block) already synchronised.
-            let mut done: HashMap<(OpId, PipeKind, BlockId), ()> = HashMap::new();
-            for o in walk::ops_in(m, m.funcs[f].body) {
+            // The ops in program order, and the block each one sits in.
+            let mut ops = Vec::new();
+            let mut block_of = SecondaryMap::with_capacity(m.ops.len(), None);
+            place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
+            // The next event id per (source, destination) pipe pair.
+            let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
+            // Per producer: the (consumer pipe, consumer block) pairs already synchronised.
+            let mut done: SecondaryMap<OpId, Vec<(PipeKind, BlockId)>> =
+                SecondaryMap::with_capacity(m.ops.len(), Vec::new());
+            for o in ops {
                 let consumer_pipe = pipe_of(m, &m.ops[o]);
                 if consumer_pipe == PipeKind::S {
                     continue;
                 }
-                let operands = m.ops[o].operands.clone();
-                for v in operands {
+                for i in 0..m.ops[o].operands.len() {
+                    let v = m.ops[o].operands[i];
                     let ValueDef::OpResult(p, _) = m.values[v].def else {
                         continue;
                     };
@@ -97,13 +86,14 @@ impl Pass for InsertEvents {
                     if producer_pipe == consumer_pipe || producer_pipe == PipeKind::S {
                         continue;
                     }
-                    let (Some(&pb), Some(&cb)) = (block_of.get(&p), block_of.get(&o)) else {
+                    let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
                         continue;
                     };
-                    if done.insert((p, consumer_pipe, cb), ()).is_some() {
+                    if done[p].contains(&(consumer_pipe, cb)) {
                         continue;
                     }
-                    let slot = next_id.entry((producer_pipe, consumer_pipe)).or_insert(0);
+                    done[p].push((consumer_pipe, cb));
+                    let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
                     let ev = (producer_pipe, consumer_pipe, *slot);
                     *slot = (*slot + 1) % 8;
                     if pb == cb {
@@ -116,5 +106,26 @@ impl Pass for InsertEvents {
             }
         }
         Ok(())
+    }
+}
+
+/// Appends the ops of a block tree to `ops` in program order, recording each one's block.
+fn place_ops(
+    m: &ProgramModule,
+    b: BlockId,
+    ops: &mut Vec<OpId>,
+    block_of: &mut SecondaryMap<OpId, Option<BlockId>>,
+) {
+    for &s in &m.blocks[b].stmts {
+        let kind = &m.stmts[s].kind;
+        if let StmtKind::Op(list) = kind {
+            for &o in list {
+                ops.push(o);
+                block_of[o] = Some(b);
+            }
+        }
+        for child in kind.blocks() {
+            place_ops(m, child, ops, block_of);
+        }
     }
 }

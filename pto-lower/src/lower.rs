@@ -10,9 +10,10 @@
 
 use std::collections::HashMap;
 
+use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, MemorySpace, OpClass, OpId, Opcode,
-    PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
+    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId,
+    Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
 
 use crate::bufferize::module_target;
@@ -33,6 +34,7 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     };
     let mut lw = Lowerer {
         m: &m,
+        slot_of: SecondaryMap::with_capacity(m.values.len(), None),
         slots: HashMap::new(),
         tiles: Vec::new(),
         diags: Vec::new(),
@@ -58,22 +60,24 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     })
 }
 
-type SlotKey = (MemorySpace, u64, DataType, Vec<u64>);
-
 /// Where terminators send their values.
-enum YieldTarget {
+#[derive(Clone, Copy)]
+enum YieldTarget<'a> {
     /// Iter args of a loop.
-    Loop(Vec<ValueId>),
+    Loop(&'a [IterArg]),
     /// Results of an `if`.
-    If(Vec<ValueId>),
+    If(&'a [ValueId]),
 }
 
 struct Lowerer<'a> {
     m: &'a ProgramModule,
-    slots: HashMap<SlotKey, TileId>,
+    /// The slot of each tile value already lowered.
+    slot_of: SecondaryMap<ValueId, Option<TileId>>,
+    /// The slots at each (buffer, offset); one per dtype and shape found there.
+    slots: HashMap<(MemorySpace, u64), Vec<TileId>>,
     tiles: Vec<TileSlot>,
     diags: Vec<Diag>,
-    targets: Vec<YieldTarget>,
+    targets: Vec<YieldTarget<'a>>,
     span: SpanId,
 }
 
@@ -81,7 +85,7 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
     matches!(m.values[v].ty, Type::Tile(_))
 }
 
-impl Lowerer<'_> {
+impl<'a> Lowerer<'a> {
     fn err(&mut self, at: SpanId, msg: impl Into<String>) {
         let at = if at.is_some() { at } else { self.span };
         self.diags.push(Diag::new(at, msg));
@@ -93,6 +97,22 @@ impl Lowerer<'_> {
 
     /// The slot of a tile value (created on first use).
     fn slot(&mut self, v: ValueId, at: SpanId) -> TileId {
+        if let Some(id) = self.slot_of[v] {
+            // The value's valid extents are already merged into the slot.
+            return id;
+        }
+        match self.place(v, at) {
+            Some(id) => {
+                self.slot_of[v] = Some(id);
+                id
+            }
+            None => TileId(0),
+        }
+    }
+
+    /// Finds or creates the slot of a tile value the first time it is lowered; `None`
+    /// (reported) when the value has no buffer.
+    fn place(&mut self, v: ValueId, at: SpanId) -> Option<TileId> {
         let m = self.m;
         let data = &m.values[v];
         let (Some(t), Some(space), Some(addr)) = (data.ty.as_tile(), space_of(m, v), addr_of(m, v))
@@ -104,9 +124,8 @@ impl Lowerer<'_> {
                     m.ssa_name(v)
                 ),
             );
-            return TileId(0);
+            return None;
         };
-        let key = (space, addr, t.dtype, t.shape.clone());
         let valid: [Option<u64>; 2] = {
             let (r, _) = t.rows_cols();
             let lead_const = t.valid[..t.valid.len().saturating_sub(1)]
@@ -125,23 +144,31 @@ impl Lowerer<'_> {
             };
             [rows, t.valid.last().and_then(|d| d.as_const())]
         };
-        if let Some(&id) = self.slots.get(&key) {
-            if let Some(slot) = self.tiles.get_mut(id.0 as usize) {
+        let here = self.slots.entry((space, addr)).or_default();
+        let tiles = &mut self.tiles;
+        let same = here.iter().copied().find(|id| {
+            tiles
+                .get(id.0 as usize)
+                .is_some_and(|s| s.dtype == t.dtype && s.shape == t.shape)
+        });
+        if let Some(id) = same {
+            if let Some(slot) = tiles.get_mut(id.0 as usize) {
                 for (have, new) in slot.valid.iter_mut().zip(valid) {
                     if *have != new {
                         *have = None;
                     }
                 }
             }
-            return id;
+            return Some(id);
         }
-        let id = TileId(self.tiles.len() as u32);
+        let id = TileId(tiles.len() as u32);
+        here.push(id);
         let (rows, cols) = t.rows_cols();
-        let base = data.name.clone().unwrap_or_default();
+        let base = data.name.as_deref().unwrap_or_default();
         let name = if base.is_empty() {
             format!("t{}", id.0)
         } else {
-            format!("t{}_{}", id.0, sanitize(&base))
+            format!("t{}_{}", id.0, sanitize(base))
         };
         self.tiles.push(TileSlot {
             name,
@@ -155,8 +182,7 @@ impl Lowerer<'_> {
             layout: layout_name(space, &t.shape),
             valid,
         });
-        self.slots.insert(key, id);
-        id
+        Some(id)
     }
 
     fn tref(&mut self, v: ValueId, at: SpanId) -> TileRef {
@@ -200,7 +226,7 @@ impl Lowerer<'_> {
                             carried.push((a.arg, a.init));
                         }
                     }
-                    let body = self.loop_body(l.body, l.iter_args.iter().map(|a| a.arg).collect());
+                    let body = self.loop_body(l.body, &l.iter_args);
                     let mut results = Vec::new();
                     let mut after = Vec::new();
                     for (a, &r) in l.iter_args.iter().zip(&l.results) {
@@ -230,8 +256,7 @@ impl Lowerer<'_> {
                             carried.push((a.arg, a.init));
                         }
                     }
-                    let args: Vec<ValueId> = w.iter_args.iter().map(|a| a.arg).collect();
-                    self.targets.push(YieldTarget::Loop(args.clone()));
+                    self.targets.push(YieldTarget::Loop(&w.iter_args));
                     let cond = self.block(w.cond_block);
                     self.targets.pop();
                     let cond_value =
@@ -249,7 +274,7 @@ impl Lowerer<'_> {
                         );
                         continue;
                     };
-                    let body = self.loop_body(w.body, args);
+                    let body = self.loop_body(w.body, &w.iter_args);
                     let mut results = Vec::new();
                     let mut after = Vec::new();
                     for (a, &r) in w.iter_args.iter().zip(&w.results) {
@@ -269,7 +294,7 @@ impl Lowerer<'_> {
                     out.extend(after);
                 }
                 StmtKind::If(x) => {
-                    self.targets.push(YieldTarget::If(x.results.clone()));
+                    self.targets.push(YieldTarget::If(&x.results));
                     let then_body = self.block(x.then_block);
                     let else_body = self.block(x.else_block);
                     self.targets.pop();
@@ -285,24 +310,23 @@ impl Lowerer<'_> {
                             .collect(),
                     });
                 }
-                StmtKind::Yield(vals) => {
-                    let targets = match self.targets.last() {
-                        Some(YieldTarget::Loop(a)) | Some(YieldTarget::If(a)) => a.clone(),
-                        None => Vec::new(),
-                    };
-                    self.exit_copies(&mut out, &targets, vals, span);
-                }
+                StmtKind::Yield(vals) => match self.targets.last().copied() {
+                    Some(YieldTarget::Loop(args)) => {
+                        self.exit_copies(&mut out, args.iter().map(|a| a.arg), vals, span)
+                    }
+                    Some(YieldTarget::If(results)) => {
+                        self.exit_copies(&mut out, results.iter().copied(), vals, span)
+                    }
+                    None => {}
+                },
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
-                    let targets = self
-                        .targets
-                        .iter()
-                        .rev()
-                        .find_map(|t| match t {
-                            YieldTarget::Loop(a) => Some(a.clone()),
-                            YieldTarget::If(_) => None,
-                        })
-                        .unwrap_or_default();
-                    self.exit_copies(&mut out, &targets, vals, span);
+                    let innermost_loop = self.targets.iter().rev().find_map(|t| match t {
+                        YieldTarget::Loop(args) => Some(*args),
+                        YieldTarget::If(_) => None,
+                    });
+                    if let Some(args) = innermost_loop {
+                        self.exit_copies(&mut out, args.iter().map(|a| a.arg), vals, span);
+                    }
                     out.push(if matches!(m.stmts[s].kind, StmtKind::Break(_)) {
                         Inst::Break
                     } else {
@@ -320,7 +344,7 @@ impl Lowerer<'_> {
         out
     }
 
-    fn loop_body(&mut self, body: BlockId, args: Vec<ValueId>) -> Vec<Inst> {
+    fn loop_body(&mut self, body: BlockId, args: &'a [IterArg]) -> Vec<Inst> {
         self.targets.push(YieldTarget::Loop(args));
         let mut insts = self.block(body);
         self.targets.pop();
@@ -334,12 +358,12 @@ impl Lowerer<'_> {
     fn exit_copies(
         &mut self,
         out: &mut Vec<Inst>,
-        targets: &[ValueId],
+        targets: impl Iterator<Item = ValueId>,
         vals: &[ValueId],
         at: SpanId,
     ) {
         let mut scalars = Vec::new();
-        for (&t, &v) in targets.iter().zip(vals) {
+        for (t, &v) in targets.zip(vals) {
             if t == v {
                 continue;
             }
@@ -560,9 +584,7 @@ impl Lowerer<'_> {
             return;
         };
         let d = self.slot(r, at);
-        let forms: Vec<Option<Isa>> = (0..4)
-            .map(|k| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n)))
-            .collect();
+        let form = |k: usize| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n));
         let (a, b) = (op.operands[0], op.operands[1]);
         let name = op.opcode.info().surface;
         let unsupported = |me: &mut Self, what: &str| {
@@ -574,7 +596,7 @@ impl Lowerer<'_> {
         match (&m.values[a].ty, &m.values[b].ty) {
             (Type::Tile(ta), Type::Tile(tb)) if ta.shape == tb.shape => {
                 let (ra, rb) = (self.tref(a, at), self.tref(b, at));
-                match forms[0] {
+                match form(0) {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
@@ -587,7 +609,7 @@ impl Lowerer<'_> {
                 let big_first = ta.elements() >= tb.elements();
                 let (big, small, small_ty) = if big_first { (a, b, tb) } else { (b, a, ta) };
                 let row = small_ty.shape.len() == 2 && small_ty.shape[1] == 1;
-                let Some(isa) = forms[if row { 2 } else { 3 }] else {
+                let Some(isa) = form(if row { 2 } else { 3 }) else {
                     return unsupported(self, "with a broadcast operand");
                 };
                 let (rbig, rsmall) = (self.tref(big, at), self.tref(small, at));
@@ -628,7 +650,7 @@ impl Lowerer<'_> {
             }
             (Type::Tile(_), Type::Scalar(_)) => {
                 let ra = self.tref(a, at);
-                match forms[1] {
+                match form(1) {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
@@ -639,7 +661,7 @@ impl Lowerer<'_> {
             }
             (Type::Scalar(_), Type::Tile(tb)) => {
                 let rb = self.tref(b, at);
-                let Some(isa) = forms[1] else {
+                let Some(isa) = form(1) else {
                     return unsupported(self, "with a scalar");
                 };
                 if isa_commutes(op.opcode) {

@@ -1,12 +1,18 @@
 //! Read and edit helpers over a function's statement tree, shared by the passes.
+//!
+//! Per-value facts are kept in [`SecondaryMap`]s indexed by the value id, not hash maps: the
+//! passes run inside the `#[pto::kernel]` macro on every build, where hashing each lookup
+//! was a large part of their cost.
 
-use std::collections::HashMap;
-
+use pto_ir::entity::SecondaryMap;
 use pto_ir::module::collect_dims;
 use pto_ir::{
     BlockId, FuncId, OpId, Operation, ProgramModule, SpanId, Statement, StmtId, StmtKind, Type,
     ValueDef, ValueId,
 };
+
+/// A value renaming (`None`: keep the value).
+pub(crate) type Renames = SecondaryMap<ValueId, Option<ValueId>>;
 
 /// Every op of a block tree, in program order.
 pub(crate) fn ops_in(m: &ProgramModule, block: BlockId) -> Vec<OpId> {
@@ -34,48 +40,47 @@ pub(crate) fn visit_stmts(m: &ProgramModule, block: BlockId, f: &mut impl FnMut(
 
 /// Every value a function uses, with counts: op operands and attribute values, statement
 /// uses, and symbolic extents in the types of values the function defines.
-pub(crate) fn use_counts(m: &ProgramModule, f: FuncId) -> HashMap<ValueId, usize> {
-    let mut counts: HashMap<ValueId, usize> = HashMap::new();
-    let body = m.funcs[f].body;
-    let type_uses = |t: &Type, counts: &mut HashMap<ValueId, usize>| {
-        let mut dims = Vec::new();
+pub(crate) fn use_counts(m: &ProgramModule, f: FuncId) -> SecondaryMap<ValueId, u32> {
+    let mut counts = SecondaryMap::with_capacity(m.values.len(), 0);
+    let mut count = |v: ValueId| counts[v] += 1;
+    let mut dims = Vec::new();
+    let mut type_uses = |t: &Type, count: &mut dyn FnMut(ValueId)| {
+        dims.clear();
         collect_dims(t, &mut dims);
-        for d in dims {
-            *counts.entry(d).or_default() += 1;
-        }
+        dims.iter().for_each(|&d| count(d));
     };
-    visit_stmts(m, body, &mut |s| {
+    visit_stmts(m, m.funcs[f].body, &mut |s| {
         let st = &m.stmts[s];
-        for v in st.kind.uses() {
-            *counts.entry(v).or_default() += 1;
-        }
-        for v in st.kind.defs() {
-            type_uses(&m.values[v].ty, &mut counts);
-        }
         if let StmtKind::Op(ops) = &st.kind {
             for &o in ops {
-                for v in m.ops[o].uses() {
-                    *counts.entry(v).or_default() += 1;
-                }
-                for &r in &m.ops[o].results {
-                    type_uses(&m.values[r].ty, &mut counts);
+                let op = &m.ops[o];
+                op.operands.iter().for_each(|&v| count(v));
+                op.attrs.for_each_value(&mut count);
+                for &r in &op.results {
+                    type_uses(&m.values[r].ty, &mut count);
                 }
             }
+            return;
+        }
+        st.kind.uses().into_iter().for_each(&mut count);
+        for v in st.kind.defs() {
+            type_uses(&m.values[v].ty, &mut count);
         }
     });
     counts
 }
 
-/// Rewrites every use inside a function (ops, statements and symbolic extents of types).
-pub(crate) fn replace_uses(m: &mut ProgramModule, f: FuncId, map: &HashMap<ValueId, ValueId>) {
-    if map.is_empty() {
+/// Rewrites every use inside a function (ops, statements and symbolic extents of types)
+/// by `renames`, following chains (a -> b -> c) so the order of the renames does not matter.
+pub(crate) fn replace_uses(m: &mut ProgramModule, f: FuncId, renames: &Renames, count: usize) {
+    if count == 0 {
         return;
     }
     let resolve = |mut v: ValueId| {
-        // Follow chains (a -> b -> c) so the order of replacements does not matter.
-        for _ in 0..64 {
-            match map.get(&v) {
-                Some(&n) if n != v => v = n,
+        // A chain is at most `count` renames long; the bound also stops a cycle.
+        for _ in 0..count {
+            match renames[v] {
+                Some(n) if n != v => v = n,
                 _ => break,
             }
         }
@@ -83,11 +88,17 @@ pub(crate) fn replace_uses(m: &mut ProgramModule, f: FuncId, map: &HashMap<Value
     };
     let mut stmts = Vec::new();
     visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
+    let ProgramModule {
+        stmts: all_stmts,
+        ops,
+        ..
+    } = m;
     for s in stmts {
-        m.stmts[s].kind.map_uses(&mut |v| resolve(v));
-        if let StmtKind::Op(ops) = m.stmts[s].kind.clone() {
-            for o in ops {
-                m.ops[o].map_uses(&mut |v| resolve(v));
+        let kind = &mut all_stmts[s].kind;
+        kind.map_uses(&mut |v| resolve(v));
+        if let StmtKind::Op(list) = kind {
+            for &o in list.iter() {
+                ops[o].map_uses(&mut |v| resolve(v));
             }
         }
     }
