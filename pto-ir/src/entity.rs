@@ -171,10 +171,11 @@ impl<K: EntityId, V: Clone> SecondaryMap<K, V> {
         }
     }
 
-    /// A table where every id reads as `default`, with room for the ids below `len`.
-    pub fn with_capacity(len: usize, default: V) -> Self {
+    /// A table where every id reads as `default`, with the ids below `len` (an arena's
+    /// length) stored up front, so writing them never grows the table.
+    pub fn with_len(len: usize, default: V) -> Self {
         SecondaryMap {
-            items: Vec::with_capacity(len),
+            items: vec![default.clone(); len],
             default,
             _key: PhantomData,
         }
@@ -225,10 +226,10 @@ impl<K: EntityId> EntitySet<K> {
         }
     }
 
-    /// An empty set with room for the ids below `len`.
-    pub fn with_capacity(len: usize) -> Self {
+    /// An empty set with the ids below `len` (an arena's length) stored up front.
+    pub fn with_len(len: usize) -> Self {
         EntitySet {
-            flags: SecondaryMap::with_capacity(len, false),
+            flags: SecondaryMap::with_len(len, false),
         }
     }
 

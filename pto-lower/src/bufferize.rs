@@ -100,11 +100,12 @@ struct Live {
 impl Live {
     fn new(m: &ProgramModule) -> Self {
         Live {
-            def: SecondaryMap::with_capacity(m.values.len(), None),
-            defined: Vec::new(),
-            uses: Vec::new(),
+            def: SecondaryMap::with_len(m.values.len(), None),
+            defined: Vec::with_capacity(m.values.len()),
+            // About two uses per op.
+            uses: Vec::with_capacity(2 * m.ops.len()),
             loops: Vec::new(),
-            pos: SecondaryMap::with_capacity(m.stmts.len(), None),
+            pos: SecondaryMap::with_len(m.stmts.len(), None),
             post: Vec::new(),
             t: 0,
         }
@@ -193,9 +194,9 @@ impl Live {
         }
     }
 
-    /// `[def, last use]` per value, loop-extended.
-    fn intervals(&self) -> SecondaryMap<ValueId, Option<(u32, u32)>> {
-        let mut out = SecondaryMap::with_default(None);
+    /// `[def, last use]` per value of `m`, loop-extended.
+    fn intervals(&self, m: &ProgramModule) -> SecondaryMap<ValueId, Option<(u32, u32)>> {
+        let mut out = SecondaryMap::with_len(m.values.len(), None);
         for &v in &self.defined {
             out[v] = self.def[v].map(|d| (d, d));
         }
@@ -224,13 +225,40 @@ impl Live {
 struct Classes {
     /// Each tracked value's parent (itself for a root); `None` for untracked values.
     parent: SecondaryMap<ValueId, Option<ValueId>>,
-    /// Intervals of each root's class (empty for other values).
-    spans: SecondaryMap<ValueId, Vec<(u32, u32)>>,
+    /// The first and last of each root's intervals in `spans` (`None` for other values).
+    chain: SecondaryMap<ValueId, Option<(u32, u32)>>,
+    /// The intervals of every class, each class's linked through `Span::next`, so a union
+    /// splices two lists instead of copying one.
+    spans: Vec<Span>,
     /// The tracked values, in program order.
     members: Vec<ValueId>,
 }
 
+/// One interval of a class, and the index of the class's next one.
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+    next: Option<u32>,
+}
+
 impl Classes {
+    fn new(m: &ProgramModule) -> Self {
+        Classes {
+            parent: SecondaryMap::with_len(m.values.len(), None),
+            chain: SecondaryMap::with_len(m.values.len(), None),
+            spans: Vec::with_capacity(m.values.len()),
+            members: Vec::with_capacity(m.values.len()),
+        }
+    }
+
+    /// Starts tracking `v` as a class of its own, live over `iv`.
+    fn track(&mut self, v: ValueId, iv: (u32, u32)) {
+        self.parent[v] = Some(v);
+        self.members.push(v);
+        self.push_span(v, iv);
+    }
+
     fn tracked(&self, v: ValueId) -> bool {
         self.parent[v].is_some()
     }
@@ -245,9 +273,41 @@ impl Classes {
         v
     }
 
-    fn overlap(a: &[(u32, u32)], b: &[(u32, u32)], gap: u32) -> bool {
-        a.iter()
-            .any(|&(s1, e1)| b.iter().any(|&(s2, e2)| s1 <= e2 + gap && s2 <= e1 + gap))
+    /// The intervals of root `r`'s class.
+    fn spans_of(&self, r: ValueId) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut at = self.chain[r].map(|(first, _)| first);
+        std::iter::from_fn(move || {
+            let span = self.spans.get(at? as usize)?;
+            at = span.next;
+            Some((span.start, span.end))
+        })
+    }
+
+    /// Appends an interval to root `r`'s class.
+    fn push_span(&mut self, r: ValueId, (start, end): (u32, u32)) {
+        let i = self.spans.len() as u32;
+        self.spans.push(Span {
+            start,
+            end,
+            next: None,
+        });
+        self.chain[r] = match self.chain[r] {
+            Some((first, last)) => {
+                if let Some(tail) = self.spans.get_mut(last as usize) {
+                    tail.next = Some(i);
+                }
+                Some((first, i))
+            }
+            None => Some((i, i)),
+        };
+    }
+
+    /// Whether an interval of root `a`'s class comes within `gap` of one of root `b`'s.
+    fn overlap(&self, a: ValueId, b: ValueId, gap: u32) -> bool {
+        self.spans_of(a).any(|(s1, e1)| {
+            self.spans_of(b)
+                .any(|(s2, e2)| s1 <= e2 + gap && s2 <= e1 + gap)
+        })
     }
 
     fn try_union(&mut self, m: &ProgramModule, a: ValueId, b: ValueId) -> bool {
@@ -260,14 +320,17 @@ impl Classes {
         }
         let same_type = m.values[a].ty.as_tile().map(|t| (&t.shape, t.dtype))
             == m.values[b].ty.as_tile().map(|t| (&t.shape, t.dtype));
-        if !same_type
-            || space_of(m, a) != space_of(m, b)
-            || Self::overlap(&self.spans[ra], &self.spans[rb], 0)
-        {
+        if !same_type || space_of(m, a) != space_of(m, b) || self.overlap(ra, rb, 0) {
             return false;
         }
-        let moved = std::mem::take(&mut self.spans[rb]);
-        self.spans[ra].extend(moved);
+        // Splice `rb`'s intervals after `ra`'s.
+        if let (Some((first, last)), Some((b_first, b_last))) = (self.chain[ra], self.chain[rb]) {
+            if let Some(tail) = self.spans.get_mut(last as usize) {
+                tail.next = Some(b_first);
+            }
+            self.chain[ra] = Some((first, b_last));
+        }
+        self.chain[rb] = None;
         self.parent[rb] = Some(ra);
         true
     }
@@ -275,7 +338,7 @@ impl Classes {
     fn add_point(&mut self, v: ValueId, p: u32) {
         let r = self.find(v);
         if self.tracked(r) {
-            self.spans[r].push((p, p));
+            self.push_span(r, (p, p));
         }
     }
 }
@@ -283,141 +346,20 @@ impl Classes {
 fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(), Vec<Diag>> {
     let mut live = Live::new(m);
     live.walk(m, m.funcs[f].body, None);
-    let intervals = live.intervals();
+    let intervals = live.intervals(m);
     let params = &m.funcs[f].sig.params;
-    let mut classes = Classes {
-        parent: SecondaryMap::with_capacity(m.values.len(), None),
-        spans: SecondaryMap::with_capacity(m.values.len(), Vec::new()),
-        members: Vec::new(),
-    };
+    let mut classes = Classes::new(m);
     for &v in &live.defined {
         let Some(iv) = intervals[v] else { continue };
         if m.values[v].ty.as_tile().is_some()
             && !params.iter().any(|p| p.value == v)
             && space_of(m, v).is_some()
         {
-            classes.parent[v] = Some(v);
-            classes.spans[v] = vec![iv];
-            classes.members.push(v);
+            classes.track(v, iv);
         }
     }
-    // Coalesce, inner statements first; refused edges become copy points.
-    let mr: &ProgramModule = m;
-    for &s in &live.post {
-        let at = live.pos[s].unwrap_or(0);
-        match &mr.stmts[s].kind {
-            StmtKind::For(_) | StmtKind::While(_) => {
-                let (args, results, body) = match &mr.stmts[s].kind {
-                    StmtKind::For(l) => (&l.iter_args, &l.results, l.body),
-                    StmtKind::While(w) => (&w.iter_args, &w.results, w.body),
-                    _ => continue,
-                };
-                let exits = walk::loop_exits(mr, body);
-                for (k, a) in args.iter().enumerate() {
-                    if !classes.tracked(a.arg) {
-                        continue;
-                    }
-                    if let Some(&r) = results.get(k)
-                        && !classes.try_union(mr, a.arg, r)
-                    {
-                        let end = intervals[r].map_or(at, |i| i.0.saturating_sub(1));
-                        classes.add_point(r, end);
-                    }
-                    for &e in &exits {
-                        let vals: &[ValueId] = match &mr.stmts[e].kind {
-                            StmtKind::Yield(v) | StmtKind::Break(v) | StmtKind::Continue(v) => v,
-                            _ => &[],
-                        };
-                        if let Some(&y) = vals.get(k)
-                            && y != a.arg
-                            && !(classes.tracked(y) && classes.try_union(mr, y, a.arg))
-                        {
-                            let p = live.pos[e].unwrap_or(at);
-                            classes.add_point(a.arg, p);
-                        }
-                    }
-                    if !(classes.tracked(a.init) && classes.try_union(mr, a.init, a.arg)) {
-                        classes.add_point(a.arg, at);
-                    }
-                }
-            }
-            StmtKind::If(x) => {
-                for (k, &r) in x.results.iter().enumerate() {
-                    if !classes.tracked(r) {
-                        continue;
-                    }
-                    for blk in [x.then_block, x.else_block] {
-                        let Some(&t) = mr.blocks[blk].stmts.last() else {
-                            continue;
-                        };
-                        if let StmtKind::Yield(vals) = &mr.stmts[t].kind
-                            && let Some(&y) = vals.get(k)
-                            && !(classes.tracked(y) && classes.try_union(mr, y, r))
-                        {
-                            let p = live.pos[t].unwrap_or(at);
-                            classes.add_point(r, p);
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    // Allocation, per buffer, first fit in order of first use.
-    let first_point = |r: ValueId| classes.spans[r].iter().map(|i| i.0).min().unwrap_or(0);
-    let mut roots: Vec<ValueId> = classes
-        .members
-        .iter()
-        .copied()
-        .filter(|&v| classes.find(v) == v)
-        .collect();
-    roots.sort_by_cached_key(|&r| (first_point(r), m.values[r].number));
-    let mut placed: Vec<(ValueId, MemorySpace, u64, u64)> = Vec::new();
-    let mut offset_of: SecondaryMap<ValueId, Option<u64>> =
-        SecondaryMap::with_capacity(m.values.len(), None);
-    // The placed classes that may still overlap a later root: roots come in order of first
-    // use, so a class whose last point (plus the gap of 1) is before this root's first point
-    // can never conflict again and leaves the list. This keeps the placement linear in the
-    // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
-    let mut active: Vec<(usize, u32)> = Vec::new();
-    // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
-    let mut conflicts: Vec<(u64, u64)> = Vec::new();
-    let mut candidates: Vec<u64> = Vec::new();
-    for &r in &roots {
-        let Some(space) = space_of(m, r) else {
-            continue;
-        };
-        let r_spans = &classes.spans[r];
-        let first = first_point(r);
-        active.retain(|&(_, last)| last.saturating_add(1) >= first);
-        let size = tile_bytes(&m.values[r].ty);
-        let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
-        conflicts.clear();
-        conflicts.extend(
-            active
-                .iter()
-                .filter_map(|&(i, _)| placed.get(i))
-                .filter(|(o, sp, _, _)| {
-                    let gap =
-                        u32::from(m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype)) != key);
-                    *sp == space && Classes::overlap(&classes.spans[*o], r_spans, gap)
-                })
-                .map(|&(_, _, off, sz)| (off, sz)),
-        );
-        candidates.clear();
-        candidates.push(0);
-        candidates.extend(conflicts.iter().map(|&(o, s)| o + s));
-        candidates.sort_unstable();
-        let off = candidates
-            .iter()
-            .copied()
-            .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
-            .unwrap_or(0);
-        let last = r_spans.iter().map(|i| i.1).max().unwrap_or(0);
-        active.push((placed.len(), last));
-        placed.push((r, space, off, size));
-        offset_of[r] = Some(off);
-    }
+    coalesce(m, &live, &intervals, &mut classes);
+    let (placed, offset_of) = allocate(m, &classes);
     for &v in &classes.members {
         if let Some(off) = offset_of[classes.find(v)] {
             set_addr(m, v, off);
@@ -457,6 +399,141 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
         }
     }
     if diags.is_empty() { Ok(()) } else { Err(diags) }
+}
+
+/// Joins the classes of the values a loop carries and of an `if`'s results with their
+/// yields, inner statements first; refused edges become copy points.
+fn coalesce(
+    m: &ProgramModule,
+    live: &Live,
+    intervals: &SecondaryMap<ValueId, Option<(u32, u32)>>,
+    classes: &mut Classes,
+) {
+    for &s in &live.post {
+        let at = live.pos[s].unwrap_or(0);
+        match &m.stmts[s].kind {
+            StmtKind::For(_) | StmtKind::While(_) => {
+                let (args, results, body) = match &m.stmts[s].kind {
+                    StmtKind::For(l) => (&l.iter_args, &l.results, l.body),
+                    StmtKind::While(w) => (&w.iter_args, &w.results, w.body),
+                    _ => continue,
+                };
+                let exits = walk::loop_exits(m, body);
+                for (k, a) in args.iter().enumerate() {
+                    if !classes.tracked(a.arg) {
+                        continue;
+                    }
+                    if let Some(&r) = results.get(k)
+                        && !classes.try_union(m, a.arg, r)
+                    {
+                        let end = intervals[r].map_or(at, |i| i.0.saturating_sub(1));
+                        classes.add_point(r, end);
+                    }
+                    for &e in &exits {
+                        let vals: &[ValueId] = match &m.stmts[e].kind {
+                            StmtKind::Yield(v) | StmtKind::Break(v) | StmtKind::Continue(v) => v,
+                            _ => &[],
+                        };
+                        if let Some(&y) = vals.get(k)
+                            && y != a.arg
+                            && !(classes.tracked(y) && classes.try_union(m, y, a.arg))
+                        {
+                            let p = live.pos[e].unwrap_or(at);
+                            classes.add_point(a.arg, p);
+                        }
+                    }
+                    if !(classes.tracked(a.init) && classes.try_union(m, a.init, a.arg)) {
+                        classes.add_point(a.arg, at);
+                    }
+                }
+            }
+            StmtKind::If(x) => {
+                for (k, &r) in x.results.iter().enumerate() {
+                    if !classes.tracked(r) {
+                        continue;
+                    }
+                    for blk in [x.then_block, x.else_block] {
+                        let Some(&t) = m.blocks[blk].stmts.last() else {
+                            continue;
+                        };
+                        if let StmtKind::Yield(vals) = &m.stmts[t].kind
+                            && let Some(&y) = vals.get(k)
+                            && !(classes.tracked(y) && classes.try_union(m, y, r))
+                        {
+                            let p = live.pos[t].unwrap_or(at);
+                            classes.add_point(r, p);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A placed class: its root, buffer, offset and size in bytes.
+type Placed = (ValueId, MemorySpace, u64, u64);
+
+/// Places each class in its buffer, first fit in order of first use; returns the placed
+/// classes and the offset of each root.
+fn allocate(
+    m: &ProgramModule,
+    classes: &Classes,
+) -> (Vec<Placed>, SecondaryMap<ValueId, Option<u64>>) {
+    let first_point = |r: ValueId| classes.spans_of(r).map(|i| i.0).min().unwrap_or(0);
+    let mut roots: Vec<ValueId> = classes
+        .members
+        .iter()
+        .copied()
+        .filter(|&v| classes.find(v) == v)
+        .collect();
+    roots.sort_by_cached_key(|&r| (first_point(r), m.values[r].number));
+    let mut placed: Vec<Placed> = Vec::with_capacity(roots.len());
+    let mut offset_of: SecondaryMap<ValueId, Option<u64>> =
+        SecondaryMap::with_len(m.values.len(), None);
+    // The placed classes that may still overlap a later root: roots come in order of first
+    // use, so a class whose last point (plus the gap of 1) is before this root's first point
+    // can never conflict again and leaves the list. This keeps the placement linear in the
+    // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
+    let mut active: Vec<(usize, u32)> = Vec::new();
+    // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
+    let mut conflicts: Vec<(u64, u64)> = Vec::new();
+    let mut candidates: Vec<u64> = Vec::new();
+    for &r in &roots {
+        let Some(space) = space_of(m, r) else {
+            continue;
+        };
+        let first = first_point(r);
+        active.retain(|&(_, last)| last.saturating_add(1) >= first);
+        let size = tile_bytes(&m.values[r].ty);
+        let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
+        conflicts.clear();
+        conflicts.extend(
+            active
+                .iter()
+                .filter_map(|&(i, _)| placed.get(i))
+                .filter(|(o, sp, _, _)| {
+                    let gap =
+                        u32::from(m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype)) != key);
+                    *sp == space && classes.overlap(*o, r, gap)
+                })
+                .map(|&(_, _, off, sz)| (off, sz)),
+        );
+        candidates.clear();
+        candidates.push(0);
+        candidates.extend(conflicts.iter().map(|&(o, s)| o + s));
+        candidates.sort_unstable();
+        let off = candidates
+            .iter()
+            .copied()
+            .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
+            .unwrap_or(0);
+        let last = classes.spans_of(r).map(|i| i.1).max().unwrap_or(0);
+        active.push((placed.len(), last));
+        placed.push((r, space, off, size));
+        offset_of[r] = Some(off);
+    }
+    (placed, offset_of)
 }
 
 /// The span of the op or statement defining `v`.

@@ -4,13 +4,14 @@
 //! The module keeps verifying: folded ops become constants of the same type, and removed
 //! iter args are replaced by their initial value everywhere.
 
+use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Constant, DataType, Diagnostics, FuncId, OpClass, Opcode, Operation, ProgramModule,
-    StmtKind,
+    Attr, Constant, DataType, Diagnostics, OpClass, OpId, Opcode, Operation, ProgramModule,
+    StmtKind, ValueId,
 };
 
 use crate::pass::Pass;
-use crate::walk::{self, Renames};
+use crate::walk::{self, Renames, Tree};
 
 /// The canonicalize pass.
 pub struct Canonicalize;
@@ -22,10 +23,14 @@ impl Pass for Canonicalize {
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         for f in walk::functions(m) {
+            // The steps rewrite ops and drop emptied `statement.op`s from their blocks, but
+            // never add statements or blocks: the tree walked once serves every round.
+            let tree = walk::Tree::of(m, f);
             // Each step can enable the others; a few rounds reach the fixed point.
             for _ in 0..8 {
-                let changed =
-                    fold_constants(m, f) | remove_invariant_iter_args(m, f) | remove_dead_ops(m, f);
+                let changed = fold_constants(m, &tree)
+                    | remove_invariant_iter_args(m, &tree)
+                    | remove_dead_ops(m, &tree);
                 if !changed {
                     break;
                 }
@@ -36,56 +41,72 @@ impl Pass for Canonicalize {
 }
 
 /// Turns scalar ops whose operands are all constants into constants.
-fn fold_constants(m: &mut ProgramModule, f: FuncId) -> bool {
+fn fold_constants(m: &mut ProgramModule, tree: &Tree) -> bool {
     let mut changed = false;
-    for o in walk::ops_in(m, m.funcs[f].body) {
-        let op = &m.ops[o];
-        let class = op.opcode.class();
-        let foldable = matches!(
-            class,
-            OpClass::ScalarArith
-                | OpClass::ScalarCompare
-                | OpClass::ScalarLogic
-                | OpClass::ScalarUnary
-                | OpClass::ScalarNot
-                | OpClass::ScalarCast
-        );
-        if !foldable
-            || op.results.len() != 1
-            || op.operands.iter().any(|&v| m.values[v].constant.is_none())
-        {
-            continue;
+    for &s in &tree.stmts {
+        // Folding rewrites ops in place, never the op lists: index them.
+        let count = match &m.stmts[s].kind {
+            StmtKind::Op(ops) => ops.len(),
+            _ => 0,
+        };
+        for i in 0..count {
+            let StmtKind::Op(ops) = &m.stmts[s].kind else {
+                break;
+            };
+            let o = ops[i];
+            changed |= fold_op(m, o);
         }
-        let args: Vec<Constant> = op
-            .operands
-            .iter()
-            .filter_map(|&v| m.values[v].constant)
-            .collect();
-        let arg_ty = op
-            .operands
-            .first()
-            .and_then(|&v| m.values[v].ty.as_scalar());
-        let res = op.results[0];
-        let Some(res_ty) = m.values[res].ty.as_scalar() else {
-            continue;
-        };
-        let Some(arg_ty) = arg_ty else { continue };
-        let Some(c) = eval(op.opcode, arg_ty, res_ty, &args) else {
-            continue;
-        };
-        let attr = match c {
-            Constant::Bool(b) => Attr::Bool(b),
-            Constant::Double(x) => Attr::Float(x),
-            other => Attr::Int(other.as_i64()),
-        };
-        let op = &mut m.ops[o];
-        op.opcode = Opcode::Const;
-        op.operands.clear();
-        op.attrs = pto_ir::Attrs::new().with("value", attr);
-        m.values[res].constant = Some(c);
-        changed = true;
     }
     changed
+}
+
+/// Turns op `o` into a constant when it is scalar arithmetic on constants.
+fn fold_op(m: &mut ProgramModule, o: OpId) -> bool {
+    let op = &m.ops[o];
+    let class = op.opcode.class();
+    let foldable = matches!(
+        class,
+        OpClass::ScalarArith
+            | OpClass::ScalarCompare
+            | OpClass::ScalarLogic
+            | OpClass::ScalarUnary
+            | OpClass::ScalarNot
+            | OpClass::ScalarCast
+    );
+    if !foldable
+        || op.results.len() != 1
+        || op.operands.iter().any(|&v| m.values[v].constant.is_none())
+    {
+        return false;
+    }
+    let args: Vec<Constant> = op
+        .operands
+        .iter()
+        .filter_map(|&v| m.values[v].constant)
+        .collect();
+    let arg_ty = op
+        .operands
+        .first()
+        .and_then(|&v| m.values[v].ty.as_scalar());
+    let res = op.results[0];
+    let Some(res_ty) = m.values[res].ty.as_scalar() else {
+        return false;
+    };
+    let Some(arg_ty) = arg_ty else { return false };
+    let Some(c) = eval(op.opcode, arg_ty, res_ty, &args) else {
+        return false;
+    };
+    let attr = match c {
+        Constant::Bool(b) => Attr::Bool(b),
+        Constant::Double(x) => Attr::Float(x),
+        other => Attr::Int(other.as_i64()),
+    };
+    let op = &mut m.ops[o];
+    op.opcode = Opcode::Const;
+    op.operands.clear();
+    op.attrs = pto_ir::Attrs::new().with("value", attr);
+    m.values[res].constant = Some(c);
+    true
 }
 
 /// A constant of `dtype` holding `v` (integers wrap to the type's width).
@@ -201,18 +222,12 @@ fn eval(op: Opcode, arg: DataType, res: DataType, a: &[Constant]) -> Option<Cons
 }
 
 /// Removes iter args that every loop exit passes through unchanged.
-fn remove_invariant_iter_args(m: &mut ProgramModule, f: FuncId) -> bool {
-    let mut stmts = Vec::new();
-    walk::visit_stmts(m, m.funcs[f].body, &mut |s| {
-        if matches!(m.stmts[s].kind, StmtKind::For(_) | StmtKind::While(_)) {
-            stmts.push(s);
-        }
-    });
+fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
     // Every loop's decision reads only its own terminators, which no other loop's renames
     // touch, so the renames of all loops are applied in one walk at the end.
     let mut renames = Renames::with_default(None);
     let mut renamed = 0;
-    for s in stmts {
+    for &s in &tree.stmts {
         let (args, body) = match &m.stmts[s].kind {
             StmtKind::For(l) => (&l.iter_args, l.body),
             StmtKind::While(w) => (&w.iter_args, w.body),
@@ -278,26 +293,19 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, f: FuncId) -> bool {
             m.values[r].def = pto_ir::ValueDef::StmtResult(s, i as u32);
         }
     }
-    walk::replace_uses(m, f, &renames, renamed);
+    walk::replace_uses(m, &tree.stmts, &renames, renamed);
     renamed > 0
 }
 
 /// Whether an op can go: it has no side effects and nobody uses its results.
-fn is_dead(op: &Operation, counts: &pto_ir::entity::SecondaryMap<pto_ir::ValueId, u32>) -> bool {
+fn is_dead(op: &Operation, counts: &SecondaryMap<ValueId, u32>) -> bool {
     let pure = !matches!(op.opcode.class(), OpClass::Store | OpClass::Call);
     pure && op.results.iter().all(|&r| counts[r] == 0)
 }
 
 /// Deletes ops without side effects whose results nobody uses.
-fn remove_dead_ops(m: &mut ProgramModule, f: FuncId) -> bool {
-    let counts = walk::use_counts(m, f);
-    let body = m.funcs[f].body;
-    let mut stmts = Vec::new();
-    let mut blocks = vec![body];
-    walk::visit_stmts(m, body, &mut |s| {
-        stmts.push(s);
-        blocks.extend(m.stmts[s].kind.blocks());
-    });
+fn remove_dead_ops(m: &mut ProgramModule, tree: &Tree) -> bool {
+    let counts = walk::use_counts(m, &tree.stmts);
     let ProgramModule {
         stmts: all_stmts,
         ops,
@@ -305,7 +313,7 @@ fn remove_dead_ops(m: &mut ProgramModule, f: FuncId) -> bool {
         ..
     } = m;
     let mut changed = false;
-    for s in stmts {
+    for &s in &tree.stmts {
         if let StmtKind::Op(list) = &mut all_stmts[s].kind {
             let before = list.len();
             list.retain(|&o| !is_dead(&ops[o], &counts));
@@ -313,7 +321,7 @@ fn remove_dead_ops(m: &mut ProgramModule, f: FuncId) -> bool {
         }
     }
     // Drop `statement.op`s left empty.
-    for b in blocks {
+    for &b in &tree.blocks {
         let list = &mut all_blocks[b].stmts;
         let before = list.len();
         list.retain(|&s| !matches!(&all_stmts[s].kind, StmtKind::Op(v) if v.is_empty()));

@@ -23,18 +23,19 @@ pub type Event = (PipeKind, PipeKind, u8);
 
 /// Reads an event list attribute (`set`, `wait`, `sync`) of an op.
 pub fn events(attrs: &pto_ir::Attrs, key: &str) -> Vec<Event> {
-    let Some(list) = attrs.get(key).and_then(Attr::as_list) else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter_map(|e| {
-            let e = e.as_list()?;
-            let src = PipeKind::from_name(e.first()?.as_ident()?)?;
-            let dst = PipeKind::from_name(e.get(1)?.as_ident()?)?;
-            let id = u8::try_from(e.get(2)?.as_int()?).ok()?;
-            Some((src, dst, id))
-        })
-        .collect()
+    event_iter(attrs, key).collect()
+}
+
+/// [`events`], without collecting them.
+pub fn event_iter<'a>(attrs: &'a pto_ir::Attrs, key: &str) -> impl Iterator<Item = Event> + 'a {
+    let list = attrs.get(key).and_then(Attr::as_list).unwrap_or_default();
+    list.iter().filter_map(|e| {
+        let e = e.as_list()?;
+        let src = PipeKind::from_name(e.first()?.as_ident()?)?;
+        let dst = PipeKind::from_name(e.get(1)?.as_ident()?)?;
+        let id = u8::try_from(e.get(2)?.as_int()?).ok()?;
+        Some((src, dst, id))
+    })
 }
 
 fn push_event(attrs: &mut pto_ir::Attrs, key: &str, (src, dst, id): Event) {
@@ -44,13 +45,15 @@ fn push_event(attrs: &mut pto_ir::Attrs, key: &str, (src, dst, id): Event) {
         Attr::Int(i64::from(id)),
     ]);
     // Appends in place when the list exists (a copy of it per event would be quadratic).
-    if let Some((_, Attr::List(list))) = attrs.0.iter_mut().find(|(k, _)| k == key) {
-        if !list.contains(&e) {
-            list.push(e);
+    match attrs.0.iter_mut().find(|(k, _)| k == key) {
+        Some((_, Attr::List(list))) => {
+            if !list.contains(&e) {
+                list.push(e);
+            }
         }
-        return;
+        Some((_, other)) => *other = Attr::List(vec![e]),
+        None => attrs.0.push((key.to_string(), Attr::List(vec![e]))),
     }
-    attrs.set(key, Attr::List(vec![e]));
 }
 
 impl Pass for InsertEvents {
@@ -61,14 +64,12 @@ impl Pass for InsertEvents {
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         for f in walk::functions(m) {
             // The ops in program order, and the block each one sits in.
-            let mut ops = Vec::new();
-            let mut block_of = SecondaryMap::with_capacity(m.ops.len(), None);
+            let mut ops = Vec::with_capacity(m.ops.len());
+            let mut block_of = SecondaryMap::with_len(m.ops.len(), None);
             place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
             // The next event id per (source, destination) pipe pair.
             let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
-            // Per producer: the (consumer pipe, consumer block) pairs already synchronised.
-            let mut done: SecondaryMap<OpId, Vec<(PipeKind, BlockId)>> =
-                SecondaryMap::with_capacity(m.ops.len(), Vec::new());
+            let mut done = Synced::new(m);
             for o in ops {
                 let consumer_pipe = pipe_of(m, &m.ops[o]);
                 if consumer_pipe == PipeKind::S {
@@ -89,10 +90,9 @@ impl Pass for InsertEvents {
                     let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
                         continue;
                     };
-                    if done[p].contains(&(consumer_pipe, cb)) {
+                    if !done.insert(p, consumer_pipe, cb) {
                         continue;
                     }
-                    done[p].push((consumer_pipe, cb));
                     let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
                     let ev = (producer_pipe, consumer_pipe, *slot);
                     *slot = (*slot + 1) % 8;
@@ -106,6 +106,38 @@ impl Pass for InsertEvents {
             }
         }
         Ok(())
+    }
+}
+
+/// Per producer op, the (consumer pipe, consumer block) pairs already synchronised: a list
+/// per producer, linked through one vector rather than a vector each.
+struct Synced {
+    /// The latest pair recorded for each producer.
+    head: SecondaryMap<OpId, Option<u32>>,
+    /// Each pair, with the producer's previous one.
+    pairs: Vec<(PipeKind, BlockId, Option<u32>)>,
+}
+
+impl Synced {
+    fn new(m: &ProgramModule) -> Self {
+        Synced {
+            head: SecondaryMap::with_len(m.ops.len(), None),
+            pairs: Vec::new(),
+        }
+    }
+
+    /// Records (`pipe`, `block`) for `producer`; `false` when it was recorded before.
+    fn insert(&mut self, producer: OpId, pipe: PipeKind, block: BlockId) -> bool {
+        let mut at = self.head[producer];
+        while let Some(&(p, b, next)) = at.and_then(|i| self.pairs.get(i as usize)) {
+            if (p, b) == (pipe, block) {
+                return false;
+            }
+            at = next;
+        }
+        self.pairs.push((pipe, block, self.head[producer]));
+        self.head[producer] = Some(self.pairs.len() as u32 - 1);
+        true
     }
 }
 

@@ -8,16 +8,17 @@
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId,
-    Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
+    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, OpClass, OpId, Opcode, PipeKind,
+    ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
 
 use crate::bufferize::module_target;
-use crate::events::events;
+use crate::events::event_iter;
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
 use crate::isa::{Arg, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
 
@@ -34,8 +35,9 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     };
     let mut lw = Lowerer {
         m: &m,
-        slot_of: SecondaryMap::with_capacity(m.values.len(), None),
-        slots: HashMap::new(),
+        slot_of: SecondaryMap::with_len(m.values.len(), None),
+        slots: BTreeMap::new(),
+        next_at_place: Vec::new(),
         tiles: Vec::new(),
         diags: Vec::new(),
         targets: Vec::new(),
@@ -73,8 +75,10 @@ struct Lowerer<'a> {
     m: &'a ProgramModule,
     /// The slot of each tile value already lowered.
     slot_of: SecondaryMap<ValueId, Option<TileId>>,
-    /// The slots at each (buffer, offset); one per dtype and shape found there.
-    slots: HashMap<(MemorySpace, u64), Vec<TileId>>,
+    /// The first slot at each (buffer, offset), by `MemorySpace` discriminant and offset.
+    slots: BTreeMap<(u8, u64), TileId>,
+    /// The next slot at the same (buffer, offset) as each slot (one per dtype and shape).
+    next_at_place: Vec<Option<TileId>>,
     tiles: Vec<TileSlot>,
     diags: Vec<Diag>,
     targets: Vec<YieldTarget<'a>>,
@@ -144,32 +148,36 @@ impl<'a> Lowerer<'a> {
             };
             [rows, t.valid.last().and_then(|d| d.as_const())]
         };
-        let here = self.slots.entry((space, addr)).or_default();
-        let tiles = &mut self.tiles;
-        let same = here.iter().copied().find(|id| {
-            tiles
-                .get(id.0 as usize)
-                .is_some_and(|s| s.dtype == t.dtype && s.shape == t.shape)
-        });
-        if let Some(id) = same {
-            if let Some(slot) = tiles.get_mut(id.0 as usize) {
+        let id = TileId(self.tiles.len() as u32);
+        // Walk the slots at this place; `link` ends up at the end of the chain.
+        let mut link = self.slots.entry((space as u8, addr)).or_insert(id);
+        while *link != id {
+            let at = link.0 as usize;
+            if let Some(slot) = self.tiles.get_mut(at)
+                && slot.dtype == t.dtype
+                && slot.shape == t.shape
+            {
                 for (have, new) in slot.valid.iter_mut().zip(valid) {
                     if *have != new {
                         *have = None;
                     }
                 }
+                return Some(*link);
             }
-            return Some(id);
+            let Some(next) = self.next_at_place.get_mut(at) else {
+                break;
+            };
+            link = next.get_or_insert(id);
         }
-        let id = TileId(tiles.len() as u32);
-        here.push(id);
+        self.next_at_place.push(None);
         let (rows, cols) = t.rows_cols();
         let base = data.name.as_deref().unwrap_or_default();
-        let name = if base.is_empty() {
-            format!("t{}", id.0)
-        } else {
-            format!("t{}_{}", id.0, sanitize(base))
-        };
+        let mut name = String::with_capacity(base.len() + 8);
+        let _ = write!(name, "t{}", id.0);
+        if !base.is_empty() {
+            name.push('_');
+            push_sanitized(&mut name, base);
+        }
         self.tiles.push(TileSlot {
             name,
             dtype: t.dtype,
@@ -207,9 +215,18 @@ impl<'a> Lowerer<'a> {
     }
 
     fn block(&mut self, b: BlockId) -> Vec<Inst> {
-        let mut out = Vec::new();
         let m = self.m;
-        for &s in &m.blocks[b].stmts {
+        let stmts = &m.blocks[b].stmts;
+        // An op makes one to three instructions (with its events): reserve two per op.
+        let ops: usize = stmts
+            .iter()
+            .map(|&s| match &m.stmts[s].kind {
+                StmtKind::Op(ops) => ops.len(),
+                _ => 1,
+            })
+            .sum();
+        let mut out = Vec::with_capacity(2 * ops);
+        for &s in stmts {
             let span = m.stmts[s].span;
             match &m.stmts[s].kind {
                 StmtKind::Op(ops) => {
@@ -401,7 +418,7 @@ impl<'a> Lowerer<'a> {
         let m = self.m;
         let op = &m.ops[o];
         let at = op.span;
-        for ev in events(&op.attrs, "wait") {
+        for ev in event_iter(&op.attrs, "wait") {
             out.push(Inst::WaitFlag(ev));
         }
         let class = op.opcode.class();
@@ -567,10 +584,10 @@ impl<'a> Lowerer<'a> {
                 format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),
             ),
         }
-        for ev in events(&op.attrs, "set") {
+        for ev in event_iter(&op.attrs, "set") {
             out.push(Inst::SetFlag(ev));
         }
-        for ev in events(&op.attrs, "sync") {
+        for ev in event_iter(&op.attrs, "sync") {
             out.push(Inst::SetFlag(ev));
             out.push(Inst::WaitFlag(ev));
         }
@@ -752,13 +769,18 @@ fn has_tile_work(insts: &[Inst]) -> bool {
 
 /// A name safe as part of an identifier in Rust and C++ (`[a-z0-9_]`).
 pub(crate) fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    push_sanitized(&mut out, s);
+    out
+}
+
+/// Appends [`sanitize`] of `s` to `out`.
+fn push_sanitized(out: &mut String, s: &str) {
+    out.extend(s.chars().map(|c| {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        }
+    }));
 }

@@ -9,8 +9,6 @@
 //! and loop-carried values to what their users demand, everything else to `Vec`); then every
 //! use whose demand differs gets a `tile.move`.
 
-use std::collections::HashMap;
-
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
     Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId, Opcode,
@@ -88,9 +86,9 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
 fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
         users: Vec::new(),
-        uses_of: SecondaryMap::with_capacity(m.values.len(), (0, 0)),
+        uses_of: SecondaryMap::with_len(m.values.len(), (0, 0)),
         defs: Vec::new(),
-        block_of: SecondaryMap::with_capacity(m.stmts.len(), None),
+        block_of: SecondaryMap::with_len(m.stmts.len(), None),
     };
     for p in &m.funcs[f].sig.params {
         if is_tile(m, p.value) {
@@ -321,7 +319,7 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
 
 fn run_function(m: &mut ProgramModule, f: FuncId) {
     let facts = gather(m, f);
-    let mut loc = Locations::with_capacity(m.values.len(), None);
+    let mut loc = Locations::with_len(m.values.len(), None);
     for _ in 0..4 {
         for &v in &facts.defs {
             loc[v] = Some(natural(m, &facts, &loc, v));
@@ -350,18 +348,26 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
             set_space(m, v, l);
         }
     }
-    // Moves in front of consuming ops; one move per (statement, value, location).
-    let mut made: HashMap<(StmtId, ValueId, MemorySpace), ValueId> = HashMap::new();
+    // Moves in front of consuming ops; one move per (statement, value, location). The moves
+    // of a value are adjacent in `op_moves`, so only the current value's are remembered.
+    let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
     for (stmt, op, idx, v, want) in op_moves {
-        let moved = match made.get(&(stmt, v, want)) {
-            Some(&mv) => mv,
+        if made.first().is_some_and(|&(_, of, _, _)| of != v) {
+            made.clear();
+        }
+        let before = made
+            .iter()
+            .find(|&&(s, _, w, _)| s == stmt && w == want)
+            .map(|&(_, _, _, mv)| mv);
+        let moved = match before {
+            Some(mv) => mv,
             None => {
                 let (mop, mv) = make_move(m, v, want, m.ops[op].span);
                 if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
                     let at = list.iter().position(|&o| o == op).unwrap_or(0);
                     list.insert(at, mop);
                 }
-                made.insert((stmt, v, want), mv);
+                made.push((stmt, v, want, mv));
                 mv
             }
         };
@@ -401,8 +407,12 @@ fn make_move(
     span: pto_ir::SpanId,
 ) -> (OpId, ValueId) {
     let ty = m.values[v].ty.clone();
-    let base = m.values[v].name.clone().unwrap_or_else(|| "t".to_string());
-    let name = format!("{base}_{}", want.name().to_ascii_lowercase());
+    // `{base}_{location in lower case}`.
+    let base = m.values[v].name.as_deref().unwrap_or("t");
+    let mut name = String::with_capacity(base.len() + 6);
+    name.push_str(base);
+    name.push('_');
+    name.extend(want.name().chars().map(|c| c.to_ascii_lowercase()));
     let attrs = Attrs::new().with("loc", Attr::Ident(want.name().to_string()));
     let (op, mv) = walk::new_op(m, Opcode::TileMove, vec![v], attrs, ty, Some(&name), span);
     set_space(m, mv, want);

@@ -14,34 +14,43 @@ use pto_ir::{
 /// A value renaming (`None`: keep the value).
 pub(crate) type Renames = SecondaryMap<ValueId, Option<ValueId>>;
 
-/// Every op of a block tree, in program order.
-pub(crate) fn ops_in(m: &ProgramModule, block: BlockId) -> Vec<OpId> {
-    let mut out = Vec::new();
-    visit_stmts(m, block, &mut |s| {
-        if let StmtKind::Op(ops) = &m.stmts[s].kind {
-            out.extend(ops.iter().copied());
-        }
-    });
-    out
+/// The statements and blocks of a function body, walked once for a pass that reads them
+/// many times.
+pub(crate) struct Tree {
+    /// Every statement, in program order (parents before children).
+    pub stmts: Vec<StmtId>,
+    /// The body and every block nested in it.
+    pub blocks: Vec<BlockId>,
 }
 
-/// Calls `f` on every statement of a block tree, parents before children.
-pub(crate) fn visit_stmts(m: &ProgramModule, block: BlockId, f: &mut impl FnMut(StmtId)) {
-    let Some(b) = m.blocks.get(block) else { return };
-    for &s in &b.stmts {
-        f(s);
-        if let Some(st) = m.stmts.get(s) {
-            for child in st.kind.blocks() {
-                visit_stmts(m, child, f);
+impl Tree {
+    /// The tree of function `f`.
+    pub(crate) fn of(m: &ProgramModule, f: FuncId) -> Tree {
+        fn walk(m: &ProgramModule, b: BlockId, tree: &mut Tree) {
+            tree.blocks.push(b);
+            let Some(block) = m.blocks.get(b) else { return };
+            for &s in &block.stmts {
+                tree.stmts.push(s);
+                if let Some(st) = m.stmts.get(s) {
+                    for child in st.kind.blocks() {
+                        walk(m, child, tree);
+                    }
+                }
             }
         }
+        let mut tree = Tree {
+            stmts: Vec::with_capacity(m.stmts.len()),
+            blocks: Vec::new(),
+        };
+        walk(m, m.funcs[f].body, &mut tree);
+        tree
     }
 }
 
-/// Every value a function uses, with counts: op operands and attribute values, statement
-/// uses, and symbolic extents in the types of values the function defines.
-pub(crate) fn use_counts(m: &ProgramModule, f: FuncId) -> SecondaryMap<ValueId, u32> {
-    let mut counts = SecondaryMap::with_capacity(m.values.len(), 0);
+/// Every value the statements `stmts` use, with counts: op operands and attribute values,
+/// statement uses, and symbolic extents in the types of values they define.
+pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<ValueId, u32> {
+    let mut counts = SecondaryMap::with_len(m.values.len(), 0);
     let mut count = |v: ValueId| counts[v] += 1;
     let mut dims = Vec::new();
     let mut type_uses = |t: &Type, count: &mut dyn FnMut(ValueId)| {
@@ -49,7 +58,7 @@ pub(crate) fn use_counts(m: &ProgramModule, f: FuncId) -> SecondaryMap<ValueId, 
         collect_dims(t, &mut dims);
         dims.iter().for_each(|&d| count(d));
     };
-    visit_stmts(m, m.funcs[f].body, &mut |s| {
+    for &s in stmts {
         let st = &m.stmts[s];
         if let StmtKind::Op(ops) = &st.kind {
             for &o in ops {
@@ -60,19 +69,25 @@ pub(crate) fn use_counts(m: &ProgramModule, f: FuncId) -> SecondaryMap<ValueId, 
                     type_uses(&m.values[r].ty, &mut count);
                 }
             }
-            return;
+            continue;
         }
         st.kind.uses().into_iter().for_each(&mut count);
         for v in st.kind.defs() {
             type_uses(&m.values[v].ty, &mut count);
         }
-    });
+    }
     counts
 }
 
-/// Rewrites every use inside a function (ops, statements and symbolic extents of types)
-/// by `renames`, following chains (a -> b -> c) so the order of the renames does not matter.
-pub(crate) fn replace_uses(m: &mut ProgramModule, f: FuncId, renames: &Renames, count: usize) {
+/// Rewrites every use in the statements `stmts` (ops, statements and symbolic extents of
+/// types) by `renames`, following chains (a -> b -> c) so the order of the renames does not
+/// matter.
+pub(crate) fn replace_uses(
+    m: &mut ProgramModule,
+    stmts: &[StmtId],
+    renames: &Renames,
+    count: usize,
+) {
     if count == 0 {
         return;
     }
@@ -86,14 +101,12 @@ pub(crate) fn replace_uses(m: &mut ProgramModule, f: FuncId, renames: &Renames, 
         }
         v
     };
-    let mut stmts = Vec::new();
-    visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
     let ProgramModule {
         stmts: all_stmts,
         ops,
         ..
     } = m;
-    for s in stmts {
+    for &s in stmts {
         let kind = &mut all_stmts[s].kind;
         kind.map_uses(&mut |v| resolve(v));
         if let StmtKind::Op(list) = kind {

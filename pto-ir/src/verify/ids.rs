@@ -33,12 +33,12 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
     }
     let mut ids = Ids {
         v,
-        blocks: EntitySet::with_capacity(m.blocks.len()),
-        stmts: EntitySet::with_capacity(m.stmts.len()),
-        ops: EntitySet::with_capacity(m.ops.len()),
-        typed: EntitySet::with_capacity(m.values.len()),
+        blocks: EntitySet::with_len(m.blocks.len()),
+        stmts: EntitySet::with_len(m.stmts.len()),
+        ops: EntitySet::with_len(m.ops.len()),
+        typed: EntitySet::with_len(m.values.len()),
     };
-    let mut funcs = EntitySet::with_capacity(m.funcs.len());
+    let mut funcs = EntitySet::with_len(m.funcs.len());
     for &f in &m.functions {
         let Some(func) = m.funcs.get(f) else {
             ids.v.error(

@@ -178,32 +178,44 @@ impl<'a> Verifier<'a> {
 pub(crate) struct Bodies<'a> {
     m: &'a ProgramModule,
     bodies: Vec<Body>,
+    /// The statements of every body, body after body.
+    stmts: Vec<StmtId>,
 }
 
 /// One function to check.
 pub(crate) struct Body {
     /// The function.
     pub func: FuncId,
-    /// The statements of its body and, recursively, of their child blocks, in text order.
-    pub stmts: Vec<StmtId>,
+    /// Where its statements are in [`Bodies::stmts`].
+    stmts: std::ops::Range<usize>,
 }
 
 impl<'a> Bodies<'a> {
     /// The listed functions, in range, each once.
     fn new(m: &'a ProgramModule) -> Self {
-        let mut seen = EntitySet::with_capacity(m.funcs.len());
+        let mut seen = EntitySet::with_len(m.funcs.len());
+        // Statements form a tree, so all bodies together hold each statement at most once.
+        let mut stmts = Vec::with_capacity(m.stmts.len());
         let bodies = m
             .functions
             .iter()
             .copied()
             .filter(|&f| m.funcs.contains(f) && seen.insert(f))
             .map(|func| {
-                let mut stmts = Vec::new();
+                let start = stmts.len();
                 walk_stmts(m, m.funcs[func].body, &mut stmts);
-                Body { func, stmts }
+                Body {
+                    func,
+                    stmts: start..stmts.len(),
+                }
             })
             .collect();
-        Bodies { m, bodies }
+        Bodies { m, bodies, stmts }
+    }
+
+    /// The statements of a body and, recursively, of their child blocks, in text order.
+    fn stmts(&self, body: &Body) -> &[StmtId] {
+        &self.stmts[body.stmts.clone()]
     }
 
     /// The functions to check, in module order.
@@ -219,7 +231,7 @@ impl<'a> Bodies<'a> {
     /// Every op of a function body, with its statement, in text order.
     fn ops<'b>(&'b self, body: &'b Body) -> impl Iterator<Item = (OpId, StmtId)> + 'b {
         let m = self.m;
-        body.stmts.iter().flat_map(move |&s| {
+        self.stmts(body).iter().flat_map(move |&s| {
             let ops: &[OpId] = match &m.stmts[s].kind {
                 StmtKind::Op(ops) => ops,
                 _ => &[],

@@ -20,9 +20,10 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
         let mut w = Vis {
             defs: &defs,
             func: body.func,
-            live: EntitySet::with_capacity(values),
-            hidden: SecondaryMap::with_capacity(values, None),
-            scopes: vec![Vec::new()],
+            live: EntitySet::with_len(values),
+            hidden: SecondaryMap::with_len(values, None),
+            in_scope: Vec::new(),
+            scope_starts: Vec::new(),
             v: &mut *v,
         };
         w.function();
@@ -32,7 +33,7 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
 
 fn collect_defs(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
     let m = v.m;
-    let mut defs = Defs::with_capacity(m.values.len(), None);
+    let mut defs = Defs::with_len(m.values.len(), None);
     let mut define = |v: &mut Verifier<'_>, val: ValueId, site: DefSite| {
         if let Some(first) = &defs[val] {
             let first = describe_def(v, first);
@@ -69,7 +70,7 @@ fn collect_defs(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
                 },
             );
         }
-        for &s in &body.stmts {
+        for &s in bodies.stmts(body) {
             let st = &m.stmts[s];
             if let StmtKind::Op(ops) = &st.kind {
                 for &o in ops {
@@ -124,7 +125,11 @@ struct Vis<'a, 'b> {
     live: EntitySet<ValueId>,
     /// Values whose scope has closed, with the statement whose body held them.
     hidden: SecondaryMap<ValueId, Option<StmtId>>,
-    scopes: Vec<Vec<ValueId>>,
+    /// The values defined in the open block scopes, outermost scope first (the function's
+    /// own scope, which never closes, is not recorded).
+    in_scope: Vec<ValueId>,
+    /// Where each open block scope starts in `in_scope`, innermost last.
+    scope_starts: Vec<usize>,
 }
 
 impl Vis<'_, '_> {
@@ -154,8 +159,8 @@ impl Vis<'_, '_> {
         if self.hidden[val].is_some() {
             self.hidden[val] = None;
         }
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.push(val);
+        if !self.scope_starts.is_empty() {
+            self.in_scope.push(val);
         }
     }
 
@@ -211,7 +216,7 @@ impl Vis<'_, '_> {
     /// Walks a block in a new scope opened with `pre` (ivs, iter args) defined at `at`;
     /// on exit everything defined in the scope is hidden behind `owner`.
     fn scoped(&mut self, b: BlockId, owner: StmtId, pre: &[ValueId], at: SpanId) {
-        self.scopes.push(Vec::new());
+        self.open();
         for &val in pre {
             self.define(val, at);
         }
@@ -219,12 +224,17 @@ impl Vis<'_, '_> {
         self.close(owner);
     }
 
+    fn open(&mut self) {
+        self.scope_starts.push(self.in_scope.len());
+    }
+
     fn close(&mut self, owner: StmtId) {
-        if let Some(scope) = self.scopes.pop() {
-            for val in scope {
+        if let Some(start) = self.scope_starts.pop() {
+            for &val in &self.in_scope[start..] {
                 self.live.remove(val);
                 self.hidden[val] = Some(owner);
             }
+            self.in_scope.truncate(start);
         }
     }
 
@@ -267,7 +277,7 @@ impl Vis<'_, '_> {
                 }
                 StmtKind::While(w) => {
                     // The iter args live in a scope around both regions.
-                    self.scopes.push(Vec::new());
+                    self.open();
                     for a in &w.iter_args {
                         self.define(a.arg, st.span);
                     }

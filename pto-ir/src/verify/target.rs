@@ -169,7 +169,7 @@ pub(super) fn check(
     // Where each tile lives: from the ops that use it as a matmul operand (anchored there)
     // and from what defines it (anchored at the definition).
     let mut homes: Vec<(ValueId, MemorySpace, SpanId)> = Vec::new();
-    let mut has_home: EntitySet<ValueId> = EntitySet::with_capacity(m.values.len());
+    let mut has_home: EntitySet<ValueId> = EntitySet::with_len(m.values.len());
     for body in bodies.iter() {
         for (o, _) in bodies.ops(body) {
             let op = &m.ops[o];
@@ -234,7 +234,7 @@ pub(super) fn check(
         }
     }
     // The spaces each tile was already checked in, one bit per space.
-    let mut seen: SecondaryMap<ValueId, u8> = SecondaryMap::with_capacity(m.values.len(), 0);
+    let mut seen: SecondaryMap<ValueId, u8> = SecondaryMap::with_len(m.values.len(), 0);
     let mut row_major: Vec<(ValueId, SpanId)> = Vec::new();
     for (val, space, span) in homes {
         let Some(tt) = tile(val) else { continue };
@@ -265,7 +265,7 @@ pub(super) fn check(
             );
         }
     }
-    let mut aligned = EntitySet::with_capacity(m.values.len());
+    let mut aligned = EntitySet::with_len(m.values.len());
     for (val, span) in row_major {
         let Some(tt) = tile(val) else { continue };
         if !aligned.insert(val) {

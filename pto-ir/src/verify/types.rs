@@ -18,7 +18,7 @@ use super::{Bodies, Defs, Verifier, count};
 /// Checks types and op typing; returns the values whose types are well formed.
 pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>, defs: &Defs) -> EntitySet<ValueId> {
     let m = v.m;
-    let mut well_typed = EntitySet::with_capacity(m.values.len());
+    let mut well_typed = EntitySet::with_len(m.values.len());
     // In id order, which is the order the problems of defined values are reported in.
     for (val, data) in m.values.iter() {
         let problems = problems(m, &data.ty);
