@@ -85,9 +85,10 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
 
 fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
-        users: Vec::new(),
+        // About two uses per op.
+        users: Vec::with_capacity(2 * m.ops.len()),
         uses_of: SecondaryMap::with_len(m.values.len(), (0, 0)),
-        defs: Vec::new(),
+        defs: Vec::with_capacity(m.values.len()),
         block_of: SecondaryMap::with_len(m.stmts.len(), None),
     };
     for p in &m.funcs[f].sig.params {
@@ -321,8 +322,15 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     let facts = gather(m, f);
     let mut loc = Locations::with_len(m.values.len(), None);
     for _ in 0..4 {
+        let mut changed = false;
         for &v in &facts.defs {
-            loc[v] = Some(natural(m, &facts, &loc, v));
+            let l = Some(natural(m, &facts, &loc, v));
+            changed |= loc[v] != l;
+            loc[v] = l;
+        }
+        // A round that changes nothing is the fixed point: later rounds would repeat it.
+        if !changed {
+            break;
         }
     }
     // Moves, collected first and applied afterwards so positions stay valid.
