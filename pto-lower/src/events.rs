@@ -75,6 +75,7 @@ impl Pass for InsertEvents {
                 if consumer_pipe == PipeKind::S {
                     continue;
                 }
+                // By index: the loop adds events to the ops while it reads the operands.
                 for i in 0..m.ops[o].operands.len() {
                     let v = m.ops[o].operands[i];
                     let ValueDef::OpResult(p, _) = m.values[v].def else {

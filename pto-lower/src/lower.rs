@@ -149,7 +149,8 @@ impl<'a> Lowerer<'a> {
             [rows, t.valid.last().and_then(|d| d.as_const())]
         };
         let id = TileId(self.tiles.len() as u32);
-        // Walk the slots at this place; `link` ends up at the end of the chain.
+        // Walk the chain of slots at this (buffer, offset) for one of the same dtype and
+        // shape; failing that, the link that ended the chain now names the slot made below.
         let mut link = self.slots.entry((space as u8, addr)).or_insert(id);
         while *link != id {
             let at = link.0 as usize;

@@ -81,7 +81,7 @@ pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<Va
 
 /// Rewrites every use in the statements `stmts` (ops, statements and symbolic extents of
 /// types) by `renames`, following chains (a -> b -> c) so the order of the renames does not
-/// matter.
+/// matter. `count` is the number of renames (a bound will do; 0: nothing to do).
 pub(crate) fn replace_uses(
     m: &mut ProgramModule,
     stmts: &[StmtId],
