@@ -2,7 +2,9 @@
 //!
 //! Every IR entity (value, operation, statement, block, function) lives in a per-module
 //! [`Arena`] and is named by a `u32` newtype. Ids are only meaningful for the module that
-//! made them; the verifier checks range before it indexes.
+//! made them; the verifier checks range before it indexes. Facts a pass or the verifier
+//! keeps per entity live in a [`SecondaryMap`] or an [`EntitySet`] indexed by the same ids,
+//! which costs an index where a hash map would hash.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -146,6 +148,122 @@ impl<K: EntityId, V> std::ops::IndexMut<K> for Arena<K, V> {
 impl<K: EntityId + fmt::Debug, V: fmt::Debug> fmt::Debug for Arena<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// A table from the ids of one arena to values, dense like the arena (cranelift's
+/// `SecondaryMap`): ids never written read as the default, and writing grows the table, so
+/// it also covers ids made after it was created.
+#[derive(Clone, Debug)]
+pub struct SecondaryMap<K, V> {
+    items: Vec<V>,
+    default: V,
+    _key: PhantomData<K>,
+}
+
+impl<K: EntityId, V: Clone> SecondaryMap<K, V> {
+    /// A table where every id reads as `default`.
+    pub fn with_default(default: V) -> Self {
+        SecondaryMap {
+            items: Vec::new(),
+            default,
+            _key: PhantomData,
+        }
+    }
+
+    /// A table where every id reads as `default`, with the ids below `len` (an arena's
+    /// length) stored up front, so writing them never grows the table.
+    pub fn with_len(len: usize, default: V) -> Self {
+        SecondaryMap {
+            items: vec![default.clone(); len],
+            default,
+            _key: PhantomData,
+        }
+    }
+}
+
+impl<K: EntityId, V: Clone + Default> SecondaryMap<K, V> {
+    /// A table where every id reads as `V::default()`.
+    pub fn new() -> Self {
+        Self::with_default(V::default())
+    }
+}
+
+impl<K: EntityId, V: Clone + Default> Default for SecondaryMap<K, V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: EntityId, V: Clone> SecondaryMap<K, V> {
+    /// Stores the ids up to `index`, reading as the default (off the hot path of indexing).
+    #[cold]
+    fn grow(&mut self, index: usize) {
+        self.items.resize(index + 1, self.default.clone());
+    }
+}
+
+impl<K: EntityId, V: Clone> std::ops::Index<K> for SecondaryMap<K, V> {
+    type Output = V;
+    #[inline]
+    fn index(&self, k: K) -> &V {
+        self.items.get(k.index()).unwrap_or(&self.default)
+    }
+}
+
+impl<K: EntityId, V: Clone> std::ops::IndexMut<K> for SecondaryMap<K, V> {
+    #[inline]
+    fn index_mut(&mut self, k: K) -> &mut V {
+        let i = k.index();
+        if i >= self.items.len() {
+            self.grow(i);
+        }
+        &mut self.items[i]
+    }
+}
+
+/// A set of the ids of one arena, one flag per id.
+#[derive(Clone, Debug)]
+pub struct EntitySet<K> {
+    flags: SecondaryMap<K, bool>,
+}
+
+impl<K: EntityId> EntitySet<K> {
+    /// An empty set.
+    pub fn new() -> Self {
+        EntitySet {
+            flags: SecondaryMap::new(),
+        }
+    }
+
+    /// An empty set with the ids below `len` (an arena's length) stored up front.
+    pub fn with_len(len: usize) -> Self {
+        EntitySet {
+            flags: SecondaryMap::with_len(len, false),
+        }
+    }
+
+    /// Whether `k` is in the set.
+    pub fn contains(&self, k: K) -> bool {
+        self.flags[k]
+    }
+
+    /// Adds `k`; `true` when it was not in the set before.
+    pub fn insert(&mut self, k: K) -> bool {
+        !std::mem::replace(&mut self.flags[k], true)
+    }
+
+    /// Removes `k`.
+    pub fn remove(&mut self, k: K) {
+        if self.flags[k] {
+            self.flags[k] = false;
+        }
+    }
+}
+
+impl<K: EntityId> Default for EntitySet<K> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -20,8 +20,7 @@
 //! 4. **Capacity.** A buffer whose peak exceeds the target's capacity is an error naming the
 //!    buffer, the bytes needed and the capacity.
 
-use std::collections::HashMap;
-
+use pto_ir::entity::SecondaryMap;
 use pto_ir::verify::target::{Target, buffer_name, target};
 use pto_ir::{
     Attr, BlockId, Diag, Diagnostics, FuncId, MemorySpace, OpClass, ProgramModule, SpanId, StmtId,
@@ -79,140 +78,193 @@ fn in_place_capable(class: OpClass) -> bool {
     )
 }
 
-#[derive(Default)]
+/// Loop index in [`Live::loops`].
+type LoopIdx = u32;
+
 struct Live {
-    def: HashMap<ValueId, u32>,
-    /// (value, use position, enclosing loops at the use).
-    uses: Vec<(ValueId, u32, Vec<usize>)>,
-    /// (start, end) of each loop, by index.
-    loops: Vec<(u32, u32)>,
+    /// Definition position of each value.
+    def: SecondaryMap<ValueId, Option<u32>>,
+    /// Values with a definition position, in program order.
+    defined: Vec<ValueId>,
+    /// (value, use position, innermost loop enclosing the use).
+    uses: Vec<(ValueId, u32, Option<LoopIdx>)>,
+    /// (start, end, enclosing loop) of each loop, by index.
+    loops: Vec<(u32, u32, Option<LoopIdx>)>,
     /// Position of each statement (its uses).
-    pos: HashMap<StmtId, u32>,
+    pos: SecondaryMap<StmtId, Option<u32>>,
     /// Loops and ifs in post-order (children first).
     post: Vec<StmtId>,
     t: u32,
 }
 
 impl Live {
-    fn walk(&mut self, m: &ProgramModule, b: BlockId, stack: &mut Vec<usize>) {
+    fn new(m: &ProgramModule) -> Self {
+        Live {
+            def: SecondaryMap::with_len(m.values.len(), None),
+            defined: Vec::with_capacity(m.values.len()),
+            // About two uses per op.
+            uses: Vec::with_capacity(2 * m.ops.len()),
+            loops: Vec::new(),
+            pos: SecondaryMap::with_len(m.stmts.len(), None),
+            post: Vec::new(),
+            t: 0,
+        }
+    }
+
+    fn define(&mut self, v: ValueId, at: u32) {
+        if self.def[v].is_none() {
+            self.defined.push(v);
+        }
+        self.def[v] = Some(at);
+    }
+
+    fn walk(&mut self, m: &ProgramModule, b: BlockId, inner: Option<LoopIdx>) {
         for &s in &m.blocks[b].stmts {
             let u = self.t;
-            self.pos.insert(s, u);
+            self.pos[s] = Some(u);
             let kind = &m.stmts[s].kind;
             if let StmtKind::Op(ops) = kind {
                 for &o in ops {
                     let op = &m.ops[o];
                     let u = self.t;
-                    for v in op.uses() {
-                        self.uses.push((v, u, stack.clone()));
-                    }
-                    let tiles: Vec<_> = op
-                        .operands
-                        .iter()
-                        .filter(|&&v| m.values[v].ty.as_tile().is_some())
-                        .collect();
-                    let dup = tiles
-                        .iter()
-                        .enumerate()
-                        .any(|(i, a)| tiles[..i].contains(a));
+                    let uses = &mut self.uses;
+                    uses.extend(op.operands.iter().map(|&v| (v, u, inner)));
+                    op.attrs.for_each_value(&mut |v| uses.push((v, u, inner)));
+                    // An operand given twice must not share storage with the result.
+                    let operands = &op.operands;
+                    let dup = operands.iter().enumerate().any(|(i, &a)| {
+                        m.values[a].ty.as_tile().is_some() && operands[..i].contains(&a)
+                    });
                     let d = if in_place_capable(op.opcode.class()) && !dup {
                         u + 1
                     } else {
                         u
                     };
                     for &r in &op.results {
-                        self.def.insert(r, d);
+                        self.define(r, d);
                     }
                     self.t += 2;
                 }
                 continue;
             }
             for v in kind.uses() {
-                self.uses.push((v, u, stack.clone()));
+                self.uses.push((v, u, inner));
             }
             self.t += 2;
             match kind {
                 StmtKind::For(_) | StmtKind::While(_) => {
-                    let (args, results): (Vec<_>, Vec<_>) = match kind {
+                    let (args, results) = match kind {
                         StmtKind::For(l) => {
-                            self.def.insert(l.iv, u + 1);
-                            (
-                                l.iter_args.iter().map(|a| a.arg).collect(),
-                                l.results.clone(),
-                            )
+                            self.define(l.iv, u + 1);
+                            (&l.iter_args, &l.results)
                         }
-                        StmtKind::While(w) => (
-                            w.iter_args.iter().map(|a| a.arg).collect(),
-                            w.results.clone(),
-                        ),
-                        _ => (Vec::new(), Vec::new()),
+                        StmtKind::While(w) => (&w.iter_args, &w.results),
+                        _ => continue,
                     };
                     for a in args {
-                        self.def.insert(a, u + 1);
+                        self.define(a.arg, u + 1);
                     }
                     let li = self.loops.len();
-                    self.loops.push((u, u));
-                    stack.push(li);
+                    self.loops.push((u, u, inner));
                     for child in kind.blocks() {
-                        self.walk(m, child, stack);
+                        self.walk(m, child, Some(li as LoopIdx));
                     }
-                    stack.pop();
                     let end = self.t;
                     self.t += 2;
                     self.loops[li].1 = end;
-                    for r in results {
-                        self.def.insert(r, end + 1);
+                    for &r in results {
+                        self.define(r, end + 1);
                     }
                     self.post.push(s);
                 }
                 StmtKind::If(x) => {
                     for child in kind.blocks() {
-                        self.walk(m, child, stack);
+                        self.walk(m, child, inner);
                     }
                     let end = self.t;
                     self.t += 2;
                     for &r in &x.results {
-                        self.def.insert(r, end + 1);
+                        self.define(r, end + 1);
                     }
                     self.post.push(s);
                 }
-                StmtKind::Scope(_, blk) => self.walk(m, *blk, stack),
+                StmtKind::Scope(_, blk) => self.walk(m, *blk, inner),
                 _ => {}
             }
         }
     }
 
-    /// `[def, last use]` per value, loop-extended.
-    fn intervals(&self) -> HashMap<ValueId, (u32, u32)> {
-        let mut out: HashMap<ValueId, (u32, u32)> =
-            self.def.iter().map(|(&v, &d)| (v, (d, d))).collect();
-        for (v, u, loops) in &self.uses {
-            let Some(&d) = self.def.get(v) else { continue };
-            let mut last = *u;
-            for &li in loops {
-                let (start, end) = self.loops[li];
+    /// `[def, last use]` per value of `m`, loop-extended.
+    fn intervals(&self, m: &ProgramModule) -> SecondaryMap<ValueId, Option<(u32, u32)>> {
+        let mut out = SecondaryMap::with_len(m.values.len(), None);
+        for &v in &self.defined {
+            out[v] = self.def[v].map(|d| (d, d));
+        }
+        for &(v, u, inner) in &self.uses {
+            let Some(d) = self.def[v] else { continue };
+            let mut last = u;
+            let mut li = inner;
+            while let Some(i) = li {
+                let (start, end, outer) = self.loops[i as usize];
+                li = outer;
                 if d > start {
                     continue; // defined inside the loop
                 }
-                // `li` encloses the use but not the definition: live through the loop.
+                // The loop encloses the use but not the definition: live through the loop.
                 last = last.max(end);
             }
-            let e = out.entry(*v).or_insert((d, d));
-            e.1 = e.1.max(last);
+            if let Some(e) = &mut out[v] {
+                e.1 = e.1.max(last);
+            }
         }
         out
     }
 }
 
+/// Storage classes: union-find over the tracked tile values.
 struct Classes {
-    parent: HashMap<ValueId, ValueId>,
-    /// Intervals of each root's class.
-    spans: HashMap<ValueId, Vec<(u32, u32)>>,
+    /// Each tracked value's parent (itself for a root); `None` for untracked values.
+    parent: SecondaryMap<ValueId, Option<ValueId>>,
+    /// The first and last of each root's intervals in `spans` (`None` for other values).
+    chain: SecondaryMap<ValueId, Option<(u32, u32)>>,
+    /// The intervals of every class, each class's linked through `Span::next`, so a union
+    /// splices two lists instead of copying one.
+    spans: Vec<Span>,
+    /// The tracked values, in program order.
+    members: Vec<ValueId>,
+}
+
+/// One interval of a class, and the index of the class's next one.
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+    next: Option<u32>,
 }
 
 impl Classes {
+    fn new(m: &ProgramModule) -> Self {
+        Classes {
+            parent: SecondaryMap::with_len(m.values.len(), None),
+            chain: SecondaryMap::with_len(m.values.len(), None),
+            spans: Vec::with_capacity(m.values.len()),
+            members: Vec::with_capacity(m.values.len()),
+        }
+    }
+
+    /// Starts tracking `v` as a class of its own, live over `iv`.
+    fn track(&mut self, v: ValueId, iv: (u32, u32)) {
+        self.parent[v] = Some(v);
+        self.members.push(v);
+        self.push_span(v, iv);
+    }
+
+    fn tracked(&self, v: ValueId) -> bool {
+        self.parent[v].is_some()
+    }
+
     fn find(&self, mut v: ValueId) -> ValueId {
-        while let Some(&p) = self.parent.get(&v) {
+        while let Some(p) = self.parent[v] {
             if p == v {
                 break;
             }
@@ -221,9 +273,41 @@ impl Classes {
         v
     }
 
-    fn overlap(a: &[(u32, u32)], b: &[(u32, u32)], gap: u32) -> bool {
-        a.iter()
-            .any(|&(s1, e1)| b.iter().any(|&(s2, e2)| s1 <= e2 + gap && s2 <= e1 + gap))
+    /// The intervals of root `r`'s class.
+    fn spans_of(&self, r: ValueId) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut at = self.chain[r].map(|(first, _)| first);
+        std::iter::from_fn(move || {
+            let span = self.spans.get(at? as usize)?;
+            at = span.next;
+            Some((span.start, span.end))
+        })
+    }
+
+    /// Appends an interval to root `r`'s class.
+    fn push_span(&mut self, r: ValueId, (start, end): (u32, u32)) {
+        let i = self.spans.len() as u32;
+        self.spans.push(Span {
+            start,
+            end,
+            next: None,
+        });
+        self.chain[r] = match self.chain[r] {
+            Some((first, last)) => {
+                if let Some(tail) = self.spans.get_mut(last as usize) {
+                    tail.next = Some(i);
+                }
+                Some((first, i))
+            }
+            None => Some((i, i)),
+        };
+    }
+
+    /// Whether an interval of root `a`'s class comes within `gap` of one of root `b`'s.
+    fn overlap(&self, a: ValueId, b: ValueId, gap: u32) -> bool {
+        self.spans_of(a).any(|(s1, e1)| {
+            self.spans_of(b)
+                .any(|(s2, e2)| s1 <= e2 + gap && s2 <= e1 + gap)
+        })
     }
 
     fn try_union(&mut self, m: &ProgramModule, a: ValueId, b: ValueId) -> bool {
@@ -231,161 +315,53 @@ impl Classes {
         if ra == rb {
             return true;
         }
-        let (Some(sa), Some(sb)) = (self.spans.get(&ra), self.spans.get(&rb)) else {
-            return false;
-        };
-        let same_type = m.values[a].ty.as_tile().map(|t| (&t.shape, t.dtype))
-            == m.values[b].ty.as_tile().map(|t| (&t.shape, t.dtype));
-        if !same_type || space_of(m, a) != space_of(m, b) || Self::overlap(sa, sb, 0) {
+        if !self.tracked(ra) || !self.tracked(rb) {
             return false;
         }
-        let mut merged = sa.clone();
-        merged.extend(sb.iter().copied());
-        self.spans.remove(&rb);
-        self.spans.insert(ra, merged);
-        self.parent.insert(rb, ra);
+        let same_type = m.values[a].ty.as_tile().map(|t| (&t.shape, t.dtype))
+            == m.values[b].ty.as_tile().map(|t| (&t.shape, t.dtype));
+        if !same_type || space_of(m, a) != space_of(m, b) || self.overlap(ra, rb, 0) {
+            return false;
+        }
+        // Splice `rb`'s intervals after `ra`'s.
+        if let (Some((first, last)), Some((b_first, b_last))) = (self.chain[ra], self.chain[rb]) {
+            if let Some(tail) = self.spans.get_mut(last as usize) {
+                tail.next = Some(b_first);
+            }
+            self.chain[ra] = Some((first, b_last));
+        }
+        self.chain[rb] = None;
+        self.parent[rb] = Some(ra);
         true
     }
 
     fn add_point(&mut self, v: ValueId, p: u32) {
         let r = self.find(v);
-        if let Some(s) = self.spans.get_mut(&r) {
-            s.push((p, p));
+        if self.tracked(r) {
+            self.push_span(r, (p, p));
         }
     }
 }
 
 fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(), Vec<Diag>> {
-    let mut live = Live::default();
-    live.walk(m, m.funcs[f].body, &mut Vec::new());
-    let intervals = live.intervals();
-    let params: Vec<ValueId> = m.funcs[f].sig.params.iter().map(|p| p.value).collect();
-    let mut classes = Classes {
-        parent: HashMap::new(),
-        spans: HashMap::new(),
-    };
-    for (&v, &iv) in &intervals {
-        if m.values[v].ty.as_tile().is_some() && !params.contains(&v) && space_of(m, v).is_some() {
-            classes.parent.insert(v, v);
-            classes.spans.insert(v, vec![iv]);
+    let mut live = Live::new(m);
+    live.walk(m, m.funcs[f].body, None);
+    let intervals = live.intervals(m);
+    let params = &m.funcs[f].sig.params;
+    let mut classes = Classes::new(m);
+    for &v in &live.defined {
+        let Some(iv) = intervals[v] else { continue };
+        if m.values[v].ty.as_tile().is_some()
+            && !params.iter().any(|p| p.value == v)
+            && space_of(m, v).is_some()
+        {
+            classes.track(v, iv);
         }
     }
-    let tracked = |c: &Classes, v: ValueId| c.parent.contains_key(&v);
-    // Coalesce, inner statements first; refused edges become copy points.
-    for &s in &live.post.clone() {
-        let at = live.pos.get(&s).copied().unwrap_or(0);
-        match &m.stmts[s].kind {
-            StmtKind::For(_) | StmtKind::While(_) => {
-                let (args, results, body) = match &m.stmts[s].kind {
-                    StmtKind::For(l) => (l.iter_args.clone(), l.results.clone(), l.body),
-                    StmtKind::While(w) => (w.iter_args.clone(), w.results.clone(), w.body),
-                    _ => continue,
-                };
-                let exits = walk::loop_exits(m, body);
-                for (k, a) in args.iter().enumerate() {
-                    if !tracked(&classes, a.arg) {
-                        continue;
-                    }
-                    if let Some(&r) = results.get(k)
-                        && !classes.try_union(m, a.arg, r)
-                    {
-                        let end = intervals.get(&r).map_or(at, |i| i.0.saturating_sub(1));
-                        classes.add_point(r, end);
-                    }
-                    for &e in &exits {
-                        let vals = match &m.stmts[e].kind {
-                            StmtKind::Yield(v) | StmtKind::Break(v) | StmtKind::Continue(v) => {
-                                v.clone()
-                            }
-                            _ => Vec::new(),
-                        };
-                        if let Some(&y) = vals.get(k)
-                            && y != a.arg
-                            && !(tracked(&classes, y) && classes.try_union(m, y, a.arg))
-                        {
-                            let p = live.pos.get(&e).copied().unwrap_or(at);
-                            classes.add_point(a.arg, p);
-                        }
-                    }
-                    if !(tracked(&classes, a.init) && classes.try_union(m, a.init, a.arg)) {
-                        classes.add_point(a.arg, at);
-                    }
-                }
-            }
-            StmtKind::If(x) => {
-                for (k, &r) in x.results.iter().enumerate() {
-                    if !tracked(&classes, r) {
-                        continue;
-                    }
-                    for blk in [x.then_block, x.else_block] {
-                        let Some(&t) = m.blocks[blk].stmts.last() else {
-                            continue;
-                        };
-                        if let StmtKind::Yield(vals) = &m.stmts[t].kind
-                            && let Some(&y) = vals.get(k)
-                            && !(tracked(&classes, y) && classes.try_union(m, y, r))
-                        {
-                            let p = live.pos.get(&t).copied().unwrap_or(at);
-                            classes.add_point(r, p);
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    // Allocation, per buffer, first fit in order of first use.
-    let mut roots: Vec<ValueId> = classes.spans.keys().copied().collect();
-    roots.sort_by_cached_key(|r| {
-        (
-            classes.spans[r].iter().map(|i| i.0).min().unwrap_or(0),
-            m.values[*r].number,
-        )
-    });
-    let mut placed: Vec<(ValueId, MemorySpace, u64, u64)> = Vec::new();
-    let mut offset_of: HashMap<ValueId, u64> = HashMap::new();
-    // The placed classes that may still overlap a later root: roots come in order of first
-    // use, so a class whose last point (plus the gap of 1) is before this root's first point
-    // can never conflict again and leaves the list. This keeps the placement linear in the
-    // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
-    let mut active: Vec<(usize, u32)> = Vec::new();
-    let no_spans: Vec<(u32, u32)> = Vec::new();
-    for &r in &roots {
-        let Some(space) = space_of(m, r) else {
-            continue;
-        };
-        let r_spans = classes.spans.get(&r).unwrap_or(&no_spans);
-        let first = r_spans.iter().map(|i| i.0).min().unwrap_or(0);
-        active.retain(|&(_, last)| last.saturating_add(1) >= first);
-        let size = tile_bytes(&m.values[r].ty);
-        let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
-        let conflicts: Vec<(u64, u64)> = active
-            .iter()
-            .filter_map(|&(i, _)| placed.get(i))
-            .filter(|(o, sp, _, _)| {
-                let gap = u32::from(m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype)) != key);
-                *sp == space
-                    && Classes::overlap(classes.spans.get(o).unwrap_or(&no_spans), r_spans, gap)
-            })
-            .map(|&(_, _, off, sz)| (off, sz))
-            .collect();
-        let mut candidates: Vec<u64> = std::iter::once(0)
-            .chain(conflicts.iter().map(|&(o, s)| o + s))
-            .collect();
-        candidates.sort_unstable();
-        let off = candidates
-            .into_iter()
-            .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
-            .unwrap_or(0);
-        let last = r_spans.iter().map(|i| i.1).max().unwrap_or(0);
-        active.push((placed.len(), last));
-        placed.push((r, space, off, size));
-        offset_of.insert(r, off);
-    }
-    let members: Vec<ValueId> = classes.parent.keys().copied().collect();
-    for v in members {
-        let r = classes.find(v);
-        if let Some(&off) = offset_of.get(&r) {
+    coalesce(m, &live, &intervals, &mut classes);
+    let (placed, offset_of) = allocate(m, &classes);
+    for &v in &classes.members {
+        if let Some(off) = offset_of[classes.find(v)] {
             set_addr(m, v, off);
         }
     }
@@ -423,6 +399,141 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
         }
     }
     if diags.is_empty() { Ok(()) } else { Err(diags) }
+}
+
+/// Joins the classes of the values a loop carries and of an `if`'s results with their
+/// yields, inner statements first; refused edges become copy points.
+fn coalesce(
+    m: &ProgramModule,
+    live: &Live,
+    intervals: &SecondaryMap<ValueId, Option<(u32, u32)>>,
+    classes: &mut Classes,
+) {
+    for &s in &live.post {
+        let at = live.pos[s].unwrap_or(0);
+        match &m.stmts[s].kind {
+            StmtKind::For(_) | StmtKind::While(_) => {
+                let (args, results, body) = match &m.stmts[s].kind {
+                    StmtKind::For(l) => (&l.iter_args, &l.results, l.body),
+                    StmtKind::While(w) => (&w.iter_args, &w.results, w.body),
+                    _ => continue,
+                };
+                let exits = walk::loop_exits(m, body);
+                for (k, a) in args.iter().enumerate() {
+                    if !classes.tracked(a.arg) {
+                        continue;
+                    }
+                    if let Some(&r) = results.get(k)
+                        && !classes.try_union(m, a.arg, r)
+                    {
+                        let end = intervals[r].map_or(at, |i| i.0.saturating_sub(1));
+                        classes.add_point(r, end);
+                    }
+                    for &e in &exits {
+                        let vals: &[ValueId] = match &m.stmts[e].kind {
+                            StmtKind::Yield(v) | StmtKind::Break(v) | StmtKind::Continue(v) => v,
+                            _ => &[],
+                        };
+                        if let Some(&y) = vals.get(k)
+                            && y != a.arg
+                            && !(classes.tracked(y) && classes.try_union(m, y, a.arg))
+                        {
+                            let p = live.pos[e].unwrap_or(at);
+                            classes.add_point(a.arg, p);
+                        }
+                    }
+                    if !(classes.tracked(a.init) && classes.try_union(m, a.init, a.arg)) {
+                        classes.add_point(a.arg, at);
+                    }
+                }
+            }
+            StmtKind::If(x) => {
+                for (k, &r) in x.results.iter().enumerate() {
+                    if !classes.tracked(r) {
+                        continue;
+                    }
+                    for blk in [x.then_block, x.else_block] {
+                        let Some(&t) = m.blocks[blk].stmts.last() else {
+                            continue;
+                        };
+                        if let StmtKind::Yield(vals) = &m.stmts[t].kind
+                            && let Some(&y) = vals.get(k)
+                            && !(classes.tracked(y) && classes.try_union(m, y, r))
+                        {
+                            let p = live.pos[t].unwrap_or(at);
+                            classes.add_point(r, p);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A placed class: its root, buffer, offset and size in bytes.
+type Placed = (ValueId, MemorySpace, u64, u64);
+
+/// Places each class in its buffer, first fit in order of first use; returns the placed
+/// classes and the offset of each root.
+fn allocate(
+    m: &ProgramModule,
+    classes: &Classes,
+) -> (Vec<Placed>, SecondaryMap<ValueId, Option<u64>>) {
+    let first_point = |r: ValueId| classes.spans_of(r).map(|i| i.0).min().unwrap_or(0);
+    let mut roots: Vec<ValueId> = classes
+        .members
+        .iter()
+        .copied()
+        .filter(|&v| classes.find(v) == v)
+        .collect();
+    roots.sort_by_cached_key(|&r| (first_point(r), m.values[r].number));
+    let mut placed: Vec<Placed> = Vec::with_capacity(roots.len());
+    let mut offset_of: SecondaryMap<ValueId, Option<u64>> =
+        SecondaryMap::with_len(m.values.len(), None);
+    // The placed classes that may still overlap a later root: roots come in order of first
+    // use, so a class whose last point (plus the gap of 1) is before this root's first point
+    // can never conflict again and leaves the list. This keeps the placement linear in the
+    // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
+    let mut active: Vec<(usize, u32)> = Vec::new();
+    // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
+    let mut conflicts: Vec<(u64, u64)> = Vec::new();
+    let mut candidates: Vec<u64> = Vec::new();
+    for &r in &roots {
+        let Some(space) = space_of(m, r) else {
+            continue;
+        };
+        let first = first_point(r);
+        active.retain(|&(_, last)| last.saturating_add(1) >= first);
+        let size = tile_bytes(&m.values[r].ty);
+        let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
+        conflicts.clear();
+        conflicts.extend(
+            active
+                .iter()
+                .filter_map(|&(i, _)| placed.get(i))
+                .filter(|(o, sp, _, _)| {
+                    let gap =
+                        u32::from(m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype)) != key);
+                    *sp == space && classes.overlap(*o, r, gap)
+                })
+                .map(|&(_, _, off, sz)| (off, sz)),
+        );
+        candidates.clear();
+        candidates.push(0);
+        candidates.extend(conflicts.iter().map(|&(o, s)| o + s));
+        candidates.sort_unstable();
+        let off = candidates
+            .iter()
+            .copied()
+            .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
+            .unwrap_or(0);
+        let last = classes.spans_of(r).map(|i| i.1).max().unwrap_or(0);
+        active.push((placed.len(), last));
+        placed.push((r, space, off, size));
+        offset_of[r] = Some(off);
+    }
+    (placed, offset_of)
 }
 
 /// The span of the op or statement defining `v`.

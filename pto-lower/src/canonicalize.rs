@@ -4,15 +4,14 @@
 //! The module keeps verifying: folded ops become constants of the same type, and removed
 //! iter args are replaced by their initial value everywhere.
 
-use std::collections::HashMap;
-
+use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Constant, DataType, Diagnostics, FuncId, OpClass, Opcode, ProgramModule, StmtKind,
-    ValueId,
+    Attr, Constant, DataType, Diagnostics, OpClass, OpId, Opcode, Operation, ProgramModule,
+    StmtKind, ValueId,
 };
 
 use crate::pass::Pass;
-use crate::walk;
+use crate::walk::{self, Renames, Tree};
 
 /// The canonicalize pass.
 pub struct Canonicalize;
@@ -24,10 +23,14 @@ impl Pass for Canonicalize {
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         for f in walk::functions(m) {
+            // The steps rewrite ops and drop emptied `statement.op`s from their blocks, but
+            // never add statements or blocks: the tree walked once serves every round.
+            let tree = walk::Tree::of(m, f);
             // Each step can enable the others; a few rounds reach the fixed point.
             for _ in 0..8 {
-                let changed =
-                    fold_constants(m, f) | remove_invariant_iter_args(m, f) | remove_dead_ops(m, f);
+                let changed = fold_constants(m, &tree)
+                    | remove_invariant_iter_args(m, &tree)
+                    | remove_dead_ops(m, &tree);
                 if !changed {
                     break;
                 }
@@ -38,51 +41,72 @@ impl Pass for Canonicalize {
 }
 
 /// Turns scalar ops whose operands are all constants into constants.
-fn fold_constants(m: &mut ProgramModule, f: FuncId) -> bool {
+fn fold_constants(m: &mut ProgramModule, tree: &Tree) -> bool {
     let mut changed = false;
-    for o in walk::ops_in(m, m.funcs[f].body) {
-        let op = &m.ops[o];
-        let class = op.opcode.class();
-        let foldable = matches!(
-            class,
-            OpClass::ScalarArith
-                | OpClass::ScalarCompare
-                | OpClass::ScalarLogic
-                | OpClass::ScalarUnary
-                | OpClass::ScalarNot
-                | OpClass::ScalarCast
-        );
-        if !foldable || op.results.len() != 1 {
-            continue;
+    for &s in &tree.stmts {
+        // Folding rewrites ops in place, never the op lists: index them.
+        let count = match &m.stmts[s].kind {
+            StmtKind::Op(ops) => ops.len(),
+            _ => 0,
+        };
+        for i in 0..count {
+            let StmtKind::Op(ops) = &m.stmts[s].kind else {
+                break;
+            };
+            let o = ops[i];
+            changed |= fold_op(m, o);
         }
-        let args: Option<Vec<Constant>> =
-            op.operands.iter().map(|&v| m.values[v].constant).collect();
-        let Some(args) = args else { continue };
-        let arg_ty = op
-            .operands
-            .first()
-            .and_then(|&v| m.values[v].ty.as_scalar());
-        let res = op.results[0];
-        let Some(res_ty) = m.values[res].ty.as_scalar() else {
-            continue;
-        };
-        let Some(arg_ty) = arg_ty else { continue };
-        let Some(c) = eval(op.opcode, arg_ty, res_ty, &args) else {
-            continue;
-        };
-        let attr = match c {
-            Constant::Bool(b) => Attr::Bool(b),
-            Constant::Double(x) => Attr::Float(x),
-            other => Attr::Int(other.as_i64()),
-        };
-        let op = &mut m.ops[o];
-        op.opcode = Opcode::Const;
-        op.operands.clear();
-        op.attrs = pto_ir::Attrs::new().with("value", attr);
-        m.values[res].constant = Some(c);
-        changed = true;
     }
     changed
+}
+
+/// Turns op `o` into a constant when it is scalar arithmetic on constants.
+fn fold_op(m: &mut ProgramModule, o: OpId) -> bool {
+    let op = &m.ops[o];
+    let class = op.opcode.class();
+    let foldable = matches!(
+        class,
+        OpClass::ScalarArith
+            | OpClass::ScalarCompare
+            | OpClass::ScalarLogic
+            | OpClass::ScalarUnary
+            | OpClass::ScalarNot
+            | OpClass::ScalarCast
+    );
+    if !foldable
+        || op.results.len() != 1
+        || op.operands.iter().any(|&v| m.values[v].constant.is_none())
+    {
+        return false;
+    }
+    let args: Vec<Constant> = op
+        .operands
+        .iter()
+        .filter_map(|&v| m.values[v].constant)
+        .collect();
+    let arg_ty = op
+        .operands
+        .first()
+        .and_then(|&v| m.values[v].ty.as_scalar());
+    let res = op.results[0];
+    let Some(res_ty) = m.values[res].ty.as_scalar() else {
+        return false;
+    };
+    let Some(arg_ty) = arg_ty else { return false };
+    let Some(c) = eval(op.opcode, arg_ty, res_ty, &args) else {
+        return false;
+    };
+    let attr = match c {
+        Constant::Bool(b) => Attr::Bool(b),
+        Constant::Double(x) => Attr::Float(x),
+        other => Attr::Int(other.as_i64()),
+    };
+    let op = &mut m.ops[o];
+    op.opcode = Opcode::Const;
+    op.operands.clear();
+    op.attrs = pto_ir::Attrs::new().with("value", attr);
+    m.values[res].constant = Some(c);
+    true
 }
 
 /// A constant of `dtype` holding `v` (integers wrap to the type's width).
@@ -198,14 +222,15 @@ fn eval(op: Opcode, arg: DataType, res: DataType, a: &[Constant]) -> Option<Cons
 }
 
 /// Removes iter args that every loop exit passes through unchanged.
-fn remove_invariant_iter_args(m: &mut ProgramModule, f: FuncId) -> bool {
-    let mut stmts = Vec::new();
-    walk::visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
-    let mut changed = false;
-    for s in stmts {
+fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
+    // Every loop's decision reads only its own terminators, which no other loop's renames
+    // touch, so the renames of all loops are applied in one walk at the end.
+    let mut renames = Renames::with_default(None);
+    let mut renamed = 0;
+    for &s in &tree.stmts {
         let (args, body) = match &m.stmts[s].kind {
-            StmtKind::For(l) => (l.iter_args.clone(), l.body),
-            StmtKind::While(w) => (w.iter_args.clone(), w.body),
+            StmtKind::For(l) => (&l.iter_args, l.body),
+            StmtKind::While(w) => (&w.iter_args, w.body),
             _ => continue,
         };
         if args.is_empty() {
@@ -225,103 +250,82 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, f: FuncId) -> bool {
         if invariant.is_empty() {
             continue;
         }
-        let mut map: HashMap<ValueId, ValueId> = HashMap::new();
         let results = match &m.stmts[s].kind {
-            StmtKind::For(l) => l.results.clone(),
-            StmtKind::While(w) => w.results.clone(),
-            _ => Vec::new(),
+            StmtKind::For(l) => &l.results,
+            StmtKind::While(w) => &w.results,
+            _ => continue,
         };
         for &k in &invariant {
-            map.insert(args[k].arg, args[k].init);
+            renames[args[k].arg] = Some(args[k].init);
             if let Some(&r) = results.get(k) {
-                map.insert(r, args[k].init);
+                renames[r] = Some(args[k].init);
             }
+            renamed += 2;
         }
+        let n_args = args.len();
         let keep = |i: usize| !invariant.contains(&i);
         for &e in &exits {
             if let StmtKind::Yield(v) | StmtKind::Break(v) | StmtKind::Continue(v) =
                 &mut m.stmts[e].kind
-                && v.len() == args.len()
+                && v.len() == n_args
             {
                 *v = kept(v, &keep);
             }
         }
-        match &mut m.stmts[s].kind {
+        let (new_args, new_results) = match &mut m.stmts[s].kind {
             StmtKind::For(l) => {
                 l.iter_args = kept(&l.iter_args, &keep);
                 l.results = kept(&l.results, &keep);
+                (&l.iter_args, &l.results)
             }
             StmtKind::While(w) => {
                 w.iter_args = kept(&w.iter_args, &keep);
                 w.results = kept(&w.results, &keep);
+                (&w.iter_args, &w.results)
             }
-            _ => {}
-        }
-        // Re-number the definition sites of the remaining iter args and results.
-        let (new_args, new_results) = match &m.stmts[s].kind {
-            StmtKind::For(l) => (l.iter_args.clone(), l.results.clone()),
-            StmtKind::While(w) => (w.iter_args.clone(), w.results.clone()),
-            _ => (Vec::new(), Vec::new()),
+            _ => continue,
         };
+        // Re-number the definition sites of the remaining iter args and results.
         for (i, a) in new_args.iter().enumerate() {
             m.values[a.arg].def = pto_ir::ValueDef::IterArg(s, i as u32);
         }
         for (i, &r) in new_results.iter().enumerate() {
             m.values[r].def = pto_ir::ValueDef::StmtResult(s, i as u32);
         }
-        walk::replace_uses(m, f, &map);
-        changed = true;
     }
-    changed
+    walk::replace_uses(m, &tree.stmts, &renames, renamed);
+    renamed > 0
+}
+
+/// Whether an op can go: it has no side effects and nobody uses its results.
+fn is_dead(op: &Operation, counts: &SecondaryMap<ValueId, u32>) -> bool {
+    let pure = !matches!(op.opcode.class(), OpClass::Store | OpClass::Call);
+    pure && op.results.iter().all(|&r| counts[r] == 0)
 }
 
 /// Deletes ops without side effects whose results nobody uses.
-fn remove_dead_ops(m: &mut ProgramModule, f: FuncId) -> bool {
-    let counts = walk::use_counts(m, f);
-    let mut stmts = Vec::new();
-    walk::visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
+fn remove_dead_ops(m: &mut ProgramModule, tree: &Tree) -> bool {
+    let counts = walk::use_counts(m, &tree.stmts);
+    let ProgramModule {
+        stmts: all_stmts,
+        ops,
+        blocks: all_blocks,
+        ..
+    } = m;
     let mut changed = false;
-    for s in stmts {
-        let StmtKind::Op(ops) = &m.stmts[s].kind else {
-            continue;
-        };
-        let keep: Vec<_> = ops
-            .iter()
-            .copied()
-            .filter(|&o| {
-                let op = &m.ops[o];
-                let pure = !matches!(op.opcode.class(), OpClass::Store | OpClass::Call);
-                !pure
-                    || op
-                        .results
-                        .iter()
-                        .any(|r| counts.get(r).copied().unwrap_or(0) > 0)
-            })
-            .collect();
-        if keep.len() != ops.len() {
-            changed = true;
-            m.stmts[s].kind = StmtKind::Op(keep);
+    for &s in &tree.stmts {
+        if let StmtKind::Op(list) = &mut all_stmts[s].kind {
+            let before = list.len();
+            list.retain(|&o| !is_dead(&ops[o], &counts));
+            changed |= list.len() != before;
         }
     }
     // Drop `statement.op`s left empty.
-    let mut blocks = Vec::new();
-    walk::visit_stmts(m, m.funcs[f].body, &mut |s| {
-        blocks.extend(m.stmts[s].kind.blocks())
-    });
-    blocks.push(m.funcs[f].body);
-    for b in blocks {
-        let before = m.blocks[b].stmts.len();
-        let stmts = &m.stmts;
-        let kept: Vec<_> = m.blocks[b]
-            .stmts
-            .iter()
-            .copied()
-            .filter(|&s| !matches!(&stmts[s].kind, StmtKind::Op(v) if v.is_empty()))
-            .collect();
-        if kept.len() != before {
-            m.blocks[b].stmts = kept;
-            changed = true;
-        }
+    for &b in &tree.blocks {
+        let list = &mut all_blocks[b].stmts;
+        let before = list.len();
+        list.retain(|&s| !matches!(&all_stmts[s].kind, StmtKind::Op(v) if v.is_empty()));
+        changed |= list.len() != before;
     }
     changed
 }

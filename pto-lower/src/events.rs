@@ -8,8 +8,7 @@
 //!
 //! Event ids are allocated round-robin per (source, destination) pipe pair, 8 per pair.
 
-use std::collections::HashMap;
-
+use pto_ir::entity::SecondaryMap;
 use pto_ir::{Attr, BlockId, Diagnostics, OpId, PipeKind, ProgramModule, StmtKind, ValueDef};
 
 use crate::info::pipe_of;
@@ -24,18 +23,19 @@ pub type Event = (PipeKind, PipeKind, u8);
 
 /// Reads an event list attribute (`set`, `wait`, `sync`) of an op.
 pub fn events(attrs: &pto_ir::Attrs, key: &str) -> Vec<Event> {
-    let Some(list) = attrs.get(key).and_then(Attr::as_list) else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter_map(|e| {
-            let e = e.as_list()?;
-            let src = PipeKind::from_name(e.first()?.as_ident()?)?;
-            let dst = PipeKind::from_name(e.get(1)?.as_ident()?)?;
-            let id = u8::try_from(e.get(2)?.as_int()?).ok()?;
-            Some((src, dst, id))
-        })
-        .collect()
+    event_iter(attrs, key).collect()
+}
+
+/// [`events`], without collecting them.
+pub fn event_iter<'a>(attrs: &'a pto_ir::Attrs, key: &str) -> impl Iterator<Item = Event> + 'a {
+    let list = attrs.get(key).and_then(Attr::as_list).unwrap_or_default();
+    list.iter().filter_map(|e| {
+        let e = e.as_list()?;
+        let src = PipeKind::from_name(e.first()?.as_ident()?)?;
+        let dst = PipeKind::from_name(e.get(1)?.as_ident()?)?;
+        let id = u8::try_from(e.get(2)?.as_int()?).ok()?;
+        Some((src, dst, id))
+    })
 }
 
 fn push_event(attrs: &mut pto_ir::Attrs, key: &str, (src, dst, id): Event) {
@@ -44,15 +44,16 @@ fn push_event(attrs: &mut pto_ir::Attrs, key: &str, (src, dst, id): Event) {
         Attr::Ident(dst.name().to_string()),
         Attr::Int(i64::from(id)),
     ]);
-    let mut list = attrs
-        .get(key)
-        .and_then(Attr::as_list)
-        .map(<[Attr]>::to_vec)
-        .unwrap_or_default();
-    if !list.contains(&e) {
-        list.push(e);
+    // Appends in place when the list exists (a copy of it per event would be quadratic).
+    match attrs.0.iter_mut().find(|(k, _)| k == key) {
+        Some((_, Attr::List(list))) => {
+            if !list.contains(&e) {
+                list.push(e);
+            }
+        }
+        Some((_, other)) => *other = Attr::List(vec![e]),
+        None => attrs.0.push((key.to_string(), Attr::List(vec![e]))),
     }
-    attrs.set(key, Attr::List(list));
 }
 
 impl Pass for InsertEvents {
@@ -62,31 +63,21 @@ impl Pass for InsertEvents {
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         for f in walk::functions(m) {
-            // Which block each op sits in.
-            let mut block_of: HashMap<OpId, BlockId> = HashMap::new();
-            let mut blocks = vec![m.funcs[f].body];
-            walk::visit_stmts(m, m.funcs[f].body, &mut |s| {
-                blocks.extend(m.stmts[s].kind.blocks())
-            });
-            for &b in &blocks {
-                for &s in &m.blocks[b].stmts {
-                    if let StmtKind::Op(ops) = &m.stmts[s].kind {
-                        for &o in ops {
-                            block_of.insert(o, b);
-                        }
-                    }
-                }
-            }
-            let mut next_id: HashMap<(PipeKind, PipeKind), u8> = HashMap::new();
-            // (producer, consumer pipe, consumer block) already synchronised.
-            let mut done: HashMap<(OpId, PipeKind, BlockId), ()> = HashMap::new();
-            for o in walk::ops_in(m, m.funcs[f].body) {
+            // The ops in program order, and the block each one sits in.
+            let mut ops = Vec::with_capacity(m.ops.len());
+            let mut block_of = SecondaryMap::with_len(m.ops.len(), None);
+            place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
+            // The next event id per (source, destination) pipe pair.
+            let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
+            let mut done = Synced::new(m);
+            for o in ops {
                 let consumer_pipe = pipe_of(m, &m.ops[o]);
                 if consumer_pipe == PipeKind::S {
                     continue;
                 }
-                let operands = m.ops[o].operands.clone();
-                for v in operands {
+                // By index: the loop adds events to the ops while it reads the operands.
+                for i in 0..m.ops[o].operands.len() {
+                    let v = m.ops[o].operands[i];
                     let ValueDef::OpResult(p, _) = m.values[v].def else {
                         continue;
                     };
@@ -97,13 +88,13 @@ impl Pass for InsertEvents {
                     if producer_pipe == consumer_pipe || producer_pipe == PipeKind::S {
                         continue;
                     }
-                    let (Some(&pb), Some(&cb)) = (block_of.get(&p), block_of.get(&o)) else {
+                    let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
                         continue;
                     };
-                    if done.insert((p, consumer_pipe, cb), ()).is_some() {
+                    if !done.insert(p, consumer_pipe, cb) {
                         continue;
                     }
-                    let slot = next_id.entry((producer_pipe, consumer_pipe)).or_insert(0);
+                    let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
                     let ev = (producer_pipe, consumer_pipe, *slot);
                     *slot = (*slot + 1) % 8;
                     if pb == cb {
@@ -116,5 +107,58 @@ impl Pass for InsertEvents {
             }
         }
         Ok(())
+    }
+}
+
+/// Per producer op, the (consumer pipe, consumer block) pairs already synchronised: a list
+/// per producer, linked through one vector rather than a vector each.
+struct Synced {
+    /// The latest pair recorded for each producer.
+    head: SecondaryMap<OpId, Option<u32>>,
+    /// Each pair, with the producer's previous one.
+    pairs: Vec<(PipeKind, BlockId, Option<u32>)>,
+}
+
+impl Synced {
+    fn new(m: &ProgramModule) -> Self {
+        Synced {
+            head: SecondaryMap::with_len(m.ops.len(), None),
+            pairs: Vec::new(),
+        }
+    }
+
+    /// Records (`pipe`, `block`) for `producer`; `false` when it was recorded before.
+    fn insert(&mut self, producer: OpId, pipe: PipeKind, block: BlockId) -> bool {
+        let mut at = self.head[producer];
+        while let Some(&(p, b, next)) = at.and_then(|i| self.pairs.get(i as usize)) {
+            if (p, b) == (pipe, block) {
+                return false;
+            }
+            at = next;
+        }
+        self.pairs.push((pipe, block, self.head[producer]));
+        self.head[producer] = Some(self.pairs.len() as u32 - 1);
+        true
+    }
+}
+
+/// Appends the ops of a block tree to `ops` in program order, recording each one's block.
+fn place_ops(
+    m: &ProgramModule,
+    b: BlockId,
+    ops: &mut Vec<OpId>,
+    block_of: &mut SecondaryMap<OpId, Option<BlockId>>,
+) {
+    for &s in &m.blocks[b].stmts {
+        let kind = &m.stmts[s].kind;
+        if let StmtKind::Op(list) = kind {
+            for &o in list {
+                ops.push(o);
+                block_of[o] = Some(b);
+            }
+        }
+        for child in kind.blocks() {
+            place_ops(m, child, ops, block_of);
+        }
     }
 }

@@ -8,15 +8,17 @@
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
+use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, MemorySpace, OpClass, OpId, Opcode,
-    PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
+    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, OpClass, OpId, Opcode, PipeKind,
+    ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
 
 use crate::bufferize::module_target;
-use crate::events::events;
+use crate::events::event_iter;
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
 use crate::isa::{Arg, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
 
@@ -33,7 +35,9 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     };
     let mut lw = Lowerer {
         m: &m,
-        slots: HashMap::new(),
+        slot_of: SecondaryMap::with_len(m.values.len(), None),
+        slots: BTreeMap::new(),
+        next_at_place: Vec::new(),
         tiles: Vec::new(),
         diags: Vec::new(),
         targets: Vec::new(),
@@ -58,22 +62,26 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     })
 }
 
-type SlotKey = (MemorySpace, u64, DataType, Vec<u64>);
-
 /// Where terminators send their values.
-enum YieldTarget {
+#[derive(Clone, Copy)]
+enum YieldTarget<'a> {
     /// Iter args of a loop.
-    Loop(Vec<ValueId>),
+    Loop(&'a [IterArg]),
     /// Results of an `if`.
-    If(Vec<ValueId>),
+    If(&'a [ValueId]),
 }
 
 struct Lowerer<'a> {
     m: &'a ProgramModule,
-    slots: HashMap<SlotKey, TileId>,
+    /// The slot of each tile value already lowered.
+    slot_of: SecondaryMap<ValueId, Option<TileId>>,
+    /// The first slot at each (buffer, offset), by `MemorySpace` discriminant and offset.
+    slots: BTreeMap<(u8, u64), TileId>,
+    /// The next slot at the same (buffer, offset) as each slot (one per dtype and shape).
+    next_at_place: Vec<Option<TileId>>,
     tiles: Vec<TileSlot>,
     diags: Vec<Diag>,
-    targets: Vec<YieldTarget>,
+    targets: Vec<YieldTarget<'a>>,
     span: SpanId,
 }
 
@@ -81,7 +89,7 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
     matches!(m.values[v].ty, Type::Tile(_))
 }
 
-impl Lowerer<'_> {
+impl<'a> Lowerer<'a> {
     fn err(&mut self, at: SpanId, msg: impl Into<String>) {
         let at = if at.is_some() { at } else { self.span };
         self.diags.push(Diag::new(at, msg));
@@ -93,6 +101,22 @@ impl Lowerer<'_> {
 
     /// The slot of a tile value (created on first use).
     fn slot(&mut self, v: ValueId, at: SpanId) -> TileId {
+        if let Some(id) = self.slot_of[v] {
+            // The value's valid extents are already merged into the slot.
+            return id;
+        }
+        match self.place(v, at) {
+            Some(id) => {
+                self.slot_of[v] = Some(id);
+                id
+            }
+            None => TileId(0),
+        }
+    }
+
+    /// Finds or creates the slot of a tile value the first time it is lowered; `None`
+    /// (reported) when the value has no buffer.
+    fn place(&mut self, v: ValueId, at: SpanId) -> Option<TileId> {
         let m = self.m;
         let data = &m.values[v];
         let (Some(t), Some(space), Some(addr)) = (data.ty.as_tile(), space_of(m, v), addr_of(m, v))
@@ -104,9 +128,8 @@ impl Lowerer<'_> {
                     m.ssa_name(v)
                 ),
             );
-            return TileId(0);
+            return None;
         };
-        let key = (space, addr, t.dtype, t.shape.clone());
         let valid: [Option<u64>; 2] = {
             let (r, _) = t.rows_cols();
             let lead_const = t.valid[..t.valid.len().saturating_sub(1)]
@@ -125,24 +148,37 @@ impl Lowerer<'_> {
             };
             [rows, t.valid.last().and_then(|d| d.as_const())]
         };
-        if let Some(&id) = self.slots.get(&key) {
-            if let Some(slot) = self.tiles.get_mut(id.0 as usize) {
+        let id = TileId(self.tiles.len() as u32);
+        // Walk the chain of slots at this (buffer, offset) for one of the same dtype and
+        // shape; failing that, the link that ended the chain now names the slot made below.
+        let mut link = self.slots.entry((space as u8, addr)).or_insert(id);
+        while *link != id {
+            let at = link.0 as usize;
+            if let Some(slot) = self.tiles.get_mut(at)
+                && slot.dtype == t.dtype
+                && slot.shape == t.shape
+            {
                 for (have, new) in slot.valid.iter_mut().zip(valid) {
                     if *have != new {
                         *have = None;
                     }
                 }
+                return Some(*link);
             }
-            return id;
+            let Some(next) = self.next_at_place.get_mut(at) else {
+                break;
+            };
+            link = next.get_or_insert(id);
         }
-        let id = TileId(self.tiles.len() as u32);
+        self.next_at_place.push(None);
         let (rows, cols) = t.rows_cols();
-        let base = data.name.clone().unwrap_or_default();
-        let name = if base.is_empty() {
-            format!("t{}", id.0)
-        } else {
-            format!("t{}_{}", id.0, sanitize(&base))
-        };
+        let base = data.name.as_deref().unwrap_or_default();
+        let mut name = String::with_capacity(base.len() + 8);
+        let _ = write!(name, "t{}", id.0);
+        if !base.is_empty() {
+            name.push('_');
+            push_sanitized(&mut name, base);
+        }
         self.tiles.push(TileSlot {
             name,
             dtype: t.dtype,
@@ -155,8 +191,7 @@ impl Lowerer<'_> {
             layout: layout_name(space, &t.shape),
             valid,
         });
-        self.slots.insert(key, id);
-        id
+        Some(id)
     }
 
     fn tref(&mut self, v: ValueId, at: SpanId) -> TileRef {
@@ -181,9 +216,18 @@ impl Lowerer<'_> {
     }
 
     fn block(&mut self, b: BlockId) -> Vec<Inst> {
-        let mut out = Vec::new();
         let m = self.m;
-        for &s in &m.blocks[b].stmts {
+        let stmts = &m.blocks[b].stmts;
+        // An op makes one to three instructions (with its events): reserve two per op.
+        let ops: usize = stmts
+            .iter()
+            .map(|&s| match &m.stmts[s].kind {
+                StmtKind::Op(ops) => ops.len(),
+                _ => 1,
+            })
+            .sum();
+        let mut out = Vec::with_capacity(2 * ops);
+        for &s in stmts {
             let span = m.stmts[s].span;
             match &m.stmts[s].kind {
                 StmtKind::Op(ops) => {
@@ -200,7 +244,7 @@ impl Lowerer<'_> {
                             carried.push((a.arg, a.init));
                         }
                     }
-                    let body = self.loop_body(l.body, l.iter_args.iter().map(|a| a.arg).collect());
+                    let body = self.loop_body(l.body, &l.iter_args);
                     let mut results = Vec::new();
                     let mut after = Vec::new();
                     for (a, &r) in l.iter_args.iter().zip(&l.results) {
@@ -230,8 +274,7 @@ impl Lowerer<'_> {
                             carried.push((a.arg, a.init));
                         }
                     }
-                    let args: Vec<ValueId> = w.iter_args.iter().map(|a| a.arg).collect();
-                    self.targets.push(YieldTarget::Loop(args.clone()));
+                    self.targets.push(YieldTarget::Loop(&w.iter_args));
                     let cond = self.block(w.cond_block);
                     self.targets.pop();
                     let cond_value =
@@ -249,7 +292,7 @@ impl Lowerer<'_> {
                         );
                         continue;
                     };
-                    let body = self.loop_body(w.body, args);
+                    let body = self.loop_body(w.body, &w.iter_args);
                     let mut results = Vec::new();
                     let mut after = Vec::new();
                     for (a, &r) in w.iter_args.iter().zip(&w.results) {
@@ -269,7 +312,7 @@ impl Lowerer<'_> {
                     out.extend(after);
                 }
                 StmtKind::If(x) => {
-                    self.targets.push(YieldTarget::If(x.results.clone()));
+                    self.targets.push(YieldTarget::If(&x.results));
                     let then_body = self.block(x.then_block);
                     let else_body = self.block(x.else_block);
                     self.targets.pop();
@@ -285,24 +328,23 @@ impl Lowerer<'_> {
                             .collect(),
                     });
                 }
-                StmtKind::Yield(vals) => {
-                    let targets = match self.targets.last() {
-                        Some(YieldTarget::Loop(a)) | Some(YieldTarget::If(a)) => a.clone(),
-                        None => Vec::new(),
-                    };
-                    self.exit_copies(&mut out, &targets, vals, span);
-                }
+                StmtKind::Yield(vals) => match self.targets.last().copied() {
+                    Some(YieldTarget::Loop(args)) => {
+                        self.exit_copies(&mut out, args.iter().map(|a| a.arg), vals, span)
+                    }
+                    Some(YieldTarget::If(results)) => {
+                        self.exit_copies(&mut out, results.iter().copied(), vals, span)
+                    }
+                    None => {}
+                },
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
-                    let targets = self
-                        .targets
-                        .iter()
-                        .rev()
-                        .find_map(|t| match t {
-                            YieldTarget::Loop(a) => Some(a.clone()),
-                            YieldTarget::If(_) => None,
-                        })
-                        .unwrap_or_default();
-                    self.exit_copies(&mut out, &targets, vals, span);
+                    let innermost_loop = self.targets.iter().rev().find_map(|t| match t {
+                        YieldTarget::Loop(args) => Some(*args),
+                        YieldTarget::If(_) => None,
+                    });
+                    if let Some(args) = innermost_loop {
+                        self.exit_copies(&mut out, args.iter().map(|a| a.arg), vals, span);
+                    }
                     out.push(if matches!(m.stmts[s].kind, StmtKind::Break(_)) {
                         Inst::Break
                     } else {
@@ -320,7 +362,7 @@ impl Lowerer<'_> {
         out
     }
 
-    fn loop_body(&mut self, body: BlockId, args: Vec<ValueId>) -> Vec<Inst> {
+    fn loop_body(&mut self, body: BlockId, args: &'a [IterArg]) -> Vec<Inst> {
         self.targets.push(YieldTarget::Loop(args));
         let mut insts = self.block(body);
         self.targets.pop();
@@ -334,12 +376,12 @@ impl Lowerer<'_> {
     fn exit_copies(
         &mut self,
         out: &mut Vec<Inst>,
-        targets: &[ValueId],
+        targets: impl Iterator<Item = ValueId>,
         vals: &[ValueId],
         at: SpanId,
     ) {
         let mut scalars = Vec::new();
-        for (&t, &v) in targets.iter().zip(vals) {
+        for (t, &v) in targets.zip(vals) {
             if t == v {
                 continue;
             }
@@ -377,7 +419,7 @@ impl Lowerer<'_> {
         let m = self.m;
         let op = &m.ops[o];
         let at = op.span;
-        for ev in events(&op.attrs, "wait") {
+        for ev in event_iter(&op.attrs, "wait") {
             out.push(Inst::WaitFlag(ev));
         }
         let class = op.opcode.class();
@@ -543,10 +585,10 @@ impl Lowerer<'_> {
                 format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),
             ),
         }
-        for ev in events(&op.attrs, "set") {
+        for ev in event_iter(&op.attrs, "set") {
             out.push(Inst::SetFlag(ev));
         }
-        for ev in events(&op.attrs, "sync") {
+        for ev in event_iter(&op.attrs, "sync") {
             out.push(Inst::SetFlag(ev));
             out.push(Inst::WaitFlag(ev));
         }
@@ -560,9 +602,7 @@ impl Lowerer<'_> {
             return;
         };
         let d = self.slot(r, at);
-        let forms: Vec<Option<Isa>> = (0..4)
-            .map(|k| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n)))
-            .collect();
+        let form = |k: usize| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n));
         let (a, b) = (op.operands[0], op.operands[1]);
         let name = op.opcode.info().surface;
         let unsupported = |me: &mut Self, what: &str| {
@@ -574,7 +614,7 @@ impl Lowerer<'_> {
         match (&m.values[a].ty, &m.values[b].ty) {
             (Type::Tile(ta), Type::Tile(tb)) if ta.shape == tb.shape => {
                 let (ra, rb) = (self.tref(a, at), self.tref(b, at));
-                match forms[0] {
+                match form(0) {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
@@ -587,7 +627,7 @@ impl Lowerer<'_> {
                 let big_first = ta.elements() >= tb.elements();
                 let (big, small, small_ty) = if big_first { (a, b, tb) } else { (b, a, ta) };
                 let row = small_ty.shape.len() == 2 && small_ty.shape[1] == 1;
-                let Some(isa) = forms[if row { 2 } else { 3 }] else {
+                let Some(isa) = form(if row { 2 } else { 3 }) else {
                     return unsupported(self, "with a broadcast operand");
                 };
                 let (rbig, rsmall) = (self.tref(big, at), self.tref(small, at));
@@ -628,7 +668,7 @@ impl Lowerer<'_> {
             }
             (Type::Tile(_), Type::Scalar(_)) => {
                 let ra = self.tref(a, at);
-                match forms[1] {
+                match form(1) {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
@@ -639,7 +679,7 @@ impl Lowerer<'_> {
             }
             (Type::Scalar(_), Type::Tile(tb)) => {
                 let rb = self.tref(b, at);
-                let Some(isa) = forms[1] else {
+                let Some(isa) = form(1) else {
                     return unsupported(self, "with a scalar");
                 };
                 if isa_commutes(op.opcode) {
@@ -730,13 +770,18 @@ fn has_tile_work(insts: &[Inst]) -> bool {
 
 /// A name safe as part of an identifier in Rust and C++ (`[a-z0-9_]`).
 pub(crate) fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    push_sanitized(&mut out, s);
+    out
+}
+
+/// Appends [`sanitize`] of `s` to `out`.
+fn push_sanitized(out: &mut String, s: &str) {
+    out.extend(s.chars().map(|c| {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        }
+    }));
 }

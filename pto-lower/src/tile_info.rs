@@ -9,14 +9,13 @@
 //! and loop-carried values to what their users demand, everything else to `Vec`); then every
 //! use whose demand differs gets a `tile.move`.
 
-use std::collections::HashMap;
-
+use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Attrs, BlockId, Diagnostics, FuncId, MemorySpace, OpClass, OpId, Opcode, ProgramModule,
-    StmtId, StmtKind, ValueDef, ValueId,
+    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId, Opcode,
+    ProgramModule, StmtId, StmtKind, ValueDef, ValueId,
 };
 
-use crate::info::{set_space, space_of};
+use crate::info::set_space;
 use crate::pass::Pass;
 use crate::walk;
 
@@ -53,12 +52,32 @@ enum User {
 }
 
 struct Facts {
-    uses: HashMap<ValueId, Vec<User>>,
+    /// Every use, grouped by value and in program order within a value (once gathered).
+    users: Vec<(ValueId, User)>,
+    /// The range of `users` holding each value's uses.
+    uses_of: SecondaryMap<ValueId, (u32, u32)>,
     /// Tile values defined by the function, in program order.
     defs: Vec<ValueId>,
-    /// statement -> (block, index in block).
-    place: HashMap<StmtId, (BlockId, usize)>,
+    /// The block each statement sits in.
+    block_of: SecondaryMap<StmtId, Option<BlockId>>,
 }
+
+impl Facts {
+    /// The uses of `v`, in program order.
+    fn uses(&self, v: ValueId) -> impl Iterator<Item = User> + '_ {
+        let (start, end) = self.uses_of[v];
+        self.users[start as usize..end as usize]
+            .iter()
+            .map(|&(_, u)| u)
+    }
+
+    fn add_use(&mut self, v: ValueId, u: User) {
+        self.users.push((v, u));
+    }
+}
+
+/// Where a value is: its location once the fixed point has one (`None`: not decided).
+type Locations = SecondaryMap<ValueId, Option<MemorySpace>>;
 
 fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
     m.values[v].ty.as_tile().is_some()
@@ -66,9 +85,11 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
 
 fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
-        uses: HashMap::new(),
-        defs: Vec::new(),
-        place: HashMap::new(),
+        // About two uses per op.
+        users: Vec::with_capacity(2 * m.ops.len()),
+        uses_of: SecondaryMap::with_len(m.values.len(), (0, 0)),
+        defs: Vec::with_capacity(m.values.len()),
+        block_of: SecondaryMap::with_len(m.stmts.len(), None),
     };
     for p in &m.funcs[f].sig.params {
         if is_tile(m, p.value) {
@@ -82,17 +103,20 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
         ifs: &mut Vec<StmtId>,
         facts: &mut Facts,
     ) {
-        for (i, &s) in m.blocks[b].stmts.iter().enumerate() {
-            facts.place.insert(s, (b, i));
+        for &s in &m.blocks[b].stmts {
+            facts.block_of[s] = Some(b);
             match &m.stmts[s].kind {
                 StmtKind::Op(ops) => {
                     for &o in ops {
                         for (idx, &v) in m.ops[o].operands.iter().enumerate() {
-                            facts.uses.entry(v).or_default().push(User::Op {
-                                op: o,
-                                idx,
-                                stmt: s,
-                            });
+                            facts.add_use(
+                                v,
+                                User::Op {
+                                    op: o,
+                                    idx,
+                                    stmt: s,
+                                },
+                            );
                         }
                         facts
                             .defs
@@ -101,11 +125,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                 }
                 StmtKind::For(l) => {
                     for (idx, a) in l.iter_args.iter().enumerate() {
-                        facts
-                            .uses
-                            .entry(a.init)
-                            .or_default()
-                            .push(User::Init { stmt: s, idx });
+                        facts.add_use(a.init, User::Init { stmt: s, idx });
                         facts.defs.push(a.arg);
                     }
                     loops.push(s);
@@ -115,11 +135,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                 }
                 StmtKind::While(w) => {
                     for (idx, a) in w.iter_args.iter().enumerate() {
-                        facts
-                            .uses
-                            .entry(a.init)
-                            .or_default()
-                            .push(User::Init { stmt: s, idx });
+                        facts.add_use(a.init, User::Init { stmt: s, idx });
                         facts.defs.push(a.arg);
                     }
                     loops.push(s);
@@ -139,43 +155,62 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                 StmtKind::Yield(vals) => {
                     // An `if` branch yields into the innermost `if` when the block is one of
                     // its branches, else into the innermost loop.
-                    let owner = m.blocks[b].owner;
-                    let targets: Vec<ValueId> = match owner.map(|o| &m.stmts[o].kind) {
-                        Some(StmtKind::If(x)) => x.results.clone(),
-                        Some(StmtKind::For(l)) => l.iter_args.iter().map(|a| a.arg).collect(),
-                        Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
-                        _ => Vec::new(),
-                    };
-                    push_term(facts, s, vals, &targets);
+                    match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
+                        Some(StmtKind::If(x)) => {
+                            push_term(facts, s, vals, x.results.iter().copied())
+                        }
+                        Some(StmtKind::For(l)) => push_term(facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::While(w)) => push_term(facts, s, vals, args(&w.iter_args)),
+                        _ => {}
+                    }
                 }
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
-                    let targets: Vec<ValueId> = match loops.last().map(|&l| &m.stmts[l].kind) {
-                        Some(StmtKind::For(l)) => l.iter_args.iter().map(|a| a.arg).collect(),
-                        Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
-                        _ => Vec::new(),
-                    };
-                    push_term(facts, s, vals, &targets);
+                    match loops.last().map(|&l| &m.stmts[l].kind) {
+                        Some(StmtKind::For(l)) => push_term(facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::While(w)) => push_term(facts, s, vals, args(&w.iter_args)),
+                        _ => {}
+                    }
                 }
                 StmtKind::Condition(_) | StmtKind::Return(_) => {}
             }
         }
     }
-    fn push_term(facts: &mut Facts, s: StmtId, vals: &[ValueId], targets: &[ValueId]) {
-        for (idx, (&v, &t)) in vals.iter().zip(targets).enumerate() {
-            facts.uses.entry(v).or_default().push(User::Term {
-                stmt: s,
-                idx,
-                target: t,
-            });
+    fn args(iter_args: &[IterArg]) -> impl Iterator<Item = ValueId> + '_ {
+        iter_args.iter().map(|a| a.arg)
+    }
+    fn push_term(
+        facts: &mut Facts,
+        s: StmtId,
+        vals: &[ValueId],
+        targets: impl Iterator<Item = ValueId>,
+    ) {
+        for (idx, (&v, t)) in vals.iter().zip(targets).enumerate() {
+            facts.add_use(
+                v,
+                User::Term {
+                    stmt: s,
+                    idx,
+                    target: t,
+                },
+            );
         }
     }
     let (mut loops, mut ifs) = (Vec::new(), Vec::new());
     walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
+    // Group the uses by value; the sort is stable, so each value's uses stay in order.
+    facts.users.sort_by_key(|&(v, _)| v);
+    let mut start = 0;
+    for (i, &(v, _)) in facts.users.iter().enumerate() {
+        if facts.users.get(i + 1).is_none_or(|&(next, _)| next != v) {
+            facts.uses_of[v] = (start, i as u32 + 1);
+            start = i as u32 + 1;
+        }
+    }
     facts
 }
 
 /// What location use `u` needs its value in (`None`: any).
-fn demand(m: &ProgramModule, loc: &HashMap<ValueId, MemorySpace>, u: User) -> Option<MemorySpace> {
+fn demand(m: &ProgramModule, loc: &Locations, u: User) -> Option<MemorySpace> {
     match u {
         User::Op { op, idx, .. } => {
             let o = &m.ops[op];
@@ -205,32 +240,20 @@ fn demand(m: &ProgramModule, loc: &HashMap<ValueId, MemorySpace>, u: User) -> Op
                 StmtKind::While(w) => w.iter_args.get(idx).map(|a| a.arg),
                 _ => None,
             }?;
-            loc.get(&arg).copied()
+            loc[arg]
         }
-        User::Term { target, .. } => loc.get(&target).copied(),
+        User::Term { target, .. } => loc[target],
     }
 }
 
-fn natural(
-    m: &ProgramModule,
-    facts: &Facts,
-    loc: &HashMap<ValueId, MemorySpace>,
-    v: ValueId,
-) -> MemorySpace {
-    let demands = || -> Vec<MemorySpace> {
-        facts
-            .uses
-            .get(&v)
-            .map(|us| us.iter().filter_map(|&u| demand(m, loc, u)).collect())
-            .unwrap_or_default()
-    };
+fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> MemorySpace {
+    let demands = || facts.uses(v).filter_map(|u| demand(m, loc, u));
     match m.values[v].def {
         ValueDef::OpResult(o, _) => {
             let op = &m.ops[o];
             match op.opcode.class() {
                 OpClass::Load => {
-                    let d = demands();
-                    if d.iter().any(|s| {
+                    if demands().any(|s| {
                         matches!(
                             s,
                             MemorySpace::Left
@@ -251,39 +274,32 @@ fn natural(
                     .and_then(Attr::as_ident)
                     .and_then(MemorySpace::from_name)
                     .unwrap_or(MemorySpace::Vec),
-                OpClass::Full => demands().first().copied().unwrap_or(MemorySpace::Vec),
+                OpClass::Full => demands().next().unwrap_or(MemorySpace::Vec),
                 OpClass::Extract => demands()
-                    .into_iter()
                     .find(|s| matches!(s, MemorySpace::Left | MemorySpace::Right))
                     .unwrap_or(MemorySpace::Vec),
                 // `valid` narrows in place: it stays where its source is.
                 OpClass::Valid => op
                     .operands
                     .first()
-                    .and_then(|s| loc.get(s).copied())
+                    .and_then(|&s| loc[s])
                     .unwrap_or(MemorySpace::Vec),
                 _ => MemorySpace::Vec,
             }
         }
         ValueDef::IterArg(s, k) => {
-            let own = demands().into_iter().find(|&d| d != MemorySpace::Vec);
+            let own = demands().find(|&d| d != MemorySpace::Vec);
             let init = match &m.stmts[s].kind {
                 StmtKind::For(l) => l.iter_args.get(k as usize).map(|a| a.init),
                 StmtKind::While(w) => w.iter_args.get(k as usize).map(|a| a.init),
                 _ => None,
             };
-            own.or_else(|| init.and_then(|i| loc.get(&i).copied()))
+            own.or_else(|| init.and_then(|i| loc[i]))
                 .unwrap_or(MemorySpace::Vec)
         }
         ValueDef::StmtResult(s, k) => match &m.stmts[s].kind {
-            StmtKind::For(l) => l
-                .iter_args
-                .get(k as usize)
-                .and_then(|a| loc.get(&a.arg).copied()),
-            StmtKind::While(w) => w
-                .iter_args
-                .get(k as usize)
-                .and_then(|a| loc.get(&a.arg).copied()),
+            StmtKind::For(l) => l.iter_args.get(k as usize).and_then(|a| loc[a.arg]),
+            StmtKind::While(w) => w.iter_args.get(k as usize).and_then(|a| loc[a.arg]),
             StmtKind::If(x) => {
                 let first_yield =
                     m.blocks[x.then_block]
@@ -293,7 +309,7 @@ fn natural(
                             StmtKind::Yield(v) => v.get(k as usize).copied(),
                             _ => None,
                         });
-                first_yield.and_then(|y| loc.get(&y).copied())
+                first_yield.and_then(|y| loc[y])
             }
             _ => None,
         }
@@ -304,19 +320,25 @@ fn natural(
 
 fn run_function(m: &mut ProgramModule, f: FuncId) {
     let facts = gather(m, f);
-    let mut loc: HashMap<ValueId, MemorySpace> = HashMap::new();
+    let mut loc = Locations::with_len(m.values.len(), None);
     for _ in 0..4 {
+        let mut changed = false;
         for &v in &facts.defs {
-            let l = natural(m, &facts, &loc, v);
-            loc.insert(v, l);
+            let l = Some(natural(m, &facts, &loc, v));
+            changed |= loc[v] != l;
+            loc[v] = l;
+        }
+        // A round that changes nothing is the fixed point: later rounds would repeat it.
+        if !changed {
+            break;
         }
     }
     // Moves, collected first and applied afterwards so positions stay valid.
     let mut op_moves: Vec<(StmtId, OpId, usize, ValueId, MemorySpace)> = Vec::new();
     let mut stmt_moves: Vec<(User, ValueId, MemorySpace)> = Vec::new();
     for &v in &facts.defs {
-        let have = loc.get(&v).copied().unwrap_or(MemorySpace::Vec);
-        for &u in facts.uses.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+        let have = loc[v].unwrap_or(MemorySpace::Vec);
+        for u in facts.uses(v) {
             let Some(want) = demand(m, &loc, u) else {
                 continue;
             };
@@ -330,22 +352,30 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         }
     }
     for &v in &facts.defs {
-        if let Some(&l) = loc.get(&v) {
+        if let Some(l) = loc[v] {
             set_space(m, v, l);
         }
     }
-    // Moves in front of consuming ops; one move per (statement, value, location).
-    let mut made: HashMap<(StmtId, ValueId, MemorySpace), ValueId> = HashMap::new();
+    // Moves in front of consuming ops; one move per (statement, value, location). The moves
+    // of a value are adjacent in `op_moves`, so only the current value's are remembered.
+    let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
     for (stmt, op, idx, v, want) in op_moves {
-        let moved = match made.get(&(stmt, v, want)) {
-            Some(&mv) => mv,
+        if made.first().is_some_and(|&(_, of, _, _)| of != v) {
+            made.clear();
+        }
+        let before = made
+            .iter()
+            .find(|&&(s, _, w, _)| s == stmt && w == want)
+            .map(|&(_, _, _, mv)| mv);
+        let moved = match before {
+            Some(mv) => mv,
             None => {
                 let (mop, mv) = make_move(m, v, want, m.ops[op].span);
                 if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
                     let at = list.iter().position(|&o| o == op).unwrap_or(0);
                     list.insert(at, mop);
                 }
-                made.insert((stmt, v, want), mv);
+                made.push((stmt, v, want, mv));
                 mv
             }
         };
@@ -356,7 +386,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         let (User::Init { stmt, idx } | User::Term { stmt, idx, .. }) = u else {
             continue;
         };
-        let Some(&(block, _)) = facts.place.get(&stmt) else {
+        let Some(block) = facts.block_of[stmt] else {
             continue;
         };
         let at = m.blocks[block]
@@ -385,11 +415,14 @@ fn make_move(
     span: pto_ir::SpanId,
 ) -> (OpId, ValueId) {
     let ty = m.values[v].ty.clone();
-    let base = m.values[v].name.clone().unwrap_or_else(|| "t".to_string());
-    let name = format!("{base}_{}", want.name().to_ascii_lowercase());
+    // `{base}_{location in lower case}`.
+    let base = m.values[v].name.as_deref().unwrap_or("t");
+    let mut name = String::with_capacity(base.len() + 6);
+    name.push_str(base);
+    name.push('_');
+    name.extend(want.name().chars().map(|c| c.to_ascii_lowercase()));
     let attrs = Attrs::new().with("loc", Attr::Ident(want.name().to_string()));
     let (op, mv) = walk::new_op(m, Opcode::TileMove, vec![v], attrs, ty, Some(&name), span);
     set_space(m, mv, want);
-    let _ = space_of(m, mv);
     (op, mv)
 }

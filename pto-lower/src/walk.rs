@@ -1,93 +1,117 @@
 //! Read and edit helpers over a function's statement tree, shared by the passes.
+//!
+//! Per-value facts are kept in [`SecondaryMap`]s indexed by the value id, not hash maps: the
+//! passes run inside the `#[pto::kernel]` macro on every build, where hashing each lookup
+//! was a large part of their cost.
 
-use std::collections::HashMap;
-
+use pto_ir::entity::SecondaryMap;
 use pto_ir::module::collect_dims;
 use pto_ir::{
     BlockId, FuncId, OpId, Operation, ProgramModule, SpanId, Statement, StmtId, StmtKind, Type,
     ValueDef, ValueId,
 };
 
-/// Every op of a block tree, in program order.
-pub(crate) fn ops_in(m: &ProgramModule, block: BlockId) -> Vec<OpId> {
-    let mut out = Vec::new();
-    visit_stmts(m, block, &mut |s| {
-        if let StmtKind::Op(ops) = &m.stmts[s].kind {
-            out.extend(ops.iter().copied());
-        }
-    });
-    out
+/// A value renaming (`None`: keep the value).
+pub(crate) type Renames = SecondaryMap<ValueId, Option<ValueId>>;
+
+/// The statements and blocks of a function body, walked once for a pass that reads them
+/// many times.
+pub(crate) struct Tree {
+    /// Every statement, in program order (parents before children).
+    pub stmts: Vec<StmtId>,
+    /// The body and every block nested in it.
+    pub blocks: Vec<BlockId>,
 }
 
-/// Calls `f` on every statement of a block tree, parents before children.
-pub(crate) fn visit_stmts(m: &ProgramModule, block: BlockId, f: &mut impl FnMut(StmtId)) {
-    let Some(b) = m.blocks.get(block) else { return };
-    for &s in &b.stmts {
-        f(s);
-        if let Some(st) = m.stmts.get(s) {
-            for child in st.kind.blocks() {
-                visit_stmts(m, child, f);
+impl Tree {
+    /// The tree of function `f`.
+    pub(crate) fn of(m: &ProgramModule, f: FuncId) -> Tree {
+        fn walk(m: &ProgramModule, b: BlockId, tree: &mut Tree) {
+            tree.blocks.push(b);
+            let Some(block) = m.blocks.get(b) else { return };
+            for &s in &block.stmts {
+                tree.stmts.push(s);
+                if let Some(st) = m.stmts.get(s) {
+                    for child in st.kind.blocks() {
+                        walk(m, child, tree);
+                    }
+                }
             }
         }
+        let mut tree = Tree {
+            stmts: Vec::with_capacity(m.stmts.len()),
+            blocks: Vec::new(),
+        };
+        walk(m, m.funcs[f].body, &mut tree);
+        tree
     }
 }
 
-/// Every value a function uses, with counts: op operands and attribute values, statement
-/// uses, and symbolic extents in the types of values the function defines.
-pub(crate) fn use_counts(m: &ProgramModule, f: FuncId) -> HashMap<ValueId, usize> {
-    let mut counts: HashMap<ValueId, usize> = HashMap::new();
-    let body = m.funcs[f].body;
-    let type_uses = |t: &Type, counts: &mut HashMap<ValueId, usize>| {
-        let mut dims = Vec::new();
+/// Every value the statements `stmts` use, with counts: op operands and attribute values,
+/// statement uses, and symbolic extents in the types of values they define.
+pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<ValueId, u32> {
+    let mut counts = SecondaryMap::with_len(m.values.len(), 0);
+    let mut count = |v: ValueId| counts[v] += 1;
+    let mut dims = Vec::new();
+    let mut type_uses = |t: &Type, count: &mut dyn FnMut(ValueId)| {
+        dims.clear();
         collect_dims(t, &mut dims);
-        for d in dims {
-            *counts.entry(d).or_default() += 1;
-        }
+        dims.iter().for_each(|&d| count(d));
     };
-    visit_stmts(m, body, &mut |s| {
+    for &s in stmts {
         let st = &m.stmts[s];
-        for v in st.kind.uses() {
-            *counts.entry(v).or_default() += 1;
-        }
-        for v in st.kind.defs() {
-            type_uses(&m.values[v].ty, &mut counts);
-        }
         if let StmtKind::Op(ops) = &st.kind {
             for &o in ops {
-                for v in m.ops[o].uses() {
-                    *counts.entry(v).or_default() += 1;
-                }
-                for &r in &m.ops[o].results {
-                    type_uses(&m.values[r].ty, &mut counts);
+                let op = &m.ops[o];
+                op.operands.iter().for_each(|&v| count(v));
+                op.attrs.for_each_value(&mut count);
+                for &r in &op.results {
+                    type_uses(&m.values[r].ty, &mut count);
                 }
             }
+            continue;
         }
-    });
+        st.kind.uses().into_iter().for_each(&mut count);
+        for v in st.kind.defs() {
+            type_uses(&m.values[v].ty, &mut count);
+        }
+    }
     counts
 }
 
-/// Rewrites every use inside a function (ops, statements and symbolic extents of types).
-pub(crate) fn replace_uses(m: &mut ProgramModule, f: FuncId, map: &HashMap<ValueId, ValueId>) {
-    if map.is_empty() {
+/// Rewrites every use in the statements `stmts` (ops, statements and symbolic extents of
+/// types) by `renames`, following chains (a -> b -> c) so the order of the renames does not
+/// matter. `count` is the number of renames (a bound will do; 0: nothing to do).
+pub(crate) fn replace_uses(
+    m: &mut ProgramModule,
+    stmts: &[StmtId],
+    renames: &Renames,
+    count: usize,
+) {
+    if count == 0 {
         return;
     }
     let resolve = |mut v: ValueId| {
-        // Follow chains (a -> b -> c) so the order of replacements does not matter.
-        for _ in 0..64 {
-            match map.get(&v) {
-                Some(&n) if n != v => v = n,
+        // A chain is at most `count` renames long; the bound also stops a cycle.
+        for _ in 0..count {
+            match renames[v] {
+                Some(n) if n != v => v = n,
                 _ => break,
             }
         }
         v
     };
-    let mut stmts = Vec::new();
-    visit_stmts(m, m.funcs[f].body, &mut |s| stmts.push(s));
-    for s in stmts {
-        m.stmts[s].kind.map_uses(&mut |v| resolve(v));
-        if let StmtKind::Op(ops) = m.stmts[s].kind.clone() {
-            for o in ops {
-                m.ops[o].map_uses(&mut |v| resolve(v));
+    let ProgramModule {
+        stmts: all_stmts,
+        ops,
+        ..
+    } = m;
+    for &s in stmts {
+        let kind = &mut all_stmts[s].kind;
+        kind.map_uses(&mut |v| resolve(v));
+        if let StmtKind::Op(list) = kind {
+            for &o in list.iter() {
+                ops[o].map_uses(&mut |v| resolve(v));
             }
         }
     }

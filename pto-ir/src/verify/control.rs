@@ -7,7 +7,7 @@ use crate::ops::same_up_to_valid;
 use crate::stmt::{ForKind, IterArg, StmtKind};
 use crate::types::Type;
 
-use super::{Verifier, count};
+use super::{Bodies, Verifier, count};
 
 /// What a block is, as the walk reached it (the block's own `role` field is not trusted).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -20,11 +20,11 @@ enum Role {
     Scope,
 }
 
-pub(super) fn check(v: &mut Verifier<'_>) {
-    for f in v.functions() {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) {
+    for body in bodies.iter() {
         let mut c = Control {
             v: &mut *v,
-            func: f,
+            func: body.func,
         };
         c.function();
     }
@@ -35,11 +35,8 @@ struct Control<'a, 'b> {
     func: FuncId,
 }
 
-/// The innermost enclosing loop: its keyword and loop-carried values.
-#[derive(Clone)]
-struct Loop {
-    iter_args: Vec<ValueId>,
-}
+/// The loop-carried values of each enclosing loop, innermost last.
+type Loops<'x> = [&'x [ValueId]];
 
 /// What a `yield` at the end of a block must match.
 enum YieldTarget<'x> {
@@ -93,18 +90,19 @@ impl Control<'_, '_> {
         }
     }
 
-    /// `values` (yielded, carried by break / continue) against the types of `targets`.
+    /// `values` (yielded, carried by break / continue) against the types of `targets`;
+    /// `head` and `count_msg` spell the messages, only when reported.
     fn match_values(
         &mut self,
         at: SpanId,
         values: &[ValueId],
         targets: &[ValueId],
-        head: &str,
-        count_msg: String,
+        head: impl Fn() -> String,
+        count_msg: impl FnOnce() -> String,
         target_kind: &str,
     ) {
         if values.len() != targets.len() {
-            self.v.error(at, count_msg);
+            self.v.error(at, count_msg());
             return;
         }
         for (&x, &t) in values.iter().zip(targets) {
@@ -113,7 +111,8 @@ impl Control<'_, '_> {
                 self.v.error(
                     at,
                     format!(
-                        "{head} `{}` is {} but {target_kind} `{}` is {}",
+                        "{} `{}` is {} but {target_kind} `{}` is {}",
+                        head(),
                         self.v.name(x),
                         self.v.show(tx),
                         self.v.name(t),
@@ -178,7 +177,7 @@ impl Control<'_, '_> {
             .is_some_and(|&s| allowed.contains(&m.stmts[s].kind.keyword()))
     }
 
-    fn block(&mut self, b: BlockId, role: Role, loops: &[Loop], target: &YieldTarget<'_>) {
+    fn block(&mut self, b: BlockId, role: Role, loops: &Loops<'_>, target: &YieldTarget<'_>) {
         let m = self.v.m;
         let stmts = &m.blocks[b].stmts;
         for (i, &s) in stmts.iter().enumerate() {
@@ -199,7 +198,7 @@ impl Control<'_, '_> {
         s: StmtId,
         role: Role,
         last: bool,
-        loops: &[Loop],
+        loops: &Loops<'_>,
         target: &YieldTarget<'_>,
     ) {
         let m = self.v.m;
@@ -228,9 +227,7 @@ impl Control<'_, '_> {
                 self.iter_args(at, kw, &f.iter_args, &f.results);
                 let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.arg).collect();
                 let mut inner = loops.to_vec();
-                inner.push(Loop {
-                    iter_args: args.clone(),
-                });
+                inner.push(&args);
                 self.block(f.body, Role::ForBody, &inner, &YieldTarget::Loop(kw, &args));
                 if !self.ends_in(
                     f.body,
@@ -270,9 +267,7 @@ impl Control<'_, '_> {
                 }
                 let args: Vec<ValueId> = w.iter_args.iter().map(|a| a.arg).collect();
                 let mut inner = loops.to_vec();
-                inner.push(Loop {
-                    iter_args: args.clone(),
-                });
+                inner.push(&args);
                 self.block(
                     w.body,
                     Role::WhileBody,
@@ -318,48 +313,53 @@ impl Control<'_, '_> {
                         at,
                         vals,
                         args,
-                        "yielded value",
-                        format!(
-                            "`statement.yield` yields {} but the `{lkw}` has {}",
-                            count(vals.len(), "value"),
-                            count(args.len(), "iter_arg")
-                        ),
+                        || "yielded value".to_string(),
+                        || {
+                            format!(
+                                "`statement.yield` yields {} but the `{lkw}` has {}",
+                                count(vals.len(), "value"),
+                                count(args.len(), "iter_arg")
+                            )
+                        },
                         "iter_arg",
                     ),
                     YieldTarget::If(results) => self.match_values(
                         at,
                         vals,
                         results,
-                        "yielded value",
-                        format!(
-                            "`statement.yield` yields {} but the `statement.if` has {}",
-                            count(vals.len(), "value"),
-                            count(results.len(), "result")
-                        ),
+                        || "yielded value".to_string(),
+                        || {
+                            format!(
+                                "`statement.yield` yields {} but the `statement.if` has {}",
+                                count(vals.len(), "value"),
+                                count(results.len(), "result")
+                            )
+                        },
                         "result",
                     ),
                     YieldTarget::None => {}
                 }
             }
             StmtKind::Break(vals) | StmtKind::Continue(vals) => {
-                let Some(inner) = loops.last() else {
+                let Some(&args) = loops.last() else {
                     self.v.error(at, format!("`{kw}` outside a loop"));
                     return;
                 };
                 if !last {
                     self.not_last(at, kw);
                 }
-                let args = inner.iter_args.clone();
                 self.match_values(
                     at,
                     vals,
-                    &args,
-                    &format!("`{kw}` value"),
-                    format!(
-                        "`{kw}` carries {} but the innermost loop has {}",
-                        count(vals.len(), "value"),
-                        count(args.len(), "iter_arg")
-                    ),
+                    args,
+                    || format!("`{kw}` value"),
+                    || {
+                        format!(
+                            "`{kw}` carries {} but the innermost loop has {}",
+                            count(vals.len(), "value"),
+                            count(args.len(), "iter_arg")
+                        )
+                    },
                     "iter_arg",
                 );
             }

@@ -2,9 +2,7 @@
 //! and ops form a tree (each reached once), so the later passes can index and recurse
 //! without fear (naga `valid/handles.rs`). Errors here are fatal.
 
-use std::collections::HashSet;
-
-use crate::entity::{BlockId, EntityId, SpanId, ValueId};
+use crate::entity::{BlockId, EntitySet, OpId, SpanId, StmtId, ValueId};
 use crate::stmt::StmtKind;
 use crate::types::Type;
 
@@ -13,29 +11,12 @@ use super::Verifier;
 /// The names in a message, spelled only when a message is reported.
 type Who<'w> = &'w dyn Fn() -> String;
 
-/// A set of in-range ids of one arena, as one flag per id.
-struct Seen(Vec<bool>);
-
-impl Seen {
-    fn new(len: usize) -> Self {
-        Seen(vec![false; len])
-    }
-
-    /// Marks `id`; `true` when it was not marked before. `id` must be in range.
-    fn insert(&mut self, id: impl EntityId) -> bool {
-        match self.0.get_mut(id.index()) {
-            Some(b) => !std::mem::replace(b, true),
-            None => true,
-        }
-    }
-}
-
 struct Ids<'a, 'b> {
     v: &'b mut Verifier<'a>,
-    blocks: Seen,
-    stmts: Seen,
-    ops: Seen,
-    typed: Seen,
+    blocks: EntitySet<BlockId>,
+    stmts: EntitySet<StmtId>,
+    ops: EntitySet<OpId>,
+    typed: EntitySet<ValueId>,
 }
 
 /// Runs the id checks; `true` when the module is safe to index.
@@ -52,12 +33,12 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
     }
     let mut ids = Ids {
         v,
-        blocks: Seen::new(m.blocks.len()),
-        stmts: Seen::new(m.stmts.len()),
-        ops: Seen::new(m.ops.len()),
-        typed: Seen::new(m.values.len()),
+        blocks: EntitySet::with_len(m.blocks.len()),
+        stmts: EntitySet::with_len(m.stmts.len()),
+        ops: EntitySet::with_len(m.ops.len()),
+        typed: EntitySet::with_len(m.values.len()),
     };
-    let mut funcs = HashSet::new();
+    let mut funcs = EntitySet::with_len(m.funcs.len());
     for &f in &m.functions {
         let Some(func) = m.funcs.get(f) else {
             ids.v.error(
@@ -171,9 +152,12 @@ impl Ids<'_, '_> {
                         self.v.error(op.span, format!("{} ({o:?}) appears twice; every op sits in exactly one `statement.op`", okw()));
                         continue;
                     }
-                    for u in op.uses() {
+                    // The op's uses (`Operation::uses`), without collecting them.
+                    for &u in &op.operands {
                         self.value(u, op.span, &okw);
                     }
+                    op.attrs
+                        .for_each_value(&mut |u| self.value(u, op.span, &okw));
                     for &r in &op.results {
                         self.value(r, op.span, &okw);
                     }

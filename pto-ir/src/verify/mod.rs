@@ -65,10 +65,10 @@ mod ssa;
 pub mod target;
 mod types;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::diag::{Diag, Diagnostics};
-use crate::entity::{BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
+use crate::entity::{BlockId, EntitySet, FuncId, OpId, SecondaryMap, SpanId, StmtId, ValueId};
 use crate::module::ProgramModule;
 use crate::stmt::StmtKind;
 use crate::typefmt::type_msg;
@@ -85,11 +85,12 @@ pub fn verify(m: &ProgramModule) -> Result<(), Diagnostics> {
 pub fn verify_all(m: &ProgramModule) -> Diagnostics {
     let mut v = Verifier::new(m);
     if ids::check(&mut v) {
-        program::check(&mut v);
-        let defs = ssa::check(&mut v);
-        let well_typed = types::check(&mut v, &defs);
-        control::check(&mut v);
-        target::check(&mut v, &defs, &well_typed);
+        let bodies = Bodies::new(m);
+        program::check(&mut v, &bodies);
+        let defs = ssa::check(&mut v, &bodies);
+        let well_typed = types::check(&mut v, &bodies, &defs);
+        control::check(&mut v, &bodies);
+        target::check(&mut v, &bodies, &defs, &well_typed);
     }
     v.finish()
 }
@@ -118,8 +119,8 @@ pub(crate) enum DefBy {
     Stmt(StmtId),
 }
 
-/// Definition sites of every value defined in the module's functions.
-pub(crate) type Defs = HashMap<ValueId, DefSite>;
+/// Definition sites of every value defined in the module's functions (`None`: not defined).
+pub(crate) type Defs = SecondaryMap<ValueId, Option<DefSite>>;
 
 /// The verifier's state: the module and the errors found so far.
 pub(crate) struct Verifier<'a> {
@@ -160,30 +161,6 @@ impl<'a> Verifier<'a> {
         type_msg(self.m, t)
     }
 
-    /// The functions to check: listed, in range, each once (guaranteed after `ids::check`).
-    fn functions(&self) -> Vec<FuncId> {
-        let mut seen = HashSet::new();
-        self.m
-            .functions
-            .iter()
-            .copied()
-            .filter(|&f| self.m.funcs.contains(f) && seen.insert(f))
-            .collect()
-    }
-
-    /// Every op of a function body, with its statement, in text order.
-    fn ops_of(&self, f: FuncId) -> Vec<(OpId, StmtId)> {
-        let mut stmts = Vec::new();
-        walk_stmts(self.m, self.m.funcs[f].body, &mut stmts);
-        let mut out = Vec::new();
-        for s in stmts {
-            if let StmtKind::Op(ops) = &self.m.stmts[s].kind {
-                out.extend(ops.iter().map(|&o| (o, s)));
-            }
-        }
-        out
-    }
-
     fn finish(self) -> Diagnostics {
         let mut seen: HashSet<(SpanId, String)> = HashSet::new();
         let mut out = Diagnostics::new();
@@ -196,8 +173,75 @@ impl<'a> Verifier<'a> {
     }
 }
 
+/// The functions to check and the statements of their bodies, walked once for all the
+/// checks after `ids::check` (which proves the blocks form a tree of in-range ids).
+pub(crate) struct Bodies<'a> {
+    m: &'a ProgramModule,
+    bodies: Vec<Body>,
+    /// The statements of every body, body after body.
+    stmts: Vec<StmtId>,
+}
+
+/// One function to check.
+pub(crate) struct Body {
+    /// The function.
+    pub func: FuncId,
+    /// Where its statements are in [`Bodies::stmts`].
+    stmts: std::ops::Range<usize>,
+}
+
+impl<'a> Bodies<'a> {
+    /// The listed functions, in range, each once.
+    fn new(m: &'a ProgramModule) -> Self {
+        let mut seen = EntitySet::with_len(m.funcs.len());
+        // Statements form a tree, so all bodies together hold each statement at most once.
+        let mut stmts = Vec::with_capacity(m.stmts.len());
+        let bodies = m
+            .functions
+            .iter()
+            .copied()
+            .filter(|&f| m.funcs.contains(f) && seen.insert(f))
+            .map(|func| {
+                let start = stmts.len();
+                walk_stmts(m, m.funcs[func].body, &mut stmts);
+                Body {
+                    func,
+                    stmts: start..stmts.len(),
+                }
+            })
+            .collect();
+        Bodies { m, bodies, stmts }
+    }
+
+    /// The statements of a body and, recursively, of their child blocks, in text order.
+    fn stmts(&self, body: &Body) -> &[StmtId] {
+        &self.stmts[body.stmts.clone()]
+    }
+
+    /// The functions to check, in module order.
+    fn iter(&self) -> std::slice::Iter<'_, Body> {
+        self.bodies.iter()
+    }
+
+    /// Whether `f` is one of the functions to check.
+    fn contains(&self, f: FuncId) -> bool {
+        self.bodies.iter().any(|b| b.func == f)
+    }
+
+    /// Every op of a function body, with its statement, in text order.
+    fn ops<'b>(&'b self, body: &'b Body) -> impl Iterator<Item = (OpId, StmtId)> + 'b {
+        let m = self.m;
+        self.stmts(body).iter().flat_map(move |&s| {
+            let ops: &[OpId] = match &m.stmts[s].kind {
+                StmtKind::Op(ops) => ops,
+                _ => &[],
+            };
+            ops.iter().map(move |&o| (o, s))
+        })
+    }
+}
+
 /// Appends the statements of `b` and, recursively, of their child blocks, in text order.
-/// Only called once `ids::check` has proven the blocks form a tree of in-range ids.
 fn walk_stmts(m: &ProgramModule, b: BlockId, out: &mut Vec<StmtId>) {
     for &s in &m.blocks[b].stmts {
         out.push(s);

@@ -5,14 +5,13 @@ use std::collections::HashSet;
 use crate::entity::SpanId;
 use crate::types::Type;
 
-use super::Verifier;
+use super::{Bodies, Verifier};
 
-pub(super) fn check(v: &mut Verifier<'_>) {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) {
     let m = v.m;
-    let funcs = v.functions();
     match m.entry {
         None => v.error(SpanId::NONE, "program has no entry"),
-        Some(e) if !funcs.contains(&e) => {
+        Some(e) if !bodies.contains(e) => {
             let name = m
                 .funcs
                 .get(e)
@@ -25,8 +24,8 @@ pub(super) fn check(v: &mut Verifier<'_>) {
         Some(_) => {}
     }
     let mut names = HashSet::new();
-    for &f in &funcs {
-        let func = &m.funcs[f];
+    for body in bodies.iter() {
+        let func = &m.funcs[body.func];
         if !names.insert(func.name.as_str()) {
             v.error(
                 func.span,

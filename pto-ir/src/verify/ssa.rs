@@ -6,24 +6,24 @@
 //! leaving it hides everything defined there, remembering which statement's body hid it, so a
 //! bad use can say whether the value is hidden, defined later, in another function, or nowhere.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::diag::Diag;
-use crate::entity::{BlockId, FuncId, SpanId, StmtId, ValueId};
+use crate::entity::{BlockId, EntitySet, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
 use crate::stmt::StmtKind;
 
-use super::{DefBy, DefSite, Defs, Verifier, describe_stmt};
+use super::{Bodies, DefBy, DefSite, Defs, Verifier, describe_stmt};
 
 /// Runs both walks and returns the definition sites.
-pub(super) fn check(v: &mut Verifier<'_>) -> Defs {
-    let defs = collect_defs(v);
-    for f in v.functions() {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
+    let defs = collect_defs(v, bodies);
+    let values = v.m.values.len();
+    for body in bodies.iter() {
         let mut w = Vis {
             defs: &defs,
-            func: f,
-            live: HashSet::new(),
-            hidden: HashMap::new(),
-            scopes: vec![Vec::new()],
+            func: body.func,
+            live: EntitySet::with_len(values),
+            hidden: SecondaryMap::with_len(values, None),
+            in_scope: Vec::new(),
+            scope_starts: Vec::new(),
             v: &mut *v,
         };
         w.function();
@@ -31,21 +31,22 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Defs {
     defs
 }
 
-fn collect_defs(v: &mut Verifier<'_>) -> Defs {
+fn collect_defs(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
     let m = v.m;
-    let mut defs = Defs::new();
+    let mut defs = Defs::with_len(m.values.len(), None);
     let mut define = |v: &mut Verifier<'_>, val: ValueId, site: DefSite| {
-        if let Some(first) = defs.get(&val) {
+        if let Some(first) = &defs[val] {
             let first = describe_def(v, first);
             v.push(
                 Diag::new(site.span, format!("`{}` is defined twice", v.name(val)))
                     .note(format!("first defined by {first}")),
             );
         } else {
-            defs.insert(val, site);
+            defs[val] = Some(site);
         }
     };
-    for f in v.functions() {
+    for body in bodies.iter() {
+        let f = body.func;
         let func = &m.funcs[f];
         for p in &func.sig.params {
             define(
@@ -69,9 +70,7 @@ fn collect_defs(v: &mut Verifier<'_>) -> Defs {
                 },
             );
         }
-        let mut stmts = Vec::new();
-        super::walk_stmts(m, func.body, &mut stmts);
-        for s in stmts {
+        for &s in bodies.stmts(body) {
             let st = &m.stmts[s];
             if let StmtKind::Op(ops) = &st.kind {
                 for &o in ops {
@@ -123,10 +122,14 @@ struct Vis<'a, 'b> {
     v: &'b mut Verifier<'a>,
     defs: &'b Defs,
     func: FuncId,
-    live: HashSet<ValueId>,
+    live: EntitySet<ValueId>,
     /// Values whose scope has closed, with the statement whose body held them.
-    hidden: HashMap<ValueId, StmtId>,
-    scopes: Vec<Vec<ValueId>>,
+    hidden: SecondaryMap<ValueId, Option<StmtId>>,
+    /// The values defined in the open block scopes, outermost scope first (the function's
+    /// own scope, which never closes, is not recorded).
+    in_scope: Vec<ValueId>,
+    /// Where each open block scope starts in `in_scope`, innermost last.
+    scope_starts: Vec<usize>,
 }
 
 impl Vis<'_, '_> {
@@ -153,9 +156,11 @@ impl Vis<'_, '_> {
 
     fn introduce(&mut self, val: ValueId) {
         self.live.insert(val);
-        self.hidden.remove(&val);
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.push(val);
+        if self.hidden[val].is_some() {
+            self.hidden[val] = None;
+        }
+        if !self.scope_starts.is_empty() {
+            self.in_scope.push(val);
         }
     }
 
@@ -174,17 +179,17 @@ impl Vis<'_, '_> {
     }
 
     fn use_value(&mut self, val: ValueId, at: SpanId, in_type_of: Option<ValueId>) {
-        if self.live.contains(&val) {
+        if self.live.contains(val) {
             return;
         }
         let name = self.v.name(val);
-        let mut msg = if let Some(&s) = self.hidden.get(&val) {
+        let mut msg = if let Some(s) = self.hidden[val] {
             format!(
                 "`{name}` is defined inside {} and is not visible here",
                 describe_stmt(self.v.m, s)
             )
         } else {
-            match self.defs.get(&val) {
+            match self.defs[val] {
                 Some(site) if site.func != self.func => {
                     let fname = self
                         .v
@@ -202,7 +207,7 @@ impl Vis<'_, '_> {
             msg.push_str(&format!(" (in the type of `{}`)", self.v.name(owner)));
         }
         let mut d = Diag::new(at, msg);
-        if self.hidden.contains_key(&val) {
+        if self.hidden[val].is_some() {
             d = d.note("values defined in a body are visible only inside it; pass the value out with `statement.yield` and use the statement's result");
         }
         self.v.push(d);
@@ -211,7 +216,7 @@ impl Vis<'_, '_> {
     /// Walks a block in a new scope opened with `pre` (ivs, iter args) defined at `at`;
     /// on exit everything defined in the scope is hidden behind `owner`.
     fn scoped(&mut self, b: BlockId, owner: StmtId, pre: &[ValueId], at: SpanId) {
-        self.scopes.push(Vec::new());
+        self.open();
         for &val in pre {
             self.define(val, at);
         }
@@ -219,12 +224,17 @@ impl Vis<'_, '_> {
         self.close(owner);
     }
 
+    fn open(&mut self) {
+        self.scope_starts.push(self.in_scope.len());
+    }
+
     fn close(&mut self, owner: StmtId) {
-        if let Some(scope) = self.scopes.pop() {
-            for val in scope {
-                self.live.remove(&val);
-                self.hidden.insert(val, owner);
+        if let Some(start) = self.scope_starts.pop() {
+            for &val in &self.in_scope[start..] {
+                self.live.remove(val);
+                self.hidden[val] = Some(owner);
             }
+            self.in_scope.truncate(start);
         }
     }
 
@@ -239,9 +249,12 @@ impl Vis<'_, '_> {
                 StmtKind::Op(ops) => {
                     for &o in ops {
                         let op = &m.ops[o];
-                        for u in op.uses() {
+                        // The op's uses (`Operation::uses`), without collecting them.
+                        for &u in &op.operands {
                             self.use_value(u, op.span, None);
                         }
+                        op.attrs
+                            .for_each_value(&mut |u| self.use_value(u, op.span, None));
                         for &r in &op.results {
                             self.define(r, op.span);
                         }
@@ -264,7 +277,7 @@ impl Vis<'_, '_> {
                 }
                 StmtKind::While(w) => {
                     // The iter args live in a scope around both regions.
-                    self.scopes.push(Vec::new());
+                    self.open();
                     for a in &w.iter_args {
                         self.define(a.arg, st.span);
                     }

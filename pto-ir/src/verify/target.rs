@@ -4,16 +4,14 @@
 //! `shared/spec/pto-isa.md` §5.4); the matmul limit is `docs/isa/TMATMUL.md`. The lowering's
 //! bufferize pass reads the same [`Target`] rows.
 
-use std::collections::HashSet;
-
 use crate::attr::Attr;
 use crate::diag::Diag;
-use crate::entity::{SpanId, ValueId};
+use crate::entity::{EntitySet, SecondaryMap, SpanId, ValueId};
 use crate::ops::OpClass;
 use crate::typefmt::short_tile;
 use crate::types::{MemorySpace, TileType};
 
-use super::{Defs, Verifier};
+use super::{Bodies, Defs, Verifier};
 
 /// An accelerator generation and its on-chip buffer capacities, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +131,12 @@ fn tile_bytes(t: &TileType) -> Option<u64> {
     Some(elems.checked_mul(u64::from(t.dtype.bits()))?.div_ceil(8))
 }
 
-pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<ValueId>) {
+pub(super) fn check(
+    v: &mut Verifier<'_>,
+    bodies: &Bodies<'_>,
+    defs: &Defs,
+    well_typed: &EntitySet<ValueId>,
+) {
     let m = v.m;
     let name = match m.attrs.get("arch") {
         None => return,
@@ -157,7 +160,7 @@ pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<Valu
         return;
     };
     let tile = |val: ValueId| -> Option<&TileType> {
-        if well_typed.contains(&val) {
+        if well_typed.contains(val) {
             m.values.get(val).and_then(|d| d.ty.as_tile())
         } else {
             None
@@ -166,9 +169,9 @@ pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<Valu
     // Where each tile lives: from the ops that use it as a matmul operand (anchored there)
     // and from what defines it (anchored at the definition).
     let mut homes: Vec<(ValueId, MemorySpace, SpanId)> = Vec::new();
-    let mut has_home: HashSet<ValueId> = HashSet::new();
-    for f in v.functions() {
-        for (o, _) in v.ops_of(f) {
+    let mut has_home: EntitySet<ValueId> = EntitySet::with_len(m.values.len());
+    for body in bodies.iter() {
+        for (o, _) in bodies.ops(body) {
             let op = &m.ops[o];
             let class = op.opcode.class();
             let roles: &[MemorySpace] = match class {
@@ -221,25 +224,25 @@ pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<Valu
             }
         }
     }
-    let mut defined: Vec<_> = defs.iter().map(|(&val, site)| (val, site.span)).collect();
-    defined.sort_by_key(|(val, _)| *val);
-    for &(val, span) in &defined {
-        if tile(val).is_none() {
-            continue;
-        }
-        if let Some(mem) = tile(val).and_then(|t| t.memref) {
-            homes.push((val, mem.space, span));
-        } else if !has_home.contains(&val) {
-            homes.push((val, MemorySpace::Vec, span));
+    for val in m.values.keys() {
+        let Some(site) = &defs[val] else { continue };
+        let Some(tt) = tile(val) else { continue };
+        if let Some(mem) = tt.memref {
+            homes.push((val, mem.space, site.span));
+        } else if !has_home.contains(val) {
+            homes.push((val, MemorySpace::Vec, site.span));
         }
     }
-    let mut seen = HashSet::new();
+    // The spaces each tile was already checked in, one bit per space.
+    let mut seen: SecondaryMap<ValueId, u8> = SecondaryMap::with_len(m.values.len(), 0);
     let mut row_major: Vec<(ValueId, SpanId)> = Vec::new();
     for (val, space, span) in homes {
         let Some(tt) = tile(val) else { continue };
-        if !defs.contains_key(&val) || !seen.insert((val, space)) {
+        let bit = 1u8 << (space as u8);
+        if defs[val].is_none() || seen[val] & bit != 0 {
             continue;
         }
+        seen[val] |= bit;
         if matches!(space, MemorySpace::Vec | MemorySpace::Bias) {
             row_major.push((val, span));
         }
@@ -262,7 +265,7 @@ pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs, well_typed: &HashSet<Valu
             );
         }
     }
-    let mut aligned = HashSet::new();
+    let mut aligned = EntitySet::with_len(m.values.len());
     for (val, span) in row_major {
         let Some(tt) = tile(val) else { continue };
         if !aligned.insert(val) {

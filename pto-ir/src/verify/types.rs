@@ -5,36 +5,33 @@
 //! valid regions by dimension and multiplies extents, which a malformed type would break.
 //! Problems are reported only for values the functions define, at their definition.
 
-use std::collections::HashSet;
-
 use crate::diag::Diag;
-use crate::entity::{OpId, ValueId};
+use crate::entity::{EntitySet, OpId, ValueId};
 use crate::module::ProgramModule;
 use crate::ops::{OpClass, infer, same_up_to_valid};
 use crate::stmt::Operation;
 use crate::types::{Dim, Type};
 use crate::value::Constant;
 
-use super::{Defs, Verifier, count};
+use super::{Bodies, Defs, Verifier, count};
 
 /// Checks types and op typing; returns the values whose types are well formed.
-pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs) -> HashSet<ValueId> {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>, defs: &Defs) -> EntitySet<ValueId> {
     let m = v.m;
-    let mut well_typed = HashSet::new();
+    let mut well_typed = EntitySet::with_len(m.values.len());
+    // In id order, which is the order the problems of defined values are reported in.
     for (val, data) in m.values.iter() {
-        if problems(m, &data.ty).is_empty() {
+        let problems = problems(m, &data.ty);
+        if problems.is_empty() {
             well_typed.insert(val);
+        } else if let Some(site) = &defs[val] {
+            for p in problems {
+                v.error(site.span, format!("`{}` {p}", v.name(val)));
+            }
         }
     }
-    let mut defined: Vec<_> = defs.iter().collect();
-    defined.sort_by_key(|(val, _)| **val);
-    for (&val, site) in defined {
-        for p in problems(m, v.ty(val)) {
-            v.error(site.span, format!("`{}` {p}", v.name(val)));
-        }
-    }
-    for f in v.functions() {
-        let func = &m.funcs[f];
+    for body in bodies.iter() {
+        let func = &m.funcs[body.func];
         for (i, t) in func.sig.returns.iter().enumerate() {
             for p in problems(m, t) {
                 v.error(
@@ -43,7 +40,7 @@ pub(super) fn check(v: &mut Verifier<'_>, defs: &Defs) -> HashSet<ValueId> {
                 );
             }
         }
-        for (o, _) in v.ops_of(f) {
+        for (o, _) in bodies.ops(body) {
             type_op(v, o, &well_typed);
         }
     }
@@ -143,20 +140,23 @@ pub(super) fn problems(m: &ProgramModule, t: &Type) -> Vec<String> {
     out
 }
 
-fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &HashSet<ValueId>) {
+fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &EntitySet<ValueId>) {
     let m = v.m;
     let op = &m.ops[o];
-    let name = op.opcode.full_name();
+    // Spelled only for a message.
+    let name = || op.opcode.full_name();
     if op.opcode.class() == OpClass::Const {
         type_const(v, op);
         return;
     }
-    if !op
-        .uses()
+    let mut all_well_typed = op
+        .operands
         .iter()
         .chain(&op.results)
-        .all(|x| well_typed.contains(x))
-    {
+        .all(|&x| well_typed.contains(x));
+    op.attrs
+        .for_each_value(&mut |x| all_well_typed &= well_typed.contains(x));
+    if !all_well_typed {
         // The malformed type is reported at its definition.
         return;
     }
@@ -173,7 +173,8 @@ fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &HashSet<ValueId>) {
         v.error(
             op.span,
             format!(
-                "`{name}` produces {}, but the op defines {}",
+                "`{}` produces {}, but the op defines {}",
+                name(),
                 count(types.len(), "result"),
                 count(op.results.len(), "result")
             ),
@@ -186,7 +187,8 @@ fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &HashSet<ValueId>) {
             v.error(
                 op.span,
                 format!(
-                    "`{name}` result `{}` has type {}, expected {}",
+                    "`{}` result `{}` has type {}, expected {}",
+                    name(),
                     v.name(r),
                     v.show(got),
                     v.show(want)
@@ -214,16 +216,21 @@ fn type_const(v: &mut Verifier<'_>, op: &Operation) {
         return;
     };
     let data = &v.m.values[r];
-    let name = data.ssa_name();
+    // Spelled only for a message.
+    let name = || data.ssa_name();
     let Some(c) = data.constant else {
-        v.error(op.span, format!("constant `{name}` has no literal value"));
+        v.error(
+            op.span,
+            format!("constant `{}` has no literal value", name()),
+        );
         return;
     };
     let Type::Scalar(d) = data.ty else {
         v.error(
             op.span,
             format!(
-                "constant `{name}` has type {}; constants are scalars",
+                "constant `{}` has type {}; constants are scalars",
+                name(),
                 v.show(&data.ty)
             ),
         );
@@ -239,7 +246,10 @@ fn type_const(v: &mut Verifier<'_>, op: &Operation) {
     if !fits {
         v.error(
             op.span,
-            format!("constant `{name}` of type {d} cannot hold the {what} literal {c}"),
+            format!(
+                "constant `{}` of type {d} cannot hold the {what} literal {c}",
+                name()
+            ),
         );
     }
 }
