@@ -33,6 +33,9 @@ pub struct Binding {
 }
 
 /// An insertion-ordered map (order makes iter_args and if results deterministic).
+///
+/// Most scopes bind a handful of names, which a scan finds faster than a hash; the index
+/// is built only once a scope holds more than [`Ordered::SCAN`] names.
 #[derive(Clone, Debug, Default)]
 struct Ordered {
     entries: Vec<(String, Binding)>,
@@ -40,16 +43,33 @@ struct Ordered {
 }
 
 impl Ordered {
+    const SCAN: usize = 8;
+
+    fn position(&self, name: &str) -> Option<usize> {
+        if self.entries.len() <= Self::SCAN {
+            self.entries.iter().position(|(k, _)| k == name)
+        } else {
+            self.index.get(name).copied()
+        }
+    }
+
     fn get(&self, name: &str) -> Option<&Binding> {
-        self.index.get(name).map(|&i| &self.entries[i].1)
+        self.position(name).map(|i| &self.entries[i].1)
     }
 
     fn set(&mut self, name: &str, b: Binding) {
-        match self.index.get(name) {
-            Some(&i) => self.entries[i].1 = b,
+        match self.position(name) {
+            Some(i) => self.entries[i].1 = b,
             None => {
-                self.index.insert(name.to_string(), self.entries.len());
                 self.entries.push((name.to_string(), b));
+                if self.entries.len() > Self::SCAN {
+                    if self.index.is_empty() {
+                        let index = self.entries.iter().enumerate();
+                        self.index = index.map(|(i, (k, _))| (k.clone(), i)).collect();
+                    } else {
+                        self.index.insert(name.to_string(), self.entries.len() - 1);
+                    }
+                }
             }
         }
     }
@@ -121,5 +141,40 @@ impl EnvTable {
     /// No bindings.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entity::EntityId;
+
+    fn local(v: usize) -> Binding {
+        Binding {
+            value: ValueId::new(v),
+            kind: BindingKind::Local,
+            mutable: true,
+        }
+    }
+
+    /// Lookups agree before and after the scope grows past the scanned size, and the
+    /// insertion order survives updates.
+    #[test]
+    fn lookups_and_order_across_the_index_threshold() {
+        let mut t = EnvTable::new();
+        let names: Vec<String> = (0..3 * Ordered::SCAN).map(|i| format!("n{i}")).collect();
+        for (i, n) in names.iter().enumerate() {
+            t.set(n, local(i));
+            for (j, m) in names.iter().enumerate().take(i + 1) {
+                assert_eq!(t.local(m).map(|b| b.value), Some(ValueId::new(j)));
+            }
+        }
+        t.set("n3", local(100));
+        t.set("n20", local(200));
+        assert_eq!(t.get("n3").map(|b| b.value), Some(ValueId::new(100)));
+        assert_eq!(t.get("n20").map(|b| b.value), Some(ValueId::new(200)));
+        assert!(t.get("missing").is_none());
+        let order: Vec<&str> = t.locals().map(|(k, _)| k).collect();
+        assert_eq!(order, names.iter().map(String::as_str).collect::<Vec<_>>());
     }
 }
