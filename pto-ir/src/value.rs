@@ -177,20 +177,7 @@ impl ValueData {
             out.push_str(n);
             out.push('_');
         }
-        let mut buf = [0u8; 10];
-        let mut i = buf.len();
-        let mut x = self.number;
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (x % 10) as u8;
-            x /= 10;
-            if x == 0 {
-                break;
-            }
-        }
-        for &b in &buf[i..] {
-            out.push(char::from(b));
-        }
+        crate::typefmt::push_u64(out, u64::from(self.number));
     }
 
     /// The value kind.

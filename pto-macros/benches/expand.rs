@@ -120,7 +120,5 @@ fn generated_expand(bencher: divan::Bencher, n: usize) {
 
 #[divan::bench(args = SIZES)]
 fn generated_floor(bencher: divan::Bencher, n: usize) {
-    bencher
-        .with_inputs(|| generated(n))
-        .bench_values(floor);
+    bencher.with_inputs(|| generated(n)).bench_values(floor);
 }

@@ -344,22 +344,13 @@ impl<'a> Writer<'a> {
         self.m.values[v].ty.dtype().unwrap_or(DataType::Unknown)
     }
 
+    /// The Rust element type of `d`: the primitive, or the `pto` re-export of the half types.
     fn rust_ty(&mut self, d: DataType) -> &'static str {
-        match d {
-            DataType::Bool => "bool",
-            DataType::Int8 => "i8",
-            DataType::Int16 => "i16",
-            DataType::Int32 => "i32",
-            DataType::Int64 => "i64",
-            DataType::UInt8 => "u8",
-            DataType::UInt16 => "u16",
-            DataType::UInt32 => "u32",
-            DataType::UInt64 => "u64",
-            DataType::Fp16 => "::pto::f16",
-            DataType::Bf16 => "::pto::bf16",
-            DataType::Fp32 => "f32",
-            DataType::Fp64 => "f64",
-            other => {
+        match (d, d.rust_name()) {
+            (DataType::Fp16, _) => "::pto::f16",
+            (DataType::Bf16, _) => "::pto::bf16",
+            (_, Some(name)) => name,
+            (other, None) => {
                 self.err(format!("the CPU runtime has no {other} element type"));
                 "f32"
             }
