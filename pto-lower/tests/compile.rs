@@ -31,16 +31,16 @@ fn scale_rows_host_shape() {
     for want in [
         "x . check_shape (\"x\"",
         "out . check_shape (\"out\"",
-        "x . bind_dim (\"x\" , 0usize , \"B\"",
-        "out . bind_dim (\"out\" , 0usize , \"B\"",
+        "x . bind_dim (\"x\" , 0 , \"B\"",
+        "out . bind_dim (\"out\" , 0 , \"B\"",
         "Tile :: < f32 , 1 , 128 > :: zeros ()",
         // TLOAD, the two TMULS and TSTORE of a tile nothing else reads: one fused pass, and
         // the loop around it one call that checks the window geometry once.
-        "isa :: tload_map_store_loop (& mut t0_row , & * x",
+        "isa :: tload_map_store_loop (& mut t0_row , x",
         "Element :: mul (__e0 , scale)",
         "Element :: mul (__e0 , 3.14f32)",
-        "& mut * out , & [isa :: LoopIndex :: Iv , isa :: LoopIndex :: At (0usize)]",
-        "isa :: LoopRange { lb : 0i64 , ub : b_1 , step : 1usize }",
+        "& mut * out , & [isa :: LoopIndex :: Iv , isa :: LoopIndex :: At (0)]",
+        "isa :: LoopRange { lb : 0i64 , ub : b_1 , step : 1 }",
         "Result :: Ok (())",
     ] {
         assert!(host.contains(want), "missing `{want}` in\n{host}");
@@ -72,7 +72,7 @@ fn host_bodies_use_the_right_instructions() {
             &[
                 "tload2_map_store_loop (& mut",
                 "Element :: add (__e",
-                "step : 16usize",
+                "step : 16",
             ],
         ),
         ("axpy", &["tmuls", "tadds_inplace", "tdivs_rev"]),
@@ -97,7 +97,7 @@ fn host_bodies_use_the_right_instructions() {
             &[
                 "tmatmul_acc_inplace",
                 "texpands",
-                "bind_dim (\"a\" , 1usize , \"K\"",
+                "bind_dim (\"a\" , 1 , \"K\"",
             ],
         ),
         (

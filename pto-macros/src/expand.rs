@@ -179,7 +179,10 @@ mod tests {
                     #[allow(unused_imports)]
                     use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
                     #[allow(unused_imports)]
-                    use ::core::{option::Option, result::Result};
+                    use ::core::{
+                        option::Option::{self, None, Some},
+                        result::Result,
+                    };
                     let v_2: f32 = Element::mul(a, 2f32);
                     Result::Ok(v_2)
                 }

@@ -8,21 +8,24 @@ pub fn accumulate(
     #[allow(unused_imports)]
     use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
-    use ::core::{option::Option, result::Result};
-    x.check_shape("x", &[Option::None, Option::Some(64usize)])?;
-    out.check_shape("out", &[Option::Some(1usize), Option::Some(64usize)])?;
-    let mut __dim_1: Option<usize> = Option::None;
-    x.bind_dim("x", 0usize, "B", &mut __dim_1)?;
+    use ::core::{
+        option::Option::{self, None, Some},
+        result::Result,
+    };
+    x.check_shape("x", &[None, Some(64)])?;
+    out.check_shape("out", &[Some(1), Some(64)])?;
+    let mut __dim_1: Option<usize> = None;
+    x.bind_dim("x", 0, "B", &mut __dim_1)?;
     let b_1: i64 = __dim_1.unwrap_or(0) as i64;
     let mut t0_acc = Tile::<f32, 1, 64>::zeros();
     let mut t1 = Tile::<f32, 1, 64>::zeros();
-    t0_acc.set_valid(1usize, 64usize)?;
+    t0_acc.set_valid(1, 64)?;
     isa::texpands(&mut t0_acc, 0f32);
     for b_7 in 0i64..b_1 {
-        isa::tload(&mut t1, &*x, &[b_7 as usize, 0usize])?;
+        isa::tload(&mut t1, x, &[b_7 as usize, 0])?;
         isa::tadd_inplace(&mut t0_acc, &t1);
     }
-    isa::tstore(&mut *out, &t0_acc, &[0usize, 0usize])?;
+    isa::tstore(&mut *out, &t0_acc, &[0, 0])?;
     Result::Ok(())
 }
 ///Compile-time artifacts of the `accumulate` kernel.

@@ -8,7 +8,10 @@ pub fn clamp_add(
     #[allow(unused_imports)]
     use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
-    use ::core::{option::Option, result::Result};
+    use ::core::{
+        option::Option::{self, None, Some},
+        result::Result,
+    };
     let v_5: f32;
     if flag {
         let v_4: f32 = Element::add(a, 1f32);

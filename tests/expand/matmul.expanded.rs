@@ -9,21 +9,24 @@ pub fn matmul_tile(
     #[allow(unused_imports)]
     use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
-    use ::core::{option::Option, result::Result};
-    a.check_shape("a", &[Option::Some(16usize), Option::Some(32usize)])?;
-    b.check_shape("b", &[Option::Some(32usize), Option::Some(16usize)])?;
-    c.check_shape("c", &[Option::Some(16usize), Option::Some(16usize)])?;
+    use ::core::{
+        option::Option::{self, None, Some},
+        result::Result,
+    };
+    a.check_shape("a", &[Some(16), Some(32)])?;
+    b.check_shape("b", &[Some(32), Some(16)])?;
+    c.check_shape("c", &[Some(16), Some(16)])?;
     let mut t0_at = Tile::<::pto::f16, 16, 32>::zeros();
     let mut t1_bt = Tile::<::pto::f16, 32, 16>::zeros();
     let mut t2_at_left = Tile::<::pto::f16, 16, 32>::zeros();
     let mut t3_bt_right = Tile::<::pto::f16, 32, 16>::zeros();
     let mut t4 = Tile::<f32, 16, 16>::zeros();
-    isa::tload(&mut t0_at, &*a, &[0usize, 0usize])?;
-    isa::tload(&mut t1_bt, &*b, &[0usize, 0usize])?;
+    isa::tload(&mut t0_at, a, &[0, 0])?;
+    isa::tload(&mut t1_bt, b, &[0, 0])?;
     isa::tmov(&mut t2_at_left, &t0_at);
     isa::tmov(&mut t3_bt_right, &t1_bt);
     isa::tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
-    isa::tstore(&mut *c, &t4, &[0usize, 0usize])?;
+    isa::tstore(&mut *c, &t4, &[0, 0])?;
     Result::Ok(())
 }
 ///Compile-time artifacts of the `matmul_tile` kernel.

@@ -9,24 +9,27 @@ pub fn scale_rows(
     #[allow(unused_imports)]
     use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
     #[allow(unused_imports)]
-    use ::core::{option::Option, result::Result};
-    x.check_shape("x", &[Option::None, Option::Some(128usize)])?;
-    out.check_shape("out", &[Option::None, Option::Some(128usize)])?;
-    let mut __dim_1: Option<usize> = Option::None;
-    x.bind_dim("x", 0usize, "B", &mut __dim_1)?;
-    out.bind_dim("out", 0usize, "B", &mut __dim_1)?;
+    use ::core::{
+        option::Option::{self, None, Some},
+        result::Result,
+    };
+    x.check_shape("x", &[None, Some(128)])?;
+    out.check_shape("out", &[None, Some(128)])?;
+    let mut __dim_1: Option<usize> = None;
+    x.bind_dim("x", 0, "B", &mut __dim_1)?;
+    out.bind_dim("out", 0, "B", &mut __dim_1)?;
     let b_1: i64 = __dim_1.unwrap_or(0) as i64;
     let mut t0_row = Tile::<f32, 1, 128>::zeros();
     isa::tload_map_store_loop(
         &mut t0_row,
-        &*x,
-        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0usize)],
+        x,
+        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0)],
         &mut *out,
-        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0usize)],
+        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0)],
         isa::LoopRange {
             lb: 0i64,
             ub: b_1,
-            step: 1usize,
+            step: 1,
         },
         move |__e0: f32| -> f32 {
             let __e0: f32 = Element::mul(__e0, scale);

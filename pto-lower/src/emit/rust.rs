@@ -21,7 +21,7 @@
 //! token, `format!` string or identifier allocated on the way); the text becomes tokens once
 //! at the end (module `lex`), with `Span::call_site()` as `quote!` gives them. A punctuation
 //! is joint with a punctuation character right after it, so the text puts a space after every
-//! punctuation that `quote!` would emit on its own (`& *x`, `) ? ;`, `Tile:: < f32`): the
+//! punctuation that `quote!` would emit on its own (`&mut *out`, `) ? ;`, `Tile:: < f32`): the
 //! tokens, spacing included, are the ones `quote!` makes of the same code.
 
 use std::collections::HashSet;
@@ -498,14 +498,12 @@ impl<'a> Writer<'a> {
         self.put_convert(v, self.dtype(v), to, bare);
     }
 
+    /// Writes an index or extent, for a `usize` parameter (which types an unsuffixed
+    /// literal: a suffix would only cost the lexer).
     fn put_index(&mut self, i: Index) {
         match i {
             Index::Const(c) => {
-                let _ = write!(
-                    self.out,
-                    "{}usize",
-                    usize::try_from(c).unwrap_or(usize::MAX)
-                );
+                let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
             }
             Index::Value(v) if self.dtype(v) == DataType::Bool => {
                 self.put("usize::from(");
@@ -535,12 +533,7 @@ impl<'a> Writer<'a> {
     fn put_window(&mut self, window: &[u64]) {
         self.put("&[");
         for (k, &s) in window.iter().enumerate() {
-            let _ = write!(
-                self.out,
-                "{}{}usize",
-                if k > 0 { ", " } else { "" },
-                s as usize
-            );
+            let _ = write!(self.out, "{}{}", if k > 0 { ", " } else { "" }, s as usize);
         }
         self.put("]");
     }
@@ -551,10 +544,9 @@ impl<'a> Writer<'a> {
                 self.put("&");
                 self.put_tile(s);
             }
-            TileRef::Param(v) => {
-                self.put("& *");
-                self.put_ident(v);
-            }
+            // A tile parameter is already a reference (`&Tile` or `&mut Tile`, which the
+            // callee's `&Tile` parameter reborrows as shared).
+            TileRef::Param(v) => self.put_ident(v),
         }
     }
 
@@ -632,8 +624,8 @@ impl<'a> Writer<'a> {
         // names shadow nothing of the user's but module-level items, which it does not use).
         self.put(
             "{ #[allow(unused_imports)] use ::pto::{isa, Element, Float, Int, \
-             RoundMode, Tile}; #[allow(unused_imports)] use ::core::{option::Option, \
-             result::Result}; ",
+             RoundMode, Tile}; #[allow(unused_imports)] use ::core::{option::Option::{self, \
+             None, Some}, result::Result}; ",
         );
         // 1. Shapes of tensor parameters.
         for q in &f.sig.params {
@@ -652,11 +644,11 @@ impl<'a> Writer<'a> {
                     Some(c) => {
                         let _ = write!(
                             self.out,
-                            "Option::Some({}usize)",
+                            "Some({})",
                             usize::try_from(c).unwrap_or(usize::MAX)
                         );
                     }
-                    None => self.put("Option::None"),
+                    None => self.put("None"),
                 }
             }
             self.put("]) ? ; ");
@@ -705,7 +697,7 @@ impl<'a> Writer<'a> {
         if bound {
             let _ = write!(
                 self.out,
-                "let mut __dim_{}: Option< usize> = Option::None; ",
+                "let mut __dim_{}: Option< usize> = None; ",
                 dv.number
             );
             for q in &f.sig.params {
@@ -716,7 +708,7 @@ impl<'a> Writer<'a> {
                     self.put_ident(q.value);
                     self.put(".bind_dim(");
                     self.put_str_lit(m.values[q.value].name.as_deref().unwrap_or_default());
-                    let _ = write!(self.out, ", {k}usize, ");
+                    let _ = write!(self.out, ", {k}, ");
                     match &dv.name {
                         Some(n) => self.put_str_lit(n),
                         None => {
@@ -990,7 +982,7 @@ impl<'a> Writer<'a> {
         for &(t, tensor, offsets) in &c.loads {
             self.put("&mut ");
             self.put_tile(t);
-            self.put(", & *");
+            self.put(", ");
             self.put_ident(tensor);
             self.put(", &");
             self.put_chain_offsets(offsets, iv);
@@ -1006,7 +998,7 @@ impl<'a> Writer<'a> {
             self.put_scalar_as(l.lb, DataType::Int64, true);
             self.put(", ub: ");
             self.put_scalar_as(l.ub, DataType::Int64, true);
-            let _ = write!(self.out, ", step: {}usize }}, ", l.step as usize);
+            let _ = write!(self.out, ", step: {} }}, ", l.step as usize);
         }
         self.put("move |");
         for (k, &(t, _, _)) in c.loads.iter().enumerate() {
@@ -1056,7 +1048,8 @@ impl<'a> Writer<'a> {
                     "isa::tload(&mut "
                 });
                 self.put_tile(*dst);
-                self.put(", & *");
+                // Already a `&Tensor` (or a `&mut Tensor`, reborrowed as shared).
+                self.put(", ");
                 self.put_ident(*tensor);
                 self.put(", &");
                 self.put_indices(offsets);
@@ -1122,11 +1115,7 @@ impl<'a> Writer<'a> {
             Inst::FullValid(t) => {
                 self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
-                let _ = write!(
-                    self.out,
-                    ".set_valid({}usize, {}usize) ? ; ",
-                    r as usize, c as usize
-                );
+                let _ = write!(self.out, ".set_valid({}, {}) ? ; ", r as usize, c as usize);
             }
             // The CPU runs one instruction at a time: pipe synchronization has nothing to
             // order (LOWERED and CPP keep it).
@@ -1194,7 +1183,7 @@ impl<'a> Writer<'a> {
                 match k {
                     Some(1) => {}
                     Some(k) if k > 0 => {
-                        let _ = write!(self.out, ").step_by({}usize)", k as usize);
+                        let _ = write!(self.out, ").step_by({})", k as usize);
                     }
                     _ => {
                         self.put(").step_by({ let __step = ");

@@ -37,7 +37,9 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
     // The tokens of the enclosing groups, then of the innermost one, in one buffer (a `Vec`
     // per group would grow from empty each time); per open group its delimiter and where its
     // tokens start.
-    let mut out: Vec<TokenTree> = Vec::new();
+    // About one token per three bytes of the writer's text (`isa::tload(&mut t0, x, &[0, 0])`
+    // is 12 tokens in 33 bytes), so the buffer rarely grows.
+    let mut out: Vec<TokenTree> = Vec::with_capacity(src.len() / 3);
     let mut open: Vec<(Delimiter, usize)> = Vec::new();
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
@@ -62,12 +64,17 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
             b'0'..=b'9' => {
                 // Digits, a fraction, a suffix: `2f32`, `0.5f64`, `16usize`.
                 at = end_of(bytes, at, |c| c.is_ascii_digit());
+                let digits = at;
                 if bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(u8::is_ascii_digit)
                 {
                     at = end_of(bytes, at + 1, |c| c.is_ascii_digit());
                 }
                 at = end_of(bytes, at, |c| c.is_ascii_alphanumeric());
-                out.push(literal(word(src, start, at)?)?.into());
+                let lit = match integer(word(src, start, digits)?, word(src, digits, at)?) {
+                    Some(lit) => lit,
+                    None => literal(word(src, start, at)?)?,
+                };
+                out.push(lit.into());
             }
             b'"' => {
                 // To the closing quote; a backslash escapes the next character.
@@ -118,6 +125,18 @@ fn word(src: &str, start: usize, end: usize) -> Result<&str, String> {
         .ok_or_else(|| format!("no token at {start}..{end}"))
 }
 
+/// The unsuffixed integer literal of `digits` (no leading zero) when there is no `suffix`,
+/// made from its value: it reads as the same text, without the full literal parse of
+/// `Literal::from_str`. `None` for anything else, which `literal` reads: a fraction or a
+/// suffix (`Literal::usize_suffixed` and the like format their text, which costs more than
+/// the parse), a value beyond `u64`.
+fn integer(digits: &str, suffix: &str) -> Option<Literal> {
+    if !suffix.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+        return None;
+    }
+    digits.parse().ok().map(Literal::u64_unsuffixed)
+}
+
 fn literal(s: &str) -> Result<Literal, String> {
     Literal::from_str(s).map_err(|e| format!("`{s}` is not a literal: {e}"))
 }
@@ -129,8 +148,10 @@ mod tests {
     /// The tokens, spacing included, are those of proc-macro2's own lexer.
     #[test]
     fn reads_the_writers_text_as_proc_macro2_does() {
-        let src = "{ ::pto::isa::f(&mut t0, & *x, &[0usize, 2f32, 0.5f64, 16]) ? ; \
-                   let s: ::pto::Tile:: < f32, 1, 8> = \"a\\\"b\\0\"; (a != - -128i8) }";
+        let src = "{ ::pto::isa::f(&mut t0, & *x, &[0usize, 2f32, 0.5f64, 16, 007]) ? ; \
+                   let s: ::pto::Tile:: < f32, 1, 8> = \"a\\\"b\\0\"; (a != - -128i8) }; \
+                   [255u8, 256u16, 127i8, 18446744073709551615u64, 18446744073709551616, 7i64]; \
+                   (\"x\", \"\", \"é\")";
         let ours = tokens(src).unwrap().to_string();
         let theirs = src.parse::<proc_macro2::TokenStream>().unwrap().to_string();
         assert_eq!(ours, theirs);
