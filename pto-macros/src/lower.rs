@@ -1817,7 +1817,11 @@ impl<'k> Lower<'k, '_> {
 
     /// A method call; `None` for `t.store(..)`.
     fn method(&mut self, m: &'k ExprMethodCall) -> R<Option<Val>> {
-        let name = m.method.to_string();
+        self.with_name(&m.method, |this, name| this.named_method(m, name))
+    }
+
+    /// [`Lower::method`] with the method's name spelled.
+    fn named_method(&mut self, m: &'k ExprMethodCall, name: &str) -> R<Option<Val>> {
         if matches!(&*m.receiver, Expr::Range(_))
             || matches!(&*m.receiver, Expr::Paren(p) if matches!(&*p.expr, Expr::Range(_)))
         {
@@ -1831,16 +1835,16 @@ impl<'k> Lower<'k, '_> {
         let n = m.args.len();
         if self.is_tensor(&recv) {
             let Val::V(t) = recv else { return Err(Poison) };
-            return self.tensor_method(m, t, &name, span).map(|v| v.map(Val::V));
+            return self.tensor_method(m, t, name, span).map(|v| v.map(Val::V));
         }
         if let Some(tt) = self.val_tile(&recv) {
             let Val::V(t) = recv else { return Err(Poison) };
             return self
-                .tile_method(m, t, &tt, &name, span)
+                .tile_method(m, t, &tt, name, span)
                 .map(|v| Some(Val::V(v)));
         }
         // Scalars (and literals).
-        match name.as_str() {
+        match name {
             "abs" => {
                 self.no_turbofish(m, "x.abs()")?;
                 self.arity(&m.method, n, 0, "x.abs()")?;
