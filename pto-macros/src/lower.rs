@@ -614,9 +614,9 @@ impl<'k> Lower<'k, '_> {
         );
     }
 
-    /// Runs `f` with `ident` spelled in a reused buffer: variables are read and assigned
-    /// by name all the time, and `to_string` would allocate each spelling. Calls may nest
-    /// (each level takes its own buffer).
+    /// Runs `f` with `ident` spelled in a reused buffer: variable reads and method calls
+    /// are resolved by name all the time, and `to_string` would allocate each spelling.
+    /// Calls may nest (each level takes its own buffer).
     fn with_name<T>(&mut self, ident: &Ident, f: impl FnOnce(&mut Self, &str) -> T) -> T {
         use std::fmt::Write;
         let mut buf = self.names.pop().unwrap_or_default();
