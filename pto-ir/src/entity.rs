@@ -100,6 +100,11 @@ impl<K: EntityId, V> Arena<K, V> {
         self.items.get_mut(k.index())
     }
 
+    /// Makes room for at least `additional` more items.
+    pub fn reserve(&mut self, additional: usize) {
+        self.items.reserve(additional);
+    }
+
     /// Number of items.
     pub fn len(&self) -> usize {
         self.items.len()

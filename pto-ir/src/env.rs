@@ -8,6 +8,8 @@
 //! scope, later assignments to `x` there update the local, while an earlier `x = ..`
 //! remains recorded as an update of the outer `x`.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::entity::ValueId;
@@ -35,11 +37,12 @@ pub struct Binding {
 /// An insertion-ordered map (order makes iter_args and if results deterministic).
 ///
 /// Most scopes bind a handful of names, which a scan finds faster than a hash; the index
-/// is built only once a scope holds more than [`Ordered::SCAN`] names.
+/// is built only once a scope holds more than [`Ordered::SCAN`] names. Names are shared
+/// between the entries and the index, so indexing a name copies no string.
 #[derive(Clone, Debug, Default)]
 struct Ordered {
-    entries: Vec<(String, Binding)>,
-    index: FxHashMap<String, usize>,
+    entries: Vec<(Arc<str>, Binding)>,
+    index: FxHashMap<Arc<str>, usize>,
 }
 
 impl Ordered {
@@ -47,7 +50,7 @@ impl Ordered {
 
     fn position(&self, name: &str) -> Option<usize> {
         if self.entries.len() <= Self::SCAN {
-            self.entries.iter().position(|(k, _)| k == name)
+            self.entries.iter().position(|(k, _)| **k == *name)
         } else {
             self.index.get(name).copied()
         }
@@ -61,13 +64,14 @@ impl Ordered {
         match self.position(name) {
             Some(i) => self.entries[i].1 = b,
             None => {
-                self.entries.push((name.to_string(), b));
+                let name: Arc<str> = Arc::from(name);
+                self.entries.push((Arc::clone(&name), b));
                 if self.entries.len() > Self::SCAN {
                     if self.index.is_empty() {
                         let index = self.entries.iter().enumerate();
-                        self.index = index.map(|(i, (k, _))| (k.clone(), i)).collect();
+                        self.index = index.map(|(i, (k, _))| (Arc::clone(k), i)).collect();
                     } else {
-                        self.index.insert(name.to_string(), self.entries.len() - 1);
+                        self.index.insert(name, self.entries.len() - 1);
                     }
                 }
             }
@@ -113,15 +117,12 @@ impl EnvTable {
 
     /// Updates of enclosing variables, in first-assignment order.
     pub fn updates(&self) -> impl Iterator<Item = (&str, ValueId)> {
-        self.updates
-            .entries
-            .iter()
-            .map(|(k, b)| (k.as_str(), b.value))
+        self.updates.entries.iter().map(|(k, b)| (&**k, b.value))
     }
 
     /// Local declarations, in declaration order.
     pub fn locals(&self) -> impl Iterator<Item = (&str, &Binding)> {
-        self.locals.entries.iter().map(|(k, b)| (k.as_str(), b))
+        self.locals.entries.iter().map(|(k, b)| (&**k, b))
     }
 
     /// Every binding: locals then updates.
@@ -130,7 +131,7 @@ impl EnvTable {
             .entries
             .iter()
             .chain(&self.updates.entries)
-            .map(|(k, b)| (k.as_str(), b))
+            .map(|(k, b)| (&**k, b))
     }
 
     /// Number of bindings.

@@ -259,49 +259,46 @@ impl ProgramModule {
             span,
         });
         self.functions.push(f);
-        let params = self.funcs[f].sig.params.clone();
+        // The arenas are borrowed apart so names and types are read in place, not cloned.
+        let (params, values, env) = (
+            &self.funcs[f].sig.params,
+            &mut self.values,
+            &mut self.blocks[inputs].env,
+        );
+        let local = |value| crate::env::Binding {
+            value,
+            kind: crate::env::BindingKind::Local,
+            mutable: false,
+        };
         for (i, p) in params.iter().enumerate() {
-            if let Some(d) = self.values.get_mut(p.value) {
+            if let Some(d) = values.get_mut(p.value) {
                 d.def = ValueDef::Param(f, i as u32);
-            }
-            if let Some(name) = self.values.get(p.value).and_then(|d| d.name.clone()) {
-                self.blocks[inputs].env.set(
-                    &name,
-                    crate::env::Binding {
-                        value: p.value,
-                        kind: crate::env::BindingKind::Local,
-                        mutable: false,
-                    },
-                );
+                if let Some(name) = &d.name {
+                    env.set(name, local(p.value));
+                }
             }
         }
         // Symbolic dimensions mentioned in parameter types are defined at entry.
         let mut dims = Vec::new();
-        for p in &params {
-            if let Some(t) = self.values.get(p.value).map(|d| d.ty.clone()) {
-                collect_dims(&t, &mut dims);
+        for p in params {
+            if let Some(d) = values.get(p.value) {
+                collect_dims(&d.ty, &mut dims);
             }
         }
         dims.retain(|d| !params.iter().any(|p| p.value == *d));
         let mut unique = Vec::new();
         for d in dims {
-            if !unique.contains(&d) && self.values.contains(d) {
+            if !unique.contains(&d) && values.contains(d) {
                 unique.push(d);
             }
         }
         for &d in &unique {
-            if self.values[d].def == ValueDef::Free {
-                self.values[d].def = ValueDef::Dim(f);
+            let data = &mut values[d];
+            if data.def == ValueDef::Free {
+                data.def = ValueDef::Dim(f);
             }
-            if let Some(name) = self.values[d].name.clone() {
-                self.blocks[inputs].env.set(
-                    &name,
-                    crate::env::Binding {
-                        value: d,
-                        kind: crate::env::BindingKind::Local,
-                        mutable: false,
-                    },
-                );
+            if let Some(name) = &data.name {
+                env.set(name, local(d));
             }
         }
         self.funcs[f].dims = unique;

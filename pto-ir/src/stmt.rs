@@ -30,11 +30,10 @@ pub struct Operation {
 }
 
 impl Operation {
-    /// Every value the op uses: operands, then values inside attributes.
-    pub fn uses(&self) -> Vec<ValueId> {
-        let mut out = self.operands.clone();
-        self.attrs.for_each_value(&mut |v| out.push(v));
-        out
+    /// Calls `f` on every value the op uses: operands, then values inside attributes.
+    pub fn for_each_use(&self, mut f: impl FnMut(ValueId)) {
+        self.operands.iter().for_each(|&v| f(v));
+        self.attrs.for_each_value(&mut f);
     }
 
     /// Rewrites every use (operands and attributes).
@@ -168,34 +167,36 @@ impl StmtKind {
         )
     }
 
-    /// Child blocks, in print order.
-    pub fn blocks(&self) -> Vec<BlockId> {
-        match self {
-            StmtKind::For(f) => vec![f.body],
-            StmtKind::If(i) => vec![i.then_block, i.else_block],
-            StmtKind::While(w) => vec![w.cond_block, w.body],
-            StmtKind::Scope(_, b) => vec![*b],
-            _ => Vec::new(),
-        }
+    /// Child blocks, in print order (at most two, so nothing is allocated; the iterator
+    /// does not borrow the statement, so the caller may edit the module while walking).
+    pub fn blocks(&self) -> impl Iterator<Item = BlockId> + use<> {
+        let (first, second) = match self {
+            StmtKind::For(f) => (Some(f.body), None),
+            StmtKind::If(i) => (Some(i.then_block), Some(i.else_block)),
+            StmtKind::While(w) => (Some(w.cond_block), Some(w.body)),
+            StmtKind::Scope(_, b) => (Some(*b), None),
+            _ => (None, None),
+        };
+        first.into_iter().chain(second)
     }
 
-    /// Values the statement itself uses (not those of nested blocks or ops).
-    pub fn uses(&self) -> Vec<ValueId> {
+    /// Calls `f` on every value the statement itself uses (not those of nested blocks or
+    /// ops), in print order.
+    pub fn for_each_use(&self, mut f: impl FnMut(ValueId)) {
         match self {
-            StmtKind::For(f) => {
-                let mut v = vec![f.lb, f.ub, f.step];
-                v.extend(f.iter_args.iter().map(|a| a.init));
-                f.attrs.for_each_value(&mut |x| v.push(x));
-                v
+            StmtKind::For(s) => {
+                [s.lb, s.ub, s.step].into_iter().for_each(&mut f);
+                s.iter_args.iter().for_each(|a| f(a.init));
+                s.attrs.for_each_value(&mut f);
             }
-            StmtKind::If(i) => vec![i.cond],
-            StmtKind::While(w) => w.iter_args.iter().map(|a| a.init).collect(),
-            StmtKind::Condition(c) => vec![*c],
+            StmtKind::If(i) => f(i.cond),
+            StmtKind::While(w) => w.iter_args.iter().for_each(|a| f(a.init)),
+            StmtKind::Condition(c) => f(*c),
             StmtKind::Yield(v)
             | StmtKind::Return(v)
             | StmtKind::Break(v)
-            | StmtKind::Continue(v) => v.clone(),
-            StmtKind::Op(_) | StmtKind::Scope(..) => Vec::new(),
+            | StmtKind::Continue(v) => v.iter().copied().for_each(f),
+            StmtKind::Op(_) | StmtKind::Scope(..) => {}
         }
     }
 
@@ -230,22 +231,21 @@ impl StmtKind {
         }
     }
 
-    /// Values the statement defines (iv, iter args, results), excluding nested ops.
-    pub fn defs(&self) -> Vec<ValueId> {
+    /// Calls `f` on every value the statement defines (iv, iter args, results), excluding
+    /// nested ops.
+    pub fn for_each_def(&self, mut f: impl FnMut(ValueId)) {
         match self {
-            StmtKind::For(f) => {
-                let mut v = vec![f.iv];
-                v.extend(f.iter_args.iter().map(|a| a.arg));
-                v.extend(&f.results);
-                v
+            StmtKind::For(s) => {
+                f(s.iv);
+                s.iter_args.iter().for_each(|a| f(a.arg));
+                s.results.iter().copied().for_each(f);
             }
-            StmtKind::If(i) => i.results.clone(),
+            StmtKind::If(i) => i.results.iter().copied().for_each(f),
             StmtKind::While(w) => {
-                let mut v: Vec<_> = w.iter_args.iter().map(|a| a.arg).collect();
-                v.extend(&w.results);
-                v
+                w.iter_args.iter().for_each(|a| f(a.arg));
+                w.results.iter().copied().for_each(f);
             }
-            _ => Vec::new(),
+            _ => {}
         }
     }
 

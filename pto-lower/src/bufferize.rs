@@ -147,9 +147,7 @@ impl Live {
                 }
                 continue;
             }
-            for v in kind.uses() {
-                self.uses.push((v, u, inner));
-            }
+            kind.for_each_use(|v| self.uses.push((v, u, inner)));
             self.t += 2;
             match kind {
                 StmtKind::For(_) | StmtKind::While(_) => {

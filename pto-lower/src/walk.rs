@@ -71,10 +71,9 @@ pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<Va
             }
             continue;
         }
-        st.kind.uses().into_iter().for_each(&mut count);
-        for v in st.kind.defs() {
-            type_uses(&m.values[v].ty, &mut count);
-        }
+        st.kind.for_each_use(&mut count);
+        st.kind
+            .for_each_def(|v| type_uses(&m.values[v].ty, &mut count));
     }
     counts
 }

@@ -270,6 +270,8 @@ struct Lower<'k, 'e> {
     gone: FxHashMap<String, &'static str>,
     /// Names declared in each open body.
     scopes: Vec<Vec<String>>,
+    /// Spelling buffers for identifiers, reused by [`Lower::with_name`].
+    names: Vec<String>,
     /// Whether the function body ended in `return` / a tail value.
     returned: bool,
 }
@@ -279,6 +281,12 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     let name = k.ident.to_string();
     let mut module = ProgramModule::new(name.clone());
     module.attrs.set("arch", Attr::Str(args.arch.clone()));
+    // Room for a typical kernel up front: growing the arenas a doubling at a time would
+    // copy every value and statement several times over.
+    module.values.reserve(128);
+    module.ops.reserve(64);
+    module.stmts.reserve(64);
+    module.blocks.reserve(32);
     let mut lw = Lower {
         b: IRBuilder::new(module),
         ctx: IRBuilderContext::new(),
@@ -288,6 +296,7 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         poisoned: FxHashSet::default(),
         gone: FxHashMap::default(),
         scopes: vec![Vec::new()],
+        names: Vec::new(),
         returned: false,
     };
     // Parameters, then the symbolic dimensions they mention (created once, shared by name).
@@ -605,18 +614,32 @@ impl<'k> Lower<'k, '_> {
         );
     }
 
+    /// Runs `f` with `ident` spelled in a reused buffer: variable reads and method calls
+    /// are resolved by name all the time, and `to_string` would allocate each spelling.
+    /// Calls may nest (each level takes its own buffer).
+    fn with_name<T>(&mut self, ident: &Ident, f: impl FnOnce(&mut Self, &str) -> T) -> T {
+        use std::fmt::Write;
+        let mut buf = self.names.pop().unwrap_or_default();
+        buf.clear();
+        let _ = write!(buf, "{ident}");
+        let r = f(self, &buf);
+        self.names.push(buf);
+        r
+    }
+
     fn var(&mut self, ident: &'k Ident) -> R<Val> {
-        let name = ident.to_string();
-        if self.poisoned.contains(&name) {
-            return Err(Poison);
-        }
-        if !self.b.is_visible(&self.ctx, &name) {
-            self.unknown_var(ident);
-            return Err(Poison);
-        }
-        self.at(ident);
-        let r = self.b.use_var(&mut self.ctx, &name);
-        self.check(r).map(Val::V)
+        self.with_name(ident, |this, name| {
+            if this.poisoned.contains(name) {
+                return Err(Poison);
+            }
+            let Some(v) = this.b.read_var(&mut this.ctx, name) else {
+                this.unknown_var(ident);
+                return Err(Poison);
+            };
+            // Later ops of the expression take the variable's span, as they always have.
+            this.at(ident);
+            Ok(Val::V(v))
+        })
     }
 
     // ----- blocks and statements -----
@@ -1794,7 +1817,11 @@ impl<'k> Lower<'k, '_> {
 
     /// A method call; `None` for `t.store(..)`.
     fn method(&mut self, m: &'k ExprMethodCall) -> R<Option<Val>> {
-        let name = m.method.to_string();
+        self.with_name(&m.method, |this, name| this.named_method(m, name))
+    }
+
+    /// [`Lower::method`] with the method's name spelled.
+    fn named_method(&mut self, m: &'k ExprMethodCall, name: &str) -> R<Option<Val>> {
         if matches!(&*m.receiver, Expr::Range(_))
             || matches!(&*m.receiver, Expr::Paren(p) if matches!(&*p.expr, Expr::Range(_)))
         {
@@ -1808,16 +1835,16 @@ impl<'k> Lower<'k, '_> {
         let n = m.args.len();
         if self.is_tensor(&recv) {
             let Val::V(t) = recv else { return Err(Poison) };
-            return self.tensor_method(m, t, &name, span).map(|v| v.map(Val::V));
+            return self.tensor_method(m, t, name, span).map(|v| v.map(Val::V));
         }
         if let Some(tt) = self.val_tile(&recv) {
             let Val::V(t) = recv else { return Err(Poison) };
             return self
-                .tile_method(m, t, &tt, &name, span)
+                .tile_method(m, t, &tt, name, span)
                 .map(|v| Some(Val::V(v)));
         }
         // Scalars (and literals).
-        match name.as_str() {
+        match name {
             "abs" => {
                 self.no_turbofish(m, "x.abs()")?;
                 self.arity(&m.method, n, 0, "x.abs()")?;

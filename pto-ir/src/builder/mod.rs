@@ -303,15 +303,16 @@ impl IRBuilder {
         attrs: Attrs,
         span: crate::entity::SpanId,
     ) -> OpId {
-        let op = self.module.ops.push(Operation {
+        let m = &mut self.module;
+        let op = m.ops.push(Operation {
             opcode,
             operands,
-            results: results.clone(),
+            results,
             attrs,
             span,
         });
-        for (i, &out) in results.iter().enumerate() {
-            self.module.values[out].def = ValueDef::OpResult(op, i as u32);
+        for (i, &out) in m.ops[op].results.iter().enumerate() {
+            m.values[out].def = ValueDef::OpResult(op, i as u32);
         }
         op
     }
@@ -395,13 +396,13 @@ impl IRBuilder {
     ) -> Result<Option<ValueId>, Diag> {
         self.insertion_block(ctx)?;
         let types = self.infer_at(opcode, &operands, &attrs, ctx.span)?;
-        let outputs: Vec<ValueId> = types
-            .into_iter()
-            .map(|t| {
-                self.module
-                    .new_value(t, if name.is_empty() { None } else { Some(name) })
-            })
-            .collect();
+        // Pushed one by one: collecting from `types` would reuse its (larger) allocation
+        // and shrink it with a `realloc`.
+        let mut outputs = Vec::with_capacity(types.len());
+        for t in types {
+            let name = if name.is_empty() { None } else { Some(name) };
+            outputs.push(self.module.new_value(t, name));
+        }
         let first = outputs.first().copied();
         let op = self.push_op(opcode, operands, outputs, attrs, ctx.span);
         self.emit(ctx, op)?;
@@ -554,6 +555,14 @@ impl IRBuilder {
                 format!("cannot find value `{name}` in this scope"),
             )
         })
+    }
+
+    /// [`IRBuilder::use_var`] for a caller that reports unknown names itself: `None` (and
+    /// nothing created) when `name` is not visible or there is no insertion point. One walk
+    /// up the scopes, where [`IRBuilder::is_visible`] then `use_var` would take two.
+    pub fn read_var(&mut self, ctx: &mut IRBuilderContext, name: &str) -> Option<ValueId> {
+        let block = self.insertion_block(ctx).ok()?;
+        self.resolve(ctx, block, name)
     }
 
     /// Whether `name` is visible from the current scope (creates nothing).

@@ -209,22 +209,25 @@ impl IRBuilder {
             return;
         }
         let mut f = |v: ValueId| *map.get(&v).unwrap_or(&v);
+        // The arenas are borrowed apart so the walk edits ops, statements and values in
+        // place, without copying any statement or op list.
+        let m = &mut self.module;
+        let (blocks, stmts, ops, values) = (&m.blocks, &mut m.stmts, &mut m.ops, &mut m.values);
         let mut stack = vec![block];
         while let Some(b) = stack.pop() {
-            let stmts = self.module.blocks[b].stmts.clone();
-            for s in stmts {
-                let mut defs = self.module.stmts[s].kind.defs();
-                self.module.stmts[s].kind.map_uses(&mut f);
-                if let StmtKind::Op(list) = &self.module.stmts[s].kind {
-                    for &op in list.clone().iter() {
-                        self.module.ops[op].map_uses(&mut f);
-                        defs.extend(self.module.ops[op].results.iter().copied());
+            for &s in &blocks[b].stmts {
+                let kind = &mut stmts[s].kind;
+                kind.map_uses(&mut f);
+                kind.for_each_def(|d| map_type_dims(&mut values[d].ty, &mut f));
+                if let StmtKind::Op(list) = kind {
+                    for &op in list.iter() {
+                        ops[op].map_uses(&mut f);
+                        for &r in &ops[op].results {
+                            map_type_dims(&mut values[r].ty, &mut f);
+                        }
                     }
                 }
-                for d in defs {
-                    map_type_dims(&mut self.module.values[d].ty, &mut f);
-                }
-                stack.extend(self.module.stmts[s].kind.blocks());
+                stack.extend(kind.blocks());
             }
         }
     }

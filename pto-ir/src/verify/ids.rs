@@ -152,20 +152,14 @@ impl Ids<'_, '_> {
                         self.v.error(op.span, format!("{} ({o:?}) appears twice; every op sits in exactly one `statement.op`", okw()));
                         continue;
                     }
-                    // The op's uses (`Operation::uses`), without collecting them.
-                    for &u in &op.operands {
-                        self.value(u, op.span, &okw);
-                    }
-                    op.attrs
-                        .for_each_value(&mut |u| self.value(u, op.span, &okw));
+                    op.for_each_use(|u| self.value(u, op.span, &okw));
                     for &r in &op.results {
                         self.value(r, op.span, &okw);
                     }
                 }
             }
-            for u in st.kind.uses().into_iter().chain(st.kind.defs()) {
-                self.value(u, st.span, &kw);
-            }
+            st.kind.for_each_use(|u| self.value(u, st.span, &kw));
+            st.kind.for_each_def(|u| self.value(u, st.span, &kw));
             for child in st.kind.blocks() {
                 self.block(child, st.span, &kw);
             }

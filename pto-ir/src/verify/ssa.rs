@@ -88,7 +88,7 @@ fn collect_defs(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
                     }
                 }
             }
-            for d in st.kind.defs() {
+            st.kind.for_each_def(|d| {
                 define(
                     v,
                     d,
@@ -98,7 +98,7 @@ fn collect_defs(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
                         by: DefBy::Stmt(s),
                     },
                 );
-            }
+            });
         }
     }
     defs
@@ -242,19 +242,12 @@ impl Vis<'_, '_> {
         let m = self.v.m;
         for &s in &m.blocks[b].stmts {
             let st = &m.stmts[s];
-            for u in st.kind.uses() {
-                self.use_value(u, st.span, None);
-            }
+            st.kind.for_each_use(|u| self.use_value(u, st.span, None));
             match &st.kind {
                 StmtKind::Op(ops) => {
                     for &o in ops {
                         let op = &m.ops[o];
-                        // The op's uses (`Operation::uses`), without collecting them.
-                        for &u in &op.operands {
-                            self.use_value(u, op.span, None);
-                        }
-                        op.attrs
-                            .for_each_value(&mut |u| self.use_value(u, op.span, None));
+                        op.for_each_use(|u| self.use_value(u, op.span, None));
                         for &r in &op.results {
                             self.define(r, op.span);
                         }
