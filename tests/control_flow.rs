@@ -176,3 +176,38 @@ fn tile_control_flow_agrees_three_ways() {
         assert_eq!(got, want, "interpreter, rows={rows}");
     }
 }
+
+/// Integer constants at the edges of their types: the minimum of a signed type has no
+/// positive literal, and wrapping arithmetic on it stays in range.
+#[pto::kernel(control_flow)]
+pub fn int_extremes(a: i8, b: i64) -> i64 {
+    let lo: i8 = -128;
+    let hi: i8 = 127;
+    let x = a + lo;
+    let y = x - hi;
+    let big: i64 = -9223372036854775807;
+    (y as i64) + b + big
+}
+
+#[test]
+fn integer_extremes_agree_with_rust_wrapping() {
+    let m = int_extremes::program();
+    let f = m.entry.expect("entry");
+    for (a, b) in [(0i8, 0i64), (1, -1), (-1, 5), (127, 2)] {
+        let y = a.wrapping_add(-128).wrapping_sub(127);
+        let want = i64::from(y)
+            .wrapping_add(b)
+            .wrapping_add(-9223372036854775807);
+        assert_eq!(int_extremes(a, b).expect("runs"), want, "host, a={a} b={b}");
+        let mut args = vec![
+            HostValue::scalar(pto::ir::DataType::Int8, f64::from(a)).expect("an i8"),
+            HostValue::i64(b),
+        ];
+        let got = run(&m, f, &mut args).expect("interprets");
+        assert_eq!(
+            got.first().and_then(HostValue::as_i64),
+            Some(want),
+            "interpreter, a={a} b={b}"
+        );
+    }
+}

@@ -192,6 +192,11 @@ fn valid_ident(s: &str) -> bool {
     s != "_" && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Sign, magnitude and suffix of a signed literal `t`, and whether it is the type's minimum.
+fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, bool) {
+    (t < 0, t.unsigned_abs(), suffix, t == min)
+}
+
 /// Whether an instruction is a sync (a no-op on the CPU).
 fn is_sync(i: &Inst) -> bool {
     matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
@@ -418,28 +423,28 @@ impl<'a> Writer<'a> {
             Constant::Double(f) => f as i128,
             other => i128::from(other.as_i64()),
         };
-        if v == i128::from(i64::MIN) {
+        // The value in the literal's type (out of range wraps, as an `as` cast does), then
+        // its sign and magnitude: `(- 5i8)`; the minimum has no positive magnitude.
+        let (neg, mag, suffix, is_min) = match d {
+            DataType::Int8 => signed(v as i8 as i64, i64::from(i8::MIN), "i8"),
+            DataType::Int16 => signed(v as i16 as i64, i64::from(i16::MIN), "i16"),
+            DataType::Int32 => signed(v as i32 as i64, i64::from(i32::MIN), "i32"),
+            DataType::Int64 => signed(v as i64, i64::MIN, "i64"),
+            DataType::UInt8 => (false, u64::from(v as u8), "u8", false),
+            DataType::UInt16 => (false, u64::from(v as u16), "u16", false),
+            DataType::UInt32 => (false, u64::from(v as u32), "u32", false),
+            _ => (false, v as u64, "u64", false),
+        };
+        if is_min {
             let _ = write!(self.out, "{ty}::MIN");
             return;
         }
-        if v < 0 {
+        if neg {
             self.open(bare);
             self.put("- ");
         }
-        // The magnitude in the literal's type, as `Literal::i8_suffixed(mag as i8)` and the
-        // like wrote it (a value out of range wraps).
-        let mag = v.unsigned_abs().min(u128::from(u64::MAX)) as u64;
-        let _ = match d {
-            DataType::Int8 => write!(self.out, "{}i8", mag as i8),
-            DataType::Int16 => write!(self.out, "{}i16", mag as i16),
-            DataType::Int32 => write!(self.out, "{}i32", mag as i32),
-            DataType::Int64 => write!(self.out, "{}i64", mag as i64),
-            DataType::UInt8 => write!(self.out, "{}u8", mag as u8),
-            DataType::UInt16 => write!(self.out, "{}u16", mag as u16),
-            DataType::UInt32 => write!(self.out, "{}u32", mag as u32),
-            _ => write!(self.out, "{mag}u64"),
-        };
-        if v < 0 {
+        let _ = write!(self.out, "{mag}{suffix}");
+        if neg {
             self.close(bare);
         }
     }
