@@ -292,3 +292,28 @@ impl Default for SpanId {
         SpanId::NONE
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unwritten ids read as the default, writing past the end grows the table, and a set
+    /// reports whether an insert was new.
+    #[test]
+    fn secondary_maps_and_sets_read_defaults_and_grow() {
+        let mut m: SecondaryMap<ValueId, u32> = SecondaryMap::with_len(2, 7);
+        assert_eq!(m[ValueId::new(0)], 7);
+        assert_eq!(m[ValueId::new(50)], 7);
+        m[ValueId::new(5)] = 3;
+        assert_eq!(m[ValueId::new(5)], 3);
+        assert_eq!(m[ValueId::new(4)], 7);
+        let mut s: EntitySet<OpId> = EntitySet::new();
+        assert!(!s.contains(OpId::new(9)));
+        assert!(s.insert(OpId::new(9)));
+        assert!(!s.insert(OpId::new(9)));
+        assert!(s.contains(OpId::new(9)));
+        s.remove(OpId::new(9));
+        s.remove(OpId::new(100));
+        assert!(!s.contains(OpId::new(9)));
+    }
+}
