@@ -2,9 +2,10 @@
 //! bindings, the symbolic dimensions they share by name, and the return type. Every node
 //! keeps the syn tokens it came from, for error spans.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use pto_ir::{DataType, Direction};
-use quote::quote;
+use quote::{ToTokens, quote};
+use syn::punctuated::Pair;
 use syn::{
     Attribute, Block, Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PathArguments,
     ReturnType, Type, Visibility,
@@ -398,49 +399,42 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
     let Type::Path(tp) = inner else {
         return quote!(impl ::core::marker::Sized);
     };
-    let mut path = tp.path.clone();
-    let elem = match path.segments.last().map(|s| &s.arguments) {
-        Some(PathArguments::AngleBracketed(a)) => a.args.first().cloned(),
+    let segments = &tp.path.segments;
+    let elem = match segments.last().map(|s| &s.arguments) {
+        Some(PathArguments::AngleBracketed(a)) => a.args.first(),
         _ => None,
     };
-    match (model, path.segments.last_mut(), elem) {
-        (ParamTy::Scalar(_), _, _) => quote!(#ty),
-        (ParamTy::Tensor { .. }, Some(last), Some(elem)) => {
-            last.arguments = angle_bracketed([elem]);
-            quote!(#reference #path)
-        }
-        (ParamTy::Tile { shape, .. }, Some(last), Some(elem)) => {
+    let args = match (model, elem) {
+        (ParamTy::Scalar(_), _) => return quote!(#ty),
+        (ParamTy::Tensor { .. }, Some(elem)) => quote!(<#elem>),
+        (ParamTy::Tile { shape, .. }, Some(elem)) => {
             let (rows, cols) = match shape.split_last() {
                 Some((&c, lead)) => (lead.iter().product::<u64>(), c),
                 None => (1, 1),
             };
-            last.arguments = angle_bracketed([elem, const_arg(rows), const_arg(cols)]);
-            quote!(#reference #path)
+            let (rows, cols) = (Literal::u64_unsuffixed(rows), Literal::u64_unsuffixed(cols));
+            quote!(<#elem, #rows, #cols>)
         }
-        _ => quote!(impl ::core::marker::Sized),
+        _ => return quote!(impl ::core::marker::Sized),
+    };
+    // The user's path as written, but for the last segment's generic arguments (printed
+    // piece by piece: cloning the path would copy the arguments it then drops).
+    let mut out = reference;
+    let mut args = Some(args);
+    tp.path.leading_colon.to_tokens(&mut out);
+    for pair in segments.pairs() {
+        match pair {
+            Pair::Punctuated(seg, colons) => {
+                seg.to_tokens(&mut out);
+                colons.to_tokens(&mut out);
+            }
+            Pair::End(last) => {
+                last.ident.to_tokens(&mut out);
+                out.extend(args.take());
+            }
+        }
     }
-}
-
-/// `<args..>` (built directly: re-parsing quoted tokens costs more than the rest of the
-/// signature's handling).
-fn angle_bracketed(args: impl IntoIterator<Item = GenericArgument>) -> PathArguments {
-    PathArguments::AngleBracketed(syn::AngleBracketedGenericArguments {
-        colon2_token: None,
-        lt_token: Default::default(),
-        args: args.into_iter().collect(),
-        gt_token: Default::default(),
-    })
-}
-
-/// A const generic argument `n`.
-fn const_arg(n: u64) -> GenericArgument {
-    GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
-        attrs: Vec::new(),
-        lit: syn::Lit::Int(syn::LitInt::new(
-            &n.to_string(),
-            proc_macro2::Span::call_site(),
-        )),
-    }))
+    out
 }
 
 impl Param {
