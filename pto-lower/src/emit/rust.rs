@@ -535,6 +535,18 @@ impl<'a> Writer<'a> {
     }
 
     /// Writes `&[a, b, ..]` of a window's extents.
+    /// The end of a `tload` / `tstore` call: `, &[offsets]`, the window of the `_window`
+    /// form (more than 2-D), `)?;`.
+    fn put_transfer_end(&mut self, offsets: &[Index], window: &[u64]) {
+        self.put(", &");
+        self.put_indices(offsets);
+        if window.len() > 2 {
+            self.put(", ");
+            self.put_window(window);
+        }
+        self.put(") ? ; ");
+    }
+
     fn put_window(&mut self, window: &[u64]) {
         self.put("&[");
         for (k, &s) in window.iter().enumerate() {
@@ -1045,9 +1057,7 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
-                let window = window.as_slice();
-                let windowed = window.len() > 2;
-                self.put(if windowed {
+                self.put(if window.len() > 2 {
                     "isa::tload_window(&mut "
                 } else {
                     "isa::tload(&mut "
@@ -1056,13 +1066,7 @@ impl<'a> Writer<'a> {
                 // Already a `&Tensor` (or a `&mut Tensor`, reborrowed as shared).
                 self.put(", ");
                 self.put_ident(*tensor);
-                self.put(", &");
-                self.put_indices(offsets);
-                if windowed {
-                    self.put(", ");
-                    self.put_window(window);
-                }
-                self.put(") ? ; ");
+                self.put_transfer_end(offsets, window);
             }
             Inst::Store {
                 tensor,
@@ -1070,8 +1074,7 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
-                let windowed = window.len() > 2;
-                self.put(if windowed {
+                self.put(if window.len() > 2 {
                     "isa::tstore_window(&mut *"
                 } else {
                     "isa::tstore(&mut *"
@@ -1079,13 +1082,7 @@ impl<'a> Writer<'a> {
                 self.put_ident(*tensor);
                 self.put(", ");
                 self.put_tref(*src);
-                self.put(", &");
-                self.put_indices(offsets);
-                if windowed {
-                    self.put(", ");
-                    self.put_window(window);
-                }
-                self.put(") ? ; ");
+                self.put_transfer_end(offsets, window);
             }
             Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
                 self.put(if matches!(i, Inst::Extract { .. }) {
