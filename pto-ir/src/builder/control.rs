@@ -6,7 +6,7 @@ use super::IRBuilder;
 use super::context::IRBuilderContext;
 use crate::attr::Attrs;
 use crate::diag::Diag;
-use crate::entity::{StmtId, ValueId};
+use crate::entity::{BlockId, StmtId, ValueId};
 use crate::stmt::{BlockRole, ForKind, ForStmt, IfStmt, ScopeKind, Statement, StmtKind, WhileStmt};
 use crate::typefmt::type_msg;
 use crate::types::Type;
@@ -185,18 +185,27 @@ impl IRBuilder {
         Ok(s)
     }
 
-    fn if_blocks(
+    /// The two blocks of statement `s` as `pick` reads them (then/else of an `if`,
+    /// condition/body of a `while`); an error naming `what` when `s` is something else.
+    fn two_blocks(
         &self,
         ctx: &IRBuilderContext,
-        ifs: StmtId,
-    ) -> Result<(crate::entity::BlockId, crate::entity::BlockId), Diag> {
-        match self.module.stmts.get(ifs).map(|s| &s.kind) {
-            Some(StmtKind::If(i)) => Ok((i.then_block, i.else_block)),
-            _ => Err(Diag::new(
-                ctx.span,
-                format!("{ifs:?} is not an if statement"),
-            )),
-        }
+        s: StmtId,
+        what: &str,
+        pick: fn(&StmtKind) -> Option<(BlockId, BlockId)>,
+    ) -> Result<(BlockId, BlockId), Diag> {
+        self.module
+            .stmts
+            .get(s)
+            .and_then(|st| pick(&st.kind))
+            .ok_or_else(|| Diag::new(ctx.span, format!("{s:?} is not {what}")))
+    }
+
+    fn if_blocks(&self, ctx: &IRBuilderContext, ifs: StmtId) -> Result<(BlockId, BlockId), Diag> {
+        self.two_blocks(ctx, ifs, "an if statement", |k| match k {
+            StmtKind::If(i) => Some((i.then_block, i.else_block)),
+            _ => None,
+        })
     }
 
     /// Seed `EnterIfThen`: pushes the then branch scope.
@@ -262,18 +271,11 @@ impl IRBuilder {
         Ok(s)
     }
 
-    fn while_blocks(
-        &self,
-        ctx: &IRBuilderContext,
-        ws: StmtId,
-    ) -> Result<(crate::entity::BlockId, crate::entity::BlockId), Diag> {
-        match self.module.stmts.get(ws).map(|s| &s.kind) {
-            Some(StmtKind::While(w)) => Ok((w.cond_block, w.body)),
-            _ => Err(Diag::new(
-                ctx.span,
-                format!("{ws:?} is not a while statement"),
-            )),
-        }
+    fn while_blocks(&self, ctx: &IRBuilderContext, ws: StmtId) -> Result<(BlockId, BlockId), Diag> {
+        self.two_blocks(ctx, ws, "a while statement", |k| match k {
+            StmtKind::While(w) => Some((w.cond_block, w.body)),
+            _ => None,
+        })
     }
 
     /// Pushes a `while`'s condition region.
