@@ -81,6 +81,15 @@ pub enum Error {
         /// The tile's static columns.
         max_cols: usize,
     },
+    /// A shape signature handed to [`bind_shapes`](crate::bind_shapes) does not read, or does
+    /// not fit the call (another number of parameters or symbolic dimensions).
+    #[error("malformed shape signature `{signature}`: {reason}")]
+    Signature {
+        /// The signature.
+        signature: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// The request is well formed but the CPU runtime does not implement it.
     #[error("unsupported: {0}")]
     Unsupported(String),

@@ -69,12 +69,14 @@
 pub mod element;
 mod error;
 pub mod isa;
+mod shapes;
 pub mod tensor;
 mod tile;
 
 pub use element::{Accumulate, Element, Float, Int, RoundMode};
 pub use error::Error;
 pub use half::{bf16, f16};
+pub use shapes::bind_shapes;
 pub use tensor::Tensor;
 pub use tile::Tile;
 
