@@ -29,10 +29,8 @@ fn scale_rows_host_shape() {
     let path = common::dir().join("tests/files/host/scale_rows.tokens");
     common::check_snapshot(&path, &format!("{host}\n"));
     for want in [
-        "x . check_shape (\"x\"",
-        "out . check_shape (\"out\"",
-        "x . bind_dim (\"x\" , 0 , \"B\"",
-        "out . bind_dim (\"out\" , 0 , \"B\"",
+        // One call checks both shapes and binds `B`.
+        "let [b_1] = bind_shapes (\"x[B, 128] out[B, 128]\" , [x . shape () , out . shape ()]) ? ;",
         "Tile :: < f32 , 1 , 128 > :: zeros ()",
         // TLOAD, the two TMULS and TSTORE of a tile nothing else reads: one fused pass, and
         // the loop around it one call that checks the window geometry once.
@@ -41,7 +39,7 @@ fn scale_rows_host_shape() {
         "Element :: mul (__e0 , 3.14f32)",
         "& mut * out , & [isa :: LoopIndex :: Iv , isa :: LoopIndex :: At (0)]",
         "isa :: LoopRange { lb : 0i64 , ub : b_1 , step : 1 }",
-        "Result :: Ok (())",
+        ":: core :: result :: Result :: Ok (())",
     ] {
         assert!(host.contains(want), "missing `{want}` in\n{host}");
     }
@@ -97,7 +95,7 @@ fn host_bodies_use_the_right_instructions() {
             &[
                 "tmatmul_acc_inplace",
                 "texpands",
-                "bind_dim (\"a\" , 1 , \"K\"",
+                "bind_shapes (\"a[32, K] b[K, 32] c[32, 32]\"",
             ],
         ),
         (
@@ -318,5 +316,62 @@ fn cpp_names_avoid_cpp_keywords() {
         o.status.success(),
         "g++ rejected:\n{}\n{cpp}",
         String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The host body of a one-op kernel with the given parameters and tensor type of `%x`, or the
+/// error.
+fn host_of(params: &str, x_ty: &str) -> Result<String, String> {
+    let text = format!(
+        r#"program.module @k {{
+  program.entry @k
+  func.func @k({params}) {{
+    statement.op {{
+      %t_9 = tile.load %x_0 : ({x_ty}) -> tile<[16, 16], [16, 16], fp32> {{shape=[16, 16], offset=[0, 0]}}
+      tile.store %t_9, %y_1 : (tile<[16, 16], [16, 16], fp32>, tensor<[16, 16], fp32>) -> () {{offset=[0, 0]}}
+    }}
+    statement.return
+  }}
+  // func.kind = kernel
+}}
+"#
+    );
+    let m = pto_ir::parse(&text).map_err(|e| e.to_string())?;
+    pto_ir::verify(&m).map_err(|e| e.to_string())?;
+    pto_lower::compile(&m, m.entry.unwrap())
+        .map(|c| c.host.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// The shape signature of `bind_shapes`: `?` for a dimension of any size (unnamed, or the
+/// value of a scalar parameter, which the body does not bind), and two symbolic dimensions
+/// with one name are an error rather than one dimension.
+#[test]
+fn shape_signatures_of_ir_only_dimensions() {
+    let host = host_of(
+        "%x_0: tensor<[?, 16], fp32> #in, %y_1: tensor<[16, 16], fp32> #out",
+        "tensor<[?, 16], fp32>",
+    )
+    .unwrap();
+    assert!(
+        host.contains(
+            "let [] = bind_shapes (\"x[?, 16] y[16, 16]\" , [x . shape () , y . shape ()]) ? ;"
+        ),
+        "{host}"
+    );
+    let host = host_of(
+        "%n_2: int64, %x_0: tensor<[%n_2, 16], fp32> #in, %y_1: tensor<[16, 16], fp32> #out",
+        "tensor<[%n_2, 16], fp32>",
+    )
+    .unwrap();
+    assert!(host.contains("\"x[?, 16] y[16, 16]\""), "{host}");
+    let err = host_of(
+        "%x_0: tensor<[%N_3, 16], fp32> #in, %y_1: tensor<[16, 16], fp32> #out, %z_2: tensor<[%N_4], fp32> #in",
+        "tensor<[%N_3, 16], fp32>",
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("two symbolic dimensions are named `N`"),
+        "{err}"
     );
 }

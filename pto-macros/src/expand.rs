@@ -176,15 +176,9 @@ mod tests {
                 /// Doubles `a`.
                 #[allow(clippy::all, clippy::pedantic)]
                 pub fn double(a: f32) -> ::core::result::Result<f32, ::pto::Error> {
-                    #[allow(unused_imports)]
-                    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
-                    #[allow(unused_imports)]
-                    use ::core::{
-                        option::Option::{self, None, Some},
-                        result::Result,
-                    };
+                    use ::pto::Element;
                     let v_2: f32 = Element::mul(a, 2f32);
-                    Result::Ok(v_2)
+                    ::core::result::Result::Ok(v_2)
                 }
                 ///Compile-time artifacts of the `double` kernel.
                 #[allow(dead_code)]

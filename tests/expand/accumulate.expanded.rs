@@ -5,18 +5,8 @@ pub fn accumulate(
     x: &Tensor<f32>,
     out: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    #[allow(unused_imports)]
-    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
-    #[allow(unused_imports)]
-    use ::core::{
-        option::Option::{self, None, Some},
-        result::Result,
-    };
-    x.check_shape("x", &[None, Some(64)])?;
-    out.check_shape("out", &[Some(1), Some(64)])?;
-    let mut __dim_1: Option<usize> = None;
-    x.bind_dim("x", 0, "B", &mut __dim_1)?;
-    let b_1: i64 = __dim_1.unwrap_or(0) as i64;
+    use ::pto::{bind_shapes, isa, Tile};
+    let [b_1] = bind_shapes("x[B, 64] out[1, 64]", [x.shape(), out.shape()])?;
     let mut t0_acc = Tile::<f32, 1, 64>::zeros();
     let mut t1 = Tile::<f32, 1, 64>::zeros();
     t0_acc.set_valid(1, 64)?;
@@ -26,7 +16,7 @@ pub fn accumulate(
         isa::tadd_inplace(&mut t0_acc, &t1);
     }
     isa::tstore(&mut *out, &t0_acc, &[0, 0])?;
-    Result::Ok(())
+    ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `accumulate` kernel.
 #[allow(dead_code)]

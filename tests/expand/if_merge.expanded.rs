@@ -5,13 +5,7 @@ pub fn clamp_add(
     limit: f32,
     flag: bool,
 ) -> ::core::result::Result<f32, ::pto::Error> {
-    #[allow(unused_imports)]
-    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
-    #[allow(unused_imports)]
-    use ::core::{
-        option::Option::{self, None, Some},
-        result::Result,
-    };
+    use ::pto::Element;
     let v_5: f32;
     if flag {
         let v_4: f32 = Element::add(a, 1f32);
@@ -26,7 +20,7 @@ pub fn clamp_add(
     } else {
         v_7 = v_5;
     }
-    Result::Ok(v_7)
+    ::core::result::Result::Ok(v_7)
 }
 ///Compile-time artifacts of the `clamp_add` kernel.
 #[allow(dead_code)]

@@ -6,16 +6,11 @@ pub fn matmul_tile(
     b: &Tensor<f16>,
     c: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    #[allow(unused_imports)]
-    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
-    #[allow(unused_imports)]
-    use ::core::{
-        option::Option::{self, None, Some},
-        result::Result,
-    };
-    a.check_shape("a", &[Some(16), Some(32)])?;
-    b.check_shape("b", &[Some(32), Some(16)])?;
-    c.check_shape("c", &[Some(16), Some(16)])?;
+    use ::pto::{bind_shapes, isa, Tile};
+    let [] = bind_shapes(
+        "a[16, 32] b[32, 16] c[16, 16]",
+        [a.shape(), b.shape(), c.shape()],
+    )?;
     let mut t0_at = Tile::<::pto::f16, 16, 32>::zeros();
     let mut t1_bt = Tile::<::pto::f16, 32, 16>::zeros();
     let mut t2_at_left = Tile::<::pto::f16, 16, 32>::zeros();
@@ -27,7 +22,7 @@ pub fn matmul_tile(
     isa::tmov(&mut t3_bt_right, &t1_bt);
     isa::tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
     isa::tstore(&mut *c, &t4, &[0, 0])?;
-    Result::Ok(())
+    ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `matmul_tile` kernel.
 #[allow(dead_code)]

@@ -6,19 +6,8 @@ pub fn scale_rows(
     scale: f32,
     out: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    #[allow(unused_imports)]
-    use ::pto::{isa, Element, Float, Int, RoundMode, Tile};
-    #[allow(unused_imports)]
-    use ::core::{
-        option::Option::{self, None, Some},
-        result::Result,
-    };
-    x.check_shape("x", &[None, Some(128)])?;
-    out.check_shape("out", &[None, Some(128)])?;
-    let mut __dim_1: Option<usize> = None;
-    x.bind_dim("x", 0, "B", &mut __dim_1)?;
-    out.bind_dim("out", 0, "B", &mut __dim_1)?;
-    let b_1: i64 = __dim_1.unwrap_or(0) as i64;
+    use ::pto::{bind_shapes, isa, Element, Tile};
+    let [b_1] = bind_shapes("x[B, 128] out[B, 128]", [x.shape(), out.shape()])?;
     let mut t0_row = Tile::<f32, 1, 128>::zeros();
     isa::tload_map_store_loop(
         &mut t0_row,
@@ -37,7 +26,7 @@ pub fn scale_rows(
             __e0
         },
     )?;
-    Result::Ok(())
+    ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `scale_rows` kernel.
 #[allow(dead_code)]

@@ -2,17 +2,18 @@
 //! function the `#[pto::kernel]` macro generates.
 //!
 //! The body is a block of type `Result<R, ::pto::Error>`:
-//! 0. one `use` of the runtime paths it names (`isa`, `Element`, `Tile`, ...);
-//! 1. shape checks of every tensor parameter (`Tensor::check_shape`: rank and static dims),
-//!    then symbolic dimensions bound from the first tensor carrying them and checked against
-//!    every other (`Tensor::bind_dim`);
+//! 0. one `use` of the runtime names it uses (`isa`, `Tile`, `Element`, ...);
+//! 1. one `bind_shapes` call, which checks the shapes of all tensor parameters against a
+//!    signature string (`"x[B, 128] out[B, 128]"`) and returns the symbolic dimensions, each
+//!    bound from the first tensor carrying it and checked against every other; a symbolic
+//!    dimension no tensor carries is the valid rows or columns of a tile parameter;
 //! 2. every tile slot allocated once (`Tile::<T, R, C>::zeros()`), before any loop;
 //! 3. the instructions as `isa::*` calls (the `_inplace` / `_rev` forms where the
 //!    destination is also a source), structured control flow as Rust `for` / `loop` / `if`,
 //!    scalar ops as panic-free arithmetic (`Element` ops: wrapping integers, division
 //!    by zero gives 0); pipe synchronization (`set_flag` / `wait_flag` / `pipe_barrier`) is
 //!    left out, since the CPU runs one instruction at a time;
-//! 4. `Ok(..)` with the returned scalars.
+//! 4. `::core::result::Result::Ok(..)` with the returned scalars.
 //!
 //! Parameters are named by their IR names without the SSA number (`%x_3` is `x`); other
 //! values are `{name}_{number}`. Nothing here panics on any program.
@@ -32,8 +33,8 @@ use proc_macro2::TokenStream;
 
 use pto_ir::entity::EntityId;
 use pto_ir::{
-    Constant, DataType, Diag, Diagnostics, Dim, Direction, Opcode, ProgramModule, Type, ValueDef,
-    ValueId,
+    Constant, DataType, Diag, Diagnostics, Dim, Direction, Opcode, ProgramModule, TensorType, Type,
+    ValueDef, ValueId,
 };
 
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef};
@@ -85,33 +86,34 @@ struct ChainLoop {
     step: i64,
 }
 
-/// The trait and function (`("Element", "add")`, emitted as `::pto::Element::add`) of the
+/// The trait and function (`(Import::Element, "add")`, emitted as `Element::add`) of the
 /// element operation an elementwise instruction applies, operands in the instruction's
 /// order; `None` for the others.
-fn elementwise_name(isa: Isa) -> Option<(&'static str, &'static str)> {
+fn elementwise_name(isa: Isa) -> Option<(Import, &'static str)> {
+    use Import::{Element, Float, Int};
     use Isa::*;
     Some(match isa {
-        TAdd | TAddS => ("Element", "add"),
-        TSub | TSubS => ("Element", "sub"),
-        TMul | TMulS => ("Element", "mul"),
-        TDiv | TDivS => ("Element", "div"),
-        TMax | TMaxS => ("Element", "max"),
-        TMin | TMinS => ("Element", "min"),
-        TRem | TRemS => ("Element", "rem"),
-        TAnd | TAndS => ("Int", "and"),
-        TOr | TOrS => ("Int", "or"),
-        TXor | TXorS => ("Int", "xor"),
-        TShl | TShlS => ("Int", "shl"),
-        TShr | TShrS => ("Int", "shr"),
-        TNeg => ("Element", "neg"),
-        TAbs => ("Element", "abs"),
-        TRelu => ("Element", "relu"),
-        TExp => ("Float", "exp"),
-        TLog => ("Float", "ln"),
-        TSqrt => ("Float", "sqrt"),
-        TRsqrt => ("Float", "rsqrt"),
-        TRecip => ("Float", "recip"),
-        TNot => ("Int", "not"),
+        TAdd | TAddS => (Element, "add"),
+        TSub | TSubS => (Element, "sub"),
+        TMul | TMulS => (Element, "mul"),
+        TDiv | TDivS => (Element, "div"),
+        TMax | TMaxS => (Element, "max"),
+        TMin | TMinS => (Element, "min"),
+        TRem | TRemS => (Element, "rem"),
+        TAnd | TAndS => (Int, "and"),
+        TOr | TOrS => (Int, "or"),
+        TXor | TXorS => (Int, "xor"),
+        TShl | TShlS => (Int, "shl"),
+        TShr | TShrS => (Int, "shr"),
+        TNeg => (Element, "neg"),
+        TAbs => (Element, "abs"),
+        TRelu => (Element, "relu"),
+        TExp => (Float, "exp"),
+        TLog => (Float, "ln"),
+        TSqrt => (Float, "sqrt"),
+        TRsqrt => (Float, "rsqrt"),
+        TRecip => (Float, "recip"),
+        TNot => (Int, "not"),
         _ => return None,
     })
 }
@@ -182,6 +184,54 @@ fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
     }
 }
 
+/// A name of the `pto` crate the host body may use, imported once at its top.
+#[derive(Clone, Copy)]
+enum Import {
+    BindShapes,
+    Isa,
+    Element,
+    Float,
+    Int,
+    RoundMode,
+    Tile,
+}
+
+impl Import {
+    /// In the order of the `use`.
+    const ALL: [Import; 7] = [
+        Import::BindShapes,
+        Import::Isa,
+        Import::Element,
+        Import::Float,
+        Import::Int,
+        Import::RoundMode,
+        Import::Tile,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Import::BindShapes => "bind_shapes",
+            Import::Isa => "isa",
+            Import::Element => "Element",
+            Import::Float => "Float",
+            Import::Int => "Int",
+            Import::RoundMode => "RoundMode",
+            Import::Tile => "Tile",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// Whether `s` can be a parameter name (`symbol`: false) or a symbolic dimension in the
+/// signature of `pto::bind_shapes`.
+fn signature_word(s: &str, symbol: bool) -> bool {
+    let bad = |c: char| c.is_whitespace() || matches!(c, '[' | ']' | ',');
+    !s.contains(bad) && (!symbol || (s != "?" && s.starts_with(|c: char| !c.is_ascii_digit())))
+}
+
 /// Whether `s` can be an identifier.
 fn valid_ident(s: &str) -> bool {
     let mut chars = s.chars();
@@ -221,6 +271,8 @@ struct Writer<'a> {
     diags: Vec<Diag>,
     /// How many instructions name each tile slot (by index), anywhere in the kernel.
     tile_uses: Vec<usize>,
+    /// The [`Import`]s the text uses, one bit each.
+    imports: u8,
 }
 
 impl<'a> Writer<'a> {
@@ -244,7 +296,13 @@ impl<'a> Writer<'a> {
             names: String::new(),
             diags: Vec::new(),
             tile_uses,
+            imports: 0,
         }
+    }
+
+    /// Notes that the text uses `name`.
+    fn import(&mut self, name: Import) {
+        self.imports |= name.bit();
     }
 
     fn err(&mut self, msg: impl Into<String>) {
@@ -324,9 +382,9 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Writes `s` as a string literal, escaped as `proc_macro2::Literal::string` does.
-    fn put_str_lit(&mut self, s: &str) {
-        self.out.push('"');
+    /// Writes `s` inside a string literal, escaped as `proc_macro2::Literal::string` does
+    /// (the text after it must not start with a digit).
+    fn put_escaped(&mut self, s: &str) {
         let mut chars = s.chars();
         while let Some(c) = chars.next() {
             match c {
@@ -342,7 +400,6 @@ impl<'a> Writer<'a> {
                 c => self.out.extend(c.escape_debug()),
             }
         }
-        self.out.push('"');
     }
 
     fn dtype(&self, v: ValueId) -> DataType {
@@ -390,6 +447,7 @@ impl<'a> Writer<'a> {
                     DataType::Fp32 => self.put("f32::NAN"),
                     DataType::Fp64 => self.put("f64::NAN"),
                     _ => {
+                        self.import(Import::Element);
                         let _ = write!(self.out, "< {ty} as Element> ::from_f64(f64::NAN)");
                     }
                 }
@@ -400,6 +458,9 @@ impl<'a> Writer<'a> {
             if neg {
                 self.open(bare);
                 self.put("- ");
+            }
+            if !matches!(d, DataType::Fp32 | DataType::Fp64) {
+                self.import(Import::Element);
             }
             // The spellings of `Literal::f32_suffixed` / `f64_suffixed` (`2f32`, `0.5f64`).
             let _ = match d {
@@ -477,6 +538,7 @@ impl<'a> Writer<'a> {
             let _ = write!(self.out, ") as {t}");
             self.close(bare);
         } else if from == DataType::Bool {
+            self.import(Import::Element);
             let _ = write!(self.out, "< {t} as Element> ::from_f64(f64::from(u8::from(");
             self.put_scalar(v, false);
             self.put(")))");
@@ -486,6 +548,7 @@ impl<'a> Writer<'a> {
             let _ = write!(self.out, " as {t}");
             self.close(bare);
         } else {
+            self.import(Import::Element);
             let _ = write!(self.out, "< {t} as Element> ::from_f64(Element::to_f64(");
             self.put_scalar(v, false);
             self.put("))");
@@ -635,57 +698,23 @@ impl<'a> Writer<'a> {
     }
 
     fn put_program(&mut self) {
-        let m = self.m;
-        let f = &m.funcs[self.p.func];
-        // The paths the body uses, imported once (the body is all generated code: the block's
-        // names shadow nothing of the user's but module-level items, which it does not use).
-        self.put(
-            "{ #[allow(unused_imports)] use ::pto::{isa, Element, Float, Int, \
-             RoundMode, Tile}; #[allow(unused_imports)] use ::core::{option::Option::{self, \
-             None, Some}, result::Result}; ",
-        );
-        // 1. Shapes of tensor parameters.
-        for q in &f.sig.params {
-            let Type::Tensor(t) = &m.values[q.value].ty else {
-                continue;
-            };
-            self.put_ident(q.value);
-            self.put(".check_shape(");
-            self.put_str_lit(m.values[q.value].name.as_deref().unwrap_or_default());
-            self.put(", &[");
-            for (k, d) in t.shape.iter().enumerate() {
-                if k > 0 {
-                    self.put(", ");
-                }
-                match d.as_const() {
-                    Some(c) => {
-                        let _ = write!(
-                            self.out,
-                            "Some({})",
-                            usize::try_from(c).unwrap_or(usize::MAX)
-                        );
-                    }
-                    None => self.put("None"),
-                }
-            }
-            self.put("]) ? ; ");
-        }
-        // 2. Symbolic dimensions.
-        for &d in &f.dims {
-            self.put_dim(d);
-        }
-        // 3. Tiles, once.
+        self.put("{ ");
+        let body = self.out.len();
+        // 1. Shapes.
+        self.put_shapes();
+        // 2. Tiles, once.
         for (i, s) in self.p.tiles.iter().enumerate() {
             self.put("let mut ");
             self.put_tile(TileId(i as u32));
             let ty = self.rust_ty(s.dtype);
+            self.import(Import::Tile);
             let _ = write!(
                 self.out,
                 " = Tile:: < {ty}, {}, {}> ::zeros(); ",
                 s.rows as usize, s.cols as usize
             );
         }
-        // 4. Instructions; a final `return` becomes the tail expression.
+        // 3. Instructions; a final `return` becomes the tail expression.
         match self.p.body.split_last() {
             Some((Inst::Return(vals), rest)) => {
                 self.put_insts(rest);
@@ -693,57 +722,172 @@ impl<'a> Writer<'a> {
             }
             _ => {
                 self.put_insts(&self.p.body);
-                self.put("Result::Ok(())");
+                self.put("::core::result::Result::Ok(())");
             }
         }
         self.put(" }");
+        // 0. The `pto` names the body uses, imported in front of it. The body is all generated
+        // code: the imports shadow nothing it uses (the user's module-level items), but a
+        // parameter of the same name in the value namespace, where of these names only the
+        // function `bind_shapes` lives (`put_shapes`).
+        if self.imports != 0 {
+            let mut names = Import::ALL
+                .into_iter()
+                .filter(|i| self.imports & i.bit() != 0)
+                .map(Import::name);
+            let mut import = String::from("use ::pto::{");
+            import.extend(names.next());
+            for name in names {
+                import.push_str(", ");
+                import.push_str(name);
+            }
+            import.push_str("}; ");
+            self.out.insert_str(body, &import);
+        }
     }
 
-    /// Binds symbolic dimension `d`: from every tensor parameter that has it (all must agree),
-    /// or else from the valid region of the first tile parameter that has it.
-    fn put_dim(&mut self, d: ValueId) {
+    /// Checks the tensor parameters' shapes and binds the symbolic dimensions: one
+    /// `pto::bind_shapes` call, with the tensors' declared shapes as its signature string,
+    /// returns those the tensors carry in order of first appearance; any other is the valid
+    /// rows or columns of a tile parameter.
+    fn put_shapes(&mut self) {
         let m = self.m;
         let f = &m.funcs[self.p.func];
-        let dv = &m.values[d];
-        let ty = self.rust_ty(self.dtype(d));
-        let is_d = |dim: &Dim| *dim == Dim::Value(d);
-        let bound = f.sig.params.iter().any(|q| match &m.values[q.value].ty {
-            Type::Tensor(t) => t.shape.iter().any(is_d),
-            _ => false,
-        });
-        if bound {
-            let _ = write!(
-                self.out,
-                "let mut __dim_{}: Option< usize> = None; ",
-                dv.number
-            );
-            for q in &f.sig.params {
-                let Type::Tensor(t) = &m.values[q.value].ty else {
-                    continue;
-                };
-                for (k, _) in t.shape.iter().enumerate().filter(|(_, dim)| is_d(dim)) {
-                    self.put_ident(q.value);
-                    self.put(".bind_dim(");
-                    self.put_str_lit(m.values[q.value].name.as_deref().unwrap_or_default());
-                    let _ = write!(self.out, ", {k}, ");
-                    match &dv.name {
-                        Some(n) => self.put_str_lit(n),
-                        None => {
-                            let _ = write!(self.out, "\"d{}\"", dv.number);
-                        }
-                    }
-                    let _ = write!(self.out, ", &mut __dim_{}) ? ; ", dv.number);
+        let mut bound: Vec<ValueId> = Vec::new();
+        for (_, t) in self.tensor_params() {
+            for d in &t.shape {
+                if let Dim::Value(v) = *d
+                    && f.dims.contains(&v)
+                    && !bound.contains(&v)
+                {
+                    bound.push(v);
                 }
             }
-            self.put("let ");
-            self.put_ident(d);
-            let _ = write!(
-                self.out,
-                ": {ty} = __dim_{}.unwrap_or(0) as {ty}; ",
-                dv.number
-            );
-            return;
         }
+        for (k, &d) in bound.iter().enumerate() {
+            let name = self.symbol_name(d);
+            if !signature_word(&name, true) {
+                self.err(format!(
+                    "the host code cannot bind a symbolic dimension named `{name}`"
+                ));
+            } else if bound.iter().take(k).any(|&e| self.symbol_name(e) == name) {
+                self.err(format!(
+                    "two symbolic dimensions are named `{name}`: the host code cannot tell them \
+                     apart"
+                ));
+            }
+        }
+        if self.tensor_params().next().is_some() {
+            // `bind_shapes` returns `i64`s: a symbol of another type is cast after the call.
+            self.put("let [");
+            for (k, &d) in bound.iter().enumerate() {
+                if k > 0 {
+                    self.put(", ");
+                }
+                if self.dtype(d) != DataType::Int64 {
+                    let _ = write!(self.out, "__dim_{}", m.values[d].number);
+                } else {
+                    self.put_ident(d);
+                }
+            }
+            // Imported, unless a parameter has its name (the import would shadow it).
+            if self.params.contains(Import::BindShapes.name()) {
+                self.put("] = ::pto::bind_shapes(\"");
+            } else {
+                self.import(Import::BindShapes);
+                self.put("] = bind_shapes(\"");
+            }
+            self.put_shape_signature(&bound);
+            self.put("\", [");
+            for (k, (p, _)) in self.tensor_params().enumerate() {
+                if k > 0 {
+                    self.put(", ");
+                }
+                self.put_ident(p);
+                self.put(".shape()");
+            }
+            self.put("]) ? ; ");
+            for &d in &bound {
+                if self.dtype(d) != DataType::Int64 {
+                    let ty = self.rust_ty(self.dtype(d));
+                    self.put("let ");
+                    self.put_ident(d);
+                    let number = m.values[d].number;
+                    let _ = write!(self.out, ": {ty} = __dim_{number} as {ty}; ");
+                }
+            }
+        }
+        for &d in &f.dims {
+            if !bound.contains(&d) {
+                self.put_tile_dim(d);
+            }
+        }
+    }
+
+    /// The tensor parameters, in order.
+    fn tensor_params(&self) -> impl Iterator<Item = (ValueId, &'a TensorType)> + use<'a> {
+        let m = self.m;
+        m.funcs[self.p.func]
+            .sig
+            .params
+            .iter()
+            .filter_map(move |q| match &m.values[q.value].ty {
+                Type::Tensor(t) => Some((q.value, t)),
+                _ => None,
+            })
+    }
+
+    /// Writes the text of the signature string of `bind_shapes`: every tensor parameter as
+    /// `name[d0, d1, ..]`, a dimension being a size, a symbol of `bound`, or `?` for any size.
+    fn put_shape_signature(&mut self, bound: &[ValueId]) {
+        let m = self.m;
+        for (k, (p, t)) in self.tensor_params().enumerate() {
+            if k > 0 {
+                self.put(" ");
+            }
+            let name = m.values[p].name.as_deref().unwrap_or_default();
+            if !signature_word(name, false) {
+                self.err(format!(
+                    "the host code cannot check the shape of a parameter named `{name}`"
+                ));
+            }
+            self.put_escaped(name);
+            self.put("[");
+            for (j, d) in t.shape.iter().enumerate() {
+                if j > 0 {
+                    self.put(", ");
+                }
+                match *d {
+                    Dim::Const(c) => {
+                        let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
+                    }
+                    Dim::Value(v) if bound.contains(&v) => {
+                        let name = self.symbol_name(v);
+                        self.put_escaped(&name);
+                    }
+                    Dim::Value(_) | Dim::Dynamic => self.put("?"),
+                }
+            }
+            self.put("]");
+        }
+    }
+
+    /// The name of symbolic dimension `d` (`d{number}` when it has none).
+    fn symbol_name(&self, d: ValueId) -> std::borrow::Cow<'a, str> {
+        let dv = &self.m.values[d];
+        match &dv.name {
+            Some(n) => n.as_str().into(),
+            None => format!("d{}", dv.number).into(),
+        }
+    }
+
+    /// Binds symbolic dimension `d`, which no tensor parameter carries, from the valid region
+    /// of the first tile parameter that has it.
+    fn put_tile_dim(&mut self, d: ValueId) {
+        let m = self.m;
+        let f = &m.funcs[self.p.func];
+        let ty = self.rust_ty(self.dtype(d));
+        let is_d = |dim: &Dim| *dim == Dim::Value(d);
         // The first tile parameter with `d` in its valid region; its last dimension is the
         // columns, any other the rows.
         let from_tile = f.sig.params.iter().find_map(|q| {
@@ -763,10 +907,7 @@ impl<'a> Writer<'a> {
                 let _ = write!(self.out, ".{what}() as {ty}; ");
             }
             None => {
-                let sym = match &dv.name {
-                    Some(n) => n.clone(),
-                    None => format!("d{}", dv.number),
-                };
+                let sym = self.symbol_name(d);
                 self.err(format!(
                     "symbolic dimension `{sym}` is not the size of any parameter"
                 ));
@@ -776,7 +917,7 @@ impl<'a> Writer<'a> {
 
     /// Writes `::core::result::Result::Ok(..)` of the returned values.
     fn put_ok(&mut self, vals: &[ValueId]) {
-        self.put("Result::Ok(");
+        self.put("::core::result::Result::Ok(");
         match vals {
             [] => self.put("()"),
             [v] => self.put_scalar(*v, false),
@@ -995,6 +1136,7 @@ impl<'a> Writer<'a> {
             (1, true) => "tload_map_store_loop",
             (_, true) => "tload2_map_store_loop",
         };
+        self.import(Import::Isa);
         let _ = write!(self.out, "isa::{f}(");
         for &(t, tensor, offsets) in &c.loads {
             self.put("&mut ");
@@ -1026,7 +1168,8 @@ impl<'a> Writer<'a> {
         for &(isa, dst, args) in &c.ops {
             let _ = write!(self.out, "let __e{}: {ty} = ", dst.0);
             if let Some((tr, f)) = elementwise_name(isa) {
-                let _ = write!(self.out, "{tr}::{f}");
+                self.import(tr);
+                let _ = write!(self.out, "{}::{f}", tr.name());
             }
             self.put("(");
             for (k, a) in args.iter().enumerate() {
@@ -1057,6 +1200,7 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
+                self.import(Import::Isa);
                 self.put(if window.len() > 2 {
                     "isa::tload_window(&mut "
                 } else {
@@ -1074,6 +1218,7 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
+                self.import(Import::Isa);
                 self.put(if window.len() > 2 {
                     "isa::tstore_window(&mut *"
                 } else {
@@ -1085,6 +1230,7 @@ impl<'a> Writer<'a> {
                 self.put_transfer_end(offsets, window);
             }
             Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
+                self.import(Import::Isa);
                 self.put(if matches!(i, Inst::Extract { .. }) {
                     "isa::textract(&mut "
                 } else {
@@ -1100,6 +1246,8 @@ impl<'a> Writer<'a> {
                 self.put(") ? ; ");
             }
             Inst::Cvt { dst, src, round } => {
+                self.import(Import::Isa);
+                self.import(Import::RoundMode);
                 self.put("isa::tcvt(&mut ");
                 self.put_tile(*dst);
                 self.put(", ");
@@ -1191,7 +1339,7 @@ impl<'a> Writer<'a> {
                         self.put(").step_by({ let __step = ");
                         self.put_scalar_as(*step, ivt, false);
                         self.put(
-                            "; if __step <= 0 as _ { return Result::Err(\
+                            "; if __step <= 0 as _ { return ::core::result::Result::Err(\
                              ::pto::Error::Unsupported(::std::format!(\
                              \"loop step {} is not positive\", __step))); } __step as usize })",
                         );
@@ -1280,23 +1428,26 @@ impl<'a> Writer<'a> {
         let ty = self.rust_ty(d);
         let float = ad.is_float();
         let (a, b) = (args.first().copied(), args.get(1).copied());
-        // The text before, between and after the operands (`None`: no second operand), and
-        // whether `a` and `)` follow (`a.checked_rem(b).unwrap_or(a)`).
-        let (pre, mid, post, a_again): (&str, Option<&str>, &str, bool) = match op {
-            ScalarAdd => ("Element::add(", Some(", "), ")", false),
-            ScalarSub => ("Element::sub(", Some(", "), ")", false),
-            ScalarMul => ("Element::mul(", Some(", "), ")", false),
-            ScalarDiv => ("Element::div(", Some(", "), ")", false),
-            ScalarRem if float => ("", Some(" % "), "", false),
-            ScalarRem => ("", Some(".checked_rem("), ").unwrap_or(", true),
-            ScalarMin => ("Element::min(", Some(", "), ")", false),
-            ScalarMax => ("Element::max(", Some(", "), ")", false),
+        // The trait whose function the op calls, if it is a call (`Element::add(a, b)`); the
+        // text before (after the trait), between and after the operands (`None`: no second
+        // operand), and whether `a` and `)` follow (`a.checked_rem(b).unwrap_or(a)`).
+        let (el, int) = (Some(Import::Element), Some(Import::Int));
+        let (call, pre, mid, post, a_again) = match op {
+            ScalarAdd => (el, "::add(", Some(", "), ")", false),
+            ScalarSub => (el, "::sub(", Some(", "), ")", false),
+            ScalarMul => (el, "::mul(", Some(", "), ")", false),
+            ScalarDiv => (el, "::div(", Some(", "), ")", false),
+            ScalarRem if float => (None, "", Some(" % "), "", false),
+            ScalarRem => (None, "", Some(".checked_rem("), ").unwrap_or(", true),
+            ScalarMin => (el, "::min(", Some(", "), ")", false),
+            ScalarMax => (el, "::max(", Some(", "), ")", false),
             ScalarFloorDiv | ScalarFloorMod | ScalarPow if float => {
                 let f = match op {
                     ScalarFloorDiv => "div_euclid",
                     ScalarFloorMod => "rem_euclid",
                     _ => "powf",
                 };
+                self.import(Import::Element);
                 let _ = write!(self.out, "< {ty} as Element> ::from_f64(Element::to_f64(");
                 self.put_operand(a);
                 let _ = write!(self.out, ").{f}(Element::to_f64(");
@@ -1304,28 +1455,35 @@ impl<'a> Writer<'a> {
                 self.put(")))");
                 return;
             }
-            ScalarFloorDiv => ("", Some(".checked_div_euclid("), ").unwrap_or(0)", false),
-            ScalarFloorMod => ("", Some(".checked_rem_euclid("), ").unwrap_or(", true),
+            ScalarFloorDiv => (
+                None,
+                "",
+                Some(".checked_div_euclid("),
+                ").unwrap_or(0)",
+                false,
+            ),
+            ScalarFloorMod => (None, "", Some(".checked_rem_euclid("), ").unwrap_or(", true),
             ScalarPow => (
+                None,
                 "",
                 Some(".wrapping_pow(u32::try_from("),
                 ").unwrap_or(u32::MAX))",
                 false,
             ),
-            ScalarEq => ("", Some(" == "), "", false),
-            ScalarNe => ("", Some(" != "), "", false),
-            ScalarLt => ("", Some(" < "), "", false),
-            ScalarLe => ("", Some(" <= "), "", false),
-            ScalarGt => ("", Some(" > "), "", false),
-            ScalarGe => ("", Some(" >= "), "", false),
-            ScalarAnd | ScalarBitAnd => ("", Some(" & "), "", false),
-            ScalarOr | ScalarBitOr => ("", Some(" | "), "", false),
-            ScalarXor | ScalarBitXor => ("", Some(" ^ "), "", false),
-            ScalarShl => ("Int::shl(", Some(", "), ")", false),
-            ScalarShr => ("Int::shr(", Some(", "), ")", false),
-            ScalarNeg => ("Element::neg(", None, ")", false),
-            ScalarAbs => ("Element::abs(", None, ")", false),
-            ScalarNot | ScalarBitNot => ("! ", None, "", false),
+            ScalarEq => (None, "", Some(" == "), "", false),
+            ScalarNe => (None, "", Some(" != "), "", false),
+            ScalarLt => (None, "", Some(" < "), "", false),
+            ScalarLe => (None, "", Some(" <= "), "", false),
+            ScalarGt => (None, "", Some(" > "), "", false),
+            ScalarGe => (None, "", Some(" >= "), "", false),
+            ScalarAnd | ScalarBitAnd => (None, "", Some(" & "), "", false),
+            ScalarOr | ScalarBitOr => (None, "", Some(" | "), "", false),
+            ScalarXor | ScalarBitXor => (None, "", Some(" ^ "), "", false),
+            ScalarShl => (int, "::shl(", Some(", "), ")", false),
+            ScalarShr => (int, "::shr(", Some(", "), ")", false),
+            ScalarNeg => (el, "::neg(", None, ")", false),
+            ScalarAbs => (el, "::abs(", None, ")", false),
+            ScalarNot | ScalarBitNot => (None, "! ", None, "", false),
             ScalarCast => {
                 if let Some(a) = a {
                     self.put_convert(a, ad, d, true);
@@ -1338,6 +1496,10 @@ impl<'a> Writer<'a> {
                 return;
             }
         };
+        if let Some(tr) = call {
+            self.import(tr);
+            self.put(tr.name());
+        }
         self.put(pre);
         let a_at = self.out.len();
         self.put_operand(a);
@@ -1369,6 +1531,7 @@ impl<'a> Writer<'a> {
 
     /// Writes `isa::{f}{suffix}(&mut dst, args..);`.
     fn put_call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) {
+        self.import(Import::Isa);
         let _ = write!(self.out, "isa::{f}{suffix}(&mut ");
         self.put_tile(dst);
         let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
