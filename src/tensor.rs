@@ -147,7 +147,8 @@ impl<T> Tensor<T> {
 
     /// Checks the shape against a kernel's declaration: `expected` has one entry per
     /// dimension, `Some(n)` for a static size and `None` for a symbolic one (checked with
-    /// [`Tensor::bind_dim`]).
+    /// [`Tensor::bind_dim`]). A kernel's host function checks all its tensors at once with
+    /// [`bind_shapes`](crate::bind_shapes).
     ///
     /// Fails with [`Error::Rank`] or [`Error::Shape`] naming `param`.
     pub fn check_shape(

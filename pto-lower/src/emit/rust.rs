@@ -385,6 +385,9 @@ impl<'a> Writer<'a> {
     /// Writes `s` inside a string literal, escaped as `proc_macro2::Literal::string` does
     /// (the text after it must not start with a digit).
     fn put_escaped(&mut self, s: &str) {
+        if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return self.out.push_str(s);
+        }
         let mut chars = s.chars();
         while let Some(c) = chars.next() {
             match c {

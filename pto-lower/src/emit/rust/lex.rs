@@ -151,7 +151,7 @@ mod tests {
         let src = "{ ::pto::isa::f(&mut t0, & *x, &[0usize, 2f32, 0.5f64, 16, 007]) ? ; \
                    let s: ::pto::Tile:: < f32, 1, 8> = \"a\\\"b\\0\"; (a != - -128i8) }; \
                    [255u8, 256u16, 127i8, 18446744073709551615u64, 18446744073709551616, 7i64]; \
-                   (\"x\", \"\", \"é\")";
+                   (\"x\", \"\", \"é\"); let [] = f(\"x[?, 16] y.$[N, 2]\", [x.shape()]) ? ;";
         let ours = tokens(src).unwrap().to_string();
         let theirs = src.parse::<proc_macro2::TokenStream>().unwrap().to_string();
         assert_eq!(ours, theirs);
