@@ -19,8 +19,26 @@ enum Size {
     Symbol(&'static str),
 }
 
-/// A parameter of a signature: its name, rank and dimensions (the first `rank` are used).
-type Param = (&'static str, usize, [Size; MAX_RANK]);
+/// A parameter of a signature.
+#[derive(Clone, Copy)]
+struct Param {
+    name: &'static str,
+    rank: usize,
+    /// The first `rank` are its dimensions.
+    dims: [Size; MAX_RANK],
+}
+
+/// A dimension of a signature and where it is.
+#[derive(Clone, Copy)]
+struct Occurrence {
+    /// The parameter's index.
+    param: usize,
+    /// The parameter's name.
+    name: &'static str,
+    /// The dimension's index in the parameter.
+    dim: usize,
+    size: Size,
+}
 
 /// Checks the shapes of a kernel's tensor arguments against the kernel's `signature` and
 /// returns the sizes of its symbolic dimensions, in order of first appearance.
@@ -66,7 +84,7 @@ pub fn bind_shapes<const P: usize, const N: usize>(
     let sig = parse::<P>(signature)?;
     let symbols = occurrences(&sig)
         .enumerate()
-        .filter(|&(i, (_, _, _, size))| first(&sig, i, size))
+        .filter(|&(i, o)| first(&sig, i, o.size))
         .count();
     if symbols != N {
         return Err(Error::Signature {
@@ -75,20 +93,20 @@ pub fn bind_shapes<const P: usize, const N: usize>(
         });
     }
     // 1. Ranks and static sizes, parameter by parameter.
-    for (&(param, rank, dims), shape) in sig.iter().zip(shapes) {
-        if rank != shape.len() {
+    for (p, shape) in sig.iter().zip(shapes) {
+        if p.rank != shape.len() {
             return Err(Error::Rank {
-                param,
-                expected: rank,
+                param: p.name,
+                expected: p.rank,
                 actual: shape.len(),
             });
         }
-        for (dim, (&want, &actual)) in dims.iter().zip(shape).enumerate() {
+        for (dim, (&want, &actual)) in p.dims.iter().zip(shape).enumerate() {
             if let Size::Fixed(expected) = want
                 && expected != actual
             {
                 return Err(Error::Shape {
-                    param,
+                    param: p.name,
                     dim,
                     expected,
                     actual,
@@ -101,21 +119,21 @@ pub fn bind_shapes<const P: usize, const N: usize>(
     let size_at = |p: usize, d: usize| shapes.get(p).and_then(|s| s.get(d)).copied();
     let mut out = [0; N];
     let mut slots = out.iter_mut();
-    for (i, (p, _, d, size)) in occurrences(&sig).enumerate() {
-        let Size::Symbol(symbol) = size else {
+    for (i, o) in occurrences(&sig).enumerate() {
+        let Size::Symbol(symbol) = o.size else {
             continue;
         };
-        if !first(&sig, i, size) {
+        if !first(&sig, i, o.size) {
             continue;
         }
-        let expected = size_at(p, d).unwrap_or_default();
-        for (q, param, dim, _) in occurrences(&sig).skip(i + 1).filter(|o| o.3 == size) {
-            let actual = size_at(q, dim).unwrap_or_default();
+        let expected = size_at(o.param, o.dim).unwrap_or_default();
+        for later in occurrences(&sig).skip(i + 1).filter(|l| l.size == o.size) {
+            let actual = size_at(later.param, later.dim).unwrap_or_default();
             if actual != expected {
                 return Err(Error::SymbolMismatch {
                     symbol,
-                    param,
-                    dim,
+                    param: later.name,
+                    dim: later.dim,
                     expected,
                     actual,
                 });
@@ -131,7 +149,11 @@ pub fn bind_shapes<const P: usize, const N: usize>(
 /// Reads `signature`, which must have `P` parameters.
 fn parse<const P: usize>(signature: &'static str) -> Result<[Param; P], Error> {
     let malformed = |reason| Error::Signature { signature, reason };
-    let mut sig = [("", 0, [Size::Any; MAX_RANK]); P];
+    let mut sig = [Param {
+        name: "",
+        rank: 0,
+        dims: [Size::Any; MAX_RANK],
+    }; P];
     let mut params = sig.iter_mut();
     let mut rest = signature.trim_start();
     while !rest.is_empty() {
@@ -144,16 +166,17 @@ fn parse<const P: usize>(signature: &'static str) -> Result<[Param; P], Error> {
         if name.contains(|c: char| c.is_whitespace() || c == ',' || c == ']') {
             return Err(malformed("a parameter name has a space, `,` or `]`"));
         }
-        let (slot_name, rank, slot_dims) = params
+        let param = params
             .next()
             .ok_or(malformed("it has more parameters than there are shapes"))?;
-        *slot_name = name;
+        param.name = name;
         for dim in dims.split(',') {
-            let slot = slot_dims
-                .get_mut(*rank)
+            let slot = param
+                .dims
+                .get_mut(param.rank)
                 .ok_or(malformed("a parameter has more than 4 dimensions"))?;
             *slot = size(dim.trim()).ok_or(malformed("a dimension does not read"))?;
-            *rank += 1;
+            param.rank += 1;
         }
         rest = tail.trim_start();
     }
@@ -167,7 +190,7 @@ fn parse<const P: usize>(signature: &'static str) -> Result<[Param; P], Error> {
 fn size(text: &'static str) -> Option<Size> {
     match text.bytes().next()? {
         b'0'..=b'9' => {
-            // A size the target's `usize` cannot hold matches no shape.
+            // A size the target's `usize` cannot hold is `usize::MAX`, which no real shape has.
             let n: u64 = text.parse().ok()?;
             Some(Size::Fixed(usize::try_from(n).unwrap_or(usize::MAX)))
         }
@@ -177,22 +200,25 @@ fn size(text: &'static str) -> Option<Size> {
     }
 }
 
-/// Every dimension of a read signature, in order: (parameter index, parameter name,
-/// dimension index, size).
-fn occurrences<const P: usize>(
-    sig: &[Param; P],
-) -> impl Iterator<Item = (usize, &'static str, usize, Size)> + '_ {
-    sig.iter().enumerate().flat_map(|(p, &(name, rank, dims))| {
-        dims.into_iter()
-            .take(rank)
+/// Every dimension of a read signature, in order.
+fn occurrences(sig: &[Param]) -> impl Iterator<Item = Occurrence> + '_ {
+    sig.iter().enumerate().flat_map(|(param, p)| {
+        p.dims
+            .iter()
+            .take(p.rank)
             .enumerate()
-            .map(move |(d, size)| (p, name, d, size))
+            .map(move |(dim, &size)| Occurrence {
+                param,
+                name: p.name,
+                dim,
+                size,
+            })
     })
 }
 
 /// Whether occurrence `i` of `sig` is the first of a symbolic dimension `size`.
-fn first<const P: usize>(sig: &[Param; P], i: usize, size: Size) -> bool {
-    matches!(size, Size::Symbol(_)) && !occurrences(sig).take(i).any(|o| o.3 == size)
+fn first(sig: &[Param], i: usize, size: Size) -> bool {
+    matches!(size, Size::Symbol(_)) && !occurrences(sig).take(i).any(|o| o.size == size)
 }
 
 #[cfg(test)]
