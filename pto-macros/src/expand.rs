@@ -113,8 +113,17 @@ pub(crate) fn items(
 fn text_literal(text: &str) -> Literal {
     // A bare carriage return is not allowed in a raw string.
     if text.contains('\n') && !text.contains('\r') {
-        let hashes = "#".repeat(longest_hash_run_after_quote(text) + 1);
-        if let Ok(lit) = format!("r{hashes}\"{text}\"{hashes}").parse::<Literal>() {
+        let hashes = longest_hash_run_after_quote(text) + 1;
+        // Sized up front: `format!` would grow the buffer by doubling, copying the text
+        // several times.
+        let mut src = String::with_capacity(text.len() + 2 * hashes + 3);
+        src.push('r');
+        src.extend(std::iter::repeat_n('#', hashes));
+        src.push('"');
+        src.push_str(text);
+        src.push('"');
+        src.extend(std::iter::repeat_n('#', hashes));
+        if let Ok(lit) = src.parse::<Literal>() {
             return lit;
         }
     }
