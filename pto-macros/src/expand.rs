@@ -97,10 +97,7 @@ pub(crate) fn items(
             pub const CPP: &str = #cpp;
             /// The IR as a value, parsed back from [`IR`].
             pub fn program() -> ::pto::ir::ProgramModule {
-                match ::pto::ir::parse(IR) {
-                    ::core::result::Result::Ok(m) => m,
-                    ::core::result::Result::Err(_) => ::pto::ir::ProgramModule::new("invalid"),
-                }
+                ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
             }
         }
     }
@@ -228,10 +225,7 @@ mod tests {
                 "#;
                     /// The IR as a value, parsed back from [`IR`].
                     pub fn program() -> ::pto::ir::ProgramModule {
-                        match ::pto::ir::parse(IR) {
-                            ::core::result::Result::Ok(m) => m,
-                            ::core::result::Result::Err(_) => ::pto::ir::ProgramModule::new("invalid"),
-                        }
+                        ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
                     }
                 }
             "##]],
@@ -272,10 +266,7 @@ mod tests {
                     pub const CPP: &str = "";
                     /// The IR as a value, parsed back from [`IR`].
                     pub fn program() -> ::pto::ir::ProgramModule {
-                        match ::pto::ir::parse(IR) {
-                            ::core::result::Result::Ok(m) => m,
-                            ::core::result::Result::Err(_) => ::pto::ir::ProgramModule::new("invalid"),
-                        }
+                        ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
                     }
                 }
             "#]],

@@ -98,9 +98,6 @@ __global__ AICORE void clamp_add(float a, float limit, bool flag) {
 "#;
     /// The IR as a value, parsed back from [`IR`].
     pub fn program() -> ::pto::ir::ProgramModule {
-        match ::pto::ir::parse(IR) {
-            ::core::result::Result::Ok(m) => m,
-            ::core::result::Result::Err(_) => ::pto::ir::ProgramModule::new("invalid"),
-        }
+        ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
     }
 }
