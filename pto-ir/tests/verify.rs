@@ -484,8 +484,8 @@ fn symbolic_extent_must_be_defined_before_the_type_that_names_it() {
     let late = t.m.new_value(sc(DataType::Int64), Some("m"));
     let ty = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Value(late), Dim::Const(16)],
+        shape: [16, 16].into(),
+        valid: [Dim::Value(late), Dim::Const(16)].into(),
         memref: None,
     });
     let (at, e) = t.op1(body, Opcode::TileExp, &[a], "e", ty, Attrs::new());
@@ -621,8 +621,8 @@ fn valid_regions_may_differ_from_inference() {
     let body = t.body;
     let narrowed = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Const(8), Dim::Dynamic],
+        shape: [16, 16].into(),
+        valid: [Dim::Const(8), Dim::Dynamic].into(),
         memref: None,
     });
     t.op1(body, Opcode::TileAdd, &[a, b], "s", narrowed, Attrs::new());
@@ -716,14 +716,14 @@ fn call_to_unknown_function() {
 fn malformed_tile_and_tensor_types() {
     let bad_valid_len = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Const(16)],
+        shape: [16, 16].into(),
+        valid: [Dim::Const(16)].into(),
         memref: None,
     });
     let bad_valid = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Const(20), Dim::Const(0)],
+        shape: [16, 16].into(),
+        valid: [Dim::Const(20), Dim::Const(0)].into(),
         memref: None,
     });
     let (mut t, p) = T::new(
@@ -741,8 +741,8 @@ fn malformed_tile_and_tensor_types() {
     );
     let sym = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Value(p[7]), Dim::Const(16)],
+        shape: [16, 16].into(),
+        valid: [Dim::Value(p[7]), Dim::Const(16)].into(),
         memref: None,
     });
     let q = t.m.new_value(sym, Some("sym"));
@@ -1505,8 +1505,8 @@ fn garbage_ids_are_errors_not_panics() {
     let p = t.m.new_value(
         Type::Tile(TileType {
             dtype: FP32,
-            shape: vec![16],
-            valid: vec![Dim::Value(ValueId::new(31_337))],
+            shape: [16].into(),
+            valid: [Dim::Value(ValueId::new(31_337))].into(),
             memref: None,
         }),
         Some("p"),
@@ -1563,8 +1563,8 @@ fn malformed_operand_types_do_not_reach_inference() {
     // short must be reported, not crash the typing rule.
     let short = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![],
+        shape: [16, 16].into(),
+        valid: [].into(),
         memref: None,
     });
     let (mut t, p) = T::new(&[("x", short)], vec![]);

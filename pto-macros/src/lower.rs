@@ -312,7 +312,7 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         let ty = match &p.ty {
             ParamTy::Scalar(d) => Type::Scalar(*d),
             ParamTy::Tensor { dtype, dims: ds } => {
-                let mut shape = Vec::new();
+                let mut shape = pto_ir::Extents::new();
                 for d in ds {
                     shape.push(match d {
                         DimSpec::Const(c) => pto_ir::Dim::Const(*c),
@@ -980,7 +980,7 @@ impl<'k> Lower<'k, '_> {
         &mut self,
         a: &'k AngleBracketedGenericArguments,
         node: &'k impl ToTokens,
-    ) -> R<(DataType, Vec<u64>)> {
+    ) -> R<(DataType, pto_ir::Shape)> {
         let mut it = a.args.iter();
         let dtype = match it.next() {
             Some(GenericArgument::Type(t)) => scalar_dtype(t),
@@ -998,14 +998,14 @@ impl<'k> Lower<'k, '_> {
     }
 
     /// Static sizes written as generic arguments (`::<16, 128>`).
-    fn sizes(&mut self, args: &[&'k GenericArgument], node: &'k impl ToTokens) -> R<Vec<u64>> {
+    fn sizes(&mut self, args: &[&'k GenericArgument], node: &'k impl ToTokens) -> R<pto_ir::Shape> {
         if args.is_empty() || args.len() > 4 {
             return self.err(
                 node,
                 format!("a tile has 1 to 4 dimensions, found {}", args.len()),
             );
         }
-        let mut out = Vec::new();
+        let mut out = pto_ir::Shape::new();
         for a in args {
             match a {
                 GenericArgument::Const(e) if int_literal(e).is_some_and(|v| v > 0) => {

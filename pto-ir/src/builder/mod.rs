@@ -28,7 +28,7 @@ use crate::env::{Binding, BindingKind};
 use crate::module::{FunctionKind, ProgramModule, Signature};
 use crate::ops::{self, Opcode};
 use crate::stmt::{Operation, Statement, StmtKind};
-use crate::types::{Dim, TensorFormat, TensorType, TileType, Type};
+use crate::types::{TensorFormat, TensorType, TileType, Type};
 use crate::value::{Constant, ValueDef};
 
 /// Builds IR into the module it owns.
@@ -144,7 +144,7 @@ impl IRBuilder {
     pub fn create_tensor(
         &mut self,
         ctx: &IRBuilderContext,
-        shape: Vec<Dim>,
+        shape: impl Into<crate::types::Extents>,
         dtype: DataType,
         name: &str,
     ) -> Result<ValueId, Diag> {
@@ -152,7 +152,7 @@ impl IRBuilder {
         let v = self.module.new_value(
             Type::Tensor(TensorType {
                 dtype,
-                shape,
+                shape: shape.into(),
                 format: TensorFormat::Nd,
             }),
             Some(name),
@@ -165,7 +165,7 @@ impl IRBuilder {
     pub fn create_tile(
         &mut self,
         ctx: &IRBuilderContext,
-        shape: Vec<u64>,
+        shape: impl Into<crate::types::Shape>,
         dtype: DataType,
         name: &str,
     ) -> Result<ValueId, Diag> {

@@ -7,10 +7,11 @@
 use crate::attr::{Attr, Attrs};
 use crate::dtype::DataType;
 use crate::entity::ValueId;
+use crate::inline::InlineVec;
 use crate::module::ProgramModule;
 use crate::ops::{OpClass, Opcode};
 use crate::typefmt::{shape_x, type_msg};
-use crate::types::{Dim, TensorType, TileType, Type};
+use crate::types::{Dim, Extents, Shape, TensorType, TileType, Type};
 
 /// Why an op is ill-typed.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,14 +141,14 @@ impl<'a> Cx<'a> {
         })
     }
 
-    fn shape_attr(&self, key: &str) -> R<Vec<u64>> {
+    fn shape_attr(&self, key: &str) -> R<Shape> {
         let list = self.attr(key)?.as_list().ok_or_else(|| {
             InferError::new(format!(
                 "`{}` attribute `{key}` must be a list",
                 self.name()
             ))
         })?;
-        let mut out = Vec::with_capacity(list.len());
+        let mut out = Shape::with_capacity(list.len());
         for a in list {
             match a.as_int() {
                 Some(v) if v > 0 => out.push(v as u64),
@@ -170,7 +171,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Offsets: integers or integer scalars; `None` entries are runtime values.
-    fn offset_attr(&self, key: &str, rank: usize) -> R<Vec<Option<u64>>> {
+    fn offset_attr(&self, key: &str, rank: usize) -> R<InlineVec<Option<u64>, 4>> {
         let list = self.attr(key)?.as_list().ok_or_else(|| {
             InferError::new(format!(
                 "`{}` attribute `{key}` must be a list",
@@ -382,15 +383,15 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
             one(Type::Tile(if op.class() == OpClass::RowReduce {
                 TileType {
                     dtype: t.dtype,
-                    shape: vec![r, 1],
-                    valid: vec![t.valid[0], Dim::Const(1)],
+                    shape: [r, 1].into(),
+                    valid: [t.valid[0], Dim::Const(1)].into(),
                     memref: None,
                 }
             } else {
                 TileType {
                     dtype: t.dtype,
-                    shape: vec![1, c],
-                    valid: vec![Dim::Const(1), t.valid[1]],
+                    shape: [1, c].into(),
+                    valid: [Dim::Const(1), t.valid[1]].into(),
                     memref: None,
                 }
             }))
@@ -425,10 +426,11 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
                 }));
             }
             let valid = if row {
-                vec![t.valid[0], Dim::Const(shape[1])]
+                [t.valid[0], Dim::Const(shape[1])]
             } else {
-                vec![Dim::Const(shape[0]), t.valid[1]]
-            };
+                [Dim::Const(shape[0]), t.valid[1]]
+            }
+            .into();
             one(Type::Tile(TileType {
                 dtype: t.dtype,
                 shape,
@@ -441,8 +443,8 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
             let t = cx.tile2(0)?;
             one(Type::Tile(TileType {
                 dtype: t.dtype,
-                shape: vec![t.shape[1], t.shape[0]],
-                valid: vec![t.valid[1], t.valid[0]],
+                shape: [t.shape[1], t.shape[0]].into(),
+                valid: [t.valid[1], t.valid[0]].into(),
                 memref: None,
             }))
         }
@@ -455,7 +457,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
                 return Err(InferError::new("`tile.extract` takes a rank-2 window"));
             }
             let off = cx.offset_attr("offset", 2)?;
-            let mut valid = Vec::new();
+            let mut valid = Extents::new();
             for d in 0..2 {
                 let end = off[d].unwrap_or(0).saturating_add(shape[d]);
                 if end > src.shape[d] {
@@ -530,7 +532,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
                     operands.len().saturating_sub(1)
                 )));
             }
-            let mut valid = Vec::new();
+            let mut valid = Extents::new();
             for (d, &v) in operands[1..].iter().enumerate() {
                 let data = &m.values[v];
                 if !data.ty.is_int_scalar() {
@@ -836,7 +838,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                     return Ok(vec![Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
-                        valid: vec![meet(big.valid[0], small.valid[0]), big.valid[1]],
+                        valid: [meet(big.valid[0], small.valid[0]), big.valid[1]].into(),
                         memref: None,
                     })]);
                 }
@@ -844,7 +846,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                     return Ok(vec![Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
-                        valid: vec![big.valid[0], meet(big.valid[1], small.valid[1])],
+                        valid: [big.valid[0], meet(big.valid[1], small.valid[1])].into(),
                         memref: None,
                     })]);
                 }
@@ -921,8 +923,8 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
     })?;
     let result = TileType {
         dtype: acc,
-        shape: vec![m, n],
-        valid: vec![a.valid[0], b.valid[1]],
+        shape: [m, n].into(),
+        valid: [a.valid[0], b.valid[1]].into(),
         memref: None,
     };
     match class {
@@ -940,10 +942,11 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
                     a.dtype
                 )));
             }
-            let valid = vec![
+            let valid = [
                 meet(c.valid[0], result.valid[0]),
                 meet(c.valid[1], result.valid[1]),
-            ];
+            ]
+            .into();
             Ok(vec![Type::Tile(TileType { valid, ..result })])
         }
         OpClass::MatmulBias => {

@@ -29,7 +29,9 @@ use crate::stmt::{
     WhileStmt,
 };
 use crate::typefmt::type_str;
-use crate::types::{Dim, MemRef, MemorySpace, PipeKind, TensorFormat, TensorType, TileType, Type};
+use crate::types::{
+    Dim, Extents, MemRef, MemorySpace, PipeKind, Shape, TensorFormat, TensorType, TileType, Type,
+};
 use crate::value::{Constant, ValueDef};
 
 type PResult<T> = Result<T, Diag>;
@@ -1025,7 +1027,7 @@ impl<'a> Parser<'a> {
                     _ => return Err(self.unexpected("a byte offset")),
                 };
         }
-        let size = TileType::new(dtype, shape.to_vec()).buffer_bytes();
+        let size = TileType::new(dtype, shape).buffer_bytes();
         Ok(Some(MemRef { space, addr, size }))
     }
 
@@ -1050,7 +1052,7 @@ impl<'a> Parser<'a> {
                 } else {
                     (first.clone(), first_at, first)
                 };
-                let shape: Vec<u64> = shape
+                let shape: Shape = shape
                     .iter()
                     .map(|d| d.as_const())
                     .collect::<Option<_>>()
@@ -1138,9 +1140,9 @@ impl<'a> Parser<'a> {
     }
 
     /// `[e, ..]` where each extent is an integer, `%value` or `?`.
-    fn dims(&mut self) -> PResult<Vec<Dim>> {
+    fn dims(&mut self) -> PResult<Extents> {
         self.expect(&Tok::LBracket)?;
-        let mut out = Vec::new();
+        let mut out = Extents::new();
         if self.eat(&Tok::RBracket) {
             return Ok(out);
         }
