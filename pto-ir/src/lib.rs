@@ -36,8 +36,8 @@ pub use module::{Direction, Function, FunctionKind, Param, ProgramModule, Signat
 pub use ops::{OpClass, Opcode};
 pub use parse::parse;
 pub use stmt::{
-    Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, Operation, ScopeKind, Statement, StmtKind,
-    WhileStmt,
+    Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, IterArgs, OpList, Operation, ScopeKind,
+    Statement, StmtKind, StmtList, ValueList, WhileStmt,
 };
 pub use types::{
     Dim, Extents, MemRef, MemorySpace, PipeKind, Shape, TensorFormat, TensorType, TileType, Type,

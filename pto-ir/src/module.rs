@@ -8,7 +8,7 @@ use crate::attr::Attrs;
 use crate::diag::Diag;
 use crate::entity::{Arena, BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
 use crate::env::EnvTable;
-use crate::stmt::{Block, BlockRole, Operation, Statement};
+use crate::stmt::{Block, BlockRole, Operation, Statement, StmtList};
 use crate::types::Type;
 use crate::value::{Constant, ValueData, ValueDef};
 
@@ -209,7 +209,7 @@ impl ProgramModule {
         role: BlockRole,
     ) -> BlockId {
         self.blocks.push(Block {
-            stmts: Vec::new(),
+            stmts: StmtList::new(),
             parent,
             owner,
             role,

@@ -352,7 +352,7 @@ impl<'a> Lowerer<'a> {
                     });
                 }
                 StmtKind::Condition(_) => {}
-                StmtKind::Return(vals) => out.push(Inst::Return(vals.clone())),
+                StmtKind::Return(vals) => out.push(Inst::Return(vals.to_vec())),
                 StmtKind::Scope(_, blk) => {
                     let inner = self.block(*blk);
                     out.extend(inner);
@@ -441,7 +441,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Scalar {
                         op: op.opcode,
                         result: r,
-                        args: op.operands.clone(),
+                        args: op.operands.to_vec(),
                     });
                 }
             }

@@ -15,8 +15,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use proc_macro2::Span;
 use pto_ir::{
     Attr, Attrs, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
-    IRBuilderContext, Opcode, ProgramModule, Signature, SpanId, TensorFormat, TensorType, TileType,
-    Type, ValueId,
+    IRBuilderContext, InlineVec, Opcode, ProgramModule, Signature, SpanId, TensorFormat,
+    TensorType, TileType, Type, ValueId, ValueList,
 };
 use quote::ToTokens;
 use syn::{
@@ -521,7 +521,7 @@ impl<'k> Lower<'k, '_> {
         &mut self,
         span: SpanId,
         op: Opcode,
-        operands: Vec<ValueId>,
+        operands: impl Into<ValueList>,
         attrs: Attrs,
     ) -> R<ValueId> {
         self.ctx.set_span(span);
@@ -770,7 +770,7 @@ impl<'k> Lower<'k, '_> {
             }
         }
         self.at(node);
-        let r = self.b.create_return(&mut self.ctx, vec![v]);
+        let r = self.b.create_return(&mut self.ctx, [v]);
         self.check(r).map(|_| ())
     }
 
@@ -1279,7 +1279,7 @@ impl<'k> Lower<'k, '_> {
 
     /// Loop bounds: integer scalars of one dtype (literals take it; `int64` by default).
     fn bounds(&mut self, exprs: [Option<&'k Expr>; 3]) -> R<(ValueId, ValueId, ValueId)> {
-        let mut vals = Vec::new();
+        let mut vals = InlineVec::<_, 3>::new();
         let mut ok = true;
         for e in exprs {
             match e {
@@ -1333,7 +1333,7 @@ impl<'k> Lower<'k, '_> {
             return Err(Poison);
         }
         let d = dtype.unwrap_or(DataType::Int64);
-        let mut out = Vec::new();
+        let mut out = InlineVec::<_, 3>::new();
         for slot in vals {
             match slot {
                 Some((v, e)) => {
@@ -1642,7 +1642,7 @@ impl<'k> Lower<'k, '_> {
             self.ctx.set_span(span);
             let l = self.materialize(l, Some(t.dtype))?;
             let r = self.materialize(r, Some(t.dtype))?;
-            return self.build(span, op, vec![l, r], Attrs::new()).map(Val::V);
+            return self.build(span, op, [l, r], Attrs::new()).map(Val::V);
         }
         let d = match (self.val_scalar(&l), self.val_scalar(&r)) {
             (Some(d), _) | (None, Some(d)) => d,
@@ -1654,7 +1654,7 @@ impl<'k> Lower<'k, '_> {
         self.ctx.set_span(span);
         let lv = self.materialize(l, Some(d))?;
         let rv = self.materialize(r, Some(d))?;
-        self.build(span, k.scalar(), vec![lv, rv], Attrs::new())
+        self.build(span, k.scalar(), [lv, rv], Attrs::new())
             .map(Val::V)
     }
 
@@ -1668,10 +1668,10 @@ impl<'k> Lower<'k, '_> {
                     Val::Float(f, _) => Ok(Val::Float(-f, span)),
                     Val::V(id) => match self.ty(id) {
                         Type::Tile(_) => self
-                            .build(span, Opcode::TileNeg, vec![id], Attrs::new())
+                            .build(span, Opcode::TileNeg, [id], Attrs::new())
                             .map(Val::V),
                         Type::Scalar(_) => self
-                            .build(span, Opcode::ScalarNeg, vec![id], Attrs::new())
+                            .build(span, Opcode::ScalarNeg, [id], Attrs::new())
                             .map(Val::V),
                         _ => self.err(
                             e,
@@ -1695,7 +1695,7 @@ impl<'k> Lower<'k, '_> {
                         );
                     }
                 };
-                self.build(span, op, vec![id], Attrs::new()).map(Val::V)
+                self.build(span, op, [id], Attrs::new()).map(Val::V)
             }
             UnOp::Deref(_) => self.err(
                 e,
@@ -1742,7 +1742,7 @@ impl<'k> Lower<'k, '_> {
                         .build(
                             span,
                             Opcode::ScalarCast,
-                            vec![id],
+                            [id],
                             Attrs::new().with("dtype", Attr::Ident(d.name().into())),
                         )
                         .map(Val::V),
@@ -1849,7 +1849,7 @@ impl<'k> Lower<'k, '_> {
                 self.no_turbofish(m, "x.abs()")?;
                 self.arity(&m.method, n, 0, "x.abs()")?;
                 let id = self.materialize(recv, None)?;
-                self.build(span, Opcode::ScalarAbs, vec![id], Attrs::new())
+                self.build(span, Opcode::ScalarAbs, [id], Attrs::new())
                     .map(|v| Some(Val::V(v)))
             }
             "max" | "min" => {
@@ -1910,7 +1910,7 @@ impl<'k> Lower<'k, '_> {
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
                 let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
-                self.build(span, Opcode::TileLoad, vec![t], attrs).map(Some)
+                self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
             "store" => {
                 self.no_turbofish(m, "t.store([i, j], tile)")?;
@@ -1932,7 +1932,7 @@ impl<'k> Lower<'k, '_> {
                 let r = self.b.build_op(
                     &mut self.ctx,
                     Opcode::TileStore,
-                    vec![tile, t],
+                    [tile, t],
                     Attrs::new().with("offset", Attr::List(off)),
                     "",
                 );
@@ -1978,7 +1978,7 @@ impl<'k> Lower<'k, '_> {
             let usage = format!("a.{name}()");
             self.no_turbofish(m, &usage)?;
             self.arity(&m.method, n, 0, &usage)?;
-            return self.build(span, op, vec![t], Attrs::new());
+            return self.build(span, op, [t], Attrs::new());
         }
         match name {
             "max" | "min" => {
@@ -2005,7 +2005,7 @@ impl<'k> Lower<'k, '_> {
                     return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
                 };
                 self.arity(&m.method, n, 0, "a.cast::<T>()")?;
-                self.build(span, Opcode::TileCast, vec![t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
+                self.build(span, Opcode::TileCast, [t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
             }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
@@ -2018,7 +2018,7 @@ impl<'k> Lower<'k, '_> {
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
                 let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
-                self.build(span, Opcode::TileExtract, vec![t], attrs)
+                self.build(span, Opcode::TileExtract, [t], attrs)
             }
             "valid" => {
                 self.no_turbofish(m, "a.valid([m, n])")?;
@@ -2026,7 +2026,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(Expr::Array(arr)) = m.args.first() else {
                     return self.err(&m.args, "the valid region is written as an array: `a.valid([m, n])`");
                 };
-                let mut operands = vec![t];
+                let mut operands = ValueList::from([t]);
                 let mut ok = true;
                 for el in &arr.elems {
                     match self.expr(el).and_then(|v| self.materialize(v, Some(DataType::Int64))) {
@@ -2150,7 +2150,7 @@ impl<'k> Lower<'k, '_> {
             }
         };
         // Lower every argument first, so errors inside them are all reported.
-        let mut vals = Vec::new();
+        let mut vals = InlineVec::<_, 4>::new();
         let mut ok = true;
         for a in &c.args {
             match self.expr(a) {
@@ -2168,7 +2168,7 @@ impl<'k> Lower<'k, '_> {
                 self.apply_binary(k, *a, *b, span, None)
             }
             (Some(op), _) => {
-                let mut ids = Vec::new();
+                let mut ids = ValueList::new();
                 for v in vals {
                     ids.push(self.materialize(v, None)?);
                 }

@@ -27,7 +27,7 @@ use crate::entity::{FuncId, OpId, StmtId, ValueId};
 use crate::env::{Binding, BindingKind};
 use crate::module::{FunctionKind, ProgramModule, Signature};
 use crate::ops::{self, Opcode};
-use crate::stmt::{Operation, Statement, StmtKind};
+use crate::stmt::{OpList, Operation, Statement, StmtKind, ValueList};
 use crate::types::{TensorFormat, TensorType, TileType, Type};
 use crate::value::{Constant, ValueDef};
 
@@ -244,8 +244,8 @@ impl IRBuilder {
         };
         let op = self.push_op(
             Opcode::Const,
-            Vec::new(),
-            vec![v],
+            ValueList::new(),
+            ValueList::from([v]),
             Attrs::new().with("value", attr),
             ctx.span,
         );
@@ -266,7 +266,7 @@ impl IRBuilder {
         rhs: ValueId,
         output: ValueId,
     ) -> Result<OpId, Diag> {
-        self.create_op(opcode, vec![lhs, rhs], vec![output], Attrs::new())
+        self.create_op(opcode, [lhs, rhs], [output], Attrs::new())
     }
 
     /// Seed `CreateUnaryOp`: an op `output = opcode(input)`, not yet placed.
@@ -276,7 +276,7 @@ impl IRBuilder {
         input: ValueId,
         output: ValueId,
     ) -> Result<OpId, Diag> {
-        self.create_op(opcode, vec![input], vec![output], Attrs::new())
+        self.create_op(opcode, [input], [output], Attrs::new())
     }
 
     /// The op table's typing rule for `opcode`, its failure as a diagnostic at `span`.
@@ -298,8 +298,8 @@ impl IRBuilder {
     fn push_op(
         &mut self,
         opcode: Opcode,
-        operands: Vec<ValueId>,
-        results: Vec<ValueId>,
+        operands: ValueList,
+        results: ValueList,
         attrs: Attrs,
         span: crate::entity::SpanId,
     ) -> OpId {
@@ -322,10 +322,11 @@ impl IRBuilder {
     pub fn create_op(
         &mut self,
         opcode: Opcode,
-        operands: Vec<ValueId>,
-        outputs: Vec<ValueId>,
+        operands: impl Into<ValueList>,
+        outputs: impl Into<ValueList>,
         attrs: Attrs,
     ) -> Result<OpId, Diag> {
+        let (operands, outputs) = (operands.into(), outputs.into());
         let span = crate::entity::SpanId::NONE;
         let types = self.infer_at(opcode, &operands, &attrs, span)?;
         if types.len() != outputs.len() {
@@ -390,15 +391,14 @@ impl IRBuilder {
         &mut self,
         ctx: &mut IRBuilderContext,
         opcode: Opcode,
-        operands: Vec<ValueId>,
+        operands: impl Into<ValueList>,
         attrs: Attrs,
         name: &str,
     ) -> Result<Option<ValueId>, Diag> {
+        let operands = operands.into();
         self.insertion_block(ctx)?;
         let types = self.infer_at(opcode, &operands, &attrs, ctx.span)?;
-        // Pushed one by one: collecting from `types` would reuse its (larger) allocation
-        // and shrink it with a `realloc`.
-        let mut outputs = Vec::with_capacity(types.len());
+        let mut outputs = ValueList::with_capacity(types.len());
         for t in types {
             let name = if name.is_empty() { None } else { Some(name) };
             outputs.push(self.module.new_value(t, name));
@@ -416,7 +416,7 @@ impl IRBuilder {
         let s = self.module.push_stmt(
             block,
             Statement {
-                kind: StmtKind::Op(Vec::new()),
+                kind: StmtKind::Op(OpList::new()),
                 span: ctx.span,
             },
         );

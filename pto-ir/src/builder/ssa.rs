@@ -28,7 +28,7 @@ use crate::diag::Diag;
 use crate::entity::{BlockId, StmtId, ValueId};
 use crate::env::{Binding, BindingKind};
 use crate::ops;
-use crate::stmt::{BlockRole, IterArg, Statement, StmtKind};
+use crate::stmt::{BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
 use crate::typefmt::type_msg;
 use crate::types::{Dim, Type};
 use crate::value::ValueDef;
@@ -286,7 +286,7 @@ impl IRBuilder {
                 .note("iterations of a parallel loop are independent: assign a variable declared inside the loop, or use a sequential `for`"));
         }
 
-        let mut iter_args = Vec::new();
+        let mut iter_args = IterArgs::new();
         let mut yields = Vec::new();
         let mut seed_rewrites: FxHashMap<ValueId, ValueId> = FxHashMap::default();
         for (name, end) in &carried {
@@ -343,7 +343,7 @@ impl IRBuilder {
         if let Some(c) = cond_block {
             self.rewrite_uses(c, &trivial);
         }
-        let yields: Vec<ValueId> = yields
+        let yields: ValueList = yields
             .into_iter()
             .map(|v| *trivial.get(&v).unwrap_or(&v))
             .collect();
@@ -352,7 +352,7 @@ impl IRBuilder {
         self.complete_yield(body, yields, span)?;
         // Complete break / continue with the values carried variables had where they stood.
         for exit in &exits {
-            let mut values = Vec::new();
+            let mut values = ValueList::new();
             for ((name, _), ia) in carried.iter().zip(&iter_args) {
                 let mut v = ia.arg;
                 'scopes: for scope in &exit.scopes {
@@ -373,7 +373,7 @@ impl IRBuilder {
             }
         }
         // Results, assigned to the variables in the enclosing scope.
-        let mut results = Vec::new();
+        let mut results = ValueList::new();
         for (i, ((name, _), ia)) in carried.iter().zip(&iter_args).enumerate() {
             let ty = self.module.values[ia.arg].ty.clone();
             let r = self.module.new_value(ty, Some(name));
@@ -402,7 +402,7 @@ impl IRBuilder {
     fn complete_yield(
         &mut self,
         block: BlockId,
-        values: Vec<ValueId>,
+        values: ValueList,
         span: crate::entity::SpanId,
     ) -> Result<(), Diag> {
         let last = self.module.blocks[block].stmts.last().copied();
@@ -494,8 +494,8 @@ impl IRBuilder {
                 }
             }
         }
-        let mut then_vals = Vec::new();
-        let mut else_vals = Vec::new();
+        let mut then_vals = ValueList::new();
+        let mut else_vals = ValueList::new();
         let mut merged: Vec<(Option<String>, Type)> = Vec::new();
         let tail = (
             ctx.branch_values.remove(&then_b),
@@ -596,7 +596,7 @@ impl IRBuilder {
         if else_live {
             self.complete_yield(else_b, else_vals, span)?;
         }
-        let mut results = Vec::new();
+        let mut results = ValueList::new();
         let mut tail_value = None;
         for (i, (name, ty)) in merged.into_iter().enumerate() {
             let r = self.module.new_value(ty, name.as_deref());

@@ -26,7 +26,7 @@ use crate::ops::Opcode;
 use crate::print::{constant_attr, derived_iv_type, derived_result_types};
 use crate::stmt::{
     BlockRole, ForKind, ForStmt, IfStmt, IterArg, Operation, ScopeKind, Statement, StmtKind,
-    WhileStmt,
+    ValueList, WhileStmt,
 };
 use crate::typefmt::type_str;
 use crate::types::{
@@ -437,7 +437,7 @@ impl<'a> Parser<'a> {
         self.m.push_stmt(
             b,
             Statement {
-                kind: StmtKind::Yield(Vec::new()),
+                kind: StmtKind::Yield(ValueList::new()),
                 span: SpanId(at as u32),
             },
         )
@@ -509,7 +509,7 @@ impl<'a> Parser<'a> {
                     ops.push(self.op()?);
                 }
                 self.bump();
-                self.set_kind(s, StmtKind::Op(ops));
+                self.set_kind(s, StmtKind::Op(ops.into()));
             }
             "statement.for" => {
                 self.bump();
@@ -527,10 +527,10 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let vs = self.uses();
                 let kind = match kw {
-                    "statement.yield" => StmtKind::Yield(vs),
-                    "statement.return" => StmtKind::Return(vs),
-                    "statement.break" => StmtKind::Break(vs),
-                    _ => StmtKind::Continue(vs),
+                    "statement.yield" => StmtKind::Yield(vs.into()),
+                    "statement.return" => StmtKind::Return(vs.into()),
+                    "statement.break" => StmtKind::Break(vs.into()),
+                    _ => StmtKind::Continue(vs.into()),
                 };
                 let s = self.new_stmt(b, at);
                 self.set_kind(s, kind);
@@ -691,9 +691,9 @@ impl<'a> Parser<'a> {
                 lb,
                 ub,
                 step,
-                iter_args,
+                iter_args: iter_args.into(),
                 body,
-                results,
+                results: results.into(),
                 kind,
                 attrs,
             }),
@@ -720,14 +720,14 @@ impl<'a> Parser<'a> {
             cond,
             then_block,
             else_block,
-            results: placeholder,
+            results: placeholder.into(),
         });
         let tys = annotated
             .or_else(|| derived_result_types(&self.m, &kind))
             .unwrap_or_default();
         let results = self.define_results(s, &lhs, &tys);
         if let StmtKind::If(i) = &mut kind {
-            i.results = results;
+            i.results = results.into();
         }
         self.set_kind(s, kind);
         Ok(())
@@ -752,10 +752,10 @@ impl<'a> Parser<'a> {
         self.set_kind(
             s,
             StmtKind::While(WhileStmt {
-                iter_args,
+                iter_args: iter_args.into(),
                 cond_block,
                 body,
-                results,
+                results: results.into(),
             }),
         );
         self.block_body(cond_block)?;
@@ -770,8 +770,8 @@ impl<'a> Parser<'a> {
     fn push_op(&mut self, opcode: Opcode, operands: Vec<ValueId>, attrs: Attrs, at: usize) -> OpId {
         self.m.ops.push(Operation {
             opcode,
-            operands,
-            results: Vec::new(),
+            operands: operands.into(),
+            results: ValueList::new(),
             attrs,
             span: SpanId(at as u32),
         })
@@ -783,7 +783,7 @@ impl<'a> Parser<'a> {
             results.push(self.define(n, ty, ValueDef::OpResult(op, i as u32)));
         }
         if let Some(o) = self.m.ops.get_mut(op) {
-            o.results = results;
+            o.results = results.into();
         }
     }
 

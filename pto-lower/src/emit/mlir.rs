@@ -626,7 +626,7 @@ impl<'a> Writer<'a> {
     fn region_end(&mut self, b: pto_ir::BlockId, l: Level) {
         let m = self.m;
         let need: Vec<ValueId> = match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
-            Some(StmtKind::If(x)) => x.results.clone(),
+            Some(StmtKind::If(x)) => x.results.to_vec(),
             Some(StmtKind::For(x)) => x.iter_args.iter().map(|a| a.arg).collect(),
             Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
             _ => Vec::new(),
