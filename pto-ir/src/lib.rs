@@ -25,7 +25,7 @@ pub mod types;
 pub mod value;
 pub mod verify;
 
-pub use attr::{Attr, Attrs};
+pub use attr::{Attr, AttrEntry, AttrKey, Attrs};
 pub use builder::{IRBuilder, IRBuilderContext};
 pub use diag::{Diag, Diagnostics, LineCol};
 pub use dtype::DataType;

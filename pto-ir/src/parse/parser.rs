@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::lexer::{KindComment, Tok, Token};
-use crate::attr::{Attr, Attrs};
+use crate::attr::{Attr, AttrEntry, Attrs};
 use crate::diag::Diag;
 use crate::dtype::DataType;
 use crate::entity::{BlockId, EntityId, FuncId, OpId, SpanId, StmtId, ValueId};
@@ -302,7 +302,7 @@ impl<'a> Parser<'a> {
                     let (key, _) = self.ident("an attribute name")?;
                     self.expect(&Tok::Eq)?;
                     let v = self.attr_value()?;
-                    self.m.attrs.set(key, v);
+                    self.m.attrs.set(key.to_string(), v);
                 }
                 Tok::Ident("func.func") => self.function()?,
                 Tok::RBrace => break,
@@ -660,7 +660,7 @@ impl<'a> Parser<'a> {
                 } else {
                     self.expect(&Tok::Eq)?;
                     let v = self.attr_value()?;
-                    attrs.set(key, v);
+                    attrs.set(key.to_string(), v);
                 }
                 if self.eat(&Tok::RBrace) {
                     break;
@@ -827,7 +827,7 @@ impl<'a> Parser<'a> {
                 attrs = self.attr_dict()?;
             }
             if attrs.get("value").is_none() {
-                attrs.0.insert(0, ("value".to_string(), constant_attr(c)));
+                attrs.0.insert(0, ("value".into(), constant_attr(c)));
             }
             let op = self.push_op(Opcode::Const, Vec::new(), attrs, at);
             self.define_op_results(op, &lhs, vec![ty]);
@@ -1171,12 +1171,12 @@ impl<'a> Parser<'a> {
 
     /// `{k=v, ..}` (also `{}`).
     fn attr_dict(&mut self) -> PResult<Attrs> {
-        Ok(Attrs(self.attr_map()?))
+        Ok(Attrs(self.attr_map()?.into()))
     }
 
-    fn attr_map(&mut self) -> PResult<Vec<(String, Attr)>> {
+    fn attr_map(&mut self) -> PResult<Vec<AttrEntry>> {
         self.expect(&Tok::LBrace)?;
-        let mut out: Vec<(String, Attr)> = Vec::new();
+        let mut out: Vec<AttrEntry> = Vec::new();
         if self.eat(&Tok::RBrace) {
             return Ok(out);
         }
@@ -1186,7 +1186,7 @@ impl<'a> Parser<'a> {
             let v = self.attr_value()?;
             match out.iter_mut().find(|(k, _)| k == key) {
                 Some(slot) => slot.1 = v,
-                None => out.push((key.to_string(), v)),
+                None => out.push((key.to_string().into(), v)),
             }
             if self.eat(&Tok::RBrace) {
                 return Ok(out);

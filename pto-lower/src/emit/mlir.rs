@@ -808,13 +808,11 @@ impl<'a> Writer<'a> {
             self.put(">");
         }
         for (k, v) in &op.attrs.0 {
-            let shown = !matches!(
-                k.as_str(),
-                "offset" | "set" | "wait" | "sync" | "shape" | "loc"
-            ) && matches!(
-                v,
-                Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
-            );
+            let shown = !matches!(&**k, "offset" | "set" | "wait" | "sync" | "shape" | "loc")
+                && matches!(
+                    v,
+                    Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
+                );
             if !shown {
                 continue;
             }
