@@ -286,7 +286,7 @@ impl IRBuilder {
         operands: &[ValueId],
         attrs: &Attrs,
         span: crate::entity::SpanId,
-    ) -> Result<Vec<Type>, Diag> {
+    ) -> Result<ops::ResultTypes, Diag> {
         ops::infer(&self.module, opcode, operands, attrs).map_err(|e| Diag {
             at: span,
             message: e.message,

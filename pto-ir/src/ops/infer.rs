@@ -38,6 +38,14 @@ impl InferError {
 
 type R<T> = Result<T, InferError>;
 
+/// The result types of an op: one for nearly every op, so it is kept inline.
+pub type ResultTypes = InlineVec<Type, 1>;
+
+/// A single result type.
+fn one(t: Type) -> R<ResultTypes> {
+    Ok(ResultTypes::from([t]))
+}
+
 struct Cx<'a> {
     m: &'a ProgramModule,
     op: Opcode,
@@ -224,7 +232,7 @@ pub fn infer(
     op: Opcode,
     operands: &[ValueId],
     attrs: &Attrs,
-) -> Result<Vec<Type>, InferError> {
+) -> Result<ResultTypes, InferError> {
     if let Some(bad) = operands.iter().find(|v| !m.values.contains(**v)) {
         return Err(InferError::new(format!(
             "operand {bad:?} is not a value of this module"
@@ -247,9 +255,9 @@ pub fn infer(
     })
 }
 
-fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
+fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
     let (m, op, operands, attrs) = (cx.m, cx.op, cx.operands, cx.attrs);
-    let one = |t: Type| Ok(vec![t]);
+    let one = |t: Type| one(t);
     match op.class() {
         OpClass::Const => Err(InferError::new("constants are typed when they are created")),
         OpClass::Call => call(cx),
@@ -621,7 +629,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
             }
             let off = cx.offset_attr("offset", dst.shape.len())?;
             check_window(cx, "store", &t.shape, &off, &dst.shape)?;
-            Ok(Vec::new())
+            Ok(ResultTypes::new())
         }
         OpClass::Move => {
             cx.arity(1)?;
@@ -783,7 +791,7 @@ pub fn meet(a: Dim, b: Dim) -> Dim {
     }
 }
 
-fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
+fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
     let bitwise = cx.op.class() == OpClass::TileBitwise;
     let check_dtype = |d: DataType, t: &Type| -> R<()> {
@@ -818,12 +826,12 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                     .zip(&b.valid)
                     .map(|(x, y)| meet(*x, *y))
                     .collect();
-                return Ok(vec![Type::Tile(TileType {
+                return one(Type::Tile(TileType {
                     dtype: a.dtype,
                     shape: a.shape.clone(),
                     valid,
                     memref: None,
-                })]);
+                }));
             }
             if a.shape.len() == 2 && b.shape.len() == 2 && !bitwise {
                 let (big, small) = if a.shape[0].saturating_mul(a.shape[1])
@@ -835,20 +843,20 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                 };
                 let (r, c) = (big.shape[0], big.shape[1]);
                 if small.shape == [r, 1] {
-                    return Ok(vec![Type::Tile(TileType {
+                    return one(Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
                         valid: [meet(big.valid[0], small.valid[0]), big.valid[1]].into(),
                         memref: None,
-                    })]);
+                    }));
                 }
                 if small.shape == [1, c] {
-                    return Ok(vec![Type::Tile(TileType {
+                    return one(Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
                         valid: [big.valid[0], meet(big.valid[1], small.valid[1])].into(),
                         memref: None,
-                    })]);
+                    }));
                 }
             }
             Err(InferError::new(format!(
@@ -869,7 +877,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                     article(*s)
                 )));
             }
-            Ok(vec![Type::Tile(a.clone())])
+            one(Type::Tile(a.clone()))
         }
         (a, b) => Err(InferError::new(format!(
             "`{}` needs a tile operand, found {} and {}",
@@ -889,7 +897,7 @@ pub fn matmul_acc_dtype(input: DataType) -> Option<DataType> {
     }
 }
 
-fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
+fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     let class = cx.op.class();
     let first = usize::from(class == OpClass::MatmulAcc);
     cx.arity(if class == OpClass::Matmul { 2 } else { 3 })?;
@@ -947,7 +955,7 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
                 meet(c.valid[1], result.valid[1]),
             ]
             .into();
-            Ok(vec![Type::Tile(TileType { valid, ..result })])
+            one(Type::Tile(TileType { valid, ..result }))
         }
         OpClass::MatmulBias => {
             let bias = cx.tile(2)?;
@@ -958,13 +966,13 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
                     cx.show(cx.ty(2))
                 )));
             }
-            Ok(vec![Type::Tile(result)])
+            one(Type::Tile(result))
         }
-        _ => Ok(vec![Type::Tile(result)]),
+        _ => one(Type::Tile(result)),
     }
 }
 
-fn call(cx: &Cx<'_>) -> R<Vec<Type>> {
+fn call(cx: &Cx<'_>) -> R<ResultTypes> {
     let callee = match cx.attr("callee")? {
         Attr::Symbol(s) => s,
         _ => {
@@ -1009,7 +1017,7 @@ fn call(cx: &Cx<'_>) -> R<Vec<Type>> {
             )));
         }
     }
-    Ok(func.sig.returns.clone())
+    Ok(func.sig.returns.as_slice().into())
 }
 
 /// A call argument matches a parameter when kind, dtype and rank agree and static extents
