@@ -30,6 +30,7 @@ pub use builder::{IRBuilder, IRBuilderContext};
 pub use diag::{Diag, Diagnostics, LineCol};
 pub use dtype::DataType;
 pub use entity::{BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
+pub use env::Name;
 pub use eq::structurally_equal;
 pub use inline::InlineVec;
 pub use module::{Direction, Function, FunctionKind, Param, ProgramModule, Signature};

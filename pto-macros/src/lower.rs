@@ -15,7 +15,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use proc_macro2::Span;
 use pto_ir::{
     Attr, Attrs, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
-    IRBuilderContext, InlineVec, Opcode, ProgramModule, Signature, SpanId, TensorFormat,
+    IRBuilderContext, InlineVec, Name, Opcode, ProgramModule, Signature, SpanId, TensorFormat,
     TensorType, TileType, Type, ValueId, ValueList,
 };
 use quote::ToTokens;
@@ -265,11 +265,11 @@ struct Lower<'k, 'e> {
     errs: &'e mut Errors,
     kernel: &'k Kernel<'k>,
     /// Names whose `let` failed: uses are skipped without a second error.
-    poisoned: FxHashSet<String>,
+    poisoned: FxHashSet<Name>,
     /// Names declared in a body that has ended, with the construct (`for` loop ...).
-    gone: FxHashMap<String, &'static str>,
-    /// Names declared in each open body.
-    scopes: Vec<Vec<String>>,
+    gone: FxHashMap<Name, &'static str>,
+    /// Names declared in each open body (shared with the builder's scopes, not copied).
+    scopes: Vec<Vec<Name>>,
     /// Spelling buffers for identifiers, reused by [`Lower::with_name`].
     names: Vec<String>,
     /// Whether the function body ended in `return` / a tail value.
@@ -305,7 +305,7 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     for p in &k.params {
         let pname = p.ident.to_string();
         if matches!(p.ty, ParamTy::Invalid) {
-            lw.poisoned.insert(pname);
+            lw.poisoned.insert(pname.into());
             continue;
         }
         let v = lw.b.new_value(Type::Unknown, &pname);
@@ -479,12 +479,12 @@ impl<'k> Lower<'k, '_> {
         matches!(v, Val::V(v) if matches!(self.ty(*v), Type::Tensor(_)))
     }
 
-    fn name_value(&mut self, v: ValueId, name: &str) {
+    fn name_value(&mut self, v: ValueId, name: &Name) {
         if let Some(d) = self.b.module_mut().values.get_mut(v)
             && d.name.is_none()
             && d.constant.is_none()
         {
-            d.name = Some(name.to_string());
+            d.name = Some(Name::clone(name));
         }
     }
 
@@ -537,13 +537,15 @@ impl<'k> Lower<'k, '_> {
 
     // ----- scopes and variables -----
 
-    fn declare(&mut self, name: &str, v: ValueId, mutable: bool) {
-        let r = self.b.declare_var(&self.ctx, name, v, mutable);
+    fn declare(&mut self, name: &Name, v: ValueId, mutable: bool) {
+        let r = self
+            .b
+            .declare_var_named(&self.ctx, Name::clone(name), v, mutable);
         if self.check(r).is_ok() {
             self.poisoned.remove(name);
             self.gone.remove(name);
             if let Some(s) = self.scopes.last_mut() {
-                s.push(name.to_string());
+                s.push(Name::clone(name));
             }
         }
     }
@@ -588,7 +590,7 @@ impl<'k> Lower<'k, '_> {
 
     fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
-        if let Some(construct) = self.gone.get(&name) {
+        if let Some(construct) = self.gone.get(name.as_str()) {
             let msg = format!(
                 "`{name}` is defined inside the {construct} and is not visible after it\n  = help: declare it before the {construct} with `let mut {name} = ..;` and assign it inside"
             );
@@ -625,6 +627,12 @@ impl<'k> Lower<'k, '_> {
         let r = f(self, &buf);
         self.names.push(buf);
         r
+    }
+
+    /// The spelling of `ident` as a shared name (one allocation, shared by the value, the
+    /// scope and the bookkeeping that name it).
+    fn ident_name(&mut self, ident: &Ident) -> Name {
+        self.with_name(ident, |_, name| Name::from(name))
     }
 
     fn var(&mut self, ident: &'k Ident) -> R<Val> {
@@ -898,7 +906,7 @@ impl<'k> Lower<'k, '_> {
                 return;
             }
         };
-        let name = ident.map(Ident::to_string);
+        let name = ident.map(|i| self.ident_name(i));
         let poison = |this: &mut Self| {
             if let Some(n) = &name {
                 this.poisoned.insert(n.clone());
@@ -1046,7 +1054,7 @@ impl<'k> Lower<'k, '_> {
             let _ = self.expr(right);
             return;
         };
-        let name = ident.to_string();
+        let name = self.ident_name(ident);
         if self.poisoned.contains(&name) {
             let _ = self.expr(right);
             return;
@@ -1358,13 +1366,13 @@ impl<'k> Lower<'k, '_> {
             Pat::Ident(pi)
                 if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() =>
             {
-                pi.ident.to_string()
+                Some(self.ident_name(&pi.ident))
             }
-            Pat::Wild(_) => String::new(),
+            Pat::Wild(_) => None,
             other => {
                 self.errs
                     .push_spanned(other, "the loop variable is a plain name: `for i in a..b`");
-                String::new()
+                None
             }
         };
         let head = self.for_head(&f.expr);
@@ -1386,7 +1394,10 @@ impl<'k> Lower<'k, '_> {
             },
         };
         let dtype = self.ty(lb).as_scalar().unwrap_or(DataType::Int64);
-        let iv = self.b.new_value(Type::Scalar(dtype), &iv_name);
+        let iv = self
+            .b
+            .module_mut()
+            .new_value_named(Type::Scalar(dtype), iv_name.clone());
         let range = (f.for_token.span, range_of(&*f.expr).1);
         let span = self.spans.id_range(range);
         self.ctx.set_span(span);
@@ -1404,11 +1415,11 @@ impl<'k> Lower<'k, '_> {
             return;
         }
         self.push_scope();
-        if !iv_name.is_empty() {
+        if let Some(iv_name) = iv_name {
             self.poisoned.remove(&iv_name);
             self.gone.remove(&iv_name);
             if let Some(s) = self.scopes.last_mut() {
-                s.push(iv_name.clone());
+                s.push(iv_name);
             }
         }
         self.block(&f.body.stmts, Tail::Unit, None);
@@ -1875,7 +1886,7 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, String)> {
+    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, Name)> {
         let m = self.b.module();
         let f = m.functions.first()?;
         let func = m.funcs.get(*f)?;

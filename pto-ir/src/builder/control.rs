@@ -149,7 +149,7 @@ impl IRBuilder {
         };
         ctx.push_scope(body, None);
         if let Some(name) = self.module.values[iv].name.clone() {
-            self.declare_var(ctx, &name, iv, false)?;
+            self.declare_var_named(ctx, name, iv, false)?;
         }
         Ok(())
     }

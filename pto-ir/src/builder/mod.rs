@@ -24,7 +24,7 @@ use crate::attr::{Attr, Attrs};
 use crate::diag::Diag;
 use crate::dtype::DataType;
 use crate::entity::{FuncId, OpId, StmtId, ValueId};
-use crate::env::{Binding, BindingKind};
+use crate::env::{Binding, BindingKind, Name};
 use crate::module::{FunctionKind, ProgramModule, Signature};
 use crate::ops::{self, Opcode};
 use crate::stmt::{OpList, Operation, Statement, StmtKind, ValueList};
@@ -495,6 +495,26 @@ impl IRBuilder {
     ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
         self.module.blocks[block].env.set(
+            name,
+            Binding {
+                value,
+                kind: BindingKind::Local,
+                mutable,
+            },
+        );
+        Ok(())
+    }
+
+    /// [`IRBuilder::declare_var`] with a shared name, which the scope keeps without a copy.
+    pub fn declare_var_named(
+        &mut self,
+        ctx: &IRBuilderContext,
+        name: Name,
+        value: ValueId,
+        mutable: bool,
+    ) -> Result<(), Diag> {
+        let block = self.insertion_block(ctx)?;
+        self.module.blocks[block].env.set_named(
             name,
             Binding {
                 value,

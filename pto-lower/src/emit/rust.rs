@@ -764,7 +764,7 @@ impl<'a> Writer<'a> {
             }
             None => {
                 let sym = match &dv.name {
-                    Some(n) => n.clone(),
+                    Some(n) => n.to_string(),
                     None => format!("d{}", dv.number),
                 };
                 self.err(format!(
