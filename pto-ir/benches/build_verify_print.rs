@@ -20,7 +20,7 @@ pub fn generate(n: usize) -> ProgramModule {
     let rows = b.new_scalar(DataType::Int64, "B");
     let tensor = Type::Tensor(TensorType {
         dtype: DataType::Fp32,
-        shape: vec![Dim::Value(rows), Dim::Const(128)],
+        shape: [Dim::Value(rows), Dim::Const(128)].into(),
         format: TensorFormat::Nd,
     });
     let x = b.new_value(tensor.clone(), "x");

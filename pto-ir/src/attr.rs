@@ -1,7 +1,17 @@
 //! Attributes: the `{key=value, ...}` dictionaries on ops, functions and programs.
 
+use std::borrow::Cow;
+
 use crate::dtype::DataType;
 use crate::entity::ValueId;
+use crate::inline::InlineVec;
+
+/// An attribute name. The builder and the passes use a fixed set of names (`shape`,
+/// `offset`, `dtype` ...), borrowed from static strings; the parser owns what it reads.
+pub type AttrKey = Cow<'static, str>;
+
+/// One dictionary entry.
+pub type AttrEntry = (AttrKey, Attr);
 
 /// One attribute value.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,7 +33,7 @@ pub enum Attr {
     /// A list `[a, b]`.
     List(Vec<Attr>),
     /// A map `{ K=v, ... }`.
-    Map(Vec<(String, Attr)>),
+    Map(Vec<AttrEntry>),
 }
 
 impl Attr {
@@ -82,14 +92,15 @@ impl Attr {
     }
 }
 
-/// An ordered attribute dictionary.
+/// An ordered attribute dictionary. An op carries at most a couple of entries, so two are
+/// kept inline.
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct Attrs(pub Vec<(String, Attr)>);
+pub struct Attrs(pub InlineVec<AttrEntry, 2>);
 
 impl Attrs {
     /// An empty dictionary.
     pub fn new() -> Self {
-        Attrs(Vec::new())
+        Attrs(InlineVec::new())
     }
 
     /// Looks a key up.
@@ -98,7 +109,7 @@ impl Attrs {
     }
 
     /// Sets a key, replacing an existing entry in place.
-    pub fn set(&mut self, key: impl Into<String>, value: Attr) {
+    pub fn set(&mut self, key: impl Into<AttrKey>, value: Attr) {
         let key = key.into();
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
@@ -107,7 +118,7 @@ impl Attrs {
     }
 
     /// Builder form of [`Attrs::set`].
-    pub fn with(mut self, key: impl Into<String>, value: Attr) -> Self {
+    pub fn with(mut self, key: impl Into<AttrKey>, value: Attr) -> Self {
         self.set(key, value);
         self
     }

@@ -14,6 +14,10 @@ use rustc_hash::FxHashMap;
 
 use crate::entity::ValueId;
 
+/// A variable or value name, shared (not copied) between the environment tables, the
+/// values named after the variable and the builder's bookkeeping.
+pub type Name = Arc<str>;
+
 /// How a name is bound in a scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BindingKind {
@@ -60,11 +64,12 @@ impl Ordered {
         self.position(name).map(|i| &self.entries[i].1)
     }
 
-    fn set(&mut self, name: &str, b: Binding) {
-        match self.position(name) {
+    /// Binds `name`; a `&str` is copied only when the scope does not bind it yet.
+    fn set<N: AsRef<str> + Into<Name>>(&mut self, name: N, b: Binding) {
+        match self.position(name.as_ref()) {
             Some(i) => self.entries[i].1 = b,
             None => {
-                let name: Arc<str> = Arc::from(name);
+                let name: Name = name.into();
                 self.entries.push((Arc::clone(&name), b));
                 if self.entries.len() > Self::SCAN {
                     if self.index.is_empty() {
@@ -115,9 +120,37 @@ impl EnvTable {
         }
     }
 
+    /// [`EnvTable::set`] with a shared name, kept as is (no copy).
+    pub fn set_named(&mut self, name: Name, binding: Binding) {
+        match binding.kind {
+            BindingKind::Local => self.locals.set(name, binding),
+            BindingKind::Update => self.updates.set(name, binding),
+        }
+    }
+
     /// Updates of enclosing variables, in first-assignment order.
     pub fn updates(&self) -> impl Iterator<Item = (&str, ValueId)> {
         self.updates.entries.iter().map(|(k, b)| (&**k, b.value))
+    }
+
+    /// Updates of enclosing variables with their shared names, in first-assignment order.
+    pub fn update_names(&self) -> impl Iterator<Item = (&Name, ValueId)> {
+        self.updates.entries.iter().map(|(k, b)| (k, b.value))
+    }
+
+    /// Local declarations with their shared names, in declaration order.
+    pub fn local_names(&self) -> impl Iterator<Item = (&Name, &Binding)> {
+        self.locals.entries.iter().map(|(k, b)| (k, b))
+    }
+
+    /// The shared name and binding `name` resolves to in this scope (locals shadow updates).
+    pub fn get_named(&self, name: &str) -> Option<(&Name, &Binding)> {
+        let (l, u) = (&self.locals, &self.updates);
+        let entry = l
+            .position(name)
+            .map(|i| &l.entries[i])
+            .or_else(|| u.position(name).map(|i| &u.entries[i]))?;
+        Some((&entry.0, &entry.1))
     }
 
     /// Local declarations, in declaration order.

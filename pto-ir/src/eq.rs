@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use crate::attr::{Attr, Attrs};
+use crate::attr::{Attr, AttrEntry, Attrs};
 use crate::entity::{BlockId, FuncId, OpId, StmtId, ValueId};
 use crate::module::{Function, Param, ProgramModule, Signature};
 use crate::stmt::{Block, ForStmt, IfStmt, IterArg, Operation, Statement, StmtKind, WhileStmt};
@@ -437,12 +437,12 @@ impl Walker<'_> {
     /// the same for two equal dictionaries).
     fn attrs(&mut self, attrs: &Attrs) {
         let Attrs(entries) = attrs;
-        let mut sorted: Vec<&(String, Attr)> = entries.iter().collect();
+        let mut sorted: Vec<&AttrEntry> = entries.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(&b.0));
         self.tag("attrs");
         self.len(sorted.len());
         for (k, v) in sorted {
-            self.out.push(Tok::S(k.clone()));
+            self.out.push(Tok::S(k.to_string()));
             self.attr(v);
         }
     }
@@ -488,7 +488,7 @@ impl Walker<'_> {
                 self.tag("map");
                 self.len(items.len());
                 for (k, x) in items {
-                    self.out.push(Tok::S(k.clone()));
+                    self.out.push(Tok::S(k.to_string()));
                     self.attr(x);
                 }
             }

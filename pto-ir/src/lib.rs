@@ -14,6 +14,7 @@ pub mod dtype;
 pub mod entity;
 pub mod env;
 pub mod eq;
+pub mod inline;
 pub mod module;
 pub mod ops;
 pub mod parse;
@@ -24,19 +25,23 @@ pub mod types;
 pub mod value;
 pub mod verify;
 
-pub use attr::{Attr, Attrs};
+pub use attr::{Attr, AttrEntry, AttrKey, Attrs};
 pub use builder::{IRBuilder, IRBuilderContext};
 pub use diag::{Diag, Diagnostics, LineCol};
 pub use dtype::DataType;
 pub use entity::{BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
+pub use env::Name;
 pub use eq::structurally_equal;
+pub use inline::InlineVec;
 pub use module::{Direction, Function, FunctionKind, Param, ProgramModule, Signature};
 pub use ops::{OpClass, Opcode};
 pub use parse::parse;
 pub use stmt::{
-    Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, Operation, ScopeKind, Statement, StmtKind,
-    WhileStmt,
+    Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, IterArgs, OpList, Operation, ScopeKind,
+    Statement, StmtKind, StmtList, ValueList, WhileStmt,
 };
-pub use types::{Dim, MemRef, MemorySpace, PipeKind, TensorFormat, TensorType, TileType, Type};
+pub use types::{
+    Dim, Extents, MemRef, MemorySpace, PipeKind, Shape, TensorFormat, TensorType, TileType, Type,
+};
 pub use value::{Constant, ValueData, ValueDef, ValueKind};
 pub use verify::verify;

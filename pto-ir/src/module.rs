@@ -7,8 +7,8 @@
 use crate::attr::Attrs;
 use crate::diag::Diag;
 use crate::entity::{Arena, BlockId, FuncId, OpId, SpanId, StmtId, ValueId};
-use crate::env::EnvTable;
-use crate::stmt::{Block, BlockRole, Operation, Statement};
+use crate::env::{EnvTable, Name};
+use crate::stmt::{Block, BlockRole, Operation, Statement, StmtList};
 use crate::types::Type;
 use crate::value::{Constant, ValueData, ValueDef};
 
@@ -152,11 +152,22 @@ impl ProgramModule {
         self.new_value_numbered(ty, name, number)
     }
 
+    /// Creates a value with the next SSA number, named by a shared name (no copy).
+    pub fn new_value_named(&mut self, ty: Type, name: Option<Name>) -> ValueId {
+        let number = self.next_number;
+        self.push_value(ty, name.filter(|n| !n.is_empty()), number)
+    }
+
     /// Creates a value with a given SSA number (the parser keeps the text's numbers).
     pub fn new_value_numbered(&mut self, ty: Type, name: Option<&str>, number: u32) -> ValueId {
+        let name = name.filter(|n| !n.is_empty()).map(Name::from);
+        self.push_value(ty, name, number)
+    }
+
+    fn push_value(&mut self, ty: Type, name: Option<Name>, number: u32) -> ValueId {
         self.next_number = self.next_number.max(number.saturating_add(1));
         self.values.push(ValueData {
-            name: name.filter(|n| !n.is_empty()).map(str::to_string),
+            name,
             number,
             ty,
             constant: None,
@@ -209,7 +220,7 @@ impl ProgramModule {
         role: BlockRole,
     ) -> BlockId {
         self.blocks.push(Block {
-            stmts: Vec::new(),
+            stmts: StmtList::new(),
             parent,
             owner,
             role,
@@ -274,7 +285,7 @@ impl ProgramModule {
             if let Some(d) = values.get_mut(p.value) {
                 d.def = ValueDef::Param(f, i as u32);
                 if let Some(name) = &d.name {
-                    env.set(name, local(p.value));
+                    env.set_named(Name::clone(name), local(p.value));
                 }
             }
         }
@@ -298,7 +309,7 @@ impl ProgramModule {
                 data.def = ValueDef::Dim(f);
             }
             if let Some(name) = &data.name {
-                env.set(name, local(d));
+                env.set_named(Name::clone(name), local(d));
             }
         }
         self.funcs[f].dims = unique;

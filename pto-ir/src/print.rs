@@ -32,7 +32,7 @@
 
 use std::fmt::{self, Write};
 
-use crate::attr::Attr;
+use crate::attr::{Attr, AttrEntry};
 use crate::entity::{BlockId, OpId, StmtId, ValueId};
 use crate::module::{Direction, Function, ProgramModule};
 use crate::ops::{OpClass, Opcode};
@@ -475,7 +475,7 @@ impl<'a> Printer<'a> {
             self.put(" : ");
             self.ty(*r);
             let literal = constant_attr(c);
-            let is_extra = |(k, v): &&(String, Attr)| k != "value" || !attr_identical(v, &literal);
+            let is_extra = |(k, v): &&AttrEntry| k != "value" || !attr_identical(v, &literal);
             if op.attrs.0.iter().any(|e| is_extra(&e)) {
                 self.out.push(' ');
                 self.dict(op.attrs.0.iter().filter(is_extra), false);
@@ -523,7 +523,7 @@ impl<'a> Printer<'a> {
             }
         }
         // A call's callee is printed as `@f(..)`, not in the dictionary.
-        let shown = |(k, _): &&(String, Attr)| callee.is_none() || k != "callee";
+        let shown = |(k, _): &&AttrEntry| callee.is_none() || k != "callee";
         if op.attrs.0.iter().any(|e| shown(&e)) {
             self.out.push(' ');
             self.dict(op.attrs.0.iter().filter(shown), false);
@@ -547,7 +547,7 @@ impl<'a> Printer<'a> {
     }
 
     /// Spells an attribute dictionary: `{k=v, ..}`, or `{ k=v, .. }` when `spaced`.
-    fn dict<'e>(&mut self, entries: impl Iterator<Item = &'e (String, Attr)>, spaced: bool) {
+    fn dict<'e>(&mut self, entries: impl Iterator<Item = &'e AttrEntry>, spaced: bool) {
         self.out.push('{');
         let mut n = 0;
         for (k, v) in entries {

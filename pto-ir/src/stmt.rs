@@ -12,7 +12,20 @@
 use crate::attr::Attrs;
 use crate::entity::{BlockId, OpId, SpanId, StmtId, ValueId};
 use crate::env::EnvTable;
+use crate::inline::InlineVec;
 use crate::ops::Opcode;
+
+/// Operands, results, yielded values: one to a few values, kept inline.
+pub type ValueList = InlineVec<ValueId, 4>;
+
+/// The ops of a `statement.op`, kept inline while there are few.
+pub type OpList = InlineVec<OpId, 4>;
+
+/// The statements of a block, kept inline while there are few.
+pub type StmtList = InlineVec<StmtId, 4>;
+
+/// Loop-carried values; most loops carry none, one or two.
+pub type IterArgs = InlineVec<IterArg, 2>;
 
 /// One operation: `%r = dialect.mnemonic %a, %b : (Ta, Tb) -> Tr {attrs}`.
 #[derive(Clone, Debug)]
@@ -20,9 +33,9 @@ pub struct Operation {
     /// What it computes.
     pub opcode: Opcode,
     /// Value operands, in order.
-    pub operands: Vec<ValueId>,
+    pub operands: ValueList,
     /// Results (empty for `tile.store`).
-    pub results: Vec<ValueId>,
+    pub results: ValueList,
     /// Attributes (shape, offset, dtype, callee, constant value ...); may use values.
     pub attrs: Attrs,
     /// Source location.
@@ -92,11 +105,11 @@ pub struct ForStmt {
     /// Step (positive).
     pub step: ValueId,
     /// Loop-carried values.
-    pub iter_args: Vec<IterArg>,
+    pub iter_args: IterArgs,
     /// The body; ends in `yield`.
     pub body: BlockId,
     /// Values after the loop, one per iter arg.
-    pub results: Vec<ValueId>,
+    pub results: ValueList,
     /// Sequential or parallel.
     pub kind: ForKind,
     /// Extra attributes.
@@ -113,27 +126,27 @@ pub struct IfStmt {
     /// The else branch (always present); ends in `yield`.
     pub else_block: BlockId,
     /// Merged values.
-    pub results: Vec<ValueId>,
+    pub results: ValueList,
 }
 
 /// `statement.while`: `cond` region evaluated before each iteration, then `body`.
 #[derive(Clone, Debug)]
 pub struct WhileStmt {
     /// Loop-carried values, visible in both regions.
-    pub iter_args: Vec<IterArg>,
+    pub iter_args: IterArgs,
     /// The condition region; ends in `statement.condition %c`.
     pub cond_block: BlockId,
     /// The body; ends in `yield`.
     pub body: BlockId,
     /// Values after the loop.
-    pub results: Vec<ValueId>,
+    pub results: ValueList,
 }
 
 /// A statement.
 #[derive(Clone, Debug)]
 pub enum StmtKind {
     /// `statement.op { .. }`: a straight-line op sequence.
-    Op(Vec<OpId>),
+    Op(OpList),
     /// `statement.for`.
     For(ForStmt),
     /// `statement.if`.
@@ -143,13 +156,13 @@ pub enum StmtKind {
     /// `statement.condition %c`: ends a `while` condition region.
     Condition(ValueId),
     /// `statement.yield %a, ..`: ends a loop body or `if` branch.
-    Yield(Vec<ValueId>),
+    Yield(ValueList),
     /// `statement.return %a, ..`: ends a function; scalars only.
-    Return(Vec<ValueId>),
+    Return(ValueList),
     /// `statement.break %a, ..`: leaves the innermost loop with the loop-carried values.
-    Break(Vec<ValueId>),
+    Break(ValueList),
     /// `statement.continue %a, ..`: next iteration with the loop-carried values.
-    Continue(Vec<ValueId>),
+    Continue(ValueList),
     /// `statement.scope incore { .. }`.
     Scope(ScopeKind, BlockId),
 }
@@ -300,7 +313,7 @@ pub enum BlockRole {
 #[derive(Clone, Debug)]
 pub struct Block {
     /// Statements in order.
-    pub stmts: Vec<StmtId>,
+    pub stmts: StmtList,
     /// The enclosing scope (`None` for a function's input scope).
     pub parent: Option<BlockId>,
     /// The statement that owns this block (`None` for function scopes).

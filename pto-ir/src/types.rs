@@ -8,6 +8,13 @@
 
 use crate::dtype::DataType;
 use crate::entity::ValueId;
+use crate::inline::InlineVec;
+
+/// A tile's static shape: rank 1 to 4, kept inline (see [`InlineVec`]).
+pub type Shape = InlineVec<u64, 4>;
+
+/// Per-dimension extents (a tile's valid region, a tensor's shape), kept inline.
+pub type Extents = InlineVec<Dim, 4>;
 
 /// One extent of a shape or valid region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,9 +43,9 @@ pub struct TileType {
     /// Element type.
     pub dtype: DataType,
     /// Static shape, rank 1 to 4.
-    pub shape: Vec<u64>,
+    pub shape: Shape,
     /// Valid extent per dimension; `valid.len() == shape.len()`, each `<= shape[d]`.
-    pub valid: Vec<Dim>,
+    pub valid: Extents,
     /// Where the tile lives, once the lowering has placed it (seed 004's `TileType.memref_`);
     /// `None` in IR built from kernels. Typing rules produce `None`, and types compare equal
     /// for merges and op results without it ([`crate::ops::same_up_to_valid`]).
@@ -47,7 +54,8 @@ pub struct TileType {
 
 impl TileType {
     /// A fully valid tile of `shape`.
-    pub fn new(dtype: DataType, shape: Vec<u64>) -> Self {
+    pub fn new(dtype: DataType, shape: impl Into<Shape>) -> Self {
+        let shape = shape.into();
         let valid = shape.iter().map(|&s| Dim::Const(s)).collect();
         TileType {
             dtype,
@@ -107,7 +115,7 @@ pub struct TensorType {
     /// Element type.
     pub dtype: DataType,
     /// Shape, rank 1 to 4.
-    pub shape: Vec<Dim>,
+    pub shape: Extents,
     /// Storage format.
     pub format: TensorFormat,
 }
@@ -325,7 +333,7 @@ mod tests {
         assert_eq!(t4.size_bytes(), 256);
         let tensor = Type::Tensor(TensorType {
             dtype: DataType::Fp32,
-            shape: vec![Dim::Dynamic, Dim::Const(128)],
+            shape: [Dim::Dynamic, Dim::Const(128)].into(),
             format: TensorFormat::Nd,
         });
         assert_eq!(tensor.size_bytes(), 4);

@@ -11,6 +11,7 @@ use std::fmt;
 
 use crate::dtype::DataType;
 use crate::entity::{FuncId, OpId, StmtId, ValueId};
+use crate::env::Name;
 use crate::types::Type;
 
 /// A compile-time scalar constant, with the seed's type inference: `bool` -> BOOL,
@@ -137,8 +138,8 @@ pub enum ValueDef {
 /// One SSA value.
 #[derive(Clone, Debug)]
 pub struct ValueData {
-    /// The user's name (`x` for `%x_3`), if any.
-    pub name: Option<String>,
+    /// The user's name (`x` for `%x_3`), if any; shared with the variable it came from.
+    pub name: Option<Name>,
     /// The module-wide SSA number (`3` for `%x_3`).
     pub number: u32,
     /// The type.
@@ -165,7 +166,7 @@ pub enum ValueKind {
 impl ValueData {
     /// The seed's `GetSSAName`: `%{name}_{number}` or `%{number}`.
     pub fn ssa_name(&self) -> String {
-        let mut s = String::with_capacity(self.name.as_ref().map_or(0, String::len) + 12);
+        let mut s = String::with_capacity(self.name.as_ref().map_or(0, |n| n.len()) + 12);
         self.write_ssa_name(&mut s);
         s
     }

@@ -24,7 +24,7 @@ fn seed_001() -> ProgramModule {
     let shape = vec![Dim::Value(batch), Dim::Const(128)];
     let tensor = Type::Tensor(TensorType {
         dtype: DataType::Fp32,
-        shape: shape.clone(),
+        shape: shape.clone().into(),
         format: TensorFormat::Nd,
     });
     let input = builder.new_value(tensor.clone(), "input");

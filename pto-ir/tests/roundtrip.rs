@@ -295,7 +295,7 @@ fn renaming_and_renumbering_values_keeps_modules_equal() {
         d.name = if i % 3 == 0 {
             None
         } else {
-            Some(format!("renamed{i}"))
+            Some(format!("renamed{i}").into())
         };
     }
     b.name = "another_name".into();

@@ -98,8 +98,8 @@ impl T {
         let span = self.span();
         let o = self.m.ops.push(Operation {
             opcode,
-            operands: operands.to_vec(),
-            results: results.to_vec(),
+            operands: operands.into(),
+            results: results.into(),
             attrs,
             span,
         });
@@ -107,7 +107,7 @@ impl T {
         self.m.push_stmt(
             block,
             Statement {
-                kind: StmtKind::Op(vec![o]),
+                kind: StmtKind::Op(vec![o].into()),
                 span: sspan,
             },
         );
@@ -167,7 +167,7 @@ impl T {
 
     fn ret(&mut self, vals: &[ValueId]) -> SpanId {
         let b = self.body;
-        self.stmt(b, StmtKind::Return(vals.to_vec()))
+        self.stmt(b, StmtKind::Return(vals.into()))
     }
 
     /// A `for %i = 0 to 8 step 1` with the given iter args; returns (stmt span, body, iv,
@@ -195,9 +195,9 @@ impl T {
                 lb,
                 ub,
                 step,
-                iter_args,
+                iter_args: iter_args.into(),
                 body,
-                results: rs.clone(),
+                results: rs.as_slice().into(),
                 kind,
                 attrs: Attrs::new(),
             }),
@@ -357,7 +357,7 @@ fn value_from_a_loop_body_is_not_visible_after_it() {
         tile(&[16, 16], FP32),
         Attrs::new(),
     );
-    t.stmt(fb, StmtKind::Yield(vec![]));
+    t.stmt(fb, StmtKind::Yield(vec![].into()));
     let (at, _) = t.op1(
         body,
         Opcode::TileExp,
@@ -395,7 +395,7 @@ fn iter_arg_is_not_visible_after_its_loop() {
         tile(&[16, 16], FP32),
         Attrs::new(),
     );
-    t.stmt(fb, StmtKind::Yield(vec![n]));
+    t.stmt(fb, StmtKind::Yield(vec![n].into()));
     let at = t.ret(&[acc]);
     let _ = rs;
     // The return of a tile is also an error; the visibility error names the loop by its result.
@@ -437,7 +437,7 @@ fn value_of_another_function() {
         t.m.add_function("g", FunctionKind::Kernel, sig, SpanId(20_000))
             .expect("fresh");
     let gb = t.m.funcs[g].body;
-    t.stmt(gb, StmtKind::Return(vec![]));
+    t.stmt(gb, StmtKind::Return(vec![].into()));
     let body = t.body;
     let (at, _) = t.op1(
         body,
@@ -484,8 +484,8 @@ fn symbolic_extent_must_be_defined_before_the_type_that_names_it() {
     let late = t.m.new_value(sc(DataType::Int64), Some("m"));
     let ty = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Value(late), Dim::Const(16)],
+        shape: [16, 16].into(),
+        valid: [Dim::Value(late), Dim::Const(16)].into(),
         memref: None,
     });
     let (at, e) = t.op1(body, Opcode::TileExp, &[a], "e", ty, Attrs::new());
@@ -514,10 +514,10 @@ fn while_iter_args_are_visible_in_both_regions() {
     t.stmt(
         body,
         StmtKind::While(WhileStmt {
-            iter_args: vec![IterArg { arg: x, init: a }],
+            iter_args: vec![IterArg { arg: x, init: a }].into(),
             cond_block,
             body: wbody,
-            results: vec![r],
+            results: vec![r].into(),
         }),
     );
     let (_, c) = t.cst(cond_block, "c", Constant::Bool(true), sc(DataType::Bool));
@@ -538,7 +538,7 @@ fn while_iter_args_are_visible_in_both_regions() {
         tile(&[16, 16], FP32),
         Attrs::new(),
     );
-    t.stmt(wbody, StmtKind::Yield(vec![n]));
+    t.stmt(wbody, StmtKind::Yield(vec![n].into()));
     t.ret(&[]);
     t.expect(&[]);
 }
@@ -621,8 +621,8 @@ fn valid_regions_may_differ_from_inference() {
     let body = t.body;
     let narrowed = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Const(8), Dim::Dynamic],
+        shape: [16, 16].into(),
+        valid: [Dim::Const(8), Dim::Dynamic].into(),
         memref: None,
     });
     t.op1(body, Opcode::TileAdd, &[a, b], "s", narrowed, Attrs::new());
@@ -716,14 +716,14 @@ fn call_to_unknown_function() {
 fn malformed_tile_and_tensor_types() {
     let bad_valid_len = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Const(16)],
+        shape: [16, 16].into(),
+        valid: [Dim::Const(16)].into(),
         memref: None,
     });
     let bad_valid = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Const(20), Dim::Const(0)],
+        shape: [16, 16].into(),
+        valid: [Dim::Const(20), Dim::Const(0)].into(),
         memref: None,
     });
     let (mut t, p) = T::new(
@@ -741,8 +741,8 @@ fn malformed_tile_and_tensor_types() {
     );
     let sym = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![Dim::Value(p[7]), Dim::Const(16)],
+        shape: [16, 16].into(),
+        valid: [Dim::Value(p[7]), Dim::Const(16)].into(),
         memref: None,
     });
     let q = t.m.new_value(sym, Some("sym"));
@@ -850,9 +850,9 @@ fn for_bounds_iv_and_terminator() {
             lb: x,
             ub: x,
             step: x,
-            iter_args: vec![],
+            iter_args: Default::default(),
             body: fb,
-            results: vec![],
+            results: Default::default(),
             kind: ForKind::Sequential,
             attrs: Attrs::new(),
         }),
@@ -900,7 +900,7 @@ fn for_iter_args_yield_and_results_agree() {
         &[("r", sc(I32))],
         ForKind::Sequential,
     );
-    let y = t.stmt(fb, StmtKind::Yield(vec![zi]));
+    let y = t.stmt(fb, StmtKind::Yield(vec![zi].into()));
     t.ret(&[]);
     t.expect(&[
         (
@@ -932,7 +932,7 @@ fn for_yield_and_result_types() {
         &[("r", sc(I32))],
         ForKind::Sequential,
     );
-    let y = t.stmt(fb, StmtKind::Yield(vec![iv]));
+    let y = t.stmt(fb, StmtKind::Yield(vec![iv].into()));
     t.ret(&[]);
     t.expect(&[
         (
@@ -966,7 +966,7 @@ fn parallel_loop_carries_nothing() {
         &[("r", sc(FP32))],
         ForKind::Parallel,
     );
-    t.stmt(fb, StmtKind::Yield(vec![acc]));
+    t.stmt(fb, StmtKind::Yield(vec![acc].into()));
     t.ret(&[]);
     t.expect_one(
         at,
@@ -992,7 +992,7 @@ fn if_stmt(
             cond,
             then_block,
             else_block,
-            results: rs.clone(),
+            results: rs.as_slice().into(),
         }),
     );
     (at, then_block, else_block, rs)
@@ -1005,12 +1005,12 @@ fn if_condition_branches_and_yields() {
     let (_, ci) = t.cst(body, "ci", Constant::Int(1), sc(I32));
     let (_, zf) = t.cst(body, "zf", Constant::Double(0.0), sc(FP32));
     let (at, tb, eb, rs) = if_stmt(&mut t, body, ci, &[("r", sc(FP32))]);
-    let y1 = t.stmt(tb, StmtKind::Yield(vec![ci]));
+    let y1 = t.stmt(tb, StmtKind::Yield(vec![ci].into()));
     let _ = eb; // the else branch is empty
     let (_, cb) = t.cst(body, "cb", Constant::Bool(true), sc(DataType::Bool));
     let (at2, tb2, eb2, _) = if_stmt(&mut t, body, cb, &[]);
-    let y2 = t.stmt(tb2, StmtKind::Yield(vec![zf]));
-    t.stmt(eb2, StmtKind::Yield(vec![]));
+    let y2 = t.stmt(tb2, StmtKind::Yield(vec![zf].into()));
+    t.stmt(eb2, StmtKind::Yield(vec![].into()));
     t.ret(&[]);
     t.expect(&[
         (
@@ -1044,9 +1044,9 @@ fn break_in_an_if_inside_a_loop_is_fine() {
     let (_, cb) = t.cst(body, "cb", Constant::Bool(true), sc(DataType::Bool));
     let (_, fb, _, _) = t.for_loop(body, vec![], &[], ForKind::Sequential);
     let (_, tb, eb, _) = if_stmt(&mut t, fb, cb, &[]);
-    t.stmt(tb, StmtKind::Break(vec![]));
-    t.stmt(eb, StmtKind::Continue(vec![]));
-    t.stmt(fb, StmtKind::Yield(vec![]));
+    t.stmt(tb, StmtKind::Break(vec![].into()));
+    t.stmt(eb, StmtKind::Continue(vec![].into()));
+    t.stmt(fb, StmtKind::Yield(vec![].into()));
     t.ret(&[]);
     t.expect(&[]);
 }
@@ -1063,10 +1063,10 @@ fn while_regions() {
     let at = t.stmt(
         body,
         StmtKind::While(WhileStmt {
-            iter_args: vec![IterArg { arg: x, init: ci }],
+            iter_args: vec![IterArg { arg: x, init: ci }].into(),
             cond_block,
             body: wbody,
-            results: vec![r],
+            results: vec![r].into(),
         }),
     );
     let c = t.stmt(cond_block, StmtKind::Condition(x));
@@ -1105,7 +1105,7 @@ fn break_and_continue() {
     let body = t.body;
     let (_, zf) = t.cst(body, "zf", Constant::Double(0.0), sc(FP32));
     let (_, zi) = t.cst(body, "zi", Constant::Int(0), sc(I32));
-    let outside = t.stmt(body, StmtKind::Break(vec![]));
+    let outside = t.stmt(body, StmtKind::Break(vec![].into()));
     let acc = t.m.new_value(sc(FP32), Some("acc"));
     let (_, fb, _, _) = t.for_loop(
         body,
@@ -1115,9 +1115,9 @@ fn break_and_continue() {
     );
     let (_, cb) = t.cst(fb, "cb", Constant::Bool(true), sc(DataType::Bool));
     let (_, tb, eb, _) = if_stmt(&mut t, fb, cb, &[]);
-    let br = t.stmt(tb, StmtKind::Break(vec![]));
-    let co = t.stmt(eb, StmtKind::Continue(vec![zi]));
-    t.stmt(fb, StmtKind::Yield(vec![acc]));
+    let br = t.stmt(tb, StmtKind::Break(vec![].into()));
+    let co = t.stmt(eb, StmtKind::Continue(vec![zi].into()));
+    t.stmt(fb, StmtKind::Yield(vec![acc].into()));
     t.ret(&[]);
     t.expect(&[
         (outside, "`statement.break` outside a loop"),
@@ -1140,13 +1140,13 @@ fn break_and_continue() {
 fn yield_placement() {
     let (mut t, _) = T::new(&[], vec![]);
     let body = t.body;
-    let y = t.stmt(body, StmtKind::Yield(vec![]));
+    let y = t.stmt(body, StmtKind::Yield(vec![].into()));
     let sb = t.block(body, BlockRole::Scope);
     t.stmt(body, StmtKind::Scope(ScopeKind::InCore, sb));
-    let ys = t.stmt(sb, StmtKind::Yield(vec![]));
+    let ys = t.stmt(sb, StmtKind::Yield(vec![].into()));
     let (_, fb, _, _) = t.for_loop(body, vec![], &[], ForKind::Sequential);
-    let early = t.stmt(fb, StmtKind::Yield(vec![]));
-    t.stmt(fb, StmtKind::Yield(vec![]));
+    let early = t.stmt(fb, StmtKind::Yield(vec![].into()));
+    t.stmt(fb, StmtKind::Yield(vec![].into()));
     t.ret(&[]);
     t.expect(&[
         (
@@ -1170,7 +1170,7 @@ fn return_rules() {
     let body = t.body;
     let (_, zi) = t.cst(body, "zi", Constant::Int(0), sc(I32));
     let (_, fb, _, _) = t.for_loop(body, vec![], &[], ForKind::Sequential);
-    let nested = t.stmt(fb, StmtKind::Return(vec![]));
+    let nested = t.stmt(fb, StmtKind::Return(vec![].into()));
     let r1 = t.ret(&[p[0]]);
     let r2 = t.ret(&[zi]);
     t.expect(&[
@@ -1264,7 +1264,7 @@ fn duplicate_function_names_and_parameter_kinds() {
         t.m.add_function("g", FunctionKind::Kernel, sig, SpanId(20_000))
             .expect("fresh");
     let gb = t.m.funcs[g].body;
-    t.stmt(gb, StmtKind::Return(vec![]));
+    t.stmt(gb, StmtKind::Return(vec![].into()));
     t.m.funcs[g].name = "k".into();
     let got = t.diags();
     for want in [
@@ -1463,7 +1463,7 @@ fn several_independent_errors_in_one_run() {
         tile(&[16, 16], DataType::Fp16),
         Attrs::new(),
     );
-    let e3 = t.stmt(body, StmtKind::Break(vec![]));
+    let e3 = t.stmt(body, StmtKind::Break(vec![].into()));
     let (_, zf) = t.cst(body, "zf", Constant::Double(0.5), sc(I32));
     t.ret(&[]);
     let d = t.diags();
@@ -1494,7 +1494,7 @@ fn garbage_ids_are_errors_not_panics() {
     let st = t.stmt(body, StmtKind::Scope(ScopeKind::InCore, bad_block));
     let sspan = t.span();
     let bad_op_stmt = t.m.stmts.push(Statement {
-        kind: StmtKind::Op(vec![OpId::new(4_242)]),
+        kind: StmtKind::Op(vec![OpId::new(4_242)].into()),
         span: sspan,
     });
     t.m.blocks[body].stmts.push(bad_op_stmt);
@@ -1505,8 +1505,8 @@ fn garbage_ids_are_errors_not_panics() {
     let p = t.m.new_value(
         Type::Tile(TileType {
             dtype: FP32,
-            shape: vec![16],
-            valid: vec![Dim::Value(ValueId::new(31_337))],
+            shape: [16].into(),
+            valid: [Dim::Value(ValueId::new(31_337))].into(),
             memref: None,
         }),
         Some("p"),
@@ -1563,8 +1563,8 @@ fn malformed_operand_types_do_not_reach_inference() {
     // short must be reported, not crash the typing rule.
     let short = Type::Tile(TileType {
         dtype: FP32,
-        shape: vec![16, 16],
-        valid: vec![],
+        shape: [16, 16].into(),
+        valid: [].into(),
         memref: None,
     });
     let (mut t, p) = T::new(&[("x", short)], vec![]);

@@ -331,7 +331,7 @@ fn remove_dead_ops(m: &mut ProgramModule, tree: &Tree) -> bool {
 }
 
 /// The items of `v` whose index `keep` accepts, in order.
-fn kept<T: Copy>(v: &[T], keep: &impl Fn(usize) -> bool) -> Vec<T> {
+fn kept<T: Copy, B: FromIterator<T>>(v: &[T], keep: &impl Fn(usize) -> bool) -> B {
     v.iter()
         .enumerate()
         .filter(|(i, _)| keep(*i))

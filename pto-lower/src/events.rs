@@ -38,7 +38,7 @@ pub fn event_iter<'a>(attrs: &'a pto_ir::Attrs, key: &str) -> impl Iterator<Item
     })
 }
 
-fn push_event(attrs: &mut pto_ir::Attrs, key: &str, (src, dst, id): Event) {
+fn push_event(attrs: &mut pto_ir::Attrs, key: &'static str, (src, dst, id): Event) {
     let e = Attr::List(vec![
         Attr::Ident(src.name().to_string()),
         Attr::Ident(dst.name().to_string()),
@@ -52,7 +52,7 @@ fn push_event(attrs: &mut pto_ir::Attrs, key: &str, (src, dst, id): Event) {
             }
         }
         Some((_, other)) => *other = Attr::List(vec![e]),
-        None => attrs.0.push((key.to_string(), Attr::List(vec![e]))),
+        None => attrs.0.push((key.into(), Attr::List(vec![e]))),
     }
 }
 

@@ -182,7 +182,7 @@ impl<'a> Lowerer<'a> {
         self.tiles.push(TileSlot {
             name,
             dtype: t.dtype,
-            shape: t.shape.clone(),
+            shape: t.shape.to_vec(),
             rows,
             cols,
             space,
@@ -352,7 +352,7 @@ impl<'a> Lowerer<'a> {
                     });
                 }
                 StmtKind::Condition(_) => {}
-                StmtKind::Return(vals) => out.push(Inst::Return(vals.clone())),
+                StmtKind::Return(vals) => out.push(Inst::Return(vals.to_vec())),
                 StmtKind::Scope(_, blk) => {
                     let inner = self.block(*blk);
                     out.extend(inner);
@@ -441,7 +441,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Scalar {
                         op: op.opcode,
                         result: r,
-                        args: op.operands.clone(),
+                        args: op.operands.to_vec(),
                     });
                 }
             }
@@ -561,7 +561,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
-                let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| t.shape.clone()).unwrap_or_default();
+                let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| t.shape.to_vec()).unwrap_or_default();
                 out.push(Inst::Load { dst: d, tensor, offsets, window });
             }
             OpClass::Store => {
@@ -572,7 +572,7 @@ impl<'a> Lowerer<'a> {
                 let src = self.tref(tile, at);
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
-                let window = m.values[tile].ty.as_tile().map(|t| t.shape.clone()).unwrap_or_default();
+                let window = m.values[tile].ty.as_tile().map(|t| t.shape.to_vec()).unwrap_or_default();
                 out.push(Inst::Store { tensor, src, offsets, window });
             }
             OpClass::Move => {

@@ -142,7 +142,7 @@ pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId) -> Vec<StmtId> {
 pub(crate) fn new_op(
     m: &mut ProgramModule,
     opcode: pto_ir::Opcode,
-    operands: Vec<ValueId>,
+    operands: impl Into<pto_ir::ValueList>,
     attrs: pto_ir::Attrs,
     ty: Type,
     name: Option<&str>,
@@ -151,8 +151,8 @@ pub(crate) fn new_op(
     let v = m.new_value(ty, name);
     let op = m.ops.push(Operation {
         opcode,
-        operands,
-        results: vec![v],
+        operands: operands.into(),
+        results: [v].into(),
         attrs,
         span,
     });
@@ -172,7 +172,7 @@ pub(crate) fn insert_op_before_stmt(m: &mut ProgramModule, block: BlockId, at: u
     }
     let span = m.ops[op].span;
     let s = m.stmts.push(Statement {
-        kind: StmtKind::Op(vec![op]),
+        kind: StmtKind::Op([op].into()),
         span,
     });
     m.blocks[block].stmts.insert(at, s);

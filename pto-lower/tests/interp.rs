@@ -20,7 +20,7 @@ const I64: DataType = DataType::Int64;
 fn tensor_ty(dtype: DataType, shape: Vec<Dim>) -> Type {
     Type::Tensor(TensorType {
         dtype,
-        shape,
+        shape: shape.into(),
         format: TensorFormat::Nd,
     })
 }

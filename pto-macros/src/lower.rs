@@ -15,8 +15,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use proc_macro2::Span;
 use pto_ir::{
     Attr, Attrs, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
-    IRBuilderContext, Opcode, ProgramModule, Signature, SpanId, TensorFormat, TensorType, TileType,
-    Type, ValueId,
+    IRBuilderContext, InlineVec, Name, Opcode, ProgramModule, Signature, SpanId, TensorFormat,
+    TensorType, TileType, Type, ValueId, ValueList,
 };
 use quote::ToTokens;
 use syn::{
@@ -265,11 +265,11 @@ struct Lower<'k, 'e> {
     errs: &'e mut Errors,
     kernel: &'k Kernel<'k>,
     /// Names whose `let` failed: uses are skipped without a second error.
-    poisoned: FxHashSet<String>,
+    poisoned: FxHashSet<Name>,
     /// Names declared in a body that has ended, with the construct (`for` loop ...).
-    gone: FxHashMap<String, &'static str>,
-    /// Names declared in each open body.
-    scopes: Vec<Vec<String>>,
+    gone: FxHashMap<Name, &'static str>,
+    /// Names declared in each open body (shared with the builder's scopes, not copied).
+    scopes: Vec<Vec<Name>>,
     /// Spelling buffers for identifiers, reused by [`Lower::with_name`].
     names: Vec<String>,
     /// Whether the function body ended in `return` / a tail value.
@@ -305,14 +305,14 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     for p in &k.params {
         let pname = p.ident.to_string();
         if matches!(p.ty, ParamTy::Invalid) {
-            lw.poisoned.insert(pname);
+            lw.poisoned.insert(pname.into());
             continue;
         }
         let v = lw.b.new_value(Type::Unknown, &pname);
         let ty = match &p.ty {
             ParamTy::Scalar(d) => Type::Scalar(*d),
             ParamTy::Tensor { dtype, dims: ds } => {
-                let mut shape = Vec::new();
+                let mut shape = pto_ir::Extents::new();
                 for d in ds {
                     shape.push(match d {
                         DimSpec::Const(c) => pto_ir::Dim::Const(*c),
@@ -479,12 +479,12 @@ impl<'k> Lower<'k, '_> {
         matches!(v, Val::V(v) if matches!(self.ty(*v), Type::Tensor(_)))
     }
 
-    fn name_value(&mut self, v: ValueId, name: &str) {
+    fn name_value(&mut self, v: ValueId, name: &Name) {
         if let Some(d) = self.b.module_mut().values.get_mut(v)
             && d.name.is_none()
             && d.constant.is_none()
         {
-            d.name = Some(name.to_string());
+            d.name = Some(Name::clone(name));
         }
     }
 
@@ -521,7 +521,7 @@ impl<'k> Lower<'k, '_> {
         &mut self,
         span: SpanId,
         op: Opcode,
-        operands: Vec<ValueId>,
+        operands: impl Into<ValueList>,
         attrs: Attrs,
     ) -> R<ValueId> {
         self.ctx.set_span(span);
@@ -537,13 +537,15 @@ impl<'k> Lower<'k, '_> {
 
     // ----- scopes and variables -----
 
-    fn declare(&mut self, name: &str, v: ValueId, mutable: bool) {
-        let r = self.b.declare_var(&self.ctx, name, v, mutable);
+    fn declare(&mut self, name: &Name, v: ValueId, mutable: bool) {
+        let r = self
+            .b
+            .declare_var_named(&self.ctx, Name::clone(name), v, mutable);
         if self.check(r).is_ok() {
             self.poisoned.remove(name);
             self.gone.remove(name);
             if let Some(s) = self.scopes.last_mut() {
-                s.push(name.to_string());
+                s.push(Name::clone(name));
             }
         }
     }
@@ -588,7 +590,7 @@ impl<'k> Lower<'k, '_> {
 
     fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
-        if let Some(construct) = self.gone.get(&name) {
+        if let Some(construct) = self.gone.get(name.as_str()) {
             let msg = format!(
                 "`{name}` is defined inside the {construct} and is not visible after it\n  = help: declare it before the {construct} with `let mut {name} = ..;` and assign it inside"
             );
@@ -625,6 +627,12 @@ impl<'k> Lower<'k, '_> {
         let r = f(self, &buf);
         self.names.push(buf);
         r
+    }
+
+    /// The spelling of `ident` as a shared name (one allocation, shared by the value, the
+    /// scope and the bookkeeping that name it).
+    fn ident_name(&mut self, ident: &Ident) -> Name {
+        self.with_name(ident, |_, name| Name::from(name))
     }
 
     fn var(&mut self, ident: &'k Ident) -> R<Val> {
@@ -770,7 +778,7 @@ impl<'k> Lower<'k, '_> {
             }
         }
         self.at(node);
-        let r = self.b.create_return(&mut self.ctx, vec![v]);
+        let r = self.b.create_return(&mut self.ctx, [v]);
         self.check(r).map(|_| ())
     }
 
@@ -898,7 +906,7 @@ impl<'k> Lower<'k, '_> {
                 return;
             }
         };
-        let name = ident.map(Ident::to_string);
+        let name = ident.map(|i| self.ident_name(i));
         let poison = |this: &mut Self| {
             if let Some(n) = &name {
                 this.poisoned.insert(n.clone());
@@ -980,7 +988,7 @@ impl<'k> Lower<'k, '_> {
         &mut self,
         a: &'k AngleBracketedGenericArguments,
         node: &'k impl ToTokens,
-    ) -> R<(DataType, Vec<u64>)> {
+    ) -> R<(DataType, pto_ir::Shape)> {
         let mut it = a.args.iter();
         let dtype = match it.next() {
             Some(GenericArgument::Type(t)) => scalar_dtype(t),
@@ -998,14 +1006,14 @@ impl<'k> Lower<'k, '_> {
     }
 
     /// Static sizes written as generic arguments (`::<16, 128>`).
-    fn sizes(&mut self, args: &[&'k GenericArgument], node: &'k impl ToTokens) -> R<Vec<u64>> {
+    fn sizes(&mut self, args: &[&'k GenericArgument], node: &'k impl ToTokens) -> R<pto_ir::Shape> {
         if args.is_empty() || args.len() > 4 {
             return self.err(
                 node,
                 format!("a tile has 1 to 4 dimensions, found {}", args.len()),
             );
         }
-        let mut out = Vec::new();
+        let mut out = pto_ir::Shape::new();
         for a in args {
             match a {
                 GenericArgument::Const(e) if int_literal(e).is_some_and(|v| v > 0) => {
@@ -1046,7 +1054,7 @@ impl<'k> Lower<'k, '_> {
             let _ = self.expr(right);
             return;
         };
-        let name = ident.to_string();
+        let name = self.ident_name(ident);
         if self.poisoned.contains(&name) {
             let _ = self.expr(right);
             return;
@@ -1279,7 +1287,7 @@ impl<'k> Lower<'k, '_> {
 
     /// Loop bounds: integer scalars of one dtype (literals take it; `int64` by default).
     fn bounds(&mut self, exprs: [Option<&'k Expr>; 3]) -> R<(ValueId, ValueId, ValueId)> {
-        let mut vals = Vec::new();
+        let mut vals = InlineVec::<_, 3>::new();
         let mut ok = true;
         for e in exprs {
             match e {
@@ -1333,7 +1341,7 @@ impl<'k> Lower<'k, '_> {
             return Err(Poison);
         }
         let d = dtype.unwrap_or(DataType::Int64);
-        let mut out = Vec::new();
+        let mut out = InlineVec::<_, 3>::new();
         for slot in vals {
             match slot {
                 Some((v, e)) => {
@@ -1358,13 +1366,13 @@ impl<'k> Lower<'k, '_> {
             Pat::Ident(pi)
                 if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() =>
             {
-                pi.ident.to_string()
+                Some(self.ident_name(&pi.ident))
             }
-            Pat::Wild(_) => String::new(),
+            Pat::Wild(_) => None,
             other => {
                 self.errs
                     .push_spanned(other, "the loop variable is a plain name: `for i in a..b`");
-                String::new()
+                None
             }
         };
         let head = self.for_head(&f.expr);
@@ -1386,7 +1394,10 @@ impl<'k> Lower<'k, '_> {
             },
         };
         let dtype = self.ty(lb).as_scalar().unwrap_or(DataType::Int64);
-        let iv = self.b.new_value(Type::Scalar(dtype), &iv_name);
+        let iv = self
+            .b
+            .module_mut()
+            .new_value_named(Type::Scalar(dtype), iv_name.clone());
         let range = (f.for_token.span, range_of(&*f.expr).1);
         let span = self.spans.id_range(range);
         self.ctx.set_span(span);
@@ -1404,11 +1415,11 @@ impl<'k> Lower<'k, '_> {
             return;
         }
         self.push_scope();
-        if !iv_name.is_empty() {
+        if let Some(iv_name) = iv_name {
             self.poisoned.remove(&iv_name);
             self.gone.remove(&iv_name);
             if let Some(s) = self.scopes.last_mut() {
-                s.push(iv_name.clone());
+                s.push(iv_name);
             }
         }
         self.block(&f.body.stmts, Tail::Unit, None);
@@ -1642,7 +1653,7 @@ impl<'k> Lower<'k, '_> {
             self.ctx.set_span(span);
             let l = self.materialize(l, Some(t.dtype))?;
             let r = self.materialize(r, Some(t.dtype))?;
-            return self.build(span, op, vec![l, r], Attrs::new()).map(Val::V);
+            return self.build(span, op, [l, r], Attrs::new()).map(Val::V);
         }
         let d = match (self.val_scalar(&l), self.val_scalar(&r)) {
             (Some(d), _) | (None, Some(d)) => d,
@@ -1654,7 +1665,7 @@ impl<'k> Lower<'k, '_> {
         self.ctx.set_span(span);
         let lv = self.materialize(l, Some(d))?;
         let rv = self.materialize(r, Some(d))?;
-        self.build(span, k.scalar(), vec![lv, rv], Attrs::new())
+        self.build(span, k.scalar(), [lv, rv], Attrs::new())
             .map(Val::V)
     }
 
@@ -1668,10 +1679,10 @@ impl<'k> Lower<'k, '_> {
                     Val::Float(f, _) => Ok(Val::Float(-f, span)),
                     Val::V(id) => match self.ty(id) {
                         Type::Tile(_) => self
-                            .build(span, Opcode::TileNeg, vec![id], Attrs::new())
+                            .build(span, Opcode::TileNeg, [id], Attrs::new())
                             .map(Val::V),
                         Type::Scalar(_) => self
-                            .build(span, Opcode::ScalarNeg, vec![id], Attrs::new())
+                            .build(span, Opcode::ScalarNeg, [id], Attrs::new())
                             .map(Val::V),
                         _ => self.err(
                             e,
@@ -1695,7 +1706,7 @@ impl<'k> Lower<'k, '_> {
                         );
                     }
                 };
-                self.build(span, op, vec![id], Attrs::new()).map(Val::V)
+                self.build(span, op, [id], Attrs::new()).map(Val::V)
             }
             UnOp::Deref(_) => self.err(
                 e,
@@ -1742,7 +1753,7 @@ impl<'k> Lower<'k, '_> {
                         .build(
                             span,
                             Opcode::ScalarCast,
-                            vec![id],
+                            [id],
                             Attrs::new().with("dtype", Attr::Ident(d.name().into())),
                         )
                         .map(Val::V),
@@ -1849,7 +1860,7 @@ impl<'k> Lower<'k, '_> {
                 self.no_turbofish(m, "x.abs()")?;
                 self.arity(&m.method, n, 0, "x.abs()")?;
                 let id = self.materialize(recv, None)?;
-                self.build(span, Opcode::ScalarAbs, vec![id], Attrs::new())
+                self.build(span, Opcode::ScalarAbs, [id], Attrs::new())
                     .map(|v| Some(Val::V(v)))
             }
             "max" | "min" => {
@@ -1875,7 +1886,7 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, String)> {
+    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, Name)> {
         let m = self.b.module();
         let f = m.functions.first()?;
         let func = m.funcs.get(*f)?;
@@ -1910,7 +1921,7 @@ impl<'k> Lower<'k, '_> {
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
                 let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
-                self.build(span, Opcode::TileLoad, vec![t], attrs).map(Some)
+                self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
             "store" => {
                 self.no_turbofish(m, "t.store([i, j], tile)")?;
@@ -1932,7 +1943,7 @@ impl<'k> Lower<'k, '_> {
                 let r = self.b.build_op(
                     &mut self.ctx,
                     Opcode::TileStore,
-                    vec![tile, t],
+                    [tile, t],
                     Attrs::new().with("offset", Attr::List(off)),
                     "",
                 );
@@ -1978,7 +1989,7 @@ impl<'k> Lower<'k, '_> {
             let usage = format!("a.{name}()");
             self.no_turbofish(m, &usage)?;
             self.arity(&m.method, n, 0, &usage)?;
-            return self.build(span, op, vec![t], Attrs::new());
+            return self.build(span, op, [t], Attrs::new());
         }
         match name {
             "max" | "min" => {
@@ -2005,7 +2016,7 @@ impl<'k> Lower<'k, '_> {
                     return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
                 };
                 self.arity(&m.method, n, 0, "a.cast::<T>()")?;
-                self.build(span, Opcode::TileCast, vec![t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
+                self.build(span, Opcode::TileCast, [t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
             }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
@@ -2018,7 +2029,7 @@ impl<'k> Lower<'k, '_> {
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
                 let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
-                self.build(span, Opcode::TileExtract, vec![t], attrs)
+                self.build(span, Opcode::TileExtract, [t], attrs)
             }
             "valid" => {
                 self.no_turbofish(m, "a.valid([m, n])")?;
@@ -2026,7 +2037,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(Expr::Array(arr)) = m.args.first() else {
                     return self.err(&m.args, "the valid region is written as an array: `a.valid([m, n])`");
                 };
-                let mut operands = vec![t];
+                let mut operands = ValueList::from([t]);
                 let mut ok = true;
                 for el in &arr.elems {
                     match self.expr(el).and_then(|v| self.materialize(v, Some(DataType::Int64))) {
@@ -2150,7 +2161,7 @@ impl<'k> Lower<'k, '_> {
             }
         };
         // Lower every argument first, so errors inside them are all reported.
-        let mut vals = Vec::new();
+        let mut vals = InlineVec::<_, 4>::new();
         let mut ok = true;
         for a in &c.args {
             match self.expr(a) {
@@ -2168,7 +2179,7 @@ impl<'k> Lower<'k, '_> {
                 self.apply_binary(k, *a, *b, span, None)
             }
             (Some(op), _) => {
-                let mut ids = Vec::new();
+                let mut ids = ValueList::new();
                 for v in vals {
                     ids.push(self.materialize(v, None)?);
                 }

@@ -30,7 +30,10 @@ pub(crate) enum ParamTy {
     /// `x: &Tensor<T, D..>`, `&mut`, `#[out] &mut`.
     Tensor { dtype: DataType, dims: Vec<DimSpec> },
     /// `x: &Tile<T, R, C>`.
-    Tile { dtype: DataType, shape: Vec<u64> },
+    Tile {
+        dtype: DataType,
+        shape: pto_ir::Shape,
+    },
     /// A parameter that could not be modeled (already reported).
     Invalid,
 }
@@ -232,7 +235,7 @@ fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (P
         },
         "Tile" => match elem_and_dims("Tile", inner, &args, errs) {
             Some((dtype, dims)) => {
-                let mut shape = Vec::new();
+                let mut shape = pto_ir::Shape::new();
                 for (d, a) in dims.iter().zip(args.iter().skip(1)) {
                     match d {
                         DimSpec::Const(c) => shape.push(*c),

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::diag::Diag;
 use crate::entity::{BlockId, FuncId, SpanId, StmtId, ValueId};
-use crate::env::Binding;
+use crate::env::{Binding, Name};
 
 /// A saved insertion point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub struct ScopeFrame {
 /// assigns the variable it becomes an iter arg; otherwise it is replaced by `outer`.
 #[derive(Clone, Debug)]
 pub(crate) struct Provisional {
-    pub name: String,
+    pub name: Name,
     pub value: ValueId,
     pub outer: ValueId,
 }
@@ -38,7 +38,7 @@ pub(crate) struct Provisional {
 #[derive(Clone, Debug)]
 pub(crate) struct PendingExit {
     pub stmt: StmtId,
-    pub scopes: Vec<Vec<(String, Binding, bool)>>,
+    pub scopes: Vec<Vec<(Name, Binding, bool)>>,
 }
 
 /// SSA state of an open loop.

@@ -7,7 +7,10 @@ use super::context::IRBuilderContext;
 use crate::attr::Attrs;
 use crate::diag::Diag;
 use crate::entity::{BlockId, StmtId, ValueId};
-use crate::stmt::{BlockRole, ForKind, ForStmt, IfStmt, ScopeKind, Statement, StmtKind, WhileStmt};
+use crate::stmt::{
+    BlockRole, ForKind, ForStmt, IfStmt, IterArgs, ScopeKind, Statement, StmtKind, ValueList,
+    WhileStmt,
+};
 use crate::typefmt::type_msg;
 use crate::types::Type;
 use crate::value::ValueDef;
@@ -119,9 +122,9 @@ impl IRBuilder {
                 lb: start,
                 ub: end,
                 step,
-                iter_args: Vec::new(),
+                iter_args: IterArgs::new(),
                 body,
-                results: Vec::new(),
+                results: ValueList::new(),
                 kind,
                 attrs: Attrs::new(),
             }),
@@ -146,7 +149,7 @@ impl IRBuilder {
         };
         ctx.push_scope(body, None);
         if let Some(name) = self.module.values[iv].name.clone() {
-            self.declare_var(ctx, &name, iv, false)?;
+            self.declare_var_named(ctx, name, iv, false)?;
         }
         Ok(())
     }
@@ -177,7 +180,7 @@ impl IRBuilder {
                 cond,
                 then_block,
                 else_block,
-                results: Vec::new(),
+                results: ValueList::new(),
             }),
         )?;
         self.module.blocks[then_block].owner = Some(s);
@@ -259,10 +262,10 @@ impl IRBuilder {
         let s = self.push_statement(
             ctx,
             StmtKind::While(WhileStmt {
-                iter_args: Vec::new(),
+                iter_args: IterArgs::new(),
                 cond_block,
                 body,
-                results: Vec::new(),
+                results: ValueList::new(),
             }),
         )?;
         self.module.blocks[cond_block].owner = Some(s);
@@ -339,9 +342,9 @@ impl IRBuilder {
             .innermost_loop(ctx)
             .ok_or_else(|| Diag::new(ctx.span, format!("`{word}` outside of a loop")))?;
         let kind = if is_break {
-            StmtKind::Break(Vec::new())
+            StmtKind::Break(ValueList::new())
         } else {
-            StmtKind::Continue(Vec::new())
+            StmtKind::Continue(ValueList::new())
         };
         let s = self.push_statement(ctx, kind)?;
         self.record_exit(ctx, s, lp);
@@ -403,8 +406,9 @@ impl IRBuilder {
     pub fn create_return(
         &mut self,
         ctx: &mut IRBuilderContext,
-        values: Vec<ValueId>,
+        values: impl Into<ValueList>,
     ) -> Result<StmtId, Diag> {
+        let values = values.into();
         let block = self.insertion_block(ctx)?;
         if self.module.blocks[block].role != BlockRole::FuncBody {
             return Err(Diag::new(
@@ -439,9 +443,9 @@ impl IRBuilder {
     pub fn create_yield(
         &mut self,
         ctx: &mut IRBuilderContext,
-        values: Vec<ValueId>,
+        values: impl Into<ValueList>,
     ) -> Result<StmtId, Diag> {
-        self.push_statement(ctx, StmtKind::Yield(values))
+        self.push_statement(ctx, StmtKind::Yield(values.into()))
     }
 
     // ----- closure-scoped forms -----

@@ -24,11 +24,11 @@ use crate::attr::{Attr, Attrs};
 use crate::diag::Diag;
 use crate::dtype::DataType;
 use crate::entity::{FuncId, OpId, StmtId, ValueId};
-use crate::env::{Binding, BindingKind};
+use crate::env::{Binding, BindingKind, Name};
 use crate::module::{FunctionKind, ProgramModule, Signature};
 use crate::ops::{self, Opcode};
-use crate::stmt::{Operation, Statement, StmtKind};
-use crate::types::{Dim, TensorFormat, TensorType, TileType, Type};
+use crate::stmt::{OpList, Operation, Statement, StmtKind, ValueList};
+use crate::types::{TensorFormat, TensorType, TileType, Type};
 use crate::value::{Constant, ValueDef};
 
 /// Builds IR into the module it owns.
@@ -144,7 +144,7 @@ impl IRBuilder {
     pub fn create_tensor(
         &mut self,
         ctx: &IRBuilderContext,
-        shape: Vec<Dim>,
+        shape: impl Into<crate::types::Extents>,
         dtype: DataType,
         name: &str,
     ) -> Result<ValueId, Diag> {
@@ -152,7 +152,7 @@ impl IRBuilder {
         let v = self.module.new_value(
             Type::Tensor(TensorType {
                 dtype,
-                shape,
+                shape: shape.into(),
                 format: TensorFormat::Nd,
             }),
             Some(name),
@@ -165,7 +165,7 @@ impl IRBuilder {
     pub fn create_tile(
         &mut self,
         ctx: &IRBuilderContext,
-        shape: Vec<u64>,
+        shape: impl Into<crate::types::Shape>,
         dtype: DataType,
         name: &str,
     ) -> Result<ValueId, Diag> {
@@ -244,8 +244,8 @@ impl IRBuilder {
         };
         let op = self.push_op(
             Opcode::Const,
-            Vec::new(),
-            vec![v],
+            ValueList::new(),
+            ValueList::from([v]),
             Attrs::new().with("value", attr),
             ctx.span,
         );
@@ -266,7 +266,7 @@ impl IRBuilder {
         rhs: ValueId,
         output: ValueId,
     ) -> Result<OpId, Diag> {
-        self.create_op(opcode, vec![lhs, rhs], vec![output], Attrs::new())
+        self.create_op(opcode, [lhs, rhs], [output], Attrs::new())
     }
 
     /// Seed `CreateUnaryOp`: an op `output = opcode(input)`, not yet placed.
@@ -276,7 +276,7 @@ impl IRBuilder {
         input: ValueId,
         output: ValueId,
     ) -> Result<OpId, Diag> {
-        self.create_op(opcode, vec![input], vec![output], Attrs::new())
+        self.create_op(opcode, [input], [output], Attrs::new())
     }
 
     /// The op table's typing rule for `opcode`, its failure as a diagnostic at `span`.
@@ -286,7 +286,7 @@ impl IRBuilder {
         operands: &[ValueId],
         attrs: &Attrs,
         span: crate::entity::SpanId,
-    ) -> Result<Vec<Type>, Diag> {
+    ) -> Result<ops::ResultTypes, Diag> {
         ops::infer(&self.module, opcode, operands, attrs).map_err(|e| Diag {
             at: span,
             message: e.message,
@@ -298,8 +298,8 @@ impl IRBuilder {
     fn push_op(
         &mut self,
         opcode: Opcode,
-        operands: Vec<ValueId>,
-        results: Vec<ValueId>,
+        operands: ValueList,
+        results: ValueList,
         attrs: Attrs,
         span: crate::entity::SpanId,
     ) -> OpId {
@@ -322,10 +322,11 @@ impl IRBuilder {
     pub fn create_op(
         &mut self,
         opcode: Opcode,
-        operands: Vec<ValueId>,
-        outputs: Vec<ValueId>,
+        operands: impl Into<ValueList>,
+        outputs: impl Into<ValueList>,
         attrs: Attrs,
     ) -> Result<OpId, Diag> {
+        let (operands, outputs) = (operands.into(), outputs.into());
         let span = crate::entity::SpanId::NONE;
         let types = self.infer_at(opcode, &operands, &attrs, span)?;
         if types.len() != outputs.len() {
@@ -390,15 +391,14 @@ impl IRBuilder {
         &mut self,
         ctx: &mut IRBuilderContext,
         opcode: Opcode,
-        operands: Vec<ValueId>,
+        operands: impl Into<ValueList>,
         attrs: Attrs,
         name: &str,
     ) -> Result<Option<ValueId>, Diag> {
+        let operands = operands.into();
         self.insertion_block(ctx)?;
         let types = self.infer_at(opcode, &operands, &attrs, ctx.span)?;
-        // Pushed one by one: collecting from `types` would reuse its (larger) allocation
-        // and shrink it with a `realloc`.
-        let mut outputs = Vec::with_capacity(types.len());
+        let mut outputs = ValueList::with_capacity(types.len());
         for t in types {
             let name = if name.is_empty() { None } else { Some(name) };
             outputs.push(self.module.new_value(t, name));
@@ -416,7 +416,7 @@ impl IRBuilder {
         let s = self.module.push_stmt(
             block,
             Statement {
-                kind: StmtKind::Op(Vec::new()),
+                kind: StmtKind::Op(OpList::new()),
                 span: ctx.span,
             },
         );
@@ -495,6 +495,26 @@ impl IRBuilder {
     ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
         self.module.blocks[block].env.set(
+            name,
+            Binding {
+                value,
+                kind: BindingKind::Local,
+                mutable,
+            },
+        );
+        Ok(())
+    }
+
+    /// [`IRBuilder::declare_var`] with a shared name, which the scope keeps without a copy.
+    pub fn declare_var_named(
+        &mut self,
+        ctx: &IRBuilderContext,
+        name: Name,
+        value: ValueId,
+        mutable: bool,
+    ) -> Result<(), Diag> {
+        let block = self.insertion_block(ctx)?;
+        self.module.blocks[block].env.set_named(
             name,
             Binding {
                 value,

@@ -26,9 +26,9 @@ use super::IRBuilder;
 use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
 use crate::diag::Diag;
 use crate::entity::{BlockId, StmtId, ValueId};
-use crate::env::{Binding, BindingKind};
+use crate::env::{Binding, BindingKind, Name};
 use crate::ops;
-use crate::stmt::{BlockRole, IterArg, Statement, StmtKind};
+use crate::stmt::{BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
 use crate::typefmt::type_msg;
 use crate::types::{Dim, Type};
 use crate::value::ValueDef;
@@ -97,25 +97,39 @@ impl IRBuilder {
             if let Some(p) = ctx
                 .loops
                 .get(&lp)
-                .and_then(|s| s.provisionals.iter().find(|p| p.name == name))
+                .and_then(|s| s.provisionals.iter().find(|p| *p.name == *name))
             {
                 return Some(p.value);
             }
             let outer = self.resolve(ctx, parent, name)?;
             let ty = self.module.values[outer].ty.clone();
-            let value = self.module.new_value(ty, Some(name));
+            let name = self.shared_name(parent, name);
+            let value = self.module.new_value_named(ty, Some(Name::clone(&name)));
             ctx.loops
                 .entry(lp)
                 .or_default()
                 .provisionals
-                .push(Provisional {
-                    name: name.to_string(),
-                    value,
-                    outer,
-                });
+                .push(Provisional { name, value, outer });
             return Some(value);
         }
         self.resolve(ctx, parent, name)
+    }
+
+    /// The name `name` is bound under as seen from `block`, shared with its binding (a new
+    /// one only if no scope binds it).
+    fn shared_name(&self, mut block: BlockId, name: &str) -> Name {
+        loop {
+            let Some(b) = self.module.blocks.get(block) else {
+                return Name::from(name);
+            };
+            if let Some((n, _)) = b.env.get_named(name) {
+                return Name::clone(n);
+            }
+            match b.parent {
+                Some(p) => block = p,
+                None => return Name::from(name),
+            }
+        }
     }
 
     /// Records the environments between the current block and the loop body, for a
@@ -132,12 +146,12 @@ impl IRBuilder {
             let Some(block) = self.module.blocks.get(b) else {
                 break;
             };
-            let mut entries: Vec<(String, Binding, bool)> = block
+            let mut entries: Vec<(Name, Binding, bool)> = block
                 .env
-                .updates()
+                .update_names()
                 .map(|(n, v)| {
                     (
-                        n.to_string(),
+                        Name::clone(n),
                         Binding {
                             value: v,
                             kind: BindingKind::Update,
@@ -150,8 +164,8 @@ impl IRBuilder {
             entries.extend(
                 block
                     .env
-                    .locals()
-                    .map(|(n, bind)| (n.to_string(), *bind, true)),
+                    .local_names()
+                    .map(|(n, bind)| (Name::clone(n), *bind, true)),
             );
             chain.push(entries);
             if self.is_loop_block(b) == Some(loop_stmt) {
@@ -184,15 +198,16 @@ impl IRBuilder {
 
     /// Assigns `name` in `block` as the result of a statement nested in it: updates the
     /// local if `block` declares `name`, else records an update of the enclosing variable.
-    fn assign_in(&mut self, block: BlockId, name: &str, value: ValueId) {
+    fn assign_in(&mut self, block: BlockId, name: Name, value: ValueId) {
         let env = &mut self.module.blocks[block].env;
-        let kind = if env.local(name).is_some() {
+        let local = env.local(&name);
+        let kind = if local.is_some() {
             BindingKind::Local
         } else {
             BindingKind::Update
         };
-        let mutable = env.local(name).is_none_or(|b| b.mutable);
-        env.set(
+        let mutable = local.is_none_or(|b| b.mutable);
+        env.set_named(
             name,
             Binding {
                 value,
@@ -275,10 +290,10 @@ impl IRBuilder {
             provisionals,
             exits,
         } = state;
-        let carried: Vec<(String, ValueId)> = self.module.blocks[body]
+        let carried: Vec<(Name, ValueId)> = self.module.blocks[body]
             .env
-            .updates()
-            .map(|(n, v)| (n.to_string(), v))
+            .update_names()
+            .map(|(n, v)| (Name::clone(n), v))
             .collect();
         let is_parallel = matches!(&self.module.stmts[stmt].kind, StmtKind::For(f) if f.kind == crate::stmt::ForKind::Parallel);
         if is_parallel && let Some((name, _)) = carried.first() {
@@ -286,7 +301,7 @@ impl IRBuilder {
                 .note("iterations of a parallel loop are independent: assign a variable declared inside the loop, or use a sequential `for`"));
         }
 
-        let mut iter_args = Vec::new();
+        let mut iter_args = IterArgs::new();
         let mut yields = Vec::new();
         let mut seed_rewrites: FxHashMap<ValueId, ValueId> = FxHashMap::default();
         for (name, end) in &carried {
@@ -318,7 +333,9 @@ impl IRBuilder {
             let arg = match prov {
                 Some(p) => p.value,
                 None => {
-                    let a = self.module.new_value(ty.clone(), Some(name));
+                    let a = self
+                        .module
+                        .new_value_named(ty.clone(), Some(Name::clone(name)));
                     seed_rewrites.insert(init, a);
                     a
                 }
@@ -343,7 +360,7 @@ impl IRBuilder {
         if let Some(c) = cond_block {
             self.rewrite_uses(c, &trivial);
         }
-        let yields: Vec<ValueId> = yields
+        let yields: ValueList = yields
             .into_iter()
             .map(|v| *trivial.get(&v).unwrap_or(&v))
             .collect();
@@ -352,7 +369,7 @@ impl IRBuilder {
         self.complete_yield(body, yields, span)?;
         // Complete break / continue with the values carried variables had where they stood.
         for exit in &exits {
-            let mut values = Vec::new();
+            let mut values = ValueList::new();
             for ((name, _), ia) in carried.iter().zip(&iter_args) {
                 let mut v = ia.arg;
                 'scopes: for scope in &exit.scopes {
@@ -373,14 +390,14 @@ impl IRBuilder {
             }
         }
         // Results, assigned to the variables in the enclosing scope.
-        let mut results = Vec::new();
+        let mut results = ValueList::new();
         for (i, ((name, _), ia)) in carried.iter().zip(&iter_args).enumerate() {
             let ty = self.module.values[ia.arg].ty.clone();
-            let r = self.module.new_value(ty, Some(name));
+            let r = self.module.new_value_named(ty, Some(Name::clone(name)));
             self.module.values[r].def = ValueDef::StmtResult(stmt, i as u32);
             self.module.values[ia.arg].def = ValueDef::IterArg(stmt, i as u32);
             results.push(r);
-            self.assign_in(parent, name, r);
+            self.assign_in(parent, Name::clone(name), r);
         }
         match &mut self.module.stmts[stmt].kind {
             StmtKind::For(f) => {
@@ -402,7 +419,7 @@ impl IRBuilder {
     fn complete_yield(
         &mut self,
         block: BlockId,
-        values: Vec<ValueId>,
+        values: ValueList,
         span: crate::entity::SpanId,
     ) -> Result<(), Diag> {
         let last = self.module.blocks[block].stmts.last().copied();
@@ -486,17 +503,17 @@ impl IRBuilder {
         let span = self.module.stmts[stmt].span;
         let then_live = !self.ends_in_exit(then_b);
         let else_live = !self.ends_in_exit(else_b);
-        let mut names: Vec<String> = Vec::new();
+        let mut names: Vec<Name> = Vec::new();
         for b in [then_b, else_b] {
-            for (n, _) in self.module.blocks[b].env.updates() {
-                if !names.iter().any(|x| x == n) {
-                    names.push(n.to_string());
+            for (n, _) in self.module.blocks[b].env.update_names() {
+                if !names.contains(n) {
+                    names.push(Name::clone(n));
                 }
             }
         }
-        let mut then_vals = Vec::new();
-        let mut else_vals = Vec::new();
-        let mut merged: Vec<(Option<String>, Type)> = Vec::new();
+        let mut then_vals = ValueList::new();
+        let mut else_vals = ValueList::new();
+        let mut merged: Vec<(Option<Name>, Type)> = Vec::new();
         let tail = (
             ctx.branch_values.remove(&then_b),
             ctx.branch_values.remove(&else_b),
@@ -596,14 +613,14 @@ impl IRBuilder {
         if else_live {
             self.complete_yield(else_b, else_vals, span)?;
         }
-        let mut results = Vec::new();
+        let mut results = ValueList::new();
         let mut tail_value = None;
         for (i, (name, ty)) in merged.into_iter().enumerate() {
-            let r = self.module.new_value(ty, name.as_deref());
+            let r = self.module.new_value_named(ty, name.clone());
             self.module.values[r].def = ValueDef::StmtResult(stmt, i as u32);
             results.push(r);
             match name {
-                Some(n) => self.assign_in(parent, &n, r),
+                Some(n) => self.assign_in(parent, n, r),
                 None => tail_value = Some(r),
             }
         }
@@ -639,21 +656,21 @@ impl IRBuilder {
                 "pop the scope body (ctx.pop_scope()) before exit_scope_statement",
             ));
         }
-        let updates: Vec<(String, ValueId)> = self.module.blocks[body]
+        let updates: Vec<(Name, ValueId)> = self.module.blocks[body]
             .env
-            .updates()
-            .map(|(n, v)| (n.to_string(), v))
+            .update_names()
+            .map(|(n, v)| (Name::clone(n), v))
             .collect();
-        let locals: Vec<(String, Binding)> = self.module.blocks[body]
+        let locals: Vec<(Name, Binding)> = self.module.blocks[body]
             .env
-            .locals()
-            .map(|(n, b)| (n.to_string(), *b))
+            .local_names()
+            .map(|(n, b)| (Name::clone(n), *b))
             .collect();
         for (n, v) in updates {
-            self.assign_in(parent, &n, v);
+            self.assign_in(parent, n, v);
         }
         for (n, b) in locals {
-            self.module.blocks[parent].env.set(&n, b);
+            self.module.blocks[parent].env.set_named(n, b);
         }
         ctx.active_op_stmt = None;
         Ok(())

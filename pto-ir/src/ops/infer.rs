@@ -7,10 +7,11 @@
 use crate::attr::{Attr, Attrs};
 use crate::dtype::DataType;
 use crate::entity::ValueId;
+use crate::inline::InlineVec;
 use crate::module::ProgramModule;
 use crate::ops::{OpClass, Opcode};
 use crate::typefmt::{shape_x, type_msg};
-use crate::types::{Dim, TensorType, TileType, Type};
+use crate::types::{Dim, Extents, Shape, TensorType, TileType, Type};
 
 /// Why an op is ill-typed.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +37,14 @@ impl InferError {
 }
 
 type R<T> = Result<T, InferError>;
+
+/// The result types of an op: one for nearly every op, so it is kept inline.
+pub type ResultTypes = InlineVec<Type, 1>;
+
+/// A single result type.
+fn one(t: Type) -> R<ResultTypes> {
+    Ok(ResultTypes::from([t]))
+}
 
 struct Cx<'a> {
     m: &'a ProgramModule,
@@ -140,14 +149,14 @@ impl<'a> Cx<'a> {
         })
     }
 
-    fn shape_attr(&self, key: &str) -> R<Vec<u64>> {
+    fn shape_attr(&self, key: &str) -> R<Shape> {
         let list = self.attr(key)?.as_list().ok_or_else(|| {
             InferError::new(format!(
                 "`{}` attribute `{key}` must be a list",
                 self.name()
             ))
         })?;
-        let mut out = Vec::with_capacity(list.len());
+        let mut out = Shape::with_capacity(list.len());
         for a in list {
             match a.as_int() {
                 Some(v) if v > 0 => out.push(v as u64),
@@ -170,7 +179,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Offsets: integers or integer scalars; `None` entries are runtime values.
-    fn offset_attr(&self, key: &str, rank: usize) -> R<Vec<Option<u64>>> {
+    fn offset_attr(&self, key: &str, rank: usize) -> R<InlineVec<Option<u64>, 4>> {
         let list = self.attr(key)?.as_list().ok_or_else(|| {
             InferError::new(format!(
                 "`{}` attribute `{key}` must be a list",
@@ -223,7 +232,7 @@ pub fn infer(
     op: Opcode,
     operands: &[ValueId],
     attrs: &Attrs,
-) -> Result<Vec<Type>, InferError> {
+) -> Result<ResultTypes, InferError> {
     if let Some(bad) = operands.iter().find(|v| !m.values.contains(**v)) {
         return Err(InferError::new(format!(
             "operand {bad:?} is not a value of this module"
@@ -246,9 +255,9 @@ pub fn infer(
     })
 }
 
-fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
+fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
     let (m, op, operands, attrs) = (cx.m, cx.op, cx.operands, cx.attrs);
-    let one = |t: Type| Ok(vec![t]);
+    let one = |t: Type| one(t);
     match op.class() {
         OpClass::Const => Err(InferError::new("constants are typed when they are created")),
         OpClass::Call => call(cx),
@@ -382,15 +391,15 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
             one(Type::Tile(if op.class() == OpClass::RowReduce {
                 TileType {
                     dtype: t.dtype,
-                    shape: vec![r, 1],
-                    valid: vec![t.valid[0], Dim::Const(1)],
+                    shape: [r, 1].into(),
+                    valid: [t.valid[0], Dim::Const(1)].into(),
                     memref: None,
                 }
             } else {
                 TileType {
                     dtype: t.dtype,
-                    shape: vec![1, c],
-                    valid: vec![Dim::Const(1), t.valid[1]],
+                    shape: [1, c].into(),
+                    valid: [Dim::Const(1), t.valid[1]].into(),
                     memref: None,
                 }
             }))
@@ -425,10 +434,11 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
                 }));
             }
             let valid = if row {
-                vec![t.valid[0], Dim::Const(shape[1])]
+                [t.valid[0], Dim::Const(shape[1])]
             } else {
-                vec![Dim::Const(shape[0]), t.valid[1]]
-            };
+                [Dim::Const(shape[0]), t.valid[1]]
+            }
+            .into();
             one(Type::Tile(TileType {
                 dtype: t.dtype,
                 shape,
@@ -441,8 +451,8 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
             let t = cx.tile2(0)?;
             one(Type::Tile(TileType {
                 dtype: t.dtype,
-                shape: vec![t.shape[1], t.shape[0]],
-                valid: vec![t.valid[1], t.valid[0]],
+                shape: [t.shape[1], t.shape[0]].into(),
+                valid: [t.valid[1], t.valid[0]].into(),
                 memref: None,
             }))
         }
@@ -455,7 +465,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
                 return Err(InferError::new("`tile.extract` takes a rank-2 window"));
             }
             let off = cx.offset_attr("offset", 2)?;
-            let mut valid = Vec::new();
+            let mut valid = Extents::new();
             for d in 0..2 {
                 let end = off[d].unwrap_or(0).saturating_add(shape[d]);
                 if end > src.shape[d] {
@@ -530,7 +540,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
                     operands.len().saturating_sub(1)
                 )));
             }
-            let mut valid = Vec::new();
+            let mut valid = Extents::new();
             for (d, &v) in operands[1..].iter().enumerate() {
                 let data = &m.values[v];
                 if !data.ty.is_int_scalar() {
@@ -619,7 +629,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<Vec<Type>, InferError> {
             }
             let off = cx.offset_attr("offset", dst.shape.len())?;
             check_window(cx, "store", &t.shape, &off, &dst.shape)?;
-            Ok(Vec::new())
+            Ok(ResultTypes::new())
         }
         OpClass::Move => {
             cx.arity(1)?;
@@ -781,7 +791,7 @@ pub fn meet(a: Dim, b: Dim) -> Dim {
     }
 }
 
-fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
+fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
     let bitwise = cx.op.class() == OpClass::TileBitwise;
     let check_dtype = |d: DataType, t: &Type| -> R<()> {
@@ -816,12 +826,12 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                     .zip(&b.valid)
                     .map(|(x, y)| meet(*x, *y))
                     .collect();
-                return Ok(vec![Type::Tile(TileType {
+                return one(Type::Tile(TileType {
                     dtype: a.dtype,
                     shape: a.shape.clone(),
                     valid,
                     memref: None,
-                })]);
+                }));
             }
             if a.shape.len() == 2 && b.shape.len() == 2 && !bitwise {
                 let (big, small) = if a.shape[0].saturating_mul(a.shape[1])
@@ -833,20 +843,20 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                 };
                 let (r, c) = (big.shape[0], big.shape[1]);
                 if small.shape == [r, 1] {
-                    return Ok(vec![Type::Tile(TileType {
+                    return one(Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
-                        valid: vec![meet(big.valid[0], small.valid[0]), big.valid[1]],
+                        valid: [meet(big.valid[0], small.valid[0]), big.valid[1]].into(),
                         memref: None,
-                    })]);
+                    }));
                 }
                 if small.shape == [1, c] {
-                    return Ok(vec![Type::Tile(TileType {
+                    return one(Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
-                        valid: vec![big.valid[0], meet(big.valid[1], small.valid[1])],
+                        valid: [big.valid[0], meet(big.valid[1], small.valid[1])].into(),
                         memref: None,
-                    })]);
+                    }));
                 }
             }
             Err(InferError::new(format!(
@@ -867,7 +877,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<Vec<Type>> {
                     article(*s)
                 )));
             }
-            Ok(vec![Type::Tile(a.clone())])
+            one(Type::Tile(a.clone()))
         }
         (a, b) => Err(InferError::new(format!(
             "`{}` needs a tile operand, found {} and {}",
@@ -887,7 +897,7 @@ pub fn matmul_acc_dtype(input: DataType) -> Option<DataType> {
     }
 }
 
-fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
+fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     let class = cx.op.class();
     let first = usize::from(class == OpClass::MatmulAcc);
     cx.arity(if class == OpClass::Matmul { 2 } else { 3 })?;
@@ -921,8 +931,8 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
     })?;
     let result = TileType {
         dtype: acc,
-        shape: vec![m, n],
-        valid: vec![a.valid[0], b.valid[1]],
+        shape: [m, n].into(),
+        valid: [a.valid[0], b.valid[1]].into(),
         memref: None,
     };
     match class {
@@ -940,11 +950,12 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
                     a.dtype
                 )));
             }
-            let valid = vec![
+            let valid = [
                 meet(c.valid[0], result.valid[0]),
                 meet(c.valid[1], result.valid[1]),
-            ];
-            Ok(vec![Type::Tile(TileType { valid, ..result })])
+            ]
+            .into();
+            one(Type::Tile(TileType { valid, ..result }))
         }
         OpClass::MatmulBias => {
             let bias = cx.tile(2)?;
@@ -955,13 +966,13 @@ fn matmul(cx: &Cx<'_>) -> R<Vec<Type>> {
                     cx.show(cx.ty(2))
                 )));
             }
-            Ok(vec![Type::Tile(result)])
+            one(Type::Tile(result))
         }
-        _ => Ok(vec![Type::Tile(result)]),
+        _ => one(Type::Tile(result)),
     }
 }
 
-fn call(cx: &Cx<'_>) -> R<Vec<Type>> {
+fn call(cx: &Cx<'_>) -> R<ResultTypes> {
     let callee = match cx.attr("callee")? {
         Attr::Symbol(s) => s,
         _ => {
@@ -1006,7 +1017,7 @@ fn call(cx: &Cx<'_>) -> R<Vec<Type>> {
             )));
         }
     }
-    Ok(func.sig.returns.clone())
+    Ok(func.sig.returns.as_slice().into())
 }
 
 /// A call argument matches a parameter when kind, dtype and rank agree and static extents

@@ -4,6 +4,7 @@ mod infer;
 mod table;
 
 pub use infer::{
-    InferError, ROUND_MODES, infer, matmul_acc_dtype, meet, merge_types, same_up_to_valid,
+    InferError, ROUND_MODES, ResultTypes, infer, matmul_acc_dtype, meet, merge_types,
+    same_up_to_valid,
 };
 pub use table::{OPS, OpClass, OpInfo, Opcode};

@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::lexer::{KindComment, Tok, Token};
-use crate::attr::{Attr, Attrs};
+use crate::attr::{Attr, AttrEntry, Attrs};
 use crate::diag::Diag;
 use crate::dtype::DataType;
 use crate::entity::{BlockId, EntityId, FuncId, OpId, SpanId, StmtId, ValueId};
@@ -26,10 +26,12 @@ use crate::ops::Opcode;
 use crate::print::{constant_attr, derived_iv_type, derived_result_types};
 use crate::stmt::{
     BlockRole, ForKind, ForStmt, IfStmt, IterArg, Operation, ScopeKind, Statement, StmtKind,
-    WhileStmt,
+    ValueList, WhileStmt,
 };
 use crate::typefmt::type_str;
-use crate::types::{Dim, MemRef, MemorySpace, PipeKind, TensorFormat, TensorType, TileType, Type};
+use crate::types::{
+    Dim, Extents, MemRef, MemorySpace, PipeKind, Shape, TensorFormat, TensorType, TileType, Type,
+};
 use crate::value::{Constant, ValueDef};
 
 type PResult<T> = Result<T, Diag>;
@@ -300,7 +302,7 @@ impl<'a> Parser<'a> {
                     let (key, _) = self.ident("an attribute name")?;
                     self.expect(&Tok::Eq)?;
                     let v = self.attr_value()?;
-                    self.m.attrs.set(key, v);
+                    self.m.attrs.set(key.to_string(), v);
                 }
                 Tok::Ident("func.func") => self.function()?,
                 Tok::RBrace => break,
@@ -435,7 +437,7 @@ impl<'a> Parser<'a> {
         self.m.push_stmt(
             b,
             Statement {
-                kind: StmtKind::Yield(Vec::new()),
+                kind: StmtKind::Yield(ValueList::new()),
                 span: SpanId(at as u32),
             },
         )
@@ -507,7 +509,7 @@ impl<'a> Parser<'a> {
                     ops.push(self.op()?);
                 }
                 self.bump();
-                self.set_kind(s, StmtKind::Op(ops));
+                self.set_kind(s, StmtKind::Op(ops.into()));
             }
             "statement.for" => {
                 self.bump();
@@ -525,10 +527,10 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let vs = self.uses();
                 let kind = match kw {
-                    "statement.yield" => StmtKind::Yield(vs),
-                    "statement.return" => StmtKind::Return(vs),
-                    "statement.break" => StmtKind::Break(vs),
-                    _ => StmtKind::Continue(vs),
+                    "statement.yield" => StmtKind::Yield(vs.into()),
+                    "statement.return" => StmtKind::Return(vs.into()),
+                    "statement.break" => StmtKind::Break(vs.into()),
+                    _ => StmtKind::Continue(vs.into()),
                 };
                 let s = self.new_stmt(b, at);
                 self.set_kind(s, kind);
@@ -658,7 +660,7 @@ impl<'a> Parser<'a> {
                 } else {
                     self.expect(&Tok::Eq)?;
                     let v = self.attr_value()?;
-                    attrs.set(key, v);
+                    attrs.set(key.to_string(), v);
                 }
                 if self.eat(&Tok::RBrace) {
                     break;
@@ -689,9 +691,9 @@ impl<'a> Parser<'a> {
                 lb,
                 ub,
                 step,
-                iter_args,
+                iter_args: iter_args.into(),
                 body,
-                results,
+                results: results.into(),
                 kind,
                 attrs,
             }),
@@ -718,14 +720,14 @@ impl<'a> Parser<'a> {
             cond,
             then_block,
             else_block,
-            results: placeholder,
+            results: placeholder.into(),
         });
         let tys = annotated
             .or_else(|| derived_result_types(&self.m, &kind))
             .unwrap_or_default();
         let results = self.define_results(s, &lhs, &tys);
         if let StmtKind::If(i) = &mut kind {
-            i.results = results;
+            i.results = results.into();
         }
         self.set_kind(s, kind);
         Ok(())
@@ -750,10 +752,10 @@ impl<'a> Parser<'a> {
         self.set_kind(
             s,
             StmtKind::While(WhileStmt {
-                iter_args,
+                iter_args: iter_args.into(),
                 cond_block,
                 body,
-                results,
+                results: results.into(),
             }),
         );
         self.block_body(cond_block)?;
@@ -768,8 +770,8 @@ impl<'a> Parser<'a> {
     fn push_op(&mut self, opcode: Opcode, operands: Vec<ValueId>, attrs: Attrs, at: usize) -> OpId {
         self.m.ops.push(Operation {
             opcode,
-            operands,
-            results: Vec::new(),
+            operands: operands.into(),
+            results: ValueList::new(),
             attrs,
             span: SpanId(at as u32),
         })
@@ -781,7 +783,7 @@ impl<'a> Parser<'a> {
             results.push(self.define(n, ty, ValueDef::OpResult(op, i as u32)));
         }
         if let Some(o) = self.m.ops.get_mut(op) {
-            o.results = results;
+            o.results = results.into();
         }
     }
 
@@ -825,7 +827,7 @@ impl<'a> Parser<'a> {
                 attrs = self.attr_dict()?;
             }
             if attrs.get("value").is_none() {
-                attrs.0.insert(0, ("value".to_string(), constant_attr(c)));
+                attrs.0.insert(0, ("value".into(), constant_attr(c)));
             }
             let op = self.push_op(Opcode::Const, Vec::new(), attrs, at);
             self.define_op_results(op, &lhs, vec![ty]);
@@ -1025,7 +1027,7 @@ impl<'a> Parser<'a> {
                     _ => return Err(self.unexpected("a byte offset")),
                 };
         }
-        let size = TileType::new(dtype, shape.to_vec()).buffer_bytes();
+        let size = TileType::new(dtype, shape).buffer_bytes();
         Ok(Some(MemRef { space, addr, size }))
     }
 
@@ -1050,7 +1052,7 @@ impl<'a> Parser<'a> {
                 } else {
                     (first.clone(), first_at, first)
                 };
-                let shape: Vec<u64> = shape
+                let shape: Shape = shape
                     .iter()
                     .map(|d| d.as_const())
                     .collect::<Option<_>>()
@@ -1138,9 +1140,9 @@ impl<'a> Parser<'a> {
     }
 
     /// `[e, ..]` where each extent is an integer, `%value` or `?`.
-    fn dims(&mut self) -> PResult<Vec<Dim>> {
+    fn dims(&mut self) -> PResult<Extents> {
         self.expect(&Tok::LBracket)?;
-        let mut out = Vec::new();
+        let mut out = Extents::new();
         if self.eat(&Tok::RBracket) {
             return Ok(out);
         }
@@ -1169,12 +1171,12 @@ impl<'a> Parser<'a> {
 
     /// `{k=v, ..}` (also `{}`).
     fn attr_dict(&mut self) -> PResult<Attrs> {
-        Ok(Attrs(self.attr_map()?))
+        Ok(Attrs(self.attr_map()?.into()))
     }
 
-    fn attr_map(&mut self) -> PResult<Vec<(String, Attr)>> {
+    fn attr_map(&mut self) -> PResult<Vec<AttrEntry>> {
         self.expect(&Tok::LBrace)?;
-        let mut out: Vec<(String, Attr)> = Vec::new();
+        let mut out: Vec<AttrEntry> = Vec::new();
         if self.eat(&Tok::RBrace) {
             return Ok(out);
         }
@@ -1184,7 +1186,7 @@ impl<'a> Parser<'a> {
             let v = self.attr_value()?;
             match out.iter_mut().find(|(k, _)| k == key) {
                 Some(slot) => slot.1 = v,
-                None => out.push((key.to_string(), v)),
+                None => out.push((key.to_string().into(), v)),
             }
             if self.eat(&Tok::RBrace) {
                 return Ok(out);

@@ -626,7 +626,7 @@ impl<'a> Writer<'a> {
     fn region_end(&mut self, b: pto_ir::BlockId, l: Level) {
         let m = self.m;
         let need: Vec<ValueId> = match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
-            Some(StmtKind::If(x)) => x.results.clone(),
+            Some(StmtKind::If(x)) => x.results.to_vec(),
             Some(StmtKind::For(x)) => x.iter_args.iter().map(|a| a.arg).collect(),
             Some(StmtKind::While(w)) => w.iter_args.iter().map(|a| a.arg).collect(),
             _ => Vec::new(),
@@ -808,13 +808,11 @@ impl<'a> Writer<'a> {
             self.put(">");
         }
         for (k, v) in &op.attrs.0 {
-            let shown = !matches!(
-                k.as_str(),
-                "offset" | "set" | "wait" | "sync" | "shape" | "loc"
-            ) && matches!(
-                v,
-                Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
-            );
+            let shown = !matches!(&**k, "offset" | "set" | "wait" | "sync" | "shape" | "loc")
+                && matches!(
+                    v,
+                    Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
+                );
             if !shown {
                 continue;
             }

@@ -879,7 +879,7 @@ impl<'a> Writer<'a> {
     fn symbol_name(&self, d: ValueId) -> std::borrow::Cow<'a, str> {
         let dv = &self.m.values[d];
         match &dv.name {
-            Some(n) => n.as_str().into(),
+            Some(n) => (&**n).into(),
             None => format!("d{}", dv.number).into(),
         }
     }

@@ -240,7 +240,7 @@ impl<'m> Interp<'m> {
     /// A value's name for messages: the user's name if it has one, else the SSA name.
     pub(super) fn name(&self, v: ValueId) -> String {
         match self.m.values.get(v).and_then(|d| d.name.clone()) {
-            Some(n) => n,
+            Some(n) => n.to_string(),
             None => self.m.ssa_name(v),
         }
     }
