@@ -17,7 +17,7 @@
 
 use pto_ir::{DataType, FuncId, MemorySpace, Opcode, PipeKind, ProgramModule, SpanId, ValueId};
 
-use crate::events::Event;
+use crate::events::{Event, OpEvents};
 
 /// Index of a tile slot in [`Program::tiles`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -413,6 +413,8 @@ pub struct Program {
     pub tiles: Vec<TileSlot>,
     /// The body.
     pub body: Vec<Inst>,
+    /// The events of each op of the module (`insert-events`), which the MLIR text shows.
+    pub events: OpEvents,
     /// The kernel's span, for messages.
     pub span: SpanId,
 }

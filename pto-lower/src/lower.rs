@@ -18,12 +18,23 @@ use pto_ir::{
 };
 
 use crate::bufferize::module_target;
-use crate::events::event_iter;
+use crate::events::{EventRole, OpEvents};
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
 use crate::isa::{Arg, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
 
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
+    let events = OpEvents::from_attrs(&m);
+    lower_with_events(m, func, events)
+}
+
+/// [`lower`], with the events of the ops given as a table ([`crate::events::plan`]) rather
+/// than read from the op attributes.
+pub fn lower_with_events(
+    m: ProgramModule,
+    func: FuncId,
+    events: OpEvents,
+) -> Result<Program, Diagnostics> {
     let target = module_target(&m).name;
     let span = m.funcs.get(func).map_or(SpanId::NONE, |f| f.span);
     let Some(f) = m.funcs.get(func) else {
@@ -41,6 +52,7 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
         tiles: Vec::new(),
         diags: Vec::new(),
         targets: Vec::new(),
+        events: &events,
         span: f.span,
     };
     let body = lw.block(f.body);
@@ -58,6 +70,7 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
         target,
         tiles,
         body,
+        events,
         span,
     })
 }
@@ -82,6 +95,7 @@ struct Lowerer<'a> {
     tiles: Vec<TileSlot>,
     diags: Vec<Diag>,
     targets: Vec<YieldTarget<'a>>,
+    events: &'a OpEvents,
     span: SpanId,
 }
 
@@ -419,7 +433,7 @@ impl<'a> Lowerer<'a> {
         let m = self.m;
         let op = &m.ops[o];
         let at = op.span;
-        for ev in event_iter(&op.attrs, "wait") {
+        for ev in self.events.of(o, EventRole::Wait) {
             out.push(Inst::WaitFlag(ev));
         }
         let class = op.opcode.class();
@@ -585,10 +599,10 @@ impl<'a> Lowerer<'a> {
                 format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),
             ),
         }
-        for ev in event_iter(&op.attrs, "set") {
+        for ev in self.events.of(o, EventRole::Set) {
             out.push(Inst::SetFlag(ev));
         }
-        for ev in event_iter(&op.attrs, "sync") {
+        for ev in self.events.of(o, EventRole::Sync) {
             out.push(Inst::SetFlag(ev));
             out.push(Inst::WaitFlag(ev));
         }

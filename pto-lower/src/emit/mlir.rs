@@ -16,7 +16,7 @@ use pto_ir::{
 };
 
 use super::writer::{Level, Out};
-use crate::events::{Event, events};
+use crate::events::{Event, EventRole};
 use crate::info::{addr_of, layout_name, space_of};
 use crate::isa::Program;
 
@@ -861,10 +861,11 @@ impl<'a> Writer<'a> {
             return;
         }
         // The events this op waits for (those recorded earlier) and records.
-        let mut waits = events(&op.attrs, "wait");
+        let ev = &self.p.events;
+        let mut waits: Vec<Event> = ev.of(o, EventRole::Wait).collect();
         waits.retain(|&e| self.token(e).is_some());
-        let mut records = events(&op.attrs, "set");
-        records.extend(events(&op.attrs, "sync"));
+        let mut records: Vec<Event> = ev.of(o, EventRole::Set).collect();
+        records.extend(ev.of(o, EventRole::Sync));
         let offs = op
             .attrs
             .get("offset")
