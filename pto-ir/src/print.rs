@@ -132,6 +132,51 @@ pub(crate) fn derived_result_types(m: &ProgramModule, kind: &StmtKind) -> Option
     }
 }
 
+/// Whether [`derived_result_types`] of `kind` gives the types of `results`, without
+/// building the list: the printer asks this of every statement with results.
+fn derived_result_types_are(m: &ProgramModule, kind: &StmtKind, results: &[ValueId]) -> bool {
+    let ty = |v: ValueId| m.values.get(v).map(|d| &d.ty);
+    // Whether the values `vs` all have types and those are the results' types, in order.
+    let same = |vs: &mut dyn ExactSizeIterator<Item = ValueId>| {
+        vs.len() == results.len()
+            && vs
+                .zip(results)
+                .all(|(v, &r)| ty(v).is_some() && ty(v) == ty(r))
+    };
+    match kind {
+        StmtKind::For(s) => same(&mut s.iter_args.iter().map(|a| a.arg)),
+        StmtKind::While(w) => same(&mut w.iter_args.iter().map(|a| a.arg)),
+        StmtKind::If(i) => {
+            // The yielded values of a branch, when each has a type.
+            let yields = |b: BlockId| -> Option<&[ValueId]> {
+                let last = *m.blocks.get(b)?.stmts.last()?;
+                match &m.stmts.get(last)?.kind {
+                    StmtKind::Yield(vs) if vs.iter().all(|&v| ty(v).is_some()) => Some(vs),
+                    _ => None,
+                }
+            };
+            let n = i.results.len();
+            match (yields(i.then_block), yields(i.else_block)) {
+                (Some(a), Some(b)) if a.len() == n && b.len() == n => {
+                    n == results.len()
+                        && a.iter().zip(b).zip(results).all(|((&x, &y), &r)| {
+                            match (ty(x), ty(y), ty(r)) {
+                                // Merging a type with itself gives it back: no merge to build.
+                                (Some(x), Some(y), Some(r)) if x == y => x == r,
+                                (Some(x), Some(y), Some(r)) => crate::ops::merge_types(x, y) == *r,
+                                _ => false,
+                            }
+                        })
+                }
+                (Some(a), _) if a.len() == n => same(&mut a.iter().copied()),
+                (_, Some(b)) if b.len() == n => same(&mut b.iter().copied()),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// The type the parser gives an induction variable written without one: its lower bound's
 /// type when that is a scalar, else `int64`.
 pub(crate) fn derived_iv_type(m: &ProgramModule, lb: ValueId) -> Type {
@@ -312,14 +357,14 @@ impl<'a> Printer<'a> {
         if results.iter().any(|&v| m.values.get(v).is_none()) {
             return;
         }
+        if derived_result_types_are(m, kind, results) {
+            return;
+        }
         let actual = || {
             results
                 .iter()
                 .filter_map(|&v| m.values.get(v).map(|d| &d.ty))
         };
-        if derived_result_types(m, kind).is_some_and(|d| d.iter().eq(actual())) {
-            return;
-        }
         self.put(" -> (");
         for (i, t) in actual().enumerate() {
             self.sep(i);
@@ -592,5 +637,55 @@ impl<'a> Printer<'a> {
             }
             Attr::Map(items) => self.dict(items.iter(), true),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The printer's check agrees with the parser's derivation on every statement of the
+    /// round-trip and kernel files.
+    #[test]
+    fn derived_result_check_matches_derivation() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dirs = [
+            root.join("tests/files/roundtrip"),
+            root.join("tests/files"),
+            root.join("../pto-lower/tests/kernels"),
+        ];
+        let mut checked = 0;
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.extension().is_none_or(|x| x != "pto") {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let Ok(m) = crate::parse(&text) else { continue };
+                for (_, st) in m.stmts.iter() {
+                    let results: &[ValueId] = match &st.kind {
+                        StmtKind::For(f) => &f.results,
+                        StmtKind::While(w) => &w.results,
+                        StmtKind::If(i) => &i.results,
+                        _ => continue,
+                    };
+                    let actual: Vec<Type> = results.iter().map(|&v| m.ty(v).clone()).collect();
+                    assert_eq!(
+                        derived_result_types_are(&m, &st.kind, results),
+                        derived_result_types(&m, &st.kind).is_some_and(|d| d == actual),
+                        "{}",
+                        path.display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10, "{checked} statements checked");
     }
 }
