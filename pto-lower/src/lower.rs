@@ -790,7 +790,7 @@ pub(crate) fn sanitize(s: &str) -> String {
 }
 
 /// Appends [`sanitize`] of `s` to `out`.
-fn push_sanitized(out: &mut String, s: &str) {
+pub(crate) fn push_sanitized(out: &mut String, s: &str) {
     out.extend(s.chars().map(|c| {
         if c.is_ascii_alphanumeric() || c == '_' {
             c.to_ascii_lowercase()
