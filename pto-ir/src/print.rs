@@ -48,8 +48,9 @@ const MAX_DEPTH: usize = 200;
 
 impl fmt::Display for ProgramModule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // About one line of 64 bytes per op: one allocation for most modules.
-        let mut out = String::with_capacity(256 + 64 * self.ops.len());
+        // About 110 bytes per op (its line and its share of the statements'): one
+        // allocation for most modules.
+        let mut out = String::with_capacity(256 + 128 * self.ops.len());
         Printer {
             m: self,
             out: &mut out,

@@ -428,20 +428,20 @@ impl Program {
     /// Number of instructions, nested ones included.
     pub fn inst_count(&self) -> usize {
         fn count(v: &[Inst]) -> usize {
-            v.iter()
-                .map(|i| {
-                    1 + match i {
-                        Inst::For { body, .. } => count(body),
-                        Inst::While { cond, body, .. } => count(cond) + count(body),
-                        Inst::If {
-                            then_body,
-                            else_body,
-                            ..
-                        } => count(then_body) + count(else_body),
-                        _ => 0,
-                    }
-                })
-                .sum()
+            let mut n = v.len();
+            for i in v {
+                match i {
+                    Inst::For { body, .. } => n += count(body),
+                    Inst::While { cond, body, .. } => n += count(cond) + count(body),
+                    Inst::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => n += count(then_body) + count(else_body),
+                    _ => {}
+                }
+            }
+            n
         }
         count(&self.body)
     }

@@ -29,11 +29,13 @@ pub fn emit(p: &Program) -> String {
     let mut w = Writer {
         p,
         m: &p.module,
-        // Room for a few lines per instruction: one allocation for most kernels.
-        out: Out::with_capacity(1024 + 256 * p.inst_count()),
+        // Lines average about 200 bytes per op of the module: one allocation for most
+        // kernels.
+        out: Out::with_capacity(1024 + 256 * p.module.ops.len()),
         next_gt: 0,
         names: vec![None; p.module.values.len()],
-        name_text: String::new(),
+        // Names average well under 16 bytes.
+        name_text: String::with_capacity(16 * p.module.values.len()),
     };
     w.put_program();
     w.out.text

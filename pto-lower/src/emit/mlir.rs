@@ -124,8 +124,9 @@ impl<'a> Writer<'a> {
             m: &p.module,
             p,
             generic,
-            // Lines average well under 128 bytes: one allocation for most kernels.
-            out: Out::with_capacity(512 + 128 * p.module.ops.len()),
+            // The text averages about 230 bytes per op of the module (its line and its
+            // share of the statements'): one allocation for most kernels.
+            out: Out::with_capacity(512 + 256 * p.module.ops.len()),
             renamed: Vec::new(),
             tokens: Vec::new(),
             next_token: 0,
