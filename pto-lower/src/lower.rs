@@ -9,9 +9,9 @@
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use pto_ir::entity::SecondaryMap;
+use pto_ir::typefmt::push_u64;
 use pto_ir::{
     Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, OpClass, OpId, Opcode, PipeKind,
     ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
@@ -188,7 +188,8 @@ impl<'a> Lowerer<'a> {
         let (rows, cols) = t.rows_cols();
         let base = data.name.as_deref().unwrap_or_default();
         let mut name = String::with_capacity(base.len() + 8);
-        let _ = write!(name, "t{}", id.0);
+        name.push('t');
+        push_u64(&mut name, u64::from(id.0));
         if !base.is_empty() {
             name.push('_');
             push_sanitized(&mut name, base);
