@@ -48,8 +48,9 @@ pub fn lower_with_events(
         m: &m,
         slot_of: SecondaryMap::with_len(m.values.len(), None),
         slots: BTreeMap::new(),
-        next_at_place: Vec::new(),
-        tiles: Vec::new(),
+        // Kernels have about one slot per three ops.
+        next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
+        tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
         diags: Vec::new(),
         targets: Vec::new(),
         events: &events,
