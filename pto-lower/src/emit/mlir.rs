@@ -111,6 +111,9 @@ struct Writer<'a> {
     /// ids per pipe pair occur, so a Vec searched linearly beats hashing.
     tokens: Vec<(Event, u32)>,
     next_token: u32,
+    /// The events the current op waits for and records (reused from op to op).
+    waits: Vec<Event>,
+    records: Vec<Event>,
     next_tmp: u32,
     /// The shape and dtype of the tile type spelled last, and its text: ops mostly repeat
     /// their neighbours' tile types, and comparing and copying is cheaper than spelling.
@@ -130,6 +133,8 @@ impl<'a> Writer<'a> {
             renamed: Vec::new(),
             tokens: Vec::new(),
             next_token: 0,
+            waits: Vec::new(),
+            records: Vec::new(),
             next_tmp: 0,
             last_tile: None,
             last_text: String::new(),
@@ -862,11 +867,17 @@ impl<'a> Writer<'a> {
             return;
         }
         // The events this op waits for (those recorded earlier) and records.
+        // In buffers kept across ops (most ops have no events, the rest one or two).
         let ev = &self.p.events;
-        let mut waits: Vec<Event> = ev.of(o, EventRole::Wait).collect();
-        waits.retain(|&e| self.token(e).is_some());
-        let mut records: Vec<Event> = ev.of(o, EventRole::Set).collect();
-        records.extend(ev.of(o, EventRole::Sync));
+        let mut waits = std::mem::take(&mut self.waits);
+        waits.clear();
+        waits.extend(
+            ev.of(o, EventRole::Wait)
+                .filter(|&e| self.token(e).is_some()),
+        );
+        let mut records = std::mem::take(&mut self.records);
+        records.clear();
+        records.extend(ev.of(o, EventRole::Set).chain(ev.of(o, EventRole::Sync)));
         let offs = op
             .attrs
             .get("offset")
@@ -1008,5 +1019,7 @@ impl<'a> Writer<'a> {
             }
         }
         self.next_token += records.len() as u32;
+        self.waits = waits;
+        self.records = records;
     }
 }
