@@ -20,7 +20,7 @@ use pto_ir::{
 use crate::bufferize::module_target;
 use crate::events::{EventRole, OpEvents};
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
-use crate::isa::{Arg, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
+use crate::isa::{Arg, Args, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
 
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
@@ -226,7 +226,7 @@ impl<'a> Lowerer<'a> {
             out.push(Inst::Op {
                 isa: Isa::TMov,
                 dst: d,
-                args: vec![Arg::Tile(s)],
+                args: Args::from([Arg::Tile(s)]),
             });
         }
     }
@@ -466,7 +466,7 @@ impl<'a> Lowerer<'a> {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 match isa_at(0) {
-                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] }),
+                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) }),
                     None => self.err(at, format!("`{}` has no ISA instruction", op.opcode)),
                 }
             }
@@ -486,7 +486,7 @@ impl<'a> Lowerer<'a> {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 if let Some(isa) = isa_at(0) {
-                    out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] });
+                    out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) });
                 }
             }
             OpClass::RowExpand | OpClass::ColExpand => {
@@ -494,12 +494,18 @@ impl<'a> Lowerer<'a> {
                 let a = self.tref(op.operands[0], at);
                 if let Some(isa) = isa_at(0) {
                     out.push(Inst::FullValid(d));
-                    out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] });
+                    out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) });
                 }
             }
             OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
                 let d = dst(self);
-                let args: Vec<Arg> = op.operands.iter().map(|&v| Arg::Tile(self.tref(v, at))).collect();
+                let mut srcs = [Arg::Imm(0.0); Args::CAP];
+                for (a, &v) in srcs.iter_mut().zip(&op.operands) {
+                    *a = Arg::Tile(self.tref(v, at));
+                }
+                let Some(args) = srcs.get(..op.operands.len()).and_then(Args::new) else {
+                    return self.err(at, format!("`{}` has more operands than an instruction takes", op.opcode));
+                };
                 let isa = match class {
                     OpClass::Matmul => Isa::TMatmul,
                     OpClass::MatmulAcc => Isa::TMatmulAcc,
@@ -545,7 +551,7 @@ impl<'a> Lowerer<'a> {
                 out.push(Inst::Op {
                     isa: Isa::TExpandS,
                     dst: d,
-                    args: vec![Arg::Scalar(op.operands[0])],
+                    args: Args::from([Arg::Scalar(op.operands[0])]),
                 });
             }
             OpClass::Valid => {
@@ -634,7 +640,7 @@ impl<'a> Lowerer<'a> {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(ra), Arg::Tile(rb)],
+                        args: Args::from([Arg::Tile(ra), Arg::Tile(rb)]),
                     }),
                     None => unsupported(self, "on two tiles"),
                 }
@@ -651,14 +657,14 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(rbig), Arg::Tile(rsmall)],
+                        args: Args::from([Arg::Tile(rbig), Arg::Tile(rsmall)]),
                     });
                 } else if op.opcode == Opcode::TileSub {
                     // r - a = -(a - r)
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(rbig), Arg::Tile(rsmall)],
+                        args: Args::from([Arg::Tile(rbig), Arg::Tile(rsmall)]),
                     });
                     self.negate(out, d, &ta.dtype);
                 } else if op.opcode == Opcode::TileDiv {
@@ -671,12 +677,12 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa: Isa::TRecip,
                         dst: d,
-                        args: vec![Arg::Tile(rbig)],
+                        args: Args::from([Arg::Tile(rbig)]),
                     });
                     out.push(Inst::Op {
                         isa: mul,
                         dst: d,
-                        args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)],
+                        args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)]),
                     });
                 } else {
                     unsupported(self, "with the broadcast operand on the left");
@@ -688,7 +694,7 @@ impl<'a> Lowerer<'a> {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(ra), Arg::Scalar(b)],
+                        args: Args::from([Arg::Tile(ra), Arg::Scalar(b)]),
                     }),
                     None => unsupported(self, "with a scalar"),
                 }
@@ -702,7 +708,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(rb), Arg::Scalar(a)],
+                        args: Args::from([Arg::Tile(rb), Arg::Scalar(a)]),
                     });
                 } else if op.opcode == Opcode::TileSub {
                     // s - a = (-a) + s
@@ -710,25 +716,25 @@ impl<'a> Lowerer<'a> {
                         out.push(Inst::Op {
                             isa: Isa::TNeg,
                             dst: d,
-                            args: vec![Arg::Tile(rb)],
+                            args: Args::from([Arg::Tile(rb)]),
                         });
                     } else {
                         out.push(Inst::Op {
                             isa: Isa::TMulS,
                             dst: d,
-                            args: vec![Arg::Tile(rb), Arg::Imm(-1.0)],
+                            args: Args::from([Arg::Tile(rb), Arg::Imm(-1.0)]),
                         });
                     }
                     out.push(Inst::Op {
                         isa: Isa::TAddS,
                         dst: d,
-                        args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)],
+                        args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)]),
                     });
                 } else if op.opcode == Opcode::TileDiv {
                     out.push(Inst::Op {
                         isa: Isa::TDivS,
                         dst: d,
-                        args: vec![Arg::Scalar(a), Arg::Tile(rb)],
+                        args: Args::from([Arg::Scalar(a), Arg::Tile(rb)]),
                     });
                 } else {
                     unsupported(self, "with the scalar on the left");
@@ -743,13 +749,13 @@ impl<'a> Lowerer<'a> {
             out.push(Inst::Op {
                 isa: Isa::TNeg,
                 dst: d,
-                args: vec![Arg::Tile(TileRef::Slot(d))],
+                args: Args::from([Arg::Tile(TileRef::Slot(d))]),
             });
         } else {
             out.push(Inst::Op {
                 isa: Isa::TMulS,
                 dst: d,
-                args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)],
+                args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)]),
             });
         }
     }
