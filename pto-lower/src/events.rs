@@ -119,7 +119,8 @@ impl OpEvents {
     pub fn new(m: &ProgramModule) -> Self {
         OpEvents {
             ends: SecondaryMap::with_len(m.ops.len(), None),
-            entries: Vec::new(),
+            // Kernels have about one event per op (a set and a wait, or a sync, per two).
+            entries: Vec::with_capacity(m.ops.len()),
         }
     }
 
