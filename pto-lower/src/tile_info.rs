@@ -421,7 +421,10 @@ fn make_move(
     name.push_str(base);
     name.push('_');
     name.extend(want.name().chars().map(|c| c.to_ascii_lowercase()));
-    let attrs = Attrs(vec![("loc".to_string(), Attr::Ident(want.name().to_string()))]);
+    let attrs = Attrs(vec![(
+        "loc".to_string(),
+        Attr::Ident(want.name().to_string()),
+    )]);
     let (op, mv) = walk::new_op(m, Opcode::TileMove, vec![v], attrs, ty, Some(&name), span);
     set_space(m, mv, want);
     (op, mv)
