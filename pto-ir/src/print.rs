@@ -33,7 +33,7 @@
 use std::fmt::{self, Write};
 
 use crate::attr::Attr;
-use crate::entity::{BlockId, OpId, StmtId, ValueId};
+use crate::entity::{BlockId, EntityId, OpId, StmtId, ValueId};
 use crate::module::{Direction, Function, ProgramModule};
 use crate::ops::{OpClass, Opcode};
 use crate::parse::lexer::escape;
@@ -55,7 +55,7 @@ impl fmt::Display for ProgramModule {
             m: self,
             out: &mut out,
             last_ty: None,
-            last_text: String::new(),
+            spelled: vec![Spelled::default(); self.values.len()],
         }
         .module();
         f.write_str(&out)
@@ -66,10 +66,24 @@ impl fmt::Display for ProgramModule {
 struct Printer<'a> {
     m: &'a ProgramModule,
     out: &'a mut String,
-    /// The non-scalar type spelled last and its text: neighbouring ops mostly repeat one
-    /// tile type, and comparing and copying is cheaper than spelling it again.
-    last_ty: Option<&'a Type>,
-    last_text: String,
+    /// The non-scalar type spelled last and where its text is in `out`: neighbouring ops
+    /// mostly repeat one tile type, and comparing and copying is cheaper than spelling it
+    /// again.
+    last_ty: Option<(&'a Type, Range)>,
+    /// Where each value's name and type were written in `out` first: a value is printed at
+    /// its definition and again at every use, and copying is cheaper than spelling.
+    spelled: Vec<Spelled>,
+}
+
+/// A range of the output (`start..end`), empty when there is none.
+#[derive(Clone, Copy, Default)]
+struct Range(u32, u32);
+
+/// Where a value's name and type are in the output (see [`Printer::spelled`]).
+#[derive(Clone, Copy, Default)]
+struct Spelled {
+    name: Range,
+    ty: Range,
 }
 
 /// The attribute a constant's `value` holds when it is the literal itself.
@@ -198,8 +212,36 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Copies text written before (`false` when `r` is empty, as when nothing was).
+    fn copy(&mut self, r: Range) -> bool {
+        if r.0 == r.1 {
+            return false;
+        }
+        self.out.extend_from_within(r.0 as usize..r.1 as usize);
+        true
+    }
+
+    /// Writes text with `write`, returning where it is (empty if the output is too long
+    /// for the ranges).
+    fn spell(&mut self, write: impl FnOnce(&mut Self)) -> Range {
+        let start = self.out.len();
+        write(self);
+        match (u32::try_from(start), u32::try_from(self.out.len())) {
+            (Ok(s), Ok(e)) => Range(s, e),
+            _ => Range::default(),
+        }
+    }
+
     fn name(&mut self, v: ValueId) {
-        self.m.write_ssa_name(v, self.out);
+        let i = v.index();
+        let before = self.spelled.get(i).map(|s| s.name);
+        if before.is_some_and(|r| self.copy(r)) {
+            return;
+        }
+        let r = self.spell(|p| p.m.write_ssa_name(v, p.out));
+        if let Some(s) = self.spelled.get_mut(i) {
+            s.name = r;
+        }
     }
 
     fn write_type(&mut self, t: &'a Type) {
@@ -208,21 +250,33 @@ impl<'a> Printer<'a> {
             self.put(d.name());
             return;
         }
-        if self.last_ty == Some(t) {
-            self.out.push_str(&self.last_text);
+        if let Some((last, r)) = self.last_ty
+            && last == t
+            && self.copy(r)
+        {
             return;
         }
-        let start = self.out.len();
-        write_type(self.m, t, self.out);
-        self.last_text.clear();
-        self.last_text.push_str(&self.out[start..]);
-        self.last_ty = Some(t);
+        let r = self.spell(|p| write_type(p.m, t, p.out));
+        self.last_ty = Some((t, r));
     }
 
     fn ty(&mut self, v: ValueId) {
-        match self.m.values.get(v) {
-            Some(d) => self.write_type(&d.ty),
-            None => self.put("<invalid>"),
+        let Some(d) = self.m.values.get(v) else {
+            self.put("<invalid>");
+            return;
+        };
+        if let Type::Scalar(dt) = d.ty {
+            self.put(dt.name());
+            return;
+        }
+        let i = v.index();
+        let before = self.spelled.get(i).map(|s| s.ty);
+        if before.is_some_and(|r| self.copy(r)) {
+            return;
+        }
+        let r = self.spell(|p| p.write_type(&d.ty));
+        if let Some(s) = self.spelled.get_mut(i) {
+            s.ty = r;
         }
     }
 
