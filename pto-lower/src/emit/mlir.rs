@@ -98,6 +98,9 @@ fn offset(m: &ProgramModule, a: &Attr) -> (Option<ValueId>, i64) {
     }
 }
 
+/// What a tile type's MLIR spelling shows: its shape and dtype.
+type TileKey<'a> = (&'a [u64], DataType);
+
 /// Writes the text straight into one [`Out`]: names, types and attributes are spelled in
 /// place, never formatted into a `String` of their own first.
 struct Writer<'a> {
@@ -127,7 +130,7 @@ struct Writer<'a> {
     /// The shape and dtype of the tile type spelled last into `ty_text`, and its range:
     /// values mostly repeat their neighbours' tile types, and comparing is cheaper than
     /// spelling.
-    last_tile: Option<((&'a [u64], DataType), (u32, u32))>,
+    last_tile: Option<(TileKey<'a>, (u32, u32))>,
 }
 
 impl<'a> Writer<'a> {
