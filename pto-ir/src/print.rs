@@ -33,7 +33,7 @@
 use std::fmt::{self, Write};
 
 use crate::attr::{Attr, AttrEntry};
-use crate::entity::{BlockId, OpId, StmtId, ValueId};
+use crate::entity::{BlockId, EntityId, OpId, StmtId, ValueId};
 use crate::module::{Direction, Function, ProgramModule};
 use crate::ops::{OpClass, Opcode};
 use crate::parse::lexer::escape;
@@ -48,13 +48,14 @@ const MAX_DEPTH: usize = 200;
 
 impl fmt::Display for ProgramModule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // About one line of 64 bytes per op: one allocation for most modules.
-        let mut out = String::with_capacity(256 + 64 * self.ops.len());
+        // About 110 bytes per op (its line and its share of the statements'): one
+        // allocation for most modules.
+        let mut out = String::with_capacity(256 + 128 * self.ops.len());
         Printer {
             m: self,
             out: &mut out,
             last_ty: None,
-            last_text: String::new(),
+            spelled: vec![Spelled::default(); self.values.len()],
         }
         .module();
         f.write_str(&out)
@@ -65,10 +66,24 @@ impl fmt::Display for ProgramModule {
 struct Printer<'a> {
     m: &'a ProgramModule,
     out: &'a mut String,
-    /// The non-scalar type spelled last and its text: neighbouring ops mostly repeat one
-    /// tile type, and comparing and copying is cheaper than spelling it again.
-    last_ty: Option<&'a Type>,
-    last_text: String,
+    /// The non-scalar type spelled last and where its text is in `out`: neighbouring ops
+    /// mostly repeat one tile type, and comparing and copying is cheaper than spelling it
+    /// again.
+    last_ty: Option<(&'a Type, Range)>,
+    /// Where each value's name and type were written in `out` first: a value is printed at
+    /// its definition and again at every use, and copying is cheaper than spelling.
+    spelled: Vec<Spelled>,
+}
+
+/// A range of the output (`start..end`), empty when there is none.
+#[derive(Clone, Copy, Default)]
+struct Range(u32, u32);
+
+/// Where a value's name and type are in the output (see [`Printer::spelled`]).
+#[derive(Clone, Copy, Default)]
+struct Spelled {
+    name: Range,
+    ty: Range,
 }
 
 /// The attribute a constant's `value` holds when it is the literal itself.
@@ -132,6 +147,51 @@ pub(crate) fn derived_result_types(m: &ProgramModule, kind: &StmtKind) -> Option
     }
 }
 
+/// Whether [`derived_result_types`] of `kind` gives the types of `results`, without
+/// building the list: the printer asks this of every statement with results.
+fn derived_result_types_are(m: &ProgramModule, kind: &StmtKind, results: &[ValueId]) -> bool {
+    let ty = |v: ValueId| m.values.get(v).map(|d| &d.ty);
+    // Whether the values `vs` all have types and those are the results' types, in order.
+    let same = |vs: &mut dyn ExactSizeIterator<Item = ValueId>| {
+        vs.len() == results.len()
+            && vs
+                .zip(results)
+                .all(|(v, &r)| ty(v).is_some() && ty(v) == ty(r))
+    };
+    match kind {
+        StmtKind::For(s) => same(&mut s.iter_args.iter().map(|a| a.arg)),
+        StmtKind::While(w) => same(&mut w.iter_args.iter().map(|a| a.arg)),
+        StmtKind::If(i) => {
+            // The yielded values of a branch, when each has a type.
+            let yields = |b: BlockId| -> Option<&[ValueId]> {
+                let last = *m.blocks.get(b)?.stmts.last()?;
+                match &m.stmts.get(last)?.kind {
+                    StmtKind::Yield(vs) if vs.iter().all(|&v| ty(v).is_some()) => Some(vs),
+                    _ => None,
+                }
+            };
+            let n = i.results.len();
+            match (yields(i.then_block), yields(i.else_block)) {
+                (Some(a), Some(b)) if a.len() == n && b.len() == n => {
+                    n == results.len()
+                        && a.iter().zip(b).zip(results).all(|((&x, &y), &r)| {
+                            match (ty(x), ty(y), ty(r)) {
+                                // Merging a type with itself gives it back: no merge to build.
+                                (Some(x), Some(y), Some(r)) if x == y => x == r,
+                                (Some(x), Some(y), Some(r)) => crate::ops::merge_types(x, y) == *r,
+                                _ => false,
+                            }
+                        })
+                }
+                (Some(a), _) if a.len() == n => same(&mut a.iter().copied()),
+                (_, Some(b)) if b.len() == n => same(&mut b.iter().copied()),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// The type the parser gives an induction variable written without one: its lower bound's
 /// type when that is a scalar, else `int64`.
 pub(crate) fn derived_iv_type(m: &ProgramModule, lb: ValueId) -> Type {
@@ -152,8 +212,36 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Copies text written before (`false` when `r` is empty, as when nothing was).
+    fn copy(&mut self, r: Range) -> bool {
+        if r.0 == r.1 {
+            return false;
+        }
+        self.out.extend_from_within(r.0 as usize..r.1 as usize);
+        true
+    }
+
+    /// Writes text with `write`, returning where it is (empty if the output is too long
+    /// for the ranges).
+    fn spell(&mut self, write: impl FnOnce(&mut Self)) -> Range {
+        let start = self.out.len();
+        write(self);
+        match (u32::try_from(start), u32::try_from(self.out.len())) {
+            (Ok(s), Ok(e)) => Range(s, e),
+            _ => Range::default(),
+        }
+    }
+
     fn name(&mut self, v: ValueId) {
-        self.m.write_ssa_name(v, self.out);
+        let i = v.index();
+        let before = self.spelled.get(i).map(|s| s.name);
+        if before.is_some_and(|r| self.copy(r)) {
+            return;
+        }
+        let r = self.spell(|p| p.m.write_ssa_name(v, p.out));
+        if let Some(s) = self.spelled.get_mut(i) {
+            s.name = r;
+        }
     }
 
     fn write_type(&mut self, t: &'a Type) {
@@ -162,21 +250,33 @@ impl<'a> Printer<'a> {
             self.put(d.name());
             return;
         }
-        if self.last_ty == Some(t) {
-            self.out.push_str(&self.last_text);
+        if let Some((last, r)) = self.last_ty
+            && last == t
+            && self.copy(r)
+        {
             return;
         }
-        let start = self.out.len();
-        write_type(self.m, t, self.out);
-        self.last_text.clear();
-        self.last_text.push_str(&self.out[start..]);
-        self.last_ty = Some(t);
+        let r = self.spell(|p| write_type(p.m, t, p.out));
+        self.last_ty = Some((t, r));
     }
 
     fn ty(&mut self, v: ValueId) {
-        match self.m.values.get(v) {
-            Some(d) => self.write_type(&d.ty),
-            None => self.put("<invalid>"),
+        let Some(d) = self.m.values.get(v) else {
+            self.put("<invalid>");
+            return;
+        };
+        if let Type::Scalar(dt) = d.ty {
+            self.put(dt.name());
+            return;
+        }
+        let i = v.index();
+        let before = self.spelled.get(i).map(|s| s.ty);
+        if before.is_some_and(|r| self.copy(r)) {
+            return;
+        }
+        let r = self.spell(|p| p.write_type(&d.ty));
+        if let Some(s) = self.spelled.get_mut(i) {
+            s.ty = r;
         }
     }
 
@@ -312,14 +412,14 @@ impl<'a> Printer<'a> {
         if results.iter().any(|&v| m.values.get(v).is_none()) {
             return;
         }
+        if derived_result_types_are(m, kind, results) {
+            return;
+        }
         let actual = || {
             results
                 .iter()
                 .filter_map(|&v| m.values.get(v).map(|d| &d.ty))
         };
-        if derived_result_types(m, kind).is_some_and(|d| d.iter().eq(actual())) {
-            return;
-        }
         self.put(" -> (");
         for (i, t) in actual().enumerate() {
             self.sep(i);
@@ -592,5 +692,55 @@ impl<'a> Printer<'a> {
             }
             Attr::Map(items) => self.dict(items.iter(), true),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The printer's check agrees with the parser's derivation on every statement of the
+    /// round-trip and kernel files.
+    #[test]
+    fn derived_result_check_matches_derivation() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dirs = [
+            root.join("tests/files/roundtrip"),
+            root.join("tests/files"),
+            root.join("../pto-lower/tests/kernels"),
+        ];
+        let mut checked = 0;
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.extension().is_none_or(|x| x != "pto") {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let Ok(m) = crate::parse(&text) else { continue };
+                for (_, st) in m.stmts.iter() {
+                    let results: &[ValueId] = match &st.kind {
+                        StmtKind::For(f) => &f.results,
+                        StmtKind::While(w) => &w.results,
+                        StmtKind::If(i) => &i.results,
+                        _ => continue,
+                    };
+                    let actual: Vec<Type> = results.iter().map(|&v| m.ty(v).clone()).collect();
+                    assert_eq!(
+                        derived_result_types_are(&m, &st.kind, results),
+                        derived_result_types(&m, &st.kind).is_some_and(|d| d == actual),
+                        "{}",
+                        path.display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10, "{checked} statements checked");
     }
 }

@@ -11,21 +11,30 @@ pub fn dim_str(m: &ProgramModule, d: &Dim) -> String {
     s
 }
 
-/// Appends the decimal digits of `v` to `s`: the printers write many small numbers, and
-/// this skips `core::fmt`'s formatter set-up for each.
-pub fn push_u64(s: &mut String, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
+/// Appends the decimal digits of `v` to `s`: the printers write many small numbers (SSA
+/// numbers, extents, offsets), and this skips `core::fmt`'s formatter set-up for each. Up to
+/// three digits are pushed directly; longer numbers go through a digit buffer.
+pub fn push_u64(s: &mut String, v: u64) {
+    let digit = |d: u64| char::from(b'0' + (d % 10) as u8);
+    if v < 10 {
+        s.push(digit(v));
+    } else if v < 100 {
+        s.push(digit(v / 10));
+        s.push(digit(v));
+    } else if v < 1000 {
+        s.push(digit(v / 100));
+        s.push(digit(v / 10));
+        s.push(digit(v));
+    } else {
+        let mut buf = [0u8; 20];
+        let mut i = buf.len();
+        let mut v = v;
+        while v > 0 {
+            i -= 1;
+            buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
         }
-    }
-    for &b in &buf[i..] {
-        s.push(char::from(b));
+        s.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
     }
 }
 
@@ -162,7 +171,21 @@ mod tests {
 
     #[test]
     fn numbers_spell_like_core_fmt() {
-        for v in [0, 7, 10, 99, 1234567890, u64::MAX] {
+        for v in [
+            0,
+            7,
+            9,
+            10,
+            42,
+            99,
+            100,
+            256,
+            999,
+            1000,
+            4096,
+            1234567890,
+            u64::MAX,
+        ] {
             let mut s = String::new();
             push_u64(&mut s, v);
             assert_eq!(s, v.to_string());

@@ -7,6 +7,10 @@
 //! the lowering places at the end of each loop body that issues tile work.
 //!
 //! Event ids are allocated round-robin per (source, destination) pipe pair, 8 per pair.
+//!
+//! The pass writes the lists as op attributes, the text the file tests read; [`plan`] gives
+//! the same events as an [`OpEvents`] table, which the lowering and the MLIR emitter read
+//! (the macro's pipeline uses it and never builds the attribute lists).
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{Attr, BlockId, Diagnostics, OpId, PipeKind, ProgramModule, StmtKind, ValueDef};
@@ -20,6 +24,31 @@ pub struct InsertEvents;
 
 /// One event: source pipe, destination pipe, id.
 pub type Event = (PipeKind, PipeKind, u8);
+
+/// Which of an op's event lists an event is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventRole {
+    /// The op records the event when it is done (`set`).
+    Set,
+    /// The op waits for the event before it starts (`wait`).
+    Wait,
+    /// The op records the event and waits for it at once (`sync`).
+    Sync,
+}
+
+impl EventRole {
+    /// Every role, in the order the lowering reads them.
+    pub const ALL: [EventRole; 3] = [EventRole::Set, EventRole::Wait, EventRole::Sync];
+
+    /// The attribute key holding the list (`set`, `wait`, `sync`).
+    pub fn key(self) -> &'static str {
+        match self {
+            EventRole::Set => "set",
+            EventRole::Wait => "wait",
+            EventRole::Sync => "sync",
+        }
+    }
+}
 
 /// Reads an event list attribute (`set`, `wait`, `sync`) of an op.
 pub fn events(attrs: &pto_ir::Attrs, key: &str) -> Vec<Event> {
@@ -56,57 +85,183 @@ fn push_event(attrs: &mut pto_ir::Attrs, key: &'static str, (src, dst, id): Even
     }
 }
 
+/// Whether an op of `m` already has an event list attribute.
+fn has_event_attrs(m: &ProgramModule) -> bool {
+    m.ops.iter().any(|(_, op)| {
+        op.attrs
+            .0
+            .iter()
+            .any(|(k, _)| EventRole::ALL.iter().any(|r| r.key() == k))
+    })
+}
+
+/// The events of every op, as the lowering and the emitters read them: the `set`, `wait`
+/// and `sync` lists of each op, in order. The pass stores them as op attributes (the text
+/// form the file tests print); the macro's pipeline plans them straight into this table,
+/// which spares an attribute list of strings per event.
+#[derive(Clone, Debug, Default)]
+pub struct OpEvents {
+    /// The first and last entry of each op's list.
+    ends: SecondaryMap<OpId, Option<(u32, u32)>>,
+    /// Every entry; each op's are linked through [`EventEntry::next`] in order.
+    entries: Vec<EventEntry>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct EventEntry {
+    role: EventRole,
+    event: Event,
+    next: Option<u32>,
+}
+
+impl OpEvents {
+    /// An empty table for the ops of `m`.
+    pub fn new(m: &ProgramModule) -> Self {
+        OpEvents {
+            ends: SecondaryMap::with_len(m.ops.len(), None),
+            // Kernels have about one event per op (a set and a wait, or a sync, per two).
+            entries: Vec::with_capacity(m.ops.len()),
+        }
+    }
+
+    /// The events the op attributes of `m` hold (what [`InsertEvents`] wrote).
+    pub fn from_attrs(m: &ProgramModule) -> Self {
+        let mut t = OpEvents::new(m);
+        for (o, op) in m.ops.iter() {
+            for role in EventRole::ALL {
+                for e in event_iter(&op.attrs, role.key()) {
+                    t.append(o, role, e);
+                }
+            }
+        }
+        t
+    }
+
+    /// The events of op `o` in list `role`, in order.
+    pub fn of(&self, o: OpId, role: EventRole) -> impl Iterator<Item = Event> + '_ {
+        let mut at = self.ends[o].map(|(first, _)| first);
+        std::iter::from_fn(move || {
+            loop {
+                let e = self.entries.get(at? as usize)?;
+                at = e.next;
+                if e.role == role {
+                    return Some(e.event);
+                }
+            }
+        })
+    }
+
+    /// Adds `e` to list `role` of op `o` unless it is there already (like the attribute
+    /// list, which holds each event once).
+    fn insert(&mut self, o: OpId, role: EventRole, e: Event) {
+        if !self.of(o, role).any(|x| x == e) {
+            self.append(o, role, e);
+        }
+    }
+
+    fn append(&mut self, o: OpId, role: EventRole, event: Event) {
+        let i = self.entries.len() as u32;
+        self.entries.push(EventEntry {
+            role,
+            event,
+            next: None,
+        });
+        self.ends[o] = match self.ends[o] {
+            Some((first, last)) => {
+                if let Some(tail) = self.entries.get_mut(last as usize) {
+                    tail.next = Some(i);
+                }
+                Some((first, i))
+            }
+            None => Some((i, i)),
+        };
+    }
+}
+
+/// Plans the events of `m` (after `infer-tile-info`) into a table, leaving the module as
+/// it is: what [`InsertEvents`] followed by [`OpEvents::from_attrs`] gives. A module whose
+/// ops already carry event lists goes through the attributes, so they merge exactly as the
+/// pass merges them.
+pub fn plan(m: &mut ProgramModule) -> OpEvents {
+    if has_event_attrs(m) {
+        insert_attrs(m);
+        return OpEvents::from_attrs(m);
+    }
+    let mut t = OpEvents::new(m);
+    for f in walk::functions(m) {
+        insert(m, f, |_, o, role, e| t.insert(o, role, e));
+    }
+    t
+}
+
 impl Pass for InsertEvents {
     fn name(&self) -> &'static str {
         "insert-events"
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
-        for f in walk::functions(m) {
-            // The ops in program order, and the block each one sits in.
-            let mut ops = Vec::with_capacity(m.ops.len());
-            let mut block_of = SecondaryMap::with_len(m.ops.len(), None);
-            place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
-            // The next event id per (source, destination) pipe pair.
-            let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
-            let mut done = Synced::new(m);
-            for o in ops {
-                let consumer_pipe = pipe_of(m, &m.ops[o]);
-                if consumer_pipe == PipeKind::S {
-                    continue;
-                }
-                // By index: the loop adds events to the ops while it reads the operands.
-                for i in 0..m.ops[o].operands.len() {
-                    let v = m.ops[o].operands[i];
-                    let ValueDef::OpResult(p, _) = m.values[v].def else {
-                        continue;
-                    };
-                    if m.values[v].ty.as_tile().is_none() {
-                        continue;
-                    }
-                    let producer_pipe = pipe_of(m, &m.ops[p]);
-                    if producer_pipe == consumer_pipe || producer_pipe == PipeKind::S {
-                        continue;
-                    }
-                    let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
-                        continue;
-                    };
-                    if !done.insert(p, consumer_pipe, cb) {
-                        continue;
-                    }
-                    let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
-                    let ev = (producer_pipe, consumer_pipe, *slot);
-                    *slot = (*slot + 1) % 8;
-                    if pb == cb {
-                        push_event(&mut m.ops[p].attrs, "set", ev);
-                        push_event(&mut m.ops[o].attrs, "wait", ev);
-                    } else {
-                        push_event(&mut m.ops[p].attrs, "sync", ev);
-                    }
-                }
+        insert_attrs(m);
+        Ok(())
+    }
+}
+
+/// Adds the events of every function to the op attributes.
+fn insert_attrs(m: &mut ProgramModule) {
+    for f in walk::functions(m) {
+        insert(m, f, |m, o, role, e| {
+            push_event(&mut m.ops[o].attrs, role.key(), e)
+        });
+    }
+}
+
+/// Finds the events of function `f` and hands each to `add` (op, list, event), producers'
+/// before consumers'.
+fn insert(
+    m: &mut ProgramModule,
+    f: pto_ir::FuncId,
+    mut add: impl FnMut(&mut ProgramModule, OpId, EventRole, Event),
+) {
+    // The ops in program order, and the block each one sits in.
+    let mut ops = Vec::with_capacity(m.ops.len());
+    let mut block_of = SecondaryMap::with_len(m.ops.len(), None);
+    place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
+    // The next event id per (source, destination) pipe pair.
+    let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
+    let mut done = Synced::new(m);
+    for o in ops {
+        let consumer_pipe = pipe_of(m, &m.ops[o]);
+        if consumer_pipe == PipeKind::S {
+            continue;
+        }
+        // By index: the loop adds events to the ops while it reads the operands.
+        for i in 0..m.ops[o].operands.len() {
+            let v = m.ops[o].operands[i];
+            let ValueDef::OpResult(p, _) = m.values[v].def else {
+                continue;
+            };
+            if m.values[v].ty.as_tile().is_none() {
+                continue;
+            }
+            let producer_pipe = pipe_of(m, &m.ops[p]);
+            if producer_pipe == consumer_pipe || producer_pipe == PipeKind::S {
+                continue;
+            }
+            let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
+                continue;
+            };
+            if !done.insert(p, consumer_pipe, cb) {
+                continue;
+            }
+            let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
+            let ev = (producer_pipe, consumer_pipe, *slot);
+            *slot = (*slot + 1) % 8;
+            if pb == cb {
+                add(m, p, EventRole::Set, ev);
+                add(m, o, EventRole::Wait, ev);
+            } else {
+                add(m, p, EventRole::Sync, ev);
             }
         }
-        Ok(())
     }
 }
 

@@ -17,7 +17,7 @@
 
 use pto_ir::{DataType, FuncId, MemorySpace, Opcode, PipeKind, ProgramModule, SpanId, ValueId};
 
-use crate::events::Event;
+use crate::events::{Event, OpEvents};
 
 /// Index of a tile slot in [`Program::tiles`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,6 +75,68 @@ pub enum Arg {
     Scalar(ValueId),
     /// An immediate the lowering introduced (`-1` of `s - a`).
     Imm(f64),
+}
+
+/// The sources of an [`Inst::Op`], at most [`Args::CAP`] of them, stored in line: a
+/// program has an op per tile instruction, and a `Vec` each was an allocation each. Reads
+/// as a slice.
+#[derive(Clone, Copy, Debug)]
+pub struct Args {
+    len: u8,
+    items: [Arg; Args::CAP],
+}
+
+impl Args {
+    /// The most sources an instruction takes (`TMATMUL_BIAS(d, a, b, bias)`).
+    pub const CAP: usize = 3;
+
+    /// The sources `args`; `None` when there are more than [`Args::CAP`].
+    pub fn new(args: &[Arg]) -> Option<Args> {
+        let mut items = [Arg::Imm(0.0); Args::CAP];
+        items.get_mut(..args.len())?.copy_from_slice(args);
+        Some(Args {
+            len: args.len() as u8,
+            items,
+        })
+    }
+
+    /// The sources, in order.
+    pub fn as_slice(&self) -> &[Arg] {
+        &self.items[..usize::from(self.len)]
+    }
+}
+
+impl<const N: usize> From<[Arg; N]> for Args {
+    fn from(args: [Arg; N]) -> Args {
+        const { assert!(N <= Args::CAP) };
+        let mut items = [Arg::Imm(0.0); Args::CAP];
+        items[..N].copy_from_slice(&args);
+        Args {
+            len: N as u8,
+            items,
+        }
+    }
+}
+
+impl std::ops::Deref for Args {
+    type Target = [Arg];
+    fn deref(&self) -> &[Arg] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Args {
+    fn eq(&self, other: &Args) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a Args {
+    type Item = &'a Arg;
+    type IntoIter = std::slice::Iter<'a, Arg>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
 }
 
 macro_rules! isa_ops {
@@ -273,7 +335,7 @@ pub enum Inst {
         /// Destination slot.
         dst: TileId,
         /// Sources in PTO order.
-        args: Vec<Arg>,
+        args: Args,
     },
     /// `TLOAD(dst, tensor[offsets..])` of a `window` (the tile's IR shape).
     Load {
@@ -413,6 +475,8 @@ pub struct Program {
     pub tiles: Vec<TileSlot>,
     /// The body.
     pub body: Vec<Inst>,
+    /// The events of each op of the module (`insert-events`), which the MLIR text shows.
+    pub events: OpEvents,
     /// The kernel's span, for messages.
     pub span: SpanId,
 }
@@ -426,20 +490,20 @@ impl Program {
     /// Number of instructions, nested ones included.
     pub fn inst_count(&self) -> usize {
         fn count(v: &[Inst]) -> usize {
-            v.iter()
-                .map(|i| {
-                    1 + match i {
-                        Inst::For { body, .. } => count(body),
-                        Inst::While { cond, body, .. } => count(cond) + count(body),
-                        Inst::If {
-                            then_body,
-                            else_body,
-                            ..
-                        } => count(then_body) + count(else_body),
-                        _ => 0,
-                    }
-                })
-                .sum()
+            let mut n = v.len();
+            for i in v {
+                match i {
+                    Inst::For { body, .. } => n += count(body),
+                    Inst::While { cond, body, .. } => n += count(cond) + count(body),
+                    Inst::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => n += count(then_body) + count(else_body),
+                    _ => {}
+                }
+            }
+            n
         }
         count(&self.body)
     }

@@ -78,12 +78,24 @@ fn check_kernel(m: &ProgramModule, kernel: FuncId) -> Result<(), Diagnostics> {
 /// Like [`lower_kernel`], but takes the module by value (no copy) and does not re-run the
 /// verifier after each pass: the input is verified, and the passes' output is verified by
 /// their tests (`PassManager::lowering_pipeline` verifies after each pass).
-fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
+fn lower_kernel_unverified(mut m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
     check_kernel(&m, kernel)?;
     PassManager::lowering_pipeline()
         .verify_each(false)
         .run(&mut m)?;
     lower::lower(m, kernel)
+}
+
+/// [`lower_kernel_unverified`] for the macro: the same program, but the events are planned
+/// into a table ([`events::plan`]) instead of op attributes, so the module after the passes
+/// does not show them. The passes run in the order of [`pass::PIPELINE`].
+fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
+    check_kernel(&m, kernel)?;
+    canonicalize::Canonicalize.run(&mut m)?;
+    tile_info::InferTileInfo.run(&mut m)?;
+    let events = events::plan(&mut m);
+    bufferize::Bufferize.run(&mut m)?;
+    lower::lower_with_events(m, kernel, events)
 }
 
 fn artifacts(p: &Program) -> Result<Artifacts, Diagnostics> {
@@ -98,7 +110,7 @@ fn artifacts(p: &Program) -> Result<Artifacts, Diagnostics> {
 /// Lowers function `kernel` of a verified module. Errors (a tile that does not fit its
 /// buffer, an op the lowering does not support) are anchored at the op's span.
 pub fn compile(m: &ProgramModule, kernel: FuncId) -> Result<Compiled, Diagnostics> {
-    let p = lower_kernel_owned(m.clone(), kernel)?;
+    let p = lower_kernel_unverified(m.clone(), kernel)?;
     let Artifacts { lowered, cpp, host } = artifacts(&p)?;
     Ok(Compiled {
         lowered,

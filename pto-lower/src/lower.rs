@@ -9,21 +9,32 @@
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use pto_ir::entity::SecondaryMap;
+use pto_ir::typefmt::push_u64;
 use pto_ir::{
     Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, OpClass, OpId, Opcode, PipeKind,
     ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
 
 use crate::bufferize::module_target;
-use crate::events::event_iter;
+use crate::events::{EventRole, OpEvents};
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
-use crate::isa::{Arg, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
+use crate::isa::{Arg, Args, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
 
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
+    let events = OpEvents::from_attrs(&m);
+    lower_with_events(m, func, events)
+}
+
+/// [`lower`], with the events of the ops given as a table ([`crate::events::plan`]) rather
+/// than read from the op attributes.
+pub fn lower_with_events(
+    m: ProgramModule,
+    func: FuncId,
+    events: OpEvents,
+) -> Result<Program, Diagnostics> {
     let target = module_target(&m).name;
     let span = m.funcs.get(func).map_or(SpanId::NONE, |f| f.span);
     let Some(f) = m.funcs.get(func) else {
@@ -37,10 +48,12 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
         m: &m,
         slot_of: SecondaryMap::with_len(m.values.len(), None),
         slots: BTreeMap::new(),
-        next_at_place: Vec::new(),
-        tiles: Vec::new(),
+        // Kernels have about one slot per three ops.
+        next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
+        tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
         diags: Vec::new(),
         targets: Vec::new(),
+        events: &events,
         span: f.span,
     };
     let body = lw.block(f.body);
@@ -58,6 +71,7 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
         target,
         tiles,
         body,
+        events,
         span,
     })
 }
@@ -82,6 +96,7 @@ struct Lowerer<'a> {
     tiles: Vec<TileSlot>,
     diags: Vec<Diag>,
     targets: Vec<YieldTarget<'a>>,
+    events: &'a OpEvents,
     span: SpanId,
 }
 
@@ -174,7 +189,8 @@ impl<'a> Lowerer<'a> {
         let (rows, cols) = t.rows_cols();
         let base = data.name.as_deref().unwrap_or_default();
         let mut name = String::with_capacity(base.len() + 8);
-        let _ = write!(name, "t{}", id.0);
+        name.push('t');
+        push_u64(&mut name, u64::from(id.0));
         if !base.is_empty() {
             name.push('_');
             push_sanitized(&mut name, base);
@@ -210,7 +226,7 @@ impl<'a> Lowerer<'a> {
             out.push(Inst::Op {
                 isa: Isa::TMov,
                 dst: d,
-                args: vec![Arg::Tile(s)],
+                args: Args::from([Arg::Tile(s)]),
             });
         }
     }
@@ -419,7 +435,7 @@ impl<'a> Lowerer<'a> {
         let m = self.m;
         let op = &m.ops[o];
         let at = op.span;
-        for ev in event_iter(&op.attrs, "wait") {
+        for ev in self.events.of(o, EventRole::Wait) {
             out.push(Inst::WaitFlag(ev));
         }
         let class = op.opcode.class();
@@ -450,7 +466,7 @@ impl<'a> Lowerer<'a> {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 match isa_at(0) {
-                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] }),
+                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) }),
                     None => self.err(at, format!("`{}` has no ISA instruction", op.opcode)),
                 }
             }
@@ -470,7 +486,7 @@ impl<'a> Lowerer<'a> {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 if let Some(isa) = isa_at(0) {
-                    out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] });
+                    out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) });
                 }
             }
             OpClass::RowExpand | OpClass::ColExpand => {
@@ -478,12 +494,18 @@ impl<'a> Lowerer<'a> {
                 let a = self.tref(op.operands[0], at);
                 if let Some(isa) = isa_at(0) {
                     out.push(Inst::FullValid(d));
-                    out.push(Inst::Op { isa, dst: d, args: vec![Arg::Tile(a)] });
+                    out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) });
                 }
             }
             OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
                 let d = dst(self);
-                let args: Vec<Arg> = op.operands.iter().map(|&v| Arg::Tile(self.tref(v, at))).collect();
+                let mut srcs = [Arg::Imm(0.0); Args::CAP];
+                for (a, &v) in srcs.iter_mut().zip(&op.operands) {
+                    *a = Arg::Tile(self.tref(v, at));
+                }
+                let Some(args) = srcs.get(..op.operands.len()).and_then(Args::new) else {
+                    return self.err(at, format!("`{}` has more operands than an instruction takes", op.opcode));
+                };
                 let isa = match class {
                     OpClass::Matmul => Isa::TMatmul,
                     OpClass::MatmulAcc => Isa::TMatmulAcc,
@@ -529,7 +551,7 @@ impl<'a> Lowerer<'a> {
                 out.push(Inst::Op {
                     isa: Isa::TExpandS,
                     dst: d,
-                    args: vec![Arg::Scalar(op.operands[0])],
+                    args: Args::from([Arg::Scalar(op.operands[0])]),
                 });
             }
             OpClass::Valid => {
@@ -585,10 +607,10 @@ impl<'a> Lowerer<'a> {
                 format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),
             ),
         }
-        for ev in event_iter(&op.attrs, "set") {
+        for ev in self.events.of(o, EventRole::Set) {
             out.push(Inst::SetFlag(ev));
         }
-        for ev in event_iter(&op.attrs, "sync") {
+        for ev in self.events.of(o, EventRole::Sync) {
             out.push(Inst::SetFlag(ev));
             out.push(Inst::WaitFlag(ev));
         }
@@ -618,7 +640,7 @@ impl<'a> Lowerer<'a> {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(ra), Arg::Tile(rb)],
+                        args: Args::from([Arg::Tile(ra), Arg::Tile(rb)]),
                     }),
                     None => unsupported(self, "on two tiles"),
                 }
@@ -635,14 +657,14 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(rbig), Arg::Tile(rsmall)],
+                        args: Args::from([Arg::Tile(rbig), Arg::Tile(rsmall)]),
                     });
                 } else if op.opcode == Opcode::TileSub {
                     // r - a = -(a - r)
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(rbig), Arg::Tile(rsmall)],
+                        args: Args::from([Arg::Tile(rbig), Arg::Tile(rsmall)]),
                     });
                     self.negate(out, d, &ta.dtype);
                 } else if op.opcode == Opcode::TileDiv {
@@ -655,12 +677,12 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa: Isa::TRecip,
                         dst: d,
-                        args: vec![Arg::Tile(rbig)],
+                        args: Args::from([Arg::Tile(rbig)]),
                     });
                     out.push(Inst::Op {
                         isa: mul,
                         dst: d,
-                        args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)],
+                        args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)]),
                     });
                 } else {
                     unsupported(self, "with the broadcast operand on the left");
@@ -672,7 +694,7 @@ impl<'a> Lowerer<'a> {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(ra), Arg::Scalar(b)],
+                        args: Args::from([Arg::Tile(ra), Arg::Scalar(b)]),
                     }),
                     None => unsupported(self, "with a scalar"),
                 }
@@ -686,7 +708,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: vec![Arg::Tile(rb), Arg::Scalar(a)],
+                        args: Args::from([Arg::Tile(rb), Arg::Scalar(a)]),
                     });
                 } else if op.opcode == Opcode::TileSub {
                     // s - a = (-a) + s
@@ -694,25 +716,25 @@ impl<'a> Lowerer<'a> {
                         out.push(Inst::Op {
                             isa: Isa::TNeg,
                             dst: d,
-                            args: vec![Arg::Tile(rb)],
+                            args: Args::from([Arg::Tile(rb)]),
                         });
                     } else {
                         out.push(Inst::Op {
                             isa: Isa::TMulS,
                             dst: d,
-                            args: vec![Arg::Tile(rb), Arg::Imm(-1.0)],
+                            args: Args::from([Arg::Tile(rb), Arg::Imm(-1.0)]),
                         });
                     }
                     out.push(Inst::Op {
                         isa: Isa::TAddS,
                         dst: d,
-                        args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)],
+                        args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)]),
                     });
                 } else if op.opcode == Opcode::TileDiv {
                     out.push(Inst::Op {
                         isa: Isa::TDivS,
                         dst: d,
-                        args: vec![Arg::Scalar(a), Arg::Tile(rb)],
+                        args: Args::from([Arg::Scalar(a), Arg::Tile(rb)]),
                     });
                 } else {
                     unsupported(self, "with the scalar on the left");
@@ -727,13 +749,13 @@ impl<'a> Lowerer<'a> {
             out.push(Inst::Op {
                 isa: Isa::TNeg,
                 dst: d,
-                args: vec![Arg::Tile(TileRef::Slot(d))],
+                args: Args::from([Arg::Tile(TileRef::Slot(d))]),
             });
         } else {
             out.push(Inst::Op {
                 isa: Isa::TMulS,
                 dst: d,
-                args: vec![Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)],
+                args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)]),
             });
         }
     }
@@ -776,7 +798,7 @@ pub(crate) fn sanitize(s: &str) -> String {
 }
 
 /// Appends [`sanitize`] of `s` to `out`.
-fn push_sanitized(out: &mut String, s: &str) {
+pub(crate) fn push_sanitized(out: &mut String, s: &str) {
     out.extend(s.chars().map(|c| {
         if c.is_ascii_alphanumeric() || c == '_' {
             c.to_ascii_lowercase()

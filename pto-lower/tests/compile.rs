@@ -21,6 +21,41 @@ fn every_kernel_compiles() {
     }
 }
 
+/// The macro's entry point plans events into a table instead of op attributes; its texts
+/// and errors are those of `compile`, also for ops that already carry event lists (which
+/// it merges through the attributes, like the pass).
+#[test]
+fn compile_artifacts_matches_compile() {
+    let same = |m: &pto_ir::ProgramModule, what: &str| {
+        let f = m.entry.unwrap();
+        match (
+            pto_lower::compile(m, f),
+            pto_lower::compile_artifacts(m.clone(), f),
+        ) {
+            (Ok(c), Ok(a)) => {
+                assert_eq!(c.lowered, a.lowered, "{what}");
+                assert_eq!(c.cpp, a.cpp, "{what}");
+                assert_eq!(c.host.to_string(), a.host.to_string(), "{what}");
+            }
+            (Err(c), Err(a)) => assert_eq!(c.to_string(), a.to_string(), "{what}"),
+            (c, a) => panic!("{what}: {:?} vs {:?}", c.is_ok(), a.is_ok()),
+        }
+    };
+    for k in common::KERNELS {
+        let m = common::kernel(k);
+        same(&m, k);
+        // With the events already inserted once: the second run merges into them.
+        let mut pm = pto_lower::PassManager::new();
+        for name in ["canonicalize", "infer-tile-info", "insert-events"] {
+            pm.add(pto_lower::pass::pass_by_name(name).unwrap());
+        }
+        let mut with_events = m.clone();
+        pm.run(&mut with_events).unwrap();
+        same(&with_events, &format!("{k} with events"));
+    }
+    same(&big_kernel("A2A3"), "too big");
+}
+
 /// The host body of scale_rows, pinned (`tests/files/host/scale_rows.rs`).
 #[test]
 fn scale_rows_host_shape() {

@@ -14,6 +14,7 @@
 use std::fmt::Write;
 
 use pto_ir::entity::EntityId;
+use pto_ir::typefmt::push_u64;
 use pto_ir::{
     Constant, DataType, Dim, MemorySpace, Opcode, ProgramModule, Type, ValueDef, ValueId,
 };
@@ -28,10 +29,13 @@ pub fn emit(p: &Program) -> String {
     let mut w = Writer {
         p,
         m: &p.module,
-        // Room for a few lines per instruction: one allocation for most kernels.
-        out: Out::with_capacity(1024 + 256 * p.inst_count()),
+        // Lines average about 200 bytes per op of the module: one allocation for most
+        // kernels.
+        out: Out::with_capacity(1024 + 256 * p.module.ops.len()),
         next_gt: 0,
         names: vec![None; p.module.values.len()],
+        // Names average well under 16 bytes.
+        name_text: String::with_capacity(16 * p.module.values.len()),
     };
     w.put_program();
     w.out.text
@@ -103,6 +107,15 @@ fn put_tile_type(out: &mut Out, s: &TileSlot) {
     out.put(", ");
     out.put(fractal);
     out.put(", PadValue::Null>");
+}
+
+/// Appends `v` in lower-case hexadecimal without leading zeros (`{:x}`).
+fn push_hex(out: &mut String, v: u64) {
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
+    for k in (0..digits).rev() {
+        let d = ((v >> (4 * k)) & 0xf) as u32;
+        out.push(char::from_digit(d, 16).unwrap_or('0'));
+    }
 }
 
 fn ident_ok(s: &str) -> bool {
@@ -208,32 +221,39 @@ const CPP_KEYWORDS: &[&str] = &[
     "xor_eq",
 ];
 
-/// `name` as a C++ identifier: itself, with `_` appended when it is a C++ keyword; `None`
-/// when it is not an identifier at all.
-fn cpp_ident(name: &str) -> Option<String> {
+/// Appends `name` as a C++ identifier to `out`: itself, with `_` appended when it is a C++
+/// keyword; `false` (nothing appended) when it is not an identifier at all.
+fn push_cpp_ident(out: &mut String, name: &str) -> bool {
     if !ident_ok(name) {
-        return None;
+        return false;
     }
+    out.push_str(name);
     if CPP_KEYWORDS.contains(&name) {
-        Some(format!("{name}_"))
-    } else {
-        Some(name.to_string())
+        out.push('_');
     }
+    true
 }
 
-/// The C++ name of a value: a parameter's own name when it is an identifier (`_` appended
-/// to a C++ keyword), else the sanitized IR name with the SSA number (`acc_7`), else `v7`.
-fn cpp_name(m: &ProgramModule, v: ValueId) -> String {
+/// Appends the C++ name of a value to `out`: a parameter's own name when it is an
+/// identifier (`_` appended to a C++ keyword), else the sanitized IR name with the SSA
+/// number (`acc_7`), else `v7`.
+fn push_cpp_name(out: &mut String, m: &ProgramModule, v: ValueId) {
     let d = &m.values[v];
     if let (ValueDef::Param(..), Some(n)) = (d.def, &d.name)
-        && let Some(n) = cpp_ident(n)
+        && push_cpp_ident(out, n)
     {
-        return n;
+        return;
     }
-    match d.name.as_deref().map(crate::lower::sanitize) {
-        Some(n) if !n.is_empty() && ident_ok(&n) => format!("{n}_{}", d.number),
-        _ => format!("v{}", d.number),
+    // Sanitizing maps each char to one of `[a-z0-9_]`, so the result is an identifier when
+    // the name is not empty and does not start with a digit.
+    match d.name.as_deref() {
+        Some(n) if n.chars().next().is_some_and(|c| !c.is_ascii_digit()) => {
+            crate::lower::push_sanitized(out, n);
+            out.push('_');
+        }
+        _ => out.push('v'),
     }
+    push_u64(out, u64::from(d.number));
 }
 
 /// Writes the text straight into one [`Out`].
@@ -242,8 +262,10 @@ struct Writer<'a> {
     m: &'a ProgramModule,
     out: Out,
     next_gt: u32,
-    /// [`cpp_name`] of each value, made on first use: names repeat at every use.
-    names: Vec<Option<String>>,
+    /// The C++ name of each value ([`push_cpp_name`]), made on first use since names
+    /// repeat at every use: its range in `name_text`, which holds them all.
+    names: Vec<Option<(u32, u32)>>,
+    name_text: String,
 }
 
 impl Writer<'_> {
@@ -252,17 +274,23 @@ impl Writer<'_> {
     }
 
     fn name(&mut self, v: ValueId) {
-        let m = self.m;
-        match self.names.get_mut(v.index()) {
-            Some(slot) => {
-                let n = slot.get_or_insert_with(|| cpp_name(m, v));
-                self.out.put(n);
+        let range = match self.names.get(v.index()) {
+            Some(&Some(r)) => r,
+            _ => {
+                let start = self.name_text.len() as u32;
+                push_cpp_name(&mut self.name_text, self.m, v);
+                let r = (start, self.name_text.len() as u32);
+                if let Some(slot) = self.names.get_mut(v.index()) {
+                    *slot = Some(r);
+                }
+                r
             }
-            None => {
-                let n = cpp_name(m, v);
-                self.out.put(&n);
-            }
-        }
+        };
+        let text = self
+            .name_text
+            .get(range.0 as usize..range.1 as usize)
+            .unwrap_or_default();
+        self.out.put(text);
     }
 
     fn tile(&mut self, t: TileId) {
@@ -380,8 +408,9 @@ impl Writer<'_> {
         self.out.line(l0, "using namespace pto;");
         self.out.line(l0, "");
         self.put("__global__ AICORE void ");
-        let name = cpp_ident(&f.name).unwrap_or_else(|| "kernel".to_string());
-        self.put(&name);
+        if !push_cpp_ident(&mut self.out.text, &f.name) {
+            self.put("kernel");
+        }
         self.put("(");
         for (i, q) in f.sig.params.iter().enumerate() {
             self.out.sep(i);
@@ -428,7 +457,9 @@ impl Writer<'_> {
             self.out.indent(l1);
             self.put("TASSIGN(");
             self.put(&s.name);
-            let _ = write!(self.out, ", 0x{:x}); // ", s.addr);
+            self.put(", 0x");
+            push_hex(&mut self.out.text, s.addr);
+            self.put("); // ");
             self.out.put_u64(s.bytes);
             self.put(" bytes of ");
             self.put(s.space.name());
@@ -883,4 +914,18 @@ enum Piece<'s> {
     A,
     /// The second operand.
     B,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_spells_like_core_fmt() {
+        for v in [0, 1, 9, 10, 15, 16, 255, 256, 0x1000, 0x12345, u64::MAX] {
+            let mut s = String::new();
+            push_hex(&mut s, v);
+            assert_eq!(s, format!("{v:x}"));
+        }
+    }
 }

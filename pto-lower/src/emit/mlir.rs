@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use pto_ir::entity::EntityId;
 use pto_ir::typefmt::push_whole_f64;
 use pto_ir::{
     Attr, Constant, DataType, Dim, MemorySpace, OpClass, OpId, Operation, PipeKind, ProgramModule,
@@ -16,7 +17,7 @@ use pto_ir::{
 };
 
 use super::writer::{Level, Out};
-use crate::events::{Event, events};
+use crate::events::{Event, EventRole};
 use crate::info::{addr_of, layout_name, space_of};
 use crate::isa::Program;
 
@@ -97,6 +98,9 @@ fn offset(m: &ProgramModule, a: &Attr) -> (Option<ValueId>, i64) {
     }
 }
 
+/// What a tile type's MLIR spelling shows: its shape and dtype.
+type TileKey<'a> = (&'a [u64], DataType);
+
 /// Writes the text straight into one [`Out`]: names, types and attributes are spelled in
 /// place, never formatted into a `String` of their own first.
 struct Writer<'a> {
@@ -111,11 +115,22 @@ struct Writer<'a> {
     /// ids per pipe pair occur, so a Vec searched linearly beats hashing.
     tokens: Vec<(Event, u32)>,
     next_token: u32,
+    /// The events the current op waits for and records (reused from op to op).
+    waits: Vec<Event>,
+    records: Vec<Event>,
     next_tmp: u32,
-    /// The shape and dtype of the tile type spelled last, and its text: ops mostly repeat
-    /// their neighbours' tile types, and comparing and copying is cheaper than spelling.
-    last_tile: Option<(&'a [u64], DataType)>,
-    last_text: String,
+    /// Where each value's name was first written in `out` (`start..end`, empty when it was
+    /// not): a value is named at its definition and at every use, and copying is cheaper
+    /// than spelling. Text once written is never moved.
+    name_at: Vec<(u32, u32)>,
+    /// Each value's type, spelled once into `ty_text` ([`Writer::vty_range`]): its range
+    /// there (empty when not yet spelled).
+    ty_at: Vec<(u32, u32)>,
+    ty_text: String,
+    /// The shape and dtype of the tile type spelled last into `ty_text`, and its range:
+    /// values mostly repeat their neighbours' tile types, and comparing is cheaper than
+    /// spelling.
+    last_tile: Option<(TileKey<'a>, (u32, u32))>,
 }
 
 impl<'a> Writer<'a> {
@@ -124,14 +139,20 @@ impl<'a> Writer<'a> {
             m: &p.module,
             p,
             generic,
-            // Lines average well under 128 bytes: one allocation for most kernels.
-            out: Out::with_capacity(512 + 128 * p.module.ops.len()),
+            // The text averages about 230 bytes per op of the module (its line and its
+            // share of the statements'): one allocation for most kernels.
+            out: Out::with_capacity(512 + 256 * p.module.ops.len()),
             renamed: Vec::new(),
             tokens: Vec::new(),
             next_token: 0,
+            waits: Vec::new(),
+            records: Vec::new(),
             next_tmp: 0,
+            name_at: vec![(0, 0); p.module.values.len()],
+            ty_at: vec![(0, 0); p.module.values.len()],
+            // Type texts average well under 32 bytes, and most values share them.
+            ty_text: String::with_capacity(16 * p.module.values.len()),
             last_tile: None,
-            last_text: String::new(),
         }
     }
 
@@ -140,7 +161,19 @@ impl<'a> Writer<'a> {
     }
 
     fn name(&mut self, v: ValueId) {
-        self.m.write_ssa_name(v, &mut self.out.text);
+        let text = &mut self.out.text;
+        match self.name_at.get_mut(v.index()) {
+            Some(&mut (s, e)) if s < e => text.extend_from_within(s as usize..e as usize),
+            at => {
+                let start = text.len();
+                self.m.write_ssa_name(v, text);
+                if let (Some(at), Ok(s), Ok(e)) =
+                    (at, u32::try_from(start), u32::try_from(text.len()))
+                {
+                    *at = (s, e);
+                }
+            }
+        }
         for _ in self.renamed.iter().filter(|&&r| r == v) {
             self.out.put("_do");
         }
@@ -220,25 +253,6 @@ impl<'a> Writer<'a> {
         self.put("], offset: ?>>");
     }
 
-    fn ty(&mut self, t: &'a Type) {
-        match t {
-            Type::Scalar(d) => self.put(mlir_dtype(*d)),
-            Type::Tile(tt) => {
-                let key = (tt.shape.as_slice(), tt.dtype);
-                if self.last_tile == Some(key) {
-                    self.out.text.push_str(&self.last_text);
-                    return;
-                }
-                let start = self.out.text.len();
-                self.tile_ty(tt);
-                self.last_text.clear();
-                self.last_text.push_str(&self.out.text[start..]);
-                self.last_tile = Some(key);
-            }
-            _ => self.spell_ty(t),
-        }
-    }
-
     fn spell_ty(&mut self, t: &Type) {
         match t {
             Type::Scalar(d) => self.put(mlir_dtype(*d)),
@@ -261,9 +275,60 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn vty(&mut self, v: ValueId) {
+    /// The range of value `v`'s type text in `ty_text`, spelled there on first use.
+    fn vty_range(&mut self, v: ValueId) -> (u32, u32) {
+        if let Some(&(s, e)) = self.ty_at.get(v.index())
+            && s < e
+        {
+            return (s, e);
+        }
         let m = self.m;
-        self.ty(&m.values[v].ty);
+        let t = &m.values[v].ty;
+        let key = t.as_tile().map(|tt| (tt.shape.as_slice(), tt.dtype));
+        let r = match (key, self.last_tile) {
+            (Some(k), Some((last, r))) if k == last => r,
+            _ => {
+                // Spelled by the same writers as the output, into `ty_text` (type spelling
+                // writes no names, whose ranges are into `out`).
+                std::mem::swap(&mut self.out.text, &mut self.ty_text);
+                let start = self.out.text.len();
+                self.spell_ty(t);
+                let end = self.out.text.len();
+                std::mem::swap(&mut self.out.text, &mut self.ty_text);
+                let r = match (u32::try_from(start), u32::try_from(end)) {
+                    (Ok(s), Ok(e)) => (s, e),
+                    _ => (0, 0),
+                };
+                if let Some(k) = key {
+                    self.last_tile = Some((k, r));
+                }
+                r
+            }
+        };
+        if let Some(at) = self.ty_at.get_mut(v.index()) {
+            *at = r;
+        }
+        r
+    }
+
+    /// The type text of a range [`Writer::vty_range`] gave.
+    fn ty_str(&self, (s, e): (u32, u32)) -> &str {
+        self.ty_text.get(s as usize..e as usize).unwrap_or_default()
+    }
+
+    fn vty(&mut self, v: ValueId) {
+        let r = self.vty_range(v);
+        if r.0 < r.1 {
+            self.out.text.push_str(
+                self.ty_text
+                    .get(r.0 as usize..r.1 as usize)
+                    .unwrap_or_default(),
+            );
+        } else {
+            // Not spellable into a range (a text over 4 GiB): spelled in place.
+            let m = self.m;
+            self.spell_ty(&m.values[v].ty);
+        }
     }
 
     fn vtys(&mut self, vs: impl IntoIterator<Item = ValueId>) {
@@ -392,7 +457,7 @@ impl<'a> Writer<'a> {
         let f = &self.m.funcs[self.p.func];
         for (i, t) in f.sig.returns.iter().enumerate() {
             self.out.sep(i);
-            self.ty(t);
+            self.spell_ty(t);
         }
     }
 
@@ -859,10 +924,17 @@ impl<'a> Writer<'a> {
             return;
         }
         // The events this op waits for (those recorded earlier) and records.
-        let mut waits = events(&op.attrs, "wait");
-        waits.retain(|&e| self.token(e).is_some());
-        let mut records = events(&op.attrs, "set");
-        records.extend(events(&op.attrs, "sync"));
+        // In buffers kept across ops (most ops have no events, the rest one or two).
+        let ev = &self.p.events;
+        let mut waits = std::mem::take(&mut self.waits);
+        waits.clear();
+        waits.extend(
+            ev.of(o, EventRole::Wait)
+                .filter(|&e| self.token(e).is_some()),
+        );
+        let mut records = std::mem::take(&mut self.records);
+        records.clear();
+        records.extend(ev.of(o, EventRole::Set).chain(ev.of(o, EventRole::Sync)));
         let offs = op
             .attrs
             .get("offset")
@@ -969,28 +1041,23 @@ impl<'a> Writer<'a> {
                 }
                 _ => {
                     // `A, B -> R`, shortened to `R` when every operand type is spelled like
-                    // the result's: spelled in full, then the operands cut out if so.
-                    let start = self.out.text.len();
-                    let mut first = None;
-                    let mut same = true;
-                    for (i, &v) in op.operands.iter().enumerate() {
-                        self.out.sep(i);
-                        let s = self.out.text.len();
-                        self.vty(v);
-                        match &first {
-                            None => first = Some(s..self.out.text.len()),
-                            Some(f) => same &= self.out.text[f.clone()] == self.out.text[s..],
+                    // the result's. (Without a result, `R` is an event type or nothing,
+                    // which no operand type is spelled like.)
+                    let short = match op.results.first() {
+                        Some(&r) if !op.operands.is_empty() => {
+                            let want = self.vty_range(r);
+                            op.operands.iter().all(|&v| {
+                                let have = self.vty_range(v);
+                                self.ty_str(have) == self.ty_str(want)
+                            })
                         }
+                        _ => false,
+                    };
+                    if !short {
+                        self.vtys(op.operands.iter().copied());
+                        self.put(" -> ");
                     }
-                    self.put(" -> ");
-                    let ret = self.out.text.len();
                     self.first_result_ty(op, &records);
-                    if let Some(f) = first
-                        && same
-                        && self.out.text[f] == self.out.text[ret..]
-                    {
-                        self.out.text.replace_range(start..ret, "");
-                    }
                 }
             }
             self.record_tys(&records);
@@ -1004,5 +1071,7 @@ impl<'a> Writer<'a> {
             }
         }
         self.next_token += records.len() as u32;
+        self.waits = waits;
+        self.records = records;
     }
 }
