@@ -15,7 +15,9 @@
 //! - events are explicit `set_flag` / `wait_flag` pairs, with a `PIPE_ALL` barrier at the top
 //!   of every loop body that issues tile work (the back-edge dependency).
 
-use pto_ir::{DataType, FuncId, MemorySpace, Opcode, PipeKind, ProgramModule, SpanId, ValueId};
+use pto_ir::{
+    DataType, FuncId, MemorySpace, Opcode, PipeKind, ProgramModule, Shape, SpanId, ValueId,
+};
 
 use crate::events::{Event, OpEvents};
 
@@ -30,8 +32,8 @@ pub struct TileSlot {
     pub name: String,
     /// Element type.
     pub dtype: DataType,
-    /// Static shape as written in the IR (rank 1 to 4).
-    pub shape: Vec<u64>,
+    /// Static shape as written in the IR (rank 1 to 4), kept inline.
+    pub shape: Shape,
     /// Rows of the 2-D view (leading dimensions folded).
     pub rows: u64,
     /// Columns of the 2-D view.

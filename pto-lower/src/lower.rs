@@ -198,7 +198,7 @@ impl<'a> Lowerer<'a> {
         self.tiles.push(TileSlot {
             name,
             dtype: t.dtype,
-            shape: t.shape.to_vec(),
+            shape: t.shape.clone(),
             rows,
             cols,
             space,

@@ -359,6 +359,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     // Moves in front of consuming ops; one move per (statement, value, location). The moves
     // of a value are adjacent in `op_moves`, so only the current value's are remembered.
     let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
+    let mut name = String::new();
     for (stmt, op, idx, v, want) in op_moves {
         if made.first().is_some_and(|&(_, of, _, _)| of != v) {
             made.clear();
@@ -370,7 +371,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         let moved = match before {
             Some(mv) => mv,
             None => {
-                let (mop, mv) = make_move(m, v, want, m.ops[op].span);
+                let (mop, mv) = make_move(m, v, want, m.ops[op].span, &mut name);
                 if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
                     let at = list.iter().position(|&o| o == op).unwrap_or(0);
                     list.insert(at, mop);
@@ -394,7 +395,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
             .iter()
             .position(|&s| s == stmt)
             .unwrap_or(0);
-        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span);
+        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span, &mut name);
         walk::insert_op_before_stmt(m, block, at, mop);
         match &mut m.stmts[stmt].kind {
             StmtKind::For(l) => l.iter_args[idx].init = mv,
@@ -407,22 +408,26 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     }
 }
 
-/// A `tile.move %v {loc = want}` with its result placed in `want`.
+/// A `tile.move %v {loc = want}` with its result placed in `want`. `name` is scratch space
+/// for the result's name, reused from move to move.
 fn make_move(
     m: &mut ProgramModule,
     v: ValueId,
     want: MemorySpace,
     span: pto_ir::SpanId,
+    name: &mut String,
 ) -> (OpId, ValueId) {
     let ty = m.values[v].ty.clone();
     // `{base}_{location in lower case}`.
     let base = m.values[v].name.as_deref().unwrap_or("t");
-    let mut name = String::with_capacity(base.len() + 6);
+    name.clear();
     name.push_str(base);
     name.push('_');
-    name.extend(want.name().chars().map(|c| c.to_ascii_lowercase()));
+    let lower_at = name.len();
+    name.push_str(want.name());
+    name[lower_at..].make_ascii_lowercase();
     let attrs = Attrs::new().with("loc", Attr::Ident(want.name().to_string()));
-    let (op, mv) = walk::new_op(m, Opcode::TileMove, vec![v], attrs, ty, Some(&name), span);
+    let (op, mv) = walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span);
     set_space(m, mv, want);
     (op, mv)
 }
