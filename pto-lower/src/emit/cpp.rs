@@ -386,10 +386,10 @@ impl Writer<'_> {
         }
     }
 
-    fn event(&mut self, l: Level, f: &str, (src, dst, id): Event) {
+    /// `set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);`: `call` is the function name with its `(`.
+    fn event(&mut self, l: Level, call: &str, (src, dst, id): Event) {
         self.out.indent(l);
-        self.put(f);
-        self.put("(");
+        self.put(call);
         self.put(pipe_cpp(src));
         self.put(", ");
         self.put(pipe_cpp(dst));
@@ -676,8 +676,8 @@ impl Writer<'_> {
                 self.put(");\n");
             }
             Inst::FullValid(_) => {}
-            Inst::SetFlag(e) => self.event(l, "set_flag", *e),
-            Inst::WaitFlag(e) => self.event(l, "wait_flag", *e),
+            Inst::SetFlag(e) => self.event(l, "set_flag(", *e),
+            Inst::WaitFlag(e) => self.event(l, "wait_flag(", *e),
             Inst::Barrier(p) => {
                 self.out.indent(l);
                 self.put("pipe_barrier(");

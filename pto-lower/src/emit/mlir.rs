@@ -365,18 +365,25 @@ impl<'a> Writer<'a> {
         let Some(t) = m.values[v].ty.as_tile() else {
             return;
         };
-        if let Some(space) = space_of(m, v) {
-            self.entry(n, "loc");
-            self.put("#pto.loc<");
-            self.put(space.name());
-            self.put(">");
-            self.entry(n, "layout");
-            self.put("#pto.layout<");
-            self.put(layout_name(space, &t.shape));
-            self.put(">");
+        // The fixed pieces between the entries are written whole.
+        match space_of(m, v) {
+            Some(space) => {
+                self.put(if *n == 0 {
+                    " {loc = #pto.loc<"
+                } else {
+                    ", loc = #pto.loc<"
+                });
+                self.put(space.name());
+                self.put(">, layout = #pto.layout<");
+                self.put(layout_name(space, &t.shape));
+                self.put(">, valid = [");
+                *n += 3;
+            }
+            None => {
+                self.entry(n, "valid");
+                self.put("[");
+            }
         }
-        self.entry(n, "valid");
-        self.put("[");
         for (i, d) in t.valid.iter().enumerate() {
             self.out.sep(i);
             match d {
@@ -779,11 +786,10 @@ impl<'a> Writer<'a> {
             "tile" => {
                 self.put("pto.tile.");
                 // `row_max` is spelled `row.max`.
-                for (i, part) in info.mnemonic.split('_').enumerate() {
-                    if i > 0 {
-                        self.put(".");
-                    }
-                    self.put(part);
+                let start = self.out.text.len();
+                self.put(info.mnemonic);
+                for (i, _) in info.mnemonic.match_indices('_') {
+                    self.out.text.replace_range(start + i..start + i + 1, ".");
                 }
             }
             d => {
