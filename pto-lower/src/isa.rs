@@ -16,7 +16,8 @@
 //!   of every loop body that issues tile work (the back-edge dependency).
 
 use pto_ir::{
-    DataType, FuncId, MemorySpace, Opcode, PipeKind, ProgramModule, Shape, SpanId, ValueId,
+    DataType, FuncId, InlineVec, MemorySpace, Opcode, PipeKind, ProgramModule, Shape, SpanId,
+    ValueId,
 };
 
 use crate::events::{Event, OpEvents};
@@ -327,6 +328,13 @@ impl Round {
     }
 }
 
+/// The element offsets of a transfer, one per tensor dimension (inline up to rank 2, the
+/// usual one).
+pub type Offsets = InlineVec<Index, 2>;
+
+/// The window extents of a transfer, one per tensor dimension (inline up to rank 2).
+pub type Window = InlineVec<u64, 2>;
+
 /// One instruction or structured statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inst {
@@ -346,9 +354,9 @@ pub enum Inst {
         /// The tensor parameter.
         tensor: ValueId,
         /// Element offsets, one per tensor dimension.
-        offsets: Vec<Index>,
+        offsets: Offsets,
         /// Window sizes, one per tensor dimension.
-        window: Vec<u64>,
+        window: Window,
     },
     /// `TSTORE(tensor[offsets..], src)`.
     Store {
@@ -357,9 +365,9 @@ pub enum Inst {
         /// Source tile.
         src: TileRef,
         /// Element offsets.
-        offsets: Vec<Index>,
+        offsets: Offsets,
         /// Window sizes (the tile's IR shape).
-        window: Vec<u64>,
+        window: Window,
     },
     /// `TEXTRACT(dst, src, r0, c0)`.
     Extract {
