@@ -197,16 +197,35 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     }
     let (mut loops, mut ifs) = (Vec::new(), Vec::new());
     walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
-    // Group the uses by value; the sort is stable, so each value's uses stay in order.
-    facts.users.sort_by_key(|&(v, _)| v);
-    let mut start = 0;
-    for (i, &(v, _)) in facts.users.iter().enumerate() {
-        if facts.users.get(i + 1).is_none_or(|&(next, _)| next != v) {
-            facts.uses_of[v] = (start, i as u32 + 1);
-            start = i as u32 + 1;
-        }
-    }
+    group_uses(&mut facts);
     facts
+}
+
+/// Groups `facts.users` by value, each value's uses in program order, and records each
+/// value's range in `uses_of`. A counting sort (values in order of first use), linear in
+/// the number of uses: first `uses_of[v]` holds `(UNPLACED, count)`, then, once the
+/// group is placed, `(start, next free slot)`, which ends as `(start, end)`.
+fn group_uses(facts: &mut Facts) {
+    const UNPLACED: u32 = u32::MAX;
+    for &(v, _) in &facts.users {
+        let e = &mut facts.uses_of[v];
+        *e = (UNPLACED, e.1 + 1);
+    }
+    let mut grouped = facts.users.clone();
+    let mut free = 0;
+    for &(v, u) in &facts.users {
+        let e = &mut facts.uses_of[v];
+        if e.0 == UNPLACED {
+            let count = e.1;
+            *e = (free, free);
+            free += count;
+        }
+        if let Some(slot) = grouped.get_mut(e.1 as usize) {
+            *slot = (v, u);
+        }
+        e.1 += 1;
+    }
+    facts.users = grouped;
 }
 
 /// What location use `u` needs its value in (`None`: any).
