@@ -282,6 +282,14 @@ impl<'a> Writer<'a> {
         {
             return (s, e);
         }
+        self.spell_vty(v)
+    }
+
+    /// [`Writer::vty_range`] the first time: spells `v`'s type into `ty_text` (or finds the
+    /// last tile type's text) and records its range. Kept out of line, so the common copy
+    /// does not pay this frame.
+    #[inline(never)]
+    fn spell_vty(&mut self, v: ValueId) -> (u32, u32) {
         let m = self.m;
         let t = &m.values[v].ty;
         let key = t.as_tile().map(|tt| (tt.shape.as_slice(), tt.dtype));
