@@ -46,8 +46,10 @@ use crate::value::Constant;
 /// cyclic module gets there).
 const MAX_DEPTH: usize = 200;
 
-impl fmt::Display for ProgramModule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ProgramModule {
+    /// The module's statement text: what `to_string()` gives ([`fmt::Display`]), returned
+    /// as built instead of copied through a formatter.
+    pub fn to_text(&self) -> String {
         // About 110 bytes per op (its line and its share of the statements'): one
         // allocation for most modules.
         let mut out = String::with_capacity(256 + 128 * self.ops.len());
@@ -58,7 +60,13 @@ impl fmt::Display for ProgramModule {
             spelled: vec![Spelled::default(); self.values.len()],
         }
         .module();
-        f.write_str(&out)
+        out
+    }
+}
+
+impl fmt::Display for ProgramModule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_text())
     }
 }
 
@@ -294,9 +302,15 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Two spaces per level, a slice of one run of spaces at a time rather than a push per
+    /// level.
     fn indent(&mut self, level: usize) {
-        for _ in 0..level {
-            self.out.push_str("  ");
+        const SPACES: &str = "                                ";
+        let mut n = 2 * level;
+        while n > 0 {
+            let k = n.min(SPACES.len());
+            self.out.push_str(&SPACES[..k]);
+            n -= k;
         }
     }
 

@@ -345,12 +345,12 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
     let mut live = Live::new(m);
     live.walk(m, m.funcs[f].body, None);
     let intervals = live.intervals(m);
-    let params = &m.funcs[f].sig.params;
     let mut classes = Classes::new(m);
     for &v in &live.defined {
         let Some(iv) = intervals[v] else { continue };
+        // Parameters live in global memory, not in a buffer.
         if m.values[v].ty.as_tile().is_some()
-            && !params.iter().any(|p| p.value == v)
+            && !matches!(m.values[v].def, ValueDef::Param(..))
             && space_of(m, v).is_some()
         {
             classes.track(v, iv);

@@ -314,10 +314,12 @@ fn remove_dead_ops(m: &mut ProgramModule, tree: &Tree) -> bool {
     } = m;
     let mut changed = false;
     for &s in &tree.stmts {
-        if let StmtKind::Op(list) = &mut all_stmts[s].kind {
-            let before = list.len();
+        // Most rounds find nothing dead: looking is cheaper than rebuilding every list.
+        if let StmtKind::Op(list) = &mut all_stmts[s].kind
+            && list.iter().any(|&o| is_dead(&ops[o], &counts))
+        {
             list.retain(|&o| !is_dead(&ops[o], &counts));
-            changed |= list.len() != before;
+            changed = true;
         }
     }
     // Drop `statement.op`s left empty.

@@ -15,7 +15,10 @@
 //! - events are explicit `set_flag` / `wait_flag` pairs, with a `PIPE_ALL` barrier at the top
 //!   of every loop body that issues tile work (the back-edge dependency).
 
-use pto_ir::{DataType, FuncId, MemorySpace, Opcode, PipeKind, ProgramModule, SpanId, ValueId};
+use pto_ir::{
+    DataType, FuncId, InlineVec, MemorySpace, Opcode, PipeKind, ProgramModule, Shape, SpanId,
+    ValueId,
+};
 
 use crate::events::{Event, OpEvents};
 
@@ -30,8 +33,8 @@ pub struct TileSlot {
     pub name: String,
     /// Element type.
     pub dtype: DataType,
-    /// Static shape as written in the IR (rank 1 to 4).
-    pub shape: Vec<u64>,
+    /// Static shape as written in the IR (rank 1 to 4), kept inline.
+    pub shape: Shape,
     /// Rows of the 2-D view (leading dimensions folded).
     pub rows: u64,
     /// Columns of the 2-D view.
@@ -325,6 +328,13 @@ impl Round {
     }
 }
 
+/// The element offsets of a transfer, one per tensor dimension (inline up to rank 2, the
+/// usual one).
+pub type Offsets = InlineVec<Index, 2>;
+
+/// The window extents of a transfer, one per tensor dimension (inline up to rank 2).
+pub type Window = InlineVec<u64, 2>;
+
 /// One instruction or structured statement.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inst {
@@ -344,9 +354,9 @@ pub enum Inst {
         /// The tensor parameter.
         tensor: ValueId,
         /// Element offsets, one per tensor dimension.
-        offsets: Vec<Index>,
+        offsets: Offsets,
         /// Window sizes, one per tensor dimension.
-        window: Vec<u64>,
+        window: Window,
     },
     /// `TSTORE(tensor[offsets..], src)`.
     Store {
@@ -355,9 +365,9 @@ pub enum Inst {
         /// Source tile.
         src: TileRef,
         /// Element offsets.
-        offsets: Vec<Index>,
+        offsets: Offsets,
         /// Window sizes (the tile's IR shape).
-        window: Vec<u64>,
+        window: Window,
     },
     /// `TEXTRACT(dst, src, r0, c0)`.
     Extract {

@@ -117,7 +117,7 @@ pub fn compile(m: &ProgramModule, kernel: FuncId) -> Result<Compiled, Diagnostic
         mlir_generic: emit::mlir::emit_generic(&p),
         cpp,
         host,
-        after_passes: p.module.to_string(),
+        after_passes: p.module.to_text(),
     })
 }
 

@@ -20,7 +20,9 @@ use pto_ir::{
 use crate::bufferize::module_target;
 use crate::events::{EventRole, OpEvents};
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
-use crate::isa::{Arg, Args, Index, Inst, Isa, Program, Round, TileId, TileRef, TileSlot};
+use crate::isa::{
+    Arg, Args, Index, Inst, Isa, Offsets, Program, Round, TileId, TileRef, TileSlot, Window,
+};
 
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
@@ -130,7 +132,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Finds or creates the slot of a tile value the first time it is lowered; `None`
-    /// (reported) when the value has no buffer.
+    /// (reported) when the value has no buffer. Kept out of line: inlined, its frame set-up
+    /// would be paid by every [`Lowerer::slot`] call, most of which find the slot made.
+    #[inline(never)]
     fn place(&mut self, v: ValueId, at: SpanId) -> Option<TileId> {
         let m = self.m;
         let data = &m.values[v];
@@ -198,7 +202,7 @@ impl<'a> Lowerer<'a> {
         self.tiles.push(TileSlot {
             name,
             dtype: t.dtype,
-            shape: t.shape.to_vec(),
+            shape: t.shape.clone(),
             rows,
             cols,
             space,
@@ -412,7 +416,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn index_list(&mut self, attr: Option<&Attr>, rank: usize, at: SpanId) -> Vec<Index> {
+    fn index_list(&mut self, attr: Option<&Attr>, rank: usize, at: SpanId) -> Offsets {
         let m = self.m;
         let items = attr.and_then(Attr::as_list).unwrap_or(&[]);
         if items.len() != rank {
@@ -583,7 +587,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
-                let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| t.shape.to_vec()).unwrap_or_default();
+                let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| Window::from(t.shape.as_slice())).unwrap_or_default();
                 out.push(Inst::Load { dst: d, tensor, offsets, window });
             }
             OpClass::Store => {
@@ -594,7 +598,7 @@ impl<'a> Lowerer<'a> {
                 let src = self.tref(tile, at);
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
-                let window = m.values[tile].ty.as_tile().map(|t| t.shape.to_vec()).unwrap_or_default();
+                let window = m.values[tile].ty.as_tile().map(|t| Window::from(t.shape.as_slice())).unwrap_or_default();
                 out.push(Inst::Store { tensor, src, offsets, window });
             }
             OpClass::Move => {

@@ -197,16 +197,35 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     }
     let (mut loops, mut ifs) = (Vec::new(), Vec::new());
     walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
-    // Group the uses by value; the sort is stable, so each value's uses stay in order.
-    facts.users.sort_by_key(|&(v, _)| v);
-    let mut start = 0;
-    for (i, &(v, _)) in facts.users.iter().enumerate() {
-        if facts.users.get(i + 1).is_none_or(|&(next, _)| next != v) {
-            facts.uses_of[v] = (start, i as u32 + 1);
-            start = i as u32 + 1;
-        }
-    }
+    group_uses(&mut facts);
     facts
+}
+
+/// Groups `facts.users` by value, each value's uses in program order, and records each
+/// value's range in `uses_of`. A counting sort (values in order of first use), linear in
+/// the number of uses: first `uses_of[v]` holds `(UNPLACED, count)`, then, once the
+/// group is placed, `(start, next free slot)`, which ends as `(start, end)`.
+fn group_uses(facts: &mut Facts) {
+    const UNPLACED: u32 = u32::MAX;
+    for &(v, _) in &facts.users {
+        let e = &mut facts.uses_of[v];
+        *e = (UNPLACED, e.1 + 1);
+    }
+    let mut grouped = facts.users.clone();
+    let mut free = 0;
+    for &(v, u) in &facts.users {
+        let e = &mut facts.uses_of[v];
+        if e.0 == UNPLACED {
+            let count = e.1;
+            *e = (free, free);
+            free += count;
+        }
+        if let Some(slot) = grouped.get_mut(e.1 as usize) {
+            *slot = (v, u);
+        }
+        e.1 += 1;
+    }
+    facts.users = grouped;
 }
 
 /// What location use `u` needs its value in (`None`: any).
@@ -359,6 +378,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     // Moves in front of consuming ops; one move per (statement, value, location). The moves
     // of a value are adjacent in `op_moves`, so only the current value's are remembered.
     let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
+    let mut name = String::new();
     for (stmt, op, idx, v, want) in op_moves {
         if made.first().is_some_and(|&(_, of, _, _)| of != v) {
             made.clear();
@@ -370,7 +390,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         let moved = match before {
             Some(mv) => mv,
             None => {
-                let (mop, mv) = make_move(m, v, want, m.ops[op].span);
+                let (mop, mv) = make_move(m, v, want, m.ops[op].span, &mut name);
                 if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
                     let at = list.iter().position(|&o| o == op).unwrap_or(0);
                     list.insert(at, mop);
@@ -394,7 +414,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
             .iter()
             .position(|&s| s == stmt)
             .unwrap_or(0);
-        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span);
+        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span, &mut name);
         walk::insert_op_before_stmt(m, block, at, mop);
         match &mut m.stmts[stmt].kind {
             StmtKind::For(l) => l.iter_args[idx].init = mv,
@@ -407,22 +427,26 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     }
 }
 
-/// A `tile.move %v {loc = want}` with its result placed in `want`.
+/// A `tile.move %v {loc = want}` with its result placed in `want`. `name` is scratch space
+/// for the result's name, reused from move to move.
 fn make_move(
     m: &mut ProgramModule,
     v: ValueId,
     want: MemorySpace,
     span: pto_ir::SpanId,
+    name: &mut String,
 ) -> (OpId, ValueId) {
     let ty = m.values[v].ty.clone();
     // `{base}_{location in lower case}`.
     let base = m.values[v].name.as_deref().unwrap_or("t");
-    let mut name = String::with_capacity(base.len() + 6);
+    name.clear();
     name.push_str(base);
     name.push('_');
-    name.extend(want.name().chars().map(|c| c.to_ascii_lowercase()));
+    let lower_at = name.len();
+    name.push_str(want.name());
+    name[lower_at..].make_ascii_lowercase();
     let attrs = Attrs::new().with("loc", Attr::Ident(want.name().to_string()));
-    let (op, mv) = walk::new_op(m, Opcode::TileMove, vec![v], attrs, ty, Some(&name), span);
+    let (op, mv) = walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span);
     set_space(m, mv, want);
     (op, mv)
 }

@@ -126,100 +126,104 @@ fn ident_ok(s: &str) -> bool {
 
 /// C++ keywords (and alternative operator spellings) that are ordinary identifiers in Rust
 /// and in the IR: a kernel named `double` or a parameter named `new` must not keep them.
-const CPP_KEYWORDS: &[&str] = &[
-    "alignas",
-    "alignof",
-    "and",
-    "and_eq",
-    "asm",
-    "auto",
-    "bitand",
-    "bitor",
-    "bool",
-    "break",
-    "case",
-    "catch",
-    "char",
-    "char8_t",
-    "char16_t",
-    "char32_t",
-    "class",
-    "compl",
-    "concept",
-    "const",
-    "consteval",
-    "constexpr",
-    "constinit",
-    "const_cast",
-    "continue",
-    "co_await",
-    "co_return",
-    "co_yield",
-    "decltype",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "dynamic_cast",
-    "else",
-    "enum",
-    "explicit",
-    "export",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "friend",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "mutable",
-    "namespace",
-    "new",
-    "noexcept",
-    "not",
-    "not_eq",
-    "nullptr",
-    "operator",
-    "or",
-    "or_eq",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "reinterpret_cast",
-    "requires",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "static_assert",
-    "static_cast",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "thread_local",
-    "throw",
-    "true",
-    "try",
-    "typedef",
-    "typeid",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "wchar_t",
-    "while",
-    "xor",
-    "xor_eq",
-];
+fn is_cpp_keyword(s: &str) -> bool {
+    // A `match` on the string compiles to a dispatch on length and bytes, not a scan.
+    matches!(
+        s,
+        "alignas"
+            | "alignof"
+            | "and"
+            | "and_eq"
+            | "asm"
+            | "auto"
+            | "bitand"
+            | "bitor"
+            | "bool"
+            | "break"
+            | "case"
+            | "catch"
+            | "char"
+            | "char8_t"
+            | "char16_t"
+            | "char32_t"
+            | "class"
+            | "compl"
+            | "concept"
+            | "const"
+            | "consteval"
+            | "constexpr"
+            | "constinit"
+            | "const_cast"
+            | "continue"
+            | "co_await"
+            | "co_return"
+            | "co_yield"
+            | "decltype"
+            | "default"
+            | "delete"
+            | "do"
+            | "double"
+            | "dynamic_cast"
+            | "else"
+            | "enum"
+            | "explicit"
+            | "export"
+            | "extern"
+            | "false"
+            | "float"
+            | "for"
+            | "friend"
+            | "goto"
+            | "if"
+            | "inline"
+            | "int"
+            | "long"
+            | "mutable"
+            | "namespace"
+            | "new"
+            | "noexcept"
+            | "not"
+            | "not_eq"
+            | "nullptr"
+            | "operator"
+            | "or"
+            | "or_eq"
+            | "private"
+            | "protected"
+            | "public"
+            | "register"
+            | "reinterpret_cast"
+            | "requires"
+            | "return"
+            | "short"
+            | "signed"
+            | "sizeof"
+            | "static"
+            | "static_assert"
+            | "static_cast"
+            | "struct"
+            | "switch"
+            | "template"
+            | "this"
+            | "thread_local"
+            | "throw"
+            | "true"
+            | "try"
+            | "typedef"
+            | "typeid"
+            | "typename"
+            | "union"
+            | "unsigned"
+            | "using"
+            | "virtual"
+            | "void"
+            | "volatile"
+            | "wchar_t"
+            | "while"
+            | "xor"
+            | "xor_eq"
+    )
+}
 
 /// Appends `name` as a C++ identifier to `out`: itself, with `_` appended when it is a C++
 /// keyword; `false` (nothing appended) when it is not an identifier at all.
@@ -228,7 +232,7 @@ fn push_cpp_ident(out: &mut String, name: &str) -> bool {
         return false;
     }
     out.push_str(name);
-    if CPP_KEYWORDS.contains(&name) {
+    if is_cpp_keyword(name) {
         out.push('_');
     }
     true
@@ -382,10 +386,10 @@ impl Writer<'_> {
         }
     }
 
-    fn event(&mut self, l: Level, f: &str, (src, dst, id): Event) {
+    /// `set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);`: `call` is the function name with its `(`.
+    fn event(&mut self, l: Level, call: &str, (src, dst, id): Event) {
         self.out.indent(l);
-        self.put(f);
-        self.put("(");
+        self.put(call);
         self.put(pipe_cpp(src));
         self.put(", ");
         self.put(pipe_cpp(dst));
@@ -672,8 +676,8 @@ impl Writer<'_> {
                 self.put(");\n");
             }
             Inst::FullValid(_) => {}
-            Inst::SetFlag(e) => self.event(l, "set_flag", *e),
-            Inst::WaitFlag(e) => self.event(l, "wait_flag", *e),
+            Inst::SetFlag(e) => self.event(l, "set_flag(", *e),
+            Inst::WaitFlag(e) => self.event(l, "wait_flag(", *e),
             Inst::Barrier(p) => {
                 self.out.indent(l);
                 self.put("pipe_barrier(");

@@ -282,6 +282,14 @@ impl<'a> Writer<'a> {
         {
             return (s, e);
         }
+        self.spell_vty(v)
+    }
+
+    /// [`Writer::vty_range`] the first time: spells `v`'s type into `ty_text` (or finds the
+    /// last tile type's text) and records its range. Kept out of line, so the common copy
+    /// does not pay this frame.
+    #[inline(never)]
+    fn spell_vty(&mut self, v: ValueId) -> (u32, u32) {
         let m = self.m;
         let t = &m.values[v].ty;
         let key = t.as_tile().map(|tt| (tt.shape.as_slice(), tt.dtype));
@@ -365,18 +373,25 @@ impl<'a> Writer<'a> {
         let Some(t) = m.values[v].ty.as_tile() else {
             return;
         };
-        if let Some(space) = space_of(m, v) {
-            self.entry(n, "loc");
-            self.put("#pto.loc<");
-            self.put(space.name());
-            self.put(">");
-            self.entry(n, "layout");
-            self.put("#pto.layout<");
-            self.put(layout_name(space, &t.shape));
-            self.put(">");
+        // The fixed pieces between the entries are written whole.
+        match space_of(m, v) {
+            Some(space) => {
+                self.put(if *n == 0 {
+                    " {loc = #pto.loc<"
+                } else {
+                    ", loc = #pto.loc<"
+                });
+                self.put(space.name());
+                self.put(">, layout = #pto.layout<");
+                self.put(layout_name(space, &t.shape));
+                self.put(">, valid = [");
+                *n += 3;
+            }
+            None => {
+                self.entry(n, "valid");
+                self.put("[");
+            }
         }
-        self.entry(n, "valid");
-        self.put("[");
         for (i, d) in t.valid.iter().enumerate() {
             self.out.sep(i);
             match d {
@@ -779,11 +794,10 @@ impl<'a> Writer<'a> {
             "tile" => {
                 self.put("pto.tile.");
                 // `row_max` is spelled `row.max`.
-                for (i, part) in info.mnemonic.split('_').enumerate() {
-                    if i > 0 {
-                        self.put(".");
-                    }
-                    self.put(part);
+                let start = self.out.text.len();
+                self.put(info.mnemonic);
+                for (i, _) in info.mnemonic.match_indices('_') {
+                    self.out.text.replace_range(start + i..start + i + 1, ".");
                 }
             }
             d => {

@@ -31,11 +31,9 @@ impl Out {
         }
     }
 
-    /// Starts a line at `level`: writes its indentation.
+    /// Starts a line at `level`: writes its indentation, up to 16 levels in one piece.
     pub fn indent(&mut self, level: Level) {
-        for _ in 0..level.0 {
-            self.text.push_str("  ");
-        }
+        push_indent(&mut self.text, level.0);
     }
 
     /// Ends the current line.
@@ -70,6 +68,18 @@ impl Out {
     /// Writes a signed number.
     pub fn put_i64(&mut self, v: i64) {
         push_i64(&mut self.text, v);
+    }
+}
+
+/// Appends `level` levels of indentation (two spaces each) to `s`, a slice of one run of
+/// spaces at a time rather than a push per level.
+fn push_indent(s: &mut String, level: usize) {
+    const SPACES: &str = "                                ";
+    let mut n = 2 * level;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        s.push_str(&SPACES[..k]);
+        n -= k;
     }
 }
 
