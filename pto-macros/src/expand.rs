@@ -1,7 +1,7 @@
 //! The generated items (dsl.md section 1): the host function `NAME` and `mod NAME` with
 //! `IR`, `LOWERED`, `CPP` and `program()`.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::ctxt::Errors;
@@ -27,19 +27,19 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let lowered = crate::lower::lower(&model, &args, &mut errs);
     let lowered = match (lowered, errs.is_empty()) {
         (Some(l), true) => l,
-        _ => return with_errors(errs, crate::fallback::stub(&model)),
+        _ => return with_errors(errs, crate::fallback::stub(model)),
     };
     let ir = lowered.module.to_string();
     match pto_lower::compile_artifacts(lowered.module, lowered.func) {
         Ok(c) => {
             let host = c.host;
-            items(&model, host, &ir, &c.lowered, &c.cpp)
+            items(model, host, &ir, &c.lowered, &c.cpp)
         }
         Err(diags) => {
             for d in diags.iter() {
                 errs.push(lowered.spans.error(d));
             }
-            with_errors(errs, crate::fallback::stub(&model))
+            with_errors(errs, crate::fallback::stub(model))
         }
     }
 }
@@ -63,8 +63,11 @@ pub(crate) fn unsupported_body(k: &Kernel<'_>, why: &str) -> TokenStream {
 }
 
 /// The host function and `mod NAME`, with the given host body and texts.
+///
+/// Takes the kernel by value so the parameters' names and host types move into the
+/// output: interpolating a shared `TokenStream` with `quote!` copies every token of it.
 pub(crate) fn items(
-    k: &Kernel<'_>,
+    k: Kernel<'_>,
     body: TokenStream,
     ir: &str,
     lowered: &str,
@@ -73,18 +76,17 @@ pub(crate) fn items(
     let attrs = &k.attrs;
     let vis = k.vis;
     let ident = k.ident;
-    let params = k.params.iter().map(|p| p.host_param());
     let ret = match k.ret {
         Some(Some((_, ty))) => quote!(#ty),
         _ => quote!(()),
     };
     let (ir, lowered, cpp) = (text_literal(ir), text_literal(lowered), text_literal(cpp));
-    let name = ident.to_string();
-    let mod_doc = format!("Compile-time artifacts of the `{name}` kernel.");
+    let mod_doc = format!("Compile-time artifacts of the `{ident}` kernel.");
+    let params = host_params(k.params);
     quote! {
         #(#attrs)*
         #[allow(clippy::all, clippy::pedantic)] // the body is generated code
-        #vis fn #ident(#(#params),*) -> ::core::result::Result<#ret, ::pto::Error> #body
+        #vis fn #ident #params -> ::core::result::Result<#ret, ::pto::Error> #body
 
         #[doc = #mod_doc]
         #[allow(dead_code)]
@@ -101,6 +103,19 @@ pub(crate) fn items(
             }
         }
     }
+}
+
+/// `(name: Type, ..)` of the host function: the tokens `quote!((#(#name: #ty),*))` makes,
+/// with the names and types moved in rather than copied.
+fn host_params(params: Vec<crate::model::Param>) -> Group {
+    let punct = |c| TokenTree::Punct(Punct::new(c, Spacing::Alone));
+    let list = params.into_iter().enumerate().flat_map(|(i, p)| {
+        let sep = (i > 0).then(|| punct(','));
+        sep.into_iter()
+            .chain([TokenTree::Ident(p.ident), punct(':')])
+            .chain(p.host)
+    });
+    Group::new(Delimiter::Parenthesis, list.collect())
 }
 
 /// `text` as a string literal token, raw (`r#"..."#`) when it spans lines: a raw literal
