@@ -80,7 +80,12 @@ pub(crate) fn items(
         Some(Some((_, ty))) => quote!(#ty),
         _ => quote!(()),
     };
-    let (ir, lowered, cpp) = (text_literal(ir), text_literal(lowered), text_literal(cpp));
+    // One buffer spells the three literals (parsing copies what it keeps), sized for the
+    // longest: each would otherwise be a large allocation of its own.
+    let mut src = String::with_capacity(ir.len().max(lowered.len()).max(cpp.len()) + 16);
+    let ir = text_literal(&mut src, ir);
+    let lowered = text_literal(&mut src, lowered);
+    let cpp = text_literal(&mut src, cpp);
     let mod_doc = format!("Compile-time artifacts of the `{ident}` kernel.");
     let params = host_params(k.params);
     quote! {
@@ -122,13 +127,15 @@ fn host_params(params: Vec<crate::model::Param>) -> Group {
 /// reads as the text itself in expanded code, and it is made without escaping every
 /// character (what `Literal::string` does, and once most of the macro's cost for a small
 /// kernel).
-fn text_literal(text: &str) -> Literal {
+/// `src` is a scratch buffer for the literal's spelling.
+fn text_literal(src: &mut String, text: &str) -> Literal {
     // A bare carriage return is not allowed in a raw string.
     if text.contains('\n') && !text.contains('\r') {
         let hashes = longest_hash_run_after_quote(text) + 1;
         // Sized up front: `format!` would grow the buffer by doubling, copying the text
         // several times.
-        let mut src = String::with_capacity(text.len() + 2 * hashes + 3);
+        src.clear();
+        src.reserve(text.len() + 2 * hashes + 3);
         src.push('r');
         src.extend(std::iter::repeat_n('#', hashes));
         src.push('"');
@@ -170,11 +177,15 @@ mod tests {
             "tab\tand \\ backslash \u{e9}",
             "bare\rreturn\n",
         ] {
-            let lit = super::text_literal(text);
+            let lit = super::text_literal(&mut String::new(), text);
             let parsed: syn::LitStr = syn::parse_quote!(#lit);
             assert_eq!(parsed.value(), text, "literal {lit}");
         }
-        assert!(super::text_literal("x\ny").to_string().starts_with("r#\""));
+        assert!(
+            super::text_literal(&mut String::new(), "x\ny")
+                .to_string()
+                .starts_with("r#\"")
+        );
     }
 
     fn check(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream, expected: Expect) {
