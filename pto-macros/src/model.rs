@@ -215,7 +215,7 @@ fn elem_and_dims(
         );
         return None;
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(dims.len());
     let mut ok = true;
     for d in dims {
         match dim_arg(d) {
@@ -338,8 +338,8 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
     if let Some(v) = &sig.variadic {
         errs.push_spanned(v, "a kernel cannot be variadic");
     }
-    let mut params = Vec::new();
-    let mut names: Vec<String> = Vec::new();
+    let mut params = Vec::with_capacity(sig.inputs.len());
+    let mut names: Vec<String> = Vec::with_capacity(sig.inputs.len());
     for arg in &sig.inputs {
         let pt = match arg {
             FnArg::Typed(pt) => pt,
