@@ -54,7 +54,12 @@ impl Ordered {
 
     fn position(&self, name: &str) -> Option<usize> {
         if self.entries.len() <= Self::SCAN {
-            self.entries.iter().position(|(k, _)| **k == *name)
+            // Names that differ mostly differ in length or first byte, which settles them
+            // without calling `memcmp`.
+            let first = name.as_bytes().first();
+            self.entries.iter().position(|(k, _)| {
+                k.len() == name.len() && k.as_bytes().first() == first && **k == *name
+            })
         } else {
             self.index.get(name).copied()
         }

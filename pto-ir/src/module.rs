@@ -335,16 +335,22 @@ impl ProgramModule {
 
 /// The values named by symbolic extents of a type.
 pub fn collect_dims(t: &Type, out: &mut Vec<ValueId>) {
+    for_each_dim(t, &mut |v| out.push(v));
+}
+
+/// Calls `f` with each value named by a symbolic extent of a type, in the order
+/// [`collect_dims`] lists them (for a walk that needs no list).
+pub fn for_each_dim(t: &Type, f: &mut impl FnMut(ValueId)) {
     use crate::types::Dim;
-    let mut push = |d: &Dim| {
+    let mut visit = |d: &Dim| {
         if let Dim::Value(v) = d {
-            out.push(*v);
+            f(*v);
         }
     };
     match t {
-        Type::Tile(tt) => tt.valid.iter().for_each(&mut push),
-        Type::Tensor(tt) => tt.shape.iter().for_each(&mut push),
-        Type::Tuple(ts) => ts.iter().for_each(|t| collect_dims(t, out)),
+        Type::Tile(tt) => tt.valid.iter().for_each(&mut visit),
+        Type::Tensor(tt) => tt.shape.iter().for_each(&mut visit),
+        Type::Tuple(ts) => ts.iter().for_each(|t| for_each_dim(t, f)),
         _ => {}
     }
 }

@@ -1,7 +1,7 @@
 //! The generated items (dsl.md section 1): the host function `NAME` and `mod NAME` with
 //! `IR`, `LOWERED`, `CPP` and `program()`.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::ctxt::Errors;
@@ -27,19 +27,19 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let lowered = crate::lower::lower(&model, &args, &mut errs);
     let lowered = match (lowered, errs.is_empty()) {
         (Some(l), true) => l,
-        _ => return with_errors(errs, crate::fallback::stub(&model)),
+        _ => return with_errors(errs, crate::fallback::stub(model)),
     };
     let ir = lowered.module.to_string();
     match pto_lower::compile_artifacts(lowered.module, lowered.func) {
         Ok(c) => {
             let host = c.host;
-            items(&model, host, &ir, &c.lowered, &c.cpp)
+            items(model, host, &ir, &c.lowered, &c.cpp)
         }
         Err(diags) => {
             for d in diags.iter() {
                 errs.push(lowered.spans.error(d));
             }
-            with_errors(errs, crate::fallback::stub(&model))
+            with_errors(errs, crate::fallback::stub(model))
         }
     }
 }
@@ -63,8 +63,11 @@ pub(crate) fn unsupported_body(k: &Kernel<'_>, why: &str) -> TokenStream {
 }
 
 /// The host function and `mod NAME`, with the given host body and texts.
+///
+/// Takes the kernel by value so the parameters' names and host types move into the
+/// output: interpolating a shared `TokenStream` with `quote!` copies every token of it.
 pub(crate) fn items(
-    k: &Kernel<'_>,
+    k: Kernel<'_>,
     body: TokenStream,
     ir: &str,
     lowered: &str,
@@ -73,18 +76,22 @@ pub(crate) fn items(
     let attrs = &k.attrs;
     let vis = k.vis;
     let ident = k.ident;
-    let params = k.params.iter().map(|p| p.host_param());
     let ret = match k.ret {
         Some(Some((_, ty))) => quote!(#ty),
         _ => quote!(()),
     };
-    let (ir, lowered, cpp) = (text_literal(ir), text_literal(lowered), text_literal(cpp));
-    let name = ident.to_string();
-    let mod_doc = format!("Compile-time artifacts of the `{name}` kernel.");
+    // One buffer spells the three literals (parsing copies what it keeps), sized for the
+    // longest: each would otherwise be a large allocation of its own.
+    let mut src = String::with_capacity(ir.len().max(lowered.len()).max(cpp.len()) + 16);
+    let ir = text_literal(&mut src, ir);
+    let lowered = text_literal(&mut src, lowered);
+    let cpp = text_literal(&mut src, cpp);
+    let mod_doc = format!("Compile-time artifacts of the `{ident}` kernel.");
+    let params = host_params(k.params);
     quote! {
         #(#attrs)*
         #[allow(clippy::all, clippy::pedantic)] // the body is generated code
-        #vis fn #ident(#(#params),*) -> ::core::result::Result<#ret, ::pto::Error> #body
+        #vis fn #ident #params -> ::core::result::Result<#ret, ::pto::Error> #body
 
         #[doc = #mod_doc]
         #[allow(dead_code)]
@@ -103,17 +110,32 @@ pub(crate) fn items(
     }
 }
 
+/// `(name: Type, ..)` of the host function: the tokens `quote!((#(#name: #ty),*))` makes,
+/// with the names and types moved in rather than copied.
+fn host_params(params: Vec<crate::model::Param>) -> Group {
+    let punct = |c| TokenTree::Punct(Punct::new(c, Spacing::Alone));
+    let list = params.into_iter().enumerate().flat_map(|(i, p)| {
+        let sep = (i > 0).then(|| punct(','));
+        sep.into_iter()
+            .chain([TokenTree::Ident(p.ident), punct(':')])
+            .chain(p.host)
+    });
+    Group::new(Delimiter::Parenthesis, list.collect())
+}
+
 /// `text` as a string literal token, raw (`r#"..."#`) when it spans lines: a raw literal
 /// reads as the text itself in expanded code, and it is made without escaping every
 /// character (what `Literal::string` does, and once most of the macro's cost for a small
 /// kernel).
-fn text_literal(text: &str) -> Literal {
+/// `src` is a scratch buffer for the literal's spelling.
+fn text_literal(src: &mut String, text: &str) -> Literal {
     // A bare carriage return is not allowed in a raw string.
     if text.contains('\n') && !text.contains('\r') {
         let hashes = longest_hash_run_after_quote(text) + 1;
         // Sized up front: `format!` would grow the buffer by doubling, copying the text
         // several times.
-        let mut src = String::with_capacity(text.len() + 2 * hashes + 3);
+        src.clear();
+        src.reserve(text.len() + 2 * hashes + 3);
         src.push('r');
         src.extend(std::iter::repeat_n('#', hashes));
         src.push('"');
@@ -155,11 +177,15 @@ mod tests {
             "tab\tand \\ backslash \u{e9}",
             "bare\rreturn\n",
         ] {
-            let lit = super::text_literal(text);
+            let lit = super::text_literal(&mut String::new(), text);
             let parsed: syn::LitStr = syn::parse_quote!(#lit);
             assert_eq!(parsed.value(), text, "literal {lit}");
         }
-        assert!(super::text_literal("x\ny").to_string().starts_with("r#\""));
+        assert!(
+            super::text_literal(&mut String::new(), "x\ny")
+                .to_string()
+                .starts_with("r#\"")
+        );
     }
 
     fn check(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream, expected: Expect) {

@@ -26,7 +26,7 @@ use syn::{
 
 use crate::args::Args;
 use crate::ctxt::{Errors, error_range, range_of, tokens_range};
-use crate::model::{DimSpec, Kernel, ParamTy, int_literal, scalar_dtype};
+use crate::model::{DimSpec, Kernel, ParamTy, int_literal, scalar_dtype, with_spelling};
 
 /// Where a `SpanId` points: a token range, or a syn node whose first and last tokens are
 /// found only if a diagnostic needs them (finding them means printing the node).
@@ -252,6 +252,13 @@ const TILE_METHODS: &str = "max(b), min(b), abs(), exp(), log(), sqrt(), rsqrt()
 const TENSOR_METHODS: &str = "load::<R, C>([i, j]), store([i, j], tile)";
 const SCALAR_METHODS: &str = "abs(), max(b), min(b) (and `x as T` for conversions)";
 
+/// Spells `ident` into `buf` (reused, so spelling allocates only when `buf` must grow).
+fn spell(buf: &mut String, ident: &Ident) {
+    use std::fmt::Write;
+    buf.clear();
+    let _ = write!(buf, "{ident}");
+}
+
 /// The Rust spelling of a dtype, for messages.
 fn rs(d: DataType) -> String {
     d.rust_name()
@@ -300,12 +307,14 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         returned: false,
     };
     // Parameters, then the symbolic dimensions they mention (created once, shared by name).
+    // Names are spelled into reused buffers (`to_string` would allocate each spelling).
     let mut dims: FxHashMap<String, ValueId> = FxHashMap::default();
     let mut params = Vec::new();
+    let (mut pname, mut dname) = (String::new(), String::new());
     for p in &k.params {
-        let pname = p.ident.to_string();
+        spell(&mut pname, &p.ident);
         if matches!(p.ty, ParamTy::Invalid) {
-            lw.poisoned.insert(pname.into());
+            lw.poisoned.insert(pname.as_str().into());
             continue;
         }
         let v = lw.b.new_value(Type::Unknown, &pname);
@@ -317,12 +326,12 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
                     shape.push(match d {
                         DimSpec::Const(c) => pto_ir::Dim::Const(*c),
                         DimSpec::Sym(s) => {
-                            let s = s.to_string();
-                            let dv = match dims.get(&s) {
+                            spell(&mut dname, s);
+                            let dv = match dims.get(dname.as_str()) {
                                 Some(&dv) => dv,
                                 None => {
-                                    let dv = lw.b.new_scalar(DataType::Int64, &s);
-                                    dims.insert(s, dv);
+                                    let dv = lw.b.new_scalar(DataType::Int64, &dname);
+                                    dims.insert(dname.clone(), dv);
                                     dv
                                 }
                             };
@@ -620,10 +629,8 @@ impl<'k> Lower<'k, '_> {
     /// are resolved by name all the time, and `to_string` would allocate each spelling.
     /// Calls may nest (each level takes its own buffer).
     fn with_name<T>(&mut self, ident: &Ident, f: impl FnOnce(&mut Self, &str) -> T) -> T {
-        use std::fmt::Write;
         let mut buf = self.names.pop().unwrap_or_default();
-        buf.clear();
-        let _ = write!(buf, "{ident}");
+        spell(&mut buf, ident);
         let r = f(self, &buf);
         self.names.push(buf);
         r
@@ -1779,7 +1786,7 @@ impl<'k> Lower<'k, '_> {
                 "offsets are written as an array, one per dimension: `[i, j]`",
             );
         };
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(a.elems.len());
         let mut ok = true;
         for el in &a.elems {
             match self.expr(el) {
@@ -2065,10 +2072,10 @@ impl<'k> Lower<'k, '_> {
                 format!("only the built-in functions can be called in a kernel: {FUNCTIONS}"),
             );
         };
-        let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        let mut segs = p.path.segments.iter();
         let span = self.sid(e);
         // Tile::<T, R, C>::zeros() / full(v)
-        if let [ty, ctor] = segs.as_slice()
+        if let (Some(ty), Some(ctor), None) = (segs.next(), segs.next(), segs.next())
             && ty.ident == "Tile"
         {
             let syn::PathArguments::AngleBracketed(a) = &ty.arguments else {
@@ -2078,24 +2085,28 @@ impl<'k> Lower<'k, '_> {
                 );
             };
             let tile = self.tile_args(a, a);
-            let ctor_name = ctor.ident.to_string();
-            let args: Vec<&Expr> = c.args.iter().collect();
-            let fill = match ctor_name.as_str() {
-                "zeros" => {
-                    self.arity(&ctor.ident, args.len(), 0, "Tile::<T, R, C>::zeros()")?;
+            // `Some(takes a fill value)` for a known constructor.
+            let full = with_spelling(&ctor.ident, |name| match name {
+                "zeros" => Some(false),
+                "full" => Some(true),
+                _ => None,
+            });
+            let fill = match full {
+                Some(false) => {
+                    self.arity(&ctor.ident, c.args.len(), 0, "Tile::<T, R, C>::zeros()")?;
                     None
                 }
-                "full" => {
-                    self.arity(&ctor.ident, args.len(), 1, "Tile::<T, R, C>::full(v)")?;
-                    match args.first() {
+                Some(true) => {
+                    self.arity(&ctor.ident, c.args.len(), 1, "Tile::<T, R, C>::full(v)")?;
+                    match c.args.first() {
                         Some(a) => Some(self.expr(a)?),
                         None => return Err(Poison),
                     }
                 }
-                _ => {
+                None => {
                     return self.err(
                         &ctor.ident,
-                        format!("no tile constructor `{ctor_name}`; tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`"),
+                        format!("no tile constructor `{}`; tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`", ctor.ident),
                     );
                 }
             };
@@ -2130,33 +2141,41 @@ impl<'k> Lower<'k, '_> {
                 ),
             );
         };
-        let name = ident.to_string();
-        let (op, want, usage) = match name.as_str() {
-            "min" => (None, 2, "min(a, b)"),
-            "max" => (None, 2, "max(a, b)"),
-            "matmul" => (Some(Opcode::TileMatmul), 2, "matmul(a, b)"),
-            "matmul_acc" => (Some(Opcode::TileMatmulAcc), 3, "matmul_acc(acc, a, b)"),
-            "matmul_bias" => (Some(Opcode::TileMatmulBias), 3, "matmul_bias(a, b, bias)"),
-            "range" => {
-                return self.err(
-                    ident,
-                    "`range(a, b, s)` is only written as the bounds of a `for` loop",
-                );
-            }
-            "parallel" => {
-                return self.err(
-                    ident,
-                    "`parallel` loops are not supported yet; use a sequential `for i in a..b` loop",
-                );
-            }
-            "Tile" => return self.err(
-                ident,
+        // The function, or the message for a name that is not one (`None`: unknown).
+        let callee = with_spelling(ident, |name| match name {
+            "min" => Ok((Some(Bin::Min), None, 2, "min(a, b)")),
+            "max" => Ok((Some(Bin::Max), None, 2, "max(a, b)")),
+            "matmul" => Ok((None, Some(Opcode::TileMatmul), 2, "matmul(a, b)")),
+            "matmul_acc" => Ok((
+                None,
+                Some(Opcode::TileMatmulAcc),
+                3,
+                "matmul_acc(acc, a, b)",
+            )),
+            "matmul_bias" => Ok((
+                None,
+                Some(Opcode::TileMatmulBias),
+                3,
+                "matmul_bias(a, b, bias)",
+            )),
+            "range" => Err(Some(
+                "`range(a, b, s)` is only written as the bounds of a `for` loop",
+            )),
+            "parallel" => Err(Some(
+                "`parallel` loops are not supported yet; use a sequential `for i in a..b` loop",
+            )),
+            "Tile" => Err(Some(
                 "tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`",
-            ),
-            _ => {
+            )),
+            _ => Err(None),
+        });
+        let (bin, op, want, usage) = match callee {
+            Ok(c) => c,
+            Err(Some(msg)) => return self.err(ident, msg),
+            Err(None) => {
                 return self.err(
                     ident,
-                    format!("cannot find function `{name}`; the kernel language has: {FUNCTIONS}"),
+                    format!("cannot find function `{ident}`; the kernel language has: {FUNCTIONS}"),
                 );
             }
         };
@@ -2173,12 +2192,9 @@ impl<'k> Lower<'k, '_> {
         if !ok {
             return Err(Poison);
         }
-        match (op, vals.as_slice()) {
-            (None, [a, b]) => {
-                let k = if name == "min" { Bin::Min } else { Bin::Max };
-                self.apply_binary(k, *a, *b, span, None)
-            }
-            (Some(op), _) => {
+        match (bin, op, vals.as_slice()) {
+            (Some(k), _, [a, b]) => self.apply_binary(k, *a, *b, span, None),
+            (_, Some(op), _) => {
                 let mut ids = ValueList::new();
                 for v in vals {
                     ids.push(self.materialize(v, None)?);

@@ -68,6 +68,44 @@ impl Kernel<'_> {
 
 const SCALARS: &str = "f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool";
 
+/// Runs `f` with the spelling of `ident` (what `to_string` gives), spelled into a stack
+/// buffer: type names are looked at for every parameter and cast, and are short.
+pub(crate) fn with_spelling<T>(ident: &Ident, f: impl FnOnce(&str) -> T) -> T {
+    use std::fmt::Write;
+    let mut buf = StackStr::default();
+    if write!(buf, "{ident}").is_ok() {
+        f(buf.as_str())
+    } else {
+        f(&ident.to_string())
+    }
+}
+
+/// A short string spelled in place (see [`with_spelling`]); a write that does not fit fails.
+#[derive(Default)]
+struct StackStr {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl StackStr {
+    fn as_str(&self) -> &str {
+        self.bytes
+            .get(..self.len)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for StackStr {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 /// The dtype a scalar type path names (`f32`, `f16`, `pto::f16`).
 pub(crate) fn scalar_dtype(ty: &Type) -> Option<DataType> {
     match ty {
@@ -76,7 +114,7 @@ pub(crate) fn scalar_dtype(ty: &Type) -> Option<DataType> {
             if !matches!(last.arguments, PathArguments::None) {
                 return None;
             }
-            DataType::from_rust_name(&last.ident.to_string())
+            with_spelling(&last.ident, DataType::from_rust_name)
         }
         Type::Paren(p) => scalar_dtype(&p.elem),
         Type::Group(g) => scalar_dtype(&g.elem),
@@ -101,8 +139,16 @@ pub(crate) fn int_literal(e: &Expr) -> Option<u64> {
     }
 }
 
+/// What a generic parameter type names: `Tensor`, `Tile`, or something else.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Generic {
+    Tensor,
+    Tile,
+    Other,
+}
+
 /// `Tensor<T, D..>` or `Tile<T, D..>`: the last path segment's name and its arguments.
-fn generic_type(ty: &Type) -> Option<(String, Vec<&GenericArgument>)> {
+fn generic_type(ty: &Type) -> Option<(&Ident, Generic, Vec<&GenericArgument>)> {
     match ty {
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last()?;
@@ -111,7 +157,12 @@ fn generic_type(ty: &Type) -> Option<(String, Vec<&GenericArgument>)> {
                 PathArguments::None => Vec::new(),
                 PathArguments::Parenthesized(_) => return None,
             };
-            Some((last.ident.to_string(), args))
+            let kind = with_spelling(&last.ident, |name| match name {
+                "Tensor" => Generic::Tensor,
+                "Tile" => Generic::Tile,
+                _ => Generic::Other,
+            });
+            Some((&last.ident, kind, args))
         }
         Type::Group(g) => generic_type(&g.elem),
         _ => None,
@@ -164,7 +215,7 @@ fn elem_and_dims(
         );
         return None;
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(dims.len());
     let mut ok = true;
     for d in dims {
         match dim_arg(d) {
@@ -194,8 +245,8 @@ fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (P
                 }
                 return (ParamTy::Scalar(d), Direction::In);
             }
-            if let Some((name, _)) = generic_type(other)
-                && (name == "Tensor" || name == "Tile")
+            if let Some((name, kind, _)) = generic_type(other)
+                && kind != Generic::Other
             {
                 errs.push_spanned(
                     other,
@@ -221,19 +272,19 @@ fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (P
             Direction::Out
         }
     };
-    let Some((name, args)) = generic_type(inner) else {
+    let Some((name, kind, args)) = generic_type(inner) else {
         errs.push_spanned(
             ty,
             "unsupported parameter type; expected `&Tensor<T, D..>`, `&mut Tensor<T, D..>` or `&Tile<T, R, C>`",
         );
         return (ParamTy::Invalid, direction);
     };
-    match name.as_str() {
-        "Tensor" => match elem_and_dims("Tensor", inner, &args, errs) {
+    match kind {
+        Generic::Tensor => match elem_and_dims("Tensor", inner, &args, errs) {
             Some((dtype, dims)) => (ParamTy::Tensor { dtype, dims }, direction),
             None => (ParamTy::Invalid, direction),
         },
-        "Tile" => match elem_and_dims("Tile", inner, &args, errs) {
+        Generic::Tile => match elem_and_dims("Tile", inner, &args, errs) {
             Some((dtype, dims)) => {
                 let mut shape = pto_ir::Shape::new();
                 for (d, a) in dims.iter().zip(args.iter().skip(1)) {
@@ -253,7 +304,7 @@ fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (P
             }
             None => (ParamTy::Invalid, direction),
         },
-        _ => {
+        Generic::Other => {
             errs.push_spanned(
                 inner,
                 format!("unsupported parameter type `{name}`; expected `Tensor<T, D..>` or `Tile<T, R, C>`"),
@@ -287,8 +338,8 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
     if let Some(v) = &sig.variadic {
         errs.push_spanned(v, "a kernel cannot be variadic");
     }
-    let mut params = Vec::new();
-    let mut names: Vec<String> = Vec::new();
+    let mut params = Vec::with_capacity(sig.inputs.len());
+    let mut names: Vec<String> = Vec::with_capacity(sig.inputs.len());
     for arg in &sig.inputs {
         let pt = match arg {
             FnArg::Typed(pt) => pt,
@@ -438,13 +489,4 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
         }
     }
     out
-}
-
-impl Param {
-    /// `name: Type` of the host function.
-    pub(crate) fn host_param(&self) -> TokenStream {
-        let ident = &self.ident;
-        let ty = &self.host;
-        quote!(#ident: #ty)
-    }
 }

@@ -20,12 +20,10 @@
 //! did not assign it yields the value from before the `if`; a branch that ends in `break`
 //! or `continue` does not take part in the merge.
 
-use rustc_hash::FxHashMap;
-
 use super::IRBuilder;
 use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
 use crate::diag::Diag;
-use crate::entity::{BlockId, StmtId, ValueId};
+use crate::entity::{BlockId, SecondaryMap, StmtId, ValueId};
 use crate::env::{Binding, BindingKind, Name};
 use crate::ops;
 use crate::stmt::{BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
@@ -86,9 +84,20 @@ impl IRBuilder {
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
+        self.resolve_named(ctx, block, name).map(|(v, _)| v)
+    }
+
+    /// [`IRBuilder::resolve`], with the shared name the variable is bound under (for the
+    /// provisionals made on the way back, without walking the scopes again).
+    fn resolve_named(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        block: BlockId,
+        name: &str,
+    ) -> Option<(ValueId, Name)> {
         let b = self.module.blocks.get(block)?;
-        if let Some(bind) = b.env.get(name) {
-            return Some(bind.value);
+        if let Some((n, bind)) = b.env.get_named(name) {
+            return Some((bind.value, Name::clone(n)));
         }
         let parent = b.parent?;
         if let Some(lp) = self.is_loop_block(block)
@@ -99,37 +108,23 @@ impl IRBuilder {
                 .get(&lp)
                 .and_then(|s| s.provisionals.iter().find(|p| *p.name == *name))
             {
-                return Some(p.value);
+                return Some((p.value, Name::clone(&p.name)));
             }
-            let outer = self.resolve(ctx, parent, name)?;
+            let (outer, name) = self.resolve_named(ctx, parent, name)?;
             let ty = self.module.values[outer].ty.clone();
-            let name = self.shared_name(parent, name);
             let value = self.module.new_value_named(ty, Some(Name::clone(&name)));
             ctx.loops
                 .entry(lp)
                 .or_default()
                 .provisionals
-                .push(Provisional { name, value, outer });
-            return Some(value);
+                .push(Provisional {
+                    name: Name::clone(&name),
+                    value,
+                    outer,
+                });
+            return Some((value, name));
         }
-        self.resolve(ctx, parent, name)
-    }
-
-    /// The name `name` is bound under as seen from `block`, shared with its binding (a new
-    /// one only if no scope binds it).
-    fn shared_name(&self, mut block: BlockId, name: &str) -> Name {
-        loop {
-            let Some(b) = self.module.blocks.get(block) else {
-                return Name::from(name);
-            };
-            if let Some((n, _)) = b.env.get_named(name) {
-                return Name::clone(n);
-            }
-            match b.parent {
-                Some(p) => block = p,
-                None => return Name::from(name),
-            }
-        }
+        self.resolve_named(ctx, parent, name)
     }
 
     /// Records the environments between the current block and the loop body, for a
@@ -219,11 +214,11 @@ impl IRBuilder {
 
     /// Rewrites every use of a key of `map` inside `block` (ops, statements, nested blocks
     /// and the extents inside the types of values defined there).
-    pub(crate) fn rewrite_uses(&mut self, block: BlockId, map: &FxHashMap<ValueId, ValueId>) {
+    pub(crate) fn rewrite_uses(&mut self, block: BlockId, map: &Renames) {
         if map.is_empty() {
             return;
         }
-        let mut f = |v: ValueId| *map.get(&v).unwrap_or(&v);
+        let mut f = |v: ValueId| map.get(v);
         // The arenas are borrowed apart so the walk edits ops, statements and values in
         // place, without copying any statement or op list.
         let m = &mut self.module;
@@ -303,7 +298,7 @@ impl IRBuilder {
 
         let mut iter_args = IterArgs::new();
         let mut yields = Vec::new();
-        let mut seed_rewrites: FxHashMap<ValueId, ValueId> = FxHashMap::default();
+        let mut seed_rewrites = Renames::new(self.module.values.len());
         for (name, end) in &carried {
             let prov = provisionals.iter().find(|p| &p.name == name);
             let init = match prov {
@@ -351,19 +346,17 @@ impl IRBuilder {
             self.rewrite_uses(c, &seed_rewrites);
         }
         // Trivial provisionals (read, never assigned) become the outer value.
-        let trivial: FxHashMap<ValueId, ValueId> = provisionals
-            .iter()
-            .filter(|p| !carried.iter().any(|(n, _)| *n == p.name))
-            .map(|p| (p.value, p.outer))
-            .collect();
+        let mut trivial = Renames::new(self.module.values.len());
+        for p in &provisionals {
+            if !carried.iter().any(|(n, _)| *n == p.name) {
+                trivial.insert(p.value, p.outer);
+            }
+        }
         self.rewrite_uses(body, &trivial);
         if let Some(c) = cond_block {
             self.rewrite_uses(c, &trivial);
         }
-        let yields: ValueList = yields
-            .into_iter()
-            .map(|v| *trivial.get(&v).unwrap_or(&v))
-            .collect();
+        let yields: ValueList = yields.into_iter().map(|v| trivial.get(v)).collect();
 
         // Complete the body's terminator.
         self.complete_yield(body, yields, span)?;
@@ -382,7 +375,7 @@ impl IRBuilder {
                         break 'scopes;
                     }
                 }
-                values.push(*trivial.get(&v).unwrap_or(&v));
+                values.push(trivial.get(v));
             }
             match &mut self.module.stmts[exit.stmt].kind {
                 StmtKind::Break(v) | StmtKind::Continue(v) => *v = values,
@@ -674,6 +667,47 @@ impl IRBuilder {
         }
         ctx.active_op_stmt = None;
         Ok(())
+    }
+}
+
+/// A renaming of values for [`IRBuilder::rewrite_uses`], dense by value id: the rewrite
+/// looks up every use in a body, and a table lookup is cheaper than hashing.
+pub(crate) struct Renames {
+    map: SecondaryMap<ValueId, Option<ValueId>>,
+    len: usize,
+    /// The number of values of the module, the table's size once something is renamed.
+    values: usize,
+}
+
+impl Renames {
+    /// No renaming, for a module of `values` values (nothing is allocated until a value
+    /// is renamed; then the table is sized once for all of them).
+    pub(crate) fn new(values: usize) -> Self {
+        Renames {
+            map: SecondaryMap::new(),
+            len: 0,
+            values,
+        }
+    }
+
+    /// Renames `from` to `to` (replacing an earlier renaming of `from`).
+    pub(crate) fn insert(&mut self, from: ValueId, to: ValueId) {
+        if self.len == 0 {
+            self.map = SecondaryMap::with_len(self.values, None);
+        }
+        if self.map[from].replace(to).is_none() {
+            self.len += 1;
+        }
+    }
+
+    /// What `v` is renamed to (`v` itself when it is not renamed).
+    pub(crate) fn get(&self, v: ValueId) -> ValueId {
+        self.map[v].unwrap_or(v)
+    }
+
+    /// Whether nothing is renamed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 

@@ -99,14 +99,13 @@ impl Ids<'_, '_> {
         if matches!(t, Type::Scalar(_)) {
             return;
         }
-        let mut dims = Vec::new();
-        crate::module::collect_dims(t, &mut dims);
+        let m = self.v.m;
         // Tile valid regions and tensor shapes (and tuples of them) may name values.
-        for d in dims {
-            if !self.v.m.values.contains(d) {
+        crate::module::for_each_dim(t, &mut |d| {
+            if !m.values.contains(d) {
                 self.bad(at, &who(), &format!("{d:?}"), "value");
             }
-        }
+        });
     }
 
     fn block(&mut self, b: BlockId, at: SpanId, who: Who<'_>) {

@@ -171,11 +171,8 @@ impl Vis<'_, '_> {
     }
 
     fn check_type(&mut self, val: ValueId, at: SpanId) {
-        let mut dims = Vec::new();
-        crate::module::collect_dims(self.v.ty(val), &mut dims);
-        for d in dims {
-            self.use_value(d, at, Some(val));
-        }
+        let ty = self.v.ty(val);
+        crate::module::for_each_dim(ty, &mut |d| self.use_value(d, at, Some(val)));
     }
 
     fn use_value(&mut self, val: ValueId, at: SpanId, in_type_of: Option<ValueId>) {
@@ -215,9 +212,15 @@ impl Vis<'_, '_> {
 
     /// Walks a block in a new scope opened with `pre` (ivs, iter args) defined at `at`;
     /// on exit everything defined in the scope is hidden behind `owner`.
-    fn scoped(&mut self, b: BlockId, owner: StmtId, pre: &[ValueId], at: SpanId) {
+    fn scoped(
+        &mut self,
+        b: BlockId,
+        owner: StmtId,
+        pre: impl IntoIterator<Item = ValueId>,
+        at: SpanId,
+    ) {
         self.open();
-        for &val in pre {
+        for val in pre {
             self.define(val, at);
         }
         self.stmts(b);
@@ -254,16 +257,15 @@ impl Vis<'_, '_> {
                     }
                 }
                 StmtKind::For(f) => {
-                    let mut pre = vec![f.iv];
-                    pre.extend(f.iter_args.iter().map(|a| a.arg));
-                    self.scoped(f.body, s, &pre, st.span);
+                    let pre = std::iter::once(f.iv).chain(f.iter_args.iter().map(|a| a.arg));
+                    self.scoped(f.body, s, pre, st.span);
                     for &r in &f.results {
                         self.define(r, st.span);
                     }
                 }
                 StmtKind::If(i) => {
-                    self.scoped(i.then_block, s, &[], st.span);
-                    self.scoped(i.else_block, s, &[], st.span);
+                    self.scoped(i.then_block, s, [], st.span);
+                    self.scoped(i.else_block, s, [], st.span);
                     for &r in &i.results {
                         self.define(r, st.span);
                     }
@@ -274,8 +276,8 @@ impl Vis<'_, '_> {
                     for a in &w.iter_args {
                         self.define(a.arg, st.span);
                     }
-                    self.scoped(w.cond_block, s, &[], st.span);
-                    self.scoped(w.body, s, &[], st.span);
+                    self.scoped(w.cond_block, s, [], st.span);
+                    self.scoped(w.body, s, [], st.span);
                     self.close(s);
                     for &r in &w.results {
                         self.define(r, st.span);

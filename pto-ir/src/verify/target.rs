@@ -168,7 +168,7 @@ pub(super) fn check(
     };
     // Where each tile lives: from the ops that use it as a matmul operand (anchored there)
     // and from what defines it (anchored at the definition).
-    let mut homes: Vec<(ValueId, MemorySpace, SpanId)> = Vec::new();
+    let mut homes: Vec<(ValueId, MemorySpace, SpanId)> = Vec::with_capacity(m.values.len());
     let mut has_home: EntitySet<ValueId> = EntitySet::with_len(m.values.len());
     for body in bodies.iter() {
         for (o, _) in bodies.ops(body) {
@@ -235,7 +235,7 @@ pub(super) fn check(
     }
     // The spaces each tile was already checked in, one bit per space.
     let mut seen: SecondaryMap<ValueId, u8> = SecondaryMap::with_len(m.values.len(), 0);
-    let mut row_major: Vec<(ValueId, SpanId)> = Vec::new();
+    let mut row_major: Vec<(ValueId, SpanId)> = Vec::with_capacity(m.values.len());
     for (val, space, span) in homes {
         let Some(tt) = tile(val) else { continue };
         let bit = 1u8 << (space as u8);
