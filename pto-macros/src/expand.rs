@@ -29,7 +29,7 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         (Some(l), true) => l,
         _ => return with_errors(errs, crate::fallback::stub(model)),
     };
-    let ir = lowered.module.to_string();
+    let ir = lowered.module.to_text();
     match pto_lower::compile_artifacts(lowered.module, lowered.func) {
         Ok(c) => {
             let host = c.host;
