@@ -248,6 +248,22 @@ fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, b
 }
 
 /// Whether an instruction is a sync (a no-op on the CPU).
+/// Appends the decimal digits of `n`, as `write!(s, "{n}")` does, without the formatting
+/// machinery (a `write!` costs several times the digits).
+fn push_uint(s: &mut String, mut n: u64) {
+    let mut digits = [b'0'; 20];
+    let mut at = digits.len();
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+        at -= 1;
+        if n == 0 {
+            break;
+        }
+    }
+    s.push_str(std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default());
+}
+
 fn is_sync(i: &Inst) -> bool {
     matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
 }
@@ -358,11 +374,14 @@ impl<'a> Writer<'a> {
                     .as_deref()
                     .map(crate::lower::sanitize)
                     .unwrap_or_default();
-                let _ = write!(self.names, "{base}_{}", d.number);
+                self.names.push_str(&base);
+                self.names.push('_');
+                push_uint(&mut self.names, u64::from(d.number));
                 let candidate = self.names.get(start..).unwrap_or_default();
                 if base.is_empty() || !valid_ident(candidate) || self.params.contains(candidate) {
                     self.names.truncate(start);
-                    let _ = write!(self.names, "v_{}", d.number);
+                    self.names.push_str("v_");
+                    push_uint(&mut self.names, u64::from(d.number));
                 }
             }
         }
@@ -377,7 +396,8 @@ impl<'a> Writer<'a> {
         match self.p.tile(t) {
             Some(s) if valid_ident(&s.name) => self.out.push_str(&s.name),
             _ => {
-                let _ = write!(self.out, "t{}", t.0);
+                self.out.push('t');
+                push_uint(&mut self.out, u64::from(t.0));
             }
         }
     }
@@ -507,7 +527,8 @@ impl<'a> Writer<'a> {
             self.open(bare);
             self.put("- ");
         }
-        let _ = write!(self.out, "{mag}{suffix}");
+        push_uint(&mut self.out, mag);
+        self.put(suffix);
         if neg {
             self.close(bare);
         }
@@ -574,7 +595,10 @@ impl<'a> Writer<'a> {
     fn put_index(&mut self, i: Index) {
         match i {
             Index::Const(c) => {
-                let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
+                push_uint(
+                    &mut self.out,
+                    usize::try_from(c).unwrap_or(usize::MAX) as u64,
+                );
             }
             Index::Value(v) if self.dtype(v) == DataType::Bool => {
                 self.put("usize::from(");
@@ -616,7 +640,10 @@ impl<'a> Writer<'a> {
     fn put_window(&mut self, window: &[u64]) {
         self.put("&[");
         for (k, &s) in window.iter().enumerate() {
-            let _ = write!(self.out, "{}{}", if k > 0 { ", " } else { "" }, s as usize);
+            if k > 0 {
+                self.put(", ");
+            }
+            push_uint(&mut self.out, s as usize as u64);
         }
         self.put("]");
     }
@@ -711,11 +738,13 @@ impl<'a> Writer<'a> {
             self.put_tile(TileId(i as u32));
             let ty = self.rust_ty(s.dtype);
             self.import(Import::Tile);
-            let _ = write!(
-                self.out,
-                " = Tile:: < {ty}, {}, {}> ::zeros(); ",
-                s.rows as usize, s.cols as usize
-            );
+            self.put(" = Tile:: < ");
+            self.put(ty);
+            self.put(", ");
+            push_uint(&mut self.out, s.rows as usize as u64);
+            self.put(", ");
+            push_uint(&mut self.out, s.cols as usize as u64);
+            self.put("> ::zeros(); ");
         }
         // 3. Instructions; a final `return` becomes the tail expression.
         match self.p.body.split_last() {
@@ -862,7 +891,10 @@ impl<'a> Writer<'a> {
                 }
                 match *d {
                     Dim::Const(c) => {
-                        let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
+                        push_uint(
+                            &mut self.out,
+                            usize::try_from(c).unwrap_or(usize::MAX) as u64,
+                        );
                     }
                     Dim::Value(v) if bound.contains(&v) => {
                         let name = self.symbol_name(v);
@@ -1140,7 +1172,9 @@ impl<'a> Writer<'a> {
             (_, true) => "tload2_map_store_loop",
         };
         self.import(Import::Isa);
-        let _ = write!(self.out, "isa::{f}(");
+        self.put("isa::");
+        self.put(f);
+        self.put("(");
         for &(t, tensor, offsets) in &c.loads {
             self.put("&mut ");
             self.put_tile(t);
@@ -1268,7 +1302,11 @@ impl<'a> Writer<'a> {
             Inst::FullValid(t) => {
                 self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
-                let _ = write!(self.out, ".set_valid({}, {}) ? ; ", r as usize, c as usize);
+                self.put(".set_valid(");
+                push_uint(&mut self.out, r as usize as u64);
+                self.put(", ");
+                push_uint(&mut self.out, c as usize as u64);
+                self.put(") ? ; ");
             }
             // The CPU runs one instruction at a time: pipe synchronization has nothing to
             // order (LOWERED and CPP keep it).
@@ -1336,7 +1374,9 @@ impl<'a> Writer<'a> {
                 match k {
                     Some(1) => {}
                     Some(k) if k > 0 => {
-                        let _ = write!(self.out, ").step_by({})", k as usize);
+                        self.put(").step_by(");
+                        push_uint(&mut self.out, k as usize as u64);
+                        self.put(")");
                     }
                     _ => {
                         self.put(").step_by({ let __step = ");
@@ -1535,7 +1575,10 @@ impl<'a> Writer<'a> {
     /// Writes `isa::{f}{suffix}(&mut dst, args..);`.
     fn put_call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) {
         self.import(Import::Isa);
-        let _ = write!(self.out, "isa::{f}{suffix}(&mut ");
+        self.put("isa::");
+        self.put(f);
+        self.put(suffix);
+        self.put("(&mut ");
         self.put_tile(dst);
         let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
         for a in args {
@@ -1598,6 +1641,18 @@ impl<'a> Writer<'a> {
                 }
                 self.put_call(f, "", dst, args);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn push_uint_writes_what_display_does() {
+        for n in [0, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut s = String::from("x");
+            super::push_uint(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
         }
     }
 }
