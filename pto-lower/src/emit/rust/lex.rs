@@ -27,9 +27,12 @@ enum Class {
     Digit,
     /// `"`: a string literal.
     Quote,
-    /// One of the punctuation characters.
-    Punct,
+    /// The punctuation character of that index in `PUNCTS`.
+    Punct(u8),
 }
+
+/// The punctuation characters.
+const PUNCTS: &[u8; 21] = b"~!@#$%^&*-=+|;:,<.>/?";
 
 /// The class of each byte.
 const CLASS: [Class; 256] = {
@@ -44,11 +47,14 @@ const CLASS: [Class; 256] = {
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => Class::Letter,
             b'0'..=b'9' => Class::Digit,
             b'"' => Class::Quote,
-            b'~' | b'!' | b'@' | b'#' | b'$' | b'%' | b'^' | b'&' | b'*' | b'-' | b'=' | b'+'
-            | b'|' | b';' | b':' | b',' | b'<' | b'.' | b'>' | b'/' | b'?' => Class::Punct,
             _ => Class::Other,
         };
         b += 1;
+    }
+    let mut i = 0;
+    while i < PUNCTS.len() {
+        t[PUNCTS[i] as usize] = Class::Punct(i as u8);
+        i += 1;
     }
     t
 };
@@ -74,6 +80,10 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
     // is 12 tokens in 33 bytes), so the buffer rarely grows.
     let mut out: Vec<TokenTree> = Vec::with_capacity(src.len() / 3);
     let mut open: Vec<(Delimiter, usize)> = Vec::with_capacity(16);
+    // Per punctuation character (by index in `PUNCTS`) and spacing (alone, joint), its
+    // `Punct` once made: a clone is a copy, where `Punct::new` checks the character and asks
+    // for the call-site span each time.
+    let mut puncts: [[Option<Punct>; 2]; PUNCTS.len()] = Default::default();
     let mut at = 0;
     while at < bytes.len() {
         let start = at;
@@ -122,12 +132,20 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
                 }
                 out.push(literal(word(src, start, at)?)?.into());
             }
-            Class::Punct => {
-                let spacing = match bytes.get(at) {
-                    Some(&n) if CLASS[n as usize] == Class::Punct => Spacing::Joint,
-                    _ => Spacing::Alone,
+            Class::Punct(i) => {
+                let joint = bytes
+                    .get(at)
+                    .is_some_and(|&n| matches!(CLASS[n as usize], Class::Punct(_)));
+                let spacing = if joint {
+                    Spacing::Joint
+                } else {
+                    Spacing::Alone
                 };
-                out.push(TokenTree::Punct(Punct::new(b as char, spacing)));
+                // `i` is an index in `PUNCTS` (`CLASS`).
+                let punct = puncts[usize::from(i)][usize::from(joint)]
+                    .get_or_insert_with(|| Punct::new(b as char, spacing))
+                    .clone();
+                out.push(TokenTree::Punct(punct));
             }
             Class::Other => return Err(format!("unexpected `{}` at {start}", b as char)),
         }
@@ -194,7 +212,9 @@ mod tests {
         let src = "{ ::pto::isa::f(&mut t0, & *x, &[0usize, 2f32, 0.5f64, 16, 007]) ? ; \
                    let s: ::pto::Tile:: < f32, 1, 8> = \"a\\\"b\\0\"; (a != - -128i8) }; \
                    [255u8, 256u16, 127i8, 18446744073709551615u64, 18446744073709551616, 7i64]; \
-                   (\"x\", \"\", \"é\"); let [] = f(\"x[?, 16] y.$[N, 2]\", [x.shape()]) ? ;";
+                   (\"x\", \"\", \"é\"); let [] = f(\"x[?, 16] y.$[N, 2]\", [x.shape()]) ? ; \
+                   a ~ b @ c # d % e ^ f + g | h / i -> j => k += l <<= m || n && o ! p; \
+                   |x| -> f32 { * & - - x }";
         let ours = tokens(src).unwrap().to_string();
         let theirs = src.parse::<proc_macro2::TokenStream>().unwrap().to_string();
         assert_eq!(ours, theirs);
