@@ -84,6 +84,9 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
     // `Punct` once made: a clone is a copy, where `Punct::new` checks the character and asks
     // for the call-site span each time.
     let mut puncts: [[Option<Punct>; 2]; PUNCTS.len()] = Default::default();
+    // One empty stream for every empty group (`zeros()`, `shape()`): a clone shares it, where
+    // a new stream allocates.
+    let mut empty: Option<TokenStream> = None;
     let mut at = 0;
     while at < bytes.len() {
         let start = at;
@@ -96,7 +99,11 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
                 Some((d, from)) if d == delimiter(b) => {
                     // `from` is at most `out.len()`: inner groups only ever shorten `out` to
                     // their own start, after this one's.
-                    let inner = out.drain(from..).collect();
+                    let inner = if from == out.len() {
+                        empty.get_or_insert_with(TokenStream::new).clone()
+                    } else {
+                        out.drain(from..).collect()
+                    };
                     out.push(TokenTree::Group(Group::new(d, inner)));
                 }
                 _ => return Err(format!("unbalanced `{}` at {start}", b as char)),
