@@ -234,12 +234,14 @@ fn signature_word(s: &str, symbol: bool) -> bool {
 
 /// Whether `s` can be an identifier.
 fn valid_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
-        _ => return false,
+    // By bytes: a byte of a non-ASCII character is no ASCII letter, digit or `_` either.
+    match s.as_bytes() {
+        [] | [b'_'] => false,
+        [first, rest @ ..] => {
+            (first.is_ascii_alphabetic() || *first == b'_')
+                && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        }
     }
-    s != "_" && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Sign, magnitude and suffix of a signed literal `t`, and whether it is the type's minimum.
@@ -1647,6 +1649,16 @@ impl<'a> Writer<'a> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn valid_ident_takes_ascii_identifiers_only() {
+        for ok in ["a", "_a", "A_1", "__", "t0_row"] {
+            assert!(super::valid_ident(ok), "{ok}");
+        }
+        for bad in ["", "_", "1a", "a-b", "é", "aé", "a b"] {
+            assert!(!super::valid_ident(bad), "{bad}");
+        }
+    }
+
     #[test]
     fn push_uint_writes_what_display_does() {
         for n in [0, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
