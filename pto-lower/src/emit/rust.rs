@@ -25,7 +25,6 @@
 //! punctuation that `quote!` would emit on its own (`&mut *out`, `) ? ;`, `Tile:: < f32`): the
 //! tokens, spacing included, are the ones `quote!` makes of the same code.
 
-use std::collections::HashSet;
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -263,7 +262,7 @@ fn push_uint(s: &mut String, mut n: u64) {
             break;
         }
     }
-    s.push_str(std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default());
+    s.extend(digits.iter().skip(at).map(|&d| char::from(d)));
 }
 
 fn is_sync(i: &Inst) -> bool {
@@ -281,7 +280,8 @@ struct Writer<'a> {
     /// The text so far.
     out: String,
     /// The names of the parameters, which no other value's identifier may take.
-    params: HashSet<&'a str>,
+    /// (A kernel has a few: a scan costs less than hashing.)
+    params: Vec<&'a str>,
     /// Per value (by index), where its identifier is in `names`, once written.
     idents: Vec<Option<Range<usize>>>,
     /// The identifiers of `idents`, one after another (one buffer instead of a `String` each).
@@ -380,7 +380,7 @@ impl<'a> Writer<'a> {
                 self.names.push('_');
                 push_uint(&mut self.names, u64::from(d.number));
                 let candidate = self.names.get(start..).unwrap_or_default();
-                if base.is_empty() || !valid_ident(candidate) || self.params.contains(candidate) {
+                if base.is_empty() || !valid_ident(candidate) || self.params.contains(&candidate) {
                     self.names.truncate(start);
                     self.names.push_str("v_");
                     push_uint(&mut self.names, u64::from(d.number));
@@ -825,7 +825,7 @@ impl<'a> Writer<'a> {
                 }
             }
             // Imported, unless a parameter has its name (the import would shadow it).
-            if self.params.contains(Import::BindShapes.name()) {
+            if self.params.contains(&Import::BindShapes.name()) {
                 self.put("] = ::pto::bind_shapes(\"");
             } else {
                 self.import(Import::BindShapes);
