@@ -87,6 +87,7 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
     // One empty stream for every empty group (`zeros()`, `shape()`): a clone shares it, where
     // a new stream allocates.
     let mut empty: Option<TokenStream> = None;
+    let mut common: [Option<Ident>; COMMON] = Default::default();
     let mut at = 0;
     while at < bytes.len() {
         let start = at;
@@ -111,7 +112,13 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
             Class::Letter => {
                 at = end_of_word(bytes, at);
                 let word = word(src, start, at)?;
-                out.push(TokenTree::Ident(Ident::new(word, Span::call_site())));
+                let ident = match common_word(word).and_then(|i| common.get_mut(i)) {
+                    Some(slot) => slot
+                        .get_or_insert_with(|| Ident::new(word, Span::call_site()))
+                        .clone(),
+                    None => Ident::new(word, Span::call_site()),
+                };
+                out.push(TokenTree::Ident(ident));
             }
             Class::Digit => {
                 // Digits, a fraction, a suffix: `2f32`, `0.5f64`, `16usize`.
@@ -161,6 +168,29 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
         return Err(format!("unclosed {d:?}"));
     }
     Ok(out.into_iter().collect())
+}
+
+/// How many words `common_word` knows.
+const COMMON: usize = 9;
+
+/// The index of `word` if it is one of the identifiers the text of every kernel repeats
+/// (`isa::f(&mut t, x, &[i as usize])`, `let mut t = Tile:: < f32, ..> ::zeros();`): one
+/// `Ident` of each, made on first use, is cloned after, which skips `Ident::new`'s validation
+/// (a clone allocates as `Ident::new` does; a table of every word, found by hashing, costs
+/// more than it saves).
+fn common_word(word: &str) -> Option<usize> {
+    Some(match word {
+        "isa" => 0,
+        "mut" => 1,
+        "let" => 2,
+        "as" => 3,
+        "usize" => 4,
+        "Tile" => 5,
+        "zeros" => 6,
+        "f32" => 7,
+        "i64" => 8,
+        _ => return None,
+    })
 }
 
 /// The delimiter an opening or closing byte stands for.
@@ -221,7 +251,8 @@ mod tests {
                    [255u8, 256u16, 127i8, 18446744073709551615u64, 18446744073709551616, 7i64]; \
                    (\"x\", \"\", \"é\"); let [] = f(\"x[?, 16] y.$[N, 2]\", [x.shape()]) ? ; \
                    a ~ b @ c # d % e ^ f + g | h / i -> j => k += l <<= m || n && o ! p; \
-                   |x| -> f32 { * & - - x }";
+                   |x| -> f32 { * & - - x } \
+                   let mut a = isa::f(&mut b as usize, Tile::zeros(), i64, isa, mut, as, usize);";
         let ours = tokens(src).unwrap().to_string();
         let theirs = src.parse::<proc_macro2::TokenStream>().unwrap().to_string();
         assert_eq!(ours, theirs);
