@@ -88,6 +88,7 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
     // a new stream allocates.
     let mut empty: Option<TokenStream> = None;
     let mut common: [Option<Ident>; COMMON] = Default::default();
+    let call_site = Span::call_site();
     let mut at = 0;
     while at < bytes.len() {
         let start = at;
@@ -114,9 +115,9 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
                 let word = word(src, start, at)?;
                 let ident = match common_word(word).and_then(|i| common.get_mut(i)) {
                     Some(slot) => slot
-                        .get_or_insert_with(|| Ident::new(word, Span::call_site()))
+                        .get_or_insert_with(|| Ident::new(word, call_site))
                         .clone(),
-                    None => Ident::new(word, Span::call_site()),
+                    None => Ident::new(word, call_site),
                 };
                 out.push(TokenTree::Ident(ident));
             }
