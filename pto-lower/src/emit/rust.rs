@@ -25,7 +25,6 @@
 //! punctuation that `quote!` would emit on its own (`&mut *out`, `) ? ;`, `Tile:: < f32`): the
 //! tokens, spacing included, are the ones `quote!` makes of the same code.
 
-use std::collections::HashSet;
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -234,12 +233,14 @@ fn signature_word(s: &str, symbol: bool) -> bool {
 
 /// Whether `s` can be an identifier.
 fn valid_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
-        _ => return false,
+    // By bytes: a byte of a non-ASCII character is no ASCII letter, digit or `_` either.
+    match s.as_bytes() {
+        [] | [b'_'] => false,
+        [first, rest @ ..] => {
+            (first.is_ascii_alphabetic() || *first == b'_')
+                && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        }
     }
-    s != "_" && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Sign, magnitude and suffix of a signed literal `t`, and whether it is the type's minimum.
@@ -248,6 +249,22 @@ fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, b
 }
 
 /// Whether an instruction is a sync (a no-op on the CPU).
+/// Appends the decimal digits of `n`, as `write!(s, "{n}")` does, without the formatting
+/// machinery (a `write!` costs several times the digits).
+fn push_uint(s: &mut String, mut n: u64) {
+    let mut digits = [b'0'; 20];
+    let mut at = digits.len();
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+        at -= 1;
+        if n == 0 {
+            break;
+        }
+    }
+    s.extend(digits.iter().skip(at).map(|&d| char::from(d)));
+}
+
 fn is_sync(i: &Inst) -> bool {
     matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
 }
@@ -263,7 +280,8 @@ struct Writer<'a> {
     /// The text so far.
     out: String,
     /// The names of the parameters, which no other value's identifier may take.
-    params: HashSet<&'a str>,
+    /// (A kernel has a few: a scan costs less than hashing.)
+    params: Vec<&'a str>,
     /// Per value (by index), where its identifier is in `names`, once written.
     idents: Vec<Option<Range<usize>>>,
     /// The identifiers of `idents`, one after another (one buffer instead of a `String` each).
@@ -358,11 +376,14 @@ impl<'a> Writer<'a> {
                     .as_deref()
                     .map(crate::lower::sanitize)
                     .unwrap_or_default();
-                let _ = write!(self.names, "{base}_{}", d.number);
+                self.names.push_str(&base);
+                self.names.push('_');
+                push_uint(&mut self.names, u64::from(d.number));
                 let candidate = self.names.get(start..).unwrap_or_default();
-                if base.is_empty() || !valid_ident(candidate) || self.params.contains(candidate) {
+                if base.is_empty() || !valid_ident(candidate) || self.params.contains(&candidate) {
                     self.names.truncate(start);
-                    let _ = write!(self.names, "v_{}", d.number);
+                    self.names.push_str("v_");
+                    push_uint(&mut self.names, u64::from(d.number));
                 }
             }
         }
@@ -377,7 +398,8 @@ impl<'a> Writer<'a> {
         match self.p.tile(t) {
             Some(s) if valid_ident(&s.name) => self.out.push_str(&s.name),
             _ => {
-                let _ = write!(self.out, "t{}", t.0);
+                self.out.push('t');
+                push_uint(&mut self.out, u64::from(t.0));
             }
         }
     }
@@ -507,7 +529,8 @@ impl<'a> Writer<'a> {
             self.open(bare);
             self.put("- ");
         }
-        let _ = write!(self.out, "{mag}{suffix}");
+        push_uint(&mut self.out, mag);
+        self.put(suffix);
         if neg {
             self.close(bare);
         }
@@ -574,7 +597,10 @@ impl<'a> Writer<'a> {
     fn put_index(&mut self, i: Index) {
         match i {
             Index::Const(c) => {
-                let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
+                push_uint(
+                    &mut self.out,
+                    usize::try_from(c).unwrap_or(usize::MAX) as u64,
+                );
             }
             Index::Value(v) if self.dtype(v) == DataType::Bool => {
                 self.put("usize::from(");
@@ -616,7 +642,10 @@ impl<'a> Writer<'a> {
     fn put_window(&mut self, window: &[u64]) {
         self.put("&[");
         for (k, &s) in window.iter().enumerate() {
-            let _ = write!(self.out, "{}{}", if k > 0 { ", " } else { "" }, s as usize);
+            if k > 0 {
+                self.put(", ");
+            }
+            push_uint(&mut self.out, s as usize as u64);
         }
         self.put("]");
     }
@@ -711,11 +740,13 @@ impl<'a> Writer<'a> {
             self.put_tile(TileId(i as u32));
             let ty = self.rust_ty(s.dtype);
             self.import(Import::Tile);
-            let _ = write!(
-                self.out,
-                " = Tile:: < {ty}, {}, {}> ::zeros(); ",
-                s.rows as usize, s.cols as usize
-            );
+            self.put(" = Tile:: < ");
+            self.put(ty);
+            self.put(", ");
+            push_uint(&mut self.out, s.rows as usize as u64);
+            self.put(", ");
+            push_uint(&mut self.out, s.cols as usize as u64);
+            self.put("> ::zeros(); ");
         }
         // 3. Instructions; a final `return` becomes the tail expression.
         match self.p.body.split_last() {
@@ -794,7 +825,7 @@ impl<'a> Writer<'a> {
                 }
             }
             // Imported, unless a parameter has its name (the import would shadow it).
-            if self.params.contains(Import::BindShapes.name()) {
+            if self.params.contains(&Import::BindShapes.name()) {
                 self.put("] = ::pto::bind_shapes(\"");
             } else {
                 self.import(Import::BindShapes);
@@ -862,7 +893,10 @@ impl<'a> Writer<'a> {
                 }
                 match *d {
                     Dim::Const(c) => {
-                        let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
+                        push_uint(
+                            &mut self.out,
+                            usize::try_from(c).unwrap_or(usize::MAX) as u64,
+                        );
                     }
                     Dim::Value(v) if bound.contains(&v) => {
                         let name = self.symbol_name(v);
@@ -1140,7 +1174,9 @@ impl<'a> Writer<'a> {
             (_, true) => "tload2_map_store_loop",
         };
         self.import(Import::Isa);
-        let _ = write!(self.out, "isa::{f}(");
+        self.put("isa::");
+        self.put(f);
+        self.put("(");
         for &(t, tensor, offsets) in &c.loads {
             self.put("&mut ");
             self.put_tile(t);
@@ -1268,7 +1304,11 @@ impl<'a> Writer<'a> {
             Inst::FullValid(t) => {
                 self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
-                let _ = write!(self.out, ".set_valid({}, {}) ? ; ", r as usize, c as usize);
+                self.put(".set_valid(");
+                push_uint(&mut self.out, r as usize as u64);
+                self.put(", ");
+                push_uint(&mut self.out, c as usize as u64);
+                self.put(") ? ; ");
             }
             // The CPU runs one instruction at a time: pipe synchronization has nothing to
             // order (LOWERED and CPP keep it).
@@ -1336,7 +1376,9 @@ impl<'a> Writer<'a> {
                 match k {
                     Some(1) => {}
                     Some(k) if k > 0 => {
-                        let _ = write!(self.out, ").step_by({})", k as usize);
+                        self.put(").step_by(");
+                        push_uint(&mut self.out, k as usize as u64);
+                        self.put(")");
                     }
                     _ => {
                         self.put(").step_by({ let __step = ");
@@ -1535,7 +1577,10 @@ impl<'a> Writer<'a> {
     /// Writes `isa::{f}{suffix}(&mut dst, args..);`.
     fn put_call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) {
         self.import(Import::Isa);
-        let _ = write!(self.out, "isa::{f}{suffix}(&mut ");
+        self.put("isa::");
+        self.put(f);
+        self.put(suffix);
+        self.put("(&mut ");
         self.put_tile(dst);
         let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
         for a in args {
@@ -1598,6 +1643,28 @@ impl<'a> Writer<'a> {
                 }
                 self.put_call(f, "", dst, args);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn valid_ident_takes_ascii_identifiers_only() {
+        for ok in ["a", "_a", "A_1", "__", "t0_row"] {
+            assert!(super::valid_ident(ok), "{ok}");
+        }
+        for bad in ["", "_", "1a", "a-b", "é", "aé", "a b"] {
+            assert!(!super::valid_ident(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn push_uint_writes_what_display_does() {
+        for n in [0, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut s = String::from("x");
+            super::push_uint(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
         }
     }
 }

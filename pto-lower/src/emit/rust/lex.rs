@@ -14,22 +14,61 @@ use std::str::FromStr;
 
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 
-/// The punctuation characters the writer uses, as a set of ASCII bits (a lookup per
-/// character, where a byte-string `contains` would call `memchr`).
-const PUNCT: u128 = {
-    let chars = b"~!@#$%^&*-=+|;:,<.>/?";
-    let mut set = 0;
+/// What a byte starts, or continues, in the writer's text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Not in the writer's text.
+    Other,
+    Space,
+    Open,
+    Close,
+    /// A letter or `_`: an identifier.
+    Letter,
+    Digit,
+    /// `"`: a string literal.
+    Quote,
+    /// The punctuation character of that index in `PUNCTS`.
+    Punct(u8),
+}
+
+/// The punctuation characters.
+const PUNCTS: &[u8; 21] = b"~!@#$%^&*-=+|;:,<.>/?";
+
+/// The class of each byte.
+const CLASS: [Class; 256] = {
+    let mut t = [Class::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = match c {
+            b' ' => Class::Space,
+            b'(' | b'[' | b'{' => Class::Open,
+            b')' | b']' | b'}' => Class::Close,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => Class::Letter,
+            b'0'..=b'9' => Class::Digit,
+            b'"' => Class::Quote,
+            _ => Class::Other,
+        };
+        b += 1;
+    }
     let mut i = 0;
-    while i < chars.len() {
-        set |= 1 << chars[i];
+    while i < PUNCTS.len() {
+        t[PUNCTS[i] as usize] = Class::Punct(i as u8);
         i += 1;
     }
-    set
+    t
 };
 
-fn is_punct(b: u8) -> bool {
-    b < 128 && (PUNCT >> b) & 1 == 1
-}
+/// Whether a byte continues an identifier or a number's suffix (`[A-Za-z0-9_]`).
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(CLASS[b], Class::Letter | Class::Digit);
+        b += 1;
+    }
+    t
+};
 
 /// The tokens of `src`, or what could not be read.
 pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
@@ -40,43 +79,65 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
     // About one token per three bytes of the writer's text (`isa::tload(&mut t0, x, &[0, 0])`
     // is 12 tokens in 33 bytes), so the buffer rarely grows.
     let mut out: Vec<TokenTree> = Vec::with_capacity(src.len() / 3);
-    let mut open: Vec<(Delimiter, usize)> = Vec::new();
+    let mut open: Vec<(Delimiter, usize)> = Vec::with_capacity(16);
+    // Per punctuation character (by index in `PUNCTS`) and spacing (alone, joint), its
+    // `Punct` once made: a clone is a copy, where `Punct::new` checks the character and asks
+    // for the call-site span each time.
+    let mut puncts: [[Option<Punct>; 2]; PUNCTS.len()] = Default::default();
+    // One empty stream for every empty group (`zeros()`, `shape()`): a clone shares it, where
+    // a new stream allocates.
+    let mut empty: Option<TokenStream> = None;
+    let mut common: [Option<Ident>; COMMON] = Default::default();
+    let call_site = Span::call_site();
     let mut at = 0;
-    while let Some(&b) = bytes.get(at) {
+    while at < bytes.len() {
         let start = at;
+        let b = bytes[at];
         at += 1;
-        match b {
-            b' ' => {}
-            b'(' | b'[' | b'{' => open.push((delimiter(b), out.len())),
-            b')' | b']' | b'}' => match open.pop() {
+        match CLASS[b as usize] {
+            Class::Space => {}
+            Class::Open => open.push((delimiter(b), out.len())),
+            Class::Close => match open.pop() {
                 Some((d, from)) if d == delimiter(b) => {
                     // `from` is at most `out.len()`: inner groups only ever shorten `out` to
                     // their own start, after this one's.
-                    let inner = out.drain(from..).collect();
-                    out.push(Group::new(d, inner).into());
+                    let inner = if from == out.len() {
+                        empty.get_or_insert_with(TokenStream::new).clone()
+                    } else {
+                        out.drain(from..).collect()
+                    };
+                    out.push(TokenTree::Group(Group::new(d, inner)));
                 }
                 _ => return Err(format!("unbalanced `{}` at {start}", b as char)),
             },
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                at = end_of(bytes, at, |c| c.is_ascii_alphanumeric() || c == b'_');
-                out.push(Ident::new(word(src, start, at)?, Span::call_site()).into());
+            Class::Letter => {
+                at = end_of_word(bytes, at);
+                let word = word(src, start, at)?;
+                let ident = match common_word(word).and_then(|i| common.get_mut(i)) {
+                    Some(slot) => slot
+                        .get_or_insert_with(|| Ident::new(word, call_site))
+                        .clone(),
+                    None => Ident::new(word, call_site),
+                };
+                out.push(TokenTree::Ident(ident));
             }
-            b'0'..=b'9' => {
+            Class::Digit => {
                 // Digits, a fraction, a suffix: `2f32`, `0.5f64`, `16usize`.
-                at = end_of(bytes, at, |c| c.is_ascii_digit());
+                at = end_of_digits(bytes, at);
                 let digits = at;
                 if bytes.get(at) == Some(&b'.') && bytes.get(at + 1).is_some_and(u8::is_ascii_digit)
                 {
-                    at = end_of(bytes, at + 1, |c| c.is_ascii_digit());
+                    at = end_of_digits(bytes, at + 1);
                 }
-                at = end_of(bytes, at, |c| c.is_ascii_alphanumeric());
-                let lit = match integer(word(src, start, digits)?, word(src, digits, at)?) {
+                at = end_of_word(bytes, at);
+                let word = word(src, start, at)?;
+                let lit = match integer(&word[..digits - start], digits == at) {
                     Some(lit) => lit,
-                    None => literal(word(src, start, at)?)?,
+                    None => literal(word)?,
                 };
-                out.push(lit.into());
+                out.push(TokenTree::Literal(lit));
             }
-            b'"' => {
+            Class::Quote => {
                 // To the closing quote; a backslash escapes the next character.
                 while let Some(&c) = bytes.get(at) {
                     at += if c == b'\\' { 2 } else { 1 };
@@ -86,21 +147,51 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
                 }
                 out.push(literal(word(src, start, at)?)?.into());
             }
-            c if is_punct(c) => {
-                let spacing = if bytes.get(at).is_some_and(|&n| is_punct(n)) {
+            Class::Punct(i) => {
+                let joint = bytes
+                    .get(at)
+                    .is_some_and(|&n| matches!(CLASS[n as usize], Class::Punct(_)));
+                let spacing = if joint {
                     Spacing::Joint
                 } else {
                     Spacing::Alone
                 };
-                out.push(Punct::new(c as char, spacing).into());
+                // `i` is an index in `PUNCTS` (`CLASS`).
+                let punct = puncts[usize::from(i)][usize::from(joint)]
+                    .get_or_insert_with(|| Punct::new(b as char, spacing))
+                    .clone();
+                out.push(TokenTree::Punct(punct));
             }
-            _ => return Err(format!("unexpected `{}` at {start}", b as char)),
+            Class::Other => return Err(format!("unexpected `{}` at {start}", b as char)),
         }
     }
     if let Some((d, _)) = open.last() {
         return Err(format!("unclosed {d:?}"));
     }
     Ok(out.into_iter().collect())
+}
+
+/// How many words `common_word` knows.
+const COMMON: usize = 9;
+
+/// The index of `word` if it is one of the identifiers the text of every kernel repeats
+/// (`isa::f(&mut t, x, &[i as usize])`, `let mut t = Tile:: < f32, ..> ::zeros();`): one
+/// `Ident` of each, made on first use, is cloned after, which skips `Ident::new`'s validation
+/// (a clone allocates as `Ident::new` does; a table of every word, found by hashing, costs
+/// more than it saves).
+fn common_word(word: &str) -> Option<usize> {
+    Some(match word {
+        "isa" => 0,
+        "mut" => 1,
+        "let" => 2,
+        "as" => 3,
+        "usize" => 4,
+        "Tile" => 5,
+        "zeros" => 6,
+        "f32" => 7,
+        "i64" => 8,
+        _ => return None,
+    })
 }
 
 /// The delimiter an opening or closing byte stands for.
@@ -112,9 +203,17 @@ fn delimiter(b: u8) -> Delimiter {
     }
 }
 
-/// The first position from `at` whose byte is not `keep`.
-fn end_of(bytes: &[u8], mut at: usize, keep: impl Fn(u8) -> bool) -> usize {
-    while bytes.get(at).is_some_and(|&c| keep(c)) {
+/// The first position from `at` whose byte does not continue a word.
+fn end_of_word(bytes: &[u8], mut at: usize) -> usize {
+    while at < bytes.len() && WORD[bytes[at] as usize] {
+        at += 1;
+    }
+    at
+}
+
+/// The first position from `at` whose byte is not a digit.
+fn end_of_digits(bytes: &[u8], mut at: usize) -> usize {
+    while at < bytes.len() && bytes[at].is_ascii_digit() {
         at += 1;
     }
     at
@@ -125,13 +224,13 @@ fn word(src: &str, start: usize, end: usize) -> Result<&str, String> {
         .ok_or_else(|| format!("no token at {start}..{end}"))
 }
 
-/// The unsuffixed integer literal of `digits` (no leading zero) when there is no `suffix`,
-/// made from its value: it reads as the same text, without the full literal parse of
-/// `Literal::from_str`. `None` for anything else, which `literal` reads: a fraction or a
-/// suffix (`Literal::usize_suffixed` and the like format their text, which costs more than
-/// the parse), a value beyond `u64`.
-fn integer(digits: &str, suffix: &str) -> Option<Literal> {
-    if !suffix.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+/// The unsuffixed integer literal of `digits` (no leading zero) when it is the whole number
+/// (`whole`: no fraction, no suffix), made from its value: it reads as the same text, without
+/// the full literal parse of `Literal::from_str`. `None` for anything else, which `literal`
+/// reads: a fraction or a suffix (`Literal::usize_suffixed` and the like format their text,
+/// which costs more than the parse), a value beyond `u64`.
+fn integer(digits: &str, whole: bool) -> Option<Literal> {
+    if !whole || (digits.len() > 1 && digits.starts_with('0')) {
         return None;
     }
     digits.parse().ok().map(Literal::u64_unsuffixed)
@@ -151,7 +250,10 @@ mod tests {
         let src = "{ ::pto::isa::f(&mut t0, & *x, &[0usize, 2f32, 0.5f64, 16, 007]) ? ; \
                    let s: ::pto::Tile:: < f32, 1, 8> = \"a\\\"b\\0\"; (a != - -128i8) }; \
                    [255u8, 256u16, 127i8, 18446744073709551615u64, 18446744073709551616, 7i64]; \
-                   (\"x\", \"\", \"é\"); let [] = f(\"x[?, 16] y.$[N, 2]\", [x.shape()]) ? ;";
+                   (\"x\", \"\", \"é\"); let [] = f(\"x[?, 16] y.$[N, 2]\", [x.shape()]) ? ; \
+                   a ~ b @ c # d % e ^ f + g | h / i -> j => k += l <<= m || n && o ! p; \
+                   |x| -> f32 { * & - - x } \
+                   let mut a = isa::f(&mut b as usize, Tile::zeros(), i64, isa, mut, as, usize);";
         let ours = tokens(src).unwrap().to_string();
         let theirs = src.parse::<proc_macro2::TokenStream>().unwrap().to_string();
         assert_eq!(ours, theirs);
