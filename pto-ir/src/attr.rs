@@ -4,7 +4,6 @@ use std::borrow::Cow;
 
 use crate::dtype::DataType;
 use crate::entity::ValueId;
-use crate::inline::InlineVec;
 
 /// An attribute name. The builder and the passes use a fixed set of names (`shape`,
 /// `offset`, `dtype` ...), borrowed from static strings; the parser owns what it reads.
@@ -92,15 +91,16 @@ impl Attr {
     }
 }
 
-/// An ordered attribute dictionary. An op carries at most a couple of entries, so two are
-/// kept inline.
+/// An ordered attribute dictionary. Kept out of line: inline entries made every op and
+/// statement twice as large, which cost more in large modules (cache misses, and glibc
+/// returning and re-faulting heap pages between builds) than the allocation they saved.
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct Attrs(pub InlineVec<AttrEntry, 2>);
+pub struct Attrs(pub Vec<AttrEntry>);
 
 impl Attrs {
     /// An empty dictionary.
     pub fn new() -> Self {
-        Attrs(InlineVec::new())
+        Attrs(Vec::new())
     }
 
     /// Looks a key up.

@@ -10,11 +10,12 @@ use crate::dtype::DataType;
 use crate::entity::ValueId;
 use crate::inline::InlineVec;
 
-/// A tile's static shape: rank 1 to 4, kept inline (see [`InlineVec`]).
-pub type Shape = InlineVec<u64, 4>;
+/// A tile's static shape: rank 1 to 4, kept inline up to rank 2 (see [`InlineVec`]); tiles
+/// are nearly always 2-D, and room for four would make every type larger.
+pub type Shape = InlineVec<u64, 2>;
 
-/// Per-dimension extents (a tile's valid region, a tensor's shape), kept inline.
-pub type Extents = InlineVec<Dim, 4>;
+/// Per-dimension extents (a tile's valid region, a tensor's shape), kept inline up to rank 2.
+pub type Extents = InlineVec<Dim, 2>;
 
 /// One extent of a shape or valid region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

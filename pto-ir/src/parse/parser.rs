@@ -1171,7 +1171,7 @@ impl<'a> Parser<'a> {
 
     /// `{k=v, ..}` (also `{}`).
     fn attr_dict(&mut self) -> PResult<Attrs> {
-        Ok(Attrs(self.attr_map()?.into()))
+        Ok(Attrs(self.attr_map()?))
     }
 
     fn attr_map(&mut self) -> PResult<Vec<AttrEntry>> {
