@@ -410,3 +410,26 @@ fn shape_signatures_of_ir_only_dimensions() {
         "{err}"
     );
 }
+
+#[test]
+fn an_element_type_the_runtime_lacks_is_reported_once() {
+    // fp8 has no CPU element type; the kernel uses it in a parameter, two tiles and three ops.
+    let text = r#"program.module @k {
+  program.entry @k
+  func.func @k(%x_0: tensor<[16, 32], fp8> #in, %y_1: tensor<[16, 32], fp8> #out) {
+    statement.op {
+      %t_2 = tile.load %x_0 : (tensor<[16, 32], fp8>) -> tile<[16, 32], [16, 32], fp8> {shape=[16, 32], offset=[0, 0]}
+      %u_3 = tile.add %t_2, %t_2 : (tile<[16, 32], [16, 32], fp8>, tile<[16, 32], [16, 32], fp8>) -> tile<[16, 32], [16, 32], fp8>
+      tile.store %u_3, %y_1 : (tile<[16, 32], [16, 32], fp8>, tensor<[16, 32], fp8>) -> () {offset=[0, 0]}
+    }
+    statement.return
+  }
+  // func.kind = kernel
+}
+"#;
+    let m = pto_ir::parse(text).unwrap();
+    pto_ir::verify(&m).unwrap();
+    let diags = pto_lower::compile(&m, m.entry.unwrap()).unwrap_err();
+    let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(messages, ["the CPU runtime has no fp8 element type"]);
+}

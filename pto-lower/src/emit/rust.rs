@@ -323,8 +323,13 @@ impl<'a> Writer<'a> {
         self.imports |= name.bit();
     }
 
+    /// Records an error once: every error is at the kernel's span, so a problem met at each
+    /// use (an element type the runtime lacks) would otherwise repeat word for word.
     fn err(&mut self, msg: impl Into<String>) {
-        self.diags.push(Diag::new(self.p.span, msg));
+        let msg = msg.into();
+        if !self.diags.iter().any(|d| d.message == msg) {
+            self.diags.push(Diag::new(self.p.span, msg));
+        }
     }
 
     /// The errors so far, if any.
