@@ -80,67 +80,9 @@ pub enum Arg {
     Imm(f64),
 }
 
-/// The sources of an [`Inst::Op`], at most [`Args::CAP`] of them, stored in line: a
-/// program has an op per tile instruction, and a `Vec` each was an allocation each. Reads
-/// as a slice.
-#[derive(Clone, Copy, Debug)]
-pub struct Args {
-    len: u8,
-    items: [Arg; Args::CAP],
-}
-
-impl Args {
-    /// The most sources an instruction takes (`TMATMUL_BIAS(d, a, b, bias)`).
-    pub const CAP: usize = 3;
-
-    /// The sources `args`; `None` when there are more than [`Args::CAP`].
-    pub fn new(args: &[Arg]) -> Option<Args> {
-        let mut items = [Arg::Imm(0.0); Args::CAP];
-        items.get_mut(..args.len())?.copy_from_slice(args);
-        Some(Args {
-            len: args.len() as u8,
-            items,
-        })
-    }
-
-    /// The sources, in order.
-    pub fn as_slice(&self) -> &[Arg] {
-        &self.items[..usize::from(self.len)]
-    }
-}
-
-impl<const N: usize> From<[Arg; N]> for Args {
-    fn from(args: [Arg; N]) -> Args {
-        const { assert!(N <= Args::CAP) };
-        let mut items = [Arg::Imm(0.0); Args::CAP];
-        items[..N].copy_from_slice(&args);
-        Args {
-            len: N as u8,
-            items,
-        }
-    }
-}
-
-impl std::ops::Deref for Args {
-    type Target = [Arg];
-    fn deref(&self) -> &[Arg] {
-        self.as_slice()
-    }
-}
-
-impl PartialEq for Args {
-    fn eq(&self, other: &Args) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl<'a> IntoIterator for &'a Args {
-    type Item = &'a Arg;
-    type IntoIter = std::slice::Iter<'a, Arg>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
-    }
-}
+/// The sources of an [`Inst::Op`] in PTO order, stored in line (an instruction takes at
+/// most three: `TMATMUL_BIAS(d, a, b, bias)`); a `Vec` per instruction was an allocation each.
+pub type Args = InlineVec<Arg, 3>;
 
 macro_rules! isa_ops {
     ($($v:ident = $name:literal $rust:literal;)*) => {

@@ -503,13 +503,7 @@ impl<'a> Lowerer<'a> {
             }
             OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
                 let d = dst(self);
-                let mut srcs = [Arg::Imm(0.0); Args::CAP];
-                for (a, &v) in srcs.iter_mut().zip(&op.operands) {
-                    *a = Arg::Tile(self.tref(v, at));
-                }
-                let Some(args) = srcs.get(..op.operands.len()).and_then(Args::new) else {
-                    return self.err(at, format!("`{}` has more operands than an instruction takes", op.opcode));
-                };
+                let args: Args = op.operands.iter().map(|&v| Arg::Tile(self.tref(v, at))).collect();
                 let isa = match class {
                     OpClass::Matmul => Isa::TMatmul,
                     OpClass::MatmulAcc => Isa::TMatmulAcc,
