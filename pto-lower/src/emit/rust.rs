@@ -31,6 +31,7 @@ use std::ops::Range;
 use proc_macro2::TokenStream;
 
 use pto_ir::entity::EntityId;
+use pto_ir::typefmt::push_u64;
 use pto_ir::{
     Constant, DataType, Diag, Diagnostics, Dim, Direction, Opcode, ProgramModule, TensorType, Type,
     ValueDef, ValueId,
@@ -249,22 +250,6 @@ fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, b
 }
 
 /// Whether an instruction is a sync (a no-op on the CPU).
-/// Appends the decimal digits of `n`, as `write!(s, "{n}")` does, without the formatting
-/// machinery (a `write!` costs several times the digits).
-fn push_uint(s: &mut String, mut n: u64) {
-    let mut digits = [b'0'; 20];
-    let mut at = digits.len();
-    for d in digits.iter_mut().rev() {
-        *d = b'0' + (n % 10) as u8;
-        n /= 10;
-        at -= 1;
-        if n == 0 {
-            break;
-        }
-    }
-    s.extend(digits.iter().skip(at).map(|&d| char::from(d)));
-}
-
 fn is_sync(i: &Inst) -> bool {
     matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
 }
@@ -383,12 +368,12 @@ impl<'a> Writer<'a> {
                     .unwrap_or_default();
                 self.names.push_str(&base);
                 self.names.push('_');
-                push_uint(&mut self.names, u64::from(d.number));
+                push_u64(&mut self.names, u64::from(d.number));
                 let candidate = self.names.get(start..).unwrap_or_default();
                 if base.is_empty() || !valid_ident(candidate) || self.params.contains(&candidate) {
                     self.names.truncate(start);
                     self.names.push_str("v_");
-                    push_uint(&mut self.names, u64::from(d.number));
+                    push_u64(&mut self.names, u64::from(d.number));
                 }
             }
         }
@@ -404,7 +389,7 @@ impl<'a> Writer<'a> {
             Some(s) if valid_ident(&s.name) => self.out.push_str(&s.name),
             _ => {
                 self.out.push('t');
-                push_uint(&mut self.out, u64::from(t.0));
+                push_u64(&mut self.out, u64::from(t.0));
             }
         }
     }
@@ -534,7 +519,7 @@ impl<'a> Writer<'a> {
             self.open(bare);
             self.put("- ");
         }
-        push_uint(&mut self.out, mag);
+        push_u64(&mut self.out, mag);
         self.put(suffix);
         if neg {
             self.close(bare);
@@ -602,7 +587,7 @@ impl<'a> Writer<'a> {
     fn put_index(&mut self, i: Index) {
         match i {
             Index::Const(c) => {
-                push_uint(
+                push_u64(
                     &mut self.out,
                     usize::try_from(c).unwrap_or(usize::MAX) as u64,
                 );
@@ -650,7 +635,7 @@ impl<'a> Writer<'a> {
             if k > 0 {
                 self.put(", ");
             }
-            push_uint(&mut self.out, s as usize as u64);
+            push_u64(&mut self.out, s as usize as u64);
         }
         self.put("]");
     }
@@ -748,9 +733,9 @@ impl<'a> Writer<'a> {
             self.put(" = Tile:: < ");
             self.put(ty);
             self.put(", ");
-            push_uint(&mut self.out, s.rows as usize as u64);
+            push_u64(&mut self.out, s.rows as usize as u64);
             self.put(", ");
-            push_uint(&mut self.out, s.cols as usize as u64);
+            push_u64(&mut self.out, s.cols as usize as u64);
             self.put("> ::zeros(); ");
         }
         // 3. Instructions; a final `return` becomes the tail expression.
@@ -898,7 +883,7 @@ impl<'a> Writer<'a> {
                 }
                 match *d {
                     Dim::Const(c) => {
-                        push_uint(
+                        push_u64(
                             &mut self.out,
                             usize::try_from(c).unwrap_or(usize::MAX) as u64,
                         );
@@ -1310,9 +1295,9 @@ impl<'a> Writer<'a> {
                 self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
                 self.put(".set_valid(");
-                push_uint(&mut self.out, r as usize as u64);
+                push_u64(&mut self.out, r as usize as u64);
                 self.put(", ");
-                push_uint(&mut self.out, c as usize as u64);
+                push_u64(&mut self.out, c as usize as u64);
                 self.put(") ? ; ");
             }
             // The CPU runs one instruction at a time: pipe synchronization has nothing to
@@ -1382,7 +1367,7 @@ impl<'a> Writer<'a> {
                     Some(1) => {}
                     Some(k) if k > 0 => {
                         self.put(").step_by(");
-                        push_uint(&mut self.out, k as usize as u64);
+                        push_u64(&mut self.out, k as usize as u64);
                         self.put(")");
                     }
                     _ => {
@@ -1661,15 +1646,6 @@ mod tests {
         }
         for bad in ["", "_", "1a", "a-b", "é", "aé", "a b"] {
             assert!(!super::valid_ident(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn push_uint_writes_what_display_does() {
-        for n in [0, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
-            let mut s = String::from("x");
-            super::push_uint(&mut s, n);
-            assert_eq!(s, format!("x{n}"));
         }
     }
 }
