@@ -302,16 +302,8 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// Two spaces per level, a slice of one run of spaces at a time rather than a push per
-    /// level.
     fn indent(&mut self, level: usize) {
-        const SPACES: &str = "                                ";
-        let mut n = 2 * level;
-        while n > 0 {
-            let k = n.min(SPACES.len());
-            self.out.push_str(&SPACES[..k]);
-            n -= k;
-        }
+        crate::typefmt::push_indent(self.out, level);
     }
 
     fn line(&mut self, level: usize, s: &str) {

@@ -38,6 +38,18 @@ pub fn push_u64(s: &mut String, v: u64) {
     }
 }
 
+/// Appends `level` levels of indentation (two spaces each) to `s`: a slice of one run of
+/// spaces at a time rather than a push per level.
+pub fn push_indent(s: &mut String, level: usize) {
+    const SPACES: &str = "                                ";
+    let mut n = 2 * level;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        s.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
 /// Appends `v` in decimal (with a `-` when negative) to `s`, like [`push_u64`].
 pub fn push_i64(s: &mut String, v: i64) {
     if v < 0 {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use pto_ir::typefmt::{push_i64, push_u64};
+use pto_ir::typefmt::{push_i64, push_indent, push_u64};
 
 /// Indentation depth (two spaces per level).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,18 +68,6 @@ impl Out {
     /// Writes a signed number.
     pub fn put_i64(&mut self, v: i64) {
         push_i64(&mut self.text, v);
-    }
-}
-
-/// Appends `level` levels of indentation (two spaces each) to `s`, a slice of one run of
-/// spaces at a time rather than a push per level.
-fn push_indent(s: &mut String, level: usize) {
-    const SPACES: &str = "                                ";
-    let mut n = 2 * level;
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        s.push_str(&SPACES[..k]);
-        n -= k;
     }
 }
 
