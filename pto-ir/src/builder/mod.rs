@@ -493,16 +493,7 @@ impl IRBuilder {
         value: ValueId,
         mutable: bool,
     ) -> Result<(), Diag> {
-        let block = self.insertion_block(ctx)?;
-        self.module.blocks[block].env.set(
-            name,
-            Binding {
-                value,
-                kind: BindingKind::Local,
-                mutable,
-            },
-        );
-        Ok(())
+        self.declare_var_named(ctx, Name::from(name), value, mutable)
     }
 
     /// [`IRBuilder::declare_var`] with a shared name, which the scope keeps without a copy.
