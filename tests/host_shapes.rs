@@ -191,3 +191,39 @@ fn a_parameter_named_like_the_shape_check() {
         })
     );
 }
+
+/// Parameters may have the names of the `pto::isa` functions the host code calls (which it
+/// imports by name unless a parameter would be hidden by the import).
+#[pto::kernel]
+pub fn runtime_names(
+    tload: &Tensor<f32, 2, 8>,
+    tadds: f32,
+    trowsum: &Tensor<f32, 2, 1>,
+    #[out] tstore: &mut Tensor<f32, 2, 8>,
+    #[out] sums: &mut Tensor<f32, 2, 1>,
+) {
+    let t = tload.load::<2, 8>([0, 0]) + tadds;
+    tstore.store([0, 0], t);
+    sums.store([0, 0], t.row_sum() + trowsum.load::<2, 1>([0, 0]));
+}
+
+#[test]
+fn parameters_named_like_runtime_functions() {
+    // The kernel does use those instructions.
+    for op in ["TLOAD(", "TADDS(", "TROWSUM(", "TSTORE("] {
+        assert!(
+            runtime_names::CPP.contains(op),
+            "{op} missing from\n{}",
+            runtime_names::CPP
+        );
+    }
+    let mut x = Tensor::<f32>::zeros([2, 8]);
+    x.as_mut_slice()[3] = 2.0;
+    let bias = Tensor::<f32>::zeros([2, 1]);
+    let mut out = Tensor::<f32>::zeros([2, 8]);
+    let mut sums = Tensor::<f32>::zeros([2, 1]);
+    assert_eq!(runtime_names(&x, 0.5, &bias, &mut out, &mut sums), Ok(()));
+    assert_eq!(out.get(&[0, 3]), Some(2.5));
+    assert_eq!(sums.get(&[0, 0]), Some(2.0 + 8.0 * 0.5));
+    assert_eq!(sums.get(&[1, 0]), Some(8.0 * 0.5));
+}

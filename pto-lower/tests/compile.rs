@@ -69,11 +69,12 @@ fn scale_rows_host_shape() {
         "Tile :: < f32 , 1 , 128 > :: zeros ()",
         // TLOAD, the two TMULS and TSTORE of a tile nothing else reads: one fused pass, and
         // the loop around it one call that checks the window geometry once.
-        "isa :: tload_map_store_loop (& mut t0_row , x",
+        "tload_map_store_loop (& mut t0_row , x",
         "Element :: mul (__e0 , scale)",
         "Element :: mul (__e0 , 3.14f32)",
-        "& mut * out , & [isa :: LoopIndex :: Iv , isa :: LoopIndex :: At (0)]",
-        "isa :: LoopRange { lb : 0i64 , ub : b_1 , step : 1 }",
+        // The output tensor, a `&mut` parameter, is reborrowed by the call.
+        ", out , & [LoopIndex :: Iv , LoopIndex :: At (0)]",
+        "LoopRange { lb : 0i64 , ub : b_1 , step : 1 }",
         ":: core :: result :: Result :: Ok (())",
     ] {
         assert!(host.contains(want), "missing `{want}` in\n{host}");

@@ -6,7 +6,10 @@ pub fn matmul_tile(
     b: &Tensor<f16>,
     c: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    use ::pto::{bind_shapes, isa, Tile};
+    use ::pto::{
+        bind_shapes, isa::{tload, tmov, tmatmul, tstore},
+        Tile,
+    };
     let [] = bind_shapes(
         "a[16, 32] b[32, 16] c[16, 16]",
         [a.shape(), b.shape(), c.shape()],
@@ -16,12 +19,12 @@ pub fn matmul_tile(
     let mut t2_at_left = Tile::<::pto::f16, 16, 32>::zeros();
     let mut t3_bt_right = Tile::<::pto::f16, 32, 16>::zeros();
     let mut t4 = Tile::<f32, 16, 16>::zeros();
-    isa::tload(&mut t0_at, a, &[0, 0])?;
-    isa::tload(&mut t1_bt, b, &[0, 0])?;
-    isa::tmov(&mut t2_at_left, &t0_at);
-    isa::tmov(&mut t3_bt_right, &t1_bt);
-    isa::tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
-    isa::tstore(&mut *c, &t4, &[0, 0])?;
+    tload(&mut t0_at, a, &[0, 0])?;
+    tload(&mut t1_bt, b, &[0, 0])?;
+    tmov(&mut t2_at_left, &t0_at);
+    tmov(&mut t3_bt_right, &t1_bt);
+    tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
+    tstore(c, &t4, &[0, 0])?;
     ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `matmul_tile` kernel.

@@ -6,16 +6,19 @@ pub fn scale_rows(
     scale: f32,
     out: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
-    use ::pto::{bind_shapes, isa, Element, Tile};
+    use ::pto::{
+        bind_shapes, isa::{tload_map_store_loop, LoopIndex, LoopRange},
+        Element, Tile,
+    };
     let [b_1] = bind_shapes("x[B, 128] out[B, 128]", [x.shape(), out.shape()])?;
     let mut t0_row = Tile::<f32, 1, 128>::zeros();
-    isa::tload_map_store_loop(
+    tload_map_store_loop(
         &mut t0_row,
         x,
-        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0)],
-        &mut *out,
-        &[isa::LoopIndex::Iv, isa::LoopIndex::At(0)],
-        isa::LoopRange {
+        &[LoopIndex::Iv, LoopIndex::At(0)],
+        out,
+        &[LoopIndex::Iv, LoopIndex::At(0)],
+        LoopRange {
             lb: 0i64,
             ub: b_1,
             step: 1,

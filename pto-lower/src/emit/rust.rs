@@ -2,14 +2,15 @@
 //! function the `#[pto::kernel]` macro generates.
 //!
 //! The body is a block of type `Result<R, ::pto::Error>`:
-//! 0. one `use` of the runtime names it uses (`isa`, `Tile`, `Element`, ...);
+//! 0. one `use` of the runtime names it uses (`Tile`, `Element`, the `isa` functions, ...);
 //! 1. one `bind_shapes` call, which checks the shapes of all tensor parameters against a
 //!    signature string (`"x[B, 128] out[B, 128]"`) and returns the symbolic dimensions, each
 //!    bound from the first tensor carrying it and checked against every other; a symbolic
 //!    dimension no tensor carries is the valid rows or columns of a tile parameter;
 //! 2. every tile slot allocated once (`Tile::<T, R, C>::zeros()`), before any loop;
-//! 3. the instructions as `isa::*` calls (the `_inplace` / `_rev` forms where the
-//!    destination is also a source), structured control flow as Rust `for` / `loop` / `if`,
+//! 3. the instructions as calls of `pto::isa` functions (`tload(&mut t0, x, ..)?`; the
+//!    `_inplace` / `_rev` forms where the destination is also a source), structured control
+//!    flow as Rust `for` / `loop` / `if`,
 //!    scalar ops as panic-free arithmetic (`Element` ops: wrapping integers, division
 //!    by zero gives 0); pipe synchronization (`set_flag` / `wait_flag` / `pipe_barrier`) is
 //!    left out, since the CPU runs one instruction at a time;
@@ -188,7 +189,6 @@ fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
 #[derive(Clone, Copy)]
 enum Import {
     BindShapes,
-    Isa,
     Element,
     Float,
     Int,
@@ -198,9 +198,8 @@ enum Import {
 
 impl Import {
     /// In the order of the `use`.
-    const ALL: [Import; 7] = [
+    const ALL: [Import; 6] = [
         Import::BindShapes,
-        Import::Isa,
         Import::Element,
         Import::Float,
         Import::Int,
@@ -211,7 +210,6 @@ impl Import {
     fn name(self) -> &'static str {
         match self {
             Import::BindShapes => "bind_shapes",
-            Import::Isa => "isa",
             Import::Element => "Element",
             Import::Float => "Float",
             Import::Int => "Int",
@@ -276,6 +274,9 @@ struct Writer<'a> {
     tile_uses: Vec<usize>,
     /// The [`Import`]s the text uses, one bit each.
     imports: u8,
+    /// The names of `pto::isa` the text uses unqualified (`tload`, `tmov`, `LoopRange`):
+    /// imported at the top, so each call is `tload(..)` rather than `isa::tload(..)`.
+    isa_names: Vec<(&'static str, &'static str)>,
 }
 
 impl<'a> Writer<'a> {
@@ -300,12 +301,35 @@ impl<'a> Writer<'a> {
             diags: Vec::new(),
             tile_uses,
             imports: 0,
+            isa_names: Vec::new(),
         }
     }
 
     /// Notes that the text uses `name`.
     fn import(&mut self, name: Import) {
         self.imports |= name.bit();
+    }
+
+    /// Writes the name of the `pto::isa` item `{name}{suffix}`: imported and unqualified,
+    /// unless a parameter has that name, which the import would shadow (a `use` in the body
+    /// hides a parameter of the same name in the value namespace, where functions live).
+    fn put_isa(&mut self, name: &'static str, suffix: &'static str) {
+        let is = |p: &&str| {
+            p.len() == name.len() + suffix.len() && p.starts_with(name) && p.ends_with(suffix)
+        };
+        // The same name is nearly always the same `&'static str`: compare addresses first.
+        let same = |a: &'static str, b: &'static str| std::ptr::eq(a, b) || a == b;
+        if self.params.iter().any(is) {
+            self.put("::pto::isa::");
+        } else if !self
+            .isa_names
+            .iter()
+            .any(|&(n, s)| same(n, name) && same(s, suffix))
+        {
+            self.isa_names.push((name, suffix));
+        }
+        self.put(name);
+        self.put(suffix);
     }
 
     /// Records an error once: every error is at the kernel's span, so a problem met at each
@@ -753,17 +777,37 @@ impl<'a> Writer<'a> {
         // 0. The `pto` names the body uses, imported in front of it. The body is all generated
         // code: the imports shadow nothing it uses (the user's module-level items), but a
         // parameter of the same name in the value namespace, where of these names only the
-        // function `bind_shapes` lives (`put_shapes`).
-        if self.imports != 0 {
+        // functions `bind_shapes` and `isa::*` live (`put_shapes`, `put_isa`).
+        if self.imports != 0 || !self.isa_names.is_empty() {
             let mut names = Import::ALL
                 .into_iter()
                 .filter(|i| self.imports & i.bit() != 0)
                 .map(Import::name);
-            let mut import = String::from("use ::pto::{");
-            import.extend(names.next());
+            let mut import = String::with_capacity(80 + 24 * self.isa_names.len());
+            import.push_str("use ::pto::{");
+            let mut sep = "";
+            if self.imports & Import::BindShapes.bit() != 0 {
+                import.extend(names.next());
+                sep = ", ";
+            }
+            if !self.isa_names.is_empty() {
+                // In order of first use.
+                import.push_str(sep);
+                import.push_str("isa::{");
+                for (k, (name, suffix)) in self.isa_names.iter().enumerate() {
+                    if k > 0 {
+                        import.push_str(", ");
+                    }
+                    import.push_str(name);
+                    import.push_str(suffix);
+                }
+                import.push('}');
+                sep = ", ";
+            }
             for name in names {
-                import.push_str(", ");
+                import.push_str(sep);
                 import.push_str(name);
+                sep = ", ";
             }
             import.push_str("}; ");
             self.out.insert_str(body, &import);
@@ -1139,10 +1183,11 @@ impl<'a> Writer<'a> {
             if k > 0 {
                 self.put(", ");
             }
+            self.put_isa("LoopIndex", "");
             if o == Index::Value(iv) {
-                self.put("isa::LoopIndex::Iv");
+                self.put("::Iv");
             } else {
-                self.put("isa::LoopIndex::At(");
+                self.put("::At(");
                 self.put_index(o);
                 self.put(")");
             }
@@ -1163,9 +1208,7 @@ impl<'a> Writer<'a> {
             (1, true) => "tload_map_store_loop",
             (_, true) => "tload2_map_store_loop",
         };
-        self.import(Import::Isa);
-        self.put("isa::");
-        self.put(f);
+        self.put_isa(f, "");
         self.put("(");
         for &(t, tensor, offsets) in &c.loads {
             self.put("&mut ");
@@ -1176,13 +1219,14 @@ impl<'a> Writer<'a> {
             self.put_chain_offsets(offsets, iv);
             self.put(", ");
         }
-        self.put("&mut *");
+        // A `&mut Tensor` parameter, reborrowed by the call.
         self.put_ident(c.store.0);
         self.put(", &");
         self.put_chain_offsets(c.store.2, iv);
         self.put(", ");
         if let Some(l) = lp {
-            self.put("isa::LoopRange { lb: ");
+            self.put_isa("LoopRange", "");
+            self.put(" { lb: ");
             self.put_scalar_as(l.lb, DataType::Int64, true);
             self.put(", ub: ");
             self.put_scalar_as(l.ub, DataType::Int64, true);
@@ -1229,12 +1273,15 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
-                self.import(Import::Isa);
-                self.put(if window.len() > 2 {
-                    "isa::tload_window(&mut "
-                } else {
-                    "isa::tload(&mut "
-                });
+                self.put_isa(
+                    if window.len() > 2 {
+                        "tload_window"
+                    } else {
+                        "tload"
+                    },
+                    "",
+                );
+                self.put("(&mut ");
                 self.put_tile(*dst);
                 // Already a `&Tensor` (or a `&mut Tensor`, reborrowed as shared).
                 self.put(", ");
@@ -1247,24 +1294,29 @@ impl<'a> Writer<'a> {
                 offsets,
                 window,
             } => {
-                self.import(Import::Isa);
-                self.put(if window.len() > 2 {
-                    "isa::tstore_window(&mut *"
-                } else {
-                    "isa::tstore(&mut *"
-                });
+                self.put_isa(
+                    if window.len() > 2 {
+                        "tstore_window"
+                    } else {
+                        "tstore"
+                    },
+                    "",
+                );
+                // A `&mut Tensor` parameter, reborrowed by the call.
+                self.put("(");
                 self.put_ident(*tensor);
                 self.put(", ");
                 self.put_tref(*src);
                 self.put_transfer_end(offsets, window);
             }
             Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
-                self.import(Import::Isa);
-                self.put(if matches!(i, Inst::Extract { .. }) {
-                    "isa::textract(&mut "
+                let f = if matches!(i, Inst::Extract { .. }) {
+                    "textract"
                 } else {
-                    "isa::tinsert(&mut "
-                });
+                    "tinsert"
+                };
+                self.put_isa(f, "");
+                self.put("(&mut ");
                 self.put_tile(*dst);
                 self.put(", ");
                 self.put_tref(*src);
@@ -1275,9 +1327,9 @@ impl<'a> Writer<'a> {
                 self.put(") ? ; ");
             }
             Inst::Cvt { dst, src, round } => {
-                self.import(Import::Isa);
                 self.import(Import::RoundMode);
-                self.put("isa::tcvt(&mut ");
+                self.put_isa("tcvt", "");
+                self.put("(&mut ");
                 self.put_tile(*dst);
                 self.put(", ");
                 self.put_tref(*src);
@@ -1564,12 +1616,9 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Writes `isa::{f}{suffix}(&mut dst, args..);`.
-    fn put_call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) {
-        self.import(Import::Isa);
-        self.put("isa::");
-        self.put(f);
-        self.put(suffix);
+    /// Writes `{f}{suffix}(&mut dst, args..);`, a call of `pto::isa::{f}{suffix}`.
+    fn put_call(&mut self, f: &'static str, suffix: &'static str, dst: TileId, args: &[Arg]) {
+        self.put_isa(f, suffix);
         self.put("(&mut ");
         self.put_tile(dst);
         let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);

@@ -76,8 +76,8 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
     // The tokens of the enclosing groups, then of the innermost one, in one buffer (a `Vec`
     // per group would grow from empty each time); per open group its delimiter and where its
     // tokens start.
-    // About one token per three bytes of the writer's text (`isa::tload(&mut t0, x, &[0, 0])`
-    // is 12 tokens in 33 bytes), so the buffer rarely grows.
+    // About one token per three bytes of the writer's text (`tload(&mut t0, x, &[0, 0])` is
+    // 10 tokens in 28 bytes), so the buffer rarely grows.
     let mut out: Vec<TokenTree> = Vec::with_capacity(src.len() / 3);
     let mut open: Vec<(Delimiter, usize)> = Vec::with_capacity(16);
     // Per punctuation character (by index in `PUNCTS`) and spacing (alone, joint), its
@@ -172,24 +172,23 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
 }
 
 /// How many words `common_word` knows.
-const COMMON: usize = 9;
+const COMMON: usize = 8;
 
 /// The index of `word` if it is one of the identifiers the text of every kernel repeats
-/// (`isa::f(&mut t, x, &[i as usize])`, `let mut t = Tile:: < f32, ..> ::zeros();`): one
+/// (`tload(&mut t, x, &[i as usize])`, `let mut t = Tile:: < f32, ..> ::zeros();`): one
 /// `Ident` of each, made on first use, is cloned after, which skips `Ident::new`'s validation
 /// (a clone allocates as `Ident::new` does; a table of every word, found by hashing, costs
 /// more than it saves).
 fn common_word(word: &str) -> Option<usize> {
     Some(match word {
-        "isa" => 0,
-        "mut" => 1,
-        "let" => 2,
-        "as" => 3,
-        "usize" => 4,
-        "Tile" => 5,
-        "zeros" => 6,
-        "f32" => 7,
-        "i64" => 8,
+        "mut" => 0,
+        "let" => 1,
+        "as" => 2,
+        "usize" => 3,
+        "Tile" => 4,
+        "zeros" => 5,
+        "f32" => 6,
+        "i64" => 7,
         _ => return None,
     })
 }
