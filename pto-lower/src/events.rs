@@ -6,6 +6,14 @@
 //! always safe. Dependencies carried around a loop's back edge are ordered by the barrier
 //! the lowering places at the end of each loop body that issues tile work.
 //!
+//! One event per producer and destination pipe serves all its consumers on that pipe: the
+//! first consumer in program order gets it, and every later one runs after that wait on
+//! every path. The later consumers sit in the producer's block or a block nested in it (SSA)
+//! and come after the first one in program order, so either the wait is the producer's own
+//! (`sync`, right after it) or it is the first consumer's in the producer's block, which
+//! runs before anything after it in that block and its nested blocks. A load feeding
+//! matmuls in three branches of an `if` has one `sync`, not one per branch.
+//!
 //! Event ids are allocated round-robin per (source, destination) pipe pair, 8 per pair.
 //!
 //! The pass writes the lists as op attributes, the text the file tests read; [`plan`] gives
@@ -227,7 +235,9 @@ fn insert(
     place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
     // The next event id per (source, destination) pipe pair.
     let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
-    let mut done = Synced::new(m);
+    const _: () = assert!(PipeKind::ALL_KINDS.len() <= 8);
+    // Per producer, the destination pipes that wait for it already (a bit per pipe).
+    let mut waited: SecondaryMap<OpId, u8> = SecondaryMap::with_len(m.ops.len(), 0);
     for o in ops {
         let consumer_pipe = pipe_of(m, &m.ops[o]);
         if consumer_pipe == PipeKind::S {
@@ -249,9 +259,12 @@ fn insert(
             let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
                 continue;
             };
-            if !done.insert(p, consumer_pipe, cb) {
+            // An earlier consumer on this pipe waits already (see the module docs).
+            let bit = 1u8 << consumer_pipe as u8;
+            if waited[p] & bit != 0 {
                 continue;
             }
+            waited[p] |= bit;
             let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
             let ev = (producer_pipe, consumer_pipe, *slot);
             *slot = (*slot + 1) % 8;
@@ -262,38 +275,6 @@ fn insert(
                 add(m, p, EventRole::Sync, ev);
             }
         }
-    }
-}
-
-/// Per producer op, the (consumer pipe, consumer block) pairs already synchronised: a list
-/// per producer, linked through one vector rather than a vector each.
-struct Synced {
-    /// The latest pair recorded for each producer.
-    head: SecondaryMap<OpId, Option<u32>>,
-    /// Each pair, with the producer's previous one.
-    pairs: Vec<(PipeKind, BlockId, Option<u32>)>,
-}
-
-impl Synced {
-    fn new(m: &ProgramModule) -> Self {
-        Synced {
-            head: SecondaryMap::with_len(m.ops.len(), None),
-            pairs: Vec::new(),
-        }
-    }
-
-    /// Records (`pipe`, `block`) for `producer`; `false` when it was recorded before.
-    fn insert(&mut self, producer: OpId, pipe: PipeKind, block: BlockId) -> bool {
-        let mut at = self.head[producer];
-        while let Some(&(p, b, next)) = at.and_then(|i| self.pairs.get(i as usize)) {
-            if (p, b) == (pipe, block) {
-                return false;
-            }
-            at = next;
-        }
-        self.pairs.push((pipe, block, self.head[producer]));
-        self.head[producer] = Some(self.pairs.len() as u32 - 1);
-        true
     }
 }
 
