@@ -42,7 +42,9 @@ impl Pass for Bufferize {
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         let t = module_target(m);
         let mut diags = Vec::new();
-        for f in walk::functions(m) {
+        // By index: the pass changes the module, never its function list (no copy of it).
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
             if let Err(d) = run_function(m, f, &t) {
                 diags.extend(d);
             }

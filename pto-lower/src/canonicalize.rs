@@ -22,7 +22,9 @@ impl Pass for Canonicalize {
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
-        for f in walk::functions(m) {
+        // By index: the pass changes the module, never its function list (no copy of it).
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
             // The steps rewrite ops and drop emptied `statement.op`s from their blocks, but
             // never add statements or blocks: the tree walked once serves every round.
             let tree = walk::Tree::of(m, f);

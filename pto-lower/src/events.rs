@@ -25,7 +25,6 @@ use pto_ir::{Attr, BlockId, Diagnostics, OpId, PipeKind, ProgramModule, StmtKind
 
 use crate::info::pipe_of;
 use crate::pass::Pass;
-use crate::walk;
 
 /// The insert-events pass.
 pub struct InsertEvents;
@@ -196,7 +195,9 @@ pub fn plan(m: &mut ProgramModule) -> OpEvents {
         return OpEvents::from_attrs(m);
     }
     let mut t = OpEvents::new(m);
-    for f in walk::functions(m) {
+    // By index: the pass changes the module, never its function list (no copy of it).
+    for k in 0..m.functions.len() {
+        let f = m.functions[k];
         insert(m, f, |_, o, role, e| t.insert(o, role, e));
     }
     t
@@ -215,7 +216,9 @@ impl Pass for InsertEvents {
 
 /// Adds the events of every function to the op attributes.
 fn insert_attrs(m: &mut ProgramModule) {
-    for f in walk::functions(m) {
+    // By index: the pass changes the module, never its function list (no copy of it).
+    for k in 0..m.functions.len() {
+        let f = m.functions[k];
         insert(m, f, |m, o, role, e| {
             push_event(&mut m.ops[o].attrs, role.key(), e)
         });
@@ -229,17 +232,19 @@ fn insert(
     f: pto_ir::FuncId,
     mut add: impl FnMut(&mut ProgramModule, OpId, EventRole, Event),
 ) {
-    // The ops in program order, and the block each one sits in.
+    // The ops in program order, and the block and pipe of each one.
     let mut ops = Vec::with_capacity(m.ops.len());
-    let mut block_of = SecondaryMap::with_len(m.ops.len(), None);
-    place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
+    let mut at = SecondaryMap::with_len(m.ops.len(), None);
+    place_ops(m, m.funcs[f].body, &mut ops, &mut at);
     // The next event id per (source, destination) pipe pair.
     let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
     const _: () = assert!(PipeKind::ALL_KINDS.len() <= 8);
     // Per producer, the destination pipes that wait for it already (a bit per pipe).
     let mut waited: SecondaryMap<OpId, u8> = SecondaryMap::with_len(m.ops.len(), 0);
     for o in ops {
-        let consumer_pipe = pipe_of(m, &m.ops[o]);
+        let Some((cb, consumer_pipe)) = at[o] else {
+            continue;
+        };
         if consumer_pipe == PipeKind::S {
             continue;
         }
@@ -252,13 +257,13 @@ fn insert(
             if m.values[v].ty.as_tile().is_none() {
                 continue;
             }
-            let producer_pipe = pipe_of(m, &m.ops[p]);
+            // A producer outside the function has no place: nothing to order against.
+            let Some((pb, producer_pipe)) = at[p] else {
+                continue;
+            };
             if producer_pipe == consumer_pipe || producer_pipe == PipeKind::S {
                 continue;
             }
-            let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
-                continue;
-            };
             // An earlier consumer on this pipe waits already (see the module docs).
             let bit = 1u8 << consumer_pipe as u8;
             if waited[p] & bit != 0 {
@@ -278,23 +283,25 @@ fn insert(
     }
 }
 
-/// Appends the ops of a block tree to `ops` in program order, recording each one's block.
+/// Appends the ops of a block tree to `ops` in program order, recording each one's block
+/// and pipe (worked out once per op, not once per use).
 fn place_ops(
     m: &ProgramModule,
     b: BlockId,
     ops: &mut Vec<OpId>,
-    block_of: &mut SecondaryMap<OpId, Option<BlockId>>,
+    at: &mut SecondaryMap<OpId, Option<(BlockId, PipeKind)>>,
 ) {
     for &s in &m.blocks[b].stmts {
         let kind = &m.stmts[s].kind;
         if let StmtKind::Op(list) = kind {
             for &o in list {
                 ops.push(o);
-                block_of[o] = Some(b);
+                at[o] = Some((b, pipe_of(m, &m.ops[o])));
             }
+            continue;
         }
         for child in kind.blocks() {
-            place_ops(m, child, ops, block_of);
+            place_ops(m, child, ops, at);
         }
     }
 }

@@ -28,7 +28,9 @@ impl Pass for InferTileInfo {
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
-        for f in walk::functions(m) {
+        // By index: the pass changes the module, never its function list (no copy of it).
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
             run_function(m, f);
         }
         Ok(())

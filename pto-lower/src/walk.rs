@@ -177,8 +177,3 @@ pub(crate) fn insert_op_before_stmt(m: &mut ProgramModule, block: BlockId, at: u
     });
     m.blocks[block].stmts.insert(at, s);
 }
-
-/// The functions of the module, in print order.
-pub(crate) fn functions(m: &ProgramModule) -> Vec<FuncId> {
-    m.functions.clone()
-}
