@@ -11,8 +11,8 @@
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId, Opcode,
-    ProgramModule, StmtId, StmtKind, ValueDef, ValueId,
+    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemRef, MemorySpace, OpClass, OpId, Opcode,
+    ProgramModule, StmtId, StmtKind, Type, ValueDef, ValueId,
 };
 
 use crate::info::set_space;
@@ -438,7 +438,17 @@ fn make_move(
     span: pto_ir::SpanId,
     name: &mut String,
 ) -> (OpId, ValueId) {
-    let ty = m.values[v].ty.clone();
+    let mut ty = m.values[v].ty.clone();
+    // The move's result lives in `want` (what `set_space` would record afterwards).
+    if let Type::Tile(t) = &mut ty {
+        let size = t.buffer_bytes();
+        let addr = t.memref.and_then(|r| r.addr);
+        t.memref = Some(MemRef {
+            space: want,
+            addr,
+            size,
+        });
+    }
     // `{base}_{location in lower case}`.
     let base = m.values[v].name.as_deref().unwrap_or("t");
     name.clear();
@@ -447,8 +457,7 @@ fn make_move(
     let lower_at = name.len();
     name.push_str(want.name());
     name[lower_at..].make_ascii_lowercase();
-    let attrs = Attrs::new().with("loc", Attr::Ident(want.name().to_string()));
-    let (op, mv) = walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span);
-    set_space(m, mv, want);
-    (op, mv)
+    // Built whole: one allocation of the right size, no search for an existing key.
+    let attrs = Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))]);
+    walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span)
 }
