@@ -144,6 +144,11 @@ impl OpEvents {
         t
     }
 
+    /// Whether op `o` has any event.
+    pub fn has(&self, o: OpId) -> bool {
+        self.ends[o].is_some()
+    }
+
     /// The events of op `o` in list `role`, in order.
     pub fn of(&self, o: OpId, role: EventRole) -> impl Iterator<Item = Event> + '_ {
         let mut at = self.ends[o].map(|(first, _)| first);

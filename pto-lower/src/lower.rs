@@ -8,14 +8,13 @@
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
 
-use std::collections::BTreeMap;
-
 use pto_ir::entity::SecondaryMap;
 use pto_ir::typefmt::push_u64;
 use pto_ir::{
     Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, OpClass, OpId, Opcode, PipeKind,
     ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
+use rustc_hash::FxHashMap;
 
 use crate::bufferize::module_target;
 use crate::events::{EventRole, OpEvents};
@@ -49,7 +48,7 @@ pub fn lower_with_events(
     let mut lw = Lowerer {
         m: &m,
         slot_of: SecondaryMap::with_len(m.values.len(), None),
-        slots: BTreeMap::new(),
+        slots: FxHashMap::default(),
         // Kernels have about one slot per three ops.
         next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
         tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
@@ -91,8 +90,9 @@ struct Lowerer<'a> {
     m: &'a ProgramModule,
     /// The slot of each tile value already lowered.
     slot_of: SecondaryMap<ValueId, Option<TileId>>,
-    /// The first slot at each (buffer, offset), by `MemorySpace` discriminant and offset.
-    slots: BTreeMap<(u8, u64), TileId>,
+    /// The first slot at each (buffer, offset), by `MemorySpace` discriminant and offset
+    /// (only looked up, never walked in order: a hash map, Fx for its cheap hash of two ints).
+    slots: FxHashMap<(u8, u64), TileId>,
     /// The next slot at the same (buffer, offset) as each slot (one per dtype and shape).
     next_at_place: Vec<Option<TileId>>,
     tiles: Vec<TileSlot>,
@@ -439,8 +439,12 @@ impl<'a> Lowerer<'a> {
         let m = self.m;
         let op = &m.ops[o];
         let at = op.span;
-        for ev in self.events.of(o, EventRole::Wait) {
-            out.push(Inst::WaitFlag(ev));
+        // Most ops have no events: one look at the table instead of one per list.
+        let has_events = self.events.has(o);
+        if has_events {
+            for ev in self.events.of(o, EventRole::Wait) {
+                out.push(Inst::WaitFlag(ev));
+            }
         }
         let class = op.opcode.class();
         let res = op.results.first().copied();
@@ -461,7 +465,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Scalar {
                         op: op.opcode,
                         result: r,
-                        args: op.operands.to_vec(),
+                        args: op.operands.clone(),
                     });
                 }
             }
@@ -604,6 +608,9 @@ impl<'a> Lowerer<'a> {
                 at,
                 format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),
             ),
+        }
+        if !has_events {
+            return;
         }
         for ev in self.events.of(o, EventRole::Set) {
             out.push(Inst::SetFlag(ev));
