@@ -80,15 +80,22 @@ fn in_place_capable(class: OpClass) -> bool {
     )
 }
 
+fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
+    m.values[v].ty.as_tile().is_some()
+}
+
 /// Loop index in [`Live::loops`].
 type LoopIdx = u32;
 
+/// Only tile values are recorded (definitions and uses): nothing else needs a buffer, and
+/// most uses in a kernel are of scalars (offsets, bounds).
 struct Live {
-    /// Definition position of each value.
-    def: SecondaryMap<ValueId, Option<u32>>,
-    /// Values with a definition position, in program order.
+    /// `[definition position, definition position]` of each tile value during the walk,
+    /// `[definition, last use]` (loop-extended) after [`Live::extend_to_uses`].
+    interval: SecondaryMap<ValueId, Option<(u32, u32)>>,
+    /// Tile values with a definition position, in program order.
     defined: Vec<ValueId>,
-    /// (value, use position, innermost loop enclosing the use).
+    /// (tile value, use position, innermost loop enclosing the use).
     uses: Vec<(ValueId, u32, Option<LoopIdx>)>,
     /// (start, end, enclosing loop) of each loop, by index.
     loops: Vec<(u32, u32, Option<LoopIdx>)>,
@@ -102,7 +109,7 @@ struct Live {
 impl Live {
     fn new(m: &ProgramModule) -> Self {
         Live {
-            def: SecondaryMap::with_len(m.values.len(), None),
+            interval: SecondaryMap::with_len(m.values.len(), None),
             defined: Vec::with_capacity(m.values.len()),
             // About two uses per op.
             uses: Vec::with_capacity(2 * m.ops.len()),
@@ -113,11 +120,20 @@ impl Live {
         }
     }
 
-    fn define(&mut self, v: ValueId, at: u32) {
-        if self.def[v].is_none() {
+    fn define(&mut self, m: &ProgramModule, v: ValueId, at: u32) {
+        if !is_tile(m, v) {
+            return;
+        }
+        if self.interval[v].is_none() {
             self.defined.push(v);
         }
-        self.def[v] = Some(at);
+        self.interval[v] = Some((at, at));
+    }
+
+    fn use_at(&mut self, m: &ProgramModule, v: ValueId, at: u32, inner: Option<LoopIdx>) {
+        if is_tile(m, v) {
+            self.uses.push((v, at, inner));
+        }
     }
 
     fn walk(&mut self, m: &ProgramModule, b: BlockId, inner: Option<LoopIdx>) {
@@ -129,40 +145,43 @@ impl Live {
                 for &o in ops {
                     let op = &m.ops[o];
                     let u = self.t;
-                    let uses = &mut self.uses;
-                    uses.extend(op.operands.iter().map(|&v| (v, u, inner)));
-                    op.attrs.for_each_value(&mut |v| uses.push((v, u, inner)));
                     // An operand given twice must not share storage with the result.
                     let operands = &op.operands;
-                    let dup = operands.iter().enumerate().any(|(i, &a)| {
-                        m.values[a].ty.as_tile().is_some() && operands[..i].contains(&a)
-                    });
+                    let mut dup = false;
+                    for (i, &a) in operands.iter().enumerate() {
+                        if is_tile(m, a) {
+                            dup |= operands[..i].contains(&a);
+                            self.uses.push((a, u, inner));
+                        }
+                    }
+                    op.attrs
+                        .for_each_value(&mut |v| self.use_at(m, v, u, inner));
                     let d = if in_place_capable(op.opcode.class()) && !dup {
                         u + 1
                     } else {
                         u
                     };
                     for &r in &op.results {
-                        self.define(r, d);
+                        self.define(m, r, d);
                     }
                     self.t += 2;
                 }
                 continue;
             }
-            kind.for_each_use(|v| self.uses.push((v, u, inner)));
+            kind.for_each_use(|v| self.use_at(m, v, u, inner));
             self.t += 2;
             match kind {
                 StmtKind::For(_) | StmtKind::While(_) => {
                     let (args, results) = match kind {
                         StmtKind::For(l) => {
-                            self.define(l.iv, u + 1);
+                            self.define(m, l.iv, u + 1);
                             (&l.iter_args, &l.results)
                         }
                         StmtKind::While(w) => (&w.iter_args, &w.results),
                         _ => continue,
                     };
                     for a in args {
-                        self.define(a.arg, u + 1);
+                        self.define(m, a.arg, u + 1);
                     }
                     let li = self.loops.len();
                     self.loops.push((u, u, inner));
@@ -173,7 +192,7 @@ impl Live {
                     self.t += 2;
                     self.loops[li].1 = end;
                     for &r in results {
-                        self.define(r, end + 1);
+                        self.define(m, r, end + 1);
                     }
                     self.post.push(s);
                 }
@@ -184,7 +203,7 @@ impl Live {
                     let end = self.t;
                     self.t += 2;
                     for &r in &x.results {
-                        self.define(r, end + 1);
+                        self.define(m, r, end + 1);
                     }
                     self.post.push(s);
                 }
@@ -194,18 +213,20 @@ impl Live {
         }
     }
 
-    /// `[def, last use]` per value of `m`, loop-extended.
-    fn intervals(&self, m: &ProgramModule) -> SecondaryMap<ValueId, Option<(u32, u32)>> {
-        let mut out = SecondaryMap::with_len(m.values.len(), None);
-        for &v in &self.defined {
-            out[v] = self.def[v].map(|d| (d, d));
-        }
-        for &(v, u, inner) in &self.uses {
-            let Some(d) = self.def[v] else { continue };
+    /// Extends each interval to `[def, last use]`, loop-extended.
+    fn extend_to_uses(&mut self) {
+        let Live {
+            interval,
+            uses,
+            loops,
+            ..
+        } = self;
+        for &(v, u, inner) in uses.iter() {
+            let Some((d, _)) = interval[v] else { continue };
             let mut last = u;
             let mut li = inner;
             while let Some(i) = li {
-                let (start, end, outer) = self.loops[i as usize];
+                let (start, end, outer) = loops[i as usize];
                 li = outer;
                 if d > start {
                     continue; // defined inside the loop
@@ -213,11 +234,10 @@ impl Live {
                 // The loop encloses the use but not the definition: live through the loop.
                 last = last.max(end);
             }
-            if let Some(e) = &mut out[v] {
+            if let Some(e) = &mut interval[v] {
                 e.1 = e.1.max(last);
             }
         }
-        out
     }
 }
 
@@ -346,19 +366,17 @@ impl Classes {
 fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(), Vec<Diag>> {
     let mut live = Live::new(m);
     live.walk(m, m.funcs[f].body, None);
-    let intervals = live.intervals(m);
+    live.extend_to_uses();
+    let intervals = &live.interval;
     let mut classes = Classes::new(m);
     for &v in &live.defined {
         let Some(iv) = intervals[v] else { continue };
         // Parameters live in global memory, not in a buffer.
-        if m.values[v].ty.as_tile().is_some()
-            && !matches!(m.values[v].def, ValueDef::Param(..))
-            && space_of(m, v).is_some()
-        {
+        if !matches!(m.values[v].def, ValueDef::Param(..)) && space_of(m, v).is_some() {
             classes.track(v, iv);
         }
     }
-    coalesce(m, &live, &intervals, &mut classes);
+    coalesce(m, &live, intervals, &mut classes);
     let (placed, offset_of) = allocate(m, &classes);
     for &v in &classes.members {
         if let Some(off) = offset_of[classes.find(v)] {
