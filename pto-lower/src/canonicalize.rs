@@ -6,7 +6,7 @@
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Constant, DataType, Diagnostics, OpClass, OpId, Opcode, Operation, ProgramModule,
+    Attr, Constant, DataType, Diagnostics, OpClass, OpId, Opcode, Operation, ProgramModule, StmtId,
     StmtKind, ValueId,
 };
 
@@ -324,12 +324,14 @@ fn remove_dead_ops(m: &mut ProgramModule, tree: &Tree) -> bool {
             changed = true;
         }
     }
-    // Drop `statement.op`s left empty.
+    // Drop `statement.op`s left empty (looking first, like the ops above).
+    let emptied = |s: &StmtId| matches!(&all_stmts[*s].kind, StmtKind::Op(v) if v.is_empty());
     for &b in &tree.blocks {
         let list = &mut all_blocks[b].stmts;
-        let before = list.len();
-        list.retain(|&s| !matches!(&all_stmts[s].kind, StmtKind::Op(v) if v.is_empty()));
-        changed |= list.len() != before;
+        if list.iter().any(emptied) {
+            list.retain(|s| !emptied(s));
+            changed = true;
+        }
     }
     changed
 }

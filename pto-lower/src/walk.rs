@@ -5,7 +5,7 @@
 //! was a large part of their cost.
 
 use pto_ir::entity::SecondaryMap;
-use pto_ir::module::collect_dims;
+use pto_ir::module::for_each_dim;
 use pto_ir::{
     BlockId, FuncId, OpId, Operation, ProgramModule, SpanId, Statement, StmtId, StmtKind, Type,
     ValueDef, ValueId,
@@ -40,7 +40,7 @@ impl Tree {
         }
         let mut tree = Tree {
             stmts: Vec::with_capacity(m.stmts.len()),
-            blocks: Vec::new(),
+            blocks: Vec::with_capacity(m.blocks.len()),
         };
         walk(m, m.funcs[f].body, &mut tree);
         tree
@@ -52,12 +52,6 @@ impl Tree {
 pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<ValueId, u32> {
     let mut counts = SecondaryMap::with_len(m.values.len(), 0);
     let mut count = |v: ValueId| counts[v] += 1;
-    let mut dims = Vec::new();
-    let mut type_uses = |t: &Type, count: &mut dyn FnMut(ValueId)| {
-        dims.clear();
-        collect_dims(t, &mut dims);
-        dims.iter().for_each(|&d| count(d));
-    };
     for &s in stmts {
         let st = &m.stmts[s];
         if let StmtKind::Op(ops) = &st.kind {
@@ -66,14 +60,14 @@ pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<Va
                 op.operands.iter().for_each(|&v| count(v));
                 op.attrs.for_each_value(&mut count);
                 for &r in &op.results {
-                    type_uses(&m.values[r].ty, &mut count);
+                    for_each_dim(&m.values[r].ty, &mut count);
                 }
             }
             continue;
         }
         st.kind.for_each_use(&mut count);
         st.kind
-            .for_each_def(|v| type_uses(&m.values[v].ty, &mut count));
+            .for_each_def(|v| for_each_dim(&m.values[v].ty, &mut count));
     }
     counts
 }
