@@ -54,10 +54,11 @@ enum User {
 }
 
 struct Facts {
-    /// Every use, grouped by value and in program order within a value (once gathered).
-    users: Vec<(ValueId, User)>,
-    /// The range of `users` holding each value's uses.
-    uses_of: SecondaryMap<ValueId, (u32, u32)>,
+    /// Every use in program order, with the index of the next use of the same value: each
+    /// value's uses are a list linked through one vector (no sort, no second copy).
+    users: Vec<(User, Option<u32>)>,
+    /// The first and last entry of each value's list in `users`.
+    uses_of: SecondaryMap<ValueId, Option<(u32, u32)>>,
     /// Tile values defined by the function, in program order.
     defs: Vec<ValueId>,
     /// The block each statement sits in.
@@ -67,14 +68,26 @@ struct Facts {
 impl Facts {
     /// The uses of `v`, in program order.
     fn uses(&self, v: ValueId) -> impl Iterator<Item = User> + '_ {
-        let (start, end) = self.uses_of[v];
-        self.users[start as usize..end as usize]
-            .iter()
-            .map(|&(_, u)| u)
+        let mut at = self.uses_of[v].map(|(first, _)| first);
+        std::iter::from_fn(move || {
+            let &(u, next) = self.users.get(at? as usize)?;
+            at = next;
+            Some(u)
+        })
     }
 
     fn add_use(&mut self, v: ValueId, u: User) {
-        self.users.push((v, u));
+        let i = self.users.len() as u32;
+        self.users.push((u, None));
+        self.uses_of[v] = match self.uses_of[v] {
+            Some((first, last)) => {
+                if let Some(tail) = self.users.get_mut(last as usize) {
+                    tail.1 = Some(i);
+                }
+                Some((first, i))
+            }
+            None => Some((i, i)),
+        };
     }
 }
 
@@ -89,7 +102,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
         // About two uses per op.
         users: Vec::with_capacity(2 * m.ops.len()),
-        uses_of: SecondaryMap::with_len(m.values.len(), (0, 0)),
+        uses_of: SecondaryMap::with_len(m.values.len(), None),
         defs: Vec::with_capacity(m.values.len()),
         block_of: SecondaryMap::with_len(m.stmts.len(), None),
     };
@@ -199,35 +212,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     }
     let (mut loops, mut ifs) = (Vec::new(), Vec::new());
     walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
-    group_uses(&mut facts);
     facts
-}
-
-/// Groups `facts.users` by value, each value's uses in program order, and records each
-/// value's range in `uses_of`. A counting sort (values in order of first use), linear in
-/// the number of uses: first `uses_of[v]` holds `(UNPLACED, count)`, then, once the
-/// group is placed, `(start, next free slot)`, which ends as `(start, end)`.
-fn group_uses(facts: &mut Facts) {
-    const UNPLACED: u32 = u32::MAX;
-    for &(v, _) in &facts.users {
-        let e = &mut facts.uses_of[v];
-        *e = (UNPLACED, e.1 + 1);
-    }
-    let mut grouped = facts.users.clone();
-    let mut free = 0;
-    for &(v, u) in &facts.users {
-        let e = &mut facts.uses_of[v];
-        if e.0 == UNPLACED {
-            let count = e.1;
-            *e = (free, free);
-            free += count;
-        }
-        if let Some(slot) = grouped.get_mut(e.1 as usize) {
-            *slot = (v, u);
-        }
-        e.1 += 1;
-    }
-    facts.users = grouped;
 }
 
 /// What location use `u` needs its value in (`None`: any).
