@@ -338,9 +338,13 @@ impl Classes {
         if !self.tracked(ra) || !self.tracked(rb) {
             return false;
         }
+        // The buffer first: comparing shapes costs more.
+        if space_of(m, a) != space_of(m, b) {
+            return false;
+        }
         let same_type = m.values[a].ty.as_tile().map(|t| (&t.shape, t.dtype))
             == m.values[b].ty.as_tile().map(|t| (&t.shape, t.dtype));
-        if !same_type || space_of(m, a) != space_of(m, b) || self.overlap(ra, rb, 0) {
+        if !same_type || self.overlap(ra, rb, 0) {
             return false;
         }
         // Splice `rb`'s intervals after `ra`'s.
@@ -498,14 +502,24 @@ fn allocate(
     m: &ProgramModule,
     classes: &Classes,
 ) -> (Vec<Placed>, SecondaryMap<ValueId, Option<u64>>) {
-    let first_point = |r: ValueId| classes.spans_of(r).map(|i| i.0).min().unwrap_or(0);
-    let mut roots: Vec<ValueId> = classes
+    // Each root with its first and last point, in order of first point then SSA number (a
+    // stable sort: ties keep program order). One walk of each class's intervals for both.
+    let mut roots: Vec<(u32, u32, ValueId, u32)> = classes
         .members
         .iter()
         .copied()
         .filter(|&v| classes.find(v) == v)
+        .map(|r| {
+            let (first, last) = classes
+                .spans_of(r)
+                .fold(None, |acc: Option<(u32, u32)>, (s, e)| {
+                    Some(acc.map_or((s, e), |(f, l)| (f.min(s), l.max(e))))
+                })
+                .unwrap_or((0, 0));
+            (first, m.values[r].number, r, last)
+        })
         .collect();
-    roots.sort_by_cached_key(|&r| (first_point(r), m.values[r].number));
+    roots.sort_by_key(|&(first, number, _, _)| (first, number));
     let mut placed: Vec<Placed> = Vec::with_capacity(roots.len());
     let mut offset_of: SecondaryMap<ValueId, Option<u64>> =
         SecondaryMap::with_len(m.values.len(), None);
@@ -517,11 +531,10 @@ fn allocate(
     // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
     let mut conflicts: Vec<(u64, u64)> = Vec::new();
     let mut candidates: Vec<u64> = Vec::new();
-    for &r in &roots {
+    for &(first, _, r, last) in &roots {
         let Some(space) = space_of(m, r) else {
             continue;
         };
-        let first = first_point(r);
         active.retain(|&(_, last)| last.saturating_add(1) >= first);
         let size = tile_bytes(&m.values[r].ty);
         let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
@@ -531,9 +544,11 @@ fn allocate(
                 .iter()
                 .filter_map(|&(i, _)| placed.get(i))
                 .filter(|(o, sp, _, _)| {
-                    let gap =
-                        u32::from(m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype)) != key);
-                    *sp == space && classes.overlap(*o, r, gap)
+                    // The buffer first: comparing shapes costs more.
+                    *sp == space && {
+                        let other = m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype));
+                        classes.overlap(*o, r, u32::from(other != key))
+                    }
                 })
                 .map(|&(_, _, off, sz)| (off, sz)),
         );
@@ -546,7 +561,6 @@ fn allocate(
             .copied()
             .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
             .unwrap_or(0);
-        let last = classes.spans_of(r).map(|i| i.1).max().unwrap_or(0);
         active.push((placed.len(), last));
         placed.push((r, space, off, size));
         offset_of[r] = Some(off);
