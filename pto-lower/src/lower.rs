@@ -236,6 +236,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn block(&mut self, b: BlockId) -> Vec<Inst> {
+        self.block_after(b, None)
+    }
+
+    /// [`Lowerer::block`], after instruction `first` when given.
+    fn block_after(&mut self, b: BlockId, first: Option<Inst>) -> Vec<Inst> {
         let m = self.m;
         let stmts = &m.blocks[b].stmts;
         // An op makes one to three instructions (with its events): reserve two per op.
@@ -246,7 +251,8 @@ impl<'a> Lowerer<'a> {
                 _ => 1,
             })
             .sum();
-        let mut out = Vec::with_capacity(2 * ops);
+        let mut out = Vec::with_capacity(2 * ops + 1);
+        out.extend(first);
         for &s in stmts {
             let span = m.stmts[s].span;
             match &m.stmts[s].kind {
@@ -384,11 +390,13 @@ impl<'a> Lowerer<'a> {
 
     fn loop_body(&mut self, body: BlockId, args: &'a [IterArg]) -> Vec<Inst> {
         self.targets.push(YieldTarget::Loop(args));
-        let mut insts = self.block(body);
+        // The previous iteration's tile work (on any pipe) completes before this one's. Most
+        // loop bodies issue tile work: the barrier goes in first and leaves when there is
+        // none, rather than being inserted in front of the whole body.
+        let mut insts = self.block_after(body, Some(Inst::Barrier(PipeKind::All)));
         self.targets.pop();
-        if has_tile_work(&insts) {
-            // The previous iteration's tile work (on any pipe) completes before this one's.
-            insts.insert(0, Inst::Barrier(PipeKind::All));
+        if !has_tile_work(insts.get(1..).unwrap_or_default()) {
+            insts.remove(0);
         }
         insts
     }

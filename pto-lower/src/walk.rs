@@ -60,7 +60,11 @@ pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<Va
                 op.operands.iter().for_each(|&v| count(v));
                 op.attrs.for_each_value(&mut count);
                 for &r in &op.results {
-                    for_each_dim(&m.values[r].ty, &mut count);
+                    // Scalars have no extents (most results: skip the call).
+                    let ty = &m.values[r].ty;
+                    if !matches!(ty, Type::Scalar(_)) {
+                        for_each_dim(ty, &mut count);
+                    }
                 }
             }
             continue;
