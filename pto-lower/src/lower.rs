@@ -48,8 +48,8 @@ pub fn lower_with_events(
     let mut lw = Lowerer {
         m: &m,
         slot_of: SecondaryMap::with_len(m.values.len(), None),
-        slots: FxHashMap::default(),
-        // Kernels have about one slot per three ops.
+        // Kernels have about one slot per three ops (sized once: no rehash as it fills).
+        slots: FxHashMap::with_capacity_and_hasher(m.ops.len() / 3 + 4, Default::default()),
         next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
         tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
         diags: Vec::new(),
