@@ -431,6 +431,7 @@ fn coalesce(
     intervals: &SecondaryMap<ValueId, Option<(u32, u32)>>,
     classes: &mut Classes,
 ) {
+    let mut exits = Vec::new();
     for &s in &live.post {
         let at = live.pos[s].unwrap_or(0);
         match &m.stmts[s].kind {
@@ -440,7 +441,11 @@ fn coalesce(
                     StmtKind::While(w) => (&w.iter_args, &w.results, w.body),
                     _ => continue,
                 };
-                let exits = walk::loop_exits(m, body);
+                // A loop that carries nothing has nothing to join.
+                if args.is_empty() {
+                    continue;
+                }
+                walk::loop_exits(m, body, &mut exits);
                 for (k, a) in args.iter().enumerate() {
                     if !classes.tracked(a.arg) {
                         continue;

@@ -229,6 +229,7 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
     // touch, so the renames of all loops are applied in one walk at the end.
     let mut renames = Renames::with_default(None);
     let mut renamed = 0;
+    let mut exits = Vec::new();
     for &s in &tree.stmts {
         let (args, body) = match &m.stmts[s].kind {
             StmtKind::For(l) => (&l.iter_args, l.body),
@@ -238,7 +239,7 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
         if args.is_empty() {
             continue;
         }
-        let exits = walk::loop_exits(m, body);
+        walk::loop_exits(m, body, &mut exits);
         let invariant: Vec<usize> = (0..args.len())
             .filter(|&k| {
                 exits.iter().all(|&e| match &m.stmts[e].kind {

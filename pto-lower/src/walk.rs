@@ -115,9 +115,10 @@ pub(crate) fn replace_uses(
 }
 
 /// The terminators that leave or continue loop body `body` (its final `yield` and any
-/// `break` / `continue` reached through `if` branches and scopes, not nested loops).
-pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId) -> Vec<StmtId> {
-    let mut out = Vec::new();
+/// `break` / `continue` reached through `if` branches and scopes, not nested loops), in
+/// `out` (cleared first: one list serves every loop of a pass).
+pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId, out: &mut Vec<StmtId>) {
+    out.clear();
     fn walk(m: &ProgramModule, b: BlockId, top: bool, out: &mut Vec<StmtId>) {
         for &s in &m.blocks[b].stmts {
             match &m.stmts[s].kind {
@@ -132,8 +133,7 @@ pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId) -> Vec<StmtId> {
             }
         }
     }
-    walk(m, body, true, &mut out);
-    out
+    walk(m, body, true, out);
 }
 
 /// Creates an op with one result of type `ty` (named `name`), not yet placed.
