@@ -54,8 +54,9 @@ enum User {
 }
 
 struct Facts {
-    /// Every use in program order, with the index of the next use of the same value: each
-    /// value's uses are a list linked through one vector (no sort, no second copy).
+    /// Every use of a tile in program order (only tiles have locations), with the index of
+    /// the next use of the same value: each value's uses are a list linked through one
+    /// vector (no sort, no second copy).
     users: Vec<(User, Option<u32>)>,
     /// The first and last entry of each value's list in `users`.
     uses_of: SecondaryMap<ValueId, Option<(u32, u32)>>,
@@ -76,7 +77,11 @@ impl Facts {
         })
     }
 
-    fn add_use(&mut self, v: ValueId, u: User) {
+    /// Records use `u` of `v` when `v` is a tile (nothing else has a location).
+    fn add_use(&mut self, m: &ProgramModule, v: ValueId, u: User) {
+        if !is_tile(m, v) {
+            return;
+        }
         let i = self.users.len() as u32;
         self.users.push((u, None));
         self.uses_of[v] = match self.uses_of[v] {
@@ -125,6 +130,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                     for &o in ops {
                         for (idx, &v) in m.ops[o].operands.iter().enumerate() {
                             facts.add_use(
+                                m,
                                 v,
                                 User::Op {
                                     op: o,
@@ -140,31 +146,41 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                 }
                 StmtKind::For(l) => {
                     for (idx, a) in l.iter_args.iter().enumerate() {
-                        facts.add_use(a.init, User::Init { stmt: s, idx });
-                        facts.defs.push(a.arg);
+                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        if is_tile(m, a.arg) {
+                            facts.defs.push(a.arg);
+                        }
                     }
                     loops.push(s);
                     walk_block(m, l.body, loops, ifs, facts);
                     loops.pop();
-                    facts.defs.extend(l.results.iter().copied());
+                    facts
+                        .defs
+                        .extend(l.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::While(w) => {
                     for (idx, a) in w.iter_args.iter().enumerate() {
-                        facts.add_use(a.init, User::Init { stmt: s, idx });
-                        facts.defs.push(a.arg);
+                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        if is_tile(m, a.arg) {
+                            facts.defs.push(a.arg);
+                        }
                     }
                     loops.push(s);
                     walk_block(m, w.cond_block, loops, ifs, facts);
                     walk_block(m, w.body, loops, ifs, facts);
                     loops.pop();
-                    facts.defs.extend(w.results.iter().copied());
+                    facts
+                        .defs
+                        .extend(w.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::If(x) => {
                     ifs.push(s);
                     walk_block(m, x.then_block, loops, ifs, facts);
                     walk_block(m, x.else_block, loops, ifs, facts);
                     ifs.pop();
-                    facts.defs.extend(x.results.iter().copied());
+                    facts
+                        .defs
+                        .extend(x.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::Scope(_, blk) => walk_block(m, *blk, loops, ifs, facts),
                 StmtKind::Yield(vals) => {
@@ -172,17 +188,21 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                     // its branches, else into the innermost loop.
                     match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
                         Some(StmtKind::If(x)) => {
-                            push_term(facts, s, vals, x.results.iter().copied())
+                            push_term(m, facts, s, vals, x.results.iter().copied())
                         }
-                        Some(StmtKind::For(l)) => push_term(facts, s, vals, args(&l.iter_args)),
-                        Some(StmtKind::While(w)) => push_term(facts, s, vals, args(&w.iter_args)),
+                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::While(w)) => {
+                            push_term(m, facts, s, vals, args(&w.iter_args))
+                        }
                         _ => {}
                     }
                 }
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
                     match loops.last().map(|&l| &m.stmts[l].kind) {
-                        Some(StmtKind::For(l)) => push_term(facts, s, vals, args(&l.iter_args)),
-                        Some(StmtKind::While(w)) => push_term(facts, s, vals, args(&w.iter_args)),
+                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::While(w)) => {
+                            push_term(m, facts, s, vals, args(&w.iter_args))
+                        }
                         _ => {}
                     }
                 }
@@ -194,6 +214,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
         iter_args.iter().map(|a| a.arg)
     }
     fn push_term(
+        m: &ProgramModule,
         facts: &mut Facts,
         s: StmtId,
         vals: &[ValueId],
@@ -201,6 +222,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     ) {
         for (idx, (&v, t)) in vals.iter().zip(targets).enumerate() {
             facts.add_use(
+                m,
                 v,
                 User::Term {
                     stmt: s,
