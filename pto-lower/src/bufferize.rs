@@ -42,7 +42,9 @@ impl Pass for Bufferize {
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         let t = module_target(m);
         let mut diags = Vec::new();
-        for f in walk::functions(m) {
+        // By index: the pass changes the module, never its function list (no copy of it).
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
             if let Err(d) = run_function(m, f, &t) {
                 diags.extend(d);
             }
@@ -78,15 +80,22 @@ fn in_place_capable(class: OpClass) -> bool {
     )
 }
 
+fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
+    m.values[v].ty.as_tile().is_some()
+}
+
 /// Loop index in [`Live::loops`].
 type LoopIdx = u32;
 
+/// Only tile values are recorded (definitions and uses): nothing else needs a buffer, and
+/// most uses in a kernel are of scalars (offsets, bounds).
 struct Live {
-    /// Definition position of each value.
-    def: SecondaryMap<ValueId, Option<u32>>,
-    /// Values with a definition position, in program order.
+    /// `[definition position, definition position]` of each tile value during the walk,
+    /// `[definition, last use]` (loop-extended) after [`Live::extend_to_uses`].
+    interval: SecondaryMap<ValueId, Option<(u32, u32)>>,
+    /// Tile values with a definition position, in program order.
     defined: Vec<ValueId>,
-    /// (value, use position, innermost loop enclosing the use).
+    /// (tile value, use position, innermost loop enclosing the use).
     uses: Vec<(ValueId, u32, Option<LoopIdx>)>,
     /// (start, end, enclosing loop) of each loop, by index.
     loops: Vec<(u32, u32, Option<LoopIdx>)>,
@@ -100,7 +109,7 @@ struct Live {
 impl Live {
     fn new(m: &ProgramModule) -> Self {
         Live {
-            def: SecondaryMap::with_len(m.values.len(), None),
+            interval: SecondaryMap::with_len(m.values.len(), None),
             defined: Vec::with_capacity(m.values.len()),
             // About two uses per op.
             uses: Vec::with_capacity(2 * m.ops.len()),
@@ -111,11 +120,20 @@ impl Live {
         }
     }
 
-    fn define(&mut self, v: ValueId, at: u32) {
-        if self.def[v].is_none() {
+    fn define(&mut self, m: &ProgramModule, v: ValueId, at: u32) {
+        if !is_tile(m, v) {
+            return;
+        }
+        if self.interval[v].is_none() {
             self.defined.push(v);
         }
-        self.def[v] = Some(at);
+        self.interval[v] = Some((at, at));
+    }
+
+    fn use_at(&mut self, m: &ProgramModule, v: ValueId, at: u32, inner: Option<LoopIdx>) {
+        if is_tile(m, v) {
+            self.uses.push((v, at, inner));
+        }
     }
 
     fn walk(&mut self, m: &ProgramModule, b: BlockId, inner: Option<LoopIdx>) {
@@ -127,40 +145,43 @@ impl Live {
                 for &o in ops {
                     let op = &m.ops[o];
                     let u = self.t;
-                    let uses = &mut self.uses;
-                    uses.extend(op.operands.iter().map(|&v| (v, u, inner)));
-                    op.attrs.for_each_value(&mut |v| uses.push((v, u, inner)));
                     // An operand given twice must not share storage with the result.
                     let operands = &op.operands;
-                    let dup = operands.iter().enumerate().any(|(i, &a)| {
-                        m.values[a].ty.as_tile().is_some() && operands[..i].contains(&a)
-                    });
+                    let mut dup = false;
+                    for (i, &a) in operands.iter().enumerate() {
+                        if is_tile(m, a) {
+                            dup |= operands[..i].contains(&a);
+                            self.uses.push((a, u, inner));
+                        }
+                    }
+                    op.attrs
+                        .for_each_value(&mut |v| self.use_at(m, v, u, inner));
                     let d = if in_place_capable(op.opcode.class()) && !dup {
                         u + 1
                     } else {
                         u
                     };
                     for &r in &op.results {
-                        self.define(r, d);
+                        self.define(m, r, d);
                     }
                     self.t += 2;
                 }
                 continue;
             }
-            kind.for_each_use(|v| self.uses.push((v, u, inner)));
+            kind.for_each_use(|v| self.use_at(m, v, u, inner));
             self.t += 2;
             match kind {
                 StmtKind::For(_) | StmtKind::While(_) => {
                     let (args, results) = match kind {
                         StmtKind::For(l) => {
-                            self.define(l.iv, u + 1);
+                            self.define(m, l.iv, u + 1);
                             (&l.iter_args, &l.results)
                         }
                         StmtKind::While(w) => (&w.iter_args, &w.results),
                         _ => continue,
                     };
                     for a in args {
-                        self.define(a.arg, u + 1);
+                        self.define(m, a.arg, u + 1);
                     }
                     let li = self.loops.len();
                     self.loops.push((u, u, inner));
@@ -171,7 +192,7 @@ impl Live {
                     self.t += 2;
                     self.loops[li].1 = end;
                     for &r in results {
-                        self.define(r, end + 1);
+                        self.define(m, r, end + 1);
                     }
                     self.post.push(s);
                 }
@@ -182,7 +203,7 @@ impl Live {
                     let end = self.t;
                     self.t += 2;
                     for &r in &x.results {
-                        self.define(r, end + 1);
+                        self.define(m, r, end + 1);
                     }
                     self.post.push(s);
                 }
@@ -192,18 +213,20 @@ impl Live {
         }
     }
 
-    /// `[def, last use]` per value of `m`, loop-extended.
-    fn intervals(&self, m: &ProgramModule) -> SecondaryMap<ValueId, Option<(u32, u32)>> {
-        let mut out = SecondaryMap::with_len(m.values.len(), None);
-        for &v in &self.defined {
-            out[v] = self.def[v].map(|d| (d, d));
-        }
-        for &(v, u, inner) in &self.uses {
-            let Some(d) = self.def[v] else { continue };
+    /// Extends each interval to `[def, last use]`, loop-extended.
+    fn extend_to_uses(&mut self) {
+        let Live {
+            interval,
+            uses,
+            loops,
+            ..
+        } = self;
+        for &(v, u, inner) in uses.iter() {
+            let Some((d, _)) = interval[v] else { continue };
             let mut last = u;
             let mut li = inner;
             while let Some(i) = li {
-                let (start, end, outer) = self.loops[i as usize];
+                let (start, end, outer) = loops[i as usize];
                 li = outer;
                 if d > start {
                     continue; // defined inside the loop
@@ -211,11 +234,10 @@ impl Live {
                 // The loop encloses the use but not the definition: live through the loop.
                 last = last.max(end);
             }
-            if let Some(e) = &mut out[v] {
+            if let Some(e) = &mut interval[v] {
                 e.1 = e.1.max(last);
             }
         }
-        out
     }
 }
 
@@ -316,9 +338,13 @@ impl Classes {
         if !self.tracked(ra) || !self.tracked(rb) {
             return false;
         }
+        // The buffer first: comparing shapes costs more.
+        if space_of(m, a) != space_of(m, b) {
+            return false;
+        }
         let same_type = m.values[a].ty.as_tile().map(|t| (&t.shape, t.dtype))
             == m.values[b].ty.as_tile().map(|t| (&t.shape, t.dtype));
-        if !same_type || space_of(m, a) != space_of(m, b) || self.overlap(ra, rb, 0) {
+        if !same_type || self.overlap(ra, rb, 0) {
             return false;
         }
         // Splice `rb`'s intervals after `ra`'s.
@@ -344,19 +370,17 @@ impl Classes {
 fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(), Vec<Diag>> {
     let mut live = Live::new(m);
     live.walk(m, m.funcs[f].body, None);
-    let intervals = live.intervals(m);
+    live.extend_to_uses();
+    let intervals = &live.interval;
     let mut classes = Classes::new(m);
     for &v in &live.defined {
         let Some(iv) = intervals[v] else { continue };
         // Parameters live in global memory, not in a buffer.
-        if m.values[v].ty.as_tile().is_some()
-            && !matches!(m.values[v].def, ValueDef::Param(..))
-            && space_of(m, v).is_some()
-        {
+        if !matches!(m.values[v].def, ValueDef::Param(..)) && space_of(m, v).is_some() {
             classes.track(v, iv);
         }
     }
-    coalesce(m, &live, &intervals, &mut classes);
+    coalesce(m, &live, intervals, &mut classes);
     let (placed, offset_of) = allocate(m, &classes);
     for &v in &classes.members {
         if let Some(off) = offset_of[classes.find(v)] {
@@ -407,6 +431,7 @@ fn coalesce(
     intervals: &SecondaryMap<ValueId, Option<(u32, u32)>>,
     classes: &mut Classes,
 ) {
+    let mut exits = Vec::new();
     for &s in &live.post {
         let at = live.pos[s].unwrap_or(0);
         match &m.stmts[s].kind {
@@ -416,7 +441,11 @@ fn coalesce(
                     StmtKind::While(w) => (&w.iter_args, &w.results, w.body),
                     _ => continue,
                 };
-                let exits = walk::loop_exits(m, body);
+                // A loop that carries nothing has nothing to join.
+                if args.is_empty() {
+                    continue;
+                }
+                walk::loop_exits(m, body, &mut exits);
                 for (k, a) in args.iter().enumerate() {
                     if !classes.tracked(a.arg) {
                         continue;
@@ -478,14 +507,24 @@ fn allocate(
     m: &ProgramModule,
     classes: &Classes,
 ) -> (Vec<Placed>, SecondaryMap<ValueId, Option<u64>>) {
-    let first_point = |r: ValueId| classes.spans_of(r).map(|i| i.0).min().unwrap_or(0);
-    let mut roots: Vec<ValueId> = classes
+    // Each root with its first and last point, in order of first point then SSA number (a
+    // stable sort: ties keep program order). One walk of each class's intervals for both.
+    let mut roots: Vec<(u32, u32, ValueId, u32)> = classes
         .members
         .iter()
         .copied()
         .filter(|&v| classes.find(v) == v)
+        .map(|r| {
+            let (first, last) = classes
+                .spans_of(r)
+                .fold(None, |acc: Option<(u32, u32)>, (s, e)| {
+                    Some(acc.map_or((s, e), |(f, l)| (f.min(s), l.max(e))))
+                })
+                .unwrap_or((0, 0));
+            (first, m.values[r].number, r, last)
+        })
         .collect();
-    roots.sort_by_cached_key(|&r| (first_point(r), m.values[r].number));
+    roots.sort_by_key(|&(first, number, _, _)| (first, number));
     let mut placed: Vec<Placed> = Vec::with_capacity(roots.len());
     let mut offset_of: SecondaryMap<ValueId, Option<u64>> =
         SecondaryMap::with_len(m.values.len(), None);
@@ -497,11 +536,10 @@ fn allocate(
     // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
     let mut conflicts: Vec<(u64, u64)> = Vec::new();
     let mut candidates: Vec<u64> = Vec::new();
-    for &r in &roots {
+    for &(first, _, r, last) in &roots {
         let Some(space) = space_of(m, r) else {
             continue;
         };
-        let first = first_point(r);
         active.retain(|&(_, last)| last.saturating_add(1) >= first);
         let size = tile_bytes(&m.values[r].ty);
         let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
@@ -511,9 +549,11 @@ fn allocate(
                 .iter()
                 .filter_map(|&(i, _)| placed.get(i))
                 .filter(|(o, sp, _, _)| {
-                    let gap =
-                        u32::from(m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype)) != key);
-                    *sp == space && classes.overlap(*o, r, gap)
+                    // The buffer first: comparing shapes costs more.
+                    *sp == space && {
+                        let other = m.values[*o].ty.as_tile().map(|t| (&t.shape, t.dtype));
+                        classes.overlap(*o, r, u32::from(other != key))
+                    }
                 })
                 .map(|&(_, _, off, sz)| (off, sz)),
         );
@@ -526,7 +566,6 @@ fn allocate(
             .copied()
             .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
             .unwrap_or(0);
-        let last = classes.spans_of(r).map(|i| i.1).max().unwrap_or(0);
         active.push((placed.len(), last));
         placed.push((r, space, off, size));
         offset_of[r] = Some(off);

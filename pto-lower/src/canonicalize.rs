@@ -6,7 +6,7 @@
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Constant, DataType, Diagnostics, OpClass, OpId, Opcode, Operation, ProgramModule,
+    Attr, Constant, DataType, Diagnostics, OpClass, OpId, Opcode, Operation, ProgramModule, StmtId,
     StmtKind, ValueId,
 };
 
@@ -22,7 +22,9 @@ impl Pass for Canonicalize {
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
-        for f in walk::functions(m) {
+        // By index: the pass changes the module, never its function list (no copy of it).
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
             // The steps rewrite ops and drop emptied `statement.op`s from their blocks, but
             // never add statements or blocks: the tree walked once serves every round.
             let tree = walk::Tree::of(m, f);
@@ -227,6 +229,7 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
     // touch, so the renames of all loops are applied in one walk at the end.
     let mut renames = Renames::with_default(None);
     let mut renamed = 0;
+    let mut exits = Vec::new();
     for &s in &tree.stmts {
         let (args, body) = match &m.stmts[s].kind {
             StmtKind::For(l) => (&l.iter_args, l.body),
@@ -236,7 +239,7 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
         if args.is_empty() {
             continue;
         }
-        let exits = walk::loop_exits(m, body);
+        walk::loop_exits(m, body, &mut exits);
         let invariant: Vec<usize> = (0..args.len())
             .filter(|&k| {
                 exits.iter().all(|&e| match &m.stmts[e].kind {
@@ -322,12 +325,14 @@ fn remove_dead_ops(m: &mut ProgramModule, tree: &Tree) -> bool {
             changed = true;
         }
     }
-    // Drop `statement.op`s left empty.
+    // Drop `statement.op`s left empty (looking first, like the ops above).
+    let emptied = |s: &StmtId| matches!(&all_stmts[*s].kind, StmtKind::Op(v) if v.is_empty());
     for &b in &tree.blocks {
         let list = &mut all_blocks[b].stmts;
-        let before = list.len();
-        list.retain(|&s| !matches!(&all_stmts[s].kind, StmtKind::Op(v) if v.is_empty()));
-        changed |= list.len() != before;
+        if list.iter().any(emptied) {
+            list.retain(|s| !emptied(s));
+            changed = true;
+        }
     }
     changed
 }

@@ -6,6 +6,14 @@
 //! always safe. Dependencies carried around a loop's back edge are ordered by the barrier
 //! the lowering places at the end of each loop body that issues tile work.
 //!
+//! One event per producer and destination pipe serves all its consumers on that pipe: the
+//! first consumer in program order gets it, and every later one runs after that wait on
+//! every path. The later consumers sit in the producer's block or a block nested in it (SSA)
+//! and come after the first one in program order, so either the wait is the producer's own
+//! (`sync`, right after it) or it is the first consumer's in the producer's block, which
+//! runs before anything after it in that block and its nested blocks. A load feeding
+//! matmuls in three branches of an `if` has one `sync`, not one per branch.
+//!
 //! Event ids are allocated round-robin per (source, destination) pipe pair, 8 per pair.
 //!
 //! The pass writes the lists as op attributes, the text the file tests read; [`plan`] gives
@@ -17,7 +25,6 @@ use pto_ir::{Attr, BlockId, Diagnostics, OpId, PipeKind, ProgramModule, StmtKind
 
 use crate::info::pipe_of;
 use crate::pass::Pass;
-use crate::walk;
 
 /// The insert-events pass.
 pub struct InsertEvents;
@@ -137,6 +144,11 @@ impl OpEvents {
         t
     }
 
+    /// Whether op `o` has any event.
+    pub fn has(&self, o: OpId) -> bool {
+        self.ends[o].is_some()
+    }
+
     /// The events of op `o` in list `role`, in order.
     pub fn of(&self, o: OpId, role: EventRole) -> impl Iterator<Item = Event> + '_ {
         let mut at = self.ends[o].map(|(first, _)| first);
@@ -188,7 +200,9 @@ pub fn plan(m: &mut ProgramModule) -> OpEvents {
         return OpEvents::from_attrs(m);
     }
     let mut t = OpEvents::new(m);
-    for f in walk::functions(m) {
+    // By index: the pass changes the module, never its function list (no copy of it).
+    for k in 0..m.functions.len() {
+        let f = m.functions[k];
         insert(m, f, |_, o, role, e| t.insert(o, role, e));
     }
     t
@@ -207,7 +221,9 @@ impl Pass for InsertEvents {
 
 /// Adds the events of every function to the op attributes.
 fn insert_attrs(m: &mut ProgramModule) {
-    for f in walk::functions(m) {
+    // By index: the pass changes the module, never its function list (no copy of it).
+    for k in 0..m.functions.len() {
+        let f = m.functions[k];
         insert(m, f, |m, o, role, e| {
             push_event(&mut m.ops[o].attrs, role.key(), e)
         });
@@ -221,15 +237,19 @@ fn insert(
     f: pto_ir::FuncId,
     mut add: impl FnMut(&mut ProgramModule, OpId, EventRole, Event),
 ) {
-    // The ops in program order, and the block each one sits in.
+    // The ops in program order, and the block and pipe of each one.
     let mut ops = Vec::with_capacity(m.ops.len());
-    let mut block_of = SecondaryMap::with_len(m.ops.len(), None);
-    place_ops(m, m.funcs[f].body, &mut ops, &mut block_of);
+    let mut at = SecondaryMap::with_len(m.ops.len(), None);
+    place_ops(m, m.funcs[f].body, &mut ops, &mut at);
     // The next event id per (source, destination) pipe pair.
     let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
-    let mut done = Synced::new(m);
+    const _: () = assert!(PipeKind::ALL_KINDS.len() <= 8);
+    // Per producer, the destination pipes that wait for it already (a bit per pipe).
+    let mut waited: SecondaryMap<OpId, u8> = SecondaryMap::with_len(m.ops.len(), 0);
     for o in ops {
-        let consumer_pipe = pipe_of(m, &m.ops[o]);
+        let Some((cb, consumer_pipe)) = at[o] else {
+            continue;
+        };
         if consumer_pipe == PipeKind::S {
             continue;
         }
@@ -242,16 +262,19 @@ fn insert(
             if m.values[v].ty.as_tile().is_none() {
                 continue;
             }
-            let producer_pipe = pipe_of(m, &m.ops[p]);
+            // A producer outside the function has no place: nothing to order against.
+            let Some((pb, producer_pipe)) = at[p] else {
+                continue;
+            };
             if producer_pipe == consumer_pipe || producer_pipe == PipeKind::S {
                 continue;
             }
-            let (Some(pb), Some(cb)) = (block_of[p], block_of[o]) else {
-                continue;
-            };
-            if !done.insert(p, consumer_pipe, cb) {
+            // An earlier consumer on this pipe waits already (see the module docs).
+            let bit = 1u8 << consumer_pipe as u8;
+            if waited[p] & bit != 0 {
                 continue;
             }
+            waited[p] |= bit;
             let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
             let ev = (producer_pipe, consumer_pipe, *slot);
             *slot = (*slot + 1) % 8;
@@ -265,55 +288,25 @@ fn insert(
     }
 }
 
-/// Per producer op, the (consumer pipe, consumer block) pairs already synchronised: a list
-/// per producer, linked through one vector rather than a vector each.
-struct Synced {
-    /// The latest pair recorded for each producer.
-    head: SecondaryMap<OpId, Option<u32>>,
-    /// Each pair, with the producer's previous one.
-    pairs: Vec<(PipeKind, BlockId, Option<u32>)>,
-}
-
-impl Synced {
-    fn new(m: &ProgramModule) -> Self {
-        Synced {
-            head: SecondaryMap::with_len(m.ops.len(), None),
-            pairs: Vec::new(),
-        }
-    }
-
-    /// Records (`pipe`, `block`) for `producer`; `false` when it was recorded before.
-    fn insert(&mut self, producer: OpId, pipe: PipeKind, block: BlockId) -> bool {
-        let mut at = self.head[producer];
-        while let Some(&(p, b, next)) = at.and_then(|i| self.pairs.get(i as usize)) {
-            if (p, b) == (pipe, block) {
-                return false;
-            }
-            at = next;
-        }
-        self.pairs.push((pipe, block, self.head[producer]));
-        self.head[producer] = Some(self.pairs.len() as u32 - 1);
-        true
-    }
-}
-
-/// Appends the ops of a block tree to `ops` in program order, recording each one's block.
+/// Appends the ops of a block tree to `ops` in program order, recording each one's block
+/// and pipe (worked out once per op, not once per use).
 fn place_ops(
     m: &ProgramModule,
     b: BlockId,
     ops: &mut Vec<OpId>,
-    block_of: &mut SecondaryMap<OpId, Option<BlockId>>,
+    at: &mut SecondaryMap<OpId, Option<(BlockId, PipeKind)>>,
 ) {
     for &s in &m.blocks[b].stmts {
         let kind = &m.stmts[s].kind;
         if let StmtKind::Op(list) = kind {
             for &o in list {
                 ops.push(o);
-                block_of[o] = Some(b);
+                at[o] = Some((b, pipe_of(m, &m.ops[o])));
             }
+            continue;
         }
         for child in kind.blocks() {
-            place_ops(m, child, ops, block_of);
+            place_ops(m, child, ops, at);
         }
     }
 }

@@ -17,7 +17,7 @@
 
 use pto_ir::{
     DataType, FuncId, InlineVec, MemorySpace, Opcode, PipeKind, ProgramModule, Shape, SpanId,
-    ValueId,
+    ValueId, ValueList,
 };
 
 use crate::events::{Event, OpEvents};
@@ -359,8 +359,8 @@ pub enum Inst {
         op: Opcode,
         /// Result value.
         result: ValueId,
-        /// Operands.
-        args: Vec<ValueId>,
+        /// Operands (in line, like the IR op's).
+        args: ValueList,
     },
     /// Parallel assignment of loop-carried / branch-result scalars: `(d0, d1) = (s0, s1)`.
     Assign(Vec<(ValueId, ValueId)>),

@@ -8,14 +8,13 @@
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
 
-use std::collections::BTreeMap;
-
 use pto_ir::entity::SecondaryMap;
 use pto_ir::typefmt::push_u64;
 use pto_ir::{
     Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, OpClass, OpId, Opcode, PipeKind,
     ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
+use rustc_hash::FxHashMap;
 
 use crate::bufferize::module_target;
 use crate::events::{EventRole, OpEvents};
@@ -49,8 +48,8 @@ pub fn lower_with_events(
     let mut lw = Lowerer {
         m: &m,
         slot_of: SecondaryMap::with_len(m.values.len(), None),
-        slots: BTreeMap::new(),
-        // Kernels have about one slot per three ops.
+        // Kernels have about one slot per three ops (sized once: no rehash as it fills).
+        slots: FxHashMap::with_capacity_and_hasher(m.ops.len() / 3 + 4, Default::default()),
         next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
         tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
         diags: Vec::new(),
@@ -91,8 +90,9 @@ struct Lowerer<'a> {
     m: &'a ProgramModule,
     /// The slot of each tile value already lowered.
     slot_of: SecondaryMap<ValueId, Option<TileId>>,
-    /// The first slot at each (buffer, offset), by `MemorySpace` discriminant and offset.
-    slots: BTreeMap<(u8, u64), TileId>,
+    /// The first slot at each (buffer, offset), by `MemorySpace` discriminant and offset
+    /// (only looked up, never walked in order: a hash map, Fx for its cheap hash of two ints).
+    slots: FxHashMap<(u8, u64), TileId>,
     /// The next slot at the same (buffer, offset) as each slot (one per dtype and shape).
     next_at_place: Vec<Option<TileId>>,
     tiles: Vec<TileSlot>,
@@ -236,6 +236,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn block(&mut self, b: BlockId) -> Vec<Inst> {
+        self.block_after(b, None)
+    }
+
+    /// [`Lowerer::block`], after instruction `first` when given.
+    fn block_after(&mut self, b: BlockId, first: Option<Inst>) -> Vec<Inst> {
         let m = self.m;
         let stmts = &m.blocks[b].stmts;
         // An op makes one to three instructions (with its events): reserve two per op.
@@ -246,7 +251,8 @@ impl<'a> Lowerer<'a> {
                 _ => 1,
             })
             .sum();
-        let mut out = Vec::with_capacity(2 * ops);
+        let mut out = Vec::with_capacity(2 * ops + 1);
+        out.extend(first);
         for &s in stmts {
             let span = m.stmts[s].span;
             match &m.stmts[s].kind {
@@ -384,11 +390,13 @@ impl<'a> Lowerer<'a> {
 
     fn loop_body(&mut self, body: BlockId, args: &'a [IterArg]) -> Vec<Inst> {
         self.targets.push(YieldTarget::Loop(args));
-        let mut insts = self.block(body);
+        // The previous iteration's tile work (on any pipe) completes before this one's. Most
+        // loop bodies issue tile work: the barrier goes in first and leaves when there is
+        // none, rather than being inserted in front of the whole body.
+        let mut insts = self.block_after(body, Some(Inst::Barrier(PipeKind::All)));
         self.targets.pop();
-        if has_tile_work(&insts) {
-            // The previous iteration's tile work (on any pipe) completes before this one's.
-            insts.insert(0, Inst::Barrier(PipeKind::All));
+        if !has_tile_work(insts.get(1..).unwrap_or_default()) {
+            insts.remove(0);
         }
         insts
     }
@@ -439,8 +447,12 @@ impl<'a> Lowerer<'a> {
         let m = self.m;
         let op = &m.ops[o];
         let at = op.span;
-        for ev in self.events.of(o, EventRole::Wait) {
-            out.push(Inst::WaitFlag(ev));
+        // Most ops have no events: one look at the table instead of one per list.
+        let has_events = self.events.has(o);
+        if has_events {
+            for ev in self.events.of(o, EventRole::Wait) {
+                out.push(Inst::WaitFlag(ev));
+            }
         }
         let class = op.opcode.class();
         let res = op.results.first().copied();
@@ -461,7 +473,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Scalar {
                         op: op.opcode,
                         result: r,
-                        args: op.operands.to_vec(),
+                        args: op.operands.clone(),
                     });
                 }
             }
@@ -604,6 +616,9 @@ impl<'a> Lowerer<'a> {
                 at,
                 format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),
             ),
+        }
+        if !has_events {
+            return;
         }
         for ev in self.events.of(o, EventRole::Set) {
             out.push(Inst::SetFlag(ev));

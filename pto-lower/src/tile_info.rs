@@ -11,8 +11,8 @@
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId, Opcode,
-    ProgramModule, StmtId, StmtKind, ValueDef, ValueId,
+    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemRef, MemorySpace, OpClass, OpId, Opcode,
+    ProgramModule, StmtId, StmtKind, Type, ValueDef, ValueId,
 };
 
 use crate::info::set_space;
@@ -28,7 +28,9 @@ impl Pass for InferTileInfo {
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
-        for f in walk::functions(m) {
+        // By index: the pass changes the module, never its function list (no copy of it).
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
             run_function(m, f);
         }
         Ok(())
@@ -52,10 +54,12 @@ enum User {
 }
 
 struct Facts {
-    /// Every use, grouped by value and in program order within a value (once gathered).
-    users: Vec<(ValueId, User)>,
-    /// The range of `users` holding each value's uses.
-    uses_of: SecondaryMap<ValueId, (u32, u32)>,
+    /// Every use of a tile in program order (only tiles have locations), with the index of
+    /// the next use of the same value: each value's uses are a list linked through one
+    /// vector (no sort, no second copy).
+    users: Vec<(User, Option<u32>)>,
+    /// The first and last entry of each value's list in `users`.
+    uses_of: SecondaryMap<ValueId, Option<(u32, u32)>>,
     /// Tile values defined by the function, in program order.
     defs: Vec<ValueId>,
     /// The block each statement sits in.
@@ -65,14 +69,30 @@ struct Facts {
 impl Facts {
     /// The uses of `v`, in program order.
     fn uses(&self, v: ValueId) -> impl Iterator<Item = User> + '_ {
-        let (start, end) = self.uses_of[v];
-        self.users[start as usize..end as usize]
-            .iter()
-            .map(|&(_, u)| u)
+        let mut at = self.uses_of[v].map(|(first, _)| first);
+        std::iter::from_fn(move || {
+            let &(u, next) = self.users.get(at? as usize)?;
+            at = next;
+            Some(u)
+        })
     }
 
-    fn add_use(&mut self, v: ValueId, u: User) {
-        self.users.push((v, u));
+    /// Records use `u` of `v` when `v` is a tile (nothing else has a location).
+    fn add_use(&mut self, m: &ProgramModule, v: ValueId, u: User) {
+        if !is_tile(m, v) {
+            return;
+        }
+        let i = self.users.len() as u32;
+        self.users.push((u, None));
+        self.uses_of[v] = match self.uses_of[v] {
+            Some((first, last)) => {
+                if let Some(tail) = self.users.get_mut(last as usize) {
+                    tail.1 = Some(i);
+                }
+                Some((first, i))
+            }
+            None => Some((i, i)),
+        };
     }
 }
 
@@ -87,7 +107,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
         // About two uses per op.
         users: Vec::with_capacity(2 * m.ops.len()),
-        uses_of: SecondaryMap::with_len(m.values.len(), (0, 0)),
+        uses_of: SecondaryMap::with_len(m.values.len(), None),
         defs: Vec::with_capacity(m.values.len()),
         block_of: SecondaryMap::with_len(m.stmts.len(), None),
     };
@@ -110,6 +130,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                     for &o in ops {
                         for (idx, &v) in m.ops[o].operands.iter().enumerate() {
                             facts.add_use(
+                                m,
                                 v,
                                 User::Op {
                                     op: o,
@@ -125,31 +146,41 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                 }
                 StmtKind::For(l) => {
                     for (idx, a) in l.iter_args.iter().enumerate() {
-                        facts.add_use(a.init, User::Init { stmt: s, idx });
-                        facts.defs.push(a.arg);
+                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        if is_tile(m, a.arg) {
+                            facts.defs.push(a.arg);
+                        }
                     }
                     loops.push(s);
                     walk_block(m, l.body, loops, ifs, facts);
                     loops.pop();
-                    facts.defs.extend(l.results.iter().copied());
+                    facts
+                        .defs
+                        .extend(l.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::While(w) => {
                     for (idx, a) in w.iter_args.iter().enumerate() {
-                        facts.add_use(a.init, User::Init { stmt: s, idx });
-                        facts.defs.push(a.arg);
+                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        if is_tile(m, a.arg) {
+                            facts.defs.push(a.arg);
+                        }
                     }
                     loops.push(s);
                     walk_block(m, w.cond_block, loops, ifs, facts);
                     walk_block(m, w.body, loops, ifs, facts);
                     loops.pop();
-                    facts.defs.extend(w.results.iter().copied());
+                    facts
+                        .defs
+                        .extend(w.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::If(x) => {
                     ifs.push(s);
                     walk_block(m, x.then_block, loops, ifs, facts);
                     walk_block(m, x.else_block, loops, ifs, facts);
                     ifs.pop();
-                    facts.defs.extend(x.results.iter().copied());
+                    facts
+                        .defs
+                        .extend(x.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::Scope(_, blk) => walk_block(m, *blk, loops, ifs, facts),
                 StmtKind::Yield(vals) => {
@@ -157,17 +188,21 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                     // its branches, else into the innermost loop.
                     match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
                         Some(StmtKind::If(x)) => {
-                            push_term(facts, s, vals, x.results.iter().copied())
+                            push_term(m, facts, s, vals, x.results.iter().copied())
                         }
-                        Some(StmtKind::For(l)) => push_term(facts, s, vals, args(&l.iter_args)),
-                        Some(StmtKind::While(w)) => push_term(facts, s, vals, args(&w.iter_args)),
+                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::While(w)) => {
+                            push_term(m, facts, s, vals, args(&w.iter_args))
+                        }
                         _ => {}
                     }
                 }
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
                     match loops.last().map(|&l| &m.stmts[l].kind) {
-                        Some(StmtKind::For(l)) => push_term(facts, s, vals, args(&l.iter_args)),
-                        Some(StmtKind::While(w)) => push_term(facts, s, vals, args(&w.iter_args)),
+                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::While(w)) => {
+                            push_term(m, facts, s, vals, args(&w.iter_args))
+                        }
                         _ => {}
                     }
                 }
@@ -179,6 +214,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
         iter_args.iter().map(|a| a.arg)
     }
     fn push_term(
+        m: &ProgramModule,
         facts: &mut Facts,
         s: StmtId,
         vals: &[ValueId],
@@ -186,6 +222,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     ) {
         for (idx, (&v, t)) in vals.iter().zip(targets).enumerate() {
             facts.add_use(
+                m,
                 v,
                 User::Term {
                     stmt: s,
@@ -197,35 +234,7 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     }
     let (mut loops, mut ifs) = (Vec::new(), Vec::new());
     walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
-    group_uses(&mut facts);
     facts
-}
-
-/// Groups `facts.users` by value, each value's uses in program order, and records each
-/// value's range in `uses_of`. A counting sort (values in order of first use), linear in
-/// the number of uses: first `uses_of[v]` holds `(UNPLACED, count)`, then, once the
-/// group is placed, `(start, next free slot)`, which ends as `(start, end)`.
-fn group_uses(facts: &mut Facts) {
-    const UNPLACED: u32 = u32::MAX;
-    for &(v, _) in &facts.users {
-        let e = &mut facts.uses_of[v];
-        *e = (UNPLACED, e.1 + 1);
-    }
-    let mut grouped = facts.users.clone();
-    let mut free = 0;
-    for &(v, u) in &facts.users {
-        let e = &mut facts.uses_of[v];
-        if e.0 == UNPLACED {
-            let count = e.1;
-            *e = (free, free);
-            free += count;
-        }
-        if let Some(slot) = grouped.get_mut(e.1 as usize) {
-            *slot = (v, u);
-        }
-        e.1 += 1;
-    }
-    facts.users = grouped;
 }
 
 /// What location use `u` needs its value in (`None`: any).
@@ -436,7 +445,17 @@ fn make_move(
     span: pto_ir::SpanId,
     name: &mut String,
 ) -> (OpId, ValueId) {
-    let ty = m.values[v].ty.clone();
+    let mut ty = m.values[v].ty.clone();
+    // The move's result lives in `want` (what `set_space` would record afterwards).
+    if let Type::Tile(t) = &mut ty {
+        let size = t.buffer_bytes();
+        let addr = t.memref.and_then(|r| r.addr);
+        t.memref = Some(MemRef {
+            space: want,
+            addr,
+            size,
+        });
+    }
     // `{base}_{location in lower case}`.
     let base = m.values[v].name.as_deref().unwrap_or("t");
     name.clear();
@@ -445,8 +464,7 @@ fn make_move(
     let lower_at = name.len();
     name.push_str(want.name());
     name[lower_at..].make_ascii_lowercase();
-    let attrs = Attrs::new().with("loc", Attr::Ident(want.name().to_string()));
-    let (op, mv) = walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span);
-    set_space(m, mv, want);
-    (op, mv)
+    // Built whole: one allocation of the right size, no search for an existing key.
+    let attrs = Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))]);
+    walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span)
 }

@@ -5,7 +5,7 @@
 //! was a large part of their cost.
 
 use pto_ir::entity::SecondaryMap;
-use pto_ir::module::collect_dims;
+use pto_ir::module::for_each_dim;
 use pto_ir::{
     BlockId, FuncId, OpId, Operation, ProgramModule, SpanId, Statement, StmtId, StmtKind, Type,
     ValueDef, ValueId,
@@ -40,7 +40,7 @@ impl Tree {
         }
         let mut tree = Tree {
             stmts: Vec::with_capacity(m.stmts.len()),
-            blocks: Vec::new(),
+            blocks: Vec::with_capacity(m.blocks.len()),
         };
         walk(m, m.funcs[f].body, &mut tree);
         tree
@@ -52,12 +52,6 @@ impl Tree {
 pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<ValueId, u32> {
     let mut counts = SecondaryMap::with_len(m.values.len(), 0);
     let mut count = |v: ValueId| counts[v] += 1;
-    let mut dims = Vec::new();
-    let mut type_uses = |t: &Type, count: &mut dyn FnMut(ValueId)| {
-        dims.clear();
-        collect_dims(t, &mut dims);
-        dims.iter().for_each(|&d| count(d));
-    };
     for &s in stmts {
         let st = &m.stmts[s];
         if let StmtKind::Op(ops) = &st.kind {
@@ -66,14 +60,18 @@ pub(crate) fn use_counts(m: &ProgramModule, stmts: &[StmtId]) -> SecondaryMap<Va
                 op.operands.iter().for_each(|&v| count(v));
                 op.attrs.for_each_value(&mut count);
                 for &r in &op.results {
-                    type_uses(&m.values[r].ty, &mut count);
+                    // Scalars have no extents (most results: skip the call).
+                    let ty = &m.values[r].ty;
+                    if !matches!(ty, Type::Scalar(_)) {
+                        for_each_dim(ty, &mut count);
+                    }
                 }
             }
             continue;
         }
         st.kind.for_each_use(&mut count);
         st.kind
-            .for_each_def(|v| type_uses(&m.values[v].ty, &mut count));
+            .for_each_def(|v| for_each_dim(&m.values[v].ty, &mut count));
     }
     counts
 }
@@ -117,9 +115,10 @@ pub(crate) fn replace_uses(
 }
 
 /// The terminators that leave or continue loop body `body` (its final `yield` and any
-/// `break` / `continue` reached through `if` branches and scopes, not nested loops).
-pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId) -> Vec<StmtId> {
-    let mut out = Vec::new();
+/// `break` / `continue` reached through `if` branches and scopes, not nested loops), in
+/// `out` (cleared first: one list serves every loop of a pass).
+pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId, out: &mut Vec<StmtId>) {
+    out.clear();
     fn walk(m: &ProgramModule, b: BlockId, top: bool, out: &mut Vec<StmtId>) {
         for &s in &m.blocks[b].stmts {
             match &m.stmts[s].kind {
@@ -134,8 +133,7 @@ pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId) -> Vec<StmtId> {
             }
         }
     }
-    walk(m, body, true, &mut out);
-    out
+    walk(m, body, true, out);
 }
 
 /// Creates an op with one result of type `ty` (named `name`), not yet placed.
@@ -176,9 +174,4 @@ pub(crate) fn insert_op_before_stmt(m: &mut ProgramModule, block: BlockId, at: u
         span,
     });
     m.blocks[block].stmts.insert(at, s);
-}
-
-/// The functions of the module, in print order.
-pub(crate) fn functions(m: &ProgramModule) -> Vec<FuncId> {
-    m.functions.clone()
 }

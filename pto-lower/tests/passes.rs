@@ -180,3 +180,47 @@ fn offsets_are_32_byte_aligned_and_disjoint_when_live_together() {
         }
     }
 }
+
+/// A load feeding matmuls in three branches of an `if` (the split-K pattern) gets one event
+/// per destination pipe, not one per branch, and a consumer after the `if` on a pipe the
+/// load's `sync` already covers waits for nothing more.
+#[test]
+fn one_event_per_producer_and_destination_pipe() {
+    let path = common::dir().join("tests/files/insert-events/branches.pto");
+    let mut m = common::load(&path);
+    for name in ["canonicalize", "infer-tile-info", "insert-events"] {
+        pass_by_name(name).unwrap().run(&mut m).unwrap();
+    }
+    let text = m.to_string();
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no `{start}` in\n{text}"))
+    };
+    let at = line("%at_7 = tile.load");
+    assert!(
+        at.contains("sync=[[MTE2, MTE1, 0], [MTE2, V, 0]]}"),
+        "one sync per destination pipe: {at}"
+    );
+    let bt = line("%bt_8 = tile.load");
+    assert!(
+        bt.contains("sync=[[MTE2, MTE1, 1]], set=[[MTE2, V, 1]]}"),
+        "{bt}"
+    );
+    for later in ["%at_vec_23 = tile.move", "%at_left_21 = tile.move"] {
+        let l = line(later);
+        assert!(!l.contains("wait="), "covered by the load's sync: {l}");
+    }
+
+    // The C++ of both pipelines: one set / wait pair after each load for the moves to L0.
+    let m = common::load(&path);
+    let f = m.entry.unwrap();
+    let cpp = pto_lower::compile(&m, f).unwrap().cpp;
+    assert_eq!(cpp, pto_lower::compile_artifacts(m, f).unwrap().cpp);
+    for flag in [
+        "set_flag(PIPE_MTE2, PIPE_MTE1",
+        "wait_flag(PIPE_MTE2, PIPE_MTE1",
+    ] {
+        assert_eq!(cpp.matches(flag).count(), 2, "{flag} in\n{cpp}");
+    }
+}
