@@ -7,7 +7,7 @@ use crate::types::Type;
 
 use super::{Bodies, Verifier};
 
-pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies) {
     let m = v.m;
     match m.entry {
         None => v.error(SpanId::NONE, "program has no entry"),
