@@ -194,34 +194,41 @@ impl<'a> Cx<'a> {
                 list.len()
             )));
         }
-        list.iter()
-            .map(|a| match a {
-                Attr::Int(v) if *v >= 0 => Ok(Some(*v as u64)),
-                Attr::Int(v) => Err(InferError::new(format!(
-                    "`{}` offset {v} is negative",
+        let mut out = InlineVec::with_capacity(rank);
+        for a in list {
+            out.push(self.offset(a)?);
+        }
+        Ok(out)
+    }
+
+    /// One offset: a static one, or `None` for a runtime value.
+    fn offset(&self, a: &Attr) -> R<Option<u64>> {
+        match a {
+            Attr::Int(v) if *v >= 0 => Ok(Some(*v as u64)),
+            Attr::Int(v) => Err(InferError::new(format!(
+                "`{}` offset {v} is negative",
+                self.name()
+            ))),
+            Attr::Value(v) => match self.m.values.get(*v).map(|d| (&d.ty, d.constant)) {
+                Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => {
+                    Ok(Some(c.as_i64() as u64))
+                }
+                Some((t, _)) if t.is_int_scalar() => Ok(None),
+                Some((t, _)) => Err(InferError::new(format!(
+                    "`{}` offsets must be integers, found {}",
+                    self.name(),
+                    self.show(t)
+                ))),
+                None => Err(InferError::new(format!(
+                    "`{}` offset names an unknown value",
                     self.name()
                 ))),
-                Attr::Value(v) => match self.m.values.get(*v).map(|d| (&d.ty, d.constant)) {
-                    Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => {
-                        Ok(Some(c.as_i64() as u64))
-                    }
-                    Some((t, _)) if t.is_int_scalar() => Ok(None),
-                    Some((t, _)) => Err(InferError::new(format!(
-                        "`{}` offsets must be integers, found {}",
-                        self.name(),
-                        self.show(t)
-                    ))),
-                    None => Err(InferError::new(format!(
-                        "`{}` offset names an unknown value",
-                        self.name()
-                    ))),
-                },
-                _ => Err(InferError::new(format!(
-                    "`{}` offsets must be integers or integer scalars",
-                    self.name()
-                ))),
-            })
-            .collect()
+            },
+            _ => Err(InferError::new(format!(
+                "`{}` offsets must be integers or integer scalars",
+                self.name()
+            ))),
+        }
     }
 }
 
