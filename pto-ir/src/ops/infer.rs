@@ -23,6 +23,9 @@ pub struct InferError {
 }
 
 impl InferError {
+    /// An error (cold: typing a valid module never builds one, and telling the compiler so
+    /// moves the message code off the typing rules' path).
+    #[cold]
     fn new(message: impl Into<String>) -> Self {
         InferError {
             message: message.into(),
@@ -41,9 +44,12 @@ type R<T> = Result<T, InferError>;
 /// The result types of an op: one for nearly every op, so it is kept inline.
 pub type ResultTypes = InlineVec<Type, 1>;
 
-/// A single result type.
+/// A single result type (pushed: collecting from a one-item array costs several times
+/// more, and nearly every op comes through here).
 fn one(t: Type) -> R<ResultTypes> {
-    Ok(ResultTypes::from([t]))
+    let mut types = ResultTypes::new();
+    types.push(t);
+    Ok(types)
 }
 
 struct Cx<'a> {
@@ -264,7 +270,6 @@ pub fn infer(
 
 fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
     let (m, op, operands, attrs) = (cx.m, cx.op, cx.operands, cx.attrs);
-    let one = |t: Type| one(t);
     match op.class() {
         OpClass::Const => Err(InferError::new("constants are typed when they are created")),
         OpClass::Call => call(cx),
