@@ -39,6 +39,17 @@ struct Control<'a, 'b> {
     loops: Vec<&'a [IterArg]>,
 }
 
+/// The statements a block may end in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ends {
+    /// `statement.yield`.
+    Yield,
+    /// `statement.yield`, `statement.break` or `statement.continue`.
+    LoopExit,
+    /// `statement.condition`.
+    Condition,
+}
+
 /// What a `yield` at the end of a block must match.
 enum YieldTarget<'x> {
     None,
@@ -195,12 +206,17 @@ impl<'a> Control<'a, '_> {
     }
 
     /// Whether the block's last statement is one of `allowed`.
-    fn ends_in(&self, b: BlockId, allowed: &[&str]) -> bool {
+    fn ends_in(&self, b: BlockId, allowed: Ends) -> bool {
         let m = self.v.m;
-        m.blocks[b]
-            .stmts
-            .last()
-            .is_some_and(|&s| allowed.contains(&m.stmts[s].kind.keyword()))
+        let Some(&s) = m.blocks[b].stmts.last() else {
+            return false;
+        };
+        match m.stmts[s].kind {
+            StmtKind::Yield(_) => allowed != Ends::Condition,
+            StmtKind::Break(_) | StmtKind::Continue(_) => allowed == Ends::LoopExit,
+            StmtKind::Condition(_) => allowed == Ends::Condition,
+            _ => false,
+        }
     }
 
     fn block(&mut self, b: BlockId, role: Role, target: &YieldTarget<'_>) {
@@ -259,20 +275,17 @@ impl<'a> Control<'a, '_> {
                 }
                 self.iter_args(at, kw, &f.iter_args, &f.results);
                 self.loop_body(f.body, Role::ForBody, kw, &f.iter_args);
-                if !self.ends_in(
-                    f.body,
-                    &["statement.yield", "statement.break", "statement.continue"],
-                ) {
+                if !self.ends_in(f.body, Ends::LoopExit) {
                     self.v
                         .error(at, "`statement.for` body must end in `statement.yield`");
                 }
             }
             StmtKind::If(i) => {
                 self.expect_scalar(i.cond, at, "if condition", true);
-                let ends: &[&str] = if self.loops.is_empty() {
-                    &["statement.yield"]
+                let ends = if self.loops.is_empty() {
+                    Ends::Yield
                 } else {
-                    &["statement.yield", "statement.break", "statement.continue"]
+                    Ends::LoopExit
                 };
                 for (b, which) in [(i.then_block, "then"), (i.else_block, "else")] {
                     self.block(b, Role::Branch, &YieldTarget::If(&i.results));
@@ -289,17 +302,14 @@ impl<'a> Control<'a, '_> {
             StmtKind::While(w) => {
                 self.iter_args(at, kw, &w.iter_args, &w.results);
                 self.block_outside_loops(w.cond_block, Role::WhileCond);
-                if !self.ends_in(w.cond_block, &["statement.condition"]) {
+                if !self.ends_in(w.cond_block, Ends::Condition) {
                     self.v.error(
                         at,
                         "`statement.while` condition region must end in `statement.condition`",
                     );
                 }
                 self.loop_body(w.body, Role::WhileBody, kw, &w.iter_args);
-                if !self.ends_in(
-                    w.body,
-                    &["statement.yield", "statement.break", "statement.continue"],
-                ) {
+                if !self.ends_in(w.body, Ends::LoopExit) {
                     self.v
                         .error(at, "`statement.while` body must end in `statement.yield`");
                 }

@@ -23,10 +23,12 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies) {
         }
         Some(_) => {}
     }
+    // A lone function has no name to clash with (and needs no set, which allocates).
+    let several = bodies.iter().len() > 1;
     let mut names = HashSet::new();
     for body in bodies.iter() {
         let func = &m.funcs[body.func];
-        if !names.insert(func.name.as_str()) {
+        if several && !names.insert(func.name.as_str()) {
             v.error(
                 func.span,
                 format!("a function named `@{}` is defined twice", func.name),
