@@ -120,8 +120,10 @@ impl DataType {
 
     /// Parses a printed name; also accepts the seed's upper-case spelling (`FP32`, `UINT8`).
     pub fn from_name(s: &str) -> Option<DataType> {
-        let lower = s.to_ascii_lowercase();
-        DataType::ALL.into_iter().find(|d| d.name() == lower)
+        // The names are lower case, so this matches `s` lowered, without allocating it.
+        DataType::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(s))
     }
 
     /// Signed or unsigned integer (not `bool`).

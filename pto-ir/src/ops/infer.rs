@@ -23,6 +23,9 @@ pub struct InferError {
 }
 
 impl InferError {
+    /// An error (cold: typing a valid module never builds one, and telling the compiler so
+    /// moves the message code off the typing rules' path).
+    #[cold]
     fn new(message: impl Into<String>) -> Self {
         InferError {
             message: message.into(),
@@ -41,9 +44,21 @@ type R<T> = Result<T, InferError>;
 /// The result types of an op: one for nearly every op, so it is kept inline.
 pub type ResultTypes = InlineVec<Type, 1>;
 
-/// A single result type.
+/// A two-item list (a rank-2 shape or valid region), pushed rather than collected from an
+/// array, which costs several times more.
+fn pair<T>(a: T, b: T) -> InlineVec<T, 2> {
+    let mut v = InlineVec::new();
+    v.push(a);
+    v.push(b);
+    v
+}
+
+/// A single result type (pushed: collecting from a one-item array costs several times
+/// more, and nearly every op comes through here).
 fn one(t: Type) -> R<ResultTypes> {
-    Ok(ResultTypes::from([t]))
+    let mut types = ResultTypes::new();
+    types.push(t);
+    Ok(types)
 }
 
 struct Cx<'a> {
@@ -194,34 +209,41 @@ impl<'a> Cx<'a> {
                 list.len()
             )));
         }
-        list.iter()
-            .map(|a| match a {
-                Attr::Int(v) if *v >= 0 => Ok(Some(*v as u64)),
-                Attr::Int(v) => Err(InferError::new(format!(
-                    "`{}` offset {v} is negative",
+        let mut out = InlineVec::with_capacity(rank);
+        for a in list {
+            out.push(self.offset(a)?);
+        }
+        Ok(out)
+    }
+
+    /// One offset: a static one, or `None` for a runtime value.
+    fn offset(&self, a: &Attr) -> R<Option<u64>> {
+        match a {
+            Attr::Int(v) if *v >= 0 => Ok(Some(*v as u64)),
+            Attr::Int(v) => Err(InferError::new(format!(
+                "`{}` offset {v} is negative",
+                self.name()
+            ))),
+            Attr::Value(v) => match self.m.values.get(*v).map(|d| (&d.ty, d.constant)) {
+                Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => {
+                    Ok(Some(c.as_i64() as u64))
+                }
+                Some((t, _)) if t.is_int_scalar() => Ok(None),
+                Some((t, _)) => Err(InferError::new(format!(
+                    "`{}` offsets must be integers, found {}",
+                    self.name(),
+                    self.show(t)
+                ))),
+                None => Err(InferError::new(format!(
+                    "`{}` offset names an unknown value",
                     self.name()
                 ))),
-                Attr::Value(v) => match self.m.values.get(*v).map(|d| (&d.ty, d.constant)) {
-                    Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => {
-                        Ok(Some(c.as_i64() as u64))
-                    }
-                    Some((t, _)) if t.is_int_scalar() => Ok(None),
-                    Some((t, _)) => Err(InferError::new(format!(
-                        "`{}` offsets must be integers, found {}",
-                        self.name(),
-                        self.show(t)
-                    ))),
-                    None => Err(InferError::new(format!(
-                        "`{}` offset names an unknown value",
-                        self.name()
-                    ))),
-                },
-                _ => Err(InferError::new(format!(
-                    "`{}` offsets must be integers or integer scalars",
-                    self.name()
-                ))),
-            })
-            .collect()
+            },
+            _ => Err(InferError::new(format!(
+                "`{}` offsets must be integers or integer scalars",
+                self.name()
+            ))),
+        }
     }
 }
 
@@ -257,7 +279,6 @@ pub fn infer(
 
 fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
     let (m, op, operands, attrs) = (cx.m, cx.op, cx.operands, cx.attrs);
-    let one = |t: Type| one(t);
     match op.class() {
         OpClass::Const => Err(InferError::new("constants are typed when they are created")),
         OpClass::Call => call(cx),
@@ -391,15 +412,15 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
             one(Type::Tile(if op.class() == OpClass::RowReduce {
                 TileType {
                     dtype: t.dtype,
-                    shape: [r, 1].into(),
-                    valid: [t.valid[0], Dim::Const(1)].into(),
+                    shape: pair(r, 1),
+                    valid: pair(t.valid[0], Dim::Const(1)),
                     memref: None,
                 }
             } else {
                 TileType {
                     dtype: t.dtype,
-                    shape: [1, c].into(),
-                    valid: [Dim::Const(1), t.valid[1]].into(),
+                    shape: pair(1, c),
+                    valid: pair(Dim::Const(1), t.valid[1]),
                     memref: None,
                 }
             }))
@@ -434,11 +455,10 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
                 }));
             }
             let valid = if row {
-                [t.valid[0], Dim::Const(shape[1])]
+                pair(t.valid[0], Dim::Const(shape[1]))
             } else {
-                [Dim::Const(shape[0]), t.valid[1]]
-            }
-            .into();
+                pair(Dim::Const(shape[0]), t.valid[1])
+            };
             one(Type::Tile(TileType {
                 dtype: t.dtype,
                 shape,
@@ -451,8 +471,8 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
             let t = cx.tile2(0)?;
             one(Type::Tile(TileType {
                 dtype: t.dtype,
-                shape: [t.shape[1], t.shape[0]].into(),
-                valid: [t.valid[1], t.valid[0]].into(),
+                shape: pair(t.shape[1], t.shape[0]),
+                valid: pair(t.valid[1], t.valid[0]),
                 memref: None,
             }))
         }
@@ -593,15 +613,13 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
             }
             let off = cx.offset_attr("offset", src.shape.len())?;
             check_window(cx, "load", &shape, &off, &src.shape)?;
-            let valid = shape
-                .iter()
-                .zip(&off)
-                .zip(&src.shape)
-                .map(|((&s, o), d)| match (o, d) {
+            let mut valid = Extents::with_capacity(shape.len());
+            for ((&s, o), d) in shape.iter().zip(&off).zip(&src.shape) {
+                valid.push(match (o, d) {
                     (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
                     _ => Dim::Dynamic,
-                })
-                .collect();
+                });
+            }
             one(Type::Tile(TileType {
                 dtype: src.dtype,
                 shape,
@@ -820,12 +838,10 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 .note("convert one operand with `.cast::<T>()`"));
             }
             if a.shape == b.shape {
-                let valid = a
-                    .valid
-                    .iter()
-                    .zip(&b.valid)
-                    .map(|(x, y)| meet(*x, *y))
-                    .collect();
+                let mut valid = Extents::with_capacity(a.valid.len());
+                for (x, y) in a.valid.iter().zip(&b.valid) {
+                    valid.push(meet(*x, *y));
+                }
                 return one(Type::Tile(TileType {
                     dtype: a.dtype,
                     shape: a.shape.clone(),
@@ -846,7 +862,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                     return one(Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
-                        valid: [meet(big.valid[0], small.valid[0]), big.valid[1]].into(),
+                        valid: pair(meet(big.valid[0], small.valid[0]), big.valid[1]),
                         memref: None,
                     }));
                 }
@@ -854,7 +870,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                     return one(Type::Tile(TileType {
                         dtype: a.dtype,
                         shape: big.shape.clone(),
-                        valid: [big.valid[0], meet(big.valid[1], small.valid[1])].into(),
+                        valid: pair(big.valid[0], meet(big.valid[1], small.valid[1])),
                         memref: None,
                     }));
                 }
@@ -931,8 +947,8 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     })?;
     let result = TileType {
         dtype: acc,
-        shape: [m, n].into(),
-        valid: [a.valid[0], b.valid[1]].into(),
+        shape: pair(m, n),
+        valid: pair(a.valid[0], b.valid[1]),
         memref: None,
     };
     match class {
@@ -950,11 +966,10 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
                     a.dtype
                 )));
             }
-            let valid = [
+            let valid = pair(
                 meet(c.valid[0], result.valid[0]),
                 meet(c.valid[1], result.valid[1]),
-            ]
-            .into();
+            );
             one(Type::Tile(TileType { valid, ..result }))
         }
         OpClass::MatmulBias => {

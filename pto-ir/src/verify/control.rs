@@ -20,11 +20,12 @@ enum Role {
     Scope,
 }
 
-pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies) {
     for body in bodies.iter() {
         let mut c = Control {
             v: &mut *v,
             func: body.func,
+            loops: Vec::new(),
         };
         c.function();
     }
@@ -33,23 +34,58 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) {
 struct Control<'a, 'b> {
     v: &'b mut Verifier<'a>,
     func: FuncId,
+    /// The loop-carried values of each enclosing loop, innermost last (emptied inside a
+    /// `while` condition region and a `statement.scope`, which `break` cannot leave).
+    loops: Vec<&'a [IterArg]>,
 }
 
-/// The loop-carried values of each enclosing loop, innermost last.
-type Loops<'x> = [&'x [ValueId]];
+/// The statements a block may end in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ends {
+    /// `statement.yield`.
+    Yield,
+    /// `statement.yield`, `statement.break` or `statement.continue`.
+    LoopExit,
+    /// `statement.condition`.
+    Condition,
+}
 
 /// What a `yield` at the end of a block must match.
 enum YieldTarget<'x> {
     None,
-    Loop(&'x str, &'x [ValueId]),
+    Loop(&'x str, &'x [IterArg]),
     If(&'x [ValueId]),
 }
 
-impl Control<'_, '_> {
+/// The values a `yield`, `break` or `continue` must match in type: an `if`'s results or a
+/// loop's iter args.
+#[derive(Clone, Copy)]
+enum Targets<'x> {
+    Values(&'x [ValueId]),
+    IterArgs(&'x [IterArg]),
+}
+
+impl Targets<'_> {
+    fn len(self) -> usize {
+        match self {
+            Targets::Values(v) => v.len(),
+            Targets::IterArgs(a) => a.len(),
+        }
+    }
+
+    fn get(self, i: usize) -> Option<ValueId> {
+        match self {
+            Targets::Values(v) => v.get(i).copied(),
+            Targets::IterArgs(a) => a.get(i).map(|a| a.arg),
+        }
+    }
+}
+
+impl<'a> Control<'a, '_> {
     fn function(&mut self) {
         let m = self.v.m;
         let func = &m.funcs[self.func];
-        self.block(func.body, Role::FuncBody, &[], &YieldTarget::None);
+        self.block(func.body, Role::FuncBody, &YieldTarget::None);
         if !func.sig.returns.is_empty() {
             let ends_in_return = m.blocks[func.body]
                 .stmts
@@ -96,7 +132,7 @@ impl Control<'_, '_> {
         &mut self,
         at: SpanId,
         values: &[ValueId],
-        targets: &[ValueId],
+        targets: Targets<'_>,
         head: impl Fn() -> String,
         count_msg: impl FnOnce() -> String,
         target_kind: &str,
@@ -105,7 +141,8 @@ impl Control<'_, '_> {
             self.v.error(at, count_msg());
             return;
         }
-        for (&x, &t) in values.iter().zip(targets) {
+        for (i, &x) in values.iter().enumerate() {
+            let Some(t) = targets.get(i) else { break };
             let (tx, tt) = (self.v.ty(x), self.v.ty(t));
             if !same_up_to_valid(tx, tt) {
                 self.v.error(
@@ -169,21 +206,40 @@ impl Control<'_, '_> {
     }
 
     /// Whether the block's last statement is one of `allowed`.
-    fn ends_in(&self, b: BlockId, allowed: &[&str]) -> bool {
+    fn ends_in(&self, b: BlockId, allowed: Ends) -> bool {
         let m = self.v.m;
-        m.blocks[b]
-            .stmts
-            .last()
-            .is_some_and(|&s| allowed.contains(&m.stmts[s].kind.keyword()))
+        let Some(&s) = m.blocks[b].stmts.last() else {
+            return false;
+        };
+        match m.stmts[s].kind {
+            StmtKind::Yield(_) => allowed != Ends::Condition,
+            StmtKind::Break(_) | StmtKind::Continue(_) => allowed == Ends::LoopExit,
+            StmtKind::Condition(_) => allowed == Ends::Condition,
+            _ => false,
+        }
     }
 
-    fn block(&mut self, b: BlockId, role: Role, loops: &Loops<'_>, target: &YieldTarget<'_>) {
+    fn block(&mut self, b: BlockId, role: Role, target: &YieldTarget<'_>) {
         let m = self.v.m;
         let stmts = &m.blocks[b].stmts;
         for (i, &s) in stmts.iter().enumerate() {
             let last = i + 1 == stmts.len();
-            self.stmt(s, role, last, loops, target);
+            self.stmt(s, role, last, target);
         }
+    }
+
+    /// Checks a block outside every enclosing loop (a `while` condition region, a scope).
+    fn block_outside_loops(&mut self, b: BlockId, role: Role) {
+        let loops = std::mem::take(&mut self.loops);
+        self.block(b, role, &YieldTarget::None);
+        self.loops = loops;
+    }
+
+    /// Checks a loop body, inside the loop carrying `args`.
+    fn loop_body(&mut self, b: BlockId, role: Role, kw: &str, args: &'a [IterArg]) {
+        self.loops.push(args);
+        self.block(b, role, &YieldTarget::Loop(kw, args));
+        self.loops.pop();
     }
 
     fn not_last(&mut self, at: SpanId, kw: &str) {
@@ -193,14 +249,7 @@ impl Control<'_, '_> {
         );
     }
 
-    fn stmt(
-        &mut self,
-        s: StmtId,
-        role: Role,
-        last: bool,
-        loops: &Loops<'_>,
-        target: &YieldTarget<'_>,
-    ) {
+    fn stmt(&mut self, s: StmtId, role: Role, last: bool, target: &YieldTarget<'_>) {
         let m = self.v.m;
         let st = &m.stmts[s];
         let at = st.span;
@@ -225,27 +274,21 @@ impl Control<'_, '_> {
                     }
                 }
                 self.iter_args(at, kw, &f.iter_args, &f.results);
-                let args: Vec<ValueId> = f.iter_args.iter().map(|a| a.arg).collect();
-                let mut inner = loops.to_vec();
-                inner.push(&args);
-                self.block(f.body, Role::ForBody, &inner, &YieldTarget::Loop(kw, &args));
-                if !self.ends_in(
-                    f.body,
-                    &["statement.yield", "statement.break", "statement.continue"],
-                ) {
+                self.loop_body(f.body, Role::ForBody, kw, &f.iter_args);
+                if !self.ends_in(f.body, Ends::LoopExit) {
                     self.v
                         .error(at, "`statement.for` body must end in `statement.yield`");
                 }
             }
             StmtKind::If(i) => {
                 self.expect_scalar(i.cond, at, "if condition", true);
-                let ends: &[&str] = if loops.is_empty() {
-                    &["statement.yield"]
+                let ends = if self.loops.is_empty() {
+                    Ends::Yield
                 } else {
-                    &["statement.yield", "statement.break", "statement.continue"]
+                    Ends::LoopExit
                 };
                 for (b, which) in [(i.then_block, "then"), (i.else_block, "else")] {
-                    self.block(b, Role::Branch, loops, &YieldTarget::If(&i.results));
+                    self.block(b, Role::Branch, &YieldTarget::If(&i.results));
                     if !self.ends_in(b, ends) {
                         self.v.error(
                             at,
@@ -258,32 +301,21 @@ impl Control<'_, '_> {
             }
             StmtKind::While(w) => {
                 self.iter_args(at, kw, &w.iter_args, &w.results);
-                self.block(w.cond_block, Role::WhileCond, &[], &YieldTarget::None);
-                if !self.ends_in(w.cond_block, &["statement.condition"]) {
+                self.block_outside_loops(w.cond_block, Role::WhileCond);
+                if !self.ends_in(w.cond_block, Ends::Condition) {
                     self.v.error(
                         at,
                         "`statement.while` condition region must end in `statement.condition`",
                     );
                 }
-                let args: Vec<ValueId> = w.iter_args.iter().map(|a| a.arg).collect();
-                let mut inner = loops.to_vec();
-                inner.push(&args);
-                self.block(
-                    w.body,
-                    Role::WhileBody,
-                    &inner,
-                    &YieldTarget::Loop(kw, &args),
-                );
-                if !self.ends_in(
-                    w.body,
-                    &["statement.yield", "statement.break", "statement.continue"],
-                ) {
+                self.loop_body(w.body, Role::WhileBody, kw, &w.iter_args);
+                if !self.ends_in(w.body, Ends::LoopExit) {
                     self.v
                         .error(at, "`statement.while` body must end in `statement.yield`");
                 }
             }
             StmtKind::Scope(_, body) => {
-                self.block(*body, Role::Scope, &[], &YieldTarget::None);
+                self.block_outside_loops(*body, Role::Scope);
             }
             StmtKind::Condition(c) => {
                 if role != Role::WhileCond {
@@ -312,7 +344,7 @@ impl Control<'_, '_> {
                     YieldTarget::Loop(lkw, args) => self.match_values(
                         at,
                         vals,
-                        args,
+                        Targets::IterArgs(args),
                         || "yielded value".to_string(),
                         || {
                             format!(
@@ -326,7 +358,7 @@ impl Control<'_, '_> {
                     YieldTarget::If(results) => self.match_values(
                         at,
                         vals,
-                        results,
+                        Targets::Values(results),
                         || "yielded value".to_string(),
                         || {
                             format!(
@@ -341,7 +373,7 @@ impl Control<'_, '_> {
                 }
             }
             StmtKind::Break(vals) | StmtKind::Continue(vals) => {
-                let Some(&args) = loops.last() else {
+                let Some(&args) = self.loops.last() else {
                     self.v.error(at, format!("`{kw}` outside a loop"));
                     return;
                 };
@@ -351,7 +383,7 @@ impl Control<'_, '_> {
                 self.match_values(
                     at,
                     vals,
-                    args,
+                    Targets::IterArgs(args),
                     || format!("`{kw}` value"),
                     || {
                         format!(

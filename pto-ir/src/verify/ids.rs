@@ -1,12 +1,16 @@
 //! Checklist item 1: every id the later passes index is in range, and blocks, statements
 //! and ops form a tree (each reached once), so the later passes can index and recurse
 //! without fear (naga `valid/handles.rs`). Errors here are fatal.
+//!
+//! The same walk also gathers what the later passes would otherwise walk the module again
+//! for: each function's ops in text order ([`Bodies`]) and where each value is defined
+//! ([`Defs`], with the second definitions the SSA check reports).
 
-use crate::entity::{BlockId, EntitySet, OpId, SpanId, StmtId, ValueId};
+use crate::entity::{BlockId, EntityId, EntitySet, FuncId, OpId, SpanId, StmtId, ValueId};
 use crate::stmt::StmtKind;
 use crate::types::Type;
 
-use super::Verifier;
+use super::{Bodies, Body, DefBy, DefSite, Defs, Verifier};
 
 /// The names in a message, spelled only when a message is reported.
 type Who<'w> = &'w dyn Fn() -> String;
@@ -17,10 +21,28 @@ struct Ids<'a, 'b> {
     stmts: EntitySet<StmtId>,
     ops: EntitySet<OpId>,
     typed: EntitySet<ValueId>,
+    /// The function being walked.
+    func: FuncId,
+    /// The ops of the functions walked so far, function after function, in text order.
+    op_order: Vec<OpId>,
+    defs: Defs,
+    /// Second definitions: the value and the later site.
+    redefined: Vec<(ValueId, DefSite)>,
 }
 
-/// Runs the id checks; `true` when the module is safe to index.
-pub(super) fn check(v: &mut Verifier<'_>) -> bool {
+/// What the id walk found besides errors, for the later passes.
+pub(super) struct Walk {
+    /// The functions to check and their ops.
+    pub bodies: Bodies,
+    /// The first definition of each value.
+    pub defs: Defs,
+    /// Values defined again after their first definition, with the later site, in text
+    /// order.
+    pub redefined: Vec<(ValueId, DefSite)>,
+}
+
+/// Runs the id checks; `Some` when the module is safe to index.
+pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
     let before = v.diags.len();
     let m = v.m;
     if let Some(e) = m.entry
@@ -37,8 +59,13 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
         stmts: EntitySet::with_len(m.stmts.len()),
         ops: EntitySet::with_len(m.ops.len()),
         typed: EntitySet::with_len(m.values.len()),
+        func: FuncId::new(0),
+        op_order: Vec::with_capacity(m.ops.len()),
+        defs: Defs::with_len(m.values.len(), None),
+        redefined: Vec::new(),
     };
     let mut funcs = EntitySet::with_len(m.funcs.len());
+    let mut bodies = Vec::with_capacity(m.functions.len());
     for &f in &m.functions {
         let Some(func) = m.funcs.get(f) else {
             ids.v.error(
@@ -55,11 +82,15 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
             continue;
         }
         let who = || format!("function `@{}`", func.name);
+        ids.func = f;
+        let start = ids.op_order.len();
         for p in &func.sig.params {
             ids.value(p.value, func.span, &who);
+            ids.define(p.value, func.span, DefBy::Param);
         }
         for &d in &func.dims {
             ids.value(d, func.span, &who);
+            ids.define(d, func.span, DefBy::Dim);
         }
         for t in &func.sig.returns {
             ids.type_dims(t, func.span, &who);
@@ -68,11 +99,48 @@ pub(super) fn check(v: &mut Verifier<'_>) -> bool {
             ids.bad(func.span, &who(), &format!("{:?}", func.inputs), "block");
         }
         ids.block(func.body, func.span, &who);
+        bodies.push(Body {
+            func: f,
+            ops: start..ids.op_order.len(),
+        });
     }
-    v.diags.len() == before
+    let Ids {
+        v,
+        op_order,
+        defs,
+        redefined,
+        ..
+    } = ids;
+    (v.diags.len() == before).then_some(Walk {
+        bodies: Bodies {
+            bodies,
+            ops: op_order,
+        },
+        defs,
+        redefined,
+    })
 }
 
 impl Ids<'_, '_> {
+    /// Records a definition of `val` (already range-checked by [`Ids::value`]; an id out of
+    /// range fails the walk, so it is not recorded).
+    fn define(&mut self, val: ValueId, span: SpanId, by: DefBy) {
+        if !self.v.m.values.contains(val) {
+            return;
+        }
+        let site = DefSite {
+            func: self.func,
+            span,
+            by,
+        };
+        let slot = &mut self.defs[val];
+        if slot.is_some() {
+            self.redefined.push((val, site));
+        } else {
+            *slot = Some(site);
+        }
+    }
+
     fn bad(&mut self, at: SpanId, who: &str, id: &str, kind: &str) {
         self.v.error(
             at,
@@ -151,14 +219,19 @@ impl Ids<'_, '_> {
                         self.v.error(op.span, format!("{} ({o:?}) appears twice; every op sits in exactly one `statement.op`", okw()));
                         continue;
                     }
+                    self.op_order.push(o);
                     op.for_each_use(|u| self.value(u, op.span, &okw));
                     for &r in &op.results {
                         self.value(r, op.span, &okw);
+                        self.define(r, op.span, DefBy::Op(o));
                     }
                 }
             }
             st.kind.for_each_use(|u| self.value(u, st.span, &kw));
-            st.kind.for_each_def(|u| self.value(u, st.span, &kw));
+            st.kind.for_each_def(|u| {
+                self.value(u, st.span, &kw);
+                self.define(u, st.span, DefBy::Stmt(s));
+            });
             for child in st.kind.blocks() {
                 self.block(child, st.span, &kw);
             }

@@ -68,7 +68,7 @@ mod types;
 use std::collections::HashSet;
 
 use crate::diag::{Diag, Diagnostics};
-use crate::entity::{BlockId, EntitySet, FuncId, OpId, SecondaryMap, SpanId, StmtId, ValueId};
+use crate::entity::{FuncId, OpId, SecondaryMap, SpanId, StmtId, ValueId};
 use crate::module::ProgramModule;
 use crate::stmt::StmtKind;
 use crate::typefmt::type_msg;
@@ -84,10 +84,14 @@ pub fn verify(m: &ProgramModule) -> Result<(), Diagnostics> {
 /// Checks a module and returns every error found (empty when the module is valid).
 pub fn verify_all(m: &ProgramModule) -> Diagnostics {
     let mut v = Verifier::new(m);
-    if ids::check(&mut v) {
-        let bodies = Bodies::new(m);
+    if let Some(ids::Walk {
+        bodies,
+        defs,
+        redefined,
+    }) = ids::check(&mut v)
+    {
         program::check(&mut v, &bodies);
-        let defs = ssa::check(&mut v, &bodies);
+        ssa::check(&mut v, &bodies, &defs, &redefined);
         let well_typed = types::check(&mut v, &bodies, &defs);
         control::check(&mut v, &bodies);
         target::check(&mut v, &bodies, &defs, &well_typed);
@@ -162,6 +166,9 @@ impl<'a> Verifier<'a> {
     }
 
     fn finish(self) -> Diagnostics {
+        if self.diags.is_empty() {
+            return Diagnostics::new();
+        }
         let mut seen: HashSet<(SpanId, String)> = HashSet::new();
         let mut out = Diagnostics::new();
         for d in self.diags {
@@ -173,51 +180,23 @@ impl<'a> Verifier<'a> {
     }
 }
 
-/// The functions to check and the statements of their bodies, walked once for all the
-/// checks after `ids::check` (which proves the blocks form a tree of in-range ids).
-pub(crate) struct Bodies<'a> {
-    m: &'a ProgramModule,
+/// The functions to check and the ops of their bodies, gathered by the id walk (which
+/// proves the blocks form a tree of in-range ids) for all the checks after it.
+pub(crate) struct Bodies {
     bodies: Vec<Body>,
-    /// The statements of every body, body after body.
-    stmts: Vec<StmtId>,
+    /// The ops of every body in text order, body after body.
+    ops: Vec<OpId>,
 }
 
 /// One function to check.
 pub(crate) struct Body {
     /// The function.
     pub func: FuncId,
-    /// Where its statements are in [`Bodies::stmts`].
-    stmts: std::ops::Range<usize>,
+    /// Where its ops are in [`Bodies::ops`].
+    ops: std::ops::Range<usize>,
 }
 
-impl<'a> Bodies<'a> {
-    /// The listed functions, in range, each once.
-    fn new(m: &'a ProgramModule) -> Self {
-        let mut seen = EntitySet::with_len(m.funcs.len());
-        // Statements form a tree, so all bodies together hold each statement at most once.
-        let mut stmts = Vec::with_capacity(m.stmts.len());
-        let bodies = m
-            .functions
-            .iter()
-            .copied()
-            .filter(|&f| m.funcs.contains(f) && seen.insert(f))
-            .map(|func| {
-                let start = stmts.len();
-                walk_stmts(m, m.funcs[func].body, &mut stmts);
-                Body {
-                    func,
-                    stmts: start..stmts.len(),
-                }
-            })
-            .collect();
-        Bodies { m, bodies, stmts }
-    }
-
-    /// The statements of a body and, recursively, of their child blocks, in text order.
-    fn stmts(&self, body: &Body) -> &[StmtId] {
-        &self.stmts[body.stmts.clone()]
-    }
-
+impl Bodies {
     /// The functions to check, in module order.
     fn iter(&self) -> std::slice::Iter<'_, Body> {
         self.bodies.iter()
@@ -228,26 +207,14 @@ impl<'a> Bodies<'a> {
         self.bodies.iter().any(|b| b.func == f)
     }
 
-    /// Every op of a function body, with its statement, in text order.
-    fn ops<'b>(&'b self, body: &'b Body) -> impl Iterator<Item = (OpId, StmtId)> + 'b {
-        let m = self.m;
-        self.stmts(body).iter().flat_map(move |&s| {
-            let ops: &[OpId] = match &m.stmts[s].kind {
-                StmtKind::Op(ops) => ops,
-                _ => &[],
-            };
-            ops.iter().map(move |&o| (o, s))
-        })
+    /// Every op of a function body, in text order.
+    fn ops(&self, body: &Body) -> &[OpId] {
+        self.ops.get(body.ops.clone()).unwrap_or_default()
     }
-}
 
-/// Appends the statements of `b` and, recursively, of their child blocks, in text order.
-fn walk_stmts(m: &ProgramModule, b: BlockId, out: &mut Vec<StmtId>) {
-    for &s in &m.blocks[b].stmts {
-        out.push(s);
-        for child in m.stmts[s].kind.blocks() {
-            walk_stmts(m, child, out);
-        }
+    /// Every op of the functions to check, in text order.
+    fn all_ops(&self) -> &[OpId] {
+        &self.ops
     }
 }
 

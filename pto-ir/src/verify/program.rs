@@ -7,7 +7,7 @@ use crate::types::Type;
 
 use super::{Bodies, Verifier};
 
-pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies) {
     let m = v.m;
     match m.entry {
         None => v.error(SpanId::NONE, "program has no entry"),
@@ -23,10 +23,12 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) {
         }
         Some(_) => {}
     }
+    // A lone function has no name to clash with (and needs no set, which allocates).
+    let several = bodies.iter().len() > 1;
     let mut names = HashSet::new();
     for body in bodies.iter() {
         let func = &m.funcs[body.func];
-        if !names.insert(func.name.as_str()) {
+        if several && !names.insert(func.name.as_str()) {
             v.error(
                 func.span,
                 format!("a function named `@{}` is defined twice", func.name),

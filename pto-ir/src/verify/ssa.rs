@@ -1,107 +1,56 @@
 //! Checklist item 3: single definitions and structured visibility of every use.
 //!
-//! Two walks over each function. The first records where each value is defined and reports
-//! second definitions. The second replays the function in text order with a stack of scopes
-//! (one per block): entering a block pushes a scope (holding a loop's iv and iter args),
+//! The id walk has recorded where each value is defined and which values are defined again;
+//! those second definitions are reported first. Then a walk replays each function in text
+//! order with a stack of scopes (one per block): entering a block pushes a scope (holding a loop's iv and iter args),
 //! leaving it hides everything defined there, remembering which statement's body hid it, so a
 //! bad use can say whether the value is hidden, defined later, in another function, or nowhere.
 
 use crate::diag::Diag;
-use crate::entity::{BlockId, EntitySet, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
+use crate::entity::{BlockId, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
 use crate::stmt::StmtKind;
 
 use super::{Bodies, DefBy, DefSite, Defs, Verifier, describe_stmt};
 
-/// Runs both walks and returns the definition sites.
-pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
-    let defs = collect_defs(v, bodies);
+/// Reports second definitions (found by the id walk), then replays each function.
+pub(super) fn check(
+    v: &mut Verifier<'_>,
+    bodies: &Bodies,
+    defs: &Defs,
+    redefined: &[(ValueId, DefSite)],
+) {
+    for (val, site) in redefined {
+        if let Some(first) = &defs[*val] {
+            let first = describe_def(v, first);
+            v.push(
+                Diag::new(site.span, format!("`{}` is defined twice", v.name(*val)))
+                    .note(format!("first defined by {first}")),
+            );
+        }
+    }
     let values = v.m.values.len();
     for body in bodies.iter() {
         let mut w = Vis {
-            defs: &defs,
+            defs,
             func: body.func,
-            live: EntitySet::with_len(values),
-            hidden: SecondaryMap::with_len(values, None),
+            seen: SecondaryMap::with_len(values, Seen::Not),
             in_scope: Vec::new(),
             scope_starts: Vec::new(),
             v: &mut *v,
         };
         w.function();
     }
-    defs
 }
 
-fn collect_defs(v: &mut Verifier<'_>, bodies: &Bodies<'_>) -> Defs {
-    let m = v.m;
-    let mut defs = Defs::with_len(m.values.len(), None);
-    let mut define = |v: &mut Verifier<'_>, val: ValueId, site: DefSite| {
-        if let Some(first) = &defs[val] {
-            let first = describe_def(v, first);
-            v.push(
-                Diag::new(site.span, format!("`{}` is defined twice", v.name(val)))
-                    .note(format!("first defined by {first}")),
-            );
-        } else {
-            defs[val] = Some(site);
-        }
-    };
-    for body in bodies.iter() {
-        let f = body.func;
-        let func = &m.funcs[f];
-        for p in &func.sig.params {
-            define(
-                v,
-                p.value,
-                DefSite {
-                    func: f,
-                    span: func.span,
-                    by: DefBy::Param,
-                },
-            );
-        }
-        for &d in &func.dims {
-            define(
-                v,
-                d,
-                DefSite {
-                    func: f,
-                    span: func.span,
-                    by: DefBy::Dim,
-                },
-            );
-        }
-        for &s in bodies.stmts(body) {
-            let st = &m.stmts[s];
-            if let StmtKind::Op(ops) = &st.kind {
-                for &o in ops {
-                    let op = &m.ops[o];
-                    for &r in &op.results {
-                        define(
-                            v,
-                            r,
-                            DefSite {
-                                func: f,
-                                span: op.span,
-                                by: DefBy::Op(o),
-                            },
-                        );
-                    }
-                }
-            }
-            st.kind.for_each_def(|d| {
-                define(
-                    v,
-                    d,
-                    DefSite {
-                        func: f,
-                        span: st.span,
-                        by: DefBy::Stmt(s),
-                    },
-                );
-            });
-        }
-    }
-    defs
+/// What the replay knows about a value at the current point.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// Not defined yet on this path (or in another function).
+    Not,
+    /// Defined and visible.
+    Live,
+    /// Defined in a scope that has closed: the statement whose body held it.
+    Hidden(StmtId),
 }
 
 fn describe_def(v: &Verifier<'_>, site: &DefSite) -> String {
@@ -122,9 +71,8 @@ struct Vis<'a, 'b> {
     v: &'b mut Verifier<'a>,
     defs: &'b Defs,
     func: FuncId,
-    live: EntitySet<ValueId>,
-    /// Values whose scope has closed, with the statement whose body held them.
-    hidden: SecondaryMap<ValueId, Option<StmtId>>,
+    /// Visibility of each value in this function.
+    seen: SecondaryMap<ValueId, Seen>,
     /// The values defined in the open block scopes, outermost scope first (the function's
     /// own scope, which never closes, is not recorded).
     in_scope: Vec<ValueId>,
@@ -136,29 +84,26 @@ impl Vis<'_, '_> {
     fn function(&mut self) {
         let m = self.v.m;
         let func = &m.funcs[self.func];
-        let entry: Vec<ValueId> = func
-            .sig
-            .params
-            .iter()
-            .map(|p| p.value)
-            .chain(func.dims.iter().copied())
-            .collect();
+        let entry = || {
+            func.sig
+                .params
+                .iter()
+                .map(|p| p.value)
+                .chain(func.dims.iter().copied())
+        };
         // Parameters and symbolic dimensions are all defined at entry, so their types may
         // name each other.
-        for &val in &entry {
+        for val in entry() {
             self.introduce(val);
         }
-        for &val in &entry {
+        for val in entry() {
             self.check_type(val, func.span);
         }
         self.stmts(func.body);
     }
 
     fn introduce(&mut self, val: ValueId) {
-        self.live.insert(val);
-        if self.hidden[val].is_some() {
-            self.hidden[val] = None;
-        }
+        self.seen[val] = Seen::Live;
         if !self.scope_starts.is_empty() {
             self.in_scope.push(val);
         }
@@ -176,11 +121,27 @@ impl Vis<'_, '_> {
     }
 
     fn use_value(&mut self, val: ValueId, at: SpanId, in_type_of: Option<ValueId>) {
-        if self.live.contains(val) {
-            return;
-        }
+        let hidden = match self.seen[val] {
+            Seen::Live => return,
+            Seen::Hidden(s) => Some(s),
+            Seen::Not => None,
+        };
+        self.report_use(val, at, in_type_of, hidden);
+    }
+
+    /// Reports a use of `val` where it is not visible (`hidden`: the statement whose body
+    /// held it).
+    #[cold]
+    #[inline(never)]
+    fn report_use(
+        &mut self,
+        val: ValueId,
+        at: SpanId,
+        in_type_of: Option<ValueId>,
+        hidden: Option<StmtId>,
+    ) {
         let name = self.v.name(val);
-        let mut msg = if let Some(s) = self.hidden[val] {
+        let mut msg = if let Some(s) = hidden {
             format!(
                 "`{name}` is defined inside {} and is not visible here",
                 describe_stmt(self.v.m, s)
@@ -204,7 +165,7 @@ impl Vis<'_, '_> {
             msg.push_str(&format!(" (in the type of `{}`)", self.v.name(owner)));
         }
         let mut d = Diag::new(at, msg);
-        if self.hidden[val].is_some() {
+        if hidden.is_some() {
             d = d.note("values defined in a body are visible only inside it; pass the value out with `statement.yield` and use the statement's result");
         }
         self.v.push(d);
@@ -234,8 +195,7 @@ impl Vis<'_, '_> {
     fn close(&mut self, owner: StmtId) {
         if let Some(start) = self.scope_starts.pop() {
             for &val in &self.in_scope[start..] {
-                self.live.remove(val);
-                self.hidden[val] = Some(owner);
+                self.seen[val] = Seen::Hidden(owner);
             }
             self.in_scope.truncate(start);
         }

@@ -133,7 +133,7 @@ fn tile_bytes(t: &TileType) -> Option<u64> {
 
 pub(super) fn check(
     v: &mut Verifier<'_>,
-    bodies: &Bodies<'_>,
+    bodies: &Bodies,
     defs: &Defs,
     well_typed: &EntitySet<ValueId>,
 ) {
@@ -166,59 +166,65 @@ pub(super) fn check(
             None
         }
     };
+    let mut p = Placement {
+        t,
+        flags: SecondaryMap::with_len(m.values.len(), 0),
+        too_large: Vec::new(),
+        misaligned: Vec::new(),
+    };
     // Where each tile lives: from the ops that use it as a matmul operand (anchored there)
     // and from what defines it (anchored at the definition).
-    let mut homes: Vec<(ValueId, MemorySpace, SpanId)> = Vec::with_capacity(m.values.len());
-    let mut has_home: EntitySet<ValueId> = EntitySet::with_len(m.values.len());
-    for body in bodies.iter() {
-        for (o, _) in bodies.ops(body) {
-            let op = &m.ops[o];
-            let class = op.opcode.class();
-            let roles: &[MemorySpace] = match class {
-                OpClass::Matmul => &[MemorySpace::Left, MemorySpace::Right],
-                OpClass::MatmulAcc => &[MemorySpace::Acc, MemorySpace::Left, MemorySpace::Right],
-                OpClass::MatmulBias => &[MemorySpace::Left, MemorySpace::Right, MemorySpace::Bias],
-                _ => &[],
-            };
-            for (&x, &space) in op.operands.iter().zip(roles) {
-                homes.push((x, space, op.span));
-                has_home.insert(x);
+    let home = |p: &mut Placement, val: ValueId, space: MemorySpace, span: SpanId| {
+        p.flags[val] |= HAS_HOME;
+        if defs[val].is_some()
+            && let Some(tt) = tile(val)
+        {
+            p.place(val, tt, space, span);
+        }
+    };
+    for &o in bodies.all_ops() {
+        let op = &m.ops[o];
+        let class = op.opcode.class();
+        let roles: &[MemorySpace] = match class {
+            OpClass::Matmul => &[MemorySpace::Left, MemorySpace::Right],
+            OpClass::MatmulAcc => &[MemorySpace::Acc, MemorySpace::Left, MemorySpace::Right],
+            OpClass::MatmulBias => &[MemorySpace::Left, MemorySpace::Right, MemorySpace::Bias],
+            _ => &[],
+        };
+        for (&x, &space) in op.operands.iter().zip(roles) {
+            home(&mut p, x, space, op.span);
+        }
+        let result_home = match class {
+            OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => Some(MemorySpace::Acc),
+            OpClass::Move => op
+                .attrs
+                .get("loc")
+                .and_then(Attr::as_ident)
+                .and_then(MemorySpace::from_name),
+            _ => None,
+        };
+        if let Some(space) = result_home {
+            for &r in &op.results {
+                home(&mut p, r, space, op.span);
             }
-            let result_home = match class {
-                OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
-                    Some(MemorySpace::Acc)
-                }
-                OpClass::Move => op
-                    .attrs
-                    .get("loc")
-                    .and_then(Attr::as_ident)
-                    .and_then(MemorySpace::from_name),
-                _ => None,
-            };
-            if let Some(space) = result_home {
-                for &r in &op.results {
-                    homes.push((r, space, op.span));
-                    has_home.insert(r);
-                }
-            }
-            if matches!(
-                class,
-                OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias
-            ) {
-                let first = usize::from(class == OpClass::MatmulAcc);
-                if let (Some(a), Some(b)) = (
-                    op.operands.get(first).and_then(|&x| tile(x)),
-                    op.operands.get(first + 1).and_then(|&x| tile(x)),
-                ) && a.shape.len() == 2
-                    && b.shape.len() == 2
-                {
-                    for (dim, n) in [("M", a.shape[0]), ("K", a.shape[1]), ("N", b.shape[1])] {
-                        if n > MATMUL_MAX_DIM {
-                            v.error(
-                                op.span,
-                                format!("matmul {dim} = {n} exceeds the limit of {MATMUL_MAX_DIM} of one matmul instruction"),
-                            );
-                        }
+        }
+        if matches!(
+            class,
+            OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias
+        ) {
+            let first = usize::from(class == OpClass::MatmulAcc);
+            if let (Some(a), Some(b)) = (
+                op.operands.get(first).and_then(|&x| tile(x)),
+                op.operands.get(first + 1).and_then(|&x| tile(x)),
+            ) && a.shape.len() == 2
+                && b.shape.len() == 2
+            {
+                for (dim, n) in [("M", a.shape[0]), ("K", a.shape[1]), ("N", b.shape[1])] {
+                    if n > MATMUL_MAX_DIM {
+                        v.error(
+                            op.span,
+                            format!("matmul {dim} = {n} exceeds the limit of {MATMUL_MAX_DIM} of one matmul instruction"),
+                        );
                     }
                 }
             }
@@ -228,32 +234,60 @@ pub(super) fn check(
         let Some(site) = &defs[val] else { continue };
         let Some(tt) = tile(val) else { continue };
         if let Some(mem) = tt.memref {
-            homes.push((val, mem.space, site.span));
-        } else if !has_home.contains(val) {
-            homes.push((val, MemorySpace::Vec, site.span));
+            p.place(val, tt, mem.space, site.span);
+        } else if p.flags[val] & HAS_HOME == 0 {
+            p.place(val, tt, MemorySpace::Vec, site.span);
         }
     }
-    // The spaces each tile was already checked in, one bit per space.
-    let mut seen: SecondaryMap<ValueId, u8> = SecondaryMap::with_len(m.values.len(), 0);
-    let mut row_major: Vec<(ValueId, SpanId)> = Vec::with_capacity(m.values.len());
-    for (val, space, span) in homes {
-        let Some(tt) = tile(val) else { continue };
-        let bit = 1u8 << (space as u8);
-        if defs[val].is_none() || seen[val] & bit != 0 {
-            continue;
+    // After the matmul limits: capacities, then row alignment.
+    for d in p.too_large.into_iter().chain(p.misaligned) {
+        v.push(d);
+    }
+}
+
+/// [`Placement::flags`]: a matmul or move says where the tile lives (else it is in UB).
+const HAS_HOME: u16 = 1 << 8;
+/// [`Placement::flags`]: the tile's rows were checked (once per tile, in its first
+/// row-major home).
+const ROW_CHECKED: u16 = 1 << 9;
+
+/// The tiles placed so far and the row-alignment problems found.
+struct Placement {
+    t: Target,
+    /// Per value: one bit per memory space it was checked in (bits 0 to 7, by
+    /// `MemorySpace as u8`), [`HAS_HOME`] and [`ROW_CHECKED`].
+    flags: SecondaryMap<ValueId, u16>,
+    /// Tiles too large for their buffer.
+    too_large: Vec<Diag>,
+    /// Row-alignment problems, reported after the capacity problems.
+    misaligned: Vec<Diag>,
+}
+
+impl Placement {
+    /// Checks that `tt` (the well-formed tile type of the defined value `val`) fits `space`
+    /// and, for a row-major space, that its rows are aligned; each space once per value.
+    fn place(&mut self, val: ValueId, tt: &TileType, space: MemorySpace, span: SpanId) {
+        let bit = 1u16 << (space as u8);
+        let flags = &mut self.flags[val];
+        if *flags & bit != 0 {
+            return;
         }
-        seen[val] |= bit;
-        if matches!(space, MemorySpace::Vec | MemorySpace::Bias) {
-            row_major.push((val, span));
+        *flags |= bit;
+        if matches!(space, MemorySpace::Vec | MemorySpace::Bias) && *flags & ROW_CHECKED == 0 {
+            *flags |= ROW_CHECKED;
+            if let Some(d) = misaligned(tt, span) {
+                self.misaligned.push(d);
+            }
         }
+        let t = self.t;
         let Some(cap) = t.capacity(space) else {
-            continue;
+            return;
         };
         let need = tile_bytes(tt);
         if need.is_none_or(|n| n > cap) {
             let need =
                 need.map_or_else(|| "more bytes than can be addressed".to_string(), bytes_str);
-            v.error(
+            self.too_large.push(Diag::new(
                 span,
                 format!(
                     "{} needs {need} but the {} {} holds {}",
@@ -262,39 +296,35 @@ pub(super) fn check(
                     buffer_name(space),
                     bytes_str(cap)
                 ),
-            );
+            ));
         }
     }
-    let mut aligned = EntitySet::with_len(m.values.len());
-    for (val, span) in row_major {
-        let Some(tt) = tile(val) else { continue };
-        if !aligned.insert(val) {
-            continue;
-        }
-        let (_, cols) = tt.rows_cols();
-        if cols == 1 {
-            continue;
-        }
-        let bits = u64::from(tt.dtype.bits());
-        let Some(row_bytes) = cols.checked_mul(bits).map(|b| b.div_ceil(8)) else {
-            continue;
-        };
-        if !row_bytes.is_multiple_of(ROW_ALIGN_BYTES) {
-            let mut d = Diag::new(
-                span,
-                format!(
-                    "{} has rows of {row_bytes} bytes; a row-major tile row must be a multiple of {ROW_ALIGN_BYTES} bytes",
-                    short_tile(tt)
-                ),
-            );
-            if bits > 0 && (ROW_ALIGN_BYTES * 8).is_multiple_of(bits) {
-                d = d.note(format!(
-                    "make the last extent a multiple of {} for {} (or 1, for a column tile)",
-                    ROW_ALIGN_BYTES * 8 / bits,
-                    tt.dtype
-                ));
-            }
-            v.push(d);
-        }
+}
+
+/// The problem with a row-major tile whose rows are not a multiple of 32 bytes, if any.
+fn misaligned(tt: &TileType, span: SpanId) -> Option<Diag> {
+    let (_, cols) = tt.rows_cols();
+    if cols == 1 {
+        return None;
     }
+    let bits = u64::from(tt.dtype.bits());
+    let row_bytes = cols.checked_mul(bits)?.div_ceil(8);
+    if row_bytes.is_multiple_of(ROW_ALIGN_BYTES) {
+        return None;
+    }
+    let mut d = Diag::new(
+        span,
+        format!(
+            "{} has rows of {row_bytes} bytes; a row-major tile row must be a multiple of {ROW_ALIGN_BYTES} bytes",
+            short_tile(tt)
+        ),
+    );
+    if bits > 0 && (ROW_ALIGN_BYTES * 8).is_multiple_of(bits) {
+        d = d.note(format!(
+            "make the last extent a multiple of {} for {} (or 1, for a column tile)",
+            ROW_ALIGN_BYTES * 8 / bits,
+            tt.dtype
+        ));
+    }
+    Some(d)
 }

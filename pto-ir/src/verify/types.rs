@@ -16,11 +16,15 @@ use crate::value::Constant;
 use super::{Bodies, Defs, Verifier, count};
 
 /// Checks types and op typing; returns the values whose types are well formed.
-pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>, defs: &Defs) -> EntitySet<ValueId> {
+pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies, defs: &Defs) -> EntitySet<ValueId> {
     let m = v.m;
     let mut well_typed = EntitySet::with_len(m.values.len());
     // In id order, which is the order the problems of defined values are reported in.
     for (val, data) in m.values.iter() {
+        if well_formed(m, &data.ty) {
+            well_typed.insert(val);
+            continue;
+        }
         let problems = problems(m, &data.ty);
         if problems.is_empty() {
             well_typed.insert(val);
@@ -33,6 +37,9 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>, defs: &Defs) -> E
     for body in bodies.iter() {
         let func = &m.funcs[body.func];
         for (i, t) in func.sig.returns.iter().enumerate() {
+            if well_formed(m, t) {
+                continue;
+            }
             for p in problems(m, t) {
                 v.error(
                     func.span,
@@ -40,14 +47,55 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies<'_>, defs: &Defs) -> E
                 );
             }
         }
-        for (o, _) in bodies.ops(body) {
+        for &o in bodies.ops(body) {
             type_op(v, o, &well_typed);
         }
     }
     well_typed
 }
 
-/// What is wrong with a type, as phrases that follow a value's name.
+/// Whether [`problems`] finds nothing wrong with a type, decided without spelling anything:
+/// most types are well formed, and this keeps the message code off their path.
+fn well_formed(m: &ProgramModule, t: &Type) -> bool {
+    let sym = |d: &Dim| match d {
+        Dim::Value(x) => m.values.get(*x).is_some_and(|data| data.ty.is_int_scalar()),
+        _ => true,
+    };
+    match t {
+        Type::Scalar(d) => d.is_concrete(),
+        Type::Tile(tt) => {
+            let rank = tt.shape.len();
+            (1..=4).contains(&rank)
+                && tt.valid.len() == rank
+                && tt.dtype.is_concrete()
+                && tt
+                    .shape
+                    .iter()
+                    .try_fold(
+                        1u64,
+                        |acc, &s| if s == 0 { None } else { acc.checked_mul(s) },
+                    )
+                    .is_some_and(|n| n.checked_mul(64).is_some())
+                && tt.valid.iter().zip(&tt.shape).all(|(v, &s)| match *v {
+                    Dim::Const(c) => c != 0 && c <= s,
+                    _ => sym(v),
+                })
+        }
+        Type::Tensor(tt) => {
+            (1..=4).contains(&tt.shape.len())
+                && tt.dtype.is_concrete()
+                && tt.shape.iter().all(|s| *s != Dim::Const(0) && sym(s))
+        }
+        Type::Tuple(ts) => ts.iter().all(|t| well_formed(m, t)),
+        Type::Pipe(_) => true,
+        Type::Unknown => false,
+    }
+}
+
+/// What is wrong with a type, as phrases that follow a value's name (none exactly when
+/// [`well_formed`] holds).
+#[cold]
+#[inline(never)]
 pub(super) fn problems(m: &ProgramModule, t: &Type) -> Vec<String> {
     let mut out = Vec::new();
     let dtype = |out: &mut Vec<String>, d: crate::DataType| {
