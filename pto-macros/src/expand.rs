@@ -86,7 +86,14 @@ pub(crate) fn items(
     let ir = text_literal(&mut src, ir);
     let lowered = text_literal(&mut src, lowered);
     let cpp = text_literal(&mut src, cpp);
-    let mod_doc = format!("Compile-time artifacts of the `{ident}` kernel.");
+    let mod_doc = mod_doc(ident);
+    // `quote!` would lex the literals written in it (those of `///` comments too) at every
+    // expansion, through a token stream of their own: these are lexed as literals only.
+    let [ir_doc, lowered_doc, cpp_doc, program_doc] = DOCS.map(|d| {
+        d.parse::<Literal>()
+            .unwrap_or_else(|_| Literal::string(d.get(2..d.len() - 1).unwrap_or_default()))
+    });
+    let invalid = Literal::string("invalid");
     let params = host_params(k.params);
     quote! {
         #(#attrs)*
@@ -96,18 +103,48 @@ pub(crate) fn items(
         #[doc = #mod_doc]
         #[allow(dead_code)]
         #vis mod #ident {
-            /// The verified PTO-IR of the kernel (statement form).
+            #[doc = #ir_doc]
             pub const IR: &str = #ir;
-            /// The IR after the lowering pipeline (seed-002 MLIR style).
+            #[doc = #lowered_doc]
             pub const LOWERED: &str = #lowered;
-            /// The lowered kernel as PTO-ISA C++ source.
+            #[doc = #cpp_doc]
             pub const CPP: &str = #cpp;
-            /// The IR as a value, parsed back from [`IR`].
+            #[doc = #program_doc]
             pub fn program() -> ::pto::ir::ProgramModule {
-                ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
+                ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new(#invalid))
             }
         }
     }
+}
+
+/// The doc comments of `IR`, `LOWERED`, `CPP` and `program()`, spelled as the literals of
+/// the `#[doc = r"..."]` attributes `///` comments are.
+const DOCS: [&str; 4] = [
+    r#"r" The verified PTO-IR of the kernel (statement form).""#,
+    r#"r" The IR after the lowering pipeline (seed-002 MLIR style).""#,
+    r#"r" The lowered kernel as PTO-ISA C++ source.""#,
+    r#"r" The IR as a value, parsed back from [`IR`].""#,
+];
+
+/// The doc string of `mod NAME`: the literal `Literal::string` makes, lexed from its
+/// spelling, which is cheaper than escaping when an ASCII name has nothing to escape.
+fn mod_doc(ident: &proc_macro2::Ident) -> Literal {
+    const HEAD: &str = "Compile-time artifacts of the `";
+    const TAIL: &str = "` kernel.";
+    let name = ident.to_string();
+    let mut s = String::with_capacity(HEAD.len() + name.len() + TAIL.len() + 2);
+    s.push('"');
+    s.push_str(HEAD);
+    s.push_str(&name);
+    s.push_str(TAIL);
+    s.push('"');
+    // A name's ASCII characters (letters, digits, `_` and a raw name's `#`) are not escaped.
+    if name.is_ascii()
+        && let Ok(lit) = s.parse::<Literal>()
+    {
+        return lit;
+    }
+    Literal::string(s.get(1..s.len() - 1).unwrap_or_default())
 }
 
 /// `(name: Type, ..)` of the host function: the tokens `quote!((#(#name: #ty),*))` makes,
