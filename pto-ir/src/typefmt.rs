@@ -25,16 +25,22 @@ pub fn push_u64(s: &mut String, v: u64) {
         s.push(digit(v / 100));
         push_pair(s, v % 100);
     } else {
-        let mut buf = [0u8; 20];
-        let mut i = buf.len();
-        let mut v = v;
-        while v > 0 {
-            i -= 1;
-            buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-        s.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+        push_long(s, v);
     }
+}
+
+/// [`push_u64`] of a number of four digits or more: out of line, so the short numbers'
+/// path does not save and restore the registers this one needs.
+#[inline(never)]
+fn push_long(s: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    while v > 0 {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    s.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
 /// Appends the two digits of `n` (below 100, `07` for 7): a copy of a fixed two bytes, a
