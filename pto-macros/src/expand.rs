@@ -166,44 +166,40 @@ fn host_params(params: Vec<crate::model::Param>) -> Group {
 /// kernel).
 /// `src` is a scratch buffer for the literal's spelling.
 fn text_literal(src: &mut String, text: &str) -> Literal {
-    if text.contains('\n')
-        && let Some(hashes) = raw_hashes(text)
-    {
-        // Sized up front: `format!` would grow the buffer by doubling, copying the text
-        // several times.
-        src.clear();
-        src.reserve(text.len() + 2 * hashes + 3);
-        src.push('r');
-        src.extend(std::iter::repeat_n('#', hashes));
-        src.push('"');
-        src.push_str(text);
-        src.push('"');
-        src.extend(std::iter::repeat_n('#', hashes));
-        if let Ok(lit) = src.parse::<Literal>() {
+    // A carriage return is not allowed in a raw string. Searched for in one pass without an
+    // early exit, which the compiler vectorizes.
+    let has_cr = text.bytes().fold(false, |cr, b| cr | (b == b'\r'));
+    if text.contains('\n') && !has_cr {
+        // Texts mostly have no `"#`, and one `#` is enough. The lexer finds out: a `"#` in
+        // the text would end the literal early, which it rejects, and only then are the
+        // `#`s counted (cheaper than searching for each `"` every time).
+        if let Some(lit) = raw_literal(src, text, 1) {
+            return lit;
+        }
+        let hashes = longest_hash_run_after_quote(text) + 1;
+        if hashes > 1
+            && let Some(lit) = raw_literal(src, text, hashes)
+        {
             return lit;
         }
     }
     Literal::string(text)
 }
 
-/// How many `#` a raw literal of `text` needs: one more than the longest run of them after
-/// a `"`. `None` when it cannot be raw: a bare carriage return is not allowed in one.
-fn raw_hashes(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    // Texts mostly have neither a carriage return nor a `"#`: this finds out in one pass
-    // without an early exit, which the compiler vectorizes (several times cheaper than
-    // searching for each `"`).
-    let pairs = bytes.iter().zip(bytes.get(1..).unwrap_or_default());
-    let plain = !pairs.fold(bytes.last() == Some(&b'\r'), |odd, (&b, &c)| {
-        odd | (b == b'\r') | ((b == b'"') & (c == b'#'))
-    });
-    if plain {
-        Some(1)
-    } else if text.contains('\r') {
-        None
-    } else {
-        Some(longest_hash_run_after_quote(text) + 1)
-    }
+/// `text` as a raw literal with `hashes` `#`s, if that lexes as one literal (spelled in
+/// `src`).
+fn raw_literal(src: &mut String, text: &str, hashes: usize) -> Option<Literal> {
+    // Sized up front: `format!` would grow the buffer by doubling, copying the text
+    // several times.
+    src.clear();
+    src.reserve(text.len() + 2 * hashes + 3);
+    src.push('r');
+    src.extend(std::iter::repeat_n('#', hashes));
+    src.push('"');
+    src.push_str(text);
+    src.push('"');
+    src.extend(std::iter::repeat_n('#', hashes));
+    src.parse::<Literal>().ok()
 }
 
 /// The longest run of `#` right after a `"` in `text` (0 when there is none): a raw literal
