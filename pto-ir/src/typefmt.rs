@@ -13,40 +13,63 @@ pub fn dim_str(m: &ProgramModule, d: &Dim) -> String {
 
 /// Appends the decimal digits of `v` to `s`: the printers write many small numbers (SSA
 /// numbers, extents, offsets), and this skips `core::fmt`'s formatter set-up for each. Up to
-/// three digits are pushed directly; longer numbers go through a digit buffer.
+/// three digits are written directly (a pair of them copied from a table); longer numbers go
+/// through a digit buffer.
 pub fn push_u64(s: &mut String, v: u64) {
     let digit = |d: u64| char::from(b'0' + (d % 10) as u8);
     if v < 10 {
         s.push(digit(v));
     } else if v < 100 {
-        s.push(digit(v / 10));
-        s.push(digit(v));
+        push_pair(s, v);
     } else if v < 1000 {
         s.push(digit(v / 100));
-        s.push(digit(v / 10));
-        s.push(digit(v));
+        push_pair(s, v % 100);
     } else {
-        let mut buf = [0u8; 20];
-        let mut i = buf.len();
-        let mut v = v;
-        while v > 0 {
-            i -= 1;
-            buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-        s.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+        push_long(s, v);
     }
 }
 
-/// Appends `level` levels of indentation (two spaces each) to `s`: a slice of one run of
-/// spaces at a time rather than a push per level.
+/// [`push_u64`] of a number of four digits or more: out of line, so the short numbers'
+/// path does not save and restore the registers this one needs.
+#[inline(never)]
+fn push_long(s: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    while v > 0 {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    s.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+/// Appends the two digits of `n` (below 100, `07` for 7): a copy of a fixed two bytes, a
+/// single store, from a table of them all.
+#[inline(always)]
+fn push_pair(s: &mut String, n: u64) {
+    const PAIRS: &str = "0001020304050607080910111213141516171819\
+                         2021222324252627282930313233343536373839\
+                         4041424344454647484950515253545556575859\
+                         6061626364656667686970717273747576777879\
+                         8081828384858687888990919293949596979899";
+    let i = 2 * n as usize;
+    if let Some(pair) = PAIRS.get(i..i + 2) {
+        s.push_str(pair);
+    }
+}
+
+/// Appends `level` levels of indentation (two spaces each) to `s`.
 pub fn push_indent(s: &mut String, level: usize) {
     const SPACES: &str = "                                ";
-    let mut n = 2 * level;
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        s.push_str(&SPACES[..k]);
-        n -= k;
+    let n = 2 * level;
+    if n <= SPACES.len() {
+        // Copying the whole run is a few fixed-size stores instead of a call to `memcpy`
+        // with a length of its own; the spaces beyond `n` are cut off again.
+        let len = s.len();
+        s.push_str(SPACES);
+        s.truncate(len + n);
+    } else {
+        s.extend(std::iter::repeat_n(' ', n));
     }
 }
 
@@ -195,6 +218,9 @@ mod tests {
             999,
             1000,
             4096,
+            9999,
+            10000,
+            65536,
             1234567890,
             u64::MAX,
         ] {

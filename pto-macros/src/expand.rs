@@ -86,7 +86,14 @@ pub(crate) fn items(
     let ir = text_literal(&mut src, ir);
     let lowered = text_literal(&mut src, lowered);
     let cpp = text_literal(&mut src, cpp);
-    let mod_doc = format!("Compile-time artifacts of the `{ident}` kernel.");
+    let mod_doc = mod_doc(ident);
+    // `quote!` would lex the literals written in it (those of `///` comments too) at every
+    // expansion, through a token stream of their own: these are lexed as literals only.
+    let [ir_doc, lowered_doc, cpp_doc, program_doc] = DOCS.map(|d| {
+        d.parse::<Literal>()
+            .unwrap_or_else(|_| Literal::string(d.get(2..d.len() - 1).unwrap_or_default()))
+    });
+    let invalid = Literal::string("invalid");
     let params = host_params(k.params);
     quote! {
         #(#attrs)*
@@ -96,18 +103,48 @@ pub(crate) fn items(
         #[doc = #mod_doc]
         #[allow(dead_code)]
         #vis mod #ident {
-            /// The verified PTO-IR of the kernel (statement form).
+            #[doc = #ir_doc]
             pub const IR: &str = #ir;
-            /// The IR after the lowering pipeline (seed-002 MLIR style).
+            #[doc = #lowered_doc]
             pub const LOWERED: &str = #lowered;
-            /// The lowered kernel as PTO-ISA C++ source.
+            #[doc = #cpp_doc]
             pub const CPP: &str = #cpp;
-            /// The IR as a value, parsed back from [`IR`].
+            #[doc = #program_doc]
             pub fn program() -> ::pto::ir::ProgramModule {
-                ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
+                ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new(#invalid))
             }
         }
     }
+}
+
+/// The doc comments of `IR`, `LOWERED`, `CPP` and `program()`, spelled as the literals of
+/// the `#[doc = r"..."]` attributes `///` comments are.
+const DOCS: [&str; 4] = [
+    r#"r" The verified PTO-IR of the kernel (statement form).""#,
+    r#"r" The IR after the lowering pipeline (seed-002 MLIR style).""#,
+    r#"r" The lowered kernel as PTO-ISA C++ source.""#,
+    r#"r" The IR as a value, parsed back from [`IR`].""#,
+];
+
+/// The doc string of `mod NAME`: the literal `Literal::string` makes, lexed from its
+/// spelling, which is cheaper than escaping when an ASCII name has nothing to escape.
+fn mod_doc(ident: &proc_macro2::Ident) -> Literal {
+    const HEAD: &str = "Compile-time artifacts of the `";
+    const TAIL: &str = "` kernel.";
+    let name = ident.to_string();
+    let mut s = String::with_capacity(HEAD.len() + name.len() + TAIL.len() + 2);
+    s.push('"');
+    s.push_str(HEAD);
+    s.push_str(&name);
+    s.push_str(TAIL);
+    s.push('"');
+    // A name's ASCII characters (letters, digits, `_` and a raw name's `#`) are not escaped.
+    if name.is_ascii()
+        && let Ok(lit) = s.parse::<Literal>()
+    {
+        return lit;
+    }
+    Literal::string(s.get(1..s.len() - 1).unwrap_or_default())
 }
 
 /// `(name: Type, ..)` of the host function: the tokens `quote!((#(#name: #ty),*))` makes,
@@ -129,24 +166,40 @@ fn host_params(params: Vec<crate::model::Param>) -> Group {
 /// kernel).
 /// `src` is a scratch buffer for the literal's spelling.
 fn text_literal(src: &mut String, text: &str) -> Literal {
-    // A bare carriage return is not allowed in a raw string.
-    if text.contains('\n') && !text.contains('\r') {
+    // A carriage return is not allowed in a raw string. Searched for in one pass without an
+    // early exit, which the compiler vectorizes.
+    let has_cr = text.bytes().fold(false, |cr, b| cr | (b == b'\r'));
+    if text.contains('\n') && !has_cr {
+        // Texts mostly have no `"#`, and one `#` is enough. The lexer finds out: a `"#` in
+        // the text would end the literal early, which it rejects, and only then are the
+        // `#`s counted (cheaper than searching for each `"` every time).
+        if let Some(lit) = raw_literal(src, text, 1) {
+            return lit;
+        }
         let hashes = longest_hash_run_after_quote(text) + 1;
-        // Sized up front: `format!` would grow the buffer by doubling, copying the text
-        // several times.
-        src.clear();
-        src.reserve(text.len() + 2 * hashes + 3);
-        src.push('r');
-        src.extend(std::iter::repeat_n('#', hashes));
-        src.push('"');
-        src.push_str(text);
-        src.push('"');
-        src.extend(std::iter::repeat_n('#', hashes));
-        if let Ok(lit) = src.parse::<Literal>() {
+        if hashes > 1
+            && let Some(lit) = raw_literal(src, text, hashes)
+        {
             return lit;
         }
     }
     Literal::string(text)
+}
+
+/// `text` as a raw literal with `hashes` `#`s, if that lexes as one literal (spelled in
+/// `src`).
+fn raw_literal(src: &mut String, text: &str, hashes: usize) -> Option<Literal> {
+    // Sized up front: `format!` would grow the buffer by doubling, copying the text
+    // several times.
+    src.clear();
+    src.reserve(text.len() + 2 * hashes + 3);
+    src.push('r');
+    src.extend(std::iter::repeat_n('#', hashes));
+    src.push('"');
+    src.push_str(text);
+    src.push('"');
+    src.extend(std::iter::repeat_n('#', hashes));
+    src.parse::<Literal>().ok()
 }
 
 /// The longest run of `#` right after a `"` in `text` (0 when there is none): a raw literal
@@ -176,6 +229,9 @@ mod tests {
             "\nends with a quote\"",
             "tab\tand \\ backslash \u{e9}",
             "bare\rreturn\n",
+            "crlf\r\n",
+            "ends with\n\r",
+            "\"#\n",
         ] {
             let lit = super::text_literal(&mut String::new(), text);
             let parsed: syn::LitStr = syn::parse_quote!(#lit);

@@ -23,12 +23,12 @@ use crate::isa::Program;
 
 /// The custom form (`NAME::LOWERED`).
 pub fn emit_lowered(p: &Program) -> String {
-    Writer::new(p, false).run()
+    Writer::<false>::new(p).run()
 }
 
 /// The generic operation form.
 pub fn emit_generic(p: &Program) -> String {
-    Writer::new(p, true).run()
+    Writer::<true>::new(p).run()
 }
 
 /// The MLIR spelling of a dtype.
@@ -103,10 +103,13 @@ type TileKey<'a> = (&'a [u64], DataType);
 
 /// Writes the text straight into one [`Out`]: names, types and attributes are spelled in
 /// place, never formatted into a `String` of their own first.
-struct Writer<'a> {
+///
+/// `GENERIC` selects the generic operation form. A parameter rather than a field, so each
+/// form's writer is compiled without the other's branches: the macro runs only the custom
+/// form, and its code stays smaller and tests fewer conditions.
+struct Writer<'a, const GENERIC: bool> {
     m: &'a ProgramModule,
     p: &'a Program,
-    generic: bool,
     out: Out,
     /// Values a `while` body sees under a fresh name: each entry appends `_do` to the
     /// value's name (`%x_3_do`), so the entries of nested loops stack.
@@ -133,12 +136,11 @@ struct Writer<'a> {
     last_tile: Option<(TileKey<'a>, (u32, u32))>,
 }
 
-impl<'a> Writer<'a> {
-    fn new(p: &'a Program, generic: bool) -> Self {
+impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
+    fn new(p: &'a Program) -> Self {
         Writer {
             m: &p.module,
             p,
-            generic,
             // The text averages about 230 bytes per op of the module (its line and its
             // share of the statements'): one allocation for most kernels.
             out: Out::with_capacity(512 + 256 * p.module.ops.len()),
@@ -206,7 +208,7 @@ impl<'a> Writer<'a> {
     }
 
     fn bang(&mut self) {
-        if self.generic {
+        if GENERIC {
             self.out.put("!");
         }
     }
@@ -396,15 +398,15 @@ impl<'a> Writer<'a> {
             self.out.sep(i);
             match d {
                 Dim::Const(c) => self.out.put_u64(*c),
-                Dim::Value(x) if !self.generic => self.name(*x),
-                _ => self.put(if self.generic { "-1" } else { "?" }),
+                Dim::Value(x) if !GENERIC => self.name(*x),
+                _ => self.put(if GENERIC { "-1" } else { "?" }),
             }
         }
         self.put("]");
         if let Some(addr) = addr_of(m, v) {
             self.entry(n, "addr");
             self.out.put_u64(addr);
-            if self.generic {
+            if GENERIC {
                 self.put(" : i64");
             }
         }
@@ -423,7 +425,7 @@ impl<'a> Writer<'a> {
         self.put(" lowered for ");
         self.put(target);
         self.put(": canonicalize, infer-tile-info, insert-events, bufferize\n");
-        if self.generic {
+        if GENERIC {
             self.out.line(l0, "\"builtin.module\"() ({");
             self.out.line(l1, "\"func.func\"() ({");
             self.out.indent(l1);
@@ -496,7 +498,7 @@ impl<'a> Writer<'a> {
             self.out.indent(l);
             self.name(d);
             match found {
-                Some((t, k)) if self.generic => {
+                Some((t, k)) if GENERIC => {
                     self.put(" = \"pto.tensor.dim\"(");
                     self.name(t);
                     self.put(") {dim = ");
@@ -514,7 +516,7 @@ impl<'a> Writer<'a> {
                     self.vty(t);
                     self.put(" -> ");
                 }
-                None if self.generic => self.put(" = \"pto.undef\"() : () -> "),
+                None if GENERIC => self.put(" = \"pto.undef\"() : () -> "),
                 None => self.put(" = pto.undef : "),
             }
             self.vty(d);
@@ -535,7 +537,7 @@ impl<'a> Writer<'a> {
                     let inits = || x.iter_args.iter().map(|a| a.init);
                     self.out.indent(l);
                     self.results_lhs(&x.results);
-                    if self.generic {
+                    if GENERIC {
                         self.put("\"scf.for\"(");
                         self.names([x.lb, x.ub, x.step].into_iter().chain(inits()));
                         self.put(") ({\n");
@@ -583,7 +585,7 @@ impl<'a> Writer<'a> {
                 StmtKind::If(x) => {
                     self.out.indent(l);
                     self.results_lhs(&x.results);
-                    if self.generic {
+                    if GENERIC {
                         self.put("\"scf.if\"(");
                         self.name(x.cond);
                         self.put(") ({\n");
@@ -613,7 +615,7 @@ impl<'a> Writer<'a> {
                     let args = || w.iter_args.iter().map(|a| a.arg);
                     self.out.indent(l);
                     self.results_lhs(&w.results);
-                    if self.generic {
+                    if GENERIC {
                         self.put("\"scf.while\"(");
                         self.names(w.iter_args.iter().map(|a| a.init));
                         self.put(") ({\n");
@@ -639,14 +641,13 @@ impl<'a> Writer<'a> {
                     // The body sees the iter args under fresh names.
                     let saved = self.renamed.len();
                     self.renamed.extend(args());
-                    self.out
-                        .line(l, if self.generic { "}, {" } else { "} do {" });
+                    self.out.line(l, if GENERIC { "}, {" } else { "} do {" });
                     self.out.indent(l);
                     self.put("^bb0(");
                     self.typed_names(args());
                     self.put("):\n");
                     self.block(w.body, l.next());
-                    if self.generic {
+                    if GENERIC {
                         self.out.indent(l);
                         self.put("}) : (");
                         self.vtys(w.results.iter().copied());
@@ -666,7 +667,7 @@ impl<'a> Writer<'a> {
                     };
                     let args = || args.iter().map(|a| a.arg);
                     self.out.indent(l);
-                    if self.generic {
+                    if GENERIC {
                         self.put("\"scf.condition\"(");
                         self.names(std::iter::once(*c).chain(args()));
                         self.put(") : (i1");
@@ -691,7 +692,7 @@ impl<'a> Writer<'a> {
                         "pto.continue"
                     };
                     self.terminator(l, word, vals);
-                    if self.generic {
+                    if GENERIC {
                         self.region_end(b, l);
                     }
                 }
@@ -748,7 +749,7 @@ impl<'a> Writer<'a> {
     /// form, `"KW"(%a) : (T) -> ()` in the generic one.
     fn terminator(&mut self, l: Level, kw: &str, vals: &[ValueId]) {
         self.out.indent(l);
-        if self.generic {
+        if GENERIC {
             self.put("\"");
             self.put(kw);
             self.put("\"(");
@@ -817,7 +818,7 @@ impl<'a> Writer<'a> {
         let t = mlir_dtype(d);
         self.out.indent(l);
         self.name(r);
-        self.put(if self.generic {
+        self.put(if GENERIC {
             " = \"pto.constant\"() {value = "
         } else {
             " = pto.constant "
@@ -831,7 +832,7 @@ impl<'a> Writer<'a> {
         }
         self.put(" : ");
         self.put(t);
-        if self.generic {
+        if GENERIC {
             self.put("} : () -> ");
             self.put(t);
         }
@@ -907,7 +908,7 @@ impl<'a> Writer<'a> {
                 }
                 Attr::Int(i) => {
                     self.out.put_i64(*i);
-                    if self.generic {
+                    if GENERIC {
                         self.put(" : i64");
                     }
                 }
@@ -963,7 +964,7 @@ impl<'a> Writer<'a> {
             }
             self.put(" = ");
         }
-        if self.generic {
+        if GENERIC {
             // Dynamic offsets become operands, all of them a `static_offsets` attribute.
             let with_offsets = matches!(
                 class,
