@@ -66,10 +66,10 @@ fn scale_rows_host_shape() {
     for want in [
         // One call checks both shapes and binds `B`.
         "let [b_1] = bind_shapes (\"x[B, 128] out[B, 128]\" , [x . shape () , out . shape ()]) ? ;",
-        "Tile :: < f32 , 1 , 128 > :: zeros ()",
+        "let t0_row = & mut Tile :: < f32 , 1 , 128 > :: zeros () ;",
         // TLOAD, the two TMULS and TSTORE of a tile nothing else reads: one fused pass, and
         // the loop around it one call that checks the window geometry once.
-        "tload_map_store_loop (& mut t0_row , x",
+        "tload_map_store_loop (t0_row , x",
         "Element :: mul (__e0 , scale)",
         "Element :: mul (__e0 , 3.14f32)",
         // The output tensor, a `&mut` parameter, is reborrowed by the call.
@@ -104,7 +104,7 @@ fn host_bodies_use_the_right_instructions() {
         (
             "vadd",
             &[
-                "tload2_map_store_loop (& mut",
+                "tload2_map_store_loop (t",
                 "Element :: add (__e",
                 "step : 16",
             ],
@@ -113,10 +113,10 @@ fn host_bodies_use_the_right_instructions() {
         (
             "softmax",
             &[
-                "trowmax (& mut",
+                "trowmax (t",
                 "trowexpandsub",
                 "texp",
-                "trowsum (& mut",
+                "trowsum (t",
                 "trowexpanddiv",
             ],
         ),
@@ -125,7 +125,7 @@ fn host_bodies_use_the_right_instructions() {
             "broadcast",
             &["tcolexpandadd", "trowexpandsub", "tmuls_inplace"],
         ),
-        ("matmul", &["tmatmul (& mut", "tmov (& mut", "trelu"]),
+        ("matmul", &["tmatmul (t", "tmov (t", "trelu"]),
         (
             "splitk",
             &[
@@ -136,7 +136,7 @@ fn host_bodies_use_the_right_instructions() {
         ),
         (
             "control",
-            &["loop {", "break ;", "if z_14", "tmov (& mut", "Ok (r_25)"],
+            &["loop {", "break ;", "if z_14", "tmov (t", "Ok (r_25)"],
         ),
     ];
     for (k, wants) in cases {

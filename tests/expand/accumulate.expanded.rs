@@ -10,15 +10,15 @@ pub fn accumulate(
         Tile,
     };
     let [b_1] = bind_shapes("x[B, 64] out[1, 64]", [x.shape(), out.shape()])?;
-    let mut t0_acc = Tile::<f32, 1, 64>::zeros();
-    let mut t1 = Tile::<f32, 1, 64>::zeros();
+    let t0_acc = &mut Tile::<f32, 1, 64>::zeros();
+    let t1 = &mut Tile::<f32, 1, 64>::zeros();
     t0_acc.set_valid(1, 64)?;
-    texpands(&mut t0_acc, 0f32);
+    texpands(t0_acc, 0f32);
     for b_7 in 0i64..b_1 {
-        tload(&mut t1, x, &[b_7 as usize, 0])?;
-        tadd_inplace(&mut t0_acc, &t1);
+        tload(t1, x, &[b_7 as usize, 0])?;
+        tadd_inplace(t0_acc, t1);
     }
-    tstore(out, &t0_acc, &[0, 0])?;
+    tstore(out, t0_acc, &[0, 0])?;
     ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `accumulate` kernel.

@@ -14,17 +14,17 @@ pub fn matmul_tile(
         "a[16, 32] b[32, 16] c[16, 16]",
         [a.shape(), b.shape(), c.shape()],
     )?;
-    let mut t0_at = Tile::<::pto::f16, 16, 32>::zeros();
-    let mut t1_bt = Tile::<::pto::f16, 32, 16>::zeros();
-    let mut t2_at_left = Tile::<::pto::f16, 16, 32>::zeros();
-    let mut t3_bt_right = Tile::<::pto::f16, 32, 16>::zeros();
-    let mut t4 = Tile::<f32, 16, 16>::zeros();
-    tload(&mut t0_at, a, &[0, 0])?;
-    tload(&mut t1_bt, b, &[0, 0])?;
-    tmov(&mut t2_at_left, &t0_at);
-    tmov(&mut t3_bt_right, &t1_bt);
-    tmatmul(&mut t4, &t2_at_left, &t3_bt_right);
-    tstore(c, &t4, &[0, 0])?;
+    let t0_at = &mut Tile::<::pto::f16, 16, 32>::zeros();
+    let t1_bt = &mut Tile::<::pto::f16, 32, 16>::zeros();
+    let t2_at_left = &mut Tile::<::pto::f16, 16, 32>::zeros();
+    let t3_bt_right = &mut Tile::<::pto::f16, 32, 16>::zeros();
+    let t4 = &mut Tile::<f32, 16, 16>::zeros();
+    tload(t0_at, a, &[0, 0])?;
+    tload(t1_bt, b, &[0, 0])?;
+    tmov(t2_at_left, t0_at);
+    tmov(t3_bt_right, t1_bt);
+    tmatmul(t4, t2_at_left, t3_bt_right);
+    tstore(c, t4, &[0, 0])?;
     ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `matmul_tile` kernel.

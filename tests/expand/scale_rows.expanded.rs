@@ -11,9 +11,9 @@ pub fn scale_rows(
         Element, Tile,
     };
     let [b_1] = bind_shapes("x[B, 128] out[B, 128]", [x.shape(), out.shape()])?;
-    let mut t0_row = Tile::<f32, 1, 128>::zeros();
+    let t0_row = &mut Tile::<f32, 1, 128>::zeros();
     tload_map_store_loop(
-        &mut t0_row,
+        t0_row,
         x,
         &[LoopIndex::Iv, LoopIndex::At(0)],
         out,

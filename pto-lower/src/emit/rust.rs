@@ -7,8 +7,10 @@
 //!    signature string (`"x[B, 128] out[B, 128]"`) and returns the symbolic dimensions, each
 //!    bound from the first tensor carrying it and checked against every other; a symbolic
 //!    dimension no tensor carries is the valid rows or columns of a tile parameter;
-//! 2. every tile slot allocated once (`Tile::<T, R, C>::zeros()`), before any loop;
-//! 3. the instructions as calls of `pto::isa` functions (`tload(&mut t0, x, ..)?`; the
+//! 2. every tile slot allocated once, before any loop, and bound as a `&mut Tile`
+//!    (`let t0 = &mut Tile::<T, R, C>::zeros();`), which a call reborrows as the
+//!    destination (`&mut Tile`) or a source (`&Tile`) without `&mut` / `&` at each use;
+//! 3. the instructions as calls of `pto::isa` functions (`tload(t0, x, ..)?`; the
 //!    `_inplace` / `_rev` forms where the destination is also a source), structured control
 //!    flow as Rust `for` / `loop` / `if`,
 //!    scalar ops as panic-free arithmetic (`Element` ops: wrapping integers, division
@@ -23,7 +25,7 @@
 //! token, `format!` string or identifier allocated on the way); the text becomes tokens once
 //! at the end (module `lex`), with `Span::call_site()` as `quote!` gives them. A punctuation
 //! is joint with a punctuation character right after it, so the text puts a space after every
-//! punctuation that `quote!` would emit on its own (`&mut *out`, `) ? ;`, `Tile:: < f32`): the
+//! punctuation that `quote!` would emit on its own (`& mut Tile`, `) ? ;`, `Tile:: < f32`): the
 //! tokens, spacing included, are the ones `quote!` makes of the same code.
 
 use std::fmt::Write;
@@ -666,10 +668,7 @@ impl<'a> Writer<'a> {
 
     fn put_tref(&mut self, t: TileRef) {
         match t {
-            TileRef::Slot(s) => {
-                self.put("&");
-                self.put_tile(s);
-            }
+            TileRef::Slot(s) => self.put_tile(s),
             // A tile parameter is already a reference (`&Tile` or `&mut Tile`, which the
             // callee's `&Tile` parameter reborrows as shared).
             TileRef::Param(v) => self.put_ident(v),
@@ -750,11 +749,11 @@ impl<'a> Writer<'a> {
         self.put_shapes();
         // 2. Tiles, once.
         for (i, s) in self.p.tiles.iter().enumerate() {
-            self.put("let mut ");
+            self.put("let ");
             self.put_tile(TileId(i as u32));
             let ty = self.rust_ty(s.dtype);
             self.import(Import::Tile);
-            self.put(" = Tile:: < ");
+            self.put(" = &mut Tile:: < ");
             self.put(ty);
             self.put(", ");
             push_u64(&mut self.out, s.rows as usize as u64);
@@ -1211,7 +1210,6 @@ impl<'a> Writer<'a> {
         self.put_isa(f, "");
         self.put("(");
         for &(t, tensor, offsets) in &c.loads {
-            self.put("&mut ");
             self.put_tile(t);
             self.put(", ");
             self.put_ident(tensor);
@@ -1281,7 +1279,7 @@ impl<'a> Writer<'a> {
                     },
                     "",
                 );
-                self.put("(&mut ");
+                self.put("(");
                 self.put_tile(*dst);
                 // Already a `&Tensor` (or a `&mut Tensor`, reborrowed as shared).
                 self.put(", ");
@@ -1316,7 +1314,7 @@ impl<'a> Writer<'a> {
                     "tinsert"
                 };
                 self.put_isa(f, "");
-                self.put("(&mut ");
+                self.put("(");
                 self.put_tile(*dst);
                 self.put(", ");
                 self.put_tref(*src);
@@ -1329,7 +1327,7 @@ impl<'a> Writer<'a> {
             Inst::Cvt { dst, src, round } => {
                 self.import(Import::RoundMode);
                 self.put_isa("tcvt", "");
-                self.put("(&mut ");
+                self.put("(");
                 self.put_tile(*dst);
                 self.put(", ");
                 self.put_tref(*src);
@@ -1619,7 +1617,7 @@ impl<'a> Writer<'a> {
     /// Writes `{f}{suffix}(&mut dst, args..);`, a call of `pto::isa::{f}{suffix}`.
     fn put_call(&mut self, f: &'static str, suffix: &'static str, dst: TileId, args: &[Arg]) {
         self.put_isa(f, suffix);
-        self.put("(&mut ");
+        self.put("(");
         self.put_tile(dst);
         let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
         for a in args {
