@@ -25,7 +25,7 @@ use syn::{
 };
 
 use crate::args::Args;
-use crate::ctxt::{Errors, error_range, range_of, tokens_range};
+use crate::ctxt::{Errors, error_range, items, range_of, tokens_range};
 use crate::model::{DimSpec, Kernel, ParamTy, int_literal, scalar_dtype, with_spelling};
 
 /// Where a `SpanId` points: a token range, or a syn node whose first and last tokens are
@@ -996,7 +996,7 @@ impl<'k> Lower<'k, '_> {
         a: &'k AngleBracketedGenericArguments,
         node: &'k impl ToTokens,
     ) -> R<(DataType, pto_ir::Shape)> {
-        let mut it = a.args.iter();
+        let mut it = items(&a.args);
         let dtype = match it.next() {
             Some(GenericArgument::Type(t)) => scalar_dtype(t),
             _ => None,
@@ -1007,7 +1007,7 @@ impl<'k> Lower<'k, '_> {
                 "a tile type is `Tile::<T, R, C>` with `T` one of f16, bf16, f32, f64, i8..i64, u8..u64, bool",
             );
         };
-        let rest: Vec<&GenericArgument> = it.collect();
+        let rest: InlineVec<&GenericArgument, 4> = it.collect();
         let shape = self.sizes(&rest, node)?;
         Ok((dtype, shape))
     }
@@ -1271,7 +1271,7 @@ impl<'k> Lower<'k, '_> {
                 };
                 match name.as_deref() {
                     Some("range") => {
-                        let args: Vec<&Expr> = c.args.iter().collect();
+                        let args: InlineVec<&Expr, 4> = items(&c.args).collect();
                         match args.as_slice() {
                             [a, b] => Ok((a, b, None)),
                             [a, b, s] => Ok((a, b, Some(s))),
@@ -1788,7 +1788,7 @@ impl<'k> Lower<'k, '_> {
         };
         let mut out = Vec::with_capacity(a.elems.len());
         let mut ok = true;
-        for el in &a.elems {
+        for el in items(&a.elems) {
             match self.expr(el) {
                 Ok(Val::Int(i, _)) if i >= 0 => out.push(Attr::Int(i)),
                 Ok(v) => {
@@ -1921,7 +1921,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the window size: `t.load::<R, C>([i, j])`");
                 };
-                let args: Vec<&GenericArgument> = tf.args.iter().collect();
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
                 self.arity(&m.method, n, 1, "t.load::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
@@ -2029,7 +2029,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the window size: `a.extract::<R, C>([i, j])`");
                 };
-                let args: Vec<&GenericArgument> = tf.args.iter().collect();
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
                 self.arity(&m.method, n, 1, "a.extract::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
@@ -2046,7 +2046,7 @@ impl<'k> Lower<'k, '_> {
                 };
                 let mut operands = ValueList::from([t]);
                 let mut ok = true;
-                for el in &arr.elems {
+                for el in items(&arr.elems) {
                     match self.expr(el).and_then(|v| self.materialize(v, Some(DataType::Int64))) {
                         Ok(v) => operands.push(v),
                         Err(Poison) => ok = false,
@@ -2072,7 +2072,7 @@ impl<'k> Lower<'k, '_> {
                 format!("only the built-in functions can be called in a kernel: {FUNCTIONS}"),
             );
         };
-        let mut segs = p.path.segments.iter();
+        let mut segs = items(&p.path.segments);
         let span = self.sid(e);
         // Tile::<T, R, C>::zeros() / full(v)
         if let (Some(ty), Some(ctor), None) = (segs.next(), segs.next(), segs.next())
@@ -2182,7 +2182,7 @@ impl<'k> Lower<'k, '_> {
         // Lower every argument first, so errors inside them are all reported.
         let mut vals = InlineVec::<_, 4>::new();
         let mut ok = true;
-        for a in &c.args {
+        for a in items(&c.args) {
             match self.expr(a) {
                 Ok(v) => vals.push(v),
                 Err(Poison) => ok = false,

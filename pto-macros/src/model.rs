@@ -11,7 +11,7 @@ use syn::{
     ReturnType, Type, Visibility,
 };
 
-use crate::ctxt::Errors;
+use crate::ctxt::{Errors, items};
 
 /// One extent of a tensor parameter.
 #[derive(Clone, Debug)]
@@ -147,14 +147,17 @@ enum Generic {
     Other,
 }
 
+/// The generic arguments of a type (`T` and up to four extents), kept inline.
+type GenericArgs<'a> = pto_ir::InlineVec<&'a GenericArgument, 5>;
+
 /// `Tensor<T, D..>` or `Tile<T, D..>`: the last path segment's name and its arguments.
-fn generic_type(ty: &Type) -> Option<(&Ident, Generic, Vec<&GenericArgument>)> {
+fn generic_type(ty: &Type) -> Option<(&Ident, Generic, GenericArgs<'_>)> {
     match ty {
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last()?;
             let args = match &last.arguments {
-                PathArguments::AngleBracketed(a) => a.args.iter().collect(),
-                PathArguments::None => Vec::new(),
+                PathArguments::AngleBracketed(a) => items(&a.args).collect(),
+                PathArguments::None => GenericArgs::new(),
                 PathArguments::Parenthesized(_) => return None,
             };
             let kind = with_spelling(&last.ident, |name| match name {
@@ -340,7 +343,7 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
     }
     let mut params = Vec::with_capacity(sig.inputs.len());
     let mut names: Vec<String> = Vec::with_capacity(sig.inputs.len());
-    for arg in &sig.inputs {
+    for arg in items(&sig.inputs) {
         let pt = match arg {
             FnArg::Typed(pt) => pt,
             FnArg::Receiver(r) => {
