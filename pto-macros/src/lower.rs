@@ -1815,7 +1815,13 @@ impl<'k> Lower<'k, '_> {
         if ok { Ok(out) } else { Err(Poison) }
     }
 
-    fn arity(&mut self, name: &'k Ident, args: usize, want: usize, usage: &str) -> R<()> {
+    fn arity(
+        &mut self,
+        name: &'k Ident,
+        args: usize,
+        want: usize,
+        usage: &dyn std::fmt::Display,
+    ) -> R<()> {
         if args == want {
             return Ok(());
         }
@@ -1826,7 +1832,7 @@ impl<'k> Lower<'k, '_> {
         )
     }
 
-    fn no_turbofish(&mut self, m: &'k ExprMethodCall, usage: &str) -> R<()> {
+    fn no_turbofish(&mut self, m: &'k ExprMethodCall, usage: &dyn std::fmt::Display) -> R<()> {
         match &m.turbofish {
             Some(tf) => self.err(tf, format!("`{usage}` takes no type arguments")),
             None => Ok(()),
@@ -1864,15 +1870,15 @@ impl<'k> Lower<'k, '_> {
         // Scalars (and literals).
         match name {
             "abs" => {
-                self.no_turbofish(m, "x.abs()")?;
-                self.arity(&m.method, n, 0, "x.abs()")?;
+                self.no_turbofish(m, &"x.abs()")?;
+                self.arity(&m.method, n, 0, &"x.abs()")?;
                 let id = self.materialize(recv, None)?;
                 self.build(span, Opcode::ScalarAbs, [id], Attrs::new())
                     .map(|v| Some(Val::V(v)))
             }
             "max" | "min" => {
-                self.no_turbofish(m, "x.max(y)")?;
-                self.arity(&m.method, n, 1, &format!("x.{name}(y)"))?;
+                self.no_turbofish(m, &"x.max(y)")?;
+                self.arity(&m.method, n, 1, &format_args!("x.{name}(y)"))?;
                 let Some(arg) = m.args.first() else {
                     return Err(Poison);
                 };
@@ -1923,7 +1929,7 @@ impl<'k> Lower<'k, '_> {
                 };
                 let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
-                self.arity(&m.method, n, 1, "t.load::<R, C>([i, j])")?;
+                self.arity(&m.method, n, 1, &"t.load::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
@@ -1931,8 +1937,8 @@ impl<'k> Lower<'k, '_> {
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
             "store" => {
-                self.no_turbofish(m, "t.store([i, j], tile)")?;
-                self.arity(&m.method, n, 2, "t.store([i, j], tile)")?;
+                self.no_turbofish(m, &"t.store([i, j], tile)")?;
+                self.arity(&m.method, n, 2, &"t.store([i, j], tile)")?;
                 let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
                 let off = self.offsets(o);
                 let tile = self.expr(v);
@@ -1993,14 +1999,15 @@ impl<'k> Lower<'k, '_> {
             _ => None,
         };
         if let Some(op) = unary {
-            let usage = format!("a.{name}()");
+            // Spelled only if an error needs it.
+            let usage = format_args!("a.{name}()");
             self.no_turbofish(m, &usage)?;
             self.arity(&m.method, n, 0, &usage)?;
             return self.build(span, op, [t], Attrs::new());
         }
         match name {
             "max" | "min" => {
-                let usage = format!("a.{name}(b)");
+                let usage = format_args!("a.{name}(b)");
                 self.no_turbofish(m, &usage)?;
                 self.arity(&m.method, n, 1, &usage)?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
@@ -2022,7 +2029,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(d) = d else {
                     return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
                 };
-                self.arity(&m.method, n, 0, "a.cast::<T>()")?;
+                self.arity(&m.method, n, 0, &"a.cast::<T>()")?;
                 self.build(span, Opcode::TileCast, [t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
             }
             "extract" => {
@@ -2031,7 +2038,7 @@ impl<'k> Lower<'k, '_> {
                 };
                 let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
-                self.arity(&m.method, n, 1, "a.extract::<R, C>([i, j])")?;
+                self.arity(&m.method, n, 1, &"a.extract::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
@@ -2039,8 +2046,8 @@ impl<'k> Lower<'k, '_> {
                 self.build(span, Opcode::TileExtract, [t], attrs)
             }
             "valid" => {
-                self.no_turbofish(m, "a.valid([m, n])")?;
-                self.arity(&m.method, n, 1, "a.valid([m, n])")?;
+                self.no_turbofish(m, &"a.valid([m, n])")?;
+                self.arity(&m.method, n, 1, &"a.valid([m, n])")?;
                 let Some(Expr::Array(arr)) = m.args.first() else {
                     return self.err(&m.args, "the valid region is written as an array: `a.valid([m, n])`");
                 };
@@ -2093,11 +2100,11 @@ impl<'k> Lower<'k, '_> {
             });
             let fill = match full {
                 Some(false) => {
-                    self.arity(&ctor.ident, c.args.len(), 0, "Tile::<T, R, C>::zeros()")?;
+                    self.arity(&ctor.ident, c.args.len(), 0, &"Tile::<T, R, C>::zeros()")?;
                     None
                 }
                 Some(true) => {
-                    self.arity(&ctor.ident, c.args.len(), 1, "Tile::<T, R, C>::full(v)")?;
+                    self.arity(&ctor.ident, c.args.len(), 1, &"Tile::<T, R, C>::full(v)")?;
                     match c.args.first() {
                         Some(a) => Some(self.expr(a)?),
                         None => return Err(Poison),
@@ -2128,9 +2135,7 @@ impl<'k> Lower<'k, '_> {
             let attrs = Attrs::new()
                 .with("shape", Attr::ints(&shape))
                 .with("dtype", Attr::Ident(dtype.name().into()));
-            return self
-                .build(span, Opcode::TileFull, vec![v], attrs)
-                .map(Val::V);
+            return self.build(span, Opcode::TileFull, [v], attrs).map(Val::V);
         }
         let Some(ident) = p.path.get_ident() else {
             return self.err(
@@ -2188,7 +2193,7 @@ impl<'k> Lower<'k, '_> {
                 Err(Poison) => ok = false,
             }
         }
-        self.arity(ident, c.args.len(), want, usage)?;
+        self.arity(ident, c.args.len(), want, &usage)?;
         if !ok {
             return Err(Poison);
         }
