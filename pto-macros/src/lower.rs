@@ -307,17 +307,17 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         returned: false,
     };
     // Parameters, then the symbolic dimensions they mention (created once, shared by name).
-    // Names are spelled into reused buffers (`to_string` would allocate each spelling).
-    let mut dims: FxHashMap<String, ValueId> = FxHashMap::default();
-    let mut params = Vec::new();
-    let (mut pname, mut dname) = (String::new(), String::new());
+    // The model spelled every name once; values share those names rather than copying them.
+    let mut dims: Vec<(&Name, ValueId)> = Vec::new();
+    let mut params = Vec::with_capacity(k.params.len());
     for p in &k.params {
-        spell(&mut pname, &p.ident);
         if matches!(p.ty, ParamTy::Invalid) {
-            lw.poisoned.insert(pname.as_str().into());
+            lw.poisoned.insert(Name::clone(&p.name));
             continue;
         }
-        let v = lw.b.new_value(Type::Unknown, &pname);
+        let v =
+            lw.b.module_mut()
+                .new_value_named(Type::Unknown, Some(Name::clone(&p.name)));
         let ty = match &p.ty {
             ParamTy::Scalar(d) => Type::Scalar(*d),
             ParamTy::Tensor { dtype, dims: ds } => {
@@ -325,13 +325,15 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
                 for d in ds {
                     shape.push(match d {
                         DimSpec::Const(c) => pto_ir::Dim::Const(*c),
-                        DimSpec::Sym(s) => {
-                            spell(&mut dname, s);
-                            let dv = match dims.get(dname.as_str()) {
-                                Some(&dv) => dv,
+                        DimSpec::Sym { name, .. } => {
+                            let dv = match dims.iter().find(|(n, _)| *n == name) {
+                                Some(&(_, dv)) => dv,
                                 None => {
-                                    let dv = lw.b.new_scalar(DataType::Int64, &dname);
-                                    dims.insert(dname.clone(), dv);
+                                    let dv = lw.b.module_mut().new_value_named(
+                                        Type::Scalar(DataType::Int64),
+                                        Some(Name::clone(name)),
+                                    );
+                                    dims.push((name, dv));
                                     dv
                                 }
                             };

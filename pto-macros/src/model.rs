@@ -2,8 +2,8 @@
 //! bindings, the symbolic dimensions they share by name, and the return type. Every node
 //! keeps the syn tokens it came from, for error spans.
 
-use proc_macro2::{Literal, TokenStream};
-use pto_ir::{DataType, Direction};
+use proc_macro2::{Literal, Span, TokenStream};
+use pto_ir::{DataType, Direction, Name};
 use quote::{ToTokens, quote};
 use syn::punctuated::Pair;
 use syn::{
@@ -18,8 +18,9 @@ use crate::ctxt::{Errors, items};
 pub(crate) enum DimSpec {
     /// An integer literal.
     Const(u64),
-    /// A symbolic dimension, shared by name across parameters.
-    Sym(Ident),
+    /// A symbolic dimension, shared by name across parameters: its spelling, and where it
+    /// is written (for messages).
+    Sym { name: Name, span: Span },
 }
 
 /// The kind and IR type of a parameter.
@@ -41,6 +42,8 @@ pub(crate) enum ParamTy {
 /// A parameter.
 pub(crate) struct Param {
     pub ident: Ident,
+    /// The spelling of `ident`, shared with the IR values and scopes that name it.
+    pub name: Name,
     pub ty: ParamTy,
     pub direction: Direction,
     /// The host binding's type, spelled with the user's own paths (so their imports are used).
@@ -78,6 +81,11 @@ pub(crate) fn with_spelling<T>(ident: &Ident, f: impl FnOnce(&str) -> T) -> T {
     } else {
         f(&ident.to_string())
     }
+}
+
+/// The spelling of `ident` as a shared name (one allocation, no intermediate `String`).
+pub(crate) fn spelled(ident: &Ident) -> Name {
+    with_spelling(ident, |s| Name::from(s))
 }
 
 /// A short string spelled in place (see [`with_spelling`]); a write that does not fit fails.
@@ -177,7 +185,10 @@ fn dim_arg(arg: &GenericArgument) -> Option<DimSpec> {
     match arg {
         GenericArgument::Const(e) => int_literal(e).filter(|&v| v > 0).map(DimSpec::Const),
         GenericArgument::Type(Type::Path(p)) if p.qself.is_none() => {
-            p.path.get_ident().cloned().map(DimSpec::Sym)
+            p.path.get_ident().map(|i| DimSpec::Sym {
+                name: spelled(i),
+                span: i.span(),
+            })
         }
         _ => None,
     }
@@ -293,7 +304,7 @@ fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (P
                 for (d, a) in dims.iter().zip(args.iter().skip(1)) {
                     match d {
                         DimSpec::Const(c) => shape.push(*c),
-                        DimSpec::Sym(s) => errs.push_spanned(
+                        DimSpec::Sym { name: s, .. } => errs.push_spanned(
                             a,
                             format!("tile dimensions are static: `{s}` must be an integer literal"),
                         ),
@@ -342,7 +353,6 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
         errs.push_spanned(v, "a kernel cannot be variadic");
     }
     let mut params = Vec::with_capacity(sig.inputs.len());
-    let mut names: Vec<String> = Vec::with_capacity(sig.inputs.len());
     for arg in items(&sig.inputs) {
         let pt = match arg {
             FnArg::Typed(pt) => pt,
@@ -383,15 +393,15 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
                 continue;
             }
         };
-        let name = ident.to_string();
-        if names.contains(&name) {
+        let name = spelled(&ident);
+        if params.iter().any(|p: &Param| p.name == name) {
             errs.push_spanned(&ident, format!("parameter `{name}` is declared twice"));
         }
-        names.push(name);
         let (ty, direction) = model_param_ty(arg, &pt.ty, is_out, errs);
         let host = host_type(&pt.ty, &ty);
         params.push(Param {
             ident,
+            name,
             ty,
             direction,
             host,
@@ -401,12 +411,12 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
     for p in &params {
         if let ParamTy::Tensor { dims, .. } = &p.ty {
             for d in dims {
-                if let DimSpec::Sym(s) = d
-                    && names.iter().any(|n| s == n)
+                if let DimSpec::Sym { name, span } = d
+                    && params.iter().any(|p| p.name == *name)
                 {
-                    errs.push_spanned(
-                        s,
-                        format!("symbolic dimension `{s}` has the name of a parameter; rename one of them"),
+                    errs.push_range(
+                        (*span, *span),
+                        format!("symbolic dimension `{name}` has the name of a parameter; rename one of them"),
                     );
                 }
             }
