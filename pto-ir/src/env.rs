@@ -119,14 +119,17 @@ impl EnvTable {
 
     /// Binds `name` (as a local or an update, per `binding.kind`).
     pub fn set(&mut self, name: &str, binding: Binding) {
-        match binding.kind {
-            BindingKind::Local => self.locals.set(name, binding),
-            BindingKind::Update => self.updates.set(name, binding),
-        }
+        self.set_as(name, binding);
     }
 
     /// [`EnvTable::set`] with a shared name, kept as is (no copy).
     pub fn set_named(&mut self, name: Name, binding: Binding) {
+        self.set_as(name, binding);
+    }
+
+    /// [`EnvTable::set`] for a borrowed or a shared name: a `&str` is copied only when
+    /// the scope does not bind it yet, a [`Name`] is kept as is.
+    pub fn set_as<N: AsRef<str> + Into<Name>>(&mut self, name: N, binding: Binding) {
         match binding.kind {
             BindingKind::Local => self.locals.set(name, binding),
             BindingKind::Update => self.updates.set(name, binding),

@@ -578,21 +578,23 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    /// The binding of `name` as seen from the current scope: (value, mutable, is a parameter).
-    fn binding(&self, name: &str) -> Option<(ValueId, bool, bool)> {
+    /// The binding of `name` as seen from the current scope: the variable's shared name,
+    /// its value, whether it is mutable and whether it is a parameter.
+    fn binding(&self, name: &str) -> Option<(Name, ValueId, bool, bool)> {
         let m = self.b.module();
         let mut cur = self.ctx.compound;
         while let Some(b) = cur {
             let block = m.blocks.get(b)?;
-            if let Some(bind) = block.env.local(name) {
-                return Some((
-                    bind.value,
-                    bind.mutable,
-                    block.role == BlockRole::FuncInputs,
-                ));
-            }
-            if let Some(bind) = block.env.update(name) {
-                return Some((bind.value, true, false));
+            if let Some((n, bind)) = block.env.get_named(name) {
+                return Some(match bind.kind {
+                    pto_ir::env::BindingKind::Local => (
+                        Name::clone(n),
+                        bind.value,
+                        bind.mutable,
+                        block.role == BlockRole::FuncInputs,
+                    ),
+                    pto_ir::env::BindingKind::Update => (Name::clone(n), bind.value, true, false),
+                });
             }
             cur = block.parent;
         }
@@ -1063,12 +1065,16 @@ impl<'k> Lower<'k, '_> {
             let _ = self.expr(right);
             return;
         };
-        let name = self.ident_name(ident);
-        if self.poisoned.contains(&name) {
+        // `None`: the name is poisoned; else its binding, if any. The variable's own shared
+        // name is used from here on, so an assignment copies no string.
+        let found = self.with_name(ident, |this, name| {
+            (!this.poisoned.contains(name)).then(|| this.binding(name))
+        });
+        let Some(found) = found else {
             let _ = self.expr(right);
             return;
-        }
-        let Some((cur, mutable, is_param)) = self.binding(&name) else {
+        };
+        let Some((name, cur, mutable, is_param)) = found else {
             self.unknown_var(ident);
             let _ = self.expr(right);
             return;
@@ -1119,7 +1125,7 @@ impl<'k> Lower<'k, '_> {
         }
         self.name_value(new, &name);
         self.at(left);
-        let r = self.b.assign_var(&self.ctx, &name, new);
+        let r = self.b.assign_var_named(&self.ctx, name, new);
         let _ = self.check(r);
     }
 
