@@ -10,11 +10,11 @@
 //! skipped, so one mistake gives one error), an ill-typed condition or loop bound is replaced
 //! by a placeholder constant so the body is still checked, and scopes are always popped.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use proc_macro2::Span;
 use pto_ir::{
-    Attr, Attrs, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
+    Attr, Attrs, BlockId, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
     IRBuilderContext, InlineVec, Name, Opcode, ProgramModule, Signature, SpanId, TensorFormat,
     TensorType, TileType, Type, ValueId, ValueList,
 };
@@ -273,10 +273,10 @@ struct Lower<'k, 'e> {
     kernel: &'k Kernel<'k>,
     /// Names whose `let` failed: uses are skipped without a second error.
     poisoned: FxHashSet<Name>,
-    /// Names declared in a body that has ended, with the construct (`for` loop ...).
-    gone: FxHashMap<Name, &'static str>,
-    /// Names declared in each open body (shared with the builder's scopes, not copied).
-    scopes: Vec<Vec<Name>>,
+    /// The bodies that have ended, in the order they ended, with their construct (`for`
+    /// loop ...). Their blocks keep the names declared in them, which an unknown name is
+    /// looked up in, so nothing is recorded per name while lowering.
+    ended: Vec<(BlockId, &'static str)>,
     /// Spelling buffers for identifiers, reused by [`Lower::with_name`].
     names: Vec<String>,
     /// Whether the function body ended in `return` / a tail value.
@@ -301,8 +301,7 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         errs,
         kernel: k,
         poisoned: FxHashSet::default(),
-        gone: FxHashMap::default(),
-        scopes: vec![Vec::new()],
+        ended: Vec::new(),
         names: Vec::new(),
         returned: false,
     };
@@ -554,28 +553,33 @@ impl<'k> Lower<'k, '_> {
             .declare_var_named(&self.ctx, Name::clone(name), v, mutable);
         if self.check(r).is_ok() {
             self.poisoned.remove(name);
-            self.gone.remove(name);
-            if let Some(s) = self.scopes.last_mut() {
-                s.push(Name::clone(name));
-            }
         }
     }
 
-    fn push_scope(&mut self) {
-        self.scopes.push(Vec::new());
-    }
-
-    /// Pops the builder scope and records the names that went out of scope.
+    /// Pops the builder scope of a body and records that the body ended.
     fn pop_scope(&mut self, construct: &'static str) {
-        let names = self.scopes.pop().unwrap_or_default();
+        if let Some(b) = self.ctx.compound {
+            self.ended.push((b, construct));
+        }
         if let Err(d) = self.ctx.pop_scope() {
             self.report(d);
         }
-        for n in names {
-            if !self.b.is_visible(&self.ctx, &n) {
-                self.gone.insert(n, construct);
-            }
-        }
+    }
+
+    /// The construct whose body declared `name`, when that body has ended: the last ended
+    /// body that declared it. (A name declared again in a body still open is visible, and
+    /// is not looked up; one declared again in a body that ended since is found there.)
+    fn gone(&self, name: &str) -> Option<&'static str> {
+        let m = self.b.module();
+        self.ended
+            .iter()
+            .rev()
+            .find(|(b, _)| {
+                m.blocks
+                    .get(*b)
+                    .is_some_and(|b| b.env.local(name).is_some())
+            })
+            .map(|&(_, construct)| construct)
     }
 
     /// The binding of `name` as seen from the current scope: the variable's shared name,
@@ -603,7 +607,7 @@ impl<'k> Lower<'k, '_> {
 
     fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
-        if let Some(construct) = self.gone.get(name.as_str()) {
+        if let Some(construct) = self.gone(&name) {
             let msg = format!(
                 "`{name}` is defined inside the {construct} and is not visible after it\n  = help: declare it before the {construct} with `let mut {name} = ..;` and assign it inside"
             );
@@ -1174,7 +1178,6 @@ impl<'k> Lower<'k, '_> {
 
         let r = self.b.enter_if_then(&mut self.ctx, ifs);
         self.check(r)?;
-        self.push_scope();
         let tv = self.block(&e.then_branch.stmts, mode, hint);
         if want && let Some(v) = tv {
             match self.materialize(v, hint) {
@@ -1191,7 +1194,6 @@ impl<'k> Lower<'k, '_> {
 
         let r = self.b.enter_if_else(&mut self.ctx, ifs);
         self.check(r)?;
-        self.push_scope();
         let ev = match &e.else_branch {
             None => None,
             Some((_, else_e)) => match &**else_e {
@@ -1429,13 +1431,8 @@ impl<'k> Lower<'k, '_> {
         if self.check(r).is_err() {
             return;
         }
-        self.push_scope();
         if let Some(iv_name) = iv_name {
             self.poisoned.remove(&iv_name);
-            self.gone.remove(&iv_name);
-            if let Some(s) = self.scopes.last_mut() {
-                s.push(iv_name);
-            }
         }
         self.block(&f.body.stmts, Tail::Unit, None);
         self.pop_scope("`for` loop");
@@ -1458,7 +1455,6 @@ impl<'k> Lower<'k, '_> {
         if self.check(r).is_err() {
             return;
         }
-        self.push_scope();
         if let Ok(c) = self.cond(&w.cond, "while") {
             self.at(&w.cond);
             let r = self.b.create_condition(&mut self.ctx, c);
@@ -1469,7 +1465,6 @@ impl<'k> Lower<'k, '_> {
         if self.check(r).is_err() {
             return;
         }
-        self.push_scope();
         self.block(&w.body.stmts, Tail::Unit, None);
         self.pop_scope("`while` loop");
         self.ctx.set_span(span);
