@@ -6,8 +6,6 @@
 //! unbalanced stack as an error instead of panicking. Per-loop SSA state (provisional loop
 //! arguments, pending `break` / `continue`) lives here too, keyed by the loop statement.
 
-use rustc_hash::FxHashMap;
-
 use crate::diag::Diag;
 use crate::entity::{BlockId, FuncId, SpanId, StmtId, ValueId};
 use crate::env::{Binding, Name};
@@ -48,6 +46,59 @@ pub(crate) struct LoopState {
     pub exits: Vec<PendingExit>,
 }
 
+/// Small maps keyed by the open loops and `if` branches. Few are open at a time (as many as
+/// are nested), so a list searched from its newest entry is cheaper than hashing, and its
+/// code is much smaller on the builder's path.
+#[derive(Clone, Debug)]
+pub(crate) struct OpenMap<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for OpenMap<K, V> {
+    fn default() -> Self {
+        OpenMap(Vec::new())
+    }
+}
+
+impl<K: Copy + PartialEq, V> OpenMap<K, V> {
+    fn index(&self, k: K) -> Option<usize> {
+        self.0.iter().rposition(|(key, _)| *key == k)
+    }
+
+    pub(crate) fn contains_key(&self, k: K) -> bool {
+        self.index(k).is_some()
+    }
+
+    pub(crate) fn get(&self, k: K) -> Option<&V> {
+        self.index(k).and_then(|i| self.0.get(i)).map(|(_, v)| v)
+    }
+
+    /// The entry of `k`, made with `V::default()` when absent.
+    pub(crate) fn entry_or_default(&mut self, k: K) -> &mut V
+    where
+        V: Default,
+    {
+        let i = match self.index(k) {
+            Some(i) => i,
+            None => {
+                self.0.push((k, V::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    /// Sets the value of `k`, replacing any.
+    pub(crate) fn insert(&mut self, k: K, v: V) {
+        match self.index(k) {
+            Some(i) => self.0[i].1 = v,
+            None => self.0.push((k, v)),
+        }
+    }
+
+    pub(crate) fn remove(&mut self, k: K) -> Option<V> {
+        self.index(k).map(|i| self.0.remove(i).1)
+    }
+}
+
 /// Building state: insertion point, scope stack, and loop SSA state.
 #[derive(Clone, Debug, Default)]
 pub struct IRBuilderContext {
@@ -61,8 +112,8 @@ pub struct IRBuilderContext {
     pub scope_stack: Vec<ScopeFrame>,
     /// The source location given to ops and statements created from now on.
     pub span: SpanId,
-    pub(crate) loops: FxHashMap<StmtId, LoopState>,
-    pub(crate) branch_values: FxHashMap<BlockId, ValueId>,
+    pub(crate) loops: OpenMap<StmtId, LoopState>,
+    pub(crate) branch_values: OpenMap<BlockId, ValueId>,
 }
 
 impl IRBuilderContext {

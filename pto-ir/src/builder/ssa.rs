@@ -101,11 +101,11 @@ impl IRBuilder {
         }
         let parent = b.parent?;
         if let Some(lp) = self.is_loop_block(block)
-            && ctx.loops.contains_key(&lp)
+            && ctx.loops.contains_key(lp)
         {
             if let Some(p) = ctx
                 .loops
-                .get(&lp)
+                .get(lp)
                 .and_then(|s| s.provisionals.iter().find(|p| *p.name == *name))
             {
                 return Some((p.value, Name::clone(&p.name)));
@@ -114,8 +114,7 @@ impl IRBuilder {
             let ty = self.module.values[outer].ty.clone();
             let value = self.module.new_value_named(ty, Some(Name::clone(&name)));
             ctx.loops
-                .entry(lp)
-                .or_default()
+                .entry_or_default(lp)
                 .provisionals
                 .push(Provisional {
                     name: Name::clone(&name),
@@ -170,8 +169,7 @@ impl IRBuilder {
         }
         chain.reverse();
         ctx.loops
-            .entry(loop_stmt)
-            .or_default()
+            .entry_or_default(loop_stmt)
             .exits
             .push(PendingExit {
                 stmt,
@@ -280,7 +278,7 @@ impl IRBuilder {
                 format!("a while condition cannot assign variables (`{name}` is assigned)"),
             ));
         }
-        let state = ctx.loops.remove(&stmt).unwrap_or_default();
+        let state = ctx.loops.remove(stmt).unwrap_or_default();
         let LoopState {
             provisionals,
             exits,
@@ -508,8 +506,8 @@ impl IRBuilder {
         let mut else_vals = ValueList::new();
         let mut merged: Vec<(Option<Name>, Type)> = Vec::new();
         let tail = (
-            ctx.branch_values.remove(&then_b),
-            ctx.branch_values.remove(&else_b),
+            ctx.branch_values.remove(then_b),
+            ctx.branch_values.remove(else_b),
         );
         let value_in = |this: &mut Self,
                         ctx: &mut IRBuilderContext,
