@@ -164,6 +164,12 @@ impl ProgramModule {
         self.push_value(ty, name, number)
     }
 
+    /// Takes the next SSA number without creating a value (for a value the builder can do
+    /// without, so that the numbers of the others stay as they were).
+    pub fn skip_number(&mut self) {
+        self.next_number = self.next_number.saturating_add(1);
+    }
+
     fn push_value(&mut self, ty: Type, name: Option<Name>, number: u32) -> ValueId {
         self.next_number = self.next_number.max(number.saturating_add(1));
         self.values.push(ValueData {

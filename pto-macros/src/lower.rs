@@ -294,9 +294,12 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     module.ops.reserve(64);
     module.stmts.reserve(64);
     module.blocks.reserve(32);
+    let mut ctx = IRBuilderContext::new();
+    // The kernel language assigns only `let mut` variables (through `assign_var`).
+    ctx.strict_mutability = true;
     let mut lw = Lower {
         b: IRBuilder::new(module),
-        ctx: IRBuilderContext::new(),
+        ctx,
         spans: SpanTable::new(range_of(k.ident)),
         errs,
         kernel: k,

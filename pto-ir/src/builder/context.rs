@@ -23,7 +23,9 @@ pub struct ScopeFrame {
 
 /// A read, inside a loop, of a variable declared outside it: the loop-level value standing
 /// for the variable until the loop is closed (Braun et al.'s provisional phi). If the loop
-/// assigns the variable it becomes an iter arg; otherwise it is replaced by `outer`.
+/// assigns the variable it becomes an iter arg; otherwise it is replaced by `outer`. A
+/// variable that cannot be assigned (see [`IRBuilderContext::strict_mutability`]) has
+/// `value == outer`: it is read as its value, and there is nothing to replace.
 #[derive(Clone, Debug)]
 pub(crate) struct Provisional {
     pub name: Name,
@@ -112,6 +114,18 @@ pub struct IRBuilderContext {
     pub scope_stack: Vec<ScopeFrame>,
     /// The source location given to ops and statements created from now on.
     pub span: SpanId,
+    /// Whether an immutable variable (a parameter, a symbolic dimension, an induction
+    /// variable, a `let` without `mut`) stays bound to its value: [`IRBuilder::set_env_var`]
+    /// (and the `create_*` methods that bind their result by name) then refuse to assign
+    /// one declared in an enclosing scope, as [`IRBuilder::assign_var`] always does. Such a
+    /// variable can never be loop-carried, so a read of it inside a loop is its value, and
+    /// no provisional loop argument is made for it (the SSA number the provisional would
+    /// have taken is still taken, so the IR is the same either way). Off by default, for
+    /// the seed's API, where `set_env_var` rebinds any visible name.
+    ///
+    /// [`IRBuilder::set_env_var`]: crate::IRBuilder::set_env_var
+    /// [`IRBuilder::assign_var`]: crate::IRBuilder::assign_var
+    pub strict_mutability: bool,
     pub(crate) loops: OpenMap<StmtId, LoopState>,
     pub(crate) branch_values: OpenMap<BlockId, ValueId>,
 }

@@ -428,7 +428,8 @@ impl IRBuilder {
 
     /// Seed `SetEnvVar`: binds `name` to `value` in the current scope. When `name` is
     /// visible from an enclosing scope this is an assignment to that variable (it may make
-    /// it loop-carried or branch-merged); otherwise it declares a new mutable variable.
+    /// it loop-carried or branch-merged; under [`IRBuilderContext::strict_mutability`], an
+    /// error if the variable is immutable); otherwise it declares a new mutable variable.
     pub fn set_env_var(
         &mut self,
         ctx: &IRBuilderContext,
@@ -437,8 +438,11 @@ impl IRBuilder {
     ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
         let kind = if self.module.blocks[block].env.local(name).is_none()
-            && self.lookup_binding(block, name).is_some()
+            && let Some((_, mutable)) = self.lookup_binding(block, name)
         {
+            if ctx.strict_mutability && !mutable {
+                return Err(unassignable(ctx, name, true));
+            }
             BindingKind::Update
         } else {
             BindingKind::Local

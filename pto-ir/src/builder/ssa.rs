@@ -84,20 +84,22 @@ impl IRBuilder {
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
-        self.resolve_named(ctx, block, name).map(|(v, _)| v)
+        self.resolve_named(ctx, block, name).map(|(v, _, _)| v)
     }
 
     /// [`IRBuilder::resolve`], with the shared name the variable is bound under (for the
-    /// provisionals made on the way back, without walking the scopes again).
+    /// provisionals made on the way back, without walking the scopes again) and whether it
+    /// is bound for good (immutable under [`IRBuilderContext::strict_mutability`]).
     fn resolve_named(
         &mut self,
         ctx: &mut IRBuilderContext,
         block: BlockId,
         name: &str,
-    ) -> Option<(ValueId, Name)> {
+    ) -> Option<(ValueId, Name, bool)> {
         let b = self.module.blocks.get(block)?;
         if let Some((n, bind)) = b.env.get_named(name) {
-            return Some((bind.value, Name::clone(n)));
+            let fixed = ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
+            return Some((bind.value, Name::clone(n), fixed));
         }
         let parent = b.parent?;
         if let Some(lp) = self.is_loop_block(block)
@@ -108,11 +110,18 @@ impl IRBuilder {
                 .get(lp)
                 .and_then(|s| s.provisionals.iter().find(|p| *p.name == *name))
             {
-                return Some((p.value, Name::clone(&p.name)));
+                return Some((p.value, Name::clone(&p.name), p.value == p.outer));
             }
-            let (outer, name) = self.resolve_named(ctx, parent, name)?;
-            let ty = self.module.values[outer].ty.clone();
-            let value = self.module.new_value_named(ty, Some(Name::clone(&name)));
+            let (outer, name, fixed) = self.resolve_named(ctx, parent, name)?;
+            let value = if fixed {
+                // Never carried: read as its value, but the number its provisional would
+                // have had is taken, so the IR does not depend on the mode.
+                self.module.skip_number();
+                outer
+            } else {
+                let ty = self.module.values[outer].ty.clone();
+                self.module.new_value_named(ty, Some(Name::clone(&name)))
+            };
             ctx.loops
                 .entry_or_default(lp)
                 .provisionals
@@ -121,7 +130,7 @@ impl IRBuilder {
                     value,
                     outer,
                 });
-            return Some((value, name));
+            return Some((value, name, fixed));
         }
         self.resolve_named(ctx, parent, name)
     }
@@ -298,7 +307,10 @@ impl IRBuilder {
         let mut yields = Vec::new();
         let mut seed_rewrites = Renames::new(self.module.values.len());
         for (name, end) in &carried {
-            let prov = provisionals.iter().find(|p| &p.name == name);
+            // (A variable read as its value has no provisional to carry.)
+            let prov = provisionals
+                .iter()
+                .find(|p| &p.name == name && p.value != p.outer);
             let init = match prov {
                 Some(p) => p.outer,
                 None => self.resolve(ctx, parent, name).ok_or_else(|| {
@@ -346,7 +358,7 @@ impl IRBuilder {
         // Trivial provisionals (read, never assigned) become the outer value.
         let mut trivial = Renames::new(self.module.values.len());
         for p in &provisionals {
-            if !carried.iter().any(|(n, _)| *n == p.name) {
+            if p.value != p.outer && !carried.iter().any(|(n, _)| *n == p.name) {
                 trivial.insert(p.value, p.outer);
             }
         }
