@@ -1767,7 +1767,7 @@ impl<'k> Lower<'k, '_> {
                             span,
                             Opcode::ScalarCast,
                             [id],
-                            Attrs::new().with("dtype", Attr::Ident(d.name().into())),
+                            Attrs::of([("dtype", Attr::Ident(d.name().into()))]),
                         )
                         .map(Val::V),
                     Type::Tile(_) => self.err(
@@ -1939,7 +1939,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
-                let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
+                let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
             "store" => {
@@ -1963,7 +1963,7 @@ impl<'k> Lower<'k, '_> {
                     &mut self.ctx,
                     Opcode::TileStore,
                     [tile, t],
-                    Attrs::new().with("offset", Attr::List(off)),
+                    Attrs::of([("offset", Attr::List(off))]),
                     "",
                 );
                 self.check(r).map(|_| None)
@@ -2036,7 +2036,7 @@ impl<'k> Lower<'k, '_> {
                     return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
                 };
                 self.arity(&m.method, n, 0, &"a.cast::<T>()")?;
-                self.build(span, Opcode::TileCast, [t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
+                self.build(span, Opcode::TileCast, [t], Attrs::of([("dtype", Attr::Ident(d.name().into()))]))
             }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
@@ -2048,7 +2048,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
-                let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
+                let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileExtract, [t], attrs)
             }
             "valid" => {
@@ -2138,9 +2138,10 @@ impl<'k> Lower<'k, '_> {
                 }
                 Some(v) => self.materialize(v, Some(dtype))?,
             };
-            let attrs = Attrs::new()
-                .with("shape", Attr::ints(&shape))
-                .with("dtype", Attr::Ident(dtype.name().into()));
+            let attrs = Attrs::of([
+                ("shape", Attr::ints(&shape)),
+                ("dtype", Attr::Ident(dtype.name().into())),
+            ]);
             return self.build(span, Opcode::TileFull, [v], attrs).map(Val::V);
         }
         let Some(ident) = p.path.get_ident() else {

@@ -246,7 +246,7 @@ impl IRBuilder {
             Opcode::Const,
             ValueList::new(),
             ValueList::from([v]),
-            Attrs::new().with("value", attr),
+            Attrs::of([("value", attr)]),
             ctx.span,
         );
         self.emit(ctx, op)?;
