@@ -50,7 +50,10 @@ struct Ordered {
 }
 
 impl Ordered {
-    const SCAN: usize = 8;
+    /// A kernel's input scope holds its parameters and symbolic dimensions (a dozen in a
+    /// typical one): scanned, it needs no index at all. The scan compares lengths and
+    /// first bytes, so it costs about what hashing the name would up to this size.
+    const SCAN: usize = 16;
 
     fn position(&self, name: &str) -> Option<usize> {
         if self.entries.len() <= Self::SCAN {
