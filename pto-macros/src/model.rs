@@ -4,11 +4,11 @@
 
 use proc_macro2::{Literal, Span, TokenStream};
 use pto_ir::{DataType, Direction, Name};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, TokenStreamExt, quote};
 use syn::punctuated::Pair;
 use syn::{
     Attribute, Block, Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PathArguments,
-    ReturnType, Type, Visibility,
+    ReturnType, Token, Type, Visibility,
 };
 
 use crate::ctxt::{Errors, items};
@@ -456,12 +456,8 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
 /// `&Tile<T, ..>` as the 2-D `&Tile<T, R, C>`, reusing the user's paths.
 fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
     let (reference, inner) = match ty {
-        Type::Reference(r) => {
-            let and = &r.and_token;
-            let m = &r.mutability;
-            (quote!(#and #m), &*r.elem)
-        }
-        other => (TokenStream::new(), other),
+        Type::Reference(r) => (Some(r), &*r.elem),
+        other => (None, other),
     };
     let Type::Path(tp) = inner else {
         return quote!(impl ::core::marker::Sized);
@@ -471,23 +467,24 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
         Some(PathArguments::AngleBracketed(a)) => a.args.first(),
         _ => None,
     };
-    let args = match (model, elem) {
+    // The host's generic arguments: `<T>` for a tensor, `<T, R, C>` for a tile.
+    let (elem, rows_cols) = match (model, elem) {
         (ParamTy::Scalar(_), _) => return quote!(#ty),
-        (ParamTy::Tensor { .. }, Some(elem)) => quote!(<#elem>),
-        (ParamTy::Tile { shape, .. }, Some(elem)) => {
-            let (rows, cols) = match shape.split_last() {
-                Some((&c, lead)) => (lead.iter().product::<u64>(), c),
-                None => (1, 1),
-            };
-            let (rows, cols) = (Literal::u64_unsuffixed(rows), Literal::u64_unsuffixed(cols));
-            quote!(<#elem, #rows, #cols>)
-        }
+        (ParamTy::Tensor { .. }, Some(elem)) => (elem, None),
+        (ParamTy::Tile { shape, .. }, Some(elem)) => match shape.split_last() {
+            Some((&c, lead)) => (elem, Some((lead.iter().product::<u64>(), c))),
+            None => (elem, Some((1, 1))),
+        },
         _ => return quote!(impl ::core::marker::Sized),
     };
-    // The user's path as written, but for the last segment's generic arguments (printed
-    // piece by piece: cloning the path would copy the arguments it then drops).
-    let mut out = reference;
-    let mut args = Some(args);
+    // The user's path as written, but for the last segment's generic arguments, printed
+    // piece by piece into one stream: cloning the path would copy the arguments it then
+    // drops, and quoting the pieces apart would build streams only to move their tokens.
+    let mut out = TokenStream::new();
+    if let Some(r) = reference {
+        r.and_token.to_tokens(&mut out);
+        r.mutability.to_tokens(&mut out);
+    }
     tp.path.leading_colon.to_tokens(&mut out);
     for pair in segments.pairs() {
         match pair {
@@ -497,7 +494,15 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
             }
             Pair::End(last) => {
                 last.ident.to_tokens(&mut out);
-                out.extend(args.take());
+                <Token![<]>::default().to_tokens(&mut out);
+                elem.to_tokens(&mut out);
+                if let Some((rows, cols)) = rows_cols {
+                    for n in [rows, cols] {
+                        <Token![,]>::default().to_tokens(&mut out);
+                        out.append(Literal::u64_unsuffixed(n));
+                    }
+                }
+                <Token![>]>::default().to_tokens(&mut out);
             }
         }
     }
