@@ -295,18 +295,19 @@ impl ProgramModule {
                 }
             }
         }
-        // Symbolic dimensions mentioned in parameter types are defined at entry.
-        let mut dims = Vec::new();
-        for p in params {
-            if let Some(d) = values.get(p.value) {
-                collect_dims(&d.ty, &mut dims);
-            }
-        }
-        dims.retain(|d| !params.iter().any(|p| p.value == *d));
+        // Symbolic dimensions mentioned in parameter types are defined at entry: each value
+        // of this module that is not a parameter, once, in order of first mention.
         let mut unique = Vec::new();
-        for d in dims {
-            if !unique.contains(&d) && values.contains(d) {
-                unique.push(d);
+        for p in params {
+            if let Some(data) = values.get(p.value) {
+                for_each_dim(&data.ty, &mut |d| {
+                    if !params.iter().any(|p| p.value == d)
+                        && !unique.contains(&d)
+                        && values.contains(d)
+                    {
+                        unique.push(d);
+                    }
+                });
             }
         }
         for &d in &unique {

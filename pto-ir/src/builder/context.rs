@@ -9,6 +9,7 @@
 use crate::diag::Diag;
 use crate::entity::{BlockId, FuncId, SpanId, StmtId, ValueId};
 use crate::env::{Binding, Name};
+use crate::inline::InlineVec;
 
 /// A saved insertion point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +45,8 @@ pub(crate) struct PendingExit {
 /// SSA state of an open loop.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LoopState {
-    pub provisionals: Vec<Provisional>,
+    /// Kept inline while few: a loop reads a handful of outer variables.
+    pub provisionals: InlineVec<Provisional, 4>,
     pub exits: Vec<PendingExit>,
 }
 

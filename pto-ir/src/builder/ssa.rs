@@ -25,6 +25,7 @@ use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
 use crate::diag::Diag;
 use crate::entity::{BlockId, SecondaryMap, StmtId, ValueId};
 use crate::env::{Binding, BindingKind, Name};
+use crate::inline::InlineVec;
 use crate::ops;
 use crate::stmt::{BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
 use crate::typefmt::type_msg;
@@ -506,7 +507,7 @@ impl IRBuilder {
         let span = self.module.stmts[stmt].span;
         let then_live = !self.ends_in_exit(then_b);
         let else_live = !self.ends_in_exit(else_b);
-        let mut names: Vec<Name> = Vec::new();
+        let mut names: InlineVec<Name, 4> = InlineVec::new();
         for b in [then_b, else_b] {
             for (n, _) in self.module.blocks[b].env.update_names() {
                 if !names.contains(n) {
@@ -516,7 +517,7 @@ impl IRBuilder {
         }
         let mut then_vals = ValueList::new();
         let mut else_vals = ValueList::new();
-        let mut merged: Vec<(Option<Name>, Type)> = Vec::new();
+        let mut merged: InlineVec<(Option<Name>, Type), 2> = InlineVec::new();
         let tail = (
             ctx.branch_values.remove(then_b),
             ctx.branch_values.remove(else_b),
