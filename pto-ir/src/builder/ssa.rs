@@ -33,18 +33,13 @@ use crate::types::{Dim, Type};
 use crate::value::ValueDef;
 
 impl IRBuilder {
-    /// The current block, or an error when there is no insertion point.
+    /// The current block, or an error when there is no insertion point. Every builder
+    /// call starts here, so the check is inline and the error built out of line.
+    #[inline]
     pub(crate) fn insertion_block(&self, ctx: &IRBuilderContext) -> Result<BlockId, Diag> {
         match ctx.compound {
             Some(b) if self.module.blocks.contains(b) => Ok(b),
-            Some(b) => Err(Diag::new(
-                ctx.span,
-                format!("{b:?} is not a block of this module"),
-            )),
-            None => Err(Diag::new(
-                ctx.span,
-                "no insertion point: call enter_function_body (or enter a statement's scope) first",
-            )),
+            other => Err(no_insertion_point(ctx, other)),
         }
     }
 
@@ -678,6 +673,18 @@ impl IRBuilder {
         }
         ctx.active_op_stmt = None;
         Ok(())
+    }
+}
+
+/// Why there is no insertion point: a block of another module, or none at all.
+#[cold]
+fn no_insertion_point(ctx: &IRBuilderContext, block: Option<BlockId>) -> Diag {
+    match block {
+        Some(b) => Diag::new(ctx.span, format!("{b:?} is not a block of this module")),
+        None => Diag::new(
+            ctx.span,
+            "no insertion point: call enter_function_body (or enter a statement's scope) first",
+        ),
     }
 }
 
