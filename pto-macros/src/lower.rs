@@ -481,9 +481,11 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    fn val_tile(&self, v: &Val) -> Option<TileType> {
+    /// The element type of a tile value (`None` for anything else); the tile's type itself
+    /// is not copied, since the ops on tiles only need this.
+    fn val_tile(&self, v: &Val) -> Option<DataType> {
         match v {
-            Val::V(v) => self.ty(*v).as_tile().cloned(),
+            Val::V(v) => self.ty(*v).as_tile().map(|t| t.dtype),
             _ => None,
         }
     }
@@ -1652,7 +1654,7 @@ impl<'k> Lower<'k, '_> {
             );
         }
         let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
-        if let Some(t) = tile {
+        if let Some(dtype) = tile {
             let Some(op) = k.tile() else {
                 let (s, e) = self.spans.get(span);
                 return self.err_range(
@@ -1664,8 +1666,8 @@ impl<'k> Lower<'k, '_> {
                 );
             };
             self.ctx.set_span(span);
-            let l = self.materialize(l, Some(t.dtype))?;
-            let r = self.materialize(r, Some(t.dtype))?;
+            let l = self.materialize(l, Some(dtype))?;
+            let r = self.materialize(r, Some(dtype))?;
             return self.build(span, op, [l, r], Attrs::new()).map(Val::V);
         }
         let d = match (self.val_scalar(&l), self.val_scalar(&r)) {
@@ -1867,10 +1869,10 @@ impl<'k> Lower<'k, '_> {
             let Val::V(t) = recv else { return Err(Poison) };
             return self.tensor_method(m, t, name, span).map(|v| v.map(Val::V));
         }
-        if let Some(tt) = self.val_tile(&recv) {
+        if let Some(dtype) = self.val_tile(&recv) {
             let Val::V(t) = recv else { return Err(Poison) };
             return self
-                .tile_method(m, t, &tt, name, span)
+                .tile_method(m, t, dtype, name, span)
                 .map(|v| Some(Val::V(v)));
         }
         // Scalars (and literals).
@@ -1982,7 +1984,7 @@ impl<'k> Lower<'k, '_> {
         &mut self,
         m: &'k ExprMethodCall,
         t: ValueId,
-        tt: &TileType,
+        dtype: DataType,
         name: &str,
         span: SpanId,
     ) -> R<ValueId> {
@@ -2019,7 +2021,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let other = self.expr(arg)?;
                 let k = if name == "max" { Bin::Max } else { Bin::Min };
-                match self.apply_binary(k, Val::V(t), other, span, Some(tt.dtype))? {
+                match self.apply_binary(k, Val::V(t), other, span, Some(dtype))? {
                     Val::V(v) => Ok(v),
                     _ => Err(Poison),
                 }
