@@ -532,30 +532,26 @@ impl IRBuilder {
         for n in &names {
             let tv = value_in(self, ctx, then_b, n)?;
             let ev = value_in(self, ctx, else_b, n)?;
-            let (tt, et) = (
-                self.module.values[tv].ty.clone(),
-                self.module.values[ev].ty.clone(),
-            );
-            if then_live && else_live && !ops::same_up_to_valid(&tt, &et) {
+            // The types are read in place: the merged one is the only copy made.
+            let (tt, et) = (&self.module.values[tv].ty, &self.module.values[ev].ty);
+            if then_live && else_live && !ops::same_up_to_valid(tt, et) {
                 return Err(Diag::new(
                     span,
                     format!(
                         "`if` branches give `{n}` different types: {} and {}",
-                        type_msg(&self.module, &tt),
-                        type_msg(&self.module, &et)
+                        type_msg(&self.module, tt),
+                        type_msg(&self.module, et)
                     ),
                 ));
             }
+            let ty = if then_live {
+                ops::merge_types(tt, et)
+            } else {
+                et.clone()
+            };
             then_vals.push(tv);
             else_vals.push(ev);
-            merged.push((
-                Some(n.clone()),
-                if then_live {
-                    ops::merge_types(&tt, &et)
-                } else {
-                    et
-                },
-            ));
+            merged.push((Some(n.clone()), ty));
         }
         // The branches' tail values (an `if` used as a value). A branch that left the loop
         // (`break` / `continue`) gives none; the live branches' values are merged.
