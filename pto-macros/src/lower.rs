@@ -45,7 +45,8 @@ pub(crate) struct SpanTable<'k> {
 impl<'k> SpanTable<'k> {
     fn new(fallback: (Span, Span)) -> Self {
         SpanTable {
-            spans: Vec::new(),
+            // Every expression and statement takes a span: room for a typical kernel's.
+            spans: Vec::with_capacity(128),
             fallback,
         }
     }
