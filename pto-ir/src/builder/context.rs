@@ -67,10 +67,6 @@ impl<K: Copy + PartialEq, V> OpenMap<K, V> {
         self.0.iter().rposition(|(key, _)| *key == k)
     }
 
-    pub(crate) fn contains_key(&self, k: K) -> bool {
-        self.index(k).is_some()
-    }
-
     pub(crate) fn get(&self, k: K) -> Option<&V> {
         self.index(k).and_then(|i| self.0.get(i)).map(|(_, v)| v)
     }

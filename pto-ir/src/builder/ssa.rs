@@ -99,13 +99,9 @@ impl IRBuilder {
         }
         let parent = b.parent?;
         if let Some(lp) = self.is_loop_block(block)
-            && ctx.loops.contains_key(lp)
+            && let Some(state) = ctx.loops.get(lp)
         {
-            if let Some(p) = ctx
-                .loops
-                .get(lp)
-                .and_then(|s| s.provisionals.iter().find(|p| *p.name == *name))
-            {
+            if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
                 return Some((p.value, Name::clone(&p.name), p.value == p.outer));
             }
             let (outer, name, fixed) = self.resolve_named(ctx, parent, name)?;
