@@ -140,6 +140,11 @@ impl EnvTable {
         self.set_as(name, binding);
     }
 
+    /// Room for `n` more locals (a function's parameters, declared at once).
+    pub fn reserve_locals(&mut self, n: usize) {
+        self.locals.entries.reserve(n);
+    }
+
     /// [`EnvTable::set`] for a borrowed or a shared name: a `&str` is copied only when
     /// the scope does not bind it yet, a [`Name`] is kept as is.
     pub fn set_as<N: AsRef<str> + Into<Name>>(&mut self, name: N, binding: Binding) {

@@ -287,14 +287,6 @@ impl ProgramModule {
             kind: crate::env::BindingKind::Local,
             mutable: false,
         };
-        for (i, p) in params.iter().enumerate() {
-            if let Some(d) = values.get_mut(p.value) {
-                d.def = ValueDef::Param(f, i as u32);
-                if let Some(name) = &d.name {
-                    env.set_named(Name::clone(name), local(p.value));
-                }
-            }
-        }
         // Symbolic dimensions mentioned in parameter types are defined at entry: each value
         // of this module that is not a parameter, once, in order of first mention.
         let mut unique = Vec::new();
@@ -308,6 +300,16 @@ impl ProgramModule {
                         unique.push(d);
                     }
                 });
+            }
+        }
+        // The input scope binds the parameters, then the dimensions: room for all at once.
+        env.reserve_locals(params.len() + unique.len());
+        for (i, p) in params.iter().enumerate() {
+            if let Some(d) = values.get_mut(p.value) {
+                d.def = ValueDef::Param(f, i as u32);
+                if let Some(name) = &d.name {
+                    env.set_named(Name::clone(name), local(p.value));
+                }
             }
         }
         for &d in &unique {
