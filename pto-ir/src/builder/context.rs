@@ -45,8 +45,9 @@ pub(crate) struct PendingExit {
 /// SSA state of an open loop.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LoopState {
-    /// Kept inline while few: a loop reads a handful of outer variables.
-    pub provisionals: InlineVec<Provisional, 4>,
+    /// Kept inline while few: a loop reads a handful of outer variables (the typical
+    /// kernel's loops, up to seven).
+    pub provisionals: InlineVec<Provisional, 8>,
     pub exits: Vec<PendingExit>,
 }
 
