@@ -103,6 +103,18 @@ impl Attrs {
         Attrs(Vec::new())
     }
 
+    /// A dictionary of `entries` (distinct keys, in order), allocated at its exact size:
+    /// an op's attributes are built once and rarely grow, where pushing entry by entry
+    /// would allocate room for four.
+    pub fn of<const N: usize>(entries: [(&'static str, Attr); N]) -> Self {
+        Attrs(
+            entries
+                .into_iter()
+                .map(|(k, v)| (AttrKey::Borrowed(k), v))
+                .collect(),
+        )
+    }
+
     /// Looks a key up.
     pub fn get(&self, key: &str) -> Option<&Attr> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)

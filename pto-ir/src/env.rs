@@ -50,9 +50,22 @@ struct Ordered {
 }
 
 impl Ordered {
-    const SCAN: usize = 8;
+    /// A kernel's input scope holds its parameters and symbolic dimensions (a dozen in a
+    /// typical one): scanned, it needs no index at all. The scan compares lengths and
+    /// first bytes, so it costs about what hashing the name would up to this size.
+    const SCAN: usize = 16;
 
+    /// Most tables a lookup walks through are empty (a scope's updates nearly always are),
+    /// so that case is settled inline, without a call.
+    #[inline]
     fn position(&self, name: &str) -> Option<usize> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        self.find(name)
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
         if self.entries.len() <= Self::SCAN {
             // Names that differ mostly differ in length or first byte, which settles them
             // without calling `memcmp`.
@@ -119,14 +132,22 @@ impl EnvTable {
 
     /// Binds `name` (as a local or an update, per `binding.kind`).
     pub fn set(&mut self, name: &str, binding: Binding) {
-        match binding.kind {
-            BindingKind::Local => self.locals.set(name, binding),
-            BindingKind::Update => self.updates.set(name, binding),
-        }
+        self.set_as(name, binding);
     }
 
     /// [`EnvTable::set`] with a shared name, kept as is (no copy).
     pub fn set_named(&mut self, name: Name, binding: Binding) {
+        self.set_as(name, binding);
+    }
+
+    /// Room for `n` more locals (a function's parameters, declared at once).
+    pub fn reserve_locals(&mut self, n: usize) {
+        self.locals.entries.reserve(n);
+    }
+
+    /// [`EnvTable::set`] for a borrowed or a shared name: a `&str` is copied only when
+    /// the scope does not bind it yet, a [`Name`] is kept as is.
+    pub fn set_as<N: AsRef<str> + Into<Name>>(&mut self, name: N, binding: Binding) {
         match binding.kind {
             BindingKind::Local => self.locals.set(name, binding),
             BindingKind::Update => self.updates.set(name, binding),

@@ -164,6 +164,12 @@ impl ProgramModule {
         self.push_value(ty, name, number)
     }
 
+    /// Takes the next SSA number without creating a value (for a value the builder can do
+    /// without, so that the numbers of the others stay as they were).
+    pub fn skip_number(&mut self) {
+        self.next_number = self.next_number.saturating_add(1);
+    }
+
     fn push_value(&mut self, ty: Type, name: Option<Name>, number: u32) -> ValueId {
         self.next_number = self.next_number.max(number.saturating_add(1));
         self.values.push(ValueData {
@@ -281,26 +287,29 @@ impl ProgramModule {
             kind: crate::env::BindingKind::Local,
             mutable: false,
         };
+        // Symbolic dimensions mentioned in parameter types are defined at entry: each value
+        // of this module that is not a parameter, once, in order of first mention.
+        let mut unique = Vec::new();
+        for p in params {
+            if let Some(data) = values.get(p.value) {
+                for_each_dim(&data.ty, &mut |d| {
+                    if !params.iter().any(|p| p.value == d)
+                        && !unique.contains(&d)
+                        && values.contains(d)
+                    {
+                        unique.push(d);
+                    }
+                });
+            }
+        }
+        // The input scope binds the parameters, then the dimensions: room for all at once.
+        env.reserve_locals(params.len() + unique.len());
         for (i, p) in params.iter().enumerate() {
             if let Some(d) = values.get_mut(p.value) {
                 d.def = ValueDef::Param(f, i as u32);
                 if let Some(name) = &d.name {
                     env.set_named(Name::clone(name), local(p.value));
                 }
-            }
-        }
-        // Symbolic dimensions mentioned in parameter types are defined at entry.
-        let mut dims = Vec::new();
-        for p in params {
-            if let Some(d) = values.get(p.value) {
-                collect_dims(&d.ty, &mut dims);
-            }
-        }
-        dims.retain(|d| !params.iter().any(|p| p.value == *d));
-        let mut unique = Vec::new();
-        for d in dims {
-            if !unique.contains(&d) && values.contains(d) {
-                unique.push(d);
             }
         }
         for &d in &unique {

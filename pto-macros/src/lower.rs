@@ -10,11 +10,11 @@
 //! skipped, so one mistake gives one error), an ill-typed condition or loop bound is replaced
 //! by a placeholder constant so the body is still checked, and scopes are always popped.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use proc_macro2::Span;
 use pto_ir::{
-    Attr, Attrs, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
+    Attr, Attrs, BlockId, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
     IRBuilderContext, InlineVec, Name, Opcode, ProgramModule, Signature, SpanId, TensorFormat,
     TensorType, TileType, Type, ValueId, ValueList,
 };
@@ -25,7 +25,7 @@ use syn::{
 };
 
 use crate::args::Args;
-use crate::ctxt::{Errors, error_range, range_of, tokens_range};
+use crate::ctxt::{Errors, error_range, items, range_of, tokens_range};
 use crate::model::{DimSpec, Kernel, ParamTy, int_literal, scalar_dtype, with_spelling};
 
 /// Where a `SpanId` points: a token range, or a syn node whose first and last tokens are
@@ -45,7 +45,8 @@ pub(crate) struct SpanTable<'k> {
 impl<'k> SpanTable<'k> {
     fn new(fallback: (Span, Span)) -> Self {
         SpanTable {
-            spans: Vec::new(),
+            // Every expression and statement takes a span: room for a typical kernel's.
+            spans: Vec::with_capacity(128),
             fallback,
         }
     }
@@ -273,10 +274,10 @@ struct Lower<'k, 'e> {
     kernel: &'k Kernel<'k>,
     /// Names whose `let` failed: uses are skipped without a second error.
     poisoned: FxHashSet<Name>,
-    /// Names declared in a body that has ended, with the construct (`for` loop ...).
-    gone: FxHashMap<Name, &'static str>,
-    /// Names declared in each open body (shared with the builder's scopes, not copied).
-    scopes: Vec<Vec<Name>>,
+    /// The bodies that have ended, in the order they ended, with their construct (`for`
+    /// loop ...). Their blocks keep the names declared in them, which an unknown name is
+    /// looked up in, so nothing is recorded per name while lowering.
+    ended: Vec<(BlockId, &'static str)>,
     /// Spelling buffers for identifiers, reused by [`Lower::with_name`].
     names: Vec<String>,
     /// Whether the function body ended in `return` / a tail value.
@@ -294,30 +295,32 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     module.ops.reserve(64);
     module.stmts.reserve(64);
     module.blocks.reserve(32);
+    let mut ctx = IRBuilderContext::new();
+    // The kernel language assigns only `let mut` variables (through `assign_var`).
+    ctx.strict_mutability = true;
     let mut lw = Lower {
         b: IRBuilder::new(module),
-        ctx: IRBuilderContext::new(),
+        ctx,
         spans: SpanTable::new(range_of(k.ident)),
         errs,
         kernel: k,
         poisoned: FxHashSet::default(),
-        gone: FxHashMap::default(),
-        scopes: vec![Vec::new()],
+        ended: Vec::new(),
         names: Vec::new(),
         returned: false,
     };
     // Parameters, then the symbolic dimensions they mention (created once, shared by name).
-    // Names are spelled into reused buffers (`to_string` would allocate each spelling).
-    let mut dims: FxHashMap<String, ValueId> = FxHashMap::default();
-    let mut params = Vec::new();
-    let (mut pname, mut dname) = (String::new(), String::new());
+    // The model spelled every name once; values share those names rather than copying them.
+    let mut dims: Vec<(&Name, ValueId)> = Vec::new();
+    let mut params = Vec::with_capacity(k.params.len());
     for p in &k.params {
-        spell(&mut pname, &p.ident);
         if matches!(p.ty, ParamTy::Invalid) {
-            lw.poisoned.insert(pname.as_str().into());
+            lw.poisoned.insert(Name::clone(&p.name));
             continue;
         }
-        let v = lw.b.new_value(Type::Unknown, &pname);
+        let v =
+            lw.b.module_mut()
+                .new_value_named(Type::Unknown, Some(Name::clone(&p.name)));
         let ty = match &p.ty {
             ParamTy::Scalar(d) => Type::Scalar(*d),
             ParamTy::Tensor { dtype, dims: ds } => {
@@ -325,13 +328,15 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
                 for d in ds {
                     shape.push(match d {
                         DimSpec::Const(c) => pto_ir::Dim::Const(*c),
-                        DimSpec::Sym(s) => {
-                            spell(&mut dname, s);
-                            let dv = match dims.get(dname.as_str()) {
-                                Some(&dv) => dv,
+                        DimSpec::Sym { name, .. } => {
+                            let dv = match dims.iter().find(|(n, _)| *n == name) {
+                                Some(&(_, dv)) => dv,
                                 None => {
-                                    let dv = lw.b.new_scalar(DataType::Int64, &dname);
-                                    dims.insert(dname.clone(), dv);
+                                    let dv = lw.b.module_mut().new_value_named(
+                                        Type::Scalar(DataType::Int64),
+                                        Some(Name::clone(name)),
+                                    );
+                                    dims.push((name, dv));
                                     dv
                                 }
                             };
@@ -477,9 +482,11 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    fn val_tile(&self, v: &Val) -> Option<TileType> {
+    /// The element type of a tile value (`None` for anything else); the tile's type itself
+    /// is not copied, since the ops on tiles only need this.
+    fn val_tile(&self, v: &Val) -> Option<DataType> {
         match v {
-            Val::V(v) => self.ty(*v).as_tile().cloned(),
+            Val::V(v) => self.ty(*v).as_tile().map(|t| t.dtype),
             _ => None,
         }
     }
@@ -552,45 +559,52 @@ impl<'k> Lower<'k, '_> {
             .declare_var_named(&self.ctx, Name::clone(name), v, mutable);
         if self.check(r).is_ok() {
             self.poisoned.remove(name);
-            self.gone.remove(name);
-            if let Some(s) = self.scopes.last_mut() {
-                s.push(Name::clone(name));
-            }
         }
     }
 
-    fn push_scope(&mut self) {
-        self.scopes.push(Vec::new());
-    }
-
-    /// Pops the builder scope and records the names that went out of scope.
+    /// Pops the builder scope of a body and records that the body ended.
     fn pop_scope(&mut self, construct: &'static str) {
-        let names = self.scopes.pop().unwrap_or_default();
+        if let Some(b) = self.ctx.compound {
+            self.ended.push((b, construct));
+        }
         if let Err(d) = self.ctx.pop_scope() {
             self.report(d);
         }
-        for n in names {
-            if !self.b.is_visible(&self.ctx, &n) {
-                self.gone.insert(n, construct);
-            }
-        }
     }
 
-    /// The binding of `name` as seen from the current scope: (value, mutable, is a parameter).
-    fn binding(&self, name: &str) -> Option<(ValueId, bool, bool)> {
+    /// The construct whose body declared `name`, when that body has ended: the last ended
+    /// body that declared it. (A name declared again in a body still open is visible, and
+    /// is not looked up; one declared again in a body that ended since is found there.)
+    fn gone(&self, name: &str) -> Option<&'static str> {
+        let m = self.b.module();
+        self.ended
+            .iter()
+            .rev()
+            .find(|(b, _)| {
+                m.blocks
+                    .get(*b)
+                    .is_some_and(|b| b.env.local(name).is_some())
+            })
+            .map(|&(_, construct)| construct)
+    }
+
+    /// The binding of `name` as seen from the current scope: the variable's shared name,
+    /// its value, whether it is mutable and whether it is a parameter.
+    fn binding(&self, name: &str) -> Option<(Name, ValueId, bool, bool)> {
         let m = self.b.module();
         let mut cur = self.ctx.compound;
         while let Some(b) = cur {
             let block = m.blocks.get(b)?;
-            if let Some(bind) = block.env.local(name) {
-                return Some((
-                    bind.value,
-                    bind.mutable,
-                    block.role == BlockRole::FuncInputs,
-                ));
-            }
-            if let Some(bind) = block.env.update(name) {
-                return Some((bind.value, true, false));
+            if let Some((n, bind)) = block.env.get_named(name) {
+                return Some(match bind.kind {
+                    pto_ir::env::BindingKind::Local => (
+                        Name::clone(n),
+                        bind.value,
+                        bind.mutable,
+                        block.role == BlockRole::FuncInputs,
+                    ),
+                    pto_ir::env::BindingKind::Update => (Name::clone(n), bind.value, true, false),
+                });
             }
             cur = block.parent;
         }
@@ -599,7 +613,7 @@ impl<'k> Lower<'k, '_> {
 
     fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
-        if let Some(construct) = self.gone.get(name.as_str()) {
+        if let Some(construct) = self.gone(&name) {
             let msg = format!(
                 "`{name}` is defined inside the {construct} and is not visible after it\n  = help: declare it before the {construct} with `let mut {name} = ..;` and assign it inside"
             );
@@ -996,7 +1010,7 @@ impl<'k> Lower<'k, '_> {
         a: &'k AngleBracketedGenericArguments,
         node: &'k impl ToTokens,
     ) -> R<(DataType, pto_ir::Shape)> {
-        let mut it = a.args.iter();
+        let mut it = items(&a.args);
         let dtype = match it.next() {
             Some(GenericArgument::Type(t)) => scalar_dtype(t),
             _ => None,
@@ -1007,7 +1021,7 @@ impl<'k> Lower<'k, '_> {
                 "a tile type is `Tile::<T, R, C>` with `T` one of f16, bf16, f32, f64, i8..i64, u8..u64, bool",
             );
         };
-        let rest: Vec<&GenericArgument> = it.collect();
+        let rest: InlineVec<&GenericArgument, 4> = it.collect();
         let shape = self.sizes(&rest, node)?;
         Ok((dtype, shape))
     }
@@ -1061,12 +1075,16 @@ impl<'k> Lower<'k, '_> {
             let _ = self.expr(right);
             return;
         };
-        let name = self.ident_name(ident);
-        if self.poisoned.contains(&name) {
+        // `None`: the name is poisoned; else its binding, if any. The variable's own shared
+        // name is used from here on, so an assignment copies no string.
+        let found = self.with_name(ident, |this, name| {
+            (!this.poisoned.contains(name)).then(|| this.binding(name))
+        });
+        let Some(found) = found else {
             let _ = self.expr(right);
             return;
-        }
-        let Some((cur, mutable, is_param)) = self.binding(&name) else {
+        };
+        let Some((name, cur, mutable, is_param)) = found else {
             self.unknown_var(ident);
             let _ = self.expr(right);
             return;
@@ -1117,7 +1135,7 @@ impl<'k> Lower<'k, '_> {
         }
         self.name_value(new, &name);
         self.at(left);
-        let r = self.b.assign_var(&self.ctx, &name, new);
+        let r = self.b.assign_var_named(&self.ctx, name, new);
         let _ = self.check(r);
     }
 
@@ -1166,7 +1184,6 @@ impl<'k> Lower<'k, '_> {
 
         let r = self.b.enter_if_then(&mut self.ctx, ifs);
         self.check(r)?;
-        self.push_scope();
         let tv = self.block(&e.then_branch.stmts, mode, hint);
         if want && let Some(v) = tv {
             match self.materialize(v, hint) {
@@ -1183,7 +1200,6 @@ impl<'k> Lower<'k, '_> {
 
         let r = self.b.enter_if_else(&mut self.ctx, ifs);
         self.check(r)?;
-        self.push_scope();
         let ev = match &e.else_branch {
             None => None,
             Some((_, else_e)) => match &**else_e {
@@ -1271,7 +1287,7 @@ impl<'k> Lower<'k, '_> {
                 };
                 match name.as_deref() {
                     Some("range") => {
-                        let args: Vec<&Expr> = c.args.iter().collect();
+                        let args: InlineVec<&Expr, 4> = items(&c.args).collect();
                         match args.as_slice() {
                             [a, b] => Ok((a, b, None)),
                             [a, b, s] => Ok((a, b, Some(s))),
@@ -1421,13 +1437,8 @@ impl<'k> Lower<'k, '_> {
         if self.check(r).is_err() {
             return;
         }
-        self.push_scope();
         if let Some(iv_name) = iv_name {
             self.poisoned.remove(&iv_name);
-            self.gone.remove(&iv_name);
-            if let Some(s) = self.scopes.last_mut() {
-                s.push(iv_name);
-            }
         }
         self.block(&f.body.stmts, Tail::Unit, None);
         self.pop_scope("`for` loop");
@@ -1450,7 +1461,6 @@ impl<'k> Lower<'k, '_> {
         if self.check(r).is_err() {
             return;
         }
-        self.push_scope();
         if let Ok(c) = self.cond(&w.cond, "while") {
             self.at(&w.cond);
             let r = self.b.create_condition(&mut self.ctx, c);
@@ -1461,7 +1471,6 @@ impl<'k> Lower<'k, '_> {
         if self.check(r).is_err() {
             return;
         }
-        self.push_scope();
         self.block(&w.body.stmts, Tail::Unit, None);
         self.pop_scope("`while` loop");
         self.ctx.set_span(span);
@@ -1646,7 +1655,7 @@ impl<'k> Lower<'k, '_> {
             );
         }
         let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
-        if let Some(t) = tile {
+        if let Some(dtype) = tile {
             let Some(op) = k.tile() else {
                 let (s, e) = self.spans.get(span);
                 return self.err_range(
@@ -1658,8 +1667,8 @@ impl<'k> Lower<'k, '_> {
                 );
             };
             self.ctx.set_span(span);
-            let l = self.materialize(l, Some(t.dtype))?;
-            let r = self.materialize(r, Some(t.dtype))?;
+            let l = self.materialize(l, Some(dtype))?;
+            let r = self.materialize(r, Some(dtype))?;
             return self.build(span, op, [l, r], Attrs::new()).map(Val::V);
         }
         let d = match (self.val_scalar(&l), self.val_scalar(&r)) {
@@ -1761,7 +1770,7 @@ impl<'k> Lower<'k, '_> {
                             span,
                             Opcode::ScalarCast,
                             [id],
-                            Attrs::new().with("dtype", Attr::Ident(d.name().into())),
+                            Attrs::of([("dtype", Attr::Ident(d.name().into()))]),
                         )
                         .map(Val::V),
                     Type::Tile(_) => self.err(
@@ -1788,7 +1797,7 @@ impl<'k> Lower<'k, '_> {
         };
         let mut out = Vec::with_capacity(a.elems.len());
         let mut ok = true;
-        for el in &a.elems {
+        for el in items(&a.elems) {
             match self.expr(el) {
                 Ok(Val::Int(i, _)) if i >= 0 => out.push(Attr::Int(i)),
                 Ok(v) => {
@@ -1815,7 +1824,13 @@ impl<'k> Lower<'k, '_> {
         if ok { Ok(out) } else { Err(Poison) }
     }
 
-    fn arity(&mut self, name: &'k Ident, args: usize, want: usize, usage: &str) -> R<()> {
+    fn arity(
+        &mut self,
+        name: &'k Ident,
+        args: usize,
+        want: usize,
+        usage: &dyn std::fmt::Display,
+    ) -> R<()> {
         if args == want {
             return Ok(());
         }
@@ -1826,7 +1841,7 @@ impl<'k> Lower<'k, '_> {
         )
     }
 
-    fn no_turbofish(&mut self, m: &'k ExprMethodCall, usage: &str) -> R<()> {
+    fn no_turbofish(&mut self, m: &'k ExprMethodCall, usage: &dyn std::fmt::Display) -> R<()> {
         match &m.turbofish {
             Some(tf) => self.err(tf, format!("`{usage}` takes no type arguments")),
             None => Ok(()),
@@ -1855,24 +1870,24 @@ impl<'k> Lower<'k, '_> {
             let Val::V(t) = recv else { return Err(Poison) };
             return self.tensor_method(m, t, name, span).map(|v| v.map(Val::V));
         }
-        if let Some(tt) = self.val_tile(&recv) {
+        if let Some(dtype) = self.val_tile(&recv) {
             let Val::V(t) = recv else { return Err(Poison) };
             return self
-                .tile_method(m, t, &tt, name, span)
+                .tile_method(m, t, dtype, name, span)
                 .map(|v| Some(Val::V(v)));
         }
         // Scalars (and literals).
         match name {
             "abs" => {
-                self.no_turbofish(m, "x.abs()")?;
-                self.arity(&m.method, n, 0, "x.abs()")?;
+                self.no_turbofish(m, &"x.abs()")?;
+                self.arity(&m.method, n, 0, &"x.abs()")?;
                 let id = self.materialize(recv, None)?;
                 self.build(span, Opcode::ScalarAbs, [id], Attrs::new())
                     .map(|v| Some(Val::V(v)))
             }
             "max" | "min" => {
-                self.no_turbofish(m, "x.max(y)")?;
-                self.arity(&m.method, n, 1, &format!("x.{name}(y)"))?;
+                self.no_turbofish(m, &"x.max(y)")?;
+                self.arity(&m.method, n, 1, &format_args!("x.{name}(y)"))?;
                 let Some(arg) = m.args.first() else {
                     return Err(Poison);
                 };
@@ -1921,18 +1936,18 @@ impl<'k> Lower<'k, '_> {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the window size: `t.load::<R, C>([i, j])`");
                 };
-                let args: Vec<&GenericArgument> = tf.args.iter().collect();
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
-                self.arity(&m.method, n, 1, "t.load::<R, C>([i, j])")?;
+                self.arity(&m.method, n, 1, &"t.load::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
-                let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
+                let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
             "store" => {
-                self.no_turbofish(m, "t.store([i, j], tile)")?;
-                self.arity(&m.method, n, 2, "t.store([i, j], tile)")?;
+                self.no_turbofish(m, &"t.store([i, j], tile)")?;
+                self.arity(&m.method, n, 2, &"t.store([i, j], tile)")?;
                 let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
                 let off = self.offsets(o);
                 let tile = self.expr(v);
@@ -1951,7 +1966,7 @@ impl<'k> Lower<'k, '_> {
                     &mut self.ctx,
                     Opcode::TileStore,
                     [tile, t],
-                    Attrs::new().with("offset", Attr::List(off)),
+                    Attrs::of([("offset", Attr::List(off))]),
                     "",
                 );
                 self.check(r).map(|_| None)
@@ -1970,7 +1985,7 @@ impl<'k> Lower<'k, '_> {
         &mut self,
         m: &'k ExprMethodCall,
         t: ValueId,
-        tt: &TileType,
+        dtype: DataType,
         name: &str,
         span: SpanId,
     ) -> R<ValueId> {
@@ -1993,20 +2008,21 @@ impl<'k> Lower<'k, '_> {
             _ => None,
         };
         if let Some(op) = unary {
-            let usage = format!("a.{name}()");
+            // Spelled only if an error needs it.
+            let usage = format_args!("a.{name}()");
             self.no_turbofish(m, &usage)?;
             self.arity(&m.method, n, 0, &usage)?;
             return self.build(span, op, [t], Attrs::new());
         }
         match name {
             "max" | "min" => {
-                let usage = format!("a.{name}(b)");
+                let usage = format_args!("a.{name}(b)");
                 self.no_turbofish(m, &usage)?;
                 self.arity(&m.method, n, 1, &usage)?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let other = self.expr(arg)?;
                 let k = if name == "max" { Bin::Max } else { Bin::Min };
-                match self.apply_binary(k, Val::V(t), other, span, Some(tt.dtype))? {
+                match self.apply_binary(k, Val::V(t), other, span, Some(dtype))? {
                     Val::V(v) => Ok(v),
                     _ => Err(Poison),
                 }
@@ -2022,31 +2038,31 @@ impl<'k> Lower<'k, '_> {
                 let Some(d) = d else {
                     return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
                 };
-                self.arity(&m.method, n, 0, "a.cast::<T>()")?;
-                self.build(span, Opcode::TileCast, [t], Attrs::new().with("dtype", Attr::Ident(d.name().into())))
+                self.arity(&m.method, n, 0, &"a.cast::<T>()")?;
+                self.build(span, Opcode::TileCast, [t], Attrs::of([("dtype", Attr::Ident(d.name().into()))]))
             }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the window size: `a.extract::<R, C>([i, j])`");
                 };
-                let args: Vec<&GenericArgument> = tf.args.iter().collect();
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
-                self.arity(&m.method, n, 1, "a.extract::<R, C>([i, j])")?;
+                self.arity(&m.method, n, 1, &"a.extract::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else { return Err(Poison) };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
-                let attrs = Attrs::new().with("shape", Attr::ints(&shape)).with("offset", Attr::List(off));
+                let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileExtract, [t], attrs)
             }
             "valid" => {
-                self.no_turbofish(m, "a.valid([m, n])")?;
-                self.arity(&m.method, n, 1, "a.valid([m, n])")?;
+                self.no_turbofish(m, &"a.valid([m, n])")?;
+                self.arity(&m.method, n, 1, &"a.valid([m, n])")?;
                 let Some(Expr::Array(arr)) = m.args.first() else {
                     return self.err(&m.args, "the valid region is written as an array: `a.valid([m, n])`");
                 };
                 let mut operands = ValueList::from([t]);
                 let mut ok = true;
-                for el in &arr.elems {
+                for el in items(&arr.elems) {
                     match self.expr(el).and_then(|v| self.materialize(v, Some(DataType::Int64))) {
                         Ok(v) => operands.push(v),
                         Err(Poison) => ok = false,
@@ -2072,7 +2088,7 @@ impl<'k> Lower<'k, '_> {
                 format!("only the built-in functions can be called in a kernel: {FUNCTIONS}"),
             );
         };
-        let mut segs = p.path.segments.iter();
+        let mut segs = items(&p.path.segments);
         let span = self.sid(e);
         // Tile::<T, R, C>::zeros() / full(v)
         if let (Some(ty), Some(ctor), None) = (segs.next(), segs.next(), segs.next())
@@ -2093,11 +2109,11 @@ impl<'k> Lower<'k, '_> {
             });
             let fill = match full {
                 Some(false) => {
-                    self.arity(&ctor.ident, c.args.len(), 0, "Tile::<T, R, C>::zeros()")?;
+                    self.arity(&ctor.ident, c.args.len(), 0, &"Tile::<T, R, C>::zeros()")?;
                     None
                 }
                 Some(true) => {
-                    self.arity(&ctor.ident, c.args.len(), 1, "Tile::<T, R, C>::full(v)")?;
+                    self.arity(&ctor.ident, c.args.len(), 1, &"Tile::<T, R, C>::full(v)")?;
                     match c.args.first() {
                         Some(a) => Some(self.expr(a)?),
                         None => return Err(Poison),
@@ -2125,12 +2141,11 @@ impl<'k> Lower<'k, '_> {
                 }
                 Some(v) => self.materialize(v, Some(dtype))?,
             };
-            let attrs = Attrs::new()
-                .with("shape", Attr::ints(&shape))
-                .with("dtype", Attr::Ident(dtype.name().into()));
-            return self
-                .build(span, Opcode::TileFull, vec![v], attrs)
-                .map(Val::V);
+            let attrs = Attrs::of([
+                ("shape", Attr::ints(&shape)),
+                ("dtype", Attr::Ident(dtype.name().into())),
+            ]);
+            return self.build(span, Opcode::TileFull, [v], attrs).map(Val::V);
         }
         let Some(ident) = p.path.get_ident() else {
             return self.err(
@@ -2182,13 +2197,13 @@ impl<'k> Lower<'k, '_> {
         // Lower every argument first, so errors inside them are all reported.
         let mut vals = InlineVec::<_, 4>::new();
         let mut ok = true;
-        for a in &c.args {
+        for a in items(&c.args) {
             match self.expr(a) {
                 Ok(v) => vals.push(v),
                 Err(Poison) => ok = false,
             }
         }
-        self.arity(ident, c.args.len(), want, usage)?;
+        self.arity(ident, c.args.len(), want, &usage)?;
         if !ok {
             return Err(Poison);
         }

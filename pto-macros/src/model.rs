@@ -2,24 +2,25 @@
 //! bindings, the symbolic dimensions they share by name, and the return type. Every node
 //! keeps the syn tokens it came from, for error spans.
 
-use proc_macro2::{Literal, TokenStream};
-use pto_ir::{DataType, Direction};
-use quote::{ToTokens, quote};
+use proc_macro2::{Literal, Span, TokenStream};
+use pto_ir::{DataType, Direction, Name};
+use quote::{ToTokens, TokenStreamExt, quote};
 use syn::punctuated::Pair;
 use syn::{
     Attribute, Block, Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PathArguments,
-    ReturnType, Type, Visibility,
+    ReturnType, Token, Type, Visibility,
 };
 
-use crate::ctxt::Errors;
+use crate::ctxt::{Errors, items};
 
 /// One extent of a tensor parameter.
 #[derive(Clone, Debug)]
 pub(crate) enum DimSpec {
     /// An integer literal.
     Const(u64),
-    /// A symbolic dimension, shared by name across parameters.
-    Sym(Ident),
+    /// A symbolic dimension, shared by name across parameters: its spelling, and where it
+    /// is written (for messages).
+    Sym { name: Name, span: Span },
 }
 
 /// The kind and IR type of a parameter.
@@ -41,6 +42,8 @@ pub(crate) enum ParamTy {
 /// A parameter.
 pub(crate) struct Param {
     pub ident: Ident,
+    /// The spelling of `ident`, shared with the IR values and scopes that name it.
+    pub name: Name,
     pub ty: ParamTy,
     pub direction: Direction,
     /// The host binding's type, spelled with the user's own paths (so their imports are used).
@@ -78,6 +81,11 @@ pub(crate) fn with_spelling<T>(ident: &Ident, f: impl FnOnce(&str) -> T) -> T {
     } else {
         f(&ident.to_string())
     }
+}
+
+/// The spelling of `ident` as a shared name (one allocation, no intermediate `String`).
+pub(crate) fn spelled(ident: &Ident) -> Name {
+    with_spelling(ident, |s| Name::from(s))
 }
 
 /// A short string spelled in place (see [`with_spelling`]); a write that does not fit fails.
@@ -147,14 +155,17 @@ enum Generic {
     Other,
 }
 
+/// The generic arguments of a type (`T` and up to four extents), kept inline.
+type GenericArgs<'a> = pto_ir::InlineVec<&'a GenericArgument, 5>;
+
 /// `Tensor<T, D..>` or `Tile<T, D..>`: the last path segment's name and its arguments.
-fn generic_type(ty: &Type) -> Option<(&Ident, Generic, Vec<&GenericArgument>)> {
+fn generic_type(ty: &Type) -> Option<(&Ident, Generic, GenericArgs<'_>)> {
     match ty {
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last()?;
             let args = match &last.arguments {
-                PathArguments::AngleBracketed(a) => a.args.iter().collect(),
-                PathArguments::None => Vec::new(),
+                PathArguments::AngleBracketed(a) => items(&a.args).collect(),
+                PathArguments::None => GenericArgs::new(),
                 PathArguments::Parenthesized(_) => return None,
             };
             let kind = with_spelling(&last.ident, |name| match name {
@@ -174,7 +185,10 @@ fn dim_arg(arg: &GenericArgument) -> Option<DimSpec> {
     match arg {
         GenericArgument::Const(e) => int_literal(e).filter(|&v| v > 0).map(DimSpec::Const),
         GenericArgument::Type(Type::Path(p)) if p.qself.is_none() => {
-            p.path.get_ident().cloned().map(DimSpec::Sym)
+            p.path.get_ident().map(|i| DimSpec::Sym {
+                name: spelled(i),
+                span: i.span(),
+            })
         }
         _ => None,
     }
@@ -290,7 +304,7 @@ fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (P
                 for (d, a) in dims.iter().zip(args.iter().skip(1)) {
                     match d {
                         DimSpec::Const(c) => shape.push(*c),
-                        DimSpec::Sym(s) => errs.push_spanned(
+                        DimSpec::Sym { name: s, .. } => errs.push_spanned(
                             a,
                             format!("tile dimensions are static: `{s}` must be an integer literal"),
                         ),
@@ -339,8 +353,7 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
         errs.push_spanned(v, "a kernel cannot be variadic");
     }
     let mut params = Vec::with_capacity(sig.inputs.len());
-    let mut names: Vec<String> = Vec::with_capacity(sig.inputs.len());
-    for arg in &sig.inputs {
+    for arg in items(&sig.inputs) {
         let pt = match arg {
             FnArg::Typed(pt) => pt,
             FnArg::Receiver(r) => {
@@ -380,15 +393,15 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
                 continue;
             }
         };
-        let name = ident.to_string();
-        if names.contains(&name) {
+        let name = spelled(&ident);
+        if params.iter().any(|p: &Param| p.name == name) {
             errs.push_spanned(&ident, format!("parameter `{name}` is declared twice"));
         }
-        names.push(name);
         let (ty, direction) = model_param_ty(arg, &pt.ty, is_out, errs);
         let host = host_type(&pt.ty, &ty);
         params.push(Param {
             ident,
+            name,
             ty,
             direction,
             host,
@@ -398,12 +411,12 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
     for p in &params {
         if let ParamTy::Tensor { dims, .. } = &p.ty {
             for d in dims {
-                if let DimSpec::Sym(s) = d
-                    && names.iter().any(|n| s == n)
+                if let DimSpec::Sym { name, span } = d
+                    && params.iter().any(|p| p.name == *name)
                 {
-                    errs.push_spanned(
-                        s,
-                        format!("symbolic dimension `{s}` has the name of a parameter; rename one of them"),
+                    errs.push_range(
+                        (*span, *span),
+                        format!("symbolic dimension `{name}` has the name of a parameter; rename one of them"),
                     );
                 }
             }
@@ -443,12 +456,8 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
 /// `&Tile<T, ..>` as the 2-D `&Tile<T, R, C>`, reusing the user's paths.
 fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
     let (reference, inner) = match ty {
-        Type::Reference(r) => {
-            let and = &r.and_token;
-            let m = &r.mutability;
-            (quote!(#and #m), &*r.elem)
-        }
-        other => (TokenStream::new(), other),
+        Type::Reference(r) => (Some(r), &*r.elem),
+        other => (None, other),
     };
     let Type::Path(tp) = inner else {
         return quote!(impl ::core::marker::Sized);
@@ -458,23 +467,24 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
         Some(PathArguments::AngleBracketed(a)) => a.args.first(),
         _ => None,
     };
-    let args = match (model, elem) {
+    // The host's generic arguments: `<T>` for a tensor, `<T, R, C>` for a tile.
+    let (elem, rows_cols) = match (model, elem) {
         (ParamTy::Scalar(_), _) => return quote!(#ty),
-        (ParamTy::Tensor { .. }, Some(elem)) => quote!(<#elem>),
-        (ParamTy::Tile { shape, .. }, Some(elem)) => {
-            let (rows, cols) = match shape.split_last() {
-                Some((&c, lead)) => (lead.iter().product::<u64>(), c),
-                None => (1, 1),
-            };
-            let (rows, cols) = (Literal::u64_unsuffixed(rows), Literal::u64_unsuffixed(cols));
-            quote!(<#elem, #rows, #cols>)
-        }
+        (ParamTy::Tensor { .. }, Some(elem)) => (elem, None),
+        (ParamTy::Tile { shape, .. }, Some(elem)) => match shape.split_last() {
+            Some((&c, lead)) => (elem, Some((lead.iter().product::<u64>(), c))),
+            None => (elem, Some((1, 1))),
+        },
         _ => return quote!(impl ::core::marker::Sized),
     };
-    // The user's path as written, but for the last segment's generic arguments (printed
-    // piece by piece: cloning the path would copy the arguments it then drops).
-    let mut out = reference;
-    let mut args = Some(args);
+    // The user's path as written, but for the last segment's generic arguments, printed
+    // piece by piece into one stream: cloning the path would copy the arguments it then
+    // drops, and quoting the pieces apart would build streams only to move their tokens.
+    let mut out = TokenStream::new();
+    if let Some(r) = reference {
+        r.and_token.to_tokens(&mut out);
+        r.mutability.to_tokens(&mut out);
+    }
     tp.path.leading_colon.to_tokens(&mut out);
     for pair in segments.pairs() {
         match pair {
@@ -484,7 +494,15 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
             }
             Pair::End(last) => {
                 last.ident.to_tokens(&mut out);
-                out.extend(args.take());
+                <Token![<]>::default().to_tokens(&mut out);
+                elem.to_tokens(&mut out);
+                if let Some((rows, cols)) = rows_cols {
+                    for n in [rows, cols] {
+                        <Token![,]>::default().to_tokens(&mut out);
+                        out.append(Literal::u64_unsuffixed(n));
+                    }
+                }
+                <Token![>]>::default().to_tokens(&mut out);
             }
         }
     }

@@ -131,7 +131,7 @@ impl IRBuilder {
         )?;
         self.module.blocks[body].owner = Some(s);
         self.module.values[iv].def = ValueDef::Iv(s);
-        ctx.loops.entry(s).or_default();
+        ctx.loops.entry_or_default(s);
         Ok(s)
     }
 
@@ -270,7 +270,7 @@ impl IRBuilder {
         )?;
         self.module.blocks[cond_block].owner = Some(s);
         self.module.blocks[body].owner = Some(s);
-        ctx.loops.entry(s).or_default();
+        ctx.loops.entry_or_default(s);
         Ok(s)
     }
 

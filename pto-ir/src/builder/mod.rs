@@ -246,7 +246,7 @@ impl IRBuilder {
             Opcode::Const,
             ValueList::new(),
             ValueList::from([v]),
-            Attrs::new().with("value", attr),
+            Attrs::of([("value", attr)]),
             ctx.span,
         );
         self.emit(ctx, op)?;
@@ -428,7 +428,8 @@ impl IRBuilder {
 
     /// Seed `SetEnvVar`: binds `name` to `value` in the current scope. When `name` is
     /// visible from an enclosing scope this is an assignment to that variable (it may make
-    /// it loop-carried or branch-merged); otherwise it declares a new mutable variable.
+    /// it loop-carried or branch-merged; under [`IRBuilderContext::strict_mutability`], an
+    /// error if the variable is immutable); otherwise it declares a new mutable variable.
     pub fn set_env_var(
         &mut self,
         ctx: &IRBuilderContext,
@@ -437,8 +438,11 @@ impl IRBuilder {
     ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
         let kind = if self.module.blocks[block].env.local(name).is_none()
-            && self.lookup_binding(block, name).is_some()
+            && let Some((_, mutable)) = self.lookup_binding(block, name)
         {
+            if ctx.strict_mutability && !mutable {
+                return Err(unassignable(ctx, name, true));
+            }
             BindingKind::Update
         } else {
             BindingKind::Local
@@ -523,26 +527,38 @@ impl IRBuilder {
         name: &str,
         value: ValueId,
     ) -> Result<(), Diag> {
+        self.assign_var_as(ctx, name, value)
+    }
+
+    /// [`IRBuilder::assign_var`] with a shared name (the variable's own, say), which the
+    /// scope keeps without a copy when it records the assignment.
+    pub fn assign_var_named(
+        &mut self,
+        ctx: &IRBuilderContext,
+        name: Name,
+        value: ValueId,
+    ) -> Result<(), Diag> {
+        self.assign_var_as(ctx, name, value)
+    }
+
+    fn assign_var_as<N: AsRef<str> + Into<Name>>(
+        &mut self,
+        ctx: &IRBuilderContext,
+        name: N,
+        value: ValueId,
+    ) -> Result<(), Diag> {
         let block = self.insertion_block(ctx)?;
-        match self.lookup_binding(block, name) {
-            None => Err(Diag::new(
-                ctx.span,
-                format!("cannot assign to `{name}`: no such variable"),
-            )),
-            Some((_, false)) => Err(Diag::new(
-                ctx.span,
-                format!("cannot assign twice to immutable variable `{name}`"),
-            )
-            .note(format!(
-                "declare it with `let mut {name}` to allow assignment"
-            ))),
+        match self.lookup_binding(block, name.as_ref()) {
+            None => Err(unassignable(ctx, name.as_ref(), false)),
+            Some((_, false)) => Err(unassignable(ctx, name.as_ref(), true)),
             Some(_) => {
-                let kind = if self.module.blocks[block].env.local(name).is_some() {
+                let env = &mut self.module.blocks[block].env;
+                let kind = if env.local(name.as_ref()).is_some() {
                     BindingKind::Local
                 } else {
                     BindingKind::Update
                 };
-                self.module.blocks[block].env.set(
+                env.set_as(
                     name,
                     Binding {
                         value,
@@ -588,6 +604,26 @@ impl IRBuilder {
             .into_iter()
             .map(|(n, _)| n)
             .collect()
+    }
+}
+
+/// Why `name` cannot be assigned: no such variable, or (`immutable`) a `let` without `mut`.
+/// Kept out of line, off the assignment's path.
+#[cold]
+fn unassignable(ctx: &IRBuilderContext, name: &str, immutable: bool) -> Diag {
+    if immutable {
+        Diag::new(
+            ctx.span,
+            format!("cannot assign twice to immutable variable `{name}`"),
+        )
+        .note(format!(
+            "declare it with `let mut {name}` to allow assignment"
+        ))
+    } else {
+        Diag::new(
+            ctx.span,
+            format!("cannot assign to `{name}`: no such variable"),
+        )
     }
 }
 

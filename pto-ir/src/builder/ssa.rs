@@ -25,6 +25,7 @@ use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
 use crate::diag::Diag;
 use crate::entity::{BlockId, SecondaryMap, StmtId, ValueId};
 use crate::env::{Binding, BindingKind, Name};
+use crate::inline::InlineVec;
 use crate::ops;
 use crate::stmt::{BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
 use crate::typefmt::type_msg;
@@ -32,18 +33,13 @@ use crate::types::{Dim, Type};
 use crate::value::ValueDef;
 
 impl IRBuilder {
-    /// The current block, or an error when there is no insertion point.
+    /// The current block, or an error when there is no insertion point. Every builder
+    /// call starts here, so the check is inline and the error built out of line.
+    #[inline]
     pub(crate) fn insertion_block(&self, ctx: &IRBuilderContext) -> Result<BlockId, Diag> {
         match ctx.compound {
             Some(b) if self.module.blocks.contains(b) => Ok(b),
-            Some(b) => Err(Diag::new(
-                ctx.span,
-                format!("{b:?} is not a block of this module"),
-            )),
-            None => Err(Diag::new(
-                ctx.span,
-                "no insertion point: call enter_function_body (or enter a statement's scope) first",
-            )),
+            other => Err(no_insertion_point(ctx, other)),
         }
     }
 
@@ -84,45 +80,49 @@ impl IRBuilder {
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
-        self.resolve_named(ctx, block, name).map(|(v, _)| v)
+        self.resolve_named(ctx, block, name).map(|(v, _, _)| v)
     }
 
     /// [`IRBuilder::resolve`], with the shared name the variable is bound under (for the
-    /// provisionals made on the way back, without walking the scopes again).
+    /// provisionals made on the way back, without walking the scopes again) and whether it
+    /// is bound for good (immutable under [`IRBuilderContext::strict_mutability`]).
     fn resolve_named(
         &mut self,
         ctx: &mut IRBuilderContext,
         block: BlockId,
         name: &str,
-    ) -> Option<(ValueId, Name)> {
+    ) -> Option<(ValueId, Name, bool)> {
         let b = self.module.blocks.get(block)?;
         if let Some((n, bind)) = b.env.get_named(name) {
-            return Some((bind.value, Name::clone(n)));
+            let fixed = ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
+            return Some((bind.value, Name::clone(n), fixed));
         }
         let parent = b.parent?;
         if let Some(lp) = self.is_loop_block(block)
-            && ctx.loops.contains_key(&lp)
+            && let Some(state) = ctx.loops.get(lp)
         {
-            if let Some(p) = ctx
-                .loops
-                .get(&lp)
-                .and_then(|s| s.provisionals.iter().find(|p| *p.name == *name))
-            {
-                return Some((p.value, Name::clone(&p.name)));
+            if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
+                return Some((p.value, Name::clone(&p.name), p.value == p.outer));
             }
-            let (outer, name) = self.resolve_named(ctx, parent, name)?;
-            let ty = self.module.values[outer].ty.clone();
-            let value = self.module.new_value_named(ty, Some(Name::clone(&name)));
+            let (outer, name, fixed) = self.resolve_named(ctx, parent, name)?;
+            let value = if fixed {
+                // Never carried: read as its value, but the number its provisional would
+                // have had is taken, so the IR does not depend on the mode.
+                self.module.skip_number();
+                outer
+            } else {
+                let ty = self.module.values[outer].ty.clone();
+                self.module.new_value_named(ty, Some(Name::clone(&name)))
+            };
             ctx.loops
-                .entry(lp)
-                .or_default()
+                .entry_or_default(lp)
                 .provisionals
                 .push(Provisional {
                     name: Name::clone(&name),
                     value,
                     outer,
                 });
-            return Some((value, name));
+            return Some((value, name, fixed));
         }
         self.resolve_named(ctx, parent, name)
     }
@@ -170,8 +170,7 @@ impl IRBuilder {
         }
         chain.reverse();
         ctx.loops
-            .entry(loop_stmt)
-            .or_default()
+            .entry_or_default(loop_stmt)
             .exits
             .push(PendingExit {
                 stmt,
@@ -280,7 +279,7 @@ impl IRBuilder {
                 format!("a while condition cannot assign variables (`{name}` is assigned)"),
             ));
         }
-        let state = ctx.loops.remove(&stmt).unwrap_or_default();
+        let state = ctx.loops.remove(stmt).unwrap_or_default();
         let LoopState {
             provisionals,
             exits,
@@ -300,7 +299,10 @@ impl IRBuilder {
         let mut yields = Vec::new();
         let mut seed_rewrites = Renames::new(self.module.values.len());
         for (name, end) in &carried {
-            let prov = provisionals.iter().find(|p| &p.name == name);
+            // (A variable read as its value has no provisional to carry.)
+            let prov = provisionals
+                .iter()
+                .find(|p| &p.name == name && p.value != p.outer);
             let init = match prov {
                 Some(p) => p.outer,
                 None => self.resolve(ctx, parent, name).ok_or_else(|| {
@@ -348,7 +350,7 @@ impl IRBuilder {
         // Trivial provisionals (read, never assigned) become the outer value.
         let mut trivial = Renames::new(self.module.values.len());
         for p in &provisionals {
-            if !carried.iter().any(|(n, _)| *n == p.name) {
+            if p.value != p.outer && !carried.iter().any(|(n, _)| *n == p.name) {
                 trivial.insert(p.value, p.outer);
             }
         }
@@ -496,7 +498,7 @@ impl IRBuilder {
         let span = self.module.stmts[stmt].span;
         let then_live = !self.ends_in_exit(then_b);
         let else_live = !self.ends_in_exit(else_b);
-        let mut names: Vec<Name> = Vec::new();
+        let mut names: InlineVec<Name, 4> = InlineVec::new();
         for b in [then_b, else_b] {
             for (n, _) in self.module.blocks[b].env.update_names() {
                 if !names.contains(n) {
@@ -506,10 +508,10 @@ impl IRBuilder {
         }
         let mut then_vals = ValueList::new();
         let mut else_vals = ValueList::new();
-        let mut merged: Vec<(Option<Name>, Type)> = Vec::new();
+        let mut merged: InlineVec<(Option<Name>, Type), 2> = InlineVec::new();
         let tail = (
-            ctx.branch_values.remove(&then_b),
-            ctx.branch_values.remove(&else_b),
+            ctx.branch_values.remove(then_b),
+            ctx.branch_values.remove(else_b),
         );
         let value_in = |this: &mut Self,
                         ctx: &mut IRBuilderContext,
@@ -526,30 +528,26 @@ impl IRBuilder {
         for n in &names {
             let tv = value_in(self, ctx, then_b, n)?;
             let ev = value_in(self, ctx, else_b, n)?;
-            let (tt, et) = (
-                self.module.values[tv].ty.clone(),
-                self.module.values[ev].ty.clone(),
-            );
-            if then_live && else_live && !ops::same_up_to_valid(&tt, &et) {
+            // The types are read in place: the merged one is the only copy made.
+            let (tt, et) = (&self.module.values[tv].ty, &self.module.values[ev].ty);
+            if then_live && else_live && !ops::same_up_to_valid(tt, et) {
                 return Err(Diag::new(
                     span,
                     format!(
                         "`if` branches give `{n}` different types: {} and {}",
-                        type_msg(&self.module, &tt),
-                        type_msg(&self.module, &et)
+                        type_msg(&self.module, tt),
+                        type_msg(&self.module, et)
                     ),
                 ));
             }
+            let ty = if then_live {
+                ops::merge_types(tt, et)
+            } else {
+                et.clone()
+            };
             then_vals.push(tv);
             else_vals.push(ev);
-            merged.push((
-                Some(n.clone()),
-                if then_live {
-                    ops::merge_types(&tt, &et)
-                } else {
-                    et
-                },
-            ));
+            merged.push((Some(n.clone()), ty));
         }
         // The branches' tail values (an `if` used as a value). A branch that left the loop
         // (`break` / `continue`) gives none; the live branches' values are merged.
@@ -667,6 +665,18 @@ impl IRBuilder {
         }
         ctx.active_op_stmt = None;
         Ok(())
+    }
+}
+
+/// Why there is no insertion point: a block of another module, or none at all.
+#[cold]
+fn no_insertion_point(ctx: &IRBuilderContext, block: Option<BlockId>) -> Diag {
+    match block {
+        Some(b) => Diag::new(ctx.span, format!("{b:?} is not a block of this module")),
+        None => Diag::new(
+            ctx.span,
+            "no insertion point: call enter_function_body (or enter a statement's scope) first",
+        ),
     }
 }
 

@@ -525,3 +525,50 @@ fn if_value_with_a_breaking_branch_takes_the_live_branch() {
     let else_last = *m.blocks[i.else_block].stmts.last().unwrap();
     assert!(matches!(&m.stmts[else_last].kind, StmtKind::Yield(v) if v.len() == 1));
 }
+
+/// Under strict mutability, reads of immutable variables inside nested loops are their
+/// values (no provisional is made, nothing is rewritten) and the printed module is the one
+/// the default mode builds; rebinding an immutable outer variable is an error.
+#[test]
+fn strict_mutability_reads_immutables_directly_with_the_same_ir() {
+    let build = |strict: bool| {
+        let mut fx = kernel(vec![("n", Type::Scalar(DataType::Int64), Direction::In)]);
+        fx.ctx.strict_mutability = strict;
+        let zero = i64c(&mut fx, 0);
+        fx.b.declare_var(&fx.ctx, "acc", zero, true).unwrap();
+        let reads = std::cell::RefCell::new(Vec::new());
+        for_range(&mut fx, 4, |b, ctx, _| {
+            let lb = b.create_const(ctx, Constant::Int64(0), None, "")?;
+            let st = b.create_const(ctx, Constant::Int64(1), None, "")?;
+            let iv = b.new_scalar(DataType::Int64, "j");
+            b.for_loop(ctx, iv, lb, lb, st, ForKind::Sequential, |b, ctx, _| {
+                let n = b.use_var(ctx, "n")?;
+                let i = b.use_var(ctx, "i")?;
+                let acc = b.use_var(ctx, "acc")?;
+                reads.borrow_mut().extend([n, i]);
+                let t = b
+                    .build_op(ctx, Opcode::ScalarAdd, vec![n, i], Attrs::new(), "t")?
+                    .unwrap();
+                let s = b
+                    .build_op(ctx, Opcode::ScalarAdd, vec![acc, t], Attrs::new(), "acc")?
+                    .unwrap();
+                b.assign_var(ctx, "acc", s)
+            })?;
+            Ok(())
+        });
+        let rebind = fx.b.set_env_var(&fx.ctx, "n", zero);
+        (
+            fx.b.module().to_string(),
+            reads.into_inner(),
+            rebind.is_err(),
+        )
+    };
+    let (default_ir, default_reads, default_rebind) = build(false);
+    let (strict_ir, strict_reads, strict_rebind) = build(true);
+    assert_eq!(strict_ir, default_ir);
+    assert!(!default_rebind && strict_rebind);
+    // Default: provisionals (later replaced); strict: the parameter and the outer loop's
+    // induction variable themselves.
+    assert_ne!(default_reads, strict_reads);
+    assert!(strict_ir.contains("%acc_"));
+}
