@@ -208,6 +208,12 @@ impl<T: Element, const R: usize, const C: usize> Tile<T, R, C> {
     pub fn zeros() -> Self {
         Self::full(T::ZERO)
     }
+
+    /// `N` zero tiles, `N` taken from where they go: the host code the kernel macro generates
+    /// declares the tiles of one shape together, `let [a, b] = &mut Tile::<f32, 16, 16>::zeros_n();`.
+    pub fn zeros_n<const N: usize>() -> [Self; N] {
+        std::array::from_fn(|_| Self::zeros())
+    }
 }
 
 impl<T: Element, const R: usize, const C: usize> Default for Tile<T, R, C> {
@@ -268,6 +274,9 @@ mod tests {
         assert_eq!(Tile::<i32, 2, 2>::zeros().to_vec(), vec![0; 4]);
         assert_eq!(Tile::<i32, 2, 2>::full(3).to_vec(), vec![3; 4]);
         assert_eq!(Tile::<u8, 1, 4>::new(), Tile::<u8, 1, 4>::default());
+        let [a, b] = &mut Tile::<i32, 2, 2>::zeros_n();
+        a.as_mut_slice()[0] = 7;
+        assert_eq!((a.get(0, 0), b.get(0, 0)), (Some(7), Some(0)));
         let s = Tile::<i32, 2, 2>::from_slice(&[1, 2, 3, 4]).unwrap();
         assert_eq!(s.get(1, 0), Some(3));
         assert!(matches!(

@@ -10,8 +10,7 @@ pub fn accumulate(
         Tile,
     };
     let [b_1] = bind_shapes("x[B, 64] out[1, 64]", [x.shape(), out.shape()])?;
-    let t0_acc = &mut Tile::<f32, 1, 64>::zeros();
-    let t1 = &mut Tile::<f32, 1, 64>::zeros();
+    let [t0_acc, t1] = &mut Tile::<f32, 1, 64>::zeros_n();
     t0_acc.set_valid(1, 64)?;
     texpands(t0_acc, 0f32);
     for b_7 in 0i64..b_1 {

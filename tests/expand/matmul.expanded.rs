@@ -14,10 +14,8 @@ pub fn matmul_tile(
         "a[16, 32] b[32, 16] c[16, 16]",
         [a.shape(), b.shape(), c.shape()],
     )?;
-    let t0_at = &mut Tile::<::pto::f16, 16, 32>::zeros();
-    let t1_bt = &mut Tile::<::pto::f16, 32, 16>::zeros();
-    let t2_at_left = &mut Tile::<::pto::f16, 16, 32>::zeros();
-    let t3_bt_right = &mut Tile::<::pto::f16, 32, 16>::zeros();
+    let [t0_at, t2_at_left] = &mut Tile::<::pto::f16, 16, 32>::zeros_n();
+    let [t1_bt, t3_bt_right] = &mut Tile::<::pto::f16, 32, 16>::zeros_n();
     let t4 = &mut Tile::<f32, 16, 16>::zeros();
     tload(t0_at, a, &[0, 0])?;
     tload(t1_bt, b, &[0, 0])?;

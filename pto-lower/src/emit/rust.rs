@@ -8,7 +8,8 @@
 //!    bound from the first tensor carrying it and checked against every other; a symbolic
 //!    dimension no tensor carries is the valid rows or columns of a tile parameter;
 //! 2. every tile slot allocated once, before any loop, and bound as a `&mut Tile`
-//!    (`let t0 = &mut Tile::<T, R, C>::zeros();`), which a call reborrows as the
+//!    (`let t0 = &mut Tile::<T, R, C>::zeros();`, the slots of one type together:
+//!    `let [t1, t2] = &mut Tile::<T, R, C>::zeros_n();`), which a call reborrows as the
 //!    destination (`&mut Tile`) or a source (`&Tile`) without `&mut` / `&` at each use;
 //! 3. the instructions as calls of `pto::isa` functions (`tload(t0, x, ..)?`; the
 //!    `_inplace` / `_rev` forms where the destination is also a source), structured control
@@ -747,10 +748,32 @@ impl<'a> Writer<'a> {
         let body = self.out.len();
         // 1. Shapes.
         self.put_shapes();
-        // 2. Tiles, once.
+        // 2. Tiles, once; those of one type together (`let [a, b] = &mut Tile::<..>::zeros_n();`),
+        // in order of their first slot.
+        let mut groups: Vec<(&crate::isa::TileSlot, Vec<TileId>)> = Vec::new();
         for (i, s) in self.p.tiles.iter().enumerate() {
+            let same = |(g, _): &&mut (&crate::isa::TileSlot, Vec<TileId>)| {
+                (g.dtype, g.rows, g.cols) == (s.dtype, s.rows, s.cols)
+            };
+            match groups.iter_mut().find(same) {
+                Some((_, ids)) => ids.push(TileId(i as u32)),
+                None => groups.push((s, vec![TileId(i as u32)])),
+            }
+        }
+        for (s, ids) in groups {
             self.put("let ");
-            self.put_tile(TileId(i as u32));
+            if let [id] = ids[..] {
+                self.put_tile(id);
+            } else {
+                self.put("[");
+                for (k, &id) in ids.iter().enumerate() {
+                    if k > 0 {
+                        self.put(", ");
+                    }
+                    self.put_tile(id);
+                }
+                self.put("]");
+            }
             let ty = self.rust_ty(s.dtype);
             self.import(Import::Tile);
             self.put(" = &mut Tile:: < ");
@@ -759,7 +782,11 @@ impl<'a> Writer<'a> {
             push_u64(&mut self.out, s.rows as usize as u64);
             self.put(", ");
             push_u64(&mut self.out, s.cols as usize as u64);
-            self.put("> ::zeros(); ");
+            self.put(if ids.len() == 1 {
+                "> ::zeros(); "
+            } else {
+                "> ::zeros_n(); "
+            });
         }
         // 3. Instructions; a final `return` becomes the tail expression.
         match self.p.body.split_last() {
