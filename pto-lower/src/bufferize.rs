@@ -243,15 +243,24 @@ impl Live {
 
 /// Storage classes: union-find over the tracked tile values.
 struct Classes {
-    /// Each tracked value's parent (itself for a root); `None` for untracked values.
-    parent: SecondaryMap<ValueId, Option<ValueId>>,
-    /// The first and last of each root's intervals in `spans` (`None` for other values).
-    chain: SecondaryMap<ValueId, Option<(u32, u32)>>,
+    /// Per value, its place in the classes (one table, not one per field: one allocation).
+    node: SecondaryMap<ValueId, Node>,
     /// The intervals of every class, each class's linked through `Span::next`, so a union
     /// splices two lists instead of copying one.
     spans: Vec<Span>,
     /// The tracked values, in program order.
     members: Vec<ValueId>,
+}
+
+/// What [`Classes`] keeps per value.
+#[derive(Clone, Copy, Default)]
+struct Node {
+    /// The value's parent (itself for a root); `None` for untracked values.
+    parent: Option<ValueId>,
+    /// The first and last of a root's intervals in `spans` (`None` for other values).
+    chain: Option<(u32, u32)>,
+    /// A placed root's byte offset in its buffer (set by [`allocate`]).
+    offset: Option<u64>,
 }
 
 /// One interval of a class, and the index of the class's next one.
@@ -265,8 +274,7 @@ struct Span {
 impl Classes {
     fn new(m: &ProgramModule) -> Self {
         Classes {
-            parent: SecondaryMap::with_len(m.values.len(), None),
-            chain: SecondaryMap::with_len(m.values.len(), None),
+            node: SecondaryMap::with_len(m.values.len(), Node::default()),
             spans: Vec::with_capacity(m.values.len()),
             members: Vec::with_capacity(m.values.len()),
         }
@@ -274,17 +282,17 @@ impl Classes {
 
     /// Starts tracking `v` as a class of its own, live over `iv`.
     fn track(&mut self, v: ValueId, iv: (u32, u32)) {
-        self.parent[v] = Some(v);
+        self.node[v].parent = Some(v);
         self.members.push(v);
         self.push_span(v, iv);
     }
 
     fn tracked(&self, v: ValueId) -> bool {
-        self.parent[v].is_some()
+        self.node[v].parent.is_some()
     }
 
     fn find(&self, mut v: ValueId) -> ValueId {
-        while let Some(p) = self.parent[v] {
+        while let Some(p) = self.node[v].parent {
             if p == v {
                 break;
             }
@@ -295,7 +303,7 @@ impl Classes {
 
     /// The intervals of root `r`'s class.
     fn spans_of(&self, r: ValueId) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let mut at = self.chain[r].map(|(first, _)| first);
+        let mut at = self.node[r].chain.map(|(first, _)| first);
         std::iter::from_fn(move || {
             let span = self.spans.get(at? as usize)?;
             at = span.next;
@@ -311,7 +319,7 @@ impl Classes {
             end,
             next: None,
         });
-        self.chain[r] = match self.chain[r] {
+        self.node[r].chain = match self.node[r].chain {
             Some((first, last)) => {
                 if let Some(tail) = self.spans.get_mut(last as usize) {
                     tail.next = Some(i);
@@ -348,14 +356,16 @@ impl Classes {
             return false;
         }
         // Splice `rb`'s intervals after `ra`'s.
-        if let (Some((first, last)), Some((b_first, b_last))) = (self.chain[ra], self.chain[rb]) {
+        if let (Some((first, last)), Some((b_first, b_last))) =
+            (self.node[ra].chain, self.node[rb].chain)
+        {
             if let Some(tail) = self.spans.get_mut(last as usize) {
                 tail.next = Some(b_first);
             }
-            self.chain[ra] = Some((first, b_last));
+            self.node[ra].chain = Some((first, b_last));
         }
-        self.chain[rb] = None;
-        self.parent[rb] = Some(ra);
+        self.node[rb].chain = None;
+        self.node[rb].parent = Some(ra);
         true
     }
 
@@ -381,9 +391,9 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
         }
     }
     coalesce(m, &live, intervals, &mut classes);
-    let (placed, offset_of) = allocate(m, &classes);
+    let placed = allocate(m, &mut classes);
     for &v in &classes.members {
-        if let Some(off) = offset_of[classes.find(v)] {
+        if let Some(off) = classes.node[classes.find(v)].offset {
             set_addr(m, v, off);
         }
     }
@@ -502,11 +512,8 @@ fn coalesce(
 type Placed = (ValueId, MemorySpace, u64, u64);
 
 /// Places each class in its buffer, first fit in order of first use; returns the placed
-/// classes and the offset of each root.
-fn allocate(
-    m: &ProgramModule,
-    classes: &Classes,
-) -> (Vec<Placed>, SecondaryMap<ValueId, Option<u64>>) {
+/// classes and records the offset of each root in its [`Node`].
+fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
     // Each root with its first and last point, in order of first point then SSA number (a
     // stable sort: ties keep program order). One walk of each class's intervals for both.
     let mut roots: Vec<(u32, u32, ValueId, u32)> = classes
@@ -526,8 +533,6 @@ fn allocate(
         .collect();
     roots.sort_by_key(|&(first, number, _, _)| (first, number));
     let mut placed: Vec<Placed> = Vec::with_capacity(roots.len());
-    let mut offset_of: SecondaryMap<ValueId, Option<u64>> =
-        SecondaryMap::with_len(m.values.len(), None);
     // The placed classes that may still overlap a later root: roots come in order of first
     // use, so a class whose last point (plus the gap of 1) is before this root's first point
     // can never conflict again and leaves the list. This keeps the placement linear in the
@@ -568,9 +573,9 @@ fn allocate(
             .unwrap_or(0);
         active.push((placed.len(), last));
         placed.push((r, space, off, size));
-        offset_of[r] = Some(off);
+        classes.node[r].offset = Some(off);
     }
-    (placed, offset_of)
+    placed
 }
 
 /// The span of the op or statement defining `v`.

@@ -149,8 +149,8 @@ impl<'a> Lowerer<'a> {
             );
             return None;
         };
+        let (rows, cols) = t.rows_cols();
         let valid: [Option<u64>; 2] = {
-            let (r, _) = t.rows_cols();
             let lead_const = t.valid[..t.valid.len().saturating_sub(1)]
                 .iter()
                 .all(|d| d.as_const().is_some());
@@ -161,7 +161,7 @@ impl<'a> Lowerer<'a> {
                     .iter()
                     .filter_map(|d| d.as_const())
                     .product();
-                Some(p.min(r))
+                Some(p.min(rows))
             } else {
                 None
             };
@@ -190,7 +190,6 @@ impl<'a> Lowerer<'a> {
             link = next.get_or_insert(id);
         }
         self.next_at_place.push(None);
-        let (rows, cols) = t.rows_cols();
         let base = data.name.as_deref().unwrap_or_default();
         let mut name = String::with_capacity(base.len() + 8);
         name.push('t');
@@ -812,6 +811,13 @@ pub(crate) fn sanitize(s: &str) -> String {
 
 /// Appends [`sanitize`] of `s` to `out`.
 pub(crate) fn push_sanitized(out: &mut String, s: &str) {
+    // Most names are snake case already: copied whole rather than pushed char by char.
+    if s.bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        out.push_str(s);
+        return;
+    }
     out.extend(s.chars().map(|c| {
         if c.is_ascii_alphanumeric() || c == '_' {
             c.to_ascii_lowercase()
