@@ -430,7 +430,9 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         }
         self.put("]");
         if let Some(addr) = addr_of(m, v) {
-            self.entry(n, "addr");
+            // `valid` came before: never the first entry.
+            *n += 1;
+            self.put(", addr = ");
             self.out.put_u64(addr);
             if GENERIC {
                 self.put(" : i64");
@@ -914,11 +916,11 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
             self.put(">");
         }
         for (k, v) in &op.attrs.0 {
-            let shown = !matches!(&**k, "offset" | "set" | "wait" | "sync" | "shape" | "loc")
-                && matches!(
-                    v,
-                    Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
-                );
+            // The kind first: most attributes are lists, which need no name comparison.
+            let shown = matches!(
+                v,
+                Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
+            ) && !matches!(&**k, "offset" | "set" | "wait" | "sync" | "shape" | "loc");
             if !shown {
                 continue;
             }
