@@ -16,7 +16,7 @@ use std::fmt::Write;
 use pto_ir::entity::EntityId;
 use pto_ir::typefmt::push_u64;
 use pto_ir::{
-    Constant, DataType, Dim, MemorySpace, Opcode, ProgramModule, Type, ValueDef, ValueId,
+    Constant, DataType, Dim, MemorySpace, Opcode, PipeKind, ProgramModule, Type, ValueDef, ValueId,
 };
 
 use super::writer::{Level, Out};
@@ -61,52 +61,89 @@ pub fn cpp_dtype(d: DataType) -> &'static str {
     }
 }
 
-/// Writes the `Tile<..>` type of a slot.
+/// Writes the `Tile<..>` type of a slot. The fixed text around its numbers comes in three
+/// pieces chosen by memory space (and layout), each spelled whole.
 fn put_tile_type(out: &mut Out, s: &TileSlot) {
-    let loc = match s.space {
-        MemorySpace::Vec | MemorySpace::Ddr => "Vec",
-        MemorySpace::Mat => "Mat",
-        MemorySpace::Left => "Left",
-        MemorySpace::Right => "Right",
-        MemorySpace::Acc => "Acc",
-        MemorySpace::Bias => "Bias",
-    };
-    let (b, sl, fractal) = match s.space {
-        MemorySpace::Vec | MemorySpace::Ddr | MemorySpace::Bias => {
-            if s.layout == "DN" {
-                ("ColMajor", "NoneBox", "512")
-            } else {
-                ("RowMajor", "NoneBox", "512")
-            }
-        }
-        MemorySpace::Mat => ("ColMajor", "RowMajor", "512"),
-        MemorySpace::Left => ("RowMajor", "RowMajor", "512"),
-        MemorySpace::Right => ("RowMajor", "ColMajor", "512"),
-        MemorySpace::Acc => ("ColMajor", "RowMajor", "1024"),
+    // The head up to the dtype, the text between the columns and the valid rows (the
+    // `BLayout`), and the tail after the valid columns (`SLayout`, fractal size, pad).
+    macro_rules! parts {
+        ($loc:literal, $b:literal, $sl:literal, $fractal:literal) => {
+            (
+                concat!("Tile<TileType::", $loc, ", "),
+                concat!(", BLayout::", $b, ", "),
+                concat!(", SLayout::", $sl, ", ", $fractal, ", PadValue::Null>"),
+            )
+        };
+    }
+    let dn = s.layout == "DN";
+    let (head, mid, tail) = match s.space {
+        MemorySpace::Vec | MemorySpace::Ddr if dn => parts!("Vec", "ColMajor", "NoneBox", "512"),
+        MemorySpace::Vec | MemorySpace::Ddr => parts!("Vec", "RowMajor", "NoneBox", "512"),
+        MemorySpace::Bias if dn => parts!("Bias", "ColMajor", "NoneBox", "512"),
+        MemorySpace::Bias => parts!("Bias", "RowMajor", "NoneBox", "512"),
+        MemorySpace::Mat => parts!("Mat", "ColMajor", "RowMajor", "512"),
+        MemorySpace::Left => parts!("Left", "RowMajor", "RowMajor", "512"),
+        MemorySpace::Right => parts!("Right", "RowMajor", "ColMajor", "512"),
+        MemorySpace::Acc => parts!("Acc", "ColMajor", "RowMajor", "1024"),
     };
     let put_valid = |out: &mut Out, x: Option<u64>| match x {
         Some(c) => out.put_u64(c),
         None => out.put("DYNAMIC"),
     };
-    out.put("Tile<TileType::");
-    out.put(loc);
-    out.put(", ");
+    out.put(head);
     out.put(cpp_dtype(s.dtype));
     out.put(", ");
     out.put_u64(s.rows);
     out.put(", ");
     out.put_u64(s.cols);
-    out.put(", BLayout::");
-    out.put(b);
-    out.put(", ");
+    out.put(mid);
     put_valid(out, s.valid[0]);
     out.put(", ");
     put_valid(out, s.valid[1]);
-    out.put(", SLayout::");
-    out.put(sl);
-    out.put(", ");
-    out.put(fractal);
-    out.put(", PadValue::Null>");
+    out.put(tail);
+}
+
+/// `set_flag(PIPE_MTE2, ` or `wait_flag(PIPE_MTE2, `: an event line up to its destination
+/// pipe, spelled whole (the names are [`pipe_cpp`]'s).
+fn event_head(set: bool, src: PipeKind) -> &'static str {
+    macro_rules! head {
+        ($pipe:literal) => {
+            if set {
+                concat!("set_flag(", $pipe, ", ")
+            } else {
+                concat!("wait_flag(", $pipe, ", ")
+            }
+        };
+    }
+    match src {
+        PipeKind::S => head!("PIPE_S"),
+        PipeKind::V => head!("PIPE_V"),
+        PipeKind::M => head!("PIPE_M"),
+        PipeKind::Mte1 => head!("PIPE_MTE1"),
+        PipeKind::Mte2 => head!("PIPE_MTE2"),
+        PipeKind::Mte3 => head!("PIPE_MTE3"),
+        PipeKind::Fix => head!("PIPE_FIX"),
+        PipeKind::All => head!("PIPE_ALL"),
+    }
+}
+
+/// `PIPE_V, EVENT_ID`: an event line's destination pipe and the start of its event id.
+fn event_dst(dst: PipeKind) -> &'static str {
+    macro_rules! dst {
+        ($pipe:literal) => {
+            concat!($pipe, ", EVENT_ID")
+        };
+    }
+    match dst {
+        PipeKind::S => dst!("PIPE_S"),
+        PipeKind::V => dst!("PIPE_V"),
+        PipeKind::M => dst!("PIPE_M"),
+        PipeKind::Mte1 => dst!("PIPE_MTE1"),
+        PipeKind::Mte2 => dst!("PIPE_MTE2"),
+        PipeKind::Mte3 => dst!("PIPE_MTE3"),
+        PipeKind::Fix => dst!("PIPE_FIX"),
+        PipeKind::All => dst!("PIPE_ALL"),
+    }
 }
 
 /// Appends `v` in lower-case hexadecimal without leading zeros (`{:x}`).
@@ -386,14 +423,11 @@ impl Writer<'_> {
         }
     }
 
-    /// `set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);`: `call` is the function name with its `(`.
-    fn event(&mut self, l: Level, call: &str, (src, dst, id): Event) {
+    /// `set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);` (`wait_flag(..)` unless `set`).
+    fn event(&mut self, l: Level, set: bool, (src, dst, id): Event) {
         self.out.indent(l);
-        self.put(call);
-        self.put(pipe_cpp(src));
-        self.put(", ");
-        self.put(pipe_cpp(dst));
-        self.put(", EVENT_ID");
+        self.put(event_head(set, src));
+        self.put(event_dst(dst));
         self.out.put_u64(u64::from(id));
         self.put(");\n");
     }
@@ -676,8 +710,8 @@ impl Writer<'_> {
                 self.put(");\n");
             }
             Inst::FullValid(_) => {}
-            Inst::SetFlag(e) => self.event(l, "set_flag(", *e),
-            Inst::WaitFlag(e) => self.event(l, "wait_flag(", *e),
+            Inst::SetFlag(e) => self.event(l, true, *e),
+            Inst::WaitFlag(e) => self.event(l, false, *e),
             Inst::Barrier(p) => {
                 self.out.indent(l);
                 self.put("pipe_barrier(");

@@ -75,14 +75,49 @@ fn put_float(out: &mut Out, v: f64) {
     }
 }
 
-fn op_name(src: PipeKind) -> &'static str {
+/// An event type's text up to its destination pipe, by its source pipe: the producer op
+/// (`TLOAD` for `MTE2`, ...), the scope and the source pipe, spelled whole so that an event
+/// type is four pieces instead of nine.
+fn event_head(src: PipeKind) -> &'static str {
+    macro_rules! head {
+        ($op:literal, $pipe:literal) => {
+            concat!(
+                "!pto.event<producer = #pto.op<",
+                $op,
+                ">, scope = #pto.scope<intra>, pipes = #pto.pipes<",
+                $pipe,
+                ", "
+            )
+        };
+    }
     match src {
-        PipeKind::Mte2 => "TLOAD",
-        PipeKind::Mte1 => "TMOV",
-        PipeKind::M => "TMATMUL",
-        PipeKind::Fix => "TMOV_ACC",
-        PipeKind::Mte3 => "TSTORE",
-        _ => "TVEC",
+        PipeKind::Mte2 => head!("TLOAD", "MTE2"),
+        PipeKind::Mte1 => head!("TMOV", "MTE1"),
+        PipeKind::M => head!("TMATMUL", "M"),
+        PipeKind::Fix => head!("TMOV_ACC", "FIX"),
+        PipeKind::Mte3 => head!("TSTORE", "MTE3"),
+        PipeKind::S => head!("TVEC", "S"),
+        PipeKind::V => head!("TVEC", "V"),
+        PipeKind::All => head!("TVEC", "ALL"),
+    }
+}
+
+/// A tile's `loc` and the start of its `layout` entry (`loc = #pto.loc<Vec>, layout =
+/// #pto.layout<`), by memory space: one piece instead of three.
+fn loc_head(space: MemorySpace) -> &'static str {
+    macro_rules! head {
+        ($space:literal) => {
+            concat!("loc = #pto.loc<", $space, ">, layout = #pto.layout<")
+        };
+    }
+    match space {
+        MemorySpace::Ddr => head!("DDR"),
+        MemorySpace::Vec => head!("Vec"),
+        MemorySpace::Mat => head!("Mat"),
+        MemorySpace::Left => head!("Left"),
+        MemorySpace::Right => head!("Right"),
+        MemorySpace::Acc => head!("Acc"),
+        MemorySpace::Bias => head!("Bias"),
     }
 }
 
@@ -349,11 +384,7 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
     }
 
     fn event_ty(&mut self, (src, dst, id): Event) {
-        self.put("!pto.event<producer = #pto.op<");
-        self.put(op_name(src));
-        self.put(">, scope = #pto.scope<intra>, pipes = #pto.pipes<");
-        self.put(src.name());
-        self.put(", ");
+        self.put(event_head(src));
         self.put(dst.name());
         self.put(">, eid = ");
         self.out.put_u64(u64::from(id));
@@ -378,13 +409,8 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         // The fixed pieces between the entries are written whole.
         match space_of(m, v) {
             Some(space) => {
-                self.put(if *n == 0 {
-                    " {loc = #pto.loc<"
-                } else {
-                    ", loc = #pto.loc<"
-                });
-                self.put(space.name());
-                self.put(">, layout = #pto.layout<");
+                self.put(if *n == 0 { " {" } else { ", " });
+                self.put(loc_head(space));
                 self.put(layout_name(space, &t.shape));
                 self.put(">, valid = [");
                 *n += 3;
@@ -404,7 +430,9 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         }
         self.put("]");
         if let Some(addr) = addr_of(m, v) {
-            self.entry(n, "addr");
+            // `valid` came before: never the first entry.
+            *n += 1;
+            self.put(", addr = ");
             self.out.put_u64(addr);
             if GENERIC {
                 self.put(" : i64");
@@ -888,11 +916,11 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
             self.put(">");
         }
         for (k, v) in &op.attrs.0 {
-            let shown = !matches!(&**k, "offset" | "set" | "wait" | "sync" | "shape" | "loc")
-                && matches!(
-                    v,
-                    Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
-                );
+            // The kind first: most attributes are lists, which need no name comparison.
+            let shown = matches!(
+                v,
+                Attr::Ident(_) | Attr::Str(_) | Attr::Int(_) | Attr::Float(_) | Attr::Bool(_)
+            ) && !matches!(&**k, "offset" | "set" | "wait" | "sync" | "shape" | "loc");
             if !shown {
                 continue;
             }
@@ -943,18 +971,25 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         let ev = &self.p.events;
         let mut waits = std::mem::take(&mut self.waits);
         waits.clear();
-        waits.extend(
-            ev.of(o, EventRole::Wait)
-                .filter(|&e| self.token(e).is_some()),
-        );
         let mut records = std::mem::take(&mut self.records);
         records.clear();
-        records.extend(ev.of(o, EventRole::Set).chain(ev.of(o, EventRole::Sync)));
-        let offs = op
-            .attrs
-            .get("offset")
-            .and_then(Attr::as_list)
-            .unwrap_or(&[]);
+        // Most ops have none: one test instead of walking three empty lists.
+        if ev.has(o) {
+            waits.extend(
+                ev.of(o, EventRole::Wait)
+                    .filter(|&e| self.token(e).is_some()),
+            );
+            records.extend(ev.of(o, EventRole::Set).chain(ev.of(o, EventRole::Sync)));
+        }
+        // Only these classes print offsets: the others need not look the attribute up.
+        let offs = match class {
+            OpClass::Load | OpClass::Store | OpClass::Extract | OpClass::TileAssemble => op
+                .attrs
+                .get("offset")
+                .and_then(Attr::as_list)
+                .unwrap_or(&[]),
+            _ => &[],
+        };
         self.out.indent(l);
         if !op.results.is_empty() || !records.is_empty() {
             self.names(op.results.iter().copied());
