@@ -151,18 +151,28 @@ impl Ids<'_, '_> {
         );
     }
 
+    /// Checks a value id, and the first time the value is seen, the values its type names.
+    /// Kept small enough to inline at each use and definition: most values are scalars,
+    /// whose types name nothing.
+    #[inline]
     fn value(&mut self, val: ValueId, at: SpanId, who: Who<'_>) {
         match self.v.m.values.get(val) {
-            None => self.bad(at, &who(), &format!("{val:?}"), "value"),
+            None => self.bad_value(val, at, who),
             Some(d) => {
-                if self.typed.insert(val) {
-                    let t = &d.ty;
-                    self.type_dims(t, at, &|| format!("the type of `{}`", d.ssa_name()));
+                if !matches!(d.ty, Type::Scalar(_)) && self.typed.insert(val) {
+                    self.type_dims(&d.ty, at, &|| format!("the type of `{}`", d.ssa_name()));
                 }
             }
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn bad_value(&mut self, val: ValueId, at: SpanId, who: Who<'_>) {
+        self.bad(at, &who(), &format!("{val:?}"), "value");
+    }
+
+    #[inline(never)]
     fn type_dims(&mut self, t: &Type, at: SpanId, who: Who<'_>) {
         if matches!(t, Type::Scalar(_)) {
             return;
