@@ -86,11 +86,11 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
         let start = ids.op_order.len();
         for p in &func.sig.params {
             ids.value(p.value, func.span, &who);
-            ids.define(p.value, func.span, DefBy::Param);
+            ids.define(p.value, DefBy::Param);
         }
         for &d in &func.dims {
             ids.value(d, func.span, &who);
-            ids.define(d, func.span, DefBy::Dim);
+            ids.define(d, DefBy::Dim);
         }
         for t in &func.sig.returns {
             ids.type_dims(t, func.span, &who);
@@ -124,13 +124,12 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
 impl Ids<'_, '_> {
     /// Records a definition of `val` (already range-checked by [`Ids::value`]; an id out of
     /// range fails the walk, so it is not recorded).
-    fn define(&mut self, val: ValueId, span: SpanId, by: DefBy) {
+    fn define(&mut self, val: ValueId, by: DefBy) {
         if !self.v.m.values.contains(val) {
             return;
         }
         let site = DefSite {
             func: self.func,
-            span,
             by,
         };
         let slot = &mut self.defs[val];
@@ -233,14 +232,14 @@ impl Ids<'_, '_> {
                     op.for_each_use(|u| self.value(u, op.span, &okw));
                     for &r in &op.results {
                         self.value(r, op.span, &okw);
-                        self.define(r, op.span, DefBy::Op(o));
+                        self.define(r, DefBy::Op(o));
                     }
                 }
             }
             st.kind.for_each_use(|u| self.value(u, st.span, &kw));
             st.kind.for_each_def(|u| {
                 self.value(u, st.span, &kw);
-                self.define(u, st.span, DefBy::Stmt(s));
+                self.define(u, DefBy::Stmt(s));
             });
             for child in st.kind.blocks() {
                 self.block(child, st.span, &kw);

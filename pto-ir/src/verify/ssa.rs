@@ -23,22 +23,29 @@ pub(super) fn check(
         if let Some(first) = &defs[*val] {
             let first = describe_def(v, first);
             v.push(
-                Diag::new(site.span, format!("`{}` is defined twice", v.name(*val)))
-                    .note(format!("first defined by {first}")),
+                Diag::new(
+                    site.span(v.m),
+                    format!("`{}` is defined twice", v.name(*val)),
+                )
+                .note(format!("first defined by {first}")),
             );
         }
     }
     let values = v.m.values.len();
+    // Sized up front (no value is in more than one open scope), and reused from body to body.
+    let mut in_scope = Vec::with_capacity(values);
+    let mut scope_starts = Vec::with_capacity(8);
     for body in bodies.iter() {
         let mut w = Vis {
             defs,
             func: body.func,
             seen: SecondaryMap::with_len(values, Seen::Not),
-            in_scope: Vec::new(),
-            scope_starts: Vec::new(),
+            in_scope,
+            scope_starts,
             v: &mut *v,
         };
         w.function();
+        (in_scope, scope_starts) = (w.in_scope, w.scope_starts);
     }
 }
 

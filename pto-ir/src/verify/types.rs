@@ -30,7 +30,7 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies, defs: &Defs) -> Entit
             well_typed.insert(val);
         } else if let Some(site) = &defs[val] {
             for p in problems {
-                v.error(site.span, format!("`{}` {p}", v.name(val)));
+                v.error(site.span(m), format!("`{}` {p}", v.name(val)));
             }
         }
     }
