@@ -9,6 +9,7 @@
 use crate::diag::Diag;
 use crate::entity::{BlockId, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
 use crate::stmt::StmtKind;
+use crate::types::Type;
 
 use super::{Bodies, DefBy, DefSite, Defs, Verifier, describe_stmt};
 
@@ -124,6 +125,10 @@ impl Vis<'_, '_> {
 
     fn check_type(&mut self, val: ValueId, at: SpanId) {
         let ty = self.v.ty(val);
+        // Most values are scalars, whose types name no value.
+        if matches!(ty, Type::Scalar(_)) {
+            return;
+        }
         crate::module::for_each_dim(ty, &mut |d| self.use_value(d, at, Some(val)));
     }
 
