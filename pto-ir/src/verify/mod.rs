@@ -88,10 +88,11 @@ pub fn verify_all(m: &ProgramModule) -> Diagnostics {
         bodies,
         defs,
         redefined,
+        misses,
     }) = ids::check(&mut v)
     {
         program::check(&mut v, &bodies);
-        ssa::check(&mut v, &bodies, &defs, &redefined);
+        ssa::check(&mut v, &defs, &redefined, &misses);
         let well_typed = types::check(&mut v, &bodies, &defs);
         control::check(&mut v, &bodies);
         target::check(&mut v, &bodies, &defs, &well_typed);
