@@ -74,8 +74,19 @@ impl Attr {
     pub fn for_each_value(&self, f: &mut impl FnMut(ValueId)) {
         match self {
             Attr::Value(v) => f(*v),
-            Attr::List(items) => items.iter().for_each(|a| a.for_each_value(f)),
-            Attr::Map(items) => items.iter().for_each(|(_, a)| a.for_each_value(f)),
+            Attr::List(items) => items.iter().for_each(|a| a.visit_item(f)),
+            Attr::Map(items) => items.iter().for_each(|(_, a)| a.visit_item(f)),
+            _ => {}
+        }
+    }
+
+    /// [`Attr::for_each_value`] on an item of a list or map, recursing only into nested
+    /// lists and maps: most items are integers (shapes, offsets), which name no value.
+    #[inline]
+    fn visit_item(&self, f: &mut impl FnMut(ValueId)) {
+        match self {
+            Attr::Value(v) => f(*v),
+            Attr::List(_) | Attr::Map(_) => self.for_each_value(f),
             _ => {}
         }
     }

@@ -3,13 +3,17 @@
 //! without fear (naga `valid/handles.rs`). Errors here are fatal.
 //!
 //! The same walk also gathers what the later passes would otherwise walk the module again
-//! for: each function's ops in text order ([`Bodies`]) and where each value is defined
-//! ([`Defs`], with the second definitions the SSA check reports).
+//! for: each function's ops in text order ([`Bodies`]), where each value is defined
+//! ([`Defs`], with the second definitions the SSA check reports), and whether each use sees
+//! a definition (the SSA check's [`Visibility`], which visits the same uses and definitions
+//! in the same order; loop ivs and iter args are made visible before the body, statement
+//! results after it).
 
 use crate::entity::{BlockId, EntityId, EntitySet, FuncId, OpId, SpanId, StmtId, ValueId};
 use crate::stmt::StmtKind;
 use crate::types::Type;
 
+use super::ssa::{Miss, Visibility};
 use super::{Bodies, Body, DefBy, DefSite, Defs, Verifier};
 
 /// The names in a message, spelled only when a message is reported.
@@ -28,6 +32,8 @@ struct Ids<'a, 'b> {
     defs: Defs,
     /// Second definitions: the value and the later site.
     redefined: Vec<(ValueId, DefSite)>,
+    /// The SSA visibility of each use, decided along this walk.
+    vis: Visibility,
 }
 
 /// What the id walk found besides errors, for the later passes.
@@ -39,6 +45,8 @@ pub(super) struct Walk {
     /// Values defined again after their first definition, with the later site, in text
     /// order.
     pub redefined: Vec<(ValueId, DefSite)>,
+    /// Uses that see no definition, in text order.
+    pub misses: Vec<Miss>,
 }
 
 /// Runs the id checks; `Some` when the module is safe to index.
@@ -63,6 +71,7 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
         op_order: Vec::with_capacity(m.ops.len()),
         defs: Defs::with_len(m.values.len(), None),
         redefined: Vec::new(),
+        vis: Visibility::new(m.values.len()),
     };
     let mut funcs = EntitySet::with_len(m.funcs.len());
     let mut bodies = Vec::with_capacity(m.functions.len());
@@ -83,14 +92,28 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
         }
         let who = || format!("function `@{}`", func.name);
         ids.func = f;
+        ids.vis.enter(f, bodies.is_empty());
         let start = ids.op_order.len();
         for p in &func.sig.params {
             ids.value(p.value, func.span, &who);
-            ids.define(p.value, func.span, DefBy::Param);
+            ids.define(p.value, DefBy::Param);
+            ids.vis.introduce(m, p.value);
         }
         for &d in &func.dims {
             ids.value(d, func.span, &who);
-            ids.define(d, func.span, DefBy::Dim);
+            ids.define(d, DefBy::Dim);
+            ids.vis.introduce(m, d);
+        }
+        // Parameters and symbolic dimensions are all defined at entry, so their types may
+        // name each other.
+        let entry = func
+            .sig
+            .params
+            .iter()
+            .map(|p| p.value)
+            .chain(func.dims.iter().copied());
+        for val in entry {
+            ids.vis.check_type(m, val, func.span);
         }
         for t in &func.sig.returns {
             ids.type_dims(t, func.span, &who);
@@ -109,6 +132,7 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
         op_order,
         defs,
         redefined,
+        vis,
         ..
     } = ids;
     (v.diags.len() == before).then_some(Walk {
@@ -118,19 +142,19 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
         },
         defs,
         redefined,
+        misses: vis.misses,
     })
 }
 
 impl Ids<'_, '_> {
     /// Records a definition of `val` (already range-checked by [`Ids::value`]; an id out of
     /// range fails the walk, so it is not recorded).
-    fn define(&mut self, val: ValueId, span: SpanId, by: DefBy) {
+    fn define(&mut self, val: ValueId, by: DefBy) {
         if !self.v.m.values.contains(val) {
             return;
         }
         let site = DefSite {
             func: self.func,
-            span,
             by,
         };
         let slot = &mut self.defs[val];
@@ -151,18 +175,28 @@ impl Ids<'_, '_> {
         );
     }
 
+    /// Checks a value id, and the first time the value is seen, the values its type names.
+    /// Kept small enough to inline at each use and definition: most values are scalars,
+    /// whose types name nothing.
+    #[inline]
     fn value(&mut self, val: ValueId, at: SpanId, who: Who<'_>) {
         match self.v.m.values.get(val) {
-            None => self.bad(at, &who(), &format!("{val:?}"), "value"),
+            None => self.bad_value(val, at, who),
             Some(d) => {
-                if self.typed.insert(val) {
-                    let t = &d.ty;
-                    self.type_dims(t, at, &|| format!("the type of `{}`", d.ssa_name()));
+                if !matches!(d.ty, Type::Scalar(_)) && self.typed.insert(val) {
+                    self.type_dims(&d.ty, at, &|| format!("the type of `{}`", d.ssa_name()));
                 }
             }
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn bad_value(&mut self, val: ValueId, at: SpanId, who: Who<'_>) {
+        self.bad(at, &who(), &format!("{val:?}"), "value");
+    }
+
+    #[inline(never)]
     fn type_dims(&mut self, t: &Type, at: SpanId, who: Who<'_>) {
         if matches!(t, Type::Scalar(_)) {
             return;
@@ -208,6 +242,11 @@ impl Ids<'_, '_> {
                 );
                 continue;
             }
+            // (Only `statement.op` holds ops, and it uses nothing itself.)
+            st.kind.for_each_use(|u| {
+                self.value(u, st.span, &kw);
+                self.vis.use_value(u, st.span, None);
+            });
             if let StmtKind::Op(ops) = &st.kind {
                 for &o in ops {
                     let Some(op) = m.ops.get(o) else {
@@ -220,21 +259,77 @@ impl Ids<'_, '_> {
                         continue;
                     }
                     self.op_order.push(o);
-                    op.for_each_use(|u| self.value(u, op.span, &okw));
+                    op.for_each_use(|u| {
+                        self.value(u, op.span, &okw);
+                        self.vis.use_value(u, op.span, None);
+                    });
                     for &r in &op.results {
                         self.value(r, op.span, &okw);
-                        self.define(r, op.span, DefBy::Op(o));
+                        self.define(r, DefBy::Op(o));
+                        self.vis.define(m, r, op.span);
                     }
                 }
             }
-            st.kind.for_each_use(|u| self.value(u, st.span, &kw));
             st.kind.for_each_def(|u| {
                 self.value(u, st.span, &kw);
-                self.define(u, st.span, DefBy::Stmt(s));
+                self.define(u, DefBy::Stmt(s));
             });
-            for child in st.kind.blocks() {
-                self.block(child, st.span, &kw);
+            self.nested(s, &st.kind, st.span, &kw);
+        }
+    }
+
+    /// Walks the blocks of statement `s` (in [`StmtKind::blocks`] order), making its ivs
+    /// and iter args visible inside and its results after it: values defined in a body
+    /// are visible only inside it.
+    fn nested(&mut self, s: StmtId, kind: &StmtKind, at: SpanId, who: Who<'_>) {
+        let m = self.v.m;
+        let results: &[ValueId] = match kind {
+            StmtKind::For(f) => {
+                self.vis.open();
+                self.vis.define(m, f.iv, at);
+                for a in &f.iter_args {
+                    self.vis.define(m, a.arg, at);
+                }
+                self.block(f.body, at, who);
+                self.vis.close(s);
+                &f.results
             }
+            StmtKind::If(i) => {
+                for b in [i.then_block, i.else_block] {
+                    self.vis.open();
+                    self.block(b, at, who);
+                    self.vis.close(s);
+                }
+                &i.results
+            }
+            StmtKind::While(w) => {
+                // The iter args live in a scope around both regions.
+                self.vis.open();
+                for a in &w.iter_args {
+                    self.vis.define(m, a.arg, at);
+                }
+                for b in [w.cond_block, w.body] {
+                    self.vis.open();
+                    self.block(b, at, who);
+                    self.vis.close(s);
+                }
+                self.vis.close(s);
+                &w.results
+            }
+            // A scope is transparent to SSA (seed 004): what it defines stays visible after it.
+            StmtKind::Scope(_, body) => {
+                self.block(*body, at, who);
+                &[]
+            }
+            StmtKind::Op(_)
+            | StmtKind::Condition(_)
+            | StmtKind::Yield(_)
+            | StmtKind::Return(_)
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_) => &[],
+        };
+        for &r in results {
+            self.vis.define(m, r, at);
         }
     }
 }

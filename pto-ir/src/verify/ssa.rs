@@ -1,48 +1,48 @@
 //! Checklist item 3: single definitions and structured visibility of every use.
 //!
-//! The id walk has recorded where each value is defined and which values are defined again;
-//! those second definitions are reported first. Then a walk replays each function in text
-//! order with a stack of scopes (one per block): entering a block pushes a scope (holding a loop's iv and iter args),
-//! leaving it hides everything defined there, remembering which statement's body hid it, so a
-//! bad use can say whether the value is hidden, defined later, in another function, or nowhere.
+//! The id walk visits every use and definition in text order, so it also tracks visibility
+//! ([`Visibility`]) with a stack of scopes (one per block): entering a block opens a scope
+//! (holding a loop's iv and iter args), leaving it hides everything defined there,
+//! remembering which statement's body hid it. A use that sees no definition is recorded
+//! as a [`Miss`]; it is worded here, after the walk, once every definition is known, so a
+//! bad use can say whether the value is hidden, defined later, in another function, or
+//! nowhere. Second definitions (also found by the id walk) are reported first.
+//!
+//! During the walk ids are not proven in range yet: visibility only reads and writes
+//! in-range values, and its misses are thrown away when the id check fails.
 
 use crate::diag::Diag;
-use crate::entity::{BlockId, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
-use crate::stmt::StmtKind;
+use crate::entity::{EntityId, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
+use crate::module::ProgramModule;
+use crate::types::Type;
 
-use super::{Bodies, DefBy, DefSite, Defs, Verifier, describe_stmt};
+use super::{DefBy, DefSite, Defs, Verifier, describe_stmt};
 
-/// Reports second definitions (found by the id walk), then replays each function.
+/// Reports second definitions, then the uses that saw no definition, in text order.
 pub(super) fn check(
     v: &mut Verifier<'_>,
-    bodies: &Bodies,
     defs: &Defs,
     redefined: &[(ValueId, DefSite)],
+    misses: &[Miss],
 ) {
     for (val, site) in redefined {
         if let Some(first) = &defs[*val] {
             let first = describe_def(v, first);
             v.push(
-                Diag::new(site.span, format!("`{}` is defined twice", v.name(*val)))
-                    .note(format!("first defined by {first}")),
+                Diag::new(
+                    site.span(v.m),
+                    format!("`{}` is defined twice", v.name(*val)),
+                )
+                .note(format!("first defined by {first}")),
             );
         }
     }
-    let values = v.m.values.len();
-    for body in bodies.iter() {
-        let mut w = Vis {
-            defs,
-            func: body.func,
-            seen: SecondaryMap::with_len(values, Seen::Not),
-            in_scope: Vec::new(),
-            scope_starts: Vec::new(),
-            v: &mut *v,
-        };
-        w.function();
+    for miss in misses {
+        report_use(v, defs, miss);
     }
 }
 
-/// What the replay knows about a value at the current point.
+/// What the walk knows about a value at the current point.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Seen {
     /// Not defined yet on this path (or in another function).
@@ -51,6 +51,18 @@ enum Seen {
     Live,
     /// Defined in a scope that has closed: the statement whose body held it.
     Hidden(StmtId),
+}
+
+/// A use of a value where it is not visible.
+pub(super) struct Miss {
+    val: ValueId,
+    at: SpanId,
+    /// The function using it.
+    func: FuncId,
+    /// The value whose type names it, for a use in a type.
+    in_type_of: Option<ValueId>,
+    /// The statement whose body held it, when it is hidden.
+    hidden: Option<StmtId>,
 }
 
 fn describe_def(v: &Verifier<'_>, site: &DefSite) -> String {
@@ -67,10 +79,12 @@ fn describe_def(v: &Verifier<'_>, site: &DefSite) -> String {
     }
 }
 
-struct Vis<'a, 'b> {
-    v: &'b mut Verifier<'a>,
-    defs: &'b Defs,
+/// Visibility of values along the id walk (see the module docs).
+pub(super) struct Visibility {
+    /// The function being walked.
     func: FuncId,
+    /// The number of values in the module.
+    values: usize,
     /// Visibility of each value in this function.
     seen: SecondaryMap<ValueId, Seen>,
     /// The values defined in the open block scopes, outermost scope first (the function's
@@ -78,31 +92,39 @@ struct Vis<'a, 'b> {
     in_scope: Vec<ValueId>,
     /// Where each open block scope starts in `in_scope`, innermost last.
     scope_starts: Vec<usize>,
+    /// Uses that saw no definition, in text order.
+    pub misses: Vec<Miss>,
 }
 
-impl Vis<'_, '_> {
-    fn function(&mut self) {
-        let m = self.v.m;
-        let func = &m.funcs[self.func];
-        let entry = || {
-            func.sig
-                .params
-                .iter()
-                .map(|p| p.value)
-                .chain(func.dims.iter().copied())
-        };
-        // Parameters and symbolic dimensions are all defined at entry, so their types may
-        // name each other.
-        for val in entry() {
-            self.introduce(val);
+impl Visibility {
+    /// Visibility for a module with `values` values.
+    pub fn new(values: usize) -> Self {
+        Visibility {
+            func: FuncId::new(0),
+            values,
+            seen: SecondaryMap::with_len(values, Seen::Not),
+            // No value is in more than one open scope.
+            in_scope: Vec::with_capacity(values),
+            scope_starts: Vec::with_capacity(8),
+            misses: Vec::new(),
         }
-        for val in entry() {
-            self.check_type(val, func.span);
-        }
-        self.stmts(func.body);
     }
 
-    fn introduce(&mut self, val: ValueId) {
+    /// Starts function `f`: nothing is visible yet. `first`: no function was walked before.
+    pub fn enter(&mut self, f: FuncId, first: bool) {
+        self.func = f;
+        if !first {
+            self.seen = SecondaryMap::with_len(self.values, Seen::Not);
+        }
+        self.in_scope.clear();
+        self.scope_starts.clear();
+    }
+
+    /// Makes `val` visible (values out of range are left to the id check).
+    pub fn introduce(&mut self, m: &ProgramModule, val: ValueId) {
+        if !m.values.contains(val) {
+            return;
+        }
         self.seen[val] = Seen::Live;
         if !self.scope_starts.is_empty() {
             self.in_scope.push(val);
@@ -110,89 +132,47 @@ impl Vis<'_, '_> {
     }
 
     /// Defines `val` at `at`: the extents its type names must be visible first.
-    fn define(&mut self, val: ValueId, at: SpanId) {
-        self.check_type(val, at);
-        self.introduce(val);
+    pub fn define(&mut self, m: &ProgramModule, val: ValueId, at: SpanId) {
+        self.check_type(m, val, at);
+        self.introduce(m, val);
     }
 
-    fn check_type(&mut self, val: ValueId, at: SpanId) {
-        let ty = self.v.ty(val);
-        crate::module::for_each_dim(ty, &mut |d| self.use_value(d, at, Some(val)));
+    /// Uses the extents `val`'s type names, at `at`.
+    pub fn check_type(&mut self, m: &ProgramModule, val: ValueId, at: SpanId) {
+        let Some(data) = m.values.get(val) else {
+            return;
+        };
+        // Most values are scalars, whose types name no value.
+        if matches!(data.ty, Type::Scalar(_)) {
+            return;
+        }
+        crate::module::for_each_dim(&data.ty, &mut |d| self.use_value(d, at, Some(val)));
     }
 
-    fn use_value(&mut self, val: ValueId, at: SpanId, in_type_of: Option<ValueId>) {
+    /// Uses `val` at `at` (out of range, it reads as not defined: the id check fails).
+    #[inline]
+    pub fn use_value(&mut self, val: ValueId, at: SpanId, in_type_of: Option<ValueId>) {
         let hidden = match self.seen[val] {
             Seen::Live => return,
             Seen::Hidden(s) => Some(s),
             Seen::Not => None,
         };
-        self.report_use(val, at, in_type_of, hidden);
+        self.misses.push(Miss {
+            val,
+            at,
+            func: self.func,
+            in_type_of,
+            hidden,
+        });
     }
 
-    /// Reports a use of `val` where it is not visible (`hidden`: the statement whose body
-    /// held it).
-    #[cold]
-    #[inline(never)]
-    fn report_use(
-        &mut self,
-        val: ValueId,
-        at: SpanId,
-        in_type_of: Option<ValueId>,
-        hidden: Option<StmtId>,
-    ) {
-        let name = self.v.name(val);
-        let mut msg = if let Some(s) = hidden {
-            format!(
-                "`{name}` is defined inside {} and is not visible here",
-                describe_stmt(self.v.m, s)
-            )
-        } else {
-            match self.defs[val] {
-                Some(site) if site.func != self.func => {
-                    let fname = self
-                        .v
-                        .m
-                        .funcs
-                        .get(site.func)
-                        .map_or("?", |f| f.name.as_str());
-                    format!("use of `{name}`, which is defined in another function (`@{fname}`)")
-                }
-                Some(_) => format!("use of `{name}` before its definition"),
-                None => format!("use of `{name}`, which is never defined"),
-            }
-        };
-        if let Some(owner) = in_type_of {
-            msg.push_str(&format!(" (in the type of `{}`)", self.v.name(owner)));
-        }
-        let mut d = Diag::new(at, msg);
-        if hidden.is_some() {
-            d = d.note("values defined in a body are visible only inside it; pass the value out with `statement.yield` and use the statement's result");
-        }
-        self.v.push(d);
-    }
-
-    /// Walks a block in a new scope opened with `pre` (ivs, iter args) defined at `at`;
-    /// on exit everything defined in the scope is hidden behind `owner`.
-    fn scoped(
-        &mut self,
-        b: BlockId,
-        owner: StmtId,
-        pre: impl IntoIterator<Item = ValueId>,
-        at: SpanId,
-    ) {
-        self.open();
-        for val in pre {
-            self.define(val, at);
-        }
-        self.stmts(b);
-        self.close(owner);
-    }
-
-    fn open(&mut self) {
+    /// Opens a block scope.
+    pub fn open(&mut self) {
         self.scope_starts.push(self.in_scope.len());
     }
 
-    fn close(&mut self, owner: StmtId) {
+    /// Closes the innermost block scope: what it defined is hidden behind `owner`.
+    pub fn close(&mut self, owner: StmtId) {
         if let Some(start) = self.scope_starts.pop() {
             for &val in &self.in_scope[start..] {
                 self.seen[val] = Seen::Hidden(owner);
@@ -200,57 +180,41 @@ impl Vis<'_, '_> {
             self.in_scope.truncate(start);
         }
     }
+}
 
-    fn stmts(&mut self, b: BlockId) {
-        let m = self.v.m;
-        for &s in &m.blocks[b].stmts {
-            let st = &m.stmts[s];
-            st.kind.for_each_use(|u| self.use_value(u, st.span, None));
-            match &st.kind {
-                StmtKind::Op(ops) => {
-                    for &o in ops {
-                        let op = &m.ops[o];
-                        op.for_each_use(|u| self.use_value(u, op.span, None));
-                        for &r in &op.results {
-                            self.define(r, op.span);
-                        }
-                    }
-                }
-                StmtKind::For(f) => {
-                    let pre = std::iter::once(f.iv).chain(f.iter_args.iter().map(|a| a.arg));
-                    self.scoped(f.body, s, pre, st.span);
-                    for &r in &f.results {
-                        self.define(r, st.span);
-                    }
-                }
-                StmtKind::If(i) => {
-                    self.scoped(i.then_block, s, [], st.span);
-                    self.scoped(i.else_block, s, [], st.span);
-                    for &r in &i.results {
-                        self.define(r, st.span);
-                    }
-                }
-                StmtKind::While(w) => {
-                    // The iter args live in a scope around both regions.
-                    self.open();
-                    for a in &w.iter_args {
-                        self.define(a.arg, st.span);
-                    }
-                    self.scoped(w.cond_block, s, [], st.span);
-                    self.scoped(w.body, s, [], st.span);
-                    self.close(s);
-                    for &r in &w.results {
-                        self.define(r, st.span);
-                    }
-                }
-                // A scope is transparent to SSA (seed 004): what it defines stays visible after it.
-                StmtKind::Scope(_, body) => self.stmts(*body),
-                StmtKind::Condition(_)
-                | StmtKind::Yield(_)
-                | StmtKind::Return(_)
-                | StmtKind::Break(_)
-                | StmtKind::Continue(_) => {}
+/// Reports a use of a value where it is not visible.
+#[cold]
+#[inline(never)]
+fn report_use(v: &mut Verifier<'_>, defs: &Defs, miss: &Miss) {
+    let &Miss {
+        val,
+        at,
+        func,
+        in_type_of,
+        hidden,
+    } = miss;
+    let name = v.name(val);
+    let mut msg = if let Some(s) = hidden {
+        format!(
+            "`{name}` is defined inside {} and is not visible here",
+            describe_stmt(v.m, s)
+        )
+    } else {
+        match defs[val] {
+            Some(site) if site.func != func => {
+                let fname = v.m.funcs.get(site.func).map_or("?", |f| f.name.as_str());
+                format!("use of `{name}`, which is defined in another function (`@{fname}`)")
             }
+            Some(_) => format!("use of `{name}` before its definition"),
+            None => format!("use of `{name}`, which is never defined"),
         }
+    };
+    if let Some(owner) = in_type_of {
+        msg.push_str(&format!(" (in the type of `{}`)", v.name(owner)));
     }
+    let mut d = Diag::new(at, msg);
+    if hidden.is_some() {
+        d = d.note("values defined in a body are visible only inside it; pass the value out with `statement.yield` and use the statement's result");
+    }
+    v.push(d);
 }

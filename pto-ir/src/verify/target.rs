@@ -234,9 +234,9 @@ pub(super) fn check(
         let Some(site) = &defs[val] else { continue };
         let Some(tt) = tile(val) else { continue };
         if let Some(mem) = tt.memref {
-            p.place(val, tt, mem.space, site.span);
+            p.place(val, tt, mem.space, site.span(m));
         } else if p.flags[val] & HAS_HOME == 0 {
-            p.place(val, tt, MemorySpace::Vec, site.span);
+            p.place(val, tt, MemorySpace::Vec, site.span(m));
         }
     }
     // After the matmul limits: capacities, then row alignment.

@@ -21,7 +21,9 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies, defs: &Defs) -> Entit
     let mut well_typed = EntitySet::with_len(m.values.len());
     // In id order, which is the order the problems of defined values are reported in.
     for (val, data) in m.values.iter() {
-        if well_formed(m, &data.ty) {
+        // Scalars, the most common, without a call.
+        let scalar_ok = matches!(data.ty, Type::Scalar(d) if d.is_concrete());
+        if scalar_ok || well_formed(m, &data.ty) {
             well_typed.insert(val);
             continue;
         }
@@ -30,7 +32,7 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies, defs: &Defs) -> Entit
             well_typed.insert(val);
         } else if let Some(site) = &defs[val] {
             for p in problems {
-                v.error(site.span, format!("`{}` {p}", v.name(val)));
+                v.error(site.span(m), format!("`{}` {p}", v.name(val)));
             }
         }
     }
