@@ -57,7 +57,7 @@ impl ProgramModule {
             m: self,
             out: &mut out,
             last_ty: None,
-            spelled: vec![Spelled::default(); self.values.len()],
+            spelled: vec![Range::default(); self.values.len()],
         }
         .module();
         out
@@ -78,21 +78,14 @@ struct Printer<'a> {
     /// mostly repeat one tile type, and comparing and copying is cheaper than spelling it
     /// again.
     last_ty: Option<(&'a Type, Range)>,
-    /// Where each value's name and type were written in `out` first: a value is printed at
-    /// its definition and again at every use, and copying is cheaper than spelling.
-    spelled: Vec<Spelled>,
+    /// Where each value's type was written in `out` first: a value's type is printed at its
+    /// definition and again at every use, and copying is cheaper than spelling.
+    spelled: Vec<Range>,
 }
 
 /// A range of the output (`start..end`), empty when there is none.
 #[derive(Clone, Copy, Default)]
 struct Range(u32, u32);
-
-/// Where a value's name and type are in the output (see [`Printer::spelled`]).
-#[derive(Clone, Copy, Default)]
-struct Spelled {
-    name: Range,
-    ty: Range,
-}
 
 /// The attribute a constant's `value` holds when it is the literal itself.
 pub(crate) fn constant_attr(c: Constant) -> Attr {
@@ -240,16 +233,10 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Spells a value's name: cheaper than copying an earlier spelling of it (a call to
+    /// `memcpy` with a length of its own), as the names are short.
     fn name(&mut self, v: ValueId) {
-        let i = v.index();
-        let before = self.spelled.get(i).map(|s| s.name);
-        if before.is_some_and(|r| self.copy(r)) {
-            return;
-        }
-        let r = self.spell(|p| p.m.write_ssa_name(v, p.out));
-        if let Some(s) = self.spelled.get_mut(i) {
-            s.name = r;
-        }
+        self.m.write_ssa_name(v, self.out);
     }
 
     fn write_type(&mut self, t: &'a Type) {
@@ -278,13 +265,13 @@ impl<'a> Printer<'a> {
             return;
         }
         let i = v.index();
-        let before = self.spelled.get(i).map(|s| s.ty);
+        let before = self.spelled.get(i).copied();
         if before.is_some_and(|r| self.copy(r)) {
             return;
         }
         let r = self.spell(|p| p.write_type(&d.ty));
         if let Some(s) = self.spelled.get_mut(i) {
-            s.ty = r;
+            *s = r;
         }
     }
 
