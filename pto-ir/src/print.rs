@@ -50,9 +50,9 @@ impl ProgramModule {
     /// The module's statement text: what `to_string()` gives ([`fmt::Display`]), returned
     /// as built instead of copied through a formatter.
     pub fn to_text(&self) -> String {
-        // About 110 bytes per op (its line and its share of the statements'): one
-        // allocation for most modules.
-        let mut out = String::with_capacity(256 + 128 * self.ops.len());
+        // About 110 bytes per op line and up to 30 per statement (its header or closing
+        // lines): one allocation for most modules, as growing it copies all written so far.
+        let mut out = String::with_capacity(256 + 128 * self.ops.len() + 32 * self.stmts.len());
         Printer {
             m: self,
             out: &mut out,
