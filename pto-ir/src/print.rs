@@ -56,7 +56,6 @@ impl ProgramModule {
         Printer {
             m: self,
             out: &mut out,
-            last_ty: None,
             spelled: vec![Range::default(); self.values.len()],
         }
         .module();
@@ -74,10 +73,6 @@ impl fmt::Display for ProgramModule {
 struct Printer<'a> {
     m: &'a ProgramModule,
     out: &'a mut String,
-    /// The non-scalar type spelled last and where its text is in `out`: neighbouring ops
-    /// mostly repeat one tile type, and comparing and copying is cheaper than spelling it
-    /// again.
-    last_ty: Option<(&'a Type, Range)>,
     /// Where each value's type was written in `out` first: a value's type is printed at its
     /// definition and again at every use, and copying is cheaper than spelling.
     spelled: Vec<Range>,
@@ -239,20 +234,11 @@ impl<'a> Printer<'a> {
         self.m.write_ssa_name(v, self.out);
     }
 
-    fn write_type(&mut self, t: &'a Type) {
-        if let Type::Scalar(d) = t {
-            // A name: cheaper to write than to compare with the memo.
-            self.put(d.name());
-            return;
-        }
-        if let Some((last, r)) = self.last_ty
-            && last == t
-            && self.copy(r)
-        {
-            return;
-        }
-        let r = self.spell(|p| write_type(p.m, t, p.out));
-        self.last_ty = Some((t, r));
+    /// Spells a type. Not memoised by type: comparing two tile types costs about as much as
+    /// spelling one, and neighbouring ops' types differ more often than not (the values'
+    /// types are memoised in [`Printer::ty`] instead).
+    fn write_type(&mut self, t: &Type) {
+        write_type(self.m, t, self.out);
     }
 
     fn ty(&mut self, v: ValueId) {
