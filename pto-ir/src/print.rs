@@ -57,6 +57,7 @@ impl ProgramModule {
             m: self,
             out: &mut out,
             spelled: vec![Range::default(); self.values.len()],
+            last_ty: None,
         }
         .module();
         out
@@ -76,6 +77,9 @@ struct Printer<'a> {
     /// Where each value's type was written in `out` first: a value's type is printed at its
     /// definition and again at every use, and copying is cheaper than spelling.
     spelled: Vec<Range>,
+    /// The tile type spelled last and where its text is in `out` (see
+    /// [`Printer::write_type`]).
+    last_ty: Option<(&'a Type, Range)>,
 }
 
 /// A range of the output (`start..end`), empty when there is none.
@@ -234,11 +238,27 @@ impl<'a> Printer<'a> {
         self.m.write_ssa_name(v, self.out);
     }
 
-    /// Spells a type. Not memoised by type: comparing two tile types costs about as much as
-    /// spelling one, and neighbouring ops' types differ more often than not (the values'
-    /// types are memoised in [`Printer::ty`] instead).
-    fn write_type(&mut self, t: &Type) {
-        write_type(self.m, t, self.out);
+    /// Spells a type, or copies the last tile type spelled when `t` is the same: a chain of
+    /// elementwise ops repeats one type. Comparing two tile types in full costs about as
+    /// much as spelling one, so the full comparison is made only when the dtype and the
+    /// outer extents already agree; neighbouring ops' types mostly differ there.
+    fn write_type(&mut self, t: &'a Type) {
+        if let (Some((Type::Tile(last), r)), Type::Tile(tt)) = (self.last_ty, t) {
+            let (a, b) = (&last.shape, &tt.shape);
+            if last.dtype == tt.dtype
+                && a.len() == b.len()
+                && a.first() == b.first()
+                && a.last() == b.last()
+                && last == tt
+                && self.copy(r)
+            {
+                return;
+            }
+        }
+        let r = self.spell(|p| write_type(p.m, t, p.out));
+        if let Type::Tile(_) = t {
+            self.last_ty = Some((t, r));
+        }
     }
 
     fn ty(&mut self, v: ValueId) {
