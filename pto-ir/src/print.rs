@@ -50,14 +50,14 @@ impl ProgramModule {
     /// The module's statement text: what `to_string()` gives ([`fmt::Display`]), returned
     /// as built instead of copied through a formatter.
     pub fn to_text(&self) -> String {
-        // About 110 bytes per op (its line and its share of the statements'): one
-        // allocation for most modules.
-        let mut out = String::with_capacity(256 + 128 * self.ops.len());
+        // About 110 bytes per op line and up to 30 per statement (its header or closing
+        // lines): one allocation for most modules, as growing it copies all written so far.
+        let mut out = String::with_capacity(256 + 128 * self.ops.len() + 32 * self.stmts.len());
         Printer {
             m: self,
             out: &mut out,
+            spelled: vec![Range::default(); self.values.len()],
             last_ty: None,
-            spelled: vec![Spelled::default(); self.values.len()],
         }
         .module();
         out
@@ -74,25 +74,17 @@ impl fmt::Display for ProgramModule {
 struct Printer<'a> {
     m: &'a ProgramModule,
     out: &'a mut String,
-    /// The non-scalar type spelled last and where its text is in `out`: neighbouring ops
-    /// mostly repeat one tile type, and comparing and copying is cheaper than spelling it
-    /// again.
+    /// Where each value's type was written in `out` first: a value's type is printed at its
+    /// definition and again at every use, and copying is cheaper than spelling.
+    spelled: Vec<Range>,
+    /// The tile type spelled last and where its text is in `out` (see
+    /// [`Printer::write_type`]).
     last_ty: Option<(&'a Type, Range)>,
-    /// Where each value's name and type were written in `out` first: a value is printed at
-    /// its definition and again at every use, and copying is cheaper than spelling.
-    spelled: Vec<Spelled>,
 }
 
 /// A range of the output (`start..end`), empty when there is none.
 #[derive(Clone, Copy, Default)]
 struct Range(u32, u32);
-
-/// Where a value's name and type are in the output (see [`Printer::spelled`]).
-#[derive(Clone, Copy, Default)]
-struct Spelled {
-    name: Range,
-    ty: Range,
-}
 
 /// The attribute a constant's `value` holds when it is the literal itself.
 pub(crate) fn constant_attr(c: Constant) -> Attr {
@@ -240,32 +232,33 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Spells a value's name: cheaper than copying an earlier spelling of it (a call to
+    /// `memcpy` with a length of its own), as the names are short.
     fn name(&mut self, v: ValueId) {
-        let i = v.index();
-        let before = self.spelled.get(i).map(|s| s.name);
-        if before.is_some_and(|r| self.copy(r)) {
-            return;
-        }
-        let r = self.spell(|p| p.m.write_ssa_name(v, p.out));
-        if let Some(s) = self.spelled.get_mut(i) {
-            s.name = r;
-        }
+        self.m.write_ssa_name(v, self.out);
     }
 
+    /// Spells a type, or copies the last tile type spelled when `t` is the same: a chain of
+    /// elementwise ops repeats one type. Comparing two tile types in full costs about as
+    /// much as spelling one, so the full comparison is made only when the dtype and the
+    /// outer extents already agree; neighbouring ops' types mostly differ there.
     fn write_type(&mut self, t: &'a Type) {
-        if let Type::Scalar(d) = t {
-            // A name: cheaper to write than to compare with the memo.
-            self.put(d.name());
-            return;
-        }
-        if let Some((last, r)) = self.last_ty
-            && last == t
-            && self.copy(r)
-        {
-            return;
+        if let (Some((Type::Tile(last), r)), Type::Tile(tt)) = (self.last_ty, t) {
+            let (a, b) = (&last.shape, &tt.shape);
+            if last.dtype == tt.dtype
+                && a.len() == b.len()
+                && a.first() == b.first()
+                && a.last() == b.last()
+                && last == tt
+                && self.copy(r)
+            {
+                return;
+            }
         }
         let r = self.spell(|p| write_type(p.m, t, p.out));
-        self.last_ty = Some((t, r));
+        if let Type::Tile(_) = t {
+            self.last_ty = Some((t, r));
+        }
     }
 
     fn ty(&mut self, v: ValueId) {
@@ -278,13 +271,13 @@ impl<'a> Printer<'a> {
             return;
         }
         let i = v.index();
-        let before = self.spelled.get(i).map(|s| s.ty);
+        let before = self.spelled.get(i).copied();
         if before.is_some_and(|r| self.copy(r)) {
             return;
         }
         let r = self.spell(|p| p.write_type(&d.ty));
         if let Some(s) = self.spelled.get_mut(i) {
-            s.ty = r;
+            *s = r;
         }
     }
 
