@@ -191,12 +191,46 @@ impl<'a> Window<'a> {
     }
 }
 
+/// The offset of a [`tload`] / [`tstore`] window, one index per tensor dimension: `usize`s
+/// (`&[r, 0]`), or the `i64`s a kernel computes (`[r, 0]`, as the host code the kernel macro
+/// generates passes them), converted as `as usize` converts (a negative index wraps to a
+/// huge one, which is out of bounds).
+pub trait Offset {
+    /// The indices as `usize`s.
+    type Usizes: AsRef<[usize]>;
+    /// Converts the indices.
+    fn into_usizes(self) -> Self::Usizes;
+}
+
+impl<'a> Offset for &'a [usize] {
+    type Usizes = &'a [usize];
+    fn into_usizes(self) -> &'a [usize] {
+        self
+    }
+}
+
+impl<'a, const N: usize> Offset for &'a [usize; N] {
+    type Usizes = &'a [usize; N];
+    fn into_usizes(self) -> &'a [usize; N] {
+        self
+    }
+}
+
+impl<const N: usize> Offset for [i64; N] {
+    type Usizes = [usize; N];
+    fn into_usizes(self) -> [usize; N] {
+        self.map(|i| i as usize)
+    }
+}
+
 /// `TLOAD(dst, src[offset..])`: loads the tile-shaped window at `offset` (see the module doc).
 pub fn tload<T: Copy, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     src: &Tensor<T>,
-    offset: &[usize],
+    offset: impl Offset,
 ) -> Result<(), Error> {
+    let offset = offset.into_usizes();
+    let offset = offset.as_ref();
     if let Some(p) = Plain::new(src.shape(), offset, R, C) {
         let rows = &mut dst.data[..p.rows];
         copy_in(rows, &src.as_slice()[p.start..], p.stride, p.cols);
@@ -253,8 +287,10 @@ pub fn tload_window<T: Copy, const R: usize, const C: usize>(
 pub fn tstore<T: Copy, const R: usize, const C: usize>(
     dst: &mut Tensor<T>,
     src: &Tile<T, R, C>,
-    offset: &[usize],
+    offset: impl Offset,
 ) -> Result<(), Error> {
+    let offset = offset.into_usizes();
+    let offset = offset.as_ref();
     let (vr, vc) = src.valid();
     if let Some(p) = Plain::new(dst.shape(), offset, vr.min(R), vc) {
         let rows = &src.data[..p.rows];
@@ -389,6 +425,12 @@ mod tests {
         ));
         let mut out = Tensor::<f32>::zeros([4, 4]);
         assert!(tstore(&mut out, &t, &[0, 9]).is_err());
+        // `i64` offsets, as generated host code passes them: a negative one is out of bounds.
+        assert_eq!(tload(&mut t, &x, [0i64, 0]), tload(&mut t, &x, &[0, 0]));
+        assert!(matches!(
+            tload(&mut t, &x, [-1i64, 0]),
+            Err(Error::OutOfBounds { .. })
+        ));
         assert!(tstore_window(&mut out, &t, &[0, 0], &[usize::MAX, 2]).is_err());
         assert!(out.as_slice().iter().all(|&v| v == 0.0));
     }

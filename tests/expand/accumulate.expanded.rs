@@ -14,10 +14,10 @@ pub fn accumulate(
     t0_acc.set_valid(1, 64)?;
     texpands(t0_acc, 0f32);
     for b_7 in 0i64..b_1 {
-        tload(t1, x, &[b_7 as usize, 0])?;
+        tload(t1, x, [b_7, 0])?;
         tadd_inplace(t0_acc, t1);
     }
-    tstore(out, t0_acc, &[0, 0])?;
+    tstore(out, t0_acc, [0, 0])?;
     ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `accumulate` kernel.

@@ -17,12 +17,12 @@ pub fn matmul_tile(
     let [t0_at, t2_at_left] = &mut Tile::<::pto::f16, 16, 32>::zeros_n();
     let [t1_bt, t3_bt_right] = &mut Tile::<::pto::f16, 32, 16>::zeros_n();
     let t4 = &mut Tile::<f32, 16, 16>::zeros();
-    tload(t0_at, a, &[0, 0])?;
-    tload(t1_bt, b, &[0, 0])?;
+    tload(t0_at, a, [0, 0])?;
+    tload(t1_bt, b, [0, 0])?;
     tmov(t2_at_left, t0_at);
     tmov(t3_bt_right, t1_bt);
     tmatmul(t4, t2_at_left, t3_bt_right);
-    tstore(c, t4, &[0, 0])?;
+    tstore(c, t4, [0, 0])?;
     ::core::result::Result::Ok(())
 }
 ///Compile-time artifacts of the `matmul_tile` kernel.

@@ -643,15 +643,33 @@ impl<'a> Writer<'a> {
         self.put("]");
     }
 
-    /// Writes `&[a, b, ..]` of a window's extents.
-    /// The end of a `tload` / `tstore` call: `, &[offsets]`, the window of the `_window`
-    /// form (more than 2-D), `)?;`.
+    /// The end of a `tload` / `tstore` call: `, [offsets]` as the `i64`s they are
+    /// ([`pto::isa::Offset`]), or the `&[offsets], &[window]` of the `_window` form (more
+    /// than 2-D), then `)?;`.
     fn put_transfer_end(&mut self, offsets: &[Index], window: &[u64]) {
-        self.put(", &");
-        self.put_indices(offsets);
         if window.len() > 2 {
+            self.put(", &");
+            self.put_indices(offsets);
             self.put(", ");
             self.put_window(window);
+        } else {
+            self.put(", [");
+            for (k, &o) in offsets.iter().enumerate() {
+                if k > 0 {
+                    self.put(", ");
+                }
+                match o {
+                    // Past `i64::MAX` is out of bounds of any tensor, as `i64::MAX` is.
+                    Index::Const(c) => push_u64(&mut self.out, c.min(i64::MAX as u64)),
+                    Index::Value(v) if self.dtype(v) == DataType::Bool => {
+                        self.put("i64::from(");
+                        self.put_scalar(v, false);
+                        self.put(")");
+                    }
+                    Index::Value(v) => self.put_scalar_as(v, DataType::Int64, true),
+                }
+            }
+            self.put("]");
         }
         self.put(") ? ; ");
     }
