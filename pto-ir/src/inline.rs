@@ -18,26 +18,8 @@ use std::ops::{Deref, DerefMut};
 use smallvec::SmallVec;
 
 /// A list of `T` holding up to `N` items inline (see the module doc).
-#[derive(PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct InlineVec<T, const N: usize>(SmallVec<[T; N]>);
-
-impl<T: Clone, const N: usize> InlineVec<T, N> {
-    /// The items of `s`, pushed one by one: for a list of a few items this is much less
-    /// work (and code) than `SmallVec`'s general `extend`, which `clone` and `collect` use.
-    fn from_items(s: &[T]) -> Self {
-        let mut v = SmallVec::with_capacity(s.len());
-        for x in s {
-            v.push(x.clone());
-        }
-        InlineVec(v)
-    }
-}
-
-impl<T: Clone, const N: usize> Clone for InlineVec<T, N> {
-    fn clone(&self) -> Self {
-        Self::from_items(&self.0)
-    }
-}
 
 impl<T, const N: usize> InlineVec<T, N> {
     /// An empty list (no allocation).
@@ -141,19 +123,13 @@ impl<T, const N: usize> From<Vec<T>> for InlineVec<T, N> {
 
 impl<T, const N: usize, const M: usize> From<[T; M]> for InlineVec<T, N> {
     fn from(a: [T; M]) -> Self {
-        // Pushed one by one (see `from_items`): operand lists are built from arrays of one
-        // to three values on every op.
-        let mut v = SmallVec::with_capacity(M);
-        for x in a {
-            v.push(x);
-        }
-        InlineVec(v)
+        InlineVec(a.into_iter().collect())
     }
 }
 
 impl<T: Clone, const N: usize> From<&[T]> for InlineVec<T, N> {
     fn from(s: &[T]) -> Self {
-        Self::from_items(s)
+        InlineVec(SmallVec::from(s))
     }
 }
 
