@@ -80,15 +80,7 @@ pub fn pipe_of(m: &ProgramModule, op: &Operation) -> PipeKind {
         }
         OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => PipeKind::M,
         // Scalar ops (a verified module's take and give scalars only): no look at the types.
-        OpClass::Const
-        | OpClass::ScalarArith
-        | OpClass::ScalarCompare
-        | OpClass::ScalarLogic
-        | OpClass::ScalarBitwise
-        | OpClass::ScalarUnary
-        | OpClass::ScalarNot
-        | OpClass::ScalarBitNot
-        | OpClass::ScalarCast => PipeKind::S,
+        c if c.is_scalar() => PipeKind::S,
         _ => {
             let tile_involved = op
                 .results

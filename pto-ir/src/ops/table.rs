@@ -86,6 +86,25 @@ pub enum OpClass {
     TensorAssemble,
 }
 
+impl OpClass {
+    /// Whether the class takes and gives scalars only (constants included): on the CPU these
+    /// are plain Rust arithmetic, on the chip the scalar pipe.
+    pub fn is_scalar(self) -> bool {
+        matches!(
+            self,
+            OpClass::Const
+                | OpClass::ScalarArith
+                | OpClass::ScalarCompare
+                | OpClass::ScalarLogic
+                | OpClass::ScalarBitwise
+                | OpClass::ScalarUnary
+                | OpClass::ScalarNot
+                | OpClass::ScalarBitNot
+                | OpClass::ScalarCast
+        )
+    }
+}
+
 /// One row of the op table.
 #[derive(Clone, Copy, Debug)]
 pub struct OpInfo {
