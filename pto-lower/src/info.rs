@@ -96,16 +96,26 @@ pub fn pipe_of(m: &ProgramModule, op: &Operation) -> PipeKind {
     }
 }
 
+/// `concat!($before, "PIPE_V", $after)` for pipe `V`, and so on: the one list of the pipes'
+/// C++ spellings, from which [`pipe_cpp`] and the C++ emitter's pre-joined event-line pieces
+/// are made.
+macro_rules! pipe_spelled {
+    ($p:expr, $before:literal, $after:literal) => {
+        match $p {
+            PipeKind::S => concat!($before, "PIPE_S", $after),
+            PipeKind::V => concat!($before, "PIPE_V", $after),
+            PipeKind::M => concat!($before, "PIPE_M", $after),
+            PipeKind::Mte1 => concat!($before, "PIPE_MTE1", $after),
+            PipeKind::Mte2 => concat!($before, "PIPE_MTE2", $after),
+            PipeKind::Mte3 => concat!($before, "PIPE_MTE3", $after),
+            PipeKind::Fix => concat!($before, "PIPE_FIX", $after),
+            PipeKind::All => concat!($before, "PIPE_ALL", $after),
+        }
+    };
+}
+pub(crate) use pipe_spelled;
+
 /// The `PIPE_*` spelling of a pipe.
 pub fn pipe_cpp(p: PipeKind) -> &'static str {
-    match p {
-        PipeKind::S => "PIPE_S",
-        PipeKind::V => "PIPE_V",
-        PipeKind::M => "PIPE_M",
-        PipeKind::Mte1 => "PIPE_MTE1",
-        PipeKind::Mte2 => "PIPE_MTE2",
-        PipeKind::Mte3 => "PIPE_MTE3",
-        PipeKind::Fix => "PIPE_FIX",
-        PipeKind::All => "PIPE_ALL",
-    }
+    pipe_spelled!(p, "", "")
 }

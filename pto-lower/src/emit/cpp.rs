@@ -21,7 +21,7 @@ use pto_ir::{
 
 use super::writer::{Level, Out};
 use crate::events::Event;
-use crate::info::pipe_cpp;
+use crate::info::{pipe_cpp, pipe_spelled};
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
 
 /// Emits the C++ source of `p`.
@@ -106,44 +106,16 @@ fn put_tile_type(out: &mut Out, s: &TileSlot) {
 /// `set_flag(PIPE_MTE2, ` or `wait_flag(PIPE_MTE2, `: an event line up to its destination
 /// pipe, spelled whole (the names are [`pipe_cpp`]'s).
 fn event_head(set: bool, src: PipeKind) -> &'static str {
-    macro_rules! head {
-        ($pipe:literal) => {
-            if set {
-                concat!("set_flag(", $pipe, ", ")
-            } else {
-                concat!("wait_flag(", $pipe, ", ")
-            }
-        };
-    }
-    match src {
-        PipeKind::S => head!("PIPE_S"),
-        PipeKind::V => head!("PIPE_V"),
-        PipeKind::M => head!("PIPE_M"),
-        PipeKind::Mte1 => head!("PIPE_MTE1"),
-        PipeKind::Mte2 => head!("PIPE_MTE2"),
-        PipeKind::Mte3 => head!("PIPE_MTE3"),
-        PipeKind::Fix => head!("PIPE_FIX"),
-        PipeKind::All => head!("PIPE_ALL"),
+    if set {
+        pipe_spelled!(src, "set_flag(", ", ")
+    } else {
+        pipe_spelled!(src, "wait_flag(", ", ")
     }
 }
 
 /// `PIPE_V, EVENT_ID`: an event line's destination pipe and the start of its event id.
 fn event_dst(dst: PipeKind) -> &'static str {
-    macro_rules! dst {
-        ($pipe:literal) => {
-            concat!($pipe, ", EVENT_ID")
-        };
-    }
-    match dst {
-        PipeKind::S => dst!("PIPE_S"),
-        PipeKind::V => dst!("PIPE_V"),
-        PipeKind::M => dst!("PIPE_M"),
-        PipeKind::Mte1 => dst!("PIPE_MTE1"),
-        PipeKind::Mte2 => dst!("PIPE_MTE2"),
-        PipeKind::Mte3 => dst!("PIPE_MTE3"),
-        PipeKind::Fix => dst!("PIPE_FIX"),
-        PipeKind::All => dst!("PIPE_ALL"),
-    }
+    pipe_spelled!(dst, "", ", EVENT_ID")
 }
 
 /// Appends `v` in lower-case hexadecimal without leading zeros (`{:x}`).
