@@ -631,16 +631,21 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Writes `[i, j, ..]` (the `&` is the caller's).
-    fn put_indices(&mut self, offsets: &[Index]) {
+    /// Writes `[a, b, ..]`, each item by `item`.
+    fn put_bracketed<T: Copy>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, T)) {
         self.put("[");
-        for (k, &o) in offsets.iter().enumerate() {
+        for (k, &x) in items.iter().enumerate() {
             if k > 0 {
                 self.put(", ");
             }
-            self.put_index(o);
+            item(self, x);
         }
         self.put("]");
+    }
+
+    /// Writes `[i, j, ..]` (the `&` is the caller's).
+    fn put_indices(&mut self, offsets: &[Index]) {
+        self.put_bracketed(offsets, Self::put_index);
     }
 
     /// The end of a `tload` / `tstore` call: `, [offsets]` as the `i64`s they are
@@ -653,36 +658,24 @@ impl<'a> Writer<'a> {
             self.put(", ");
             self.put_window(window);
         } else {
-            self.put(", [");
-            for (k, &o) in offsets.iter().enumerate() {
-                if k > 0 {
-                    self.put(", ");
+            self.put(", ");
+            self.put_bracketed(offsets, |w, o| match o {
+                // Past `i64::MAX` is out of bounds of any tensor, as `i64::MAX` is.
+                Index::Const(c) => push_u64(&mut w.out, c.min(i64::MAX as u64)),
+                Index::Value(v) if w.dtype(v) == DataType::Bool => {
+                    w.put("i64::from(");
+                    w.put_scalar(v, false);
+                    w.put(")");
                 }
-                match o {
-                    // Past `i64::MAX` is out of bounds of any tensor, as `i64::MAX` is.
-                    Index::Const(c) => push_u64(&mut self.out, c.min(i64::MAX as u64)),
-                    Index::Value(v) if self.dtype(v) == DataType::Bool => {
-                        self.put("i64::from(");
-                        self.put_scalar(v, false);
-                        self.put(")");
-                    }
-                    Index::Value(v) => self.put_scalar_as(v, DataType::Int64, true),
-                }
-            }
-            self.put("]");
+                Index::Value(v) => w.put_scalar_as(v, DataType::Int64, true),
+            });
         }
         self.put(") ? ; ");
     }
 
     fn put_window(&mut self, window: &[u64]) {
-        self.put("&[");
-        for (k, &s) in window.iter().enumerate() {
-            if k > 0 {
-                self.put(", ");
-            }
-            push_u64(&mut self.out, s as usize as u64);
-        }
-        self.put("]");
+        self.put("&");
+        self.put_bracketed(window, |w, s| push_u64(&mut w.out, s as usize as u64));
     }
 
     fn put_tref(&mut self, t: TileRef) {
@@ -783,14 +776,7 @@ impl<'a> Writer<'a> {
             if let [id] = ids[..] {
                 self.put_tile(id);
             } else {
-                self.put("[");
-                for (k, &id) in ids.iter().enumerate() {
-                    if k > 0 {
-                        self.put(", ");
-                    }
-                    self.put_tile(id);
-                }
-                self.put("]");
+                self.put_bracketed(&ids, Self::put_tile);
             }
             let ty = self.rust_ty(s.dtype);
             self.import(Import::Tile);
@@ -1222,21 +1208,16 @@ impl<'a> Writer<'a> {
         let Some(iv) = iv else {
             return self.put_indices(offsets);
         };
-        self.put("[");
-        for (k, &o) in offsets.iter().enumerate() {
-            if k > 0 {
-                self.put(", ");
-            }
-            self.put_isa("LoopIndex", "");
+        self.put_bracketed(offsets, |w, o| {
+            w.put_isa("LoopIndex", "");
             if o == Index::Value(iv) {
-                self.put("::Iv");
+                w.put("::Iv");
             } else {
-                self.put("::At(");
-                self.put_index(o);
-                self.put(")");
+                w.put("::At(");
+                w.put_index(o);
+                w.put(")");
             }
-        }
-        self.put("]");
+        });
     }
 
     /// Writes a [`Chain`] as one `tload_map_store` / `tload2_map_store` call whose closure
