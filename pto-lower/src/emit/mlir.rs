@@ -1125,3 +1125,29 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         self.records = records;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pre-joined pieces spell the pipes and memory spaces as their `name()`s do.
+    #[test]
+    fn joined_pieces_spell_names_as_the_ir_does() {
+        for p in PipeKind::ALL_KINDS {
+            let head = event_head(p);
+            assert!(
+                head.starts_with("!pto.event<producer = #pto.op<T"),
+                "{head}"
+            );
+            let want = format!(
+                ">, scope = #pto.scope<intra>, pipes = #pto.pipes<{}, ",
+                p.name()
+            );
+            assert!(head.ends_with(&want), "{head}");
+        }
+        for s in MemorySpace::ALL {
+            let want = format!("loc = #pto.loc<{}>, layout = #pto.layout<", s.name());
+            assert_eq!(loc_head(s), want);
+        }
+    }
+}
