@@ -275,6 +275,9 @@ struct Writer<'a> {
     diags: Vec<Diag>,
     /// How many instructions name each tile slot (by index), anywhere in the kernel.
     tile_uses: Vec<usize>,
+    /// Per tile slot (by index), whether its name is an identifier (else it is `t{index}`);
+    /// checked once, as a slot is named at each use.
+    tile_named: Vec<bool>,
     /// The [`Import`]s the text uses, one bit each.
     imports: u8,
     /// The names of `pto::isa` the text uses unqualified (`tload`, `tmov`, `LoopRange`):
@@ -303,8 +306,10 @@ impl<'a> Writer<'a> {
             names: String::new(),
             diags: Vec::new(),
             tile_uses,
+            tile_named: p.tiles.iter().map(|s| valid_ident(&s.name)).collect(),
             imports: 0,
-            isa_names: Vec::new(),
+            // A kernel calls a dozen or so: one allocation.
+            isa_names: Vec::with_capacity(16),
         }
     }
 
@@ -317,19 +322,22 @@ impl<'a> Writer<'a> {
     /// unless a parameter has that name, which the import would shadow (a `use` in the body
     /// hides a parameter of the same name in the value namespace, where functions live).
     fn put_isa(&mut self, name: &'static str, suffix: &'static str) {
-        let is = |p: &&str| {
-            p.len() == name.len() + suffix.len() && p.starts_with(name) && p.ends_with(suffix)
-        };
         // The same name is nearly always the same `&'static str`: compare addresses first.
         let same = |a: &'static str, b: &'static str| std::ptr::eq(a, b) || a == b;
-        if self.params.iter().any(is) {
-            self.put("::pto::isa::");
-        } else if !self
+        // Imported already, so no parameter has the name (checked once, below).
+        let imported = self
             .isa_names
             .iter()
-            .any(|&(n, s)| same(n, name) && same(s, suffix))
-        {
-            self.isa_names.push((name, suffix));
+            .any(|&(n, s)| same(n, name) && same(s, suffix));
+        if !imported {
+            let is = |p: &&str| {
+                p.len() == name.len() + suffix.len() && p.starts_with(name) && p.ends_with(suffix)
+            };
+            if self.params.iter().any(is) {
+                self.put("::pto::isa::");
+            } else {
+                self.isa_names.push((name, suffix));
+            }
         }
         self.put(name);
         self.put(suffix);
@@ -413,7 +421,9 @@ impl<'a> Writer<'a> {
 
     fn put_tile(&mut self, t: TileId) {
         match self.p.tile(t) {
-            Some(s) if valid_ident(&s.name) => self.out.push_str(&s.name),
+            Some(s) if self.tile_named.get(t.0 as usize) == Some(&true) => {
+                self.out.push_str(&s.name)
+            }
             _ => {
                 self.out.push('t');
                 push_u64(&mut self.out, u64::from(t.0));
@@ -760,23 +770,33 @@ impl<'a> Writer<'a> {
         // 1. Shapes.
         self.put_shapes();
         // 2. Tiles, once; those of one type together (`let [a, b] = &mut Tile::<..>::zeros_n();`),
-        // in order of their first slot.
-        let mut groups: Vec<(&crate::isa::TileSlot, Vec<TileId>)> = Vec::new();
-        for (i, s) in self.p.tiles.iter().enumerate() {
-            let same = |(g, _): &&mut (&crate::isa::TileSlot, Vec<TileId>)| {
-                (g.dtype, g.rows, g.cols) == (s.dtype, s.rows, s.cols)
-            };
-            match groups.iter_mut().find(same) {
-                Some((_, ids)) => ids.push(TileId(i as u32)),
-                None => groups.push((s, vec![TileId(i as u32)])),
+        // in order of their first slot. (A kernel has a few slots: a scan per slot costs less
+        // than collecting the groups.)
+        let tiles = &self.p.tiles;
+        let ty_of = |s: &crate::isa::TileSlot| (s.dtype, s.rows, s.cols);
+        for (i, s) in tiles.iter().enumerate() {
+            let ty = ty_of(s);
+            if tiles.iter().take(i).any(|e| ty_of(e) == ty) {
+                continue;
             }
-        }
-        for (s, ids) in groups {
+            let ids = || {
+                (i..tiles.len())
+                    .filter(move |&k| tiles.get(k).map(ty_of) == Some(ty))
+                    .map(|k| TileId(k as u32))
+            };
+            let n = ids().count();
             self.put("let ");
-            if let [id] = ids[..] {
-                self.put_tile(id);
+            if n == 1 {
+                self.put_tile(TileId(i as u32));
             } else {
-                self.put_bracketed(&ids, Self::put_tile);
+                self.put("[");
+                for (k, id) in ids().enumerate() {
+                    if k > 0 {
+                        self.put(", ");
+                    }
+                    self.put_tile(id);
+                }
+                self.put("]");
             }
             let ty = self.rust_ty(s.dtype);
             self.import(Import::Tile);
@@ -786,7 +806,7 @@ impl<'a> Writer<'a> {
             push_u64(&mut self.out, s.rows as usize as u64);
             self.put(", ");
             push_u64(&mut self.out, s.cols as usize as u64);
-            self.put(if ids.len() == 1 {
+            self.put(if n == 1 {
                 "> ::zeros(); "
             } else {
                 "> ::zeros_n(); "
@@ -1056,23 +1076,35 @@ impl<'a> Writer<'a> {
     /// observes the tiles, which the fused call does not write). Sync instructions inside the
     /// chain (no-ops on the CPU) are dropped.
     fn chain_at<'i>(&self, insts: &'i [Inst]) -> Option<Chain<'i>> {
+        let load = |i: &'i Inst| match i {
+            Inst::Load {
+                dst,
+                tensor,
+                offsets,
+                window,
+            } if window.len() <= 2 => Some((*dst, *tensor, offsets.as_slice())),
+            _ => None,
+        };
+        // The loads, and the instruction after them, before anything is collected: most
+        // loads start no chain (the next instruction is no elementwise one or store), and
+        // this is asked at every instruction.
         let mut at = 0;
-        let mut loads = Vec::new();
+        let mut n_loads = 0;
         while let Some(i) = insts.get(at) {
-            match i {
-                Inst::Load {
-                    dst,
-                    tensor,
-                    offsets,
-                    window,
-                } if window.len() <= 2 && loads.len() < 2 => {
-                    loads.push((*dst, *tensor, offsets.as_slice()));
-                }
-                i if is_sync(i) && !loads.is_empty() => {}
-                _ => break,
+            if n_loads < 2 && load(i).is_some() {
+                n_loads += 1;
+            } else if !(is_sync(i) && n_loads > 0) {
+                break;
             }
             at += 1;
         }
+        match insts.get(at) {
+            _ if n_loads == 0 => return None,
+            Some(Inst::Op { isa, .. }) if elementwise_name(*isa).is_some() => {}
+            Some(Inst::Store { .. }) => {}
+            _ => return None,
+        }
+        let loads: Vec<_> = insts.get(..at)?.iter().filter_map(load).collect();
         let first = loads.first()?.0;
         let shape = self.p.tile(first).map(|s| (s.dtype, s.rows, s.cols))?;
         let same = |t: TileId| self.p.tile(t).map(|s| (s.dtype, s.rows, s.cols)) == Some(shape);
