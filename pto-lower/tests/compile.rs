@@ -74,7 +74,7 @@ fn scale_rows_host_shape() {
         "Element :: mul (__e0 , 3.14f32)",
         // The output tensor, a `&mut` parameter, is reborrowed by the call.
         ", out , & [LoopIndex :: Iv , LoopIndex :: At (0)]",
-        "LoopRange { lb : 0i64 , ub : b_1 , step : 1 }",
+        "LoopRange { lb : 0 , ub : b_1 , step : 1 }",
         ":: core :: result :: Result :: Ok (())",
     ] {
         assert!(host.contains(want), "missing `{want}` in\n{host}");

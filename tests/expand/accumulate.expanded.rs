@@ -13,7 +13,7 @@ pub fn accumulate(
     let [t0_acc, t1] = &mut Tile::<f32, 1, 64>::zeros_n();
     t0_acc.set_valid(1, 64)?;
     texpands(t0_acc, 0f32);
-    for b_7 in 0i64..b_1 {
+    for b_7 in 0..b_1 {
         tload(t1, x, [b_7, 0])?;
         tadd_inplace(t0_acc, t1);
     }

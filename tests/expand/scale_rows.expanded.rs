@@ -19,7 +19,7 @@ pub fn scale_rows(
         out,
         &[LoopIndex::Iv, LoopIndex::At(0)],
         LoopRange {
-            lb: 0i64,
+            lb: 0,
             ub: b_1,
             step: 1,
         },

@@ -1283,9 +1283,9 @@ impl<'a> Writer<'a> {
         if let Some(l) = lp {
             self.put_isa("LoopRange", "");
             self.put(" { lb: ");
-            self.put_scalar_as(l.lb, DataType::Int64, true);
+            self.put_i64(l.lb, true);
             self.put(", ub: ");
-            self.put_scalar_as(l.ub, DataType::Int64, true);
+            self.put_i64(l.ub, true);
             let _ = write!(self.out, ", step: {} }}, ", l.step as usize);
         }
         self.put("move |");
@@ -1468,9 +1468,9 @@ impl<'a> Writer<'a> {
                 if ranged {
                     self.put("(");
                 }
-                self.put_scalar_as(*lb, ivt, false);
+                self.put_bound(*lb, *ub, ivt);
                 self.put(" .. ");
-                self.put_scalar_as(*ub, ivt, false);
+                self.put_bound(*ub, *lb, ivt);
                 match k {
                     Some(1) => {}
                     Some(k) if k > 0 => {
@@ -1537,6 +1537,28 @@ impl<'a> Writer<'a> {
                 self.put_ok(vals);
                 self.put("; ");
             }
+        }
+    }
+
+    /// Writes bound `v` of a `for` loop over `ivt` whose other bound is `other`: a constant
+    /// as a plain integer (`(0 .. n)`) when `other`, not a constant, types the range and the
+    /// value is a non-negative `i64`; else as `put_scalar_as` does (`(0i64 .. 16)`).
+    fn put_bound(&mut self, v: ValueId, other: ValueId, ivt: DataType) {
+        if ivt == DataType::Int64 && self.m.values[other].constant.is_none() {
+            self.put_i64(v, false);
+        } else {
+            self.put_scalar_as(v, ivt, false);
+        }
+    }
+
+    /// Writes `v` as an `i64` where the code around types it (a typed field, a range whose
+    /// other bound is an `i64`): a non-negative integer constant needs no suffix (`lb: 0`).
+    fn put_i64(&mut self, v: ValueId, bare: bool) {
+        match self.m.values[v].constant {
+            Some(c) if !c.is_float() && c.as_i64() >= 0 => {
+                push_u64(&mut self.out, c.as_i64().unsigned_abs())
+            }
+            _ => self.put_scalar_as(v, DataType::Int64, bare),
         }
     }
 
