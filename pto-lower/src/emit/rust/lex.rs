@@ -164,6 +164,11 @@ pub(super) fn tokens(src: &str) -> Result<TokenStream, String> {
             }
             Class::Other => return Err(format!("unexpected `{}` at {start}", b as char)),
         }
+        // The space the writer puts after most tokens, skipped here rather than by a turn of
+        // the loop.
+        if bytes.get(at) == Some(&b' ') {
+            at += 1;
+        }
     }
     if let Some((d, _)) = open.last() {
         return Err(format!("unclosed {d:?}"));
