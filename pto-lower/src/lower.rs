@@ -802,14 +802,7 @@ fn has_tile_work(insts: &[Inst]) -> bool {
     })
 }
 
-/// A name safe as part of an identifier in Rust and C++ (`[a-z0-9_]`).
-pub(crate) fn sanitize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    push_sanitized(&mut out, s);
-    out
-}
-
-/// Appends [`sanitize`] of `s` to `out`.
+/// Appends `s` made safe as part of an identifier in Rust and C++ (`[a-z0-9_]`) to `out`.
 pub(crate) fn push_sanitized(out: &mut String, s: &str) {
     // Most names are snake case already: copied whole rather than pushed char by char.
     if s.bytes()

@@ -268,8 +268,10 @@ struct Writer<'a> {
     /// The names of the parameters, which no other value's identifier may take.
     /// (A kernel has a few: a scan costs less than hashing.)
     params: Vec<&'a str>,
-    /// Per value (by index), where its identifier is in `names`, once written.
-    idents: Vec<Option<Range<usize>>>,
+    /// Per value (by index), where its identifier is in `names` (start, end), once written:
+    /// `(0, 0)` before (an identifier is never empty). Two `u32`s rather than an
+    /// `Option<Range<usize>>` keep the table a third of the size.
+    idents: Vec<(u32, u32)>,
     /// The identifiers of `idents`, one after another (one buffer instead of a `String` each).
     names: String,
     diags: Vec<Diag>,
@@ -302,8 +304,9 @@ impl<'a> Writer<'a> {
             // About what a typical instruction takes, so the buffer rarely grows.
             out: String::with_capacity(128 * p.inst_count() + 1024),
             params,
-            idents: vec![None; m.values.len()],
-            names: String::new(),
+            idents: vec![(0, 0); m.values.len()],
+            // A few bytes per named value: rarely grows.
+            names: String::with_capacity(256),
             diags: Vec::new(),
             tile_uses,
             tile_named: p.tiles.iter().map(|s| valid_ident(&s.name)).collect(),
@@ -383,7 +386,7 @@ impl<'a> Writer<'a> {
     /// Writes the Rust identifier of a value.
     fn put_ident(&mut self, v: ValueId) {
         let r = match self.idents.get(v.index()) {
-            Some(Some(r)) => r.clone(),
+            Some(&(start, end)) if end > start => start as usize..end as usize,
             _ => self.name(v),
         };
         self.out.push_str(self.names.get(r).unwrap_or_default());
@@ -396,16 +399,14 @@ impl<'a> Writer<'a> {
         match (d.def, &d.name) {
             (ValueDef::Param(..), Some(n)) if valid_ident(n) => self.names.push_str(n),
             _ => {
-                let base = d
-                    .name
-                    .as_deref()
-                    .map(crate::lower::sanitize)
-                    .unwrap_or_default();
-                self.names.push_str(&base);
+                if let Some(n) = d.name.as_deref() {
+                    crate::lower::push_sanitized(&mut self.names, n);
+                }
+                let named = self.names.len() > start;
                 self.names.push('_');
                 push_u64(&mut self.names, u64::from(d.number));
                 let candidate = self.names.get(start..).unwrap_or_default();
-                if base.is_empty() || !valid_ident(candidate) || self.params.contains(&candidate) {
+                if !named || !valid_ident(candidate) || self.params.contains(&candidate) {
                     self.names.truncate(start);
                     self.names.push_str("v_");
                     push_u64(&mut self.names, u64::from(d.number));
@@ -413,8 +414,12 @@ impl<'a> Writer<'a> {
             }
         }
         let r = start..self.names.len();
-        if let Some(slot) = self.idents.get_mut(v.index()) {
-            *slot = Some(r.clone());
+        if let (Some(slot), Ok(s), Ok(e)) = (
+            self.idents.get_mut(v.index()),
+            u32::try_from(r.start),
+            u32::try_from(r.end),
+        ) {
+            *slot = (s, e);
         }
         r
     }
