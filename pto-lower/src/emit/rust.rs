@@ -325,13 +325,14 @@ impl<'a> Writer<'a> {
     /// unless a parameter has that name, which the import would shadow (a `use` in the body
     /// hides a parameter of the same name in the value namespace, where functions live).
     fn put_isa(&mut self, name: &'static str, suffix: &'static str) {
-        // The same name is nearly always the same `&'static str`: compare addresses first.
-        let same = |a: &'static str, b: &'static str| std::ptr::eq(a, b) || a == b;
-        // Imported already, so no parameter has the name (checked once, below).
-        let imported = self
-            .isa_names
+        // Imported already, so no parameter has the name (checked once, below). The same name
+        // is nearly always the same `&'static str`: a scan by address first, by text only when
+        // that finds none.
+        let names = &self.isa_names;
+        let imported = names
             .iter()
-            .any(|&(n, s)| same(n, name) && same(s, suffix));
+            .any(|&(n, s)| std::ptr::eq(n, name) && std::ptr::eq(s, suffix))
+            || names.iter().any(|&(n, s)| n == name && s == suffix);
         if !imported {
             let is = |p: &&str| {
                 p.len() == name.len() + suffix.len() && p.starts_with(name) && p.ends_with(suffix)
