@@ -1,8 +1,8 @@
 //! The generated items (dsl.md section 1): the host function `NAME` and `mod NAME` with
 //! `IR`, `LOWERED`, `CPP` and `program()`.
 
-use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
-use quote::quote;
+use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{TokenStreamExt, quote};
 
 use crate::ctxt::Errors;
 use crate::model::Kernel;
@@ -95,6 +95,19 @@ pub(crate) fn items(
     });
     let invalid = Literal::string("invalid");
     let params = host_params(k.params);
+    // The texts are moved into the module's tokens: `quote!` interpolates by reference,
+    // which would copy each whole text once more.
+    let mut module = TokenStream::new();
+    text_const(&mut module, ir_doc, "IR", ir);
+    text_const(&mut module, lowered_doc, "LOWERED", lowered);
+    text_const(&mut module, cpp_doc, "CPP", cpp);
+    module.extend(quote! {
+        #[doc = #program_doc]
+        pub fn program() -> ::pto::ir::ProgramModule {
+            ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new(#invalid))
+        }
+    });
+    let module = Group::new(Delimiter::Brace, module);
     quote! {
         #(#attrs)*
         #[allow(clippy::all, clippy::pedantic)] // the body is generated code
@@ -102,19 +115,30 @@ pub(crate) fn items(
 
         #[doc = #mod_doc]
         #[allow(dead_code)]
-        #vis mod #ident {
-            #[doc = #ir_doc]
-            pub const IR: &str = #ir;
-            #[doc = #lowered_doc]
-            pub const LOWERED: &str = #lowered;
-            #[doc = #cpp_doc]
-            pub const CPP: &str = #cpp;
-            #[doc = #program_doc]
-            pub fn program() -> ::pto::ir::ProgramModule {
-                ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new(#invalid))
-            }
-        }
+        #vis mod #ident #module
     }
+}
+
+/// `#[doc = doc] pub const name: &str = text;`, appended to `out` with `text` moved in.
+fn text_const(out: &mut TokenStream, doc: Literal, name: &str, text: Literal) {
+    let span = Span::call_site();
+    let punct = |c| Punct::new(c, Spacing::Alone);
+    let attr = [
+        TokenTree::Ident(proc_macro2::Ident::new("doc", span)),
+        punct('=').into(),
+        doc.into(),
+    ];
+    out.append(punct('#'));
+    out.append(Group::new(Delimiter::Bracket, attr.into_iter().collect()));
+    for word in ["pub", "const", name] {
+        out.append(proc_macro2::Ident::new(word, span));
+    }
+    out.append(punct(':'));
+    out.append(punct('&'));
+    out.append(proc_macro2::Ident::new("str", span));
+    out.append(punct('='));
+    out.append(text);
+    out.append(punct(';'));
 }
 
 /// The doc comments of `IR`, `LOWERED`, `CPP` and `program()`, spelled as the literals of
