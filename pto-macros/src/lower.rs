@@ -1089,8 +1089,8 @@ impl<'k> Lower<'k, '_> {
             let _ = self.expr(right);
             return;
         };
-        let cur_ty = self.ty(cur).clone();
-        let hint = cur_ty.as_scalar();
+        // `cur`'s type is read where it is needed rather than copied: values keep their types.
+        let hint = self.ty(cur).as_scalar();
         let new = match op {
             None => self.expr_h(right, hint),
             Some(k) => {
@@ -1124,9 +1124,9 @@ impl<'k> Lower<'k, '_> {
         let Ok(new) = self.materialize(new, hint) else {
             return;
         };
-        let new_ty = self.ty(new);
-        if !pto_ir::ops::same_up_to_valid(&cur_ty, new_ty) {
-            let (c, n) = (self.show(&cur_ty), self.show(new_ty));
+        let (cur_ty, new_ty) = (self.ty(cur), self.ty(new));
+        if !pto_ir::ops::same_up_to_valid(cur_ty, new_ty) {
+            let (c, n) = (self.show(cur_ty), self.show(new_ty));
             self.errs.push_spanned(
                 right,
                 format!("mismatched types: `{name}` is {c}, but the assigned value is {n}; a variable keeps one type"),

@@ -1064,17 +1064,19 @@ pub fn same_up_to_valid(a: &Type, b: &Type) -> bool {
 /// differ become dynamic.
 pub fn merge_types(a: &Type, b: &Type) -> Type {
     match (a, b) {
-        (Type::Tile(x), Type::Tile(y)) if x.shape == y.shape => Type::Tile(TileType {
-            dtype: x.dtype,
-            shape: x.shape.clone(),
-            valid: x
-                .valid
-                .iter()
-                .zip(&y.valid)
-                .map(|(p, q)| if p == q { *p } else { Dim::Dynamic })
-                .collect(),
-            memref: if x.memref == y.memref { x.memref } else { None },
-        }),
+        (Type::Tile(x), Type::Tile(y)) if x.shape == y.shape => {
+            // Pushed, not collected: see `pair`.
+            let mut valid = Extents::with_capacity(x.valid.len());
+            for (p, q) in x.valid.iter().zip(&y.valid) {
+                valid.push(if p == q { *p } else { Dim::Dynamic });
+            }
+            Type::Tile(TileType {
+                dtype: x.dtype,
+                shape: x.shape.clone(),
+                valid,
+                memref: if x.memref == y.memref { x.memref } else { None },
+            })
+        }
         _ => a.clone(),
     }
 }
