@@ -643,11 +643,19 @@ impl<'k> Lower<'k, '_> {
     /// are resolved by name all the time, and `to_string` would allocate each spelling.
     /// Calls may nest (each level takes its own buffer).
     fn with_name<T>(&mut self, ident: &Ident, f: impl FnOnce(&mut Self, &str) -> T) -> T {
-        let mut buf = self.names.pop().unwrap_or_default();
-        spell(&mut buf, ident);
+        let buf = self.spelled(ident);
         let r = f(self, &buf);
         self.names.push(buf);
         r
+    }
+
+    /// A reused buffer holding `ident`'s spelling, for [`Lower::with_name`] (out of line:
+    /// one copy, not one per caller).
+    #[inline(never)]
+    fn spelled(&mut self, ident: &Ident) -> String {
+        let mut buf = self.names.pop().unwrap_or_default();
+        spell(&mut buf, ident);
+        buf
     }
 
     /// The spelling of `ident` as a shared name (one allocation, shared by the value, the

@@ -312,21 +312,20 @@ impl IRBuilder {
                     )
                 })?,
             };
-            let init_ty = self.module.values[init].ty.clone();
-            let end_ty = self.module.values[*end].ty.clone();
-            if !ops::same_up_to_valid(&init_ty, &end_ty) {
+            let (init_ty, end_ty) = (&self.module.values[init].ty, &self.module.values[*end].ty);
+            if !ops::same_up_to_valid(init_ty, end_ty) {
                 let at = self.value_span(*end).unwrap_or(span);
                 return Err(Diag::new(
                     at,
                     format!(
                         "`{name}` is {} before the loop but is assigned {} inside it",
-                        type_msg(&self.module, &init_ty),
-                        type_msg(&self.module, &end_ty)
+                        type_msg(&self.module, init_ty),
+                        type_msg(&self.module, end_ty)
                     ),
                 )
                 .note("a loop-carried variable keeps one type across iterations"));
             }
-            let ty = ops::merge_types(&init_ty, &end_ty);
+            let ty = ops::merge_types(init_ty, end_ty);
             let arg = match prov {
                 Some(p) => p.value,
                 None => {
@@ -358,7 +357,11 @@ impl IRBuilder {
         if let Some(c) = cond_block {
             self.rewrite_uses(c, &trivial);
         }
-        let yields: ValueList = yields.into_iter().map(|v| trivial.get(v)).collect();
+        let mut renamed = ValueList::with_capacity(yields.len());
+        for v in yields {
+            renamed.push(trivial.get(v));
+        }
+        let yields = renamed;
 
         // Complete the body's terminator.
         self.complete_yield(body, yields, span)?;

@@ -594,7 +594,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
             }
             one(Type::Tile(TileType {
                 dtype: t.dtype,
-                shape: t.shape.clone(),
+                shape: Shape::copied_from(&t.shape),
                 valid,
                 memref: None,
             }))
@@ -844,7 +844,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 }
                 return one(Type::Tile(TileType {
                     dtype: a.dtype,
-                    shape: a.shape.clone(),
+                    shape: Shape::copied_from(&a.shape),
                     valid,
                     memref: None,
                 }));
@@ -861,7 +861,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 if small.shape == [r, 1] {
                     return one(Type::Tile(TileType {
                         dtype: a.dtype,
-                        shape: big.shape.clone(),
+                        shape: Shape::copied_from(&big.shape),
                         valid: pair(meet(big.valid[0], small.valid[0]), big.valid[1]),
                         memref: None,
                     }));
@@ -869,7 +869,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 if small.shape == [1, c] {
                     return one(Type::Tile(TileType {
                         dtype: a.dtype,
-                        shape: big.shape.clone(),
+                        shape: Shape::copied_from(&big.shape),
                         valid: pair(big.valid[0], meet(big.valid[1], small.valid[1])),
                         memref: None,
                     }));
@@ -1072,7 +1072,7 @@ pub fn merge_types(a: &Type, b: &Type) -> Type {
             }
             Type::Tile(TileType {
                 dtype: x.dtype,
-                shape: x.shape.clone(),
+                shape: Shape::copied_from(&x.shape),
                 valid,
                 memref: if x.memref == y.memref { x.memref } else { None },
             })
