@@ -54,8 +54,14 @@ fn pair<T>(a: T, b: T) -> InlineVec<T, 2> {
 }
 
 /// A single result type (pushed: collecting from a one-item array costs several times
-/// more, and nearly every op comes through here).
-fn one(t: Type) -> R<ResultTypes> {
+/// more, and nearly every op comes through here). Placement is the lowering's business, so
+/// a tile result copied from an operand's type is unplaced here: a result is never placed
+/// by typing alone. Out of line: one copy of the list code serves every typing rule.
+#[inline(never)]
+fn one(mut t: Type) -> R<ResultTypes> {
+    if let Type::Tile(tt) = &mut t {
+        tt.memref = None;
+    }
     let mut types = ResultTypes::new();
     types.push(t);
     Ok(types)
@@ -266,15 +272,9 @@ pub fn infer(
         operands,
         attrs,
     };
-    // Placement is the lowering's business: a result is never placed by typing alone.
-    infer_placed(&cx).map(|mut types| {
-        for t in &mut types {
-            if let Type::Tile(tt) = t {
-                tt.memref = None;
-            }
-        }
-        types
-    })
+    // Every rule builds its results with `one` (which unplaces tiles), an empty list, or
+    // `call` (which does the same).
+    infer_placed(&cx)
 }
 
 fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
@@ -1032,7 +1032,13 @@ fn call(cx: &Cx<'_>) -> R<ResultTypes> {
             )));
         }
     }
-    Ok(func.sig.returns.as_slice().into())
+    let mut types = ResultTypes::from(func.sig.returns.as_slice());
+    for t in &mut types {
+        if let Type::Tile(tt) = t {
+            tt.memref = None;
+        }
+    }
+    Ok(types)
 }
 
 /// A call argument matches a parameter when kind, dtype and rank agree and static extents
