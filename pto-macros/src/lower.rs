@@ -557,7 +557,8 @@ impl<'k> Lower<'k, '_> {
         let r = self
             .b
             .declare_var_named(&self.ctx, Name::clone(name), v, mutable);
-        if self.check(r).is_ok() {
+        // (Nearly always empty: removing would hash the name for nothing.)
+        if self.check(r).is_ok() && !self.poisoned.is_empty() {
             self.poisoned.remove(name);
         }
     }

@@ -80,31 +80,37 @@ impl IRBuilder {
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
-        self.resolve_named(ctx, block, name).map(|(v, _, _)| v)
+        self.resolve_named(ctx, block, name, false)
+            .map(|(v, _, _)| v)
     }
 
-    /// [`IRBuilder::resolve`], with the shared name the variable is bound under (for the
-    /// provisionals made on the way back, without walking the scopes again) and whether it
-    /// is bound for good (immutable under [`IRBuilderContext::strict_mutability`]).
+    /// [`IRBuilder::resolve`], with whether the variable is bound for good (immutable under
+    /// [`IRBuilderContext::strict_mutability`]) and, when `want_name`, the shared name it is
+    /// bound under (for the provisionals made on the way back, without walking the scopes
+    /// again). A plain read takes no name: sharing one is an atomic count up and down.
     fn resolve_named(
         &mut self,
         ctx: &mut IRBuilderContext,
         block: BlockId,
         name: &str,
-    ) -> Option<(ValueId, Name, bool)> {
+        want_name: bool,
+    ) -> Option<(ValueId, Option<Name>, bool)> {
         let b = self.module.blocks.get(block)?;
         if let Some((n, bind)) = b.env.get_named(name) {
             let fixed = ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
-            return Some((bind.value, Name::clone(n), fixed));
+            return Some((bind.value, want_name.then(|| Name::clone(n)), fixed));
         }
         let parent = b.parent?;
         if let Some(lp) = self.is_loop_block(block)
             && let Some(state) = ctx.loops.get(lp)
         {
             if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
-                return Some((p.value, Name::clone(&p.name), p.value == p.outer));
+                let shared = want_name.then(|| Name::clone(&p.name));
+                return Some((p.value, shared, p.value == p.outer));
             }
-            let (outer, name, fixed) = self.resolve_named(ctx, parent, name)?;
+            let (outer, shared, fixed) = self.resolve_named(ctx, parent, name, true)?;
+            // (Asked for, so always there; spelled again rather than trusted blindly.)
+            let shared = shared.unwrap_or_else(|| Name::from(name));
             let value = if fixed {
                 // Never carried: read as its value, but the number its provisional would
                 // have had is taken, so the IR does not depend on the mode.
@@ -112,19 +118,20 @@ impl IRBuilder {
                 outer
             } else {
                 let ty = self.module.values[outer].ty.clone();
-                self.module.new_value_named(ty, Some(Name::clone(&name)))
+                self.module.new_value_named(ty, Some(Name::clone(&shared)))
             };
+            let returned = want_name.then(|| Name::clone(&shared));
             ctx.loops
                 .entry_or_default(lp)
                 .provisionals
                 .push(Provisional {
-                    name: Name::clone(&name),
+                    name: shared,
                     value,
                     outer,
                 });
-            return Some((value, name, fixed));
+            return Some((value, returned, fixed));
         }
-        self.resolve_named(ctx, parent, name)
+        self.resolve_named(ctx, parent, name, want_name)
     }
 
     /// Records the environments between the current block and the loop body, for a
