@@ -428,7 +428,9 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
 
 impl<'k> Lower<'k, '_> {
     // ----- diagnostics -----
+    // (Cold, like `Errors`: off the path of a valid kernel.)
 
+    #[cold]
     fn report(&mut self, d: Diag) {
         let e = self.spans.error(&d);
         self.errs.push(e);
@@ -441,11 +443,13 @@ impl<'k> Lower<'k, '_> {
         })
     }
 
+    #[cold]
     fn err<T>(&mut self, node: &(impl ToTokens + ?Sized), msg: impl std::fmt::Display) -> R<T> {
         self.errs.push_spanned(node, msg);
         Err(Poison)
     }
 
+    #[cold]
     fn err_range<T>(&mut self, r: (Span, Span), msg: impl std::fmt::Display) -> R<T> {
         self.errs.push_range(r, msg);
         Err(Poison)
@@ -612,6 +616,7 @@ impl<'k> Lower<'k, '_> {
         None
     }
 
+    #[cold]
     fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
         if let Some(construct) = self.gone(&name) {
@@ -1537,6 +1542,7 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
+    #[cold]
     fn unsupported<T>(&mut self, e: &'k Expr) -> R<T> {
         let (range, msg): ((Span, Span), String) = match e {
             Expr::Closure(_) => (range_of(e), "closures are not supported in a kernel; write the computation inline".into()),
