@@ -165,6 +165,7 @@ impl Ids<'_, '_> {
         }
     }
 
+    #[cold]
     fn bad(&mut self, at: SpanId, who: &str, id: &str, kind: &str) {
         self.v.error(
             at,
