@@ -544,6 +544,18 @@ impl<'k> Lower<'k, '_> {
         operands: impl Into<ValueList>,
         attrs: Attrs,
     ) -> R<ValueId> {
+        self.build_list(span, op, operands.into(), attrs)
+    }
+
+    /// [`Lower::build`] past the conversion of its operands (one copy for every form).
+    #[inline(never)]
+    fn build_list(
+        &mut self,
+        span: SpanId,
+        op: Opcode,
+        operands: ValueList,
+        attrs: Attrs,
+    ) -> R<ValueId> {
         self.ctx.set_span(span);
         let r = self.b.build_op(&mut self.ctx, op, operands, attrs, "");
         match self.check(r)? {
