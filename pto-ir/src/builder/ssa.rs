@@ -74,43 +74,46 @@ impl IRBuilder {
 
     /// Resolves a read of `name` from `block`, creating provisional loop arguments in every
     /// open loop between the read and the variable's declaration.
+    ///
+    /// One walk up the scopes to the binding (or to a provisional the innermost open loop
+    /// on the way already has), noting the open loops passed; then their provisionals are
+    /// made from the outermost in, each reading the one outside it. (This is the order and
+    /// numbering of the recursive definition, without a call frame per scope.)
     pub(crate) fn resolve(
         &mut self,
         ctx: &mut IRBuilderContext,
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
-        self.resolve_named(ctx, block, name, false)
-            .map(|(v, _, _)| v)
-    }
-
-    /// [`IRBuilder::resolve`], with whether the variable is bound for good (immutable under
-    /// [`IRBuilderContext::strict_mutability`]) and, when `want_name`, the shared name it is
-    /// bound under (for the provisionals made on the way back, without walking the scopes
-    /// again). A plain read takes no name: sharing one is an atomic count up and down.
-    fn resolve_named(
-        &mut self,
-        ctx: &mut IRBuilderContext,
-        block: BlockId,
-        name: &str,
-        want_name: bool,
-    ) -> Option<(ValueId, Option<Name>, bool)> {
-        let b = self.module.blocks.get(block)?;
-        if let Some((n, bind)) = b.env.get_named(name) {
-            let fixed = ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
-            return Some((bind.value, want_name.then(|| Name::clone(n)), fixed));
-        }
-        let parent = b.parent?;
-        if let Some(lp) = self.is_loop_block(block)
-            && let Some(state) = ctx.loops.get(lp)
-        {
-            if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
-                let shared = want_name.then(|| Name::clone(&p.name));
-                return Some((p.value, shared, p.value == p.outer));
+        let mut loops: InlineVec<StmtId, 4> = InlineVec::new();
+        let mut cur = block;
+        let (mut outer, fixed, shared) = loop {
+            let b = self.module.blocks.get(cur)?;
+            if let Some((n, bind)) = b.env.get_named(name) {
+                let fixed =
+                    ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
+                // The variable's shared name, only when a provisional will be named after it.
+                let shared = (!loops.is_empty()).then(|| Name::clone(n));
+                break (bind.value, fixed, shared);
             }
-            let (outer, shared, fixed) = self.resolve_named(ctx, parent, name, true)?;
-            // (Asked for, so always there; spelled again rather than trusted blindly.)
-            let shared = shared.unwrap_or_else(|| Name::from(name));
+            let parent = b.parent?;
+            if let Some(lp) = self.is_loop_block(cur)
+                && let Some(state) = ctx.loops.get(lp)
+            {
+                if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
+                    let shared = (!loops.is_empty()).then(|| Name::clone(&p.name));
+                    break (p.value, p.value == p.outer, shared);
+                }
+                loops.push(lp);
+            }
+            cur = parent;
+        };
+        if loops.is_empty() {
+            return Some(outer);
+        }
+        // (Always there when loops were passed; spelled again rather than trusted blindly.)
+        let shared = shared.unwrap_or_else(|| Name::from(name));
+        while let Some(lp) = loops.pop() {
             let value = if fixed {
                 // Never carried: read as its value, but the number its provisional would
                 // have had is taken, so the IR does not depend on the mode.
@@ -120,18 +123,17 @@ impl IRBuilder {
                 let ty = self.module.values[outer].ty.clone();
                 self.module.new_value_named(ty, Some(Name::clone(&shared)))
             };
-            let returned = want_name.then(|| Name::clone(&shared));
             ctx.loops
                 .entry_or_default(lp)
                 .provisionals
                 .push(Provisional {
-                    name: shared,
+                    name: Name::clone(&shared),
                     value,
                     outer,
                 });
-            return Some((value, returned, fixed));
+            outer = value;
         }
-        self.resolve_named(ctx, parent, name, want_name)
+        Some(outer)
     }
 
     /// Records the environments between the current block and the loop body, for a
