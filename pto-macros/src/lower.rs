@@ -305,7 +305,8 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         errs,
         kernel: k,
         poisoned: FxHashSet::default(),
-        ended: Vec::new(),
+        // Every loop body and `if` branch ends once: room for a typical kernel's.
+        ended: Vec::with_capacity(16),
         names: Vec::new(),
         returned: false,
     };
