@@ -86,6 +86,8 @@ impl IRBuilder {
         name: &str,
     ) -> Option<ValueId> {
         let mut loops: InlineVec<StmtId, 4> = InlineVec::new();
+        // Whether `loops` has any: most reads pass none, and asking the list costs more.
+        let mut passed = false;
         let mut cur = block;
         let (mut outer, fixed, shared) = loop {
             let b = self.module.blocks.get(cur)?;
@@ -93,7 +95,7 @@ impl IRBuilder {
                 let fixed =
                     ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
                 // The variable's shared name, only when a provisional will be named after it.
-                let shared = (!loops.is_empty()).then(|| Name::clone(n));
+                let shared = passed.then(|| Name::clone(n));
                 break (bind.value, fixed, shared);
             }
             let parent = b.parent?;
@@ -101,14 +103,15 @@ impl IRBuilder {
                 && let Some(state) = ctx.loops.get(lp)
             {
                 if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
-                    let shared = (!loops.is_empty()).then(|| Name::clone(&p.name));
+                    let shared = passed.then(|| Name::clone(&p.name));
                     break (p.value, p.value == p.outer, shared);
                 }
                 loops.push(lp);
+                passed = true;
             }
             cur = parent;
         };
-        if loops.is_empty() {
+        if !passed {
             return Some(outer);
         }
         // (Always there when loops were passed; spelled again rather than trusted blindly.)
