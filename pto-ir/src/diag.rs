@@ -21,7 +21,10 @@ pub struct Diag {
 }
 
 impl Diag {
-    /// A diagnostic without notes.
+    /// A diagnostic without notes. Cold: building IR from a valid kernel, verifying it
+    /// and lowering it create none, and telling the compiler so lays the message code of
+    /// every error site apart from those paths.
+    #[cold]
     pub fn new(at: SpanId, message: impl Into<String>) -> Self {
         Diag {
             at,

@@ -81,6 +81,16 @@ impl<T, const N: usize> InlineVec<T, N> {
     pub fn into_vec(self) -> Vec<T> {
         self.0.into_vec()
     }
+
+    /// A list of copies of `items`: one block copy, where `Clone` / `collect` go through
+    /// the generic `extend` (a loop per element type, list size and iterator, several
+    /// hundred bytes of code each, on the paths that copy shapes and operand lists).
+    pub fn copied_from(items: &[T]) -> Self
+    where
+        T: Copy,
+    {
+        InlineVec(SmallVec::from_slice(items))
+    }
 }
 
 impl<T, const N: usize> Default for InlineVec<T, N> {
@@ -121,9 +131,12 @@ impl<T, const N: usize> From<Vec<T>> for InlineVec<T, N> {
     }
 }
 
-impl<T, const N: usize, const M: usize> From<[T; M]> for InlineVec<T, N> {
+/// From an array of `Copy` items (operand lists, shapes): a block copy (see
+/// [`InlineVec::copied_from`]), one copy of the code per list type rather than per array
+/// length.
+impl<T: Copy, const N: usize, const M: usize> From<[T; M]> for InlineVec<T, N> {
     fn from(a: [T; M]) -> Self {
-        InlineVec(a.into_iter().collect())
+        Self::copied_from(&a)
     }
 }
 

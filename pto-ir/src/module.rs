@@ -183,7 +183,7 @@ impl ProgramModule {
 
     /// Creates a constant scalar of `ty` (the constant's dtype unless given).
     pub fn new_constant(&mut self, c: Constant, ty: Option<Type>, name: Option<&str>) -> ValueId {
-        let ty = ty.unwrap_or(Type::Scalar(c.inferred_dtype()));
+        let ty = ty.unwrap_or_else(|| Type::Scalar(c.inferred_dtype()));
         let v = self.new_value(ty, name);
         self.values[v].constant = Some(c);
         v

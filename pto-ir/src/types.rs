@@ -39,7 +39,7 @@ impl Dim {
 }
 
 /// A tile type: static shape, element type, and the valid region (a top-left prefix).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct TileType {
     /// Element type.
     pub dtype: DataType,
@@ -53,11 +53,27 @@ pub struct TileType {
     pub memref: Option<MemRef>,
 }
 
+/// Copies the lists as blocks ([`InlineVec::copied_from`]): types are cloned for every op
+/// result, and the derived clone would run the generic element-by-element `extend`.
+impl Clone for TileType {
+    fn clone(&self) -> Self {
+        TileType {
+            dtype: self.dtype,
+            shape: Shape::copied_from(&self.shape),
+            valid: Extents::copied_from(&self.valid),
+            memref: self.memref,
+        }
+    }
+}
+
 impl TileType {
     /// A fully valid tile of `shape`.
     pub fn new(dtype: DataType, shape: impl Into<Shape>) -> Self {
         let shape = shape.into();
-        let valid = shape.iter().map(|&s| Dim::Const(s)).collect();
+        let mut valid = Extents::with_capacity(shape.len());
+        for &s in shape.iter() {
+            valid.push(Dim::Const(s));
+        }
         TileType {
             dtype,
             shape,
@@ -111,7 +127,7 @@ pub enum TensorFormat {
 }
 
 /// A tensor type: element type and shape, whose extents may be symbolic.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct TensorType {
     /// Element type.
     pub dtype: DataType,
@@ -119,6 +135,17 @@ pub struct TensorType {
     pub shape: Extents,
     /// Storage format.
     pub format: TensorFormat,
+}
+
+/// A block copy of the shape, like [`TileType`]'s clone.
+impl Clone for TensorType {
+    fn clone(&self) -> Self {
+        TensorType {
+            dtype: self.dtype,
+            shape: Extents::copied_from(&self.shape),
+            format: self.format,
+        }
+    }
 }
 
 /// A hardware pipe (seed 004 `PipeType`).

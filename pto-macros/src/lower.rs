@@ -305,7 +305,8 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         errs,
         kernel: k,
         poisoned: FxHashSet::default(),
-        ended: Vec::new(),
+        // Every loop body and `if` branch ends once: room for a typical kernel's.
+        ended: Vec::with_capacity(16),
         names: Vec::new(),
         returned: false,
     };
@@ -428,7 +429,9 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
 
 impl<'k> Lower<'k, '_> {
     // ----- diagnostics -----
+    // (Cold, like `Errors`: off the path of a valid kernel.)
 
+    #[cold]
     fn report(&mut self, d: Diag) {
         let e = self.spans.error(&d);
         self.errs.push(e);
@@ -441,11 +444,13 @@ impl<'k> Lower<'k, '_> {
         })
     }
 
+    #[cold]
     fn err<T>(&mut self, node: &(impl ToTokens + ?Sized), msg: impl std::fmt::Display) -> R<T> {
         self.errs.push_spanned(node, msg);
         Err(Poison)
     }
 
+    #[cold]
     fn err_range<T>(&mut self, r: (Span, Span), msg: impl std::fmt::Display) -> R<T> {
         self.errs.push_range(r, msg);
         Err(Poison)
@@ -540,6 +545,18 @@ impl<'k> Lower<'k, '_> {
         operands: impl Into<ValueList>,
         attrs: Attrs,
     ) -> R<ValueId> {
+        self.build_list(span, op, operands.into(), attrs)
+    }
+
+    /// [`Lower::build`] past the conversion of its operands (one copy for every form).
+    #[inline(never)]
+    fn build_list(
+        &mut self,
+        span: SpanId,
+        op: Opcode,
+        operands: ValueList,
+        attrs: Attrs,
+    ) -> R<ValueId> {
         self.ctx.set_span(span);
         let r = self.b.build_op(&mut self.ctx, op, operands, attrs, "");
         match self.check(r)? {
@@ -557,7 +574,8 @@ impl<'k> Lower<'k, '_> {
         let r = self
             .b
             .declare_var_named(&self.ctx, Name::clone(name), v, mutable);
-        if self.check(r).is_ok() {
+        // (Nearly always empty: removing would hash the name for nothing.)
+        if self.check(r).is_ok() && !self.poisoned.is_empty() {
             self.poisoned.remove(name);
         }
     }
@@ -611,6 +629,7 @@ impl<'k> Lower<'k, '_> {
         None
     }
 
+    #[cold]
     fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
         if let Some(construct) = self.gone(&name) {
@@ -643,11 +662,19 @@ impl<'k> Lower<'k, '_> {
     /// are resolved by name all the time, and `to_string` would allocate each spelling.
     /// Calls may nest (each level takes its own buffer).
     fn with_name<T>(&mut self, ident: &Ident, f: impl FnOnce(&mut Self, &str) -> T) -> T {
-        let mut buf = self.names.pop().unwrap_or_default();
-        spell(&mut buf, ident);
+        let buf = self.spelled(ident);
         let r = f(self, &buf);
         self.names.push(buf);
         r
+    }
+
+    /// A reused buffer holding `ident`'s spelling, for [`Lower::with_name`] (out of line:
+    /// one copy, not one per caller).
+    #[inline(never)]
+    fn spelled(&mut self, ident: &Ident) -> String {
+        let mut buf = self.names.pop().unwrap_or_default();
+        spell(&mut buf, ident);
+        buf
     }
 
     /// The spelling of `ident` as a shared name (one allocation, shared by the value, the
@@ -1089,8 +1116,8 @@ impl<'k> Lower<'k, '_> {
             let _ = self.expr(right);
             return;
         };
-        let cur_ty = self.ty(cur).clone();
-        let hint = cur_ty.as_scalar();
+        // `cur`'s type is read where it is needed rather than copied: values keep their types.
+        let hint = self.ty(cur).as_scalar();
         let new = match op {
             None => self.expr_h(right, hint),
             Some(k) => {
@@ -1124,9 +1151,9 @@ impl<'k> Lower<'k, '_> {
         let Ok(new) = self.materialize(new, hint) else {
             return;
         };
-        let new_ty = self.ty(new);
-        if !pto_ir::ops::same_up_to_valid(&cur_ty, new_ty) {
-            let (c, n) = (self.show(&cur_ty), self.show(new_ty));
+        let (cur_ty, new_ty) = (self.ty(cur), self.ty(new));
+        if !pto_ir::ops::same_up_to_valid(cur_ty, new_ty) {
+            let (c, n) = (self.show(cur_ty), self.show(new_ty));
             self.errs.push_spanned(
                 right,
                 format!("mismatched types: `{name}` is {c}, but the assigned value is {n}; a variable keeps one type"),
@@ -1528,6 +1555,7 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
+    #[cold]
     fn unsupported<T>(&mut self, e: &'k Expr) -> R<T> {
         let (range, msg): ((Span, Span), String) = match e {
             Expr::Closure(_) => (range_of(e), "closures are not supported in a kernel; write the computation inline".into()),

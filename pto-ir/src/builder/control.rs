@@ -34,17 +34,12 @@ impl IRBuilder {
     }
 
     fn expect_int(&self, ctx: &IRBuilderContext, v: ValueId, what: &str) -> Result<(), Diag> {
-        let ty = self
-            .module
-            .values
-            .get(v)
-            .map(|d| d.ty.clone())
-            .ok_or_else(|| {
-                Diag::new(
-                    ctx.span,
-                    format!("{what} {v:?} is not a value of this module"),
-                )
-            })?;
+        let ty = self.module.values.get(v).map(|d| &d.ty).ok_or_else(|| {
+            Diag::new(
+                ctx.span,
+                format!("{what} {v:?} is not a value of this module"),
+            )
+        })?;
         if ty.is_int_scalar() {
             Ok(())
         } else {
@@ -52,32 +47,27 @@ impl IRBuilder {
                 ctx.span,
                 format!(
                     "{what} must be an integer scalar, found {}",
-                    type_msg(&self.module, &ty)
+                    type_msg(&self.module, ty)
                 ),
             ))
         }
     }
 
     fn expect_bool(&self, ctx: &IRBuilderContext, v: ValueId, what: &str) -> Result<(), Diag> {
-        let ty = self
-            .module
-            .values
-            .get(v)
-            .map(|d| d.ty.clone())
-            .ok_or_else(|| {
-                Diag::new(
-                    ctx.span,
-                    format!("{what} {v:?} is not a value of this module"),
-                )
-            })?;
-        if ty == Type::Scalar(crate::dtype::DataType::Bool) {
+        let ty = self.module.values.get(v).map(|d| &d.ty).ok_or_else(|| {
+            Diag::new(
+                ctx.span,
+                format!("{what} {v:?} is not a value of this module"),
+            )
+        })?;
+        if *ty == Type::Scalar(crate::dtype::DataType::Bool) {
             Ok(())
         } else {
             Err(Diag::new(
                 ctx.span,
                 format!(
                     "{what} must be a bool, found {}",
-                    type_msg(&self.module, &ty)
+                    type_msg(&self.module, ty)
                 ),
             ))
         }
@@ -417,20 +407,15 @@ impl IRBuilder {
             ));
         }
         for &v in &values {
-            let ty = self
-                .module
-                .values
-                .get(v)
-                .map(|d| d.ty.clone())
-                .ok_or_else(|| {
-                    Diag::new(ctx.span, format!("{v:?} is not a value of this module"))
-                })?;
+            let ty = self.module.values.get(v).map(|d| &d.ty).ok_or_else(|| {
+                Diag::new(ctx.span, format!("{v:?} is not a value of this module"))
+            })?;
             if !matches!(ty, Type::Scalar(_)) {
                 return Err(Diag::new(
                     ctx.span,
                     format!(
                         "only scalars can be returned, found {}",
-                        type_msg(&self.module, &ty)
+                        type_msg(&self.module, ty)
                     ),
                 )
                 .note("tensors and tiles are returned through `&mut` / `#[out]` parameters"));

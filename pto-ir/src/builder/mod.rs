@@ -395,7 +395,20 @@ impl IRBuilder {
         attrs: Attrs,
         name: &str,
     ) -> Result<Option<ValueId>, Diag> {
-        let operands = operands.into();
+        self.build_op_list(ctx, opcode, operands.into(), attrs, name)
+    }
+
+    /// [`IRBuilder::build_op`] past the conversion of its operands: one copy of the code
+    /// for every operand form (arrays of each length, lists) that callers pass.
+    #[inline(never)]
+    fn build_op_list(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        opcode: Opcode,
+        operands: ValueList,
+        attrs: Attrs,
+        name: &str,
+    ) -> Result<Option<ValueId>, Diag> {
         self.insertion_block(ctx)?;
         let types = self.infer_at(opcode, &operands, &attrs, ctx.span)?;
         let mut outputs = ValueList::with_capacity(types.len());

@@ -74,37 +74,49 @@ impl IRBuilder {
 
     /// Resolves a read of `name` from `block`, creating provisional loop arguments in every
     /// open loop between the read and the variable's declaration.
+    ///
+    /// One walk up the scopes to the binding (or to a provisional the innermost open loop
+    /// on the way already has), noting the open loops passed; then their provisionals are
+    /// made from the outermost in, each reading the one outside it. (This is the order and
+    /// numbering of the recursive definition, without a call frame per scope.)
     pub(crate) fn resolve(
         &mut self,
         ctx: &mut IRBuilderContext,
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
-        self.resolve_named(ctx, block, name).map(|(v, _, _)| v)
-    }
-
-    /// [`IRBuilder::resolve`], with the shared name the variable is bound under (for the
-    /// provisionals made on the way back, without walking the scopes again) and whether it
-    /// is bound for good (immutable under [`IRBuilderContext::strict_mutability`]).
-    fn resolve_named(
-        &mut self,
-        ctx: &mut IRBuilderContext,
-        block: BlockId,
-        name: &str,
-    ) -> Option<(ValueId, Name, bool)> {
-        let b = self.module.blocks.get(block)?;
-        if let Some((n, bind)) = b.env.get_named(name) {
-            let fixed = ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
-            return Some((bind.value, Name::clone(n), fixed));
-        }
-        let parent = b.parent?;
-        if let Some(lp) = self.is_loop_block(block)
-            && let Some(state) = ctx.loops.get(lp)
-        {
-            if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
-                return Some((p.value, Name::clone(&p.name), p.value == p.outer));
+        let mut loops: InlineVec<StmtId, 4> = InlineVec::new();
+        // Whether `loops` has any: most reads pass none, and asking the list costs more.
+        let mut passed = false;
+        let mut cur = block;
+        let (mut outer, fixed, shared) = loop {
+            let b = self.module.blocks.get(cur)?;
+            if let Some((n, bind)) = b.env.get_named(name) {
+                let fixed =
+                    ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
+                // The variable's shared name, only when a provisional will be named after it.
+                let shared = passed.then(|| Name::clone(n));
+                break (bind.value, fixed, shared);
             }
-            let (outer, name, fixed) = self.resolve_named(ctx, parent, name)?;
+            let parent = b.parent?;
+            if let Some(lp) = self.is_loop_block(cur)
+                && let Some(state) = ctx.loops.get(lp)
+            {
+                if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
+                    let shared = passed.then(|| Name::clone(&p.name));
+                    break (p.value, p.value == p.outer, shared);
+                }
+                loops.push(lp);
+                passed = true;
+            }
+            cur = parent;
+        };
+        if !passed {
+            return Some(outer);
+        }
+        // (Always there when loops were passed; spelled again rather than trusted blindly.)
+        let shared = shared.unwrap_or_else(|| Name::from(name));
+        while let Some(lp) = loops.pop() {
             let value = if fixed {
                 // Never carried: read as its value, but the number its provisional would
                 // have had is taken, so the IR does not depend on the mode.
@@ -112,19 +124,19 @@ impl IRBuilder {
                 outer
             } else {
                 let ty = self.module.values[outer].ty.clone();
-                self.module.new_value_named(ty, Some(Name::clone(&name)))
+                self.module.new_value_named(ty, Some(Name::clone(&shared)))
             };
             ctx.loops
                 .entry_or_default(lp)
                 .provisionals
                 .push(Provisional {
-                    name: Name::clone(&name),
+                    name: Name::clone(&shared),
                     value,
                     outer,
                 });
-            return Some((value, name, fixed));
+            outer = value;
         }
-        self.resolve_named(ctx, parent, name)
+        Some(outer)
     }
 
     /// Records the environments between the current block and the loop body, for a
@@ -312,21 +324,20 @@ impl IRBuilder {
                     )
                 })?,
             };
-            let init_ty = self.module.values[init].ty.clone();
-            let end_ty = self.module.values[*end].ty.clone();
-            if !ops::same_up_to_valid(&init_ty, &end_ty) {
+            let (init_ty, end_ty) = (&self.module.values[init].ty, &self.module.values[*end].ty);
+            if !ops::same_up_to_valid(init_ty, end_ty) {
                 let at = self.value_span(*end).unwrap_or(span);
                 return Err(Diag::new(
                     at,
                     format!(
                         "`{name}` is {} before the loop but is assigned {} inside it",
-                        type_msg(&self.module, &init_ty),
-                        type_msg(&self.module, &end_ty)
+                        type_msg(&self.module, init_ty),
+                        type_msg(&self.module, end_ty)
                     ),
                 )
                 .note("a loop-carried variable keeps one type across iterations"));
             }
-            let ty = ops::merge_types(&init_ty, &end_ty);
+            let ty = ops::merge_types(init_ty, end_ty);
             let arg = match prov {
                 Some(p) => p.value,
                 None => {
@@ -358,7 +369,11 @@ impl IRBuilder {
         if let Some(c) = cond_block {
             self.rewrite_uses(c, &trivial);
         }
-        let yields: ValueList = yields.into_iter().map(|v| trivial.get(v)).collect();
+        let mut renamed = ValueList::with_capacity(yields.len());
+        for v in yields {
+            renamed.push(trivial.get(v));
+        }
+        let yields = renamed;
 
         // Complete the body's terminator.
         self.complete_yield(body, yields, span)?;

@@ -54,8 +54,14 @@ fn pair<T>(a: T, b: T) -> InlineVec<T, 2> {
 }
 
 /// A single result type (pushed: collecting from a one-item array costs several times
-/// more, and nearly every op comes through here).
-fn one(t: Type) -> R<ResultTypes> {
+/// more, and nearly every op comes through here). Placement is the lowering's business, so
+/// a tile result copied from an operand's type is unplaced here: a result is never placed
+/// by typing alone. Out of line: one copy of the list code serves every typing rule.
+#[inline(never)]
+fn one(mut t: Type) -> R<ResultTypes> {
+    if let Type::Tile(tt) = &mut t {
+        tt.memref = None;
+    }
     let mut types = ResultTypes::new();
     types.push(t);
     Ok(types)
@@ -266,15 +272,9 @@ pub fn infer(
         operands,
         attrs,
     };
-    // Placement is the lowering's business: a result is never placed by typing alone.
-    infer_placed(&cx).map(|mut types| {
-        for t in &mut types {
-            if let Type::Tile(tt) = t {
-                tt.memref = None;
-            }
-        }
-        types
-    })
+    // Every rule builds its results with `one` (which unplaces tiles), an empty list, or
+    // `call` (which does the same).
+    infer_placed(&cx)
 }
 
 fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
@@ -594,7 +594,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
             }
             one(Type::Tile(TileType {
                 dtype: t.dtype,
-                shape: t.shape.clone(),
+                shape: Shape::copied_from(&t.shape),
                 valid,
                 memref: None,
             }))
@@ -844,7 +844,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 }
                 return one(Type::Tile(TileType {
                     dtype: a.dtype,
-                    shape: a.shape.clone(),
+                    shape: Shape::copied_from(&a.shape),
                     valid,
                     memref: None,
                 }));
@@ -861,7 +861,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 if small.shape == [r, 1] {
                     return one(Type::Tile(TileType {
                         dtype: a.dtype,
-                        shape: big.shape.clone(),
+                        shape: Shape::copied_from(&big.shape),
                         valid: pair(meet(big.valid[0], small.valid[0]), big.valid[1]),
                         memref: None,
                     }));
@@ -869,7 +869,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 if small.shape == [1, c] {
                     return one(Type::Tile(TileType {
                         dtype: a.dtype,
-                        shape: big.shape.clone(),
+                        shape: Shape::copied_from(&big.shape),
                         valid: pair(big.valid[0], meet(big.valid[1], small.valid[1])),
                         memref: None,
                     }));
@@ -1032,7 +1032,13 @@ fn call(cx: &Cx<'_>) -> R<ResultTypes> {
             )));
         }
     }
-    Ok(func.sig.returns.as_slice().into())
+    let mut types = ResultTypes::from(func.sig.returns.as_slice());
+    for t in &mut types {
+        if let Type::Tile(tt) = t {
+            tt.memref = None;
+        }
+    }
+    Ok(types)
 }
 
 /// A call argument matches a parameter when kind, dtype and rank agree and static extents
@@ -1064,17 +1070,19 @@ pub fn same_up_to_valid(a: &Type, b: &Type) -> bool {
 /// differ become dynamic.
 pub fn merge_types(a: &Type, b: &Type) -> Type {
     match (a, b) {
-        (Type::Tile(x), Type::Tile(y)) if x.shape == y.shape => Type::Tile(TileType {
-            dtype: x.dtype,
-            shape: x.shape.clone(),
-            valid: x
-                .valid
-                .iter()
-                .zip(&y.valid)
-                .map(|(p, q)| if p == q { *p } else { Dim::Dynamic })
-                .collect(),
-            memref: if x.memref == y.memref { x.memref } else { None },
-        }),
+        (Type::Tile(x), Type::Tile(y)) if x.shape == y.shape => {
+            // Pushed, not collected: see `pair`.
+            let mut valid = Extents::with_capacity(x.valid.len());
+            for (p, q) in x.valid.iter().zip(&y.valid) {
+                valid.push(if p == q { *p } else { Dim::Dynamic });
+            }
+            Type::Tile(TileType {
+                dtype: x.dtype,
+                shape: Shape::copied_from(&x.shape),
+                valid,
+                memref: if x.memref == y.memref { x.memref } else { None },
+            })
+        }
         _ => a.clone(),
     }
 }

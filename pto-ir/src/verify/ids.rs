@@ -19,12 +19,60 @@ use super::{Bodies, Body, DefBy, DefSite, Defs, Verifier};
 /// The names in a message, spelled only when a message is reported.
 type Who<'w> = &'w dyn Fn() -> String;
 
+/// Which blocks, statements and ops the walk has reached, and which values' types it has
+/// checked: one flag per id of each arena, the arenas one after another in one table (one
+/// allocation, where a set per arena took four).
+struct Reached {
+    flags: Vec<bool>,
+    /// Where the statements' flags start.
+    stmts: usize,
+    /// Where the ops' flags start.
+    ops: usize,
+    /// Where the values' flags start.
+    values: usize,
+}
+
+impl Reached {
+    fn new(m: &crate::module::ProgramModule) -> Self {
+        let stmts = m.blocks.len();
+        let ops = stmts + m.stmts.len();
+        let values = ops + m.ops.len();
+        Reached {
+            flags: vec![false; values + m.values.len()],
+            stmts,
+            ops,
+            values,
+        }
+    }
+
+    /// Marks flag `at`; `true` the first time. (Every id is range-checked before it is
+    /// marked; one that were not would read as reached for the first time.)
+    fn insert(&mut self, at: usize) -> bool {
+        self.flags
+            .get_mut(at)
+            .is_none_or(|f| !std::mem::replace(f, true))
+    }
+
+    fn block(&mut self, b: BlockId) -> bool {
+        self.insert(b.index())
+    }
+
+    fn stmt(&mut self, s: StmtId) -> bool {
+        self.insert(self.stmts + s.index())
+    }
+
+    fn op(&mut self, o: OpId) -> bool {
+        self.insert(self.ops + o.index())
+    }
+
+    fn value(&mut self, v: ValueId) -> bool {
+        self.insert(self.values + v.index())
+    }
+}
+
 struct Ids<'a, 'b> {
     v: &'b mut Verifier<'a>,
-    blocks: EntitySet<BlockId>,
-    stmts: EntitySet<StmtId>,
-    ops: EntitySet<OpId>,
-    typed: EntitySet<ValueId>,
+    reached: Reached,
     /// The function being walked.
     func: FuncId,
     /// The ops of the functions walked so far, function after function, in text order.
@@ -63,10 +111,7 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
     }
     let mut ids = Ids {
         v,
-        blocks: EntitySet::with_len(m.blocks.len()),
-        stmts: EntitySet::with_len(m.stmts.len()),
-        ops: EntitySet::with_len(m.ops.len()),
-        typed: EntitySet::with_len(m.values.len()),
+        reached: Reached::new(m),
         func: FuncId::new(0),
         op_order: Vec::with_capacity(m.ops.len()),
         defs: Defs::with_len(m.values.len(), None),
@@ -165,6 +210,7 @@ impl Ids<'_, '_> {
         }
     }
 
+    #[cold]
     fn bad(&mut self, at: SpanId, who: &str, id: &str, kind: &str) {
         self.v.error(
             at,
@@ -183,7 +229,7 @@ impl Ids<'_, '_> {
         match self.v.m.values.get(val) {
             None => self.bad_value(val, at, who),
             Some(d) => {
-                if !matches!(d.ty, Type::Scalar(_)) && self.typed.insert(val) {
+                if !matches!(d.ty, Type::Scalar(_)) && self.reached.value(val) {
                     self.type_dims(&d.ty, at, &|| format!("the type of `{}`", d.ssa_name()));
                 }
             }
@@ -216,7 +262,7 @@ impl Ids<'_, '_> {
             self.bad(at, &who(), &format!("{b:?}"), "block");
             return;
         };
-        if !self.blocks.insert(b) {
+        if !self.reached.block(b) {
             self.v.error(
                 at,
                 format!(
@@ -232,7 +278,7 @@ impl Ids<'_, '_> {
                 continue;
             };
             let kw = || format!("`{}`", st.kind.keyword());
-            if !self.stmts.insert(s) {
+            if !self.reached.stmt(s) {
                 self.v.error(
                     st.span,
                     format!(
@@ -254,7 +300,7 @@ impl Ids<'_, '_> {
                         continue;
                     };
                     let okw = || format!("`{}`", op.opcode.full_name());
-                    if !self.ops.insert(o) {
+                    if !self.reached.op(o) {
                         self.v.error(op.span, format!("{} ({o:?}) appears twice; every op sits in exactly one `statement.op`", okw()));
                         continue;
                     }

@@ -13,6 +13,7 @@
 
 use crate::diag::Diag;
 use crate::entity::{EntityId, FuncId, SecondaryMap, SpanId, StmtId, ValueId};
+use crate::inline::InlineVec;
 use crate::module::ProgramModule;
 use crate::types::Type;
 
@@ -90,8 +91,9 @@ pub(super) struct Visibility {
     /// The values defined in the open block scopes, outermost scope first (the function's
     /// own scope, which never closes, is not recorded).
     in_scope: Vec<ValueId>,
-    /// Where each open block scope starts in `in_scope`, innermost last.
-    scope_starts: Vec<usize>,
+    /// Where each open block scope starts in `in_scope`, innermost last (kept inline:
+    /// blocks rarely nest eight deep).
+    scope_starts: InlineVec<usize, 8>,
     /// Uses that saw no definition, in text order.
     pub misses: Vec<Miss>,
 }
@@ -105,7 +107,7 @@ impl Visibility {
             seen: SecondaryMap::with_len(values, Seen::Not),
             // No value is in more than one open scope.
             in_scope: Vec::with_capacity(values),
-            scope_starts: Vec::with_capacity(8),
+            scope_starts: InlineVec::new(),
             misses: Vec::new(),
         }
     }
