@@ -111,11 +111,12 @@ impl Live {
         Live {
             interval: SecondaryMap::with_len(m.values.len(), None),
             defined: Vec::with_capacity(m.values.len()),
-            // About two uses per op.
-            uses: Vec::with_capacity(2 * m.ops.len()),
-            loops: Vec::new(),
+            // About one tile use per op (the other uses are of scalars).
+            uses: Vec::with_capacity(m.ops.len()),
+            // Room for a typical kernel's loops and ifs: no regrowth.
+            loops: Vec::with_capacity(8),
             pos: SecondaryMap::with_len(m.stmts.len(), None),
-            post: Vec::new(),
+            post: Vec::with_capacity(16),
             t: 0,
         }
     }
@@ -516,31 +517,35 @@ type Placed = (ValueId, MemorySpace, u64, u64);
 fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
     // Each root with its first and last point, in order of first point then SSA number (a
     // stable sort: ties keep program order). One walk of each class's intervals for both.
-    let mut roots: Vec<(u32, u32, ValueId, u32)> = classes
-        .members
-        .iter()
-        .copied()
-        .filter(|&v| classes.find(v) == v)
-        .map(|r| {
-            let (first, last) = classes
-                .spans_of(r)
-                .fold(None, |acc: Option<(u32, u32)>, (s, e)| {
-                    Some(acc.map_or((s, e), |(f, l)| (f.min(s), l.max(e))))
-                })
-                .unwrap_or((0, 0));
-            (first, m.values[r].number, r, last)
-        })
-        .collect();
+    // Sized by the members (a bound): a filtered collect would grow the list step by step.
+    let mut roots: Vec<(u32, u32, ValueId, u32)> = Vec::with_capacity(classes.members.len());
+    roots.extend(
+        classes
+            .members
+            .iter()
+            .copied()
+            .filter(|&v| classes.find(v) == v)
+            .map(|r| {
+                let (first, last) = classes
+                    .spans_of(r)
+                    .fold(None, |acc: Option<(u32, u32)>, (s, e)| {
+                        Some(acc.map_or((s, e), |(f, l)| (f.min(s), l.max(e))))
+                    })
+                    .unwrap_or((0, 0));
+                (first, m.values[r].number, r, last)
+            }),
+    );
     roots.sort_by_key(|&(first, number, _, _)| (first, number));
     let mut placed: Vec<Placed> = Vec::with_capacity(roots.len());
     // The placed classes that may still overlap a later root: roots come in order of first
     // use, so a class whose last point (plus the gap of 1) is before this root's first point
     // can never conflict again and leaves the list. This keeps the placement linear in the
     // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
-    let mut active: Vec<(usize, u32)> = Vec::new();
+    // Sized for a typical kernel's tiles: no regrowth.
+    let mut active: Vec<(usize, u32)> = Vec::with_capacity(roots.len());
     // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
-    let mut conflicts: Vec<(u64, u64)> = Vec::new();
-    let mut candidates: Vec<u64> = Vec::new();
+    let mut conflicts: Vec<(u64, u64)> = Vec::with_capacity(16);
+    let mut candidates: Vec<u64> = Vec::with_capacity(17);
     for &(first, _, r, last) in &roots {
         let Some(space) = space_of(m, r) else {
             continue;

@@ -11,8 +11,8 @@
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemRef, MemorySpace, OpClass, OpId, Opcode,
-    ProgramModule, StmtId, StmtKind, Type, ValueDef, ValueId,
+    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemRef, MemorySpace, Name, OpClass, OpId,
+    Opcode, ProgramModule, StmtId, StmtKind, Type, ValueDef, ValueId,
 };
 
 use crate::info::set_space;
@@ -105,8 +105,10 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
 
 fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
-        // About two uses per op.
-        users: Vec::with_capacity(2 * m.ops.len()),
+        // About one tile use per op (a kernel's other uses are of scalars: offsets, bounds).
+        // Sized by the ops, not twice that: the list stays a small allocation for a typical
+        // kernel (a large one makes glibc consolidate its free lists first).
+        users: Vec::with_capacity(m.ops.len()),
         uses_of: SecondaryMap::with_len(m.values.len(), None),
         defs: Vec::with_capacity(m.values.len()),
         block_of: SecondaryMap::with_len(m.stmts.len(), None),
@@ -387,7 +389,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     // Moves in front of consuming ops; one move per (statement, value, location). The moves
     // of a value are adjacent in `op_moves`, so only the current value's are remembered.
     let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
-    let mut name = String::new();
+    let mut names = MoveNames::default();
     for (stmt, op, idx, v, want) in op_moves {
         if made.first().is_some_and(|&(_, of, _, _)| of != v) {
             made.clear();
@@ -399,7 +401,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         let moved = match before {
             Some(mv) => mv,
             None => {
-                let (mop, mv) = make_move(m, v, want, m.ops[op].span, &mut name);
+                let (mop, mv) = make_move(m, v, want, m.ops[op].span, &mut names);
                 if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
                     let at = list.iter().position(|&o| o == op).unwrap_or(0);
                     list.insert(at, mop);
@@ -423,7 +425,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
             .iter()
             .position(|&s| s == stmt)
             .unwrap_or(0);
-        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span, &mut name);
+        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span, &mut names);
         walk::insert_op_before_stmt(m, block, at, mop);
         match &mut m.stmts[stmt].kind {
             StmtKind::For(l) => l.iter_args[idx].init = mv,
@@ -436,14 +438,23 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     }
 }
 
-/// A `tile.move %v {loc = want}` with its result placed in `want`. `name` is scratch space
-/// for the result's name, reused from move to move.
+/// The names of the moves made so far, by moved value and location: the moves of one value
+/// to one location (one per branch that needs it) share their result's name, spelled and
+/// allocated once.
+#[derive(Default)]
+struct MoveNames {
+    made: Vec<(ValueId, MemorySpace, Name)>,
+    /// Scratch space for spelling a name, reused from move to move.
+    text: String,
+}
+
+/// A `tile.move %v {loc = want}` with its result placed in `want`, named from `names`.
 fn make_move(
     m: &mut ProgramModule,
     v: ValueId,
     want: MemorySpace,
     span: pto_ir::SpanId,
-    name: &mut String,
+    names: &mut MoveNames,
 ) -> (OpId, ValueId) {
     let mut ty = m.values[v].ty.clone();
     // The move's result lives in `want` (what `set_space` would record afterwards).
@@ -456,15 +467,28 @@ fn make_move(
             size,
         });
     }
-    // `{base}_{location in lower case}`.
-    let base = m.values[v].name.as_deref().unwrap_or("t");
-    name.clear();
-    name.push_str(base);
-    name.push('_');
-    let lower_at = name.len();
-    name.push_str(want.name());
-    name[lower_at..].make_ascii_lowercase();
+    let name = match names
+        .made
+        .iter()
+        .find(|(of, to, _)| *of == v && *to == want)
+    {
+        Some((_, _, name)) => name.clone(),
+        None => {
+            // `{base}_{location in lower case}`.
+            let base = m.values[v].name.as_deref().unwrap_or("t");
+            let text = &mut names.text;
+            text.clear();
+            text.push_str(base);
+            text.push('_');
+            let lower_at = text.len();
+            text.push_str(want.name());
+            text[lower_at..].make_ascii_lowercase();
+            let name = Name::from(text.as_str());
+            names.made.push((v, want, name.clone()));
+            name
+        }
+    };
     // Built whole: one allocation of the right size, no search for an existing key.
     let attrs = Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))]);
-    walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span)
+    walk::new_op_named(m, Opcode::TileMove, [v], attrs, ty, Some(name), span)
 }
