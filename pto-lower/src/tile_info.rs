@@ -31,9 +31,21 @@ impl Pass for InferTileInfo {
         // By index: the pass changes the module, never its function list (no copy of it).
         for k in 0..m.functions.len() {
             let f = m.functions[k];
-            run_function(m, f);
+            run_function(m, f, true);
         }
         Ok(())
+    }
+}
+
+/// [`InferTileInfo`] for the macro's pipeline, which lowers the module right after the
+/// passes and never prints it: the moves it inserts carry no `loc` attribute. Their result
+/// types hold the location already, and nothing after this pass reads the attribute (the
+/// LOWERED text spells `loc` from the type), so each move saves an attribute list and a
+/// string, made and freed at every expansion. Every other fact is the pass's.
+pub(crate) fn infer_for_lowering(m: &mut ProgramModule) {
+    for k in 0..m.functions.len() {
+        let f = m.functions[k];
+        run_function(m, f, false);
     }
 }
 
@@ -348,7 +360,9 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
     }
 }
 
-fn run_function(m: &mut ProgramModule, f: FuncId) {
+/// Places the tiles of function `f` and inserts its moves (with a `loc` attribute when
+/// `loc_attrs`).
+fn run_function(m: &mut ProgramModule, f: FuncId, loc_attrs: bool) {
     let facts = gather(m, f);
     let mut loc = Locations::with_len(m.values.len(), None);
     for _ in 0..4 {
@@ -389,7 +403,10 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     // Moves in front of consuming ops; one move per (statement, value, location). The moves
     // of a value are adjacent in `op_moves`, so only the current value's are remembered.
     let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
-    let mut names = MoveNames::default();
+    let mut names = MoveNames {
+        loc_attrs,
+        ..MoveNames::default()
+    };
     for (stmt, op, idx, v, want) in op_moves {
         if made.first().is_some_and(|&(_, of, _, _)| of != v) {
             made.clear();
@@ -446,6 +463,8 @@ struct MoveNames {
     made: Vec<(ValueId, MemorySpace, Name)>,
     /// Scratch space for spelling a name, reused from move to move.
     text: String,
+    /// Whether the moves carry their location as a `loc` attribute too.
+    loc_attrs: bool,
 }
 
 /// A `tile.move %v {loc = want}` with its result placed in `want`, named from `names`.
@@ -488,7 +507,11 @@ fn make_move(
             name
         }
     };
-    // Built whole: one allocation of the right size, no search for an existing key.
-    let attrs = Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))]);
+    let attrs = if names.loc_attrs {
+        // Built whole: one allocation of the right size, no search for an existing key.
+        Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))])
+    } else {
+        Attrs::new()
+    };
     walk::new_op_named(m, Opcode::TileMove, [v], attrs, ty, Some(name), span)
 }
