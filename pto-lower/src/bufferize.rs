@@ -398,18 +398,20 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
             set_addr(m, v, off);
         }
     }
-    // Capacity.
+    // Capacity: each buffer's peak (the end of its highest class), in one walk of the
+    // placed classes rather than one per buffer.
+    let mut peak = [0u64; MemorySpace::ALL.len()];
+    for &(_, space, off, size) in &placed {
+        if let Some(p) = peak.get_mut(space as usize) {
+            *p = (*p).max(off + size);
+        }
+    }
     let mut diags = Vec::new();
     for space in MemorySpace::ALL {
         let Some(cap) = target.capacity(space) else {
             continue;
         };
-        let need = placed
-            .iter()
-            .filter(|p| p.1 == space)
-            .map(|p| p.2 + p.3)
-            .max()
-            .unwrap_or(0);
+        let need = peak.get(space as usize).copied().unwrap_or(0);
         if need > cap {
             let culprit = placed
                 .iter()
@@ -543,9 +545,8 @@ fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
     // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
     // Sized for a typical kernel's tiles: no regrowth.
     let mut active: Vec<(usize, u32)> = Vec::with_capacity(roots.len());
-    // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
+    // Reused across roots: the (offset, size) of the conflicting classes.
     let mut conflicts: Vec<(u64, u64)> = Vec::with_capacity(16);
-    let mut candidates: Vec<u64> = Vec::with_capacity(17);
     for &(first, _, r, last) in &roots {
         let Some(space) = space_of(m, r) else {
             continue;
@@ -567,13 +568,11 @@ fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
                 })
                 .map(|&(_, _, off, sz)| (off, sz)),
         );
-        candidates.clear();
-        candidates.push(0);
-        candidates.extend(conflicts.iter().map(|&(o, s)| o + s));
-        candidates.sort_unstable();
-        let off = candidates
-            .iter()
-            .copied()
+        // The candidate offsets are 0 and the end of each conflicting class, lowest first:
+        // the conflicts sorted by their end give them without a list of their own.
+        conflicts.sort_unstable_by_key(|&(o, s)| o + s);
+        let off = std::iter::once(0)
+            .chain(conflicts.iter().map(|&(o, s)| o + s))
             .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
             .unwrap_or(0);
         active.push((placed.len(), last));
