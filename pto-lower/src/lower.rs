@@ -53,7 +53,8 @@ pub fn lower_with_events(
         next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
         tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
         diags: Vec::new(),
-        targets: Vec::new(),
+        // Room for a typical kernel's nesting (loops and branches) without regrowth.
+        targets: Vec::with_capacity(8),
         events: &events,
         span: f.span,
     };

@@ -54,14 +54,19 @@ pub(crate) fn infer_for_lowering(m: &mut ProgramModule) {
 enum User {
     /// Operand `idx` of op `op` inside `statement.op` `stmt`.
     Op { op: OpId, idx: usize, stmt: StmtId },
-    /// Init `idx` of loop `stmt`.
-    Init { stmt: StmtId, idx: usize },
-    /// Value `idx` of terminator `stmt`, flowing into the values `targets` (iter args or
-    /// `if` results).
+    /// Init `idx` of loop `stmt`, which sits in `block`.
+    Init {
+        stmt: StmtId,
+        idx: usize,
+        block: BlockId,
+    },
+    /// Value `idx` of terminator `stmt` (in `block`), flowing into the values `targets`
+    /// (iter args or `if` results).
     Term {
         stmt: StmtId,
         idx: usize,
         target: ValueId,
+        block: BlockId,
     },
 }
 
@@ -74,8 +79,6 @@ struct Facts {
     uses_of: SecondaryMap<ValueId, Option<(u32, u32)>>,
     /// Tile values defined by the function, in program order.
     defs: Vec<ValueId>,
-    /// The block each statement sits in.
-    block_of: SecondaryMap<StmtId, Option<BlockId>>,
 }
 
 impl Facts {
@@ -123,7 +126,6 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
         users: Vec::with_capacity(m.ops.len()),
         uses_of: SecondaryMap::with_len(m.values.len(), None),
         defs: Vec::with_capacity(m.values.len()),
-        block_of: SecondaryMap::with_len(m.stmts.len(), None),
     };
     for p in &m.funcs[f].sig.params {
         if is_tile(m, p.value) {
@@ -133,12 +135,11 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     fn walk_block(
         m: &ProgramModule,
         b: BlockId,
-        loops: &mut Vec<StmtId>,
-        ifs: &mut Vec<StmtId>,
+        // The innermost loop around `b` (what a `break` / `continue` leaves or repeats).
+        inner_loop: Option<StmtId>,
         facts: &mut Facts,
     ) {
         for &s in &m.blocks[b].stmts {
-            facts.block_of[s] = Some(b);
             match &m.stmts[s].kind {
                 StmtKind::Op(ops) => {
                     for &o in ops {
@@ -160,62 +161,70 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                 }
                 StmtKind::For(l) => {
                     for (idx, a) in l.iter_args.iter().enumerate() {
-                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        let init = User::Init {
+                            stmt: s,
+                            idx,
+                            block: b,
+                        };
+                        facts.add_use(m, a.init, init);
                         if is_tile(m, a.arg) {
                             facts.defs.push(a.arg);
                         }
                     }
-                    loops.push(s);
-                    walk_block(m, l.body, loops, ifs, facts);
-                    loops.pop();
+                    walk_block(m, l.body, Some(s), facts);
                     facts
                         .defs
                         .extend(l.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::While(w) => {
                     for (idx, a) in w.iter_args.iter().enumerate() {
-                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        let init = User::Init {
+                            stmt: s,
+                            idx,
+                            block: b,
+                        };
+                        facts.add_use(m, a.init, init);
                         if is_tile(m, a.arg) {
                             facts.defs.push(a.arg);
                         }
                     }
-                    loops.push(s);
-                    walk_block(m, w.cond_block, loops, ifs, facts);
-                    walk_block(m, w.body, loops, ifs, facts);
-                    loops.pop();
+                    walk_block(m, w.cond_block, Some(s), facts);
+                    walk_block(m, w.body, Some(s), facts);
                     facts
                         .defs
                         .extend(w.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::If(x) => {
-                    ifs.push(s);
-                    walk_block(m, x.then_block, loops, ifs, facts);
-                    walk_block(m, x.else_block, loops, ifs, facts);
-                    ifs.pop();
+                    walk_block(m, x.then_block, inner_loop, facts);
+                    walk_block(m, x.else_block, inner_loop, facts);
                     facts
                         .defs
                         .extend(x.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
-                StmtKind::Scope(_, blk) => walk_block(m, *blk, loops, ifs, facts),
+                StmtKind::Scope(_, blk) => walk_block(m, *blk, inner_loop, facts),
                 StmtKind::Yield(vals) => {
                     // An `if` branch yields into the innermost `if` when the block is one of
                     // its branches, else into the innermost loop.
                     match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
                         Some(StmtKind::If(x)) => {
-                            push_term(m, facts, s, vals, x.results.iter().copied())
+                            push_term(m, facts, (s, b), vals, x.results.iter().copied())
                         }
-                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::For(l)) => {
+                            push_term(m, facts, (s, b), vals, args(&l.iter_args))
+                        }
                         Some(StmtKind::While(w)) => {
-                            push_term(m, facts, s, vals, args(&w.iter_args))
+                            push_term(m, facts, (s, b), vals, args(&w.iter_args))
                         }
                         _ => {}
                     }
                 }
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
-                    match loops.last().map(|&l| &m.stmts[l].kind) {
-                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                    match inner_loop.map(|l| &m.stmts[l].kind) {
+                        Some(StmtKind::For(l)) => {
+                            push_term(m, facts, (s, b), vals, args(&l.iter_args))
+                        }
                         Some(StmtKind::While(w)) => {
-                            push_term(m, facts, s, vals, args(&w.iter_args))
+                            push_term(m, facts, (s, b), vals, args(&w.iter_args))
                         }
                         _ => {}
                     }
@@ -227,10 +236,11 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     fn args(iter_args: &[IterArg]) -> impl Iterator<Item = ValueId> + '_ {
         iter_args.iter().map(|a| a.arg)
     }
+    /// The uses of terminator `s` in block `b`.
     fn push_term(
         m: &ProgramModule,
         facts: &mut Facts,
-        s: StmtId,
+        (s, b): (StmtId, BlockId),
         vals: &[ValueId],
         targets: impl Iterator<Item = ValueId>,
     ) {
@@ -242,12 +252,12 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                     stmt: s,
                     idx,
                     target: t,
+                    block: b,
                 },
             );
         }
     }
-    let (mut loops, mut ifs) = (Vec::new(), Vec::new());
-    walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
+    walk_block(m, m.funcs[f].body, None, &mut facts);
     facts
 }
 
@@ -276,7 +286,7 @@ fn demand(m: &ProgramModule, loc: &Locations, u: User) -> Option<MemorySpace> {
                 }
             }
         }
-        User::Init { stmt, idx } => {
+        User::Init { stmt, idx, .. } => {
             let arg = match &m.stmts[stmt].kind {
                 StmtKind::For(l) => l.iter_args.get(idx).map(|a| a.arg),
                 StmtKind::While(w) => w.iter_args.get(idx).map(|a| a.arg),
@@ -431,10 +441,11 @@ fn run_function(m: &mut ProgramModule, f: FuncId, loc_attrs: bool) {
     }
     // Moves in front of loops (inits) and terminators (yields, breaks, continues).
     for (u, v, want) in stmt_moves {
-        let (User::Init { stmt, idx } | User::Term { stmt, idx, .. }) = u else {
-            continue;
-        };
-        let Some(block) = facts.block_of[stmt] else {
+        let (User::Init { stmt, idx, block }
+        | User::Term {
+            stmt, idx, block, ..
+        }) = u
+        else {
             continue;
         };
         let at = m.blocks[block]
