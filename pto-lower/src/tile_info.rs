@@ -12,7 +12,7 @@
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
     Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemRef, MemorySpace, Name, OpClass, OpId,
-    Opcode, ProgramModule, StmtId, StmtKind, Type, ValueDef, ValueId,
+    Opcode, ProgramModule, StmtId, StmtKind, TileType, Type, ValueDef, ValueId,
 };
 
 use crate::info::set_space;
@@ -486,17 +486,21 @@ fn make_move(
     span: pto_ir::SpanId,
     names: &mut MoveNames,
 ) -> (OpId, ValueId) {
-    let mut ty = m.values[v].ty.clone();
-    // The move's result lives in `want` (what `set_space` would record afterwards).
-    if let Type::Tile(t) = &mut ty {
-        let size = t.buffer_bytes();
-        let addr = t.memref.and_then(|r| r.addr);
-        t.memref = Some(MemRef {
-            space: want,
-            addr,
-            size,
-        });
-    }
+    // The moved value's type, living in `want` (what `set_space` would record afterwards);
+    // a tile's lists are copied item by item ([`walk::inline_of`]).
+    let ty = match &m.values[v].ty {
+        Type::Tile(t) => Type::Tile(TileType {
+            dtype: t.dtype,
+            shape: walk::inline_of(&t.shape),
+            valid: walk::inline_of(&t.valid),
+            memref: Some(MemRef {
+                space: want,
+                addr: t.memref.and_then(|r| r.addr),
+                size: t.buffer_bytes(),
+            }),
+        }),
+        other => other.clone(),
+    };
     let name = match names
         .made
         .iter()
@@ -524,5 +528,13 @@ fn make_move(
     } else {
         Attrs::new()
     };
-    walk::new_op_named(m, Opcode::TileMove, [v], attrs, ty, Some(name), span)
+    walk::new_op_named(
+        m,
+        Opcode::TileMove,
+        walk::inline_of(&[v]),
+        attrs,
+        ty,
+        Some(name),
+        span,
+    )
 }
