@@ -401,6 +401,14 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
     // Capacity: each buffer's peak (the end of its highest class), in one walk of the
     // placed classes rather than one per buffer.
     let mut peak = [0u64; MemorySpace::ALL.len()];
+    // Every space indexes the table by its discriminant.
+    const _: () = {
+        let mut i = 0;
+        while i < MemorySpace::ALL.len() {
+            assert!((MemorySpace::ALL[i] as usize) < MemorySpace::ALL.len());
+            i += 1;
+        }
+    };
     for &(_, space, off, size) in &placed {
         if let Some(p) = peak.get_mut(space as usize) {
             *p = (*p).max(off + size);
