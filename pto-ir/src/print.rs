@@ -582,8 +582,12 @@ impl<'a> Printer<'a> {
             self.out.push('\n');
             return;
         }
-        let callee = match op.attrs.get("callee") {
-            Some(Attr::Symbol(name)) if op.opcode == Opcode::Call => Some(name),
+        // Only a call looks its callee up: the other ops' keys need no comparison.
+        let callee = match op.opcode {
+            Opcode::Call => match op.attrs.get("callee") {
+                Some(Attr::Symbol(name)) => Some(name),
+                _ => None,
+            },
             _ => None,
         };
         match callee {

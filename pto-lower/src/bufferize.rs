@@ -111,11 +111,12 @@ impl Live {
         Live {
             interval: SecondaryMap::with_len(m.values.len(), None),
             defined: Vec::with_capacity(m.values.len()),
-            // About two uses per op.
-            uses: Vec::with_capacity(2 * m.ops.len()),
-            loops: Vec::new(),
+            // About one tile use per op (the other uses are of scalars).
+            uses: Vec::with_capacity(m.ops.len()),
+            // Room for a typical kernel's loops and ifs: no regrowth.
+            loops: Vec::with_capacity(8),
             pos: SecondaryMap::with_len(m.stmts.len(), None),
-            post: Vec::new(),
+            post: Vec::with_capacity(16),
             t: 0,
         }
     }
@@ -397,18 +398,28 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
             set_addr(m, v, off);
         }
     }
-    // Capacity.
+    // Capacity: each buffer's peak (the end of its highest class), in one walk of the
+    // placed classes rather than one per buffer.
+    let mut peak = [0u64; MemorySpace::ALL.len()];
+    // Every space indexes the table by its discriminant.
+    const _: () = {
+        let mut i = 0;
+        while i < MemorySpace::ALL.len() {
+            assert!((MemorySpace::ALL[i] as usize) < MemorySpace::ALL.len());
+            i += 1;
+        }
+    };
+    for &(_, space, off, size) in &placed {
+        if let Some(p) = peak.get_mut(space as usize) {
+            *p = (*p).max(off + size);
+        }
+    }
     let mut diags = Vec::new();
     for space in MemorySpace::ALL {
         let Some(cap) = target.capacity(space) else {
             continue;
         };
-        let need = placed
-            .iter()
-            .filter(|p| p.1 == space)
-            .map(|p| p.2 + p.3)
-            .max()
-            .unwrap_or(0);
+        let need = peak.get(space as usize).copied().unwrap_or(0);
         if need > cap {
             let culprit = placed
                 .iter()
@@ -516,31 +527,34 @@ type Placed = (ValueId, MemorySpace, u64, u64);
 fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
     // Each root with its first and last point, in order of first point then SSA number (a
     // stable sort: ties keep program order). One walk of each class's intervals for both.
-    let mut roots: Vec<(u32, u32, ValueId, u32)> = classes
-        .members
-        .iter()
-        .copied()
-        .filter(|&v| classes.find(v) == v)
-        .map(|r| {
-            let (first, last) = classes
-                .spans_of(r)
-                .fold(None, |acc: Option<(u32, u32)>, (s, e)| {
-                    Some(acc.map_or((s, e), |(f, l)| (f.min(s), l.max(e))))
-                })
-                .unwrap_or((0, 0));
-            (first, m.values[r].number, r, last)
-        })
-        .collect();
+    // Sized by the members (a bound): a filtered collect would grow the list step by step.
+    let mut roots: Vec<(u32, u32, ValueId, u32)> = Vec::with_capacity(classes.members.len());
+    roots.extend(
+        classes
+            .members
+            .iter()
+            .copied()
+            .filter(|&v| classes.find(v) == v)
+            .map(|r| {
+                let (first, last) = classes
+                    .spans_of(r)
+                    .fold(None, |acc: Option<(u32, u32)>, (s, e)| {
+                        Some(acc.map_or((s, e), |(f, l)| (f.min(s), l.max(e))))
+                    })
+                    .unwrap_or((0, 0));
+                (first, m.values[r].number, r, last)
+            }),
+    );
     roots.sort_by_key(|&(first, number, _, _)| (first, number));
     let mut placed: Vec<Placed> = Vec::with_capacity(roots.len());
     // The placed classes that may still overlap a later root: roots come in order of first
     // use, so a class whose last point (plus the gap of 1) is before this root's first point
     // can never conflict again and leaves the list. This keeps the placement linear in the
     // number of tiles for kernels whose tiles are short-lived (`(index in placed, last point)`).
-    let mut active: Vec<(usize, u32)> = Vec::new();
-    // Reused across roots: the (offset, size) of the conflicting classes, candidate offsets.
-    let mut conflicts: Vec<(u64, u64)> = Vec::new();
-    let mut candidates: Vec<u64> = Vec::new();
+    // Sized for a typical kernel's tiles: no regrowth.
+    let mut active: Vec<(usize, u32)> = Vec::with_capacity(roots.len());
+    // Reused across roots: the (offset, size) of the conflicting classes.
+    let mut conflicts: Vec<(u64, u64)> = Vec::with_capacity(16);
     for &(first, _, r, last) in &roots {
         let Some(space) = space_of(m, r) else {
             continue;
@@ -562,13 +576,11 @@ fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
                 })
                 .map(|&(_, _, off, sz)| (off, sz)),
         );
-        candidates.clear();
-        candidates.push(0);
-        candidates.extend(conflicts.iter().map(|&(o, s)| o + s));
-        candidates.sort_unstable();
-        let off = candidates
-            .iter()
-            .copied()
+        // The candidate offsets are 0 and the end of each conflicting class, lowest first:
+        // the conflicts sorted by their end give them without a list of their own.
+        conflicts.sort_unstable_by_key(|&(o, s)| o + s);
+        let off = std::iter::once(0)
+            .chain(conflicts.iter().map(|&(o, s)| o + s))
             .find(|&c| conflicts.iter().all(|&(o, s)| c + size <= o || o + s <= c))
             .unwrap_or(0);
         active.push((placed.len(), last));

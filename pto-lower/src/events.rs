@@ -237,17 +237,16 @@ fn insert(
     f: pto_ir::FuncId,
     mut add: impl FnMut(&mut ProgramModule, OpId, EventRole, Event),
 ) {
-    // The ops in program order, and the block and pipe of each one.
+    // The ops in program order, and the block and pipe of each one (with, per producer,
+    // the destination pipes that wait for it already: one table, one allocation).
     let mut ops = Vec::with_capacity(m.ops.len());
-    let mut at = SecondaryMap::with_len(m.ops.len(), None);
+    let mut at: SecondaryMap<OpId, Placed> = SecondaryMap::with_len(m.ops.len(), Placed::default());
     place_ops(m, m.funcs[f].body, &mut ops, &mut at);
     // The next event id per (source, destination) pipe pair.
     let mut next_id = [[0u8; PipeKind::ALL_KINDS.len()]; PipeKind::ALL_KINDS.len()];
     const _: () = assert!(PipeKind::ALL_KINDS.len() <= 8);
-    // Per producer, the destination pipes that wait for it already (a bit per pipe).
-    let mut waited: SecondaryMap<OpId, u8> = SecondaryMap::with_len(m.ops.len(), 0);
     for o in ops {
-        let Some((cb, consumer_pipe)) = at[o] else {
+        let Some((cb, consumer_pipe)) = at[o].place else {
             continue;
         };
         if consumer_pipe == PipeKind::S {
@@ -263,7 +262,7 @@ fn insert(
                 continue;
             }
             // A producer outside the function has no place: nothing to order against.
-            let Some((pb, producer_pipe)) = at[p] else {
+            let Some((pb, producer_pipe)) = at[p].place else {
                 continue;
             };
             if producer_pipe == consumer_pipe || producer_pipe == PipeKind::S {
@@ -271,10 +270,10 @@ fn insert(
             }
             // An earlier consumer on this pipe waits already (see the module docs).
             let bit = 1u8 << consumer_pipe as u8;
-            if waited[p] & bit != 0 {
+            if at[p].waited & bit != 0 {
                 continue;
             }
-            waited[p] |= bit;
+            at[p].waited |= bit;
             let slot = &mut next_id[producer_pipe as usize][consumer_pipe as usize];
             let ev = (producer_pipe, consumer_pipe, *slot);
             *slot = (*slot + 1) % 8;
@@ -288,20 +287,29 @@ fn insert(
     }
 }
 
+/// What [`insert`] keeps per op.
+#[derive(Clone, Copy, Default)]
+struct Placed {
+    /// The op's block and pipe (`None`: not in the function).
+    place: Option<(BlockId, PipeKind)>,
+    /// As a producer, the destination pipes that wait for it already (a bit per pipe).
+    waited: u8,
+}
+
 /// Appends the ops of a block tree to `ops` in program order, recording each one's block
 /// and pipe (worked out once per op, not once per use).
 fn place_ops(
     m: &ProgramModule,
     b: BlockId,
     ops: &mut Vec<OpId>,
-    at: &mut SecondaryMap<OpId, Option<(BlockId, PipeKind)>>,
+    at: &mut SecondaryMap<OpId, Placed>,
 ) {
     for &s in &m.blocks[b].stmts {
         let kind = &m.stmts[s].kind;
         if let StmtKind::Op(list) = kind {
             for &o in list {
                 ops.push(o);
-                at[o] = Some((b, pipe_of(m, &m.ops[o])));
+                at[o].place = Some((b, pipe_of(m, &m.ops[o])));
             }
             continue;
         }

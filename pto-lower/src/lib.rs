@@ -87,12 +87,13 @@ fn lower_kernel_unverified(mut m: ProgramModule, kernel: FuncId) -> Result<Progr
 }
 
 /// [`lower_kernel_unverified`] for the macro: the same program, but the events are planned
-/// into a table ([`events::plan`]) instead of op attributes, so the module after the passes
-/// does not show them. The passes run in the order of [`pass::PIPELINE`].
+/// into a table ([`events::plan`]) instead of op attributes, and the inserted moves carry no
+/// `loc` attribute ([`tile_info::infer_for_lowering`]), so the module after the passes does
+/// not show them. The passes run in the order of [`pass::PIPELINE`].
 fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
     check_kernel(&m, kernel)?;
     canonicalize::Canonicalize.run(&mut m)?;
-    tile_info::InferTileInfo.run(&mut m)?;
+    tile_info::infer_for_lowering(&mut m);
     let events = events::plan(&mut m);
     bufferize::Bufferize.run(&mut m)?;
     lower::lower_with_events(m, kernel, events)

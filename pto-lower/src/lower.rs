@@ -19,9 +19,8 @@ use rustc_hash::FxHashMap;
 use crate::bufferize::module_target;
 use crate::events::{EventRole, OpEvents};
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
-use crate::isa::{
-    Arg, Args, Index, Inst, Isa, Offsets, Program, Round, TileId, TileRef, TileSlot, Window,
-};
+use crate::isa::{Arg, Args, Index, Inst, Isa, Offsets, Program, Round, TileId, TileRef, TileSlot};
+use crate::walk::inline_of;
 
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
@@ -53,7 +52,8 @@ pub fn lower_with_events(
         next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
         tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
         diags: Vec::new(),
-        targets: Vec::new(),
+        // Room for a typical kernel's nesting (loops and branches) without regrowth.
+        targets: Vec::with_capacity(8),
         events: &events,
         span: f.span,
     };
@@ -201,7 +201,7 @@ impl<'a> Lowerer<'a> {
         self.tiles.push(TileSlot {
             name,
             dtype: t.dtype,
-            shape: t.shape.clone(),
+            shape: inline_of(&t.shape),
             rows,
             cols,
             space,
@@ -229,7 +229,7 @@ impl<'a> Lowerer<'a> {
             out.push(Inst::Op {
                 isa: Isa::TMov,
                 dst: d,
-                args: Args::from([Arg::Tile(s)]),
+                args: inline_of(&[Arg::Tile(s)]),
             });
         }
     }
@@ -429,17 +429,19 @@ impl<'a> Lowerer<'a> {
         if items.len() != rank {
             self.err(at, format!("expected {rank} offsets"));
         }
-        items
-            .iter()
-            .map(|a| match a {
+        // Pushed one by one: a `collect` goes through `SmallVec`'s general `extend`.
+        let mut offsets = Offsets::new();
+        for a in items {
+            offsets.push(match a {
                 Attr::Int(v) => Index::Const((*v).max(0) as u64),
                 Attr::Value(v) => match m.values[*v].constant {
                     Some(c) => Index::Const(c.as_i64().max(0) as u64),
                     None => Index::Value(*v),
                 },
                 _ => Index::Const(0),
-            })
-            .collect()
+            });
+        }
+        offsets
     }
 
     fn op(&mut self, o: OpId, out: &mut Vec<Inst>) {
@@ -472,7 +474,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Scalar {
                         op: op.opcode,
                         result: r,
-                        args: op.operands.clone(),
+                        args: inline_of(&op.operands),
                     });
                 }
             }
@@ -481,7 +483,7 @@ impl<'a> Lowerer<'a> {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 match isa_at(0) {
-                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) }),
+                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(a)]) }),
                     None => self.err(at, format!("`{}` has no ISA instruction", op.opcode)),
                 }
             }
@@ -501,7 +503,7 @@ impl<'a> Lowerer<'a> {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 if let Some(isa) = isa_at(0) {
-                    out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) });
+                    out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(a)]) });
                 }
             }
             OpClass::RowExpand | OpClass::ColExpand => {
@@ -509,12 +511,15 @@ impl<'a> Lowerer<'a> {
                 let a = self.tref(op.operands[0], at);
                 if let Some(isa) = isa_at(0) {
                     out.push(Inst::FullValid(d));
-                    out.push(Inst::Op { isa, dst: d, args: Args::from([Arg::Tile(a)]) });
+                    out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(a)]) });
                 }
             }
             OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
                 let d = dst(self);
-                let args: Args = op.operands.iter().map(|&v| Arg::Tile(self.tref(v, at))).collect();
+                let mut args = Args::new();
+                for &v in &op.operands {
+                    args.push(Arg::Tile(self.tref(v, at)));
+                }
                 let isa = match class {
                     OpClass::Matmul => Isa::TMatmul,
                     OpClass::MatmulAcc => Isa::TMatmulAcc,
@@ -560,7 +565,7 @@ impl<'a> Lowerer<'a> {
                 out.push(Inst::Op {
                     isa: Isa::TExpandS,
                     dst: d,
-                    args: Args::from([Arg::Scalar(op.operands[0])]),
+                    args: inline_of(&[Arg::Scalar(op.operands[0])]),
                 });
             }
             OpClass::Valid => {
@@ -592,7 +597,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
-                let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| Window::from(t.shape.as_slice())).unwrap_or_default();
+                let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| inline_of(t.shape.as_slice())).unwrap_or_default();
                 out.push(Inst::Load { dst: d, tensor, offsets, window });
             }
             OpClass::Store => {
@@ -603,7 +608,7 @@ impl<'a> Lowerer<'a> {
                 let src = self.tref(tile, at);
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
-                let window = m.values[tile].ty.as_tile().map(|t| Window::from(t.shape.as_slice())).unwrap_or_default();
+                let window = m.values[tile].ty.as_tile().map(|t| inline_of(t.shape.as_slice())).unwrap_or_default();
                 out.push(Inst::Store { tensor, src, offsets, window });
             }
             OpClass::Move => {
@@ -652,7 +657,7 @@ impl<'a> Lowerer<'a> {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: Args::from([Arg::Tile(ra), Arg::Tile(rb)]),
+                        args: inline_of(&[Arg::Tile(ra), Arg::Tile(rb)]),
                     }),
                     None => unsupported(self, "on two tiles"),
                 }
@@ -669,14 +674,14 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: Args::from([Arg::Tile(rbig), Arg::Tile(rsmall)]),
+                        args: inline_of(&[Arg::Tile(rbig), Arg::Tile(rsmall)]),
                     });
                 } else if op.opcode == Opcode::TileSub {
                     // r - a = -(a - r)
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: Args::from([Arg::Tile(rbig), Arg::Tile(rsmall)]),
+                        args: inline_of(&[Arg::Tile(rbig), Arg::Tile(rsmall)]),
                     });
                     self.negate(out, d, &ta.dtype);
                 } else if op.opcode == Opcode::TileDiv {
@@ -689,12 +694,12 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa: Isa::TRecip,
                         dst: d,
-                        args: Args::from([Arg::Tile(rbig)]),
+                        args: inline_of(&[Arg::Tile(rbig)]),
                     });
                     out.push(Inst::Op {
                         isa: mul,
                         dst: d,
-                        args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)]),
+                        args: inline_of(&[Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)]),
                     });
                 } else {
                     unsupported(self, "with the broadcast operand on the left");
@@ -706,7 +711,7 @@ impl<'a> Lowerer<'a> {
                     Some(isa) => out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: Args::from([Arg::Tile(ra), Arg::Scalar(b)]),
+                        args: inline_of(&[Arg::Tile(ra), Arg::Scalar(b)]),
                     }),
                     None => unsupported(self, "with a scalar"),
                 }
@@ -720,7 +725,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Inst::Op {
                         isa,
                         dst: d,
-                        args: Args::from([Arg::Tile(rb), Arg::Scalar(a)]),
+                        args: inline_of(&[Arg::Tile(rb), Arg::Scalar(a)]),
                     });
                 } else if op.opcode == Opcode::TileSub {
                     // s - a = (-a) + s
@@ -728,25 +733,25 @@ impl<'a> Lowerer<'a> {
                         out.push(Inst::Op {
                             isa: Isa::TNeg,
                             dst: d,
-                            args: Args::from([Arg::Tile(rb)]),
+                            args: inline_of(&[Arg::Tile(rb)]),
                         });
                     } else {
                         out.push(Inst::Op {
                             isa: Isa::TMulS,
                             dst: d,
-                            args: Args::from([Arg::Tile(rb), Arg::Imm(-1.0)]),
+                            args: inline_of(&[Arg::Tile(rb), Arg::Imm(-1.0)]),
                         });
                     }
                     out.push(Inst::Op {
                         isa: Isa::TAddS,
                         dst: d,
-                        args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)]),
+                        args: inline_of(&[Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)]),
                     });
                 } else if op.opcode == Opcode::TileDiv {
                     out.push(Inst::Op {
                         isa: Isa::TDivS,
                         dst: d,
-                        args: Args::from([Arg::Scalar(a), Arg::Tile(rb)]),
+                        args: inline_of(&[Arg::Scalar(a), Arg::Tile(rb)]),
                     });
                 } else {
                     unsupported(self, "with the scalar on the left");
@@ -761,13 +766,13 @@ impl<'a> Lowerer<'a> {
             out.push(Inst::Op {
                 isa: Isa::TNeg,
                 dst: d,
-                args: Args::from([Arg::Tile(TileRef::Slot(d))]),
+                args: inline_of(&[Arg::Tile(TileRef::Slot(d))]),
             });
         } else {
             out.push(Inst::Op {
                 isa: Isa::TMulS,
                 dst: d,
-                args: Args::from([Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)]),
+                args: inline_of(&[Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)]),
             });
         }
     }

@@ -11,8 +11,8 @@
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
-    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemRef, MemorySpace, OpClass, OpId, Opcode,
-    ProgramModule, StmtId, StmtKind, Type, ValueDef, ValueId,
+    Attr, Attrs, BlockId, Diagnostics, FuncId, IterArg, MemRef, MemorySpace, Name, OpClass, OpId,
+    Opcode, ProgramModule, StmtId, StmtKind, TileType, Type, ValueDef, ValueId,
 };
 
 use crate::info::set_space;
@@ -31,9 +31,21 @@ impl Pass for InferTileInfo {
         // By index: the pass changes the module, never its function list (no copy of it).
         for k in 0..m.functions.len() {
             let f = m.functions[k];
-            run_function(m, f);
+            run_function(m, f, true);
         }
         Ok(())
+    }
+}
+
+/// [`InferTileInfo`] for the macro's pipeline, which lowers the module right after the
+/// passes and never prints it: the moves it inserts carry no `loc` attribute. Their result
+/// types hold the location already, and nothing after this pass reads the attribute (the
+/// LOWERED text spells `loc` from the type), so each move saves an attribute list and a
+/// string, made and freed at every expansion. Every other fact is the pass's.
+pub(crate) fn infer_for_lowering(m: &mut ProgramModule) {
+    for k in 0..m.functions.len() {
+        let f = m.functions[k];
+        run_function(m, f, false);
     }
 }
 
@@ -42,14 +54,19 @@ impl Pass for InferTileInfo {
 enum User {
     /// Operand `idx` of op `op` inside `statement.op` `stmt`.
     Op { op: OpId, idx: usize, stmt: StmtId },
-    /// Init `idx` of loop `stmt`.
-    Init { stmt: StmtId, idx: usize },
-    /// Value `idx` of terminator `stmt`, flowing into the values `targets` (iter args or
-    /// `if` results).
+    /// Init `idx` of loop `stmt`, which sits in `block`.
+    Init {
+        stmt: StmtId,
+        idx: usize,
+        block: BlockId,
+    },
+    /// Value `idx` of terminator `stmt` (in `block`), flowing into the values `targets`
+    /// (iter args or `if` results).
     Term {
         stmt: StmtId,
         idx: usize,
         target: ValueId,
+        block: BlockId,
     },
 }
 
@@ -62,8 +79,6 @@ struct Facts {
     uses_of: SecondaryMap<ValueId, Option<(u32, u32)>>,
     /// Tile values defined by the function, in program order.
     defs: Vec<ValueId>,
-    /// The block each statement sits in.
-    block_of: SecondaryMap<StmtId, Option<BlockId>>,
 }
 
 impl Facts {
@@ -105,11 +120,12 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
 
 fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
-        // About two uses per op.
-        users: Vec::with_capacity(2 * m.ops.len()),
+        // About one tile use per op (a kernel's other uses are of scalars: offsets, bounds).
+        // Sized by the ops, not twice that: the list stays a small allocation for a typical
+        // kernel (a large one makes glibc consolidate its free lists first).
+        users: Vec::with_capacity(m.ops.len()),
         uses_of: SecondaryMap::with_len(m.values.len(), None),
         defs: Vec::with_capacity(m.values.len()),
-        block_of: SecondaryMap::with_len(m.stmts.len(), None),
     };
     for p in &m.funcs[f].sig.params {
         if is_tile(m, p.value) {
@@ -119,12 +135,11 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     fn walk_block(
         m: &ProgramModule,
         b: BlockId,
-        loops: &mut Vec<StmtId>,
-        ifs: &mut Vec<StmtId>,
+        // The innermost loop around `b` (what a `break` / `continue` leaves or repeats).
+        inner_loop: Option<StmtId>,
         facts: &mut Facts,
     ) {
         for &s in &m.blocks[b].stmts {
-            facts.block_of[s] = Some(b);
             match &m.stmts[s].kind {
                 StmtKind::Op(ops) => {
                     for &o in ops {
@@ -146,62 +161,70 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                 }
                 StmtKind::For(l) => {
                     for (idx, a) in l.iter_args.iter().enumerate() {
-                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        let init = User::Init {
+                            stmt: s,
+                            idx,
+                            block: b,
+                        };
+                        facts.add_use(m, a.init, init);
                         if is_tile(m, a.arg) {
                             facts.defs.push(a.arg);
                         }
                     }
-                    loops.push(s);
-                    walk_block(m, l.body, loops, ifs, facts);
-                    loops.pop();
+                    walk_block(m, l.body, Some(s), facts);
                     facts
                         .defs
                         .extend(l.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::While(w) => {
                     for (idx, a) in w.iter_args.iter().enumerate() {
-                        facts.add_use(m, a.init, User::Init { stmt: s, idx });
+                        let init = User::Init {
+                            stmt: s,
+                            idx,
+                            block: b,
+                        };
+                        facts.add_use(m, a.init, init);
                         if is_tile(m, a.arg) {
                             facts.defs.push(a.arg);
                         }
                     }
-                    loops.push(s);
-                    walk_block(m, w.cond_block, loops, ifs, facts);
-                    walk_block(m, w.body, loops, ifs, facts);
-                    loops.pop();
+                    walk_block(m, w.cond_block, Some(s), facts);
+                    walk_block(m, w.body, Some(s), facts);
                     facts
                         .defs
                         .extend(w.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::If(x) => {
-                    ifs.push(s);
-                    walk_block(m, x.then_block, loops, ifs, facts);
-                    walk_block(m, x.else_block, loops, ifs, facts);
-                    ifs.pop();
+                    walk_block(m, x.then_block, inner_loop, facts);
+                    walk_block(m, x.else_block, inner_loop, facts);
                     facts
                         .defs
                         .extend(x.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
-                StmtKind::Scope(_, blk) => walk_block(m, *blk, loops, ifs, facts),
+                StmtKind::Scope(_, blk) => walk_block(m, *blk, inner_loop, facts),
                 StmtKind::Yield(vals) => {
                     // An `if` branch yields into the innermost `if` when the block is one of
                     // its branches, else into the innermost loop.
                     match m.blocks[b].owner.map(|o| &m.stmts[o].kind) {
                         Some(StmtKind::If(x)) => {
-                            push_term(m, facts, s, vals, x.results.iter().copied())
+                            push_term(m, facts, (s, b), vals, x.results.iter().copied())
                         }
-                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                        Some(StmtKind::For(l)) => {
+                            push_term(m, facts, (s, b), vals, args(&l.iter_args))
+                        }
                         Some(StmtKind::While(w)) => {
-                            push_term(m, facts, s, vals, args(&w.iter_args))
+                            push_term(m, facts, (s, b), vals, args(&w.iter_args))
                         }
                         _ => {}
                     }
                 }
                 StmtKind::Break(vals) | StmtKind::Continue(vals) => {
-                    match loops.last().map(|&l| &m.stmts[l].kind) {
-                        Some(StmtKind::For(l)) => push_term(m, facts, s, vals, args(&l.iter_args)),
+                    match inner_loop.map(|l| &m.stmts[l].kind) {
+                        Some(StmtKind::For(l)) => {
+                            push_term(m, facts, (s, b), vals, args(&l.iter_args))
+                        }
                         Some(StmtKind::While(w)) => {
-                            push_term(m, facts, s, vals, args(&w.iter_args))
+                            push_term(m, facts, (s, b), vals, args(&w.iter_args))
                         }
                         _ => {}
                     }
@@ -213,10 +236,11 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     fn args(iter_args: &[IterArg]) -> impl Iterator<Item = ValueId> + '_ {
         iter_args.iter().map(|a| a.arg)
     }
+    /// The uses of terminator `s` in block `b`.
     fn push_term(
         m: &ProgramModule,
         facts: &mut Facts,
-        s: StmtId,
+        (s, b): (StmtId, BlockId),
         vals: &[ValueId],
         targets: impl Iterator<Item = ValueId>,
     ) {
@@ -228,12 +252,12 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                     stmt: s,
                     idx,
                     target: t,
+                    block: b,
                 },
             );
         }
     }
-    let (mut loops, mut ifs) = (Vec::new(), Vec::new());
-    walk_block(m, m.funcs[f].body, &mut loops, &mut ifs, &mut facts);
+    walk_block(m, m.funcs[f].body, None, &mut facts);
     facts
 }
 
@@ -262,7 +286,7 @@ fn demand(m: &ProgramModule, loc: &Locations, u: User) -> Option<MemorySpace> {
                 }
             }
         }
-        User::Init { stmt, idx } => {
+        User::Init { stmt, idx, .. } => {
             let arg = match &m.stmts[stmt].kind {
                 StmtKind::For(l) => l.iter_args.get(idx).map(|a| a.arg),
                 StmtKind::While(w) => w.iter_args.get(idx).map(|a| a.arg),
@@ -346,7 +370,9 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
     }
 }
 
-fn run_function(m: &mut ProgramModule, f: FuncId) {
+/// Places the tiles of function `f` and inserts its moves (with a `loc` attribute when
+/// `loc_attrs`).
+fn run_function(m: &mut ProgramModule, f: FuncId, loc_attrs: bool) {
     let facts = gather(m, f);
     let mut loc = Locations::with_len(m.values.len(), None);
     for _ in 0..4 {
@@ -387,7 +413,10 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     // Moves in front of consuming ops; one move per (statement, value, location). The moves
     // of a value are adjacent in `op_moves`, so only the current value's are remembered.
     let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
-    let mut name = String::new();
+    let mut names = MoveNames {
+        loc_attrs,
+        ..MoveNames::default()
+    };
     for (stmt, op, idx, v, want) in op_moves {
         if made.first().is_some_and(|&(_, of, _, _)| of != v) {
             made.clear();
@@ -399,7 +428,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         let moved = match before {
             Some(mv) => mv,
             None => {
-                let (mop, mv) = make_move(m, v, want, m.ops[op].span, &mut name);
+                let (mop, mv) = make_move(m, v, want, m.ops[op].span, &mut names);
                 if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
                     let at = list.iter().position(|&o| o == op).unwrap_or(0);
                     list.insert(at, mop);
@@ -412,10 +441,11 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     }
     // Moves in front of loops (inits) and terminators (yields, breaks, continues).
     for (u, v, want) in stmt_moves {
-        let (User::Init { stmt, idx } | User::Term { stmt, idx, .. }) = u else {
-            continue;
-        };
-        let Some(block) = facts.block_of[stmt] else {
+        let (User::Init { stmt, idx, block }
+        | User::Term {
+            stmt, idx, block, ..
+        }) = u
+        else {
             continue;
         };
         let at = m.blocks[block]
@@ -423,7 +453,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
             .iter()
             .position(|&s| s == stmt)
             .unwrap_or(0);
-        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span, &mut name);
+        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span, &mut names);
         walk::insert_op_before_stmt(m, block, at, mop);
         match &mut m.stmts[stmt].kind {
             StmtKind::For(l) => l.iter_args[idx].init = mv,
@@ -436,35 +466,75 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     }
 }
 
-/// A `tile.move %v {loc = want}` with its result placed in `want`. `name` is scratch space
-/// for the result's name, reused from move to move.
+/// The names of the moves made so far, by moved value and location: the moves of one value
+/// to one location (one per branch that needs it) share their result's name, spelled and
+/// allocated once.
+#[derive(Default)]
+struct MoveNames {
+    made: Vec<(ValueId, MemorySpace, Name)>,
+    /// Scratch space for spelling a name, reused from move to move.
+    text: String,
+    /// Whether the moves carry their location as a `loc` attribute too.
+    loc_attrs: bool,
+}
+
+/// A `tile.move %v {loc = want}` with its result placed in `want`, named from `names`.
 fn make_move(
     m: &mut ProgramModule,
     v: ValueId,
     want: MemorySpace,
     span: pto_ir::SpanId,
-    name: &mut String,
+    names: &mut MoveNames,
 ) -> (OpId, ValueId) {
-    let mut ty = m.values[v].ty.clone();
-    // The move's result lives in `want` (what `set_space` would record afterwards).
-    if let Type::Tile(t) = &mut ty {
-        let size = t.buffer_bytes();
-        let addr = t.memref.and_then(|r| r.addr);
-        t.memref = Some(MemRef {
-            space: want,
-            addr,
-            size,
-        });
-    }
-    // `{base}_{location in lower case}`.
-    let base = m.values[v].name.as_deref().unwrap_or("t");
-    name.clear();
-    name.push_str(base);
-    name.push('_');
-    let lower_at = name.len();
-    name.push_str(want.name());
-    name[lower_at..].make_ascii_lowercase();
-    // Built whole: one allocation of the right size, no search for an existing key.
-    let attrs = Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))]);
-    walk::new_op(m, Opcode::TileMove, [v], attrs, ty, Some(name), span)
+    // The moved value's type, living in `want` (what `set_space` would record afterwards);
+    // a tile's lists are copied item by item ([`walk::inline_of`]).
+    let ty = match &m.values[v].ty {
+        Type::Tile(t) => Type::Tile(TileType {
+            dtype: t.dtype,
+            shape: walk::inline_of(&t.shape),
+            valid: walk::inline_of(&t.valid),
+            memref: Some(MemRef {
+                space: want,
+                addr: t.memref.and_then(|r| r.addr),
+                size: t.buffer_bytes(),
+            }),
+        }),
+        other => other.clone(),
+    };
+    let name = match names
+        .made
+        .iter()
+        .find(|(of, to, _)| *of == v && *to == want)
+    {
+        Some((_, _, name)) => name.clone(),
+        None => {
+            // `{base}_{location in lower case}`.
+            let base = m.values[v].name.as_deref().unwrap_or("t");
+            let text = &mut names.text;
+            text.clear();
+            text.push_str(base);
+            text.push('_');
+            let lower_at = text.len();
+            text.push_str(want.name());
+            text[lower_at..].make_ascii_lowercase();
+            let name = Name::from(text.as_str());
+            names.made.push((v, want, name.clone()));
+            name
+        }
+    };
+    let attrs = if names.loc_attrs {
+        // Built whole: one allocation of the right size, no search for an existing key.
+        Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))])
+    } else {
+        Attrs::new()
+    };
+    walk::new_op_named(
+        m,
+        Opcode::TileMove,
+        walk::inline_of(&[v]),
+        attrs,
+        ty,
+        Some(name),
+        span,
+    )
 }

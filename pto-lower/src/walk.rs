@@ -7,8 +7,8 @@
 use pto_ir::entity::SecondaryMap;
 use pto_ir::module::for_each_dim;
 use pto_ir::{
-    BlockId, FuncId, OpId, Operation, ProgramModule, SpanId, Statement, StmtId, StmtKind, Type,
-    ValueDef, ValueId,
+    BlockId, FuncId, InlineVec, Name, OpId, Operation, ProgramModule, SpanId, Statement, StmtId,
+    StmtKind, Type, ValueDef, ValueId,
 };
 
 /// A value renaming (`None`: keep the value).
@@ -136,21 +136,34 @@ pub(crate) fn loop_exits(m: &ProgramModule, body: BlockId, out: &mut Vec<StmtId>
     walk(m, body, true, out);
 }
 
-/// Creates an op with one result of type `ty` (named `name`), not yet placed.
-pub(crate) fn new_op(
+/// An inline list holding `items`, pushed one by one. `InlineVec`'s conversions from arrays
+/// and slices (and its `clone`) go through `SmallVec`'s general `extend`, several times the
+/// cost of pushing the one to four items these lists hold, and the passes and the lowering
+/// build many of them at every expansion.
+pub(crate) fn inline_of<T: Copy, const N: usize>(items: &[T]) -> InlineVec<T, N> {
+    let mut list = InlineVec::new();
+    for &x in items {
+        list.push(x);
+    }
+    list
+}
+
+/// Creates an op with one result of type `ty` (named `name`, shared: no copy), not yet
+/// placed.
+pub(crate) fn new_op_named(
     m: &mut ProgramModule,
     opcode: pto_ir::Opcode,
-    operands: impl Into<pto_ir::ValueList>,
+    operands: pto_ir::ValueList,
     attrs: pto_ir::Attrs,
     ty: Type,
-    name: Option<&str>,
+    name: Option<Name>,
     span: SpanId,
 ) -> (OpId, ValueId) {
-    let v = m.new_value(ty, name);
+    let v = m.new_value_named(ty, name);
     let op = m.ops.push(Operation {
         opcode,
-        operands: operands.into(),
-        results: [v].into(),
+        operands,
+        results: inline_of(&[v]),
         attrs,
         span,
     });

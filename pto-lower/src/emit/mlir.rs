@@ -180,10 +180,12 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
             // share of the statements'): one allocation for most kernels.
             out: Out::with_capacity(512 + 256 * p.module.ops.len()),
             renamed: Vec::new(),
-            tokens: Vec::new(),
+            // Room for a typical kernel's events and an op's waits and records: no growth
+            // step by step as the first ones come.
+            tokens: Vec::with_capacity(16),
             next_token: 0,
-            waits: Vec::new(),
-            records: Vec::new(),
+            waits: Vec::with_capacity(4),
+            records: Vec::with_capacity(4),
             next_tmp: 0,
             name_at: vec![(0, 0); p.module.values.len()],
             ty_at: vec![(0, 0); p.module.values.len()],
@@ -822,11 +824,13 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
             "" => self.put("pto.constant"),
             "tile" => {
                 self.put("pto.tile.");
-                // `row_max` is spelled `row.max`.
-                let start = self.out.text.len();
-                self.put(info.mnemonic);
-                for (i, _) in info.mnemonic.match_indices('_') {
-                    self.out.text.replace_range(start + i..start + i + 1, ".");
+                // `row_max` is spelled `row.max`: written in parts, not patched afterwards
+                // (a replacement in the text moves everything after it).
+                for (i, part) in info.mnemonic.split('_').enumerate() {
+                    if i > 0 {
+                        self.put(".");
+                    }
+                    self.put(part);
                 }
             }
             d => {
