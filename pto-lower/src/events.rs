@@ -3,8 +3,11 @@
 //! pipe, destination pipe, event id) and the consumer waits for it (`wait = [[MTE2, V, 0]]`).
 //! When the consumer is in another block than the producer (inside a loop or branch the
 //! producer is outside of), the producer sets and waits at once (`sync = [..]`), which is
-//! always safe. Dependencies carried around a loop's back edge are ordered by the barrier
-//! the lowering places at the end of each loop body that issues tile work.
+//! always safe. The pass orders op results only: dependencies carried around a loop's back
+//! edge are ordered by the barrier the lowering places at the start of each loop body that
+//! issues tile work, and tiles that leave an `if` or a loop (its results, and the copies the
+//! lowering makes to carry them) by the barriers it places before those copies and after
+//! the statement.
 //!
 //! One event per producer and destination pipe serves all its consumers on that pipe: the
 //! first consumer in program order gets it, and every later one runs after that wait on

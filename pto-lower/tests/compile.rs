@@ -434,3 +434,59 @@ fn an_element_type_the_runtime_lacks_is_reported_once() {
     let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(messages, ["the CPU runtime has no fp8 element type"]);
 }
+
+/// The lines of a kernel's C++ that run something (not braces, declarations or comments).
+fn cpp_statements(cpp: &str) -> Vec<&str> {
+    cpp.lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.ends_with(';')
+                && !l.starts_with("Tile<")
+                && !l.starts_with("using ")
+                && !l.starts_with("#")
+        })
+        .collect()
+}
+
+/// Tiles made inside a loop or branch and read after it are ordered across pipes: the
+/// events pass orders op results only, so the lowering fences what leaves control flow
+/// (the carried accumulator of split-K, made by TMATMUL on the M pipe, is stored by TSTORE
+/// after the loop; without the fence nothing orders the two).
+#[test]
+fn tiles_leaving_control_flow_are_fenced() {
+    let cpp = common::compile("splitk").cpp;
+    let lines = cpp_statements(&cpp);
+    let at = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in\n{cpp}"))
+    };
+    let (mm, store) = (at("TMATMUL_ACC("), at("TSTORE("));
+    assert!(mm < store);
+    assert!(
+        lines[mm..store].contains(&"pipe_barrier(PIPE_ALL);"),
+        "nothing orders the matmul before the store after the loop:\n{cpp}"
+    );
+    // The copy the lowering makes to carry the `if`'s tile into the next iteration runs after
+    // the branch's TMULS (V pipe) or TMOV that made it: the last pipe work before it is a
+    // barrier (scalar statements in between do not count).
+    let control = common::compile("control").cpp;
+    let lines = cpp_statements(&control);
+    let carry = lines
+        .iter()
+        .position(|l| *l == "TMOV(t0_t, t1_e);")
+        .unwrap_or_else(|| panic!("no carried copy in\n{control}"));
+    let pipe_work = |l: &&str| {
+        l.starts_with("pipe_barrier(")
+            || l.starts_with("set_flag(")
+            || l.starts_with("wait_flag(")
+            || l.split('(').next().is_some_and(|w| {
+                !w.is_empty()
+                    && w.bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            })
+    };
+    let before = lines[..carry].iter().rev().find(|l| pipe_work(l));
+    assert_eq!(before, Some(&"pipe_barrier(PIPE_ALL);"), "in\n{control}");
+}

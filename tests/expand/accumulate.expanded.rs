@@ -86,6 +86,7 @@ __global__ AICORE void accumulate(__gm__ float* x, __gm__ float* out, int64_t b_
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     TADD(t0_acc, t0_acc, t1);
   }
+  pipe_barrier(PIPE_ALL);
   using GT1 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>>;
   GT1 gt1(out + static_cast<int64_t>(0) * (1 * 64) + static_cast<int64_t>(0) * (1));
   TSTORE(gt1, t0_acc);
