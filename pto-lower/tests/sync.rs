@@ -1,0 +1,251 @@
+//! The lowered programs are synchronised: every tile an instruction reads was written by an
+//! earlier instruction on the same pipe (pipes run in order), or the write is ordered before
+//! the read by a `pipe_barrier(PIPE_ALL)` after it, or by an event the writer's pipe set
+//! after it and the reader's pipe waited for. Checked on every acceptance kernel along every
+//! path: branches apart, each loop body twice (the back edge), `break` / `continue` to where
+//! they go. A read-after-write the C++ leaves unordered would race on hardware, although the
+//! CPU runtime, which runs one instruction at a time, cannot show it.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use pto_ir::{MemorySpace, PipeKind};
+use pto_lower::Program;
+use pto_lower::events::Event;
+use pto_lower::isa::{Arg, Inst, Isa, TileId, TileRef};
+
+/// A write not yet ordered before every pipe.
+#[derive(Clone, Debug, PartialEq)]
+struct Write {
+    slot: TileId,
+    pipe: PipeKind,
+    /// Events set after the write by its pipe, or by a pipe it was ordered before.
+    set: Vec<Event>,
+    /// The pipes (a bit each) that waited for one of them.
+    ordered: u16,
+}
+
+/// The writes pending on one path.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct State(Vec<Write>);
+
+impl State {
+    /// Both paths' pending writes.
+    fn merge(&mut self, other: &State) {
+        for w in &other.0 {
+            if !self.0.contains(w) {
+                self.0.push(w.clone());
+            }
+        }
+    }
+}
+
+/// Where `break` and `continue` of the innermost loop go.
+#[derive(Default)]
+struct Exits {
+    breaks: State,
+    continues: State,
+}
+
+struct Checker<'a> {
+    p: &'a Program,
+    kernel: &'a str,
+    loops: Vec<Exits>,
+    errors: BTreeSet<String>,
+}
+
+fn bit(p: PipeKind) -> u16 {
+    1 << p as u16
+}
+
+impl Checker<'_> {
+    fn space(&self, t: TileId) -> MemorySpace {
+        self.p.tile(t).map_or(MemorySpace::Vec, |s| s.space)
+    }
+
+    fn name(&self, t: TileId) -> String {
+        self.p
+            .tile(t)
+            .map_or_else(|| format!("t{}", t.0), |s| s.name.clone())
+    }
+
+    /// The pipe of a copy between two buffers (`shared/spec/pto-isa.md` section 4.3).
+    fn move_pipe(&self, from: MemorySpace, to: MemorySpace) -> PipeKind {
+        match (from, to) {
+            (MemorySpace::Acc, _) => PipeKind::Fix,
+            (_, MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => PipeKind::Mte1,
+            _ => PipeKind::V,
+        }
+    }
+
+    fn read(&mut self, s: &State, t: TileRef, pipe: PipeKind, what: &str) {
+        let TileRef::Slot(t) = t else { return };
+        for w in &s.0 {
+            if w.slot == t && w.pipe != pipe && w.ordered & bit(pipe) == 0 {
+                self.errors.insert(format!(
+                    "{}: `{what}` on {pipe:?} reads {} written on {:?} with nothing ordering them",
+                    self.kernel,
+                    self.name(t),
+                    w.pipe
+                ));
+            }
+        }
+    }
+
+    fn write(s: &mut State, slot: TileId, pipe: PipeKind) {
+        s.0.push(Write {
+            slot,
+            pipe,
+            set: Vec::new(),
+            ordered: 0,
+        });
+    }
+
+    fn body(&mut self, insts: &[Inst], s: &mut State) {
+        for i in insts {
+            self.inst(i, s);
+        }
+    }
+
+    /// A loop: `cond` (when given) before each iteration, the body twice for the back edge;
+    /// leaves `s` as after any number of iterations.
+    fn lp(&mut self, cond: Option<&[Inst]>, body: &[Inst], s: &mut State) {
+        let entry = s.clone();
+        let mut at = entry.clone();
+        for _ in 0..2 {
+            self.loops.push(Exits::default());
+            if let Some(c) = cond {
+                self.body(c, &mut at);
+            }
+            let before_body = at.clone();
+            self.body(body, &mut at);
+            let exits = self.loops.pop().unwrap();
+            at.merge(&exits.continues);
+            // Leaving: at the condition (before the body) or by `break`.
+            s.merge(&before_body);
+            s.merge(&exits.breaks);
+            let mut next = entry.clone();
+            next.merge(&at);
+            at = next;
+        }
+        s.merge(&at);
+    }
+
+    fn inst(&mut self, i: &Inst, s: &mut State) {
+        match i {
+            Inst::Barrier(PipeKind::All) => s.0.clear(),
+            Inst::Barrier(p) => s.0.retain(|w| w.pipe != *p),
+            // A pipe sets an event when its earlier work is done, which includes waiting for
+            // the writes ordered before it already: ordering is transitive.
+            Inst::SetFlag(ev) => {
+                for w in
+                    s.0.iter_mut()
+                        .filter(|w| w.pipe == ev.0 || w.ordered & bit(ev.0) != 0)
+                {
+                    w.set.push(*ev);
+                }
+            }
+            Inst::WaitFlag(ev) => {
+                for w in s.0.iter_mut().filter(|w| w.set.contains(ev)) {
+                    w.ordered |= bit(ev.1);
+                }
+            }
+            Inst::Op { isa, dst, args } => {
+                let pipe = match isa {
+                    Isa::TMatmul | Isa::TMatmulAcc | Isa::TMatmulBias => PipeKind::M,
+                    Isa::TMov => match args.first() {
+                        Some(Arg::Tile(TileRef::Slot(src))) => {
+                            self.move_pipe(self.space(*src), self.space(*dst))
+                        }
+                        _ => PipeKind::V,
+                    },
+                    _ => PipeKind::V,
+                };
+                for a in args.iter() {
+                    if let Arg::Tile(t) = a {
+                        self.read(s, *t, pipe, isa.name());
+                    }
+                }
+                Self::write(s, *dst, pipe);
+            }
+            Inst::Load { dst, .. } => Self::write(s, *dst, PipeKind::Mte2),
+            Inst::Store { src, .. } => {
+                let pipe = match src {
+                    TileRef::Slot(t) if self.space(*t) == MemorySpace::Acc => PipeKind::Fix,
+                    _ => PipeKind::Mte3,
+                };
+                self.read(s, *src, pipe, "TSTORE");
+            }
+            Inst::Extract { dst, src, .. } => {
+                let from = match src {
+                    TileRef::Slot(t) => self.space(*t),
+                    TileRef::Param(_) => MemorySpace::Vec,
+                };
+                let pipe = self.move_pipe(from, self.space(*dst));
+                self.read(s, *src, pipe, "TEXTRACT");
+                Self::write(s, *dst, pipe);
+            }
+            Inst::Insert { dst, src, .. } => {
+                self.read(s, *src, PipeKind::V, "TINSERT");
+                self.read(s, TileRef::Slot(*dst), PipeKind::V, "TINSERT");
+                Self::write(s, *dst, PipeKind::V);
+            }
+            Inst::Cvt { dst, src, .. } => {
+                self.read(s, *src, PipeKind::V, "TCVT");
+                Self::write(s, *dst, PipeKind::V);
+            }
+            Inst::For { body, .. } => self.lp(None, body, s),
+            Inst::While { cond, body, .. } => self.lp(Some(cond), body, s),
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                let mut other = s.clone();
+                self.body(then_body, s);
+                self.body(else_body, &mut other);
+                s.merge(&other);
+            }
+            Inst::Break | Inst::Continue => {
+                let taken = std::mem::take(s);
+                if let Some(l) = self.loops.last_mut() {
+                    if matches!(i, Inst::Break) {
+                        l.breaks.merge(&taken);
+                    } else {
+                        l.continues.merge(&taken);
+                    }
+                }
+            }
+            Inst::SetValid { .. }
+            | Inst::FullValid(_)
+            | Inst::Scalar { .. }
+            | Inst::Assign(_)
+            | Inst::Return(_) => {}
+        }
+    }
+}
+
+#[test]
+fn every_read_after_write_across_pipes_is_ordered() {
+    let mut errors = BTreeSet::new();
+    // The acceptance kernels, and one whose tiles flow through nested branches and loops.
+    for k in common::KERNELS.into_iter().chain(["branchy_matmul"]) {
+        let m = common::kernel(k);
+        let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
+        let mut c = Checker {
+            p: &p,
+            kernel: k,
+            loops: Vec::new(),
+            errors: BTreeSet::new(),
+        };
+        c.body(&p.body, &mut State::default());
+        errors.extend(c.errors);
+    }
+    assert!(
+        errors.is_empty(),
+        "unordered reads:\n{}",
+        errors.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
