@@ -68,15 +68,7 @@ pub fn pipe_of(m: &ProgramModule, op: &Operation) -> PipeKind {
             }
         }
         OpClass::Move | OpClass::Extract => {
-            let (from, to) = (space(op.operands.first()), space(op.results.first()));
-            match (from, to) {
-                (MemorySpace::Acc, _) => PipeKind::Fix,
-                (MemorySpace::Mat, MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => {
-                    PipeKind::Mte1
-                }
-                (_, MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => PipeKind::Mte1,
-                _ => PipeKind::V,
-            }
+            move_pipe(space(op.operands.first()), space(op.results.first()))
         }
         OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => PipeKind::M,
         // Scalar ops (a verified module's take and give scalars only): no look at the types.
@@ -93,6 +85,16 @@ pub fn pipe_of(m: &ProgramModule, op: &Operation) -> PipeKind {
                 PipeKind::S
             }
         }
+    }
+}
+
+/// The pipe of a copy (`TMOV`, `TEXTRACT`) from buffer `from` to buffer `to`: the fixpipe
+/// out of the accumulator, MTE1 into the matmul operand buffers, the vector unit otherwise.
+pub fn move_pipe(from: MemorySpace, to: MemorySpace) -> PipeKind {
+    match (from, to) {
+        (MemorySpace::Acc, _) => PipeKind::Fix,
+        (_, MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => PipeKind::Mte1,
+        _ => PipeKind::V,
     }
 }
 

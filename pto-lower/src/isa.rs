@@ -205,18 +205,6 @@ impl Isa {
             TRowSum | TRowMax | TRowMin | TColSum | TColMax | TColMin
         )
     }
-
-    /// The pipe the instruction runs on, given its destination's location.
-    pub fn pipe(self, dst: MemorySpace) -> PipeKind {
-        match self {
-            Isa::TMatmul | Isa::TMatmulAcc | Isa::TMatmulBias => PipeKind::M,
-            Isa::TMov => match dst {
-                MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias => PipeKind::Mte1,
-                _ => PipeKind::V,
-            },
-            _ => PipeKind::V,
-        }
-    }
 }
 
 /// `TCVT` rounding (`pto::RoundMode`).

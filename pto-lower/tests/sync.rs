@@ -71,15 +71,6 @@ impl Checker<'_> {
             .map_or_else(|| format!("t{}", t.0), |s| s.name.clone())
     }
 
-    /// The pipe of a copy between two buffers (`shared/spec/pto-isa.md` section 4.3).
-    fn move_pipe(&self, from: MemorySpace, to: MemorySpace) -> PipeKind {
-        match (from, to) {
-            (MemorySpace::Acc, _) => PipeKind::Fix,
-            (_, MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => PipeKind::Mte1,
-            _ => PipeKind::V,
-        }
-    }
-
     fn read(&mut self, s: &State, t: TileRef, pipe: PipeKind, what: &str) {
         let TileRef::Slot(t) = t else { return };
         for w in &s.0 {
@@ -157,7 +148,7 @@ impl Checker<'_> {
                     Isa::TMatmul | Isa::TMatmulAcc | Isa::TMatmulBias => PipeKind::M,
                     Isa::TMov => match args.first() {
                         Some(Arg::Tile(TileRef::Slot(src))) => {
-                            self.move_pipe(self.space(*src), self.space(*dst))
+                            pto_lower::info::move_pipe(self.space(*src), self.space(*dst))
                         }
                         _ => PipeKind::V,
                     },
@@ -183,7 +174,7 @@ impl Checker<'_> {
                     TileRef::Slot(t) => self.space(*t),
                     TileRef::Param(_) => MemorySpace::Vec,
                 };
-                let pipe = self.move_pipe(from, self.space(*dst));
+                let pipe = pto_lower::info::move_pipe(from, self.space(*dst));
                 self.read(s, *src, pipe, "TEXTRACT");
                 Self::write(s, *dst, pipe);
             }
