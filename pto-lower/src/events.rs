@@ -3,11 +3,11 @@
 //! pipe, destination pipe, event id) and the consumer waits for it (`wait = [[MTE2, V, 0]]`).
 //! When the consumer is in another block than the producer (inside a loop or branch the
 //! producer is outside of), the producer sets and waits at once (`sync = [..]`), which is
-//! always safe. The pass orders op results only: dependencies carried around a loop's back
-//! edge are ordered by the barrier the lowering places at the start of each loop body that
-//! issues tile work, and tiles that leave an `if` or a loop (its results, and the copies the
-//! lowering makes to carry them) by the barriers it places before those copies and after
-//! the statement.
+//! always safe. The pass orders an op after the ops whose results it reads; the rest (loop
+//! back edges, tiles that leave an `if` or a loop, the copies the lowering makes, buffers
+//! reused by bufferize) is ordered by barriers: one at the start of each loop body that
+//! issues tile work, and those the lowering's fence step (`fence.rs`) puts where an access
+//! would otherwise race with another pipe's.
 //!
 //! One event per producer and destination pipe serves all its consumers on that pipe: the
 //! first consumer in program order gets it, and every later one runs after that wait on

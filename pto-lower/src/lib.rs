@@ -13,6 +13,7 @@ pub mod bufferize;
 pub mod canonicalize;
 pub mod emit;
 pub mod events;
+mod fence;
 pub mod info;
 pub mod interp;
 pub mod isa;

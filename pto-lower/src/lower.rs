@@ -56,11 +56,10 @@ pub fn lower_with_events(
         targets: Vec::with_capacity(8),
         events: &events,
         span: f.span,
-        // Nothing runs before the kernel.
-        entry_fenced: true,
     };
-    let body = lw.block(f.body);
+    let mut body = lw.block(f.body);
     let Lowerer { tiles, diags, .. } = lw;
+    crate::fence::insert(&mut body, &tiles);
     if !diags.is_empty() {
         let mut d = Diagnostics::new();
         for x in diags {
@@ -102,9 +101,6 @@ struct Lowerer<'a> {
     targets: Vec<YieldTarget<'a>>,
     events: &'a OpEvents,
     span: SpanId,
-    /// Whether the block being lowered starts with every pipe idle: after a barrier with no
-    /// tile work since (see [`Lowerer::fence`]).
-    entry_fenced: bool,
 }
 
 fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
@@ -266,9 +262,24 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 StmtKind::For(l) => {
-                    let carried = self.loop_entry(&mut out, &l.iter_args, span);
+                    let mut carried = Vec::new();
+                    for a in &l.iter_args {
+                        if is_tile(m, a.arg) {
+                            self.copy(&mut out, a.arg, a.init, span);
+                        } else {
+                            carried.push((a.arg, a.init));
+                        }
+                    }
                     let body = self.loop_body(l.body, &l.iter_args);
-                    let (results, after) = self.loop_exit(&l.iter_args, &l.results, span);
+                    let mut results = Vec::new();
+                    let mut after = Vec::new();
+                    for (a, &r) in l.iter_args.iter().zip(&l.results) {
+                        if is_tile(m, r) {
+                            self.copy(&mut after, r, a.arg, span);
+                        } else {
+                            results.push((r, a.arg));
+                        }
+                    }
                     out.push(Inst::For {
                         iv: l.iv,
                         lb: l.lb,
@@ -278,15 +289,19 @@ impl<'a> Lowerer<'a> {
                         body,
                         results,
                     });
-                    self.after_control(&mut out, has_tile(m, &l.results), after);
+                    out.extend(after);
                 }
                 StmtKind::While(w) => {
-                    let carried = self.loop_entry(&mut out, &w.iter_args, span);
+                    let mut carried = Vec::new();
+                    for a in &w.iter_args {
+                        if is_tile(m, a.arg) {
+                            self.copy(&mut out, a.arg, a.init, span);
+                        } else {
+                            carried.push((a.arg, a.init));
+                        }
+                    }
                     self.targets.push(YieldTarget::Loop(&w.iter_args));
-                    // Entered from before the loop and from the end of each iteration.
-                    let entry = std::mem::replace(&mut self.entry_fenced, false);
                     let cond = self.block(w.cond_block);
-                    self.entry_fenced = entry;
                     self.targets.pop();
                     let cond_value =
                         m.blocks[w.cond_block]
@@ -304,7 +319,15 @@ impl<'a> Lowerer<'a> {
                         continue;
                     };
                     let body = self.loop_body(w.body, &w.iter_args);
-                    let (results, after) = self.loop_exit(&w.iter_args, &w.results, span);
+                    let mut results = Vec::new();
+                    let mut after = Vec::new();
+                    for (a, &r) in w.iter_args.iter().zip(&w.results) {
+                        if is_tile(m, r) {
+                            self.copy(&mut after, r, a.arg, span);
+                        } else {
+                            results.push((r, a.arg));
+                        }
+                    }
                     out.push(Inst::While {
                         carried,
                         cond,
@@ -312,15 +335,12 @@ impl<'a> Lowerer<'a> {
                         body,
                         results,
                     });
-                    self.after_control(&mut out, has_tile(m, &w.results), after);
+                    out.extend(after);
                 }
                 StmtKind::If(x) => {
                     self.targets.push(YieldTarget::If(&x.results));
-                    let fenced = self.is_fenced(&out);
-                    let entry = std::mem::replace(&mut self.entry_fenced, fenced);
                     let then_body = self.block(x.then_block);
                     let else_body = self.block(x.else_block);
-                    self.entry_fenced = entry;
                     self.targets.pop();
                     out.push(Inst::If {
                         cond: x.cond,
@@ -333,7 +353,6 @@ impl<'a> Lowerer<'a> {
                             .filter(|&r| !is_tile(m, r))
                             .collect(),
                     });
-                    self.after_control(&mut out, has_tile(m, &x.results), Vec::new());
                 }
                 StmtKind::Yield(vals) => match self.targets.last().copied() {
                     Some(YieldTarget::Loop(args)) => {
@@ -382,54 +401,6 @@ impl<'a> Lowerer<'a> {
         insts
     }
 
-    /// Whether every pipe is idle at the end of `out`: a barrier follows the last tile work
-    /// (scalar work does not touch the pipes), or there is none since the block's entry and
-    /// that was fenced.
-    fn is_fenced(&self, out: &[Inst]) -> bool {
-        let last = out
-            .iter()
-            .rev()
-            .find(|i| !matches!(i, Inst::Scalar { .. } | Inst::Assign(_)));
-        match last {
-            Some(i) => matches!(i, Inst::Barrier(PipeKind::All)),
-            None => self.entry_fenced,
-        }
-    }
-
-    /// Appends a barrier on every pipe unless they are idle already.
-    fn fence(&self, out: &mut Vec<Inst>) {
-        if !self.is_fenced(out) {
-            out.push(Inst::Barrier(PipeKind::All));
-        }
-    }
-
-    /// Appends tile copies the lowering makes after a barrier. They are no ops, so the events
-    /// pass orders nothing around them: the barrier makes their sources' producers and the
-    /// last readers of their destinations, on any pipe, finish first. What follows them is
-    /// ordered by the barrier that starts a loop body or follows the `if` / loop they end.
-    fn fenced_moves(&self, out: &mut Vec<Inst>, moves: Vec<Inst>) {
-        if !moves.is_empty() {
-            self.fence(out);
-            out.extend(moves);
-        }
-    }
-
-    /// What follows an `if` / loop: when tiles come out of it, a barrier orders the work that
-    /// made them (in its bodies, on any pipe) before what reads them (the events pass orders
-    /// op results only); then the copies of a loop's carried tiles into its results, and a
-    /// barrier after those.
-    fn after_control(&self, out: &mut Vec<Inst>, tiles_out: bool, moves: Vec<Inst>) {
-        if tiles_out {
-            self.fence(out);
-        }
-        if !moves.is_empty() {
-            self.fenced_moves(out, moves);
-            self.fence(out);
-        }
-    }
-
-    /// The copies of the values a body ends with (`yield`, `break`, `continue`) into the
-    /// targets' places.
     fn exit_copies(
         &mut self,
         out: &mut Vec<Inst>,
@@ -438,61 +409,19 @@ impl<'a> Lowerer<'a> {
         at: SpanId,
     ) {
         let mut scalars = Vec::new();
-        let mut moves = Vec::new();
         for (t, &v) in targets.zip(vals) {
             if t == v {
                 continue;
             }
             if is_tile(self.m, t) {
-                self.copy(&mut moves, t, v, at);
+                self.copy(out, t, v, at);
             } else {
                 scalars.push((t, v));
             }
         }
-        self.fenced_moves(out, moves);
         if !scalars.is_empty() {
             out.push(Inst::Assign(scalars));
         }
-    }
-
-    /// The copies of a loop's initial tile values into its carried places (fenced), and the
-    /// loop's carried scalars.
-    fn loop_entry(
-        &mut self,
-        out: &mut Vec<Inst>,
-        iter_args: &[IterArg],
-        at: SpanId,
-    ) -> Vec<(ValueId, ValueId)> {
-        let mut carried = Vec::new();
-        let mut moves = Vec::new();
-        for a in iter_args {
-            if is_tile(self.m, a.arg) {
-                self.copy(&mut moves, a.arg, a.init, at);
-            } else {
-                carried.push((a.arg, a.init));
-            }
-        }
-        self.fenced_moves(out, moves);
-        carried
-    }
-
-    /// A loop's scalar results, and the copies of its carried tiles into its tile results.
-    fn loop_exit(
-        &mut self,
-        iter_args: &[IterArg],
-        results: &[ValueId],
-        at: SpanId,
-    ) -> (Vec<(ValueId, ValueId)>, Vec<Inst>) {
-        let mut scalars = Vec::new();
-        let mut moves = Vec::new();
-        for (a, &r) in iter_args.iter().zip(results) {
-            if is_tile(self.m, r) {
-                self.copy(&mut moves, r, a.arg, at);
-            } else {
-                scalars.push((r, a.arg));
-            }
-        }
-        (scalars, moves)
     }
 
     fn index_list(&mut self, attr: Option<&Attr>, rank: usize, at: SpanId) -> Offsets {
@@ -861,11 +790,6 @@ fn isa_commutes(op: Opcode) -> bool {
             | Opcode::TileOr
             | Opcode::TileXor
     )
-}
-
-/// Whether any of `values` is a tile.
-fn has_tile(m: &ProgramModule, values: &[ValueId]) -> bool {
-    values.iter().any(|&v| is_tile(m, v))
 }
 
 fn has_tile_work(insts: &[Inst]) -> bool {

@@ -1,10 +1,12 @@
-//! The lowered programs are synchronised: every tile an instruction reads was written by an
-//! earlier instruction on the same pipe (pipes run in order), or the write is ordered before
-//! the read by a `pipe_barrier(PIPE_ALL)` after it, or by an event the writer's pipe set
-//! after it and the reader's pipe waited for. Checked on every acceptance kernel along every
+//! The lowered programs are synchronised: when an instruction reads buffer memory another
+//! pipe wrote, or writes memory another pipe read or wrote, the earlier access is ordered
+//! before it: by a `pipe_barrier(PIPE_ALL)` after it, or by an event its pipe set after it
+//! (or a pipe it was ordered before: ordering is transitive) that the later pipe waited for.
+//! Pipes run their own instructions in order. Checked on every acceptance kernel along every
 //! path: branches apart, each loop body twice (the back edge), `break` / `continue` to where
-//! they go. A read-after-write the C++ leaves unordered would race on hardware, although the
-//! CPU runtime, which runs one instruction at a time, cannot show it.
+//! they go. An unordered pair would race on hardware, although the CPU runtime, which runs
+//! one instruction at a time, cannot show it. (Written apart from the lowering's own fence
+//! step, `pto-lower/src/fence.rs`, as a check of it and of the events pass.)
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -16,11 +18,12 @@ use pto_lower::Program;
 use pto_lower::events::Event;
 use pto_lower::isa::{Arg, Inst, Isa, TileId, TileRef};
 
-/// A write not yet ordered before every pipe.
+/// A read or write not yet ordered before every pipe.
 #[derive(Clone, Debug, PartialEq)]
 struct Write {
     slot: TileId,
     pipe: PipeKind,
+    write: bool,
     /// Events set after the write by its pipe, or by a pipe it was ordered before.
     set: Vec<Event>,
     /// The pipes (a bit each) that waited for one of them.
@@ -71,27 +74,56 @@ impl Checker<'_> {
             .map_or_else(|| format!("t{}", t.0), |s| s.name.clone())
     }
 
-    fn read(&mut self, s: &State, t: TileRef, pipe: PipeKind, what: &str) {
-        let TileRef::Slot(t) = t else { return };
+    /// Whether two slots share buffer memory.
+    fn overlap(&self, a: TileId, b: TileId) -> bool {
+        match (self.p.tile(a), self.p.tile(b)) {
+            (Some(x), Some(y)) => {
+                x.space == y.space && x.addr < y.addr + y.bytes && y.addr < x.addr + x.bytes
+            }
+            _ => a == b,
+        }
+    }
+
+    /// Records an access of slot `t` on `pipe`, reporting the unordered earlier ones it
+    /// conflicts with.
+    fn touch(&mut self, s: &mut State, t: TileId, pipe: PipeKind, write: bool, what: &str) {
         for w in &s.0 {
-            if w.slot == t && w.pipe != pipe && w.ordered & bit(pipe) == 0 {
+            if (w.write || write)
+                && w.pipe != pipe
+                && w.ordered & bit(pipe) == 0
+                && self.overlap(w.slot, t)
+            {
+                let kind = match (w.write, write) {
+                    (true, false) => "reads",
+                    (false, true) => "overwrites what was read:",
+                    _ => "overwrites",
+                };
                 self.errors.insert(format!(
-                    "{}: `{what}` on {pipe:?} reads {} written on {:?} with nothing ordering them",
+                    "{}: `{what}` on {pipe:?} {kind} {} ({}, accessed on {:?}) with nothing ordering them",
                     self.kernel,
                     self.name(t),
+                    self.name(w.slot),
                     w.pipe
                 ));
             }
         }
-    }
-
-    fn write(s: &mut State, slot: TileId, pipe: PipeKind) {
         s.0.push(Write {
-            slot,
+            slot: t,
             pipe,
+            write,
             set: Vec::new(),
             ordered: 0,
         });
+    }
+
+    fn read(&mut self, s: &mut State, t: TileRef, pipe: PipeKind, what: &str) {
+        if let TileRef::Slot(t) = t {
+            self.touch(s, t, pipe, false, what);
+        }
+    }
+
+    fn write(&mut self, s: &mut State, t: TileId, pipe: PipeKind, what: &str) {
+        self.touch(s, t, pipe, true, what);
     }
 
     fn body(&mut self, insts: &[Inst], s: &mut State) {
@@ -159,9 +191,9 @@ impl Checker<'_> {
                         self.read(s, *t, pipe, isa.name());
                     }
                 }
-                Self::write(s, *dst, pipe);
+                self.write(s, *dst, pipe, isa.name());
             }
-            Inst::Load { dst, .. } => Self::write(s, *dst, PipeKind::Mte2),
+            Inst::Load { dst, .. } => self.write(s, *dst, PipeKind::Mte2, "TLOAD"),
             Inst::Store { src, .. } => {
                 let pipe = match src {
                     TileRef::Slot(t) if self.space(*t) == MemorySpace::Acc => PipeKind::Fix,
@@ -176,16 +208,16 @@ impl Checker<'_> {
                 };
                 let pipe = pto_lower::info::move_pipe(from, self.space(*dst));
                 self.read(s, *src, pipe, "TEXTRACT");
-                Self::write(s, *dst, pipe);
+                self.write(s, *dst, pipe, "TEXTRACT");
             }
             Inst::Insert { dst, src, .. } => {
                 self.read(s, *src, PipeKind::V, "TINSERT");
                 self.read(s, TileRef::Slot(*dst), PipeKind::V, "TINSERT");
-                Self::write(s, *dst, PipeKind::V);
+                self.write(s, *dst, PipeKind::V, "TINSERT");
             }
             Inst::Cvt { dst, src, .. } => {
                 self.read(s, *src, PipeKind::V, "TCVT");
-                Self::write(s, *dst, PipeKind::V);
+                self.write(s, *dst, PipeKind::V, "TCVT");
             }
             Inst::For { body, .. } => self.lp(None, body, s),
             Inst::While { cond, body, .. } => self.lp(Some(cond), body, s),
