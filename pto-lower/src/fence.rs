@@ -21,41 +21,72 @@ use crate::isa::{Arg, Inst, Isa, TileId, TileRef, TileSlot};
 
 /// Puts the barriers `body` needs (see the module docs).
 pub(crate) fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {
+    // Per slot (by its bit), the slots whose memory it shares, itself included: bufferize
+    // gives a buffer to several tiles whose lives do not overlap.
+    let overlaps = tiles
+        .iter()
+        .map(|a| {
+            tiles.iter().enumerate().fold(0, |m, (j, b)| {
+                let shared = a.space == b.space
+                    && a.addr < b.addr + b.bytes.max(1)
+                    && b.addr < a.addr + a.bytes.max(1);
+                if shared {
+                    m | slot_bit(TileId(j as u32))
+                } else {
+                    m
+                }
+            })
+        })
+        .collect();
     let mut f = Fences {
         tiles,
-        loops: Vec::new(),
+        overlaps,
+        loops: Vec::with_capacity(8),
         touches: Vec::with_capacity(4),
+        // A typical kernel sets about one event per two tile instructions.
+        events: Vec::with_capacity(16),
     };
     f.block(body, &mut State::default());
 }
 
-/// A read or write not yet ordered before every pipe.
-#[derive(Clone, Debug, PartialEq)]
-struct Access {
-    /// The memory: buffer and byte range.
-    space: MemorySpace,
-    lo: u64,
-    hi: u64,
-    pipe: PipeKind,
-    write: bool,
-    /// Events set after the access by its pipe, or by a pipe it is ordered before (a bit per
-    /// source, destination and id).
-    set: [u64; 8],
-    /// The pipes (a bit each) it is ordered before.
-    ordered: u16,
+/// The bit of a slot in the masks of [`State`]. A kernel has a few dozen slots at most; past
+/// 64 they share the last bit, which only makes them conflict more (an extra barrier, never
+/// a missing one).
+fn slot_bit(t: TileId) -> u64 {
+    1 << t.0.min(63)
 }
 
-/// The unordered accesses on a path.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct State(Vec<Access>);
+/// The accesses not yet ordered before every pipe, as masks of slots per pipe. Two accesses
+/// of one slot by one pipe count as the later one: whatever orders the later orders the
+/// earlier too (the pipe runs them in order).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct State {
+    /// Per pipe, the slots it read.
+    reads: [u64; 8],
+    /// Per pipe, the slots it wrote.
+    writes: [u64; 8],
+    /// Per pipe `p` and pipe `d`, the slots whose access by `p` is ordered before `d`.
+    ordered: [[u64; 8]; 8],
+}
 
 impl State {
-    /// Adds the accesses of another path that joins this one.
-    fn merge(&mut self, other: &State) {
-        for a in &other.0 {
-            if !self.0.contains(a) {
-                self.0.push(a.clone());
+    fn pending(&self, p: usize) -> u64 {
+        self.reads[p] | self.writes[p]
+    }
+
+    /// The accesses of either of two joining paths, ordered as on both.
+    fn merge(&mut self, o: &State) {
+        for p in 0..8 {
+            let (mine, theirs) = (self.pending(p), o.pending(p));
+            if mine | theirs == 0 {
+                continue;
             }
+            for d in 0..8 {
+                let (a, b) = (self.ordered[p][d], o.ordered[p][d]);
+                self.ordered[p][d] = (a & b) | (a & !theirs) | (b & !mine);
+            }
+            self.reads[p] |= o.reads[p];
+            self.writes[p] |= o.writes[p];
         }
     }
 }
@@ -63,25 +94,27 @@ impl State {
 /// The states that leave the innermost loop by `break` and go back by `continue`.
 #[derive(Default)]
 struct Exits {
-    breaks: State,
-    continues: State,
+    breaks: Option<State>,
+    continues: Option<State>,
+}
+
+fn join(into: &mut Option<State>, s: &State) {
+    match into {
+        Some(x) => x.merge(s),
+        None => *into = Some(*s),
+    }
 }
 
 struct Fences<'a> {
     tiles: &'a [TileSlot],
+    /// Per slot, the [`slot_bit`]s of the slots sharing its memory.
+    overlaps: Vec<u64>,
     loops: Vec<Exits>,
     /// Scratch: the tiles the instruction at hand touches.
     touches: Vec<Touch>,
-}
-
-fn bit(p: PipeKind) -> u16 {
-    1 << p as u16
-}
-
-/// Where event `e` is in [`Access::set`]: word and bit.
-fn event_bit((src, dst, id): Event) -> (usize, u64) {
-    let i = (src as usize * 8 + dst as usize) * 8 + usize::from(id & 7);
-    (i / 64 % 8, 1 << (i % 64))
+    /// Per event set, what it orders: per pipe, the slots whose access by that pipe was done
+    /// when the event was set (its source pipe's accesses, and those ordered before it).
+    events: Vec<(Event, [u64; 8])>,
 }
 
 /// A tile an instruction reads or writes, on which pipe.
@@ -151,33 +184,13 @@ impl Fences<'_> {
         }
     }
 
-    fn access(&self, (t, pipe, write): Touch) -> Access {
-        let (space, lo, hi) = self
-            .tiles
-            .get(t.0 as usize)
-            .map_or((MemorySpace::Vec, 0, u64::MAX), |s| {
-                (s.space, s.addr, s.addr + s.bytes.max(1))
-            });
-        Access {
-            space,
-            lo,
-            hi,
-            pipe,
-            write,
-            set: [0; 8],
-            ordered: 0,
-        }
-    }
-
-    /// Whether access `a` must wait for one of the unordered accesses `pending`.
-    fn conflicts(pending: &[Access], a: &Access) -> bool {
-        pending.iter().any(|b| {
-            (a.write || b.write)
-                && b.pipe != a.pipe
-                && b.ordered & bit(a.pipe) == 0
-                && b.space == a.space
-                && b.lo < a.hi
-                && a.lo < b.hi
+    /// Whether an access of slot `t` by `pipe` must wait for a pending one.
+    fn conflicts(&self, s: &State, (t, pipe, write): Touch) -> bool {
+        let over = self.overlaps.get(t.0 as usize).copied().unwrap_or(u64::MAX);
+        let me = pipe as usize;
+        (0..8).any(|p| {
+            let touched = if write { s.pending(p) } else { s.writes[p] };
+            p != me && touched & over & !s.ordered[p][me] != 0
         })
     }
 
@@ -188,17 +201,22 @@ impl Fences<'_> {
         while at < insts.len() {
             touches.clear();
             self.touches(&insts[at], &mut touches);
-            let start = s.0.len();
-            let mut conflict = false;
-            for &t in &touches {
-                let a = self.access(t);
-                conflict |= Self::conflicts(&s.0[..start], &a);
-                s.0.push(a);
-            }
-            if conflict {
+            if touches.iter().any(|&t| self.conflicts(s, t)) {
+                // Rare (a few per kernel): the shift is cheaper than rebuilding the list.
                 insts.insert(at, Inst::Barrier(PipeKind::All));
-                s.0.drain(..start);
+                *s = State::default();
                 at += 1;
+            }
+            for &(t, pipe, write) in &touches {
+                let (b, p) = (slot_bit(t), pipe as usize);
+                if write {
+                    s.writes[p] |= b;
+                } else {
+                    s.reads[p] |= b;
+                }
+                for d in &mut s.ordered[p] {
+                    *d &= !b;
+                }
             }
             self.inst(&mut insts[at], s);
             at += 1;
@@ -208,24 +226,32 @@ impl Fences<'_> {
 
     fn inst(&mut self, i: &mut Inst, s: &mut State) {
         match i {
-            Inst::Barrier(PipeKind::All) => s.0.clear(),
+            Inst::Barrier(PipeKind::All) => *s = State::default(),
             Inst::Barrier(p) => {
-                let p = *p;
-                s.0.retain(|a| a.pipe != p);
+                let p = *p as usize;
+                s.reads[p] = 0;
+                s.writes[p] = 0;
             }
             Inst::SetFlag(ev) => {
-                let (w, b) = event_bit(*ev);
-                for a in s.0.iter_mut() {
-                    if a.pipe == ev.0 || a.ordered & bit(ev.0) != 0 {
-                        a.set[w] |= b;
-                    }
+                let src = ev.0 as usize;
+                let mut done = [0; 8];
+                for (p, d) in done.iter_mut().enumerate() {
+                    *d = if p == src {
+                        s.pending(p)
+                    } else {
+                        s.ordered[p][src]
+                    };
+                }
+                match self.events.iter_mut().find(|(e, _)| e == ev) {
+                    Some((_, x)) => *x = done,
+                    None => self.events.push((*ev, done)),
                 }
             }
             Inst::WaitFlag(ev) => {
-                let (w, b) = event_bit(*ev);
-                for a in s.0.iter_mut() {
-                    if a.set[w] & b != 0 {
-                        a.ordered |= bit(ev.1);
+                if let Some((_, done)) = self.events.iter().find(|(e, _)| e == ev) {
+                    let dst = ev.1 as usize;
+                    for (p, d) in done.iter().enumerate() {
+                        s.ordered[p][dst] |= d & s.pending(p);
                     }
                 }
             }
@@ -236,7 +262,7 @@ impl Fences<'_> {
                 else_body,
                 ..
             } => {
-                let mut other = s.clone();
+                let mut other = *s;
                 self.block(then_body, s);
                 self.block(else_body, &mut other);
                 s.merge(&other);
@@ -245,9 +271,9 @@ impl Fences<'_> {
                 let taken = std::mem::take(s);
                 if let Some(l) = self.loops.last_mut() {
                     if matches!(i, Inst::Break) {
-                        l.breaks.merge(&taken);
+                        join(&mut l.breaks, &taken);
                     } else {
-                        l.continues.merge(&taken);
+                        join(&mut l.continues, &taken);
                     }
                 }
             }
@@ -256,25 +282,55 @@ impl Fences<'_> {
     }
 
     /// A loop: `cond` (when given) before each iteration, then the body; fenced for the
-    /// first iteration and again for the back edge. Leaves `s` as after any number of
-    /// iterations.
+    /// first iteration and, when what the back edge carries can reach an access before the
+    /// body's first barrier, again for it. Leaves `s` as after any number of iterations.
     fn lp(&mut self, mut cond: Option<&mut Vec<Inst>>, body: &mut Vec<Inst>, s: &mut State) {
-        let entry = s.clone();
-        let mut at = entry.clone();
-        // The second walk starts from what the first one left at the back edge; it only adds
-        // barriers where the first did not order what crosses it.
-        for _ in 0..2 {
+        // Most bodies start with a barrier (the lowering's, for the back edge) and have a
+        // scalar condition: the back edge then reaches nothing, and one walk does.
+        let scalar = |i: &Inst| matches!(i, Inst::Scalar { .. } | Inst::Assign(_));
+        let walks = if matches!(body.first(), Some(Inst::Barrier(PipeKind::All)))
+            && cond.as_deref().is_none_or(|c| c.iter().all(scalar))
+        {
+            1
+        } else {
+            2
+        };
+        if walks == 1 {
+            self.loops.push(Exits::default());
+            let mut at = *s;
+            if let Some(c) = cond {
+                self.block(c, &mut at);
+                s.merge(&at);
+            }
+            self.block(body, &mut at);
+            // `continue` leaves through the (scalar) condition like the end of the body.
+            if let Some(exits) = self.loops.pop() {
+                for x in [exits.breaks, exits.continues].iter().flatten() {
+                    s.merge(x);
+                }
+            }
+            s.merge(&at);
+            return;
+        }
+        let entry = *s;
+        let mut at = entry;
+        for _ in 0..walks {
             self.loops.push(Exits::default());
             if let Some(c) = cond.as_deref_mut() {
                 self.block(c, &mut at);
             }
-            let leaving = at.clone();
+            // Leaving at the condition (no more iterations), or by `break`.
+            s.merge(&at);
             self.block(body, &mut at);
-            let exits = self.loops.pop().unwrap_or_default();
-            at.merge(&exits.continues);
-            s.merge(&leaving);
-            s.merge(&exits.breaks);
-            let mut next = entry.clone();
+            if let Some(exits) = self.loops.pop() {
+                if let Some(c) = exits.continues {
+                    at.merge(&c);
+                }
+                if let Some(b) = exits.breaks {
+                    s.merge(&b);
+                }
+            }
+            let mut next = entry;
             next.merge(&at);
             at = next;
         }
