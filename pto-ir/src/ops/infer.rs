@@ -311,477 +311,565 @@ pub fn infer(
     infer_placed(&cx)
 }
 
+/// Dispatches to the rule of the op's class. Each rule is its own function (not inlined
+/// here): a kernel uses a handful of classes, and each one's code is then contiguous and
+/// small instead of scattered through one 20 KB match whose prologue serves them all.
 fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
-    let (m, op, operands, attrs) = (cx.m, cx.op, cx.operands, cx.attrs);
-    match op.class() {
+    match cx.op.class() {
         OpClass::Const => fail(|| InferError::new("constants are typed when they are created")),
         OpClass::Call => call(cx),
-        OpClass::ScalarArith | OpClass::ScalarCompare | OpClass::ScalarBitwise => {
-            cx.arity(2)?;
-            let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
-            let class = op.class();
-            let shift = matches!(op, Opcode::ScalarShl | Opcode::ScalarShr);
-            if a != b && !shift {
-                return fail(|| {
-                    InferError::new(format!(
-                    "`{}` operands have different types: {a} and {b}",
-                    cx.name()
-                ))
-                .note("both operands of a scalar operation must have the same type; convert one with `as`")
-                });
-            }
-            let ok = match class {
-                OpClass::ScalarArith => a.is_numeric(),
-                OpClass::ScalarCompare => a.is_numeric() || a == DataType::Bool,
-                _ => a.is_int() && b.is_int(),
-            };
-            if !ok {
-                let want = match class {
-                    OpClass::ScalarBitwise => "integers",
-                    _ => "numbers",
-                };
-                // Name the operand that is wrong (a shift's operands may differ in type).
-                let found = if class == OpClass::ScalarBitwise && a.is_int() {
-                    b
-                } else {
-                    a
-                };
-                return fail(|| {
-                    InferError::new(format!("`{}` needs {want}, found {found}", cx.name()))
-                });
-            }
-            one(Type::Scalar(if class == OpClass::ScalarCompare {
-                DataType::Bool
-            } else {
-                a
-            }))
-        }
-        OpClass::ScalarLogic => {
-            cx.arity(2)?;
-            let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
-            if a != DataType::Bool || b != DataType::Bool {
-                return fail(|| {
-                    InferError::new(format!(
-                        "`{}` needs two bool operands, found {a} and {b}",
-                        cx.name()
-                    ))
-                });
-            }
-            one(Type::Scalar(DataType::Bool))
-        }
-        OpClass::ScalarUnary | OpClass::ScalarNot | OpClass::ScalarBitNot => {
-            cx.arity(1)?;
-            let a = cx.scalar(0)?;
-            let ok = match op.class() {
-                OpClass::ScalarUnary => a.is_numeric(),
-                OpClass::ScalarNot => a == DataType::Bool,
-                _ => a.is_int(),
-            };
-            if !ok {
-                return fail(|| InferError::new(format!("`{}` does not apply to {a}", cx.name())));
-            }
-            one(Type::Scalar(a))
-        }
-        OpClass::ScalarCast => {
-            cx.arity(1)?;
-            cx.scalar(0)?;
-            let to = cx.dtype_attr("dtype")?;
-            if !to.is_concrete() {
-                return fail(|| InferError::new(format!("cannot cast to {to}")));
-            }
-            one(Type::Scalar(to))
-        }
+        OpClass::ScalarArith | OpClass::ScalarCompare | OpClass::ScalarBitwise => scalar_binary(cx),
+        OpClass::ScalarLogic => scalar_logic(cx),
+        OpClass::ScalarUnary | OpClass::ScalarNot | OpClass::ScalarBitNot => scalar_unary(cx),
+        OpClass::ScalarCast => scalar_cast(cx),
         OpClass::TileBinary | OpClass::TileBitwise => tile_binary(cx),
-        OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
-            cx.arity(1)?;
-            let t = cx.tile(0)?;
-            let ok = match op.class() {
-                OpClass::TileUnary => t.dtype.is_numeric(),
-                OpClass::TileUnaryFloat => t.dtype.is_float(),
-                _ => t.dtype.is_int(),
-            };
-            if !ok {
-                let want = match op.class() {
-                    OpClass::TileUnaryFloat => "a float tile (fp16, bf16, fp32)",
-                    OpClass::TileNot => "an integer tile",
-                    _ => "a numeric tile",
-                };
-                return fail(|| {
-                    InferError::new(format!(
-                        "`{}` needs {want}, found {}",
-                        cx.name(),
-                        cx.show(cx.ty(0))
-                    ))
-                });
-            }
-            one(Type::Tile(t.clone()))
-        }
-        OpClass::TileCast => {
-            cx.arity(1)?;
-            let t = cx.tile(0)?;
-            let to = cx.dtype_attr("dtype")?;
-            if !to.is_concrete() || to == DataType::Bool {
-                return fail(|| InferError::new(format!("cannot convert a tile to {to}")));
-            }
-            if let Some(r) = attrs.get("round") {
-                let ok = r.as_ident().is_some_and(|s| ROUND_MODES.contains(&s));
-                if !ok {
-                    return fail(|| {
-                        InferError::new(
-                            "`tile.cast` attribute `round` must be one of none, rint, round, floor, ceil, trunc, odd",
-                        )
-                    });
-                }
-            }
-            let mut out = t.clone();
-            out.dtype = to;
-            one(Type::Tile(out))
-        }
-        OpClass::RowReduce | OpClass::ColReduce => {
-            cx.arity(1)?;
-            let t = cx.tile2(0)?;
-            if !t.dtype.is_numeric() {
-                return fail(|| InferError::new(format!("`{}` needs a numeric tile", cx.name())));
-            }
-            let (r, c) = (t.shape[0], t.shape[1]);
-            one(Type::Tile(if op.class() == OpClass::RowReduce {
-                TileType {
-                    dtype: t.dtype,
-                    shape: pair(r, 1),
-                    valid: pair(t.valid[0], Dim::Const(1)),
-                    memref: None,
-                }
-            } else {
-                TileType {
-                    dtype: t.dtype,
-                    shape: pair(1, c),
-                    valid: pair(Dim::Const(1), t.valid[1]),
-                    memref: None,
-                }
-            }))
-        }
-        OpClass::RowExpand | OpClass::ColExpand => {
-            cx.arity(1)?;
-            let t = cx.tile2(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != 2 {
-                return fail(|| InferError::new(format!("`{}` needs a rank-2 `shape`", cx.name())));
-            }
-            let row = op.class() == OpClass::RowExpand;
-            let ok = if row {
-                t.shape == [shape[0], 1]
-            } else {
-                t.shape == [1, shape[1]]
-            };
-            if !ok {
-                return fail(|| {
-                    InferError::new(format!(
-                        "`{}` cannot expand a {} tile to {}",
-                        cx.name(),
-                        shape_x(&t.shape),
-                        shape_x(&shape)
-                    ))
-                    .note(if row {
-                        "a row expansion takes an R x 1 tile to R x C"
-                    } else {
-                        "a column expansion takes a 1 x C tile to R x C"
-                    })
-                });
-            }
-            let valid = if row {
-                pair(t.valid[0], Dim::Const(shape[1]))
-            } else {
-                pair(Dim::Const(shape[0]), t.valid[1])
-            };
-            one(Type::Tile(TileType {
-                dtype: t.dtype,
-                shape,
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::Transpose => {
-            cx.arity(1)?;
-            let t = cx.tile2(0)?;
-            one(Type::Tile(TileType {
-                dtype: t.dtype,
-                shape: pair(t.shape[1], t.shape[0]),
-                valid: pair(t.valid[1], t.valid[0]),
-                memref: None,
-            }))
-        }
+        OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => tile_unary(cx),
+        OpClass::TileCast => tile_cast(cx),
+        OpClass::RowReduce | OpClass::ColReduce => reduce(cx),
+        OpClass::RowExpand | OpClass::ColExpand => expand(cx),
+        OpClass::Transpose => transpose(cx),
         OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => matmul(cx),
-        OpClass::Extract => {
-            cx.arity(1)?;
-            let src = cx.tile2(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != 2 {
-                return fail(|| InferError::new("`tile.extract` takes a rank-2 window"));
-            }
-            let off = cx.offset_attr("offset", 2)?;
-            let mut valid = Extents::new();
-            for d in 0..2 {
-                let end = off[d].unwrap_or(0).saturating_add(shape[d]);
-                if end > src.shape[d] {
-                    return fail(|| {
-                        InferError::new(format!(
-                        "extract window {} at offset [{}] is outside the {} source tile",
-                        shape_x(&shape),
-                        fmt_offsets(&off),
-                        shape_x(&src.shape)
-                    ))
-                    .note("the window plus its offset must fit inside the source tile in every dimension")
-                    });
-                }
-                valid.push(match (off[d], src.valid[d]) {
-                    (Some(o), Dim::Const(v)) if v > o => Dim::Const((v - o).min(shape[d])),
-                    (Some(_), Dim::Const(_)) => {
-                        return fail(|| InferError::new(format!(
-                            "extract window at offset [{}] starts outside the source's valid region",
-                            fmt_offsets(&off)
-                        )));
-                    }
-                    _ => Dim::Dynamic,
-                });
-            }
-            one(Type::Tile(TileType {
-                dtype: src.dtype,
-                shape,
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::TileAssemble => {
-            cx.arity(2)?;
-            let (src, dst) = (cx.tile(0)?, cx.tile(1)?);
-            if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
-                return fail(|| {
-                    InferError::new(format!(
-                        "`tile.assemble` needs tiles of one dtype and rank, found {} and {}",
-                        cx.show(cx.ty(0)),
-                        cx.show(cx.ty(1))
-                    ))
-                });
-            }
-            let off = cx.offset_attr("offset", dst.shape.len())?;
-            check_fits(
-                cx,
-                &src.shape,
-                &off,
-                &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
-            )?;
-            one(Type::Tile(dst.clone()))
-        }
-        OpClass::Full => {
-            cx.arity(1)?;
-            let v = cx.scalar(0)?;
-            let shape = cx.shape_attr("shape")?;
-            let dtype = cx.dtype_attr("dtype")?;
-            if !dtype.is_concrete() || !(v.is_numeric() || v == DataType::Bool) {
-                return fail(|| {
-                    InferError::new(format!("`tile.full` cannot fill a {dtype} tile with a {v}"))
-                });
-            }
-            one(Type::Tile(TileType::new(dtype, shape)))
-        }
-        OpClass::Valid => {
-            if operands.is_empty() {
-                return fail(|| {
-                    InferError::new(
-                        "`tile.valid` takes a tile and one extent per dimension, found no operands",
-                    )
-                });
-            }
-            let t = cx.tile(0)?;
-            if operands.len() != 1 + t.shape.len() {
-                return fail(|| {
-                    InferError::new(format!(
-                        "`tile.valid` takes one extent per dimension ({}), found {}",
-                        t.shape.len(),
-                        operands.len().saturating_sub(1)
-                    ))
-                });
-            }
-            let mut valid = Extents::new();
-            for (d, &v) in operands[1..].iter().enumerate() {
-                let data = &m.values[v];
-                if !data.ty.is_int_scalar() {
-                    return fail(|| {
-                        InferError::new(format!(
-                            "valid extents must be integers, found {}",
-                            cx.show(&data.ty)
-                        ))
-                    });
-                }
-                match data.constant.map(|c| c.as_i64()) {
-                    Some(c) if c <= 0 || c as u64 > t.shape[d] => {
-                        return fail(|| {
-                            let wanted: Vec<String> = operands[1..]
-                                .iter()
-                                .map(|&v| {
-                                    m.values[v]
-                                        .constant
-                                        .map_or_else(|| m.ssa_name(v), |c| c.as_i64().to_string())
-                                })
-                                .collect();
-                            InferError::new(format!(
-                                "valid region [{}] does not fit the {} tile",
-                                wanted.join(", "),
-                                shape_x(&t.shape)
-                            ))
-                            .note(
-                                "each valid extent must be at least 1 and at most the tile's extent",
-                            )
-                        });
-                    }
-                    Some(c) => valid.push(Dim::Const(c as u64)),
-                    None => valid.push(Dim::Value(v)),
-                }
-            }
-            one(Type::Tile(TileType {
-                dtype: t.dtype,
-                shape: Shape::copied_from(&t.shape),
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::Load => {
-            cx.arity(1)?;
-            let src = cx.tensor(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != src.shape.len() {
-                return fail(|| {
-                    InferError::new(format!(
-                        "a load from a rank-{} tensor needs a rank-{} window, found {}",
-                        src.shape.len(),
-                        src.shape.len(),
-                        shape_x(&shape)
-                    ))
-                });
-            }
-            let off = cx.offset_attr("offset", src.shape.len())?;
-            check_window(cx, "load", &shape, &off, &src.shape)?;
-            let mut valid = Extents::with_capacity(shape.len());
-            for ((&s, o), d) in shape.iter().zip(&off).zip(&src.shape) {
-                valid.push(match (o, d) {
-                    (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
-                    _ => Dim::Dynamic,
-                });
-            }
-            one(Type::Tile(TileType {
-                dtype: src.dtype,
-                shape,
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::Store => {
-            cx.arity(2)?;
-            let t = cx.tile(0)?;
-            let dst = cx.tensor(1)?;
-            if t.dtype != dst.dtype {
-                return fail(|| {
-                    InferError::new(format!(
-                        "cannot store a {} tile into a {} tensor",
-                        t.dtype, dst.dtype
-                    ))
-                    .note("convert the tile first with `.cast::<T>()`")
-                });
-            }
-            if t.shape.len() != dst.shape.len() {
-                return fail(|| {
-                    InferError::new(format!(
-                        "cannot store a rank-{} tile into a rank-{} tensor",
-                        t.shape.len(),
-                        dst.shape.len()
-                    ))
-                });
-            }
-            let off = cx.offset_attr("offset", dst.shape.len())?;
-            check_window(cx, "store", &t.shape, &off, &dst.shape)?;
-            Ok(ResultTypes::new())
-        }
-        OpClass::Move => {
-            cx.arity(1)?;
-            let t = cx.tile(0)?;
-            let loc = cx.attr("loc")?.as_ident().unwrap_or("");
-            if crate::types::MemorySpace::from_name(loc).is_none() {
-                return fail(|| {
-                    InferError::new(format!("`tile.move` to unknown location `{loc}`"))
-                });
-            }
-            one(Type::Tile(t.clone()))
-        }
-        OpClass::TensorBinary => {
-            cx.arity(2)?;
-            match (cx.ty(0), cx.ty(1)) {
-                (Type::Tensor(a), Type::Tensor(b)) => {
-                    if a.dtype != b.dtype || a.shape != b.shape {
-                        return fail(|| {
-                            InferError::new(format!(
-                                "elementwise `{}` operands differ: {} and {}",
-                                cx.name(),
-                                cx.show(cx.ty(0)),
-                                cx.show(cx.ty(1))
-                            ))
-                        });
-                    }
-                    one(Type::Tensor(a.clone()))
-                }
-                (Type::Tensor(a), Type::Scalar(_)) | (Type::Scalar(_), Type::Tensor(a)) => {
-                    one(Type::Tensor(a.clone()))
-                }
-                (a, b) => fail(|| {
-                    InferError::new(format!(
-                        "`{}` needs tensors or a tensor and a scalar, found {} and {}",
-                        cx.name(),
-                        cx.show(a),
-                        cx.show(b)
-                    ))
-                }),
-            }
-        }
-        OpClass::TensorUnary => {
-            cx.arity(1)?;
-            one(Type::Tensor(cx.tensor(0)?.clone()))
-        }
-        OpClass::TensorView => {
-            cx.arity(1)?;
-            let src = cx.tensor(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != src.shape.len() {
-                return fail(|| {
-                    InferError::new(format!(
-                        "a view of a rank-{} tensor needs rank-{} sizes",
-                        src.shape.len(),
-                        src.shape.len()
-                    ))
-                });
-            }
-            let off = cx.offset_attr("offset", src.shape.len())?;
-            check_window(cx, "view", &shape, &off, &src.shape)?;
-            one(Type::Tensor(TensorType {
-                dtype: src.dtype,
-                shape: shape.into_iter().map(Dim::Const).collect(),
-                format: src.format,
-            }))
-        }
-        OpClass::TensorAssemble => {
-            cx.arity(2)?;
-            let (src, dst) = (cx.tensor(0)?, cx.tensor(1)?);
-            if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
-                return fail(|| {
-                    InferError::new(format!(
-                        "`tensor.assemble` needs tensors of one dtype and rank, found {} and {}",
-                        cx.show(cx.ty(0)),
-                        cx.show(cx.ty(1))
-                    ))
-                });
-            }
-            cx.offset_attr("offset", dst.shape.len())?;
-            one(Type::Tensor(dst.clone()))
+        OpClass::Extract => extract(cx),
+        OpClass::TileAssemble => tile_assemble(cx),
+        OpClass::Full => full(cx),
+        OpClass::Valid => valid(cx),
+        OpClass::Load => load(cx),
+        OpClass::Store => store(cx),
+        OpClass::Move => move_rule(cx),
+        OpClass::TensorBinary => tensor_binary(cx),
+        OpClass::TensorUnary => tensor_unary(cx),
+        OpClass::TensorView => tensor_view(cx),
+        OpClass::TensorAssemble => tensor_assemble(cx),
+    }
+}
+
+/// Scalar arithmetic, comparisons and bitwise operations.
+#[inline(never)]
+fn scalar_binary(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(2)?;
+    let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
+    let class = op.class();
+    let shift = matches!(op, Opcode::ScalarShl | Opcode::ScalarShr);
+    if a != b && !shift {
+        return fail(|| {
+            InferError::new(format!(
+            "`{}` operands have different types: {a} and {b}",
+            cx.name()
+        ))
+        .note("both operands of a scalar operation must have the same type; convert one with `as`")
+        });
+    }
+    let ok = match class {
+        OpClass::ScalarArith => a.is_numeric(),
+        OpClass::ScalarCompare => a.is_numeric() || a == DataType::Bool,
+        _ => a.is_int() && b.is_int(),
+    };
+    if !ok {
+        let want = match class {
+            OpClass::ScalarBitwise => "integers",
+            _ => "numbers",
+        };
+        // Name the operand that is wrong (a shift's operands may differ in type).
+        let found = if class == OpClass::ScalarBitwise && a.is_int() {
+            b
+        } else {
+            a
+        };
+        return fail(|| InferError::new(format!("`{}` needs {want}, found {found}", cx.name())));
+    }
+    one(Type::Scalar(if class == OpClass::ScalarCompare {
+        DataType::Bool
+    } else {
+        a
+    }))
+}
+
+/// Scalar `and` / `or`.
+#[inline(never)]
+fn scalar_logic(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
+    if a != DataType::Bool || b != DataType::Bool {
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` needs two bool operands, found {a} and {b}",
+                cx.name()
+            ))
+        });
+    }
+    one(Type::Scalar(DataType::Bool))
+}
+
+/// Scalar negation and `!`.
+#[inline(never)]
+fn scalar_unary(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let a = cx.scalar(0)?;
+    let ok = match op.class() {
+        OpClass::ScalarUnary => a.is_numeric(),
+        OpClass::ScalarNot => a == DataType::Bool,
+        _ => a.is_int(),
+    };
+    if !ok {
+        return fail(|| InferError::new(format!("`{}` does not apply to {a}", cx.name())));
+    }
+    one(Type::Scalar(a))
+}
+
+/// Scalar conversions.
+#[inline(never)]
+fn scalar_cast(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    cx.scalar(0)?;
+    let to = cx.dtype_attr("dtype")?;
+    if !to.is_concrete() {
+        return fail(|| InferError::new(format!("cannot cast to {to}")));
+    }
+    one(Type::Scalar(to))
+}
+
+/// Elementwise unary tile operations.
+#[inline(never)]
+fn tile_unary(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let t = cx.tile(0)?;
+    let ok = match op.class() {
+        OpClass::TileUnary => t.dtype.is_numeric(),
+        OpClass::TileUnaryFloat => t.dtype.is_float(),
+        _ => t.dtype.is_int(),
+    };
+    if !ok {
+        let want = match op.class() {
+            OpClass::TileUnaryFloat => "a float tile (fp16, bf16, fp32)",
+            OpClass::TileNot => "an integer tile",
+            _ => "a numeric tile",
+        };
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` needs {want}, found {}",
+                cx.name(),
+                cx.show(cx.ty(0))
+            ))
+        });
+    }
+    one(Type::Tile(t.clone()))
+}
+
+/// Tile dtype conversion.
+#[inline(never)]
+fn tile_cast(cx: &Cx<'_>) -> R<ResultTypes> {
+    let attrs = cx.attrs;
+    cx.arity(1)?;
+    let t = cx.tile(0)?;
+    let to = cx.dtype_attr("dtype")?;
+    if !to.is_concrete() || to == DataType::Bool {
+        return fail(|| InferError::new(format!("cannot convert a tile to {to}")));
+    }
+    if let Some(r) = attrs.get("round") {
+        let ok = r.as_ident().is_some_and(|s| ROUND_MODES.contains(&s));
+        if !ok {
+            return fail(|| {
+                InferError::new(
+                    "`tile.cast` attribute `round` must be one of none, rint, round, floor, ceil, trunc, odd",
+                )
+            });
         }
     }
+    let mut out = t.clone();
+    out.dtype = to;
+    one(Type::Tile(out))
+}
+
+/// Row and column reductions.
+#[inline(never)]
+fn reduce(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    if !t.dtype.is_numeric() {
+        return fail(|| InferError::new(format!("`{}` needs a numeric tile", cx.name())));
+    }
+    let (r, c) = (t.shape[0], t.shape[1]);
+    one(Type::Tile(if op.class() == OpClass::RowReduce {
+        TileType {
+            dtype: t.dtype,
+            shape: pair(r, 1),
+            valid: pair(t.valid[0], Dim::Const(1)),
+            memref: None,
+        }
+    } else {
+        TileType {
+            dtype: t.dtype,
+            shape: pair(1, c),
+            valid: pair(Dim::Const(1), t.valid[1]),
+            memref: None,
+        }
+    }))
+}
+
+/// Row and column broadcasts.
+#[inline(never)]
+fn expand(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != 2 {
+        return fail(|| InferError::new(format!("`{}` needs a rank-2 `shape`", cx.name())));
+    }
+    let row = op.class() == OpClass::RowExpand;
+    let ok = if row {
+        t.shape == [shape[0], 1]
+    } else {
+        t.shape == [1, shape[1]]
+    };
+    if !ok {
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` cannot expand a {} tile to {}",
+                cx.name(),
+                shape_x(&t.shape),
+                shape_x(&shape)
+            ))
+            .note(if row {
+                "a row expansion takes an R x 1 tile to R x C"
+            } else {
+                "a column expansion takes a 1 x C tile to R x C"
+            })
+        });
+    }
+    let valid = if row {
+        pair(t.valid[0], Dim::Const(shape[1]))
+    } else {
+        pair(Dim::Const(shape[0]), t.valid[1])
+    };
+    one(Type::Tile(TileType {
+        dtype: t.dtype,
+        shape,
+        valid,
+        memref: None,
+    }))
+}
+
+/// Transposition.
+#[inline(never)]
+fn transpose(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    one(Type::Tile(TileType {
+        dtype: t.dtype,
+        shape: pair(t.shape[1], t.shape[0]),
+        valid: pair(t.valid[1], t.valid[0]),
+        memref: None,
+    }))
+}
+
+/// A window of a tile.
+#[inline(never)]
+fn extract(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let src = cx.tile2(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != 2 {
+        return fail(|| InferError::new("`tile.extract` takes a rank-2 window"));
+    }
+    let off = cx.offset_attr("offset", 2)?;
+    let mut valid = Extents::new();
+    for d in 0..2 {
+        let end = off[d].unwrap_or(0).saturating_add(shape[d]);
+        if end > src.shape[d] {
+            return fail(|| {
+                InferError::new(format!(
+                    "extract window {} at offset [{}] is outside the {} source tile",
+                    shape_x(&shape),
+                    fmt_offsets(&off),
+                    shape_x(&src.shape)
+                ))
+                .note(
+                    "the window plus its offset must fit inside the source tile in every dimension",
+                )
+            });
+        }
+        valid.push(match (off[d], src.valid[d]) {
+            (Some(o), Dim::Const(v)) if v > o => Dim::Const((v - o).min(shape[d])),
+            (Some(_), Dim::Const(_)) => {
+                return fail(|| {
+                    InferError::new(format!(
+                        "extract window at offset [{}] starts outside the source's valid region",
+                        fmt_offsets(&off)
+                    ))
+                });
+            }
+            _ => Dim::Dynamic,
+        });
+    }
+    one(Type::Tile(TileType {
+        dtype: src.dtype,
+        shape,
+        valid,
+        memref: None,
+    }))
+}
+
+/// A tile written into another at an offset.
+#[inline(never)]
+fn tile_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let (src, dst) = (cx.tile(0)?, cx.tile(1)?);
+    if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`tile.assemble` needs tiles of one dtype and rank, found {} and {}",
+                cx.show(cx.ty(0)),
+                cx.show(cx.ty(1))
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", dst.shape.len())?;
+    check_fits(
+        cx,
+        &src.shape,
+        &off,
+        &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
+    )?;
+    one(Type::Tile(dst.clone()))
+}
+
+/// A tile filled with one scalar.
+#[inline(never)]
+fn full(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let v = cx.scalar(0)?;
+    let shape = cx.shape_attr("shape")?;
+    let dtype = cx.dtype_attr("dtype")?;
+    if !dtype.is_concrete() || !(v.is_numeric() || v == DataType::Bool) {
+        return fail(|| {
+            InferError::new(format!("`tile.full` cannot fill a {dtype} tile with a {v}"))
+        });
+    }
+    one(Type::Tile(TileType::new(dtype, shape)))
+}
+
+/// A tile with a new valid region.
+#[inline(never)]
+fn valid(cx: &Cx<'_>) -> R<ResultTypes> {
+    let m = cx.m;
+    let operands = cx.operands;
+    if operands.is_empty() {
+        return fail(|| {
+            InferError::new(
+                "`tile.valid` takes a tile and one extent per dimension, found no operands",
+            )
+        });
+    }
+    let t = cx.tile(0)?;
+    if operands.len() != 1 + t.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`tile.valid` takes one extent per dimension ({}), found {}",
+                t.shape.len(),
+                operands.len().saturating_sub(1)
+            ))
+        });
+    }
+    let mut valid = Extents::new();
+    for (d, &v) in operands[1..].iter().enumerate() {
+        let data = &m.values[v];
+        if !data.ty.is_int_scalar() {
+            return fail(|| {
+                InferError::new(format!(
+                    "valid extents must be integers, found {}",
+                    cx.show(&data.ty)
+                ))
+            });
+        }
+        match data.constant.map(|c| c.as_i64()) {
+            Some(c) if c <= 0 || c as u64 > t.shape[d] => {
+                return fail(|| {
+                    let wanted: Vec<String> = operands[1..]
+                        .iter()
+                        .map(|&v| {
+                            m.values[v]
+                                .constant
+                                .map_or_else(|| m.ssa_name(v), |c| c.as_i64().to_string())
+                        })
+                        .collect();
+                    InferError::new(format!(
+                        "valid region [{}] does not fit the {} tile",
+                        wanted.join(", "),
+                        shape_x(&t.shape)
+                    ))
+                    .note("each valid extent must be at least 1 and at most the tile's extent")
+                });
+            }
+            Some(c) => valid.push(Dim::Const(c as u64)),
+            None => valid.push(Dim::Value(v)),
+        }
+    }
+    one(Type::Tile(TileType {
+        dtype: t.dtype,
+        shape: Shape::copied_from(&t.shape),
+        valid,
+        memref: None,
+    }))
+}
+
+/// A tile loaded from a tensor window.
+#[inline(never)]
+fn load(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let src = cx.tensor(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != src.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "a load from a rank-{} tensor needs a rank-{} window, found {}",
+                src.shape.len(),
+                src.shape.len(),
+                shape_x(&shape)
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", src.shape.len())?;
+    check_window(cx, "load", &shape, &off, &src.shape)?;
+    let mut valid = Extents::with_capacity(shape.len());
+    for ((&s, o), d) in shape.iter().zip(&off).zip(&src.shape) {
+        valid.push(match (o, d) {
+            (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
+            _ => Dim::Dynamic,
+        });
+    }
+    one(Type::Tile(TileType {
+        dtype: src.dtype,
+        shape,
+        valid,
+        memref: None,
+    }))
+}
+
+/// A tile stored into a tensor window.
+#[inline(never)]
+fn store(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let t = cx.tile(0)?;
+    let dst = cx.tensor(1)?;
+    if t.dtype != dst.dtype {
+        return fail(|| {
+            InferError::new(format!(
+                "cannot store a {} tile into a {} tensor",
+                t.dtype, dst.dtype
+            ))
+            .note("convert the tile first with `.cast::<T>()`")
+        });
+    }
+    if t.shape.len() != dst.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "cannot store a rank-{} tile into a rank-{} tensor",
+                t.shape.len(),
+                dst.shape.len()
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", dst.shape.len())?;
+    check_window(cx, "store", &t.shape, &off, &dst.shape)?;
+    Ok(ResultTypes::new())
+}
+
+/// A tile moved to another memory.
+#[inline(never)]
+fn move_rule(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile(0)?;
+    let loc = cx.attr("loc")?.as_ident().unwrap_or("");
+    if crate::types::MemorySpace::from_name(loc).is_none() {
+        return fail(|| InferError::new(format!("`tile.move` to unknown location `{loc}`")));
+    }
+    one(Type::Tile(t.clone()))
+}
+
+/// Elementwise binary tensor operations.
+#[inline(never)]
+fn tensor_binary(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    match (cx.ty(0), cx.ty(1)) {
+        (Type::Tensor(a), Type::Tensor(b)) => {
+            if a.dtype != b.dtype || a.shape != b.shape {
+                return fail(|| {
+                    InferError::new(format!(
+                        "elementwise `{}` operands differ: {} and {}",
+                        cx.name(),
+                        cx.show(cx.ty(0)),
+                        cx.show(cx.ty(1))
+                    ))
+                });
+            }
+            one(Type::Tensor(a.clone()))
+        }
+        (Type::Tensor(a), Type::Scalar(_)) | (Type::Scalar(_), Type::Tensor(a)) => {
+            one(Type::Tensor(a.clone()))
+        }
+        (a, b) => fail(|| {
+            InferError::new(format!(
+                "`{}` needs tensors or a tensor and a scalar, found {} and {}",
+                cx.name(),
+                cx.show(a),
+                cx.show(b)
+            ))
+        }),
+    }
+}
+
+/// Elementwise unary tensor operations.
+#[inline(never)]
+fn tensor_unary(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    one(Type::Tensor(cx.tensor(0)?.clone()))
+}
+
+/// A view of a tensor window.
+#[inline(never)]
+fn tensor_view(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let src = cx.tensor(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != src.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "a view of a rank-{} tensor needs rank-{} sizes",
+                src.shape.len(),
+                src.shape.len()
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", src.shape.len())?;
+    check_window(cx, "view", &shape, &off, &src.shape)?;
+    one(Type::Tensor(TensorType {
+        dtype: src.dtype,
+        shape: shape.into_iter().map(Dim::Const).collect(),
+        format: src.format,
+    }))
+}
+
+/// A tensor written into another at an offset.
+#[inline(never)]
+fn tensor_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let (src, dst) = (cx.tensor(0)?, cx.tensor(1)?);
+    if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`tensor.assemble` needs tensors of one dtype and rank, found {} and {}",
+                cx.show(cx.ty(0)),
+                cx.show(cx.ty(1))
+            ))
+        });
+    }
+    cx.offset_attr("offset", dst.shape.len())?;
+    one(Type::Tensor(dst.clone()))
 }
 
 /// `an fp32` / `a uint8`, as the names are read out, for messages.
@@ -875,6 +963,7 @@ pub fn meet(a: Dim, b: Dim) -> Dim {
     }
 }
 
+#[inline(never)]
 fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
     let bitwise = cx.op.class() == OpClass::TileBitwise;
@@ -995,6 +1084,7 @@ pub fn matmul_acc_dtype(input: DataType) -> Option<DataType> {
     }
 }
 
+#[inline(never)]
 fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     let class = cx.op.class();
     let first = usize::from(class == OpClass::MatmulAcc);
@@ -1081,6 +1171,7 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     }
 }
 
+#[inline(never)]
 fn call(cx: &Cx<'_>) -> R<ResultTypes> {
     let callee = match cx.attr("callee")? {
         Attr::Symbol(s) => s,
