@@ -85,37 +85,60 @@ impl IRBuilder {
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
-        let mut loops: InlineVec<StmtId, 4> = InlineVec::new();
-        // Whether `loops` has any: most reads pass none, and asking the list costs more.
-        let mut passed = false;
+        // Up to the first open loop without a provisional of `name`, nothing is made and
+        // nothing is listed: most reads find their binding (or the innermost loop's
+        // provisional) there, and return without the bookkeeping of the full walk.
         let mut cur = block;
-        let (mut outer, fixed, shared) = loop {
+        loop {
             let b = self.module.blocks.get(cur)?;
-            if let Some((n, bind)) = b.env.get_named(name) {
-                let fixed =
-                    ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
-                // The variable's shared name, only when a provisional will be named after it.
-                let shared = passed.then(|| Name::clone(n));
-                break (bind.value, fixed, shared);
+            if let Some(bind) = b.env.get(name) {
+                return Some(bind.value);
             }
             let parent = b.parent?;
             if let Some(lp) = self.is_loop_block(cur)
                 && let Some(state) = ctx.loops.get(lp)
             {
                 if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
-                    let shared = passed.then(|| Name::clone(&p.name));
-                    break (p.value, p.value == p.outer, shared);
+                    return Some(p.value);
+                }
+                return self.resolve_through_loops(ctx, lp, parent, name);
+            }
+            cur = parent;
+        }
+    }
+
+    /// The rest of [`IRBuilder::resolve`]'s walk once it has passed `first`, an open loop
+    /// without a provisional of `name`, continuing at `from` (that loop body's parent).
+    #[inline(never)]
+    fn resolve_through_loops(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        first: StmtId,
+        from: BlockId,
+        name: &str,
+    ) -> Option<ValueId> {
+        let mut loops: InlineVec<StmtId, 4> = InlineVec::new();
+        loops.push(first);
+        let mut cur = from;
+        let (mut outer, fixed, shared) = loop {
+            let b = self.module.blocks.get(cur)?;
+            if let Some((n, bind)) = b.env.get_named(name) {
+                let fixed =
+                    ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
+                // The variable's shared name: the provisionals are named after it.
+                break (bind.value, fixed, Name::clone(n));
+            }
+            let parent = b.parent?;
+            if let Some(lp) = self.is_loop_block(cur)
+                && let Some(state) = ctx.loops.get(lp)
+            {
+                if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
+                    break (p.value, p.value == p.outer, Name::clone(&p.name));
                 }
                 loops.push(lp);
-                passed = true;
             }
             cur = parent;
         };
-        if !passed {
-            return Some(outer);
-        }
-        // (Always there when loops were passed; spelled again rather than trusted blindly.)
-        let shared = shared.unwrap_or_else(|| Name::from(name));
         while let Some(lp) = loops.pop() {
             let value = if fixed {
                 // Never carried: read as its value, but the number its provisional would
