@@ -27,10 +27,25 @@ use crate::entity::{BlockId, SecondaryMap, StmtId, ValueId};
 use crate::env::{Binding, BindingKind, Name};
 use crate::inline::InlineVec;
 use crate::ops;
-use crate::stmt::{BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
+use crate::stmt::{Block, BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
 use crate::typefmt::type_msg;
 use crate::types::{Dim, Type};
 use crate::value::ValueDef;
+
+/// The loop statement whose body (or `while` condition) `b` is, if any.
+fn loop_of(b: &Block) -> Option<StmtId> {
+    match b.role {
+        BlockRole::ForBody | BlockRole::WhileCond | BlockRole::WhileBody => b.owner,
+        _ => None,
+    }
+}
+
+/// `a == b` for variable names, settled without calling `memcmp` when the lengths or first
+/// bytes differ (as most names a read is compared with do).
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
 
 impl IRBuilder {
     /// The current block, or an error when there is no insertion point. Every builder
@@ -65,11 +80,7 @@ impl IRBuilder {
     }
 
     fn is_loop_block(&self, block: BlockId) -> Option<StmtId> {
-        let b = self.module.blocks.get(block)?;
-        match b.role {
-            BlockRole::ForBody | BlockRole::WhileCond | BlockRole::WhileBody => b.owner,
-            _ => None,
-        }
+        loop_of(self.module.blocks.get(block)?)
     }
 
     /// Resolves a read of `name` from `block`, creating provisional loop arguments in every
@@ -95,10 +106,10 @@ impl IRBuilder {
                 return Some(bind.value);
             }
             let parent = b.parent?;
-            if let Some(lp) = self.is_loop_block(cur)
+            if let Some(lp) = loop_of(b)
                 && let Some(state) = ctx.loops.get(lp)
             {
-                if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
+                if let Some(p) = state.provisionals.iter().find(|p| same_name(&p.name, name)) {
                     return Some(p.value);
                 }
                 return self.resolve_through_loops(ctx, lp, parent, name);
@@ -129,10 +140,10 @@ impl IRBuilder {
                 break (bind.value, fixed, Name::clone(n));
             }
             let parent = b.parent?;
-            if let Some(lp) = self.is_loop_block(cur)
+            if let Some(lp) = loop_of(b)
                 && let Some(state) = ctx.loops.get(lp)
             {
-                if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
+                if let Some(p) = state.provisionals.iter().find(|p| same_name(&p.name, name)) {
                     break (p.value, p.value == p.outer, Name::clone(&p.name));
                 }
                 loops.push(lp);
