@@ -2,8 +2,8 @@
 //! `return`, in the seed's explicit create / enter / pop / exit form and in closure-scoped
 //! forms that always leave the scope stack balanced.
 
-use super::IRBuilder;
 use super::context::IRBuilderContext;
+use super::{IRBuilder, fail};
 use crate::attr::Attrs;
 use crate::diag::Diag;
 use crate::entity::{BlockId, StmtId, ValueId};
@@ -43,13 +43,15 @@ impl IRBuilder {
         if ty.is_int_scalar() {
             Ok(())
         } else {
-            Err(Diag::new(
-                ctx.span,
-                format!(
-                    "{what} must be an integer scalar, found {}",
-                    type_msg(&self.module, ty)
-                ),
-            ))
+            fail(|| {
+                Diag::new(
+                    ctx.span,
+                    format!(
+                        "{what} must be an integer scalar, found {}",
+                        type_msg(&self.module, ty)
+                    ),
+                )
+            })
         }
     }
 
@@ -63,13 +65,15 @@ impl IRBuilder {
         if *ty == Type::Scalar(crate::dtype::DataType::Bool) {
             Ok(())
         } else {
-            Err(Diag::new(
-                ctx.span,
-                format!(
-                    "{what} must be a bool, found {}",
-                    type_msg(&self.module, ty)
-                ),
-            ))
+            fail(|| {
+                Diag::new(
+                    ctx.span,
+                    format!(
+                        "{what} must be a bool, found {}",
+                        type_msg(&self.module, ty)
+                    ),
+                )
+            })
         }
     }
 
@@ -131,10 +135,7 @@ impl IRBuilder {
         let (body, iv) = match self.module.stmts.get(fs).map(|s| &s.kind) {
             Some(StmtKind::For(f)) => (f.body, f.iv),
             _ => {
-                return Err(Diag::new(
-                    ctx.span,
-                    format!("{fs:?} is not a for statement"),
-                ));
+                return fail(|| Diag::new(ctx.span, format!("{fs:?} is not a for statement")));
             }
         };
         ctx.push_scope(body, None);
@@ -287,10 +288,12 @@ impl IRBuilder {
         self.expect_bool(ctx, cond, "the `while` condition")?;
         let block = self.insertion_block(ctx)?;
         if self.module.blocks[block].role != BlockRole::WhileCond {
-            return Err(Diag::new(
-                ctx.span,
-                "statement.condition belongs at the end of a while condition region",
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    "statement.condition belongs at the end of a while condition region",
+                )
+            });
         }
         self.push_statement(ctx, StmtKind::Condition(cond))
     }
@@ -314,10 +317,12 @@ impl IRBuilder {
             .last()
             .is_some_and(|&s| matches!(self.module.stmts[s].kind, StmtKind::Condition(_)));
         if !ends_in_condition {
-            return Err(Diag::new(
-                ctx.span,
-                "the while condition region must end with create_condition",
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    "the while condition region must end with create_condition",
+                )
+            });
         }
         self.close_loop(ctx, ws)
     }
@@ -375,10 +380,7 @@ impl IRBuilder {
                 ctx.push_scope(*b, None);
                 Ok(())
             }
-            _ => Err(Diag::new(
-                ctx.span,
-                format!("{ss:?} is not a scope statement"),
-            )),
+            _ => fail(|| Diag::new(ctx.span, format!("{ss:?} is not a scope statement"))),
         }
     }
 
@@ -401,24 +403,28 @@ impl IRBuilder {
         let values = values.into();
         let block = self.insertion_block(ctx)?;
         if self.module.blocks[block].role != BlockRole::FuncBody {
-            return Err(Diag::new(
-                ctx.span,
-                "`return` is only allowed as the last statement of the function body",
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    "`return` is only allowed as the last statement of the function body",
+                )
+            });
         }
         for &v in &values {
             let ty = self.module.values.get(v).map(|d| &d.ty).ok_or_else(|| {
                 Diag::new(ctx.span, format!("{v:?} is not a value of this module"))
             })?;
             if !matches!(ty, Type::Scalar(_)) {
-                return Err(Diag::new(
-                    ctx.span,
-                    format!(
-                        "only scalars can be returned, found {}",
-                        type_msg(&self.module, ty)
-                    ),
-                )
-                .note("tensors and tiles are returned through `&mut` / `#[out]` parameters"));
+                return fail(|| {
+                    Diag::new(
+                        ctx.span,
+                        format!(
+                            "only scalars can be returned, found {}",
+                            type_msg(&self.module, ty)
+                        ),
+                    )
+                    .note("tensors and tiles are returned through `&mut` / `#[out]` parameters")
+                });
             }
         }
         self.push_statement(ctx, StmtKind::Return(values))

@@ -56,13 +56,15 @@ impl IRBuilder {
     /// The finished module; an error if `ctx` still has open scopes.
     pub fn finish(self, ctx: &IRBuilderContext) -> Result<ProgramModule, Diag> {
         if !ctx.is_balanced() {
-            return Err(Diag::new(
-                ctx.span,
-                format!(
-                    "{} scope(s) were pushed but never popped",
-                    ctx.scope_stack.len()
-                ),
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    format!(
+                        "{} scope(s) were pushed but never popped",
+                        ctx.scope_stack.len()
+                    ),
+                )
+            });
         }
         Ok(self.module)
     }
@@ -88,10 +90,12 @@ impl IRBuilder {
                     matches!(d.ty, Type::Scalar(_) | Type::Tile(_) | Type::Tensor(_))
                 });
             if !ok {
-                return Err(Diag::new(
-                    crate::entity::SpanId::NONE,
-                    format!("parameters of `@{name}` must be tensors, tiles or scalars"),
-                ));
+                return fail(|| {
+                    Diag::new(
+                        crate::entity::SpanId::NONE,
+                        format!("parameters of `@{name}` must be tensors, tiles or scalars"),
+                    )
+                });
             }
         }
         let f = self
@@ -227,10 +231,12 @@ impl IRBuilder {
             _ => dtype.is_numeric(),
         };
         if !fits {
-            return Err(Diag::new(
-                ctx.span,
-                format!("the constant {c} cannot have type {dtype}"),
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    format!("the constant {c} cannot have type {dtype}"),
+                )
+            });
         }
         let v = self.module.new_constant(
             c,
@@ -330,14 +336,16 @@ impl IRBuilder {
         let span = crate::entity::SpanId::NONE;
         let types = self.infer_at(opcode, &operands, &attrs, span)?;
         if types.len() != outputs.len() {
-            return Err(Diag::new(
-                span,
-                format!(
-                    "`{opcode}` produces {} result(s), {} output value(s) given",
-                    types.len(),
-                    outputs.len()
-                ),
-            ));
+            return fail(|| {
+                Diag::new(
+                    span,
+                    format!(
+                        "`{opcode}` produces {} result(s), {} output value(s) given",
+                        types.len(),
+                        outputs.len()
+                    ),
+                )
+            });
         }
         for (&out, t) in outputs.iter().zip(&types) {
             let data = self.module.values.get_mut(out).ok_or_else(|| {
@@ -353,10 +361,12 @@ impl IRBuilder {
                     crate::typefmt::type_msg(&self.module, &self.module.values[out].ty),
                     crate::typefmt::type_msg(&self.module, t),
                 );
-                return Err(Diag::new(
-                    span,
-                    format!("`{opcode}` produces {want}, but its output was created as {have}"),
-                ));
+                return fail(|| {
+                    Diag::new(
+                        span,
+                        format!("`{opcode}` produces {want}, but its output was created as {have}"),
+                    )
+                });
             }
         }
         Ok(self.push_op(opcode, operands, outputs, attrs, span))
@@ -367,10 +377,7 @@ impl IRBuilder {
     pub fn emit(&mut self, ctx: &mut IRBuilderContext, op: OpId) -> Result<OpId, Diag> {
         let block = self.insertion_block(ctx)?;
         if !self.module.ops.contains(op) {
-            return Err(Diag::new(
-                ctx.span,
-                format!("{op:?} is not an op of this module"),
-            ));
+            return fail(|| Diag::new(ctx.span, format!("{op:?} is not an op of this module")));
         }
         if !self.module.ops[op].span.is_some() {
             self.module.ops[op].span = ctx.span;
@@ -618,6 +625,15 @@ impl IRBuilder {
             .map(|(n, _)| n)
             .collect()
     }
+}
+
+/// Fails with the diagnostic `f` builds. Out of line and cold: each message is formatted in
+/// its own function, laid out apart from the builder's paths through valid input (a loop's
+/// or an `if`'s closing ran through several KB of interleaved message code).
+#[cold]
+#[inline(never)]
+pub(crate) fn fail<T>(f: impl FnOnce() -> Diag) -> Result<T, Diag> {
+    Err(f())
 }
 
 /// Why `name` cannot be assigned: no such variable, or (`immutable`) a `let` without `mut`.

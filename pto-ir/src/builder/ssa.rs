@@ -20,17 +20,32 @@
 //! did not assign it yields the value from before the `if`; a branch that ends in `break`
 //! or `continue` does not take part in the merge.
 
-use super::IRBuilder;
 use super::context::{IRBuilderContext, LoopState, PendingExit, Provisional};
+use super::{IRBuilder, fail};
 use crate::diag::Diag;
 use crate::entity::{BlockId, SecondaryMap, StmtId, ValueId};
 use crate::env::{Binding, BindingKind, Name};
 use crate::inline::InlineVec;
 use crate::ops;
-use crate::stmt::{BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
+use crate::stmt::{Block, BlockRole, IterArg, IterArgs, Statement, StmtKind, ValueList};
 use crate::typefmt::type_msg;
 use crate::types::{Dim, Type};
 use crate::value::ValueDef;
+
+/// The loop statement whose body (or `while` condition) `b` is, if any.
+fn loop_of(b: &Block) -> Option<StmtId> {
+    match b.role {
+        BlockRole::ForBody | BlockRole::WhileCond | BlockRole::WhileBody => b.owner,
+        _ => None,
+    }
+}
+
+/// `a == b` for variable names, settled without calling `memcmp` when the lengths or first
+/// bytes differ (as most names a read is compared with do).
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
 
 impl IRBuilder {
     /// The current block, or an error when there is no insertion point. Every builder
@@ -65,11 +80,7 @@ impl IRBuilder {
     }
 
     fn is_loop_block(&self, block: BlockId) -> Option<StmtId> {
-        let b = self.module.blocks.get(block)?;
-        match b.role {
-            BlockRole::ForBody | BlockRole::WhileCond | BlockRole::WhileBody => b.owner,
-            _ => None,
-        }
+        loop_of(self.module.blocks.get(block)?)
     }
 
     /// Resolves a read of `name` from `block`, creating provisional loop arguments in every
@@ -85,37 +96,60 @@ impl IRBuilder {
         block: BlockId,
         name: &str,
     ) -> Option<ValueId> {
-        let mut loops: InlineVec<StmtId, 4> = InlineVec::new();
-        // Whether `loops` has any: most reads pass none, and asking the list costs more.
-        let mut passed = false;
+        // Up to the first open loop without a provisional of `name`, nothing is made and
+        // nothing is listed: most reads find their binding (or the innermost loop's
+        // provisional) there, and return without the bookkeeping of the full walk.
         let mut cur = block;
+        loop {
+            let b = self.module.blocks.get(cur)?;
+            if let Some(bind) = b.env.get(name) {
+                return Some(bind.value);
+            }
+            let parent = b.parent?;
+            if let Some(lp) = loop_of(b)
+                && let Some(state) = ctx.loops.get(lp)
+            {
+                if let Some(p) = state.provisionals.iter().find(|p| same_name(&p.name, name)) {
+                    return Some(p.value);
+                }
+                return self.resolve_through_loops(ctx, lp, parent, name);
+            }
+            cur = parent;
+        }
+    }
+
+    /// The rest of [`IRBuilder::resolve`]'s walk once it has passed `first`, an open loop
+    /// without a provisional of `name`, continuing at `from` (that loop body's parent).
+    #[inline(never)]
+    fn resolve_through_loops(
+        &mut self,
+        ctx: &mut IRBuilderContext,
+        first: StmtId,
+        from: BlockId,
+        name: &str,
+    ) -> Option<ValueId> {
+        let mut loops: InlineVec<StmtId, 4> = InlineVec::new();
+        loops.push(first);
+        let mut cur = from;
         let (mut outer, fixed, shared) = loop {
             let b = self.module.blocks.get(cur)?;
             if let Some((n, bind)) = b.env.get_named(name) {
                 let fixed =
                     ctx.strict_mutability && bind.kind == BindingKind::Local && !bind.mutable;
-                // The variable's shared name, only when a provisional will be named after it.
-                let shared = passed.then(|| Name::clone(n));
-                break (bind.value, fixed, shared);
+                // The variable's shared name: the provisionals are named after it.
+                break (bind.value, fixed, Name::clone(n));
             }
             let parent = b.parent?;
-            if let Some(lp) = self.is_loop_block(cur)
+            if let Some(lp) = loop_of(b)
                 && let Some(state) = ctx.loops.get(lp)
             {
-                if let Some(p) = state.provisionals.iter().find(|p| *p.name == *name) {
-                    let shared = passed.then(|| Name::clone(&p.name));
-                    break (p.value, p.value == p.outer, shared);
+                if let Some(p) = state.provisionals.iter().find(|p| same_name(&p.name, name)) {
+                    break (p.value, p.value == p.outer, Name::clone(&p.name));
                 }
                 loops.push(lp);
-                passed = true;
             }
             cur = parent;
         };
-        if !passed {
-            return Some(outer);
-        }
-        // (Always there when loops were passed; spelled again rather than trusted blindly.)
-        let shared = shared.unwrap_or_else(|| Name::from(name));
         while let Some(lp) = loops.pop() {
             let value = if fixed {
                 // Never carried: read as its value, but the number its provisional would
@@ -269,27 +303,28 @@ impl IRBuilder {
                 self.module.blocks[w.body].parent,
             ),
             _ => {
-                return Err(Diag::new(
-                    ctx.span,
-                    format!("{stmt:?} is not a loop statement"),
-                ));
+                return fail(|| Diag::new(ctx.span, format!("{stmt:?} is not a loop statement")));
             }
         };
         let parent = parent.ok_or_else(|| Diag::new(ctx.span, "loop body has no parent scope"))?;
         if ctx.compound != Some(parent) {
-            return Err(Diag::new(
-                ctx.span,
-                "pop the loop's scopes (ctx.pop_scope()) before closing the loop statement",
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    "pop the loop's scopes (ctx.pop_scope()) before closing the loop statement",
+                )
+            });
         }
         let span = self.module.stmts[stmt].span;
         if let Some(c) = cond_block
             && let Some((name, _)) = self.module.blocks[c].env.updates().next()
         {
-            return Err(Diag::new(
-                span,
-                format!("a while condition cannot assign variables (`{name}` is assigned)"),
-            ));
+            return fail(|| {
+                Diag::new(
+                    span,
+                    format!("a while condition cannot assign variables (`{name}` is assigned)"),
+                )
+            });
         }
         let state = ctx.loops.remove(stmt).unwrap_or_default();
         let LoopState {
@@ -303,8 +338,10 @@ impl IRBuilder {
             .collect();
         let is_parallel = matches!(&self.module.stmts[stmt].kind, StmtKind::For(f) if f.kind == crate::stmt::ForKind::Parallel);
         if is_parallel && let Some((name, _)) = carried.first() {
-            return Err(Diag::new(span, format!("`{name}` is assigned in a parallel loop, which would make it loop-carried"))
-                .note("iterations of a parallel loop are independent: assign a variable declared inside the loop, or use a sequential `for`"));
+            return fail(|| {
+                Diag::new(span, format!("`{name}` is assigned in a parallel loop, which would make it loop-carried"))
+                .note("iterations of a parallel loop are independent: assign a variable declared inside the loop, or use a sequential `for`")
+            });
         }
 
         let mut iter_args = IterArgs::new();
@@ -327,15 +364,17 @@ impl IRBuilder {
             let (init_ty, end_ty) = (&self.module.values[init].ty, &self.module.values[*end].ty);
             if !ops::same_up_to_valid(init_ty, end_ty) {
                 let at = self.value_span(*end).unwrap_or(span);
-                return Err(Diag::new(
-                    at,
-                    format!(
-                        "`{name}` is {} before the loop but is assigned {} inside it",
-                        type_msg(&self.module, init_ty),
-                        type_msg(&self.module, end_ty)
-                    ),
-                )
-                .note("a loop-carried variable keeps one type across iterations"));
+                return fail(|| {
+                    Diag::new(
+                        at,
+                        format!(
+                            "`{name}` is {} before the loop but is assigned {} inside it",
+                            type_msg(&self.module, init_ty),
+                            type_msg(&self.module, end_ty)
+                        ),
+                    )
+                    .note("a loop-carried variable keeps one type across iterations")
+                });
             }
             let ty = ops::merge_types(init_ty, end_ty);
             let arg = match prov {
@@ -439,14 +478,16 @@ impl IRBuilder {
                     *existing = values;
                     Ok(())
                 } else {
-                    Err(Diag::new(
-                        span,
-                        format!(
-                            "the explicit yield has {} value(s) but the builder found {} loop-carried or merged variable(s)",
-                            existing.len(),
-                            values.len()
-                        ),
-                    ))
+                    fail(|| {
+                        Diag::new(
+                            span,
+                            format!(
+                                "the explicit yield has {} value(s) but the builder found {} loop-carried or merged variable(s)",
+                                existing.len(),
+                                values.len()
+                            ),
+                        )
+                    })
                 }
             }
             Some(k) if k.is_terminator() => Ok(()),
@@ -495,20 +536,19 @@ impl IRBuilder {
         let (then_b, else_b) = match self.module.stmts.get(stmt).map(|s| &s.kind) {
             Some(StmtKind::If(i)) => (i.then_block, i.else_block),
             _ => {
-                return Err(Diag::new(
-                    ctx.span,
-                    format!("{stmt:?} is not an if statement"),
-                ));
+                return fail(|| Diag::new(ctx.span, format!("{stmt:?} is not an if statement")));
             }
         };
         let parent = self.module.blocks[then_b]
             .parent
             .ok_or_else(|| Diag::new(ctx.span, "if branch has no parent scope"))?;
         if ctx.compound != Some(parent) {
-            return Err(Diag::new(
-                ctx.span,
-                "pop both branch scopes (ctx.pop_scope()) before exit_if_statement",
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    "pop both branch scopes (ctx.pop_scope()) before exit_if_statement",
+                )
+            });
         }
         let span = self.module.stmts[stmt].span;
         let then_live = !self.ends_in_exit(then_b);
@@ -546,14 +586,16 @@ impl IRBuilder {
             // The types are read in place: the merged one is the only copy made.
             let (tt, et) = (&self.module.values[tv].ty, &self.module.values[ev].ty);
             if then_live && else_live && !ops::same_up_to_valid(tt, et) {
-                return Err(Diag::new(
-                    span,
-                    format!(
-                        "`if` branches give `{n}` different types: {} and {}",
-                        type_msg(&self.module, tt),
-                        type_msg(&self.module, et)
-                    ),
-                ));
+                return fail(|| {
+                    Diag::new(
+                        span,
+                        format!(
+                            "`if` branches give `{n}` different types: {} and {}",
+                            type_msg(&self.module, tt),
+                            type_msg(&self.module, et)
+                        ),
+                    )
+                });
             }
             let ty = if then_live {
                 ops::merge_types(tt, et)
@@ -574,10 +616,12 @@ impl IRBuilder {
                     .filter_map(|(v, live)| if live { v } else { None })
                     .collect();
                 if (then_live && tv.is_none()) || (else_live && ev.is_none()) || live.is_empty() {
-                    return Err(Diag::new(
-                        span,
-                        "`if` used as a value needs a value from both branches",
-                    ));
+                    return fail(|| {
+                        Diag::new(
+                            span,
+                            "`if` used as a value needs a value from both branches",
+                        )
+                    });
                 }
                 let types: Vec<Type> = live
                     .iter()
@@ -586,14 +630,16 @@ impl IRBuilder {
                 if let [tt, et] = types.as_slice()
                     && !ops::same_up_to_valid(tt, et)
                 {
-                    return Err(Diag::new(
-                        span,
-                        format!(
-                            "`if` and `else` have different types: {} and {}",
-                            type_msg(&self.module, tt),
-                            type_msg(&self.module, et)
-                        ),
-                    ));
+                    return fail(|| {
+                        Diag::new(
+                            span,
+                            format!(
+                                "`if` and `else` have different types: {} and {}",
+                                type_msg(&self.module, tt),
+                                type_msg(&self.module, et)
+                            ),
+                        )
+                    });
                 }
                 if let (true, Some(v)) = (then_live, tv) {
                     then_vals.push(v);
@@ -647,20 +693,19 @@ impl IRBuilder {
         let body = match self.module.stmts.get(stmt).map(|s| &s.kind) {
             Some(StmtKind::Scope(_, b)) => *b,
             _ => {
-                return Err(Diag::new(
-                    ctx.span,
-                    format!("{stmt:?} is not a scope statement"),
-                ));
+                return fail(|| Diag::new(ctx.span, format!("{stmt:?} is not a scope statement")));
             }
         };
         let parent = self.module.blocks[body]
             .parent
             .ok_or_else(|| Diag::new(ctx.span, "scope has no parent"))?;
         if ctx.compound != Some(parent) {
-            return Err(Diag::new(
-                ctx.span,
-                "pop the scope body (ctx.pop_scope()) before exit_scope_statement",
-            ));
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    "pop the scope body (ctx.pop_scope()) before exit_scope_statement",
+                )
+            });
         }
         let updates: Vec<(Name, ValueId)> = self.module.blocks[body]
             .env

@@ -41,6 +41,17 @@ impl InferError {
 
 type R<T> = Result<T, InferError>;
 
+/// Fails with the error `f` builds. Out of line and cold: every message is formatted in its
+/// own function laid out apart from the typing rules, so a rule's path through valid
+/// operands is a few compare-and-branch instructions, not interleaved with the argument
+/// setup of a `format!` per check (the rules run for every op, twice, in code the parse in
+/// front has evicted from the instruction cache).
+#[cold]
+#[inline(never)]
+fn fail<T>(f: impl FnOnce() -> InferError) -> R<T> {
+    Err(f())
+}
+
 /// The result types of an op: one for nearly every op, so it is kept inline.
 pub type ResultTypes = InlineVec<Type, 1>;
 
@@ -97,48 +108,56 @@ impl<'a> Cx<'a> {
         if self.operands.len() == n {
             Ok(())
         } else {
-            Err(InferError::new(format!(
-                "`{}` takes {n} operand{}, found {}",
-                self.name(),
-                if n == 1 { "" } else { "s" },
-                self.operands.len()
-            )))
+            fail(|| {
+                InferError::new(format!(
+                    "`{}` takes {n} operand{}, found {}",
+                    self.name(),
+                    if n == 1 { "" } else { "s" },
+                    self.operands.len()
+                ))
+            })
         }
     }
 
     fn scalar(&self, i: usize) -> R<DataType> {
         match self.ty(i) {
             Type::Scalar(d) => Ok(*d),
-            t => Err(InferError::new(format!(
-                "`{}` operand {} must be a scalar, found {}",
-                self.name(),
-                i + 1,
-                self.show(t)
-            ))),
+            t => fail(|| {
+                InferError::new(format!(
+                    "`{}` operand {} must be a scalar, found {}",
+                    self.name(),
+                    i + 1,
+                    self.show(t)
+                ))
+            }),
         }
     }
 
     fn tile(&self, i: usize) -> R<&'a TileType> {
         match self.ty(i) {
             Type::Tile(t) => Ok(t),
-            t => Err(InferError::new(format!(
-                "`{}` operand {} must be a tile, found {}",
-                self.name(),
-                i + 1,
-                self.show(t)
-            ))),
+            t => fail(|| {
+                InferError::new(format!(
+                    "`{}` operand {} must be a tile, found {}",
+                    self.name(),
+                    i + 1,
+                    self.show(t)
+                ))
+            }),
         }
     }
 
     fn tile2(&self, i: usize) -> R<&'a TileType> {
         let t = self.tile(i)?;
         if t.shape.len() != 2 {
-            return Err(InferError::new(format!(
-                "`{}` needs a rank-2 tile, found rank {} ({})",
-                self.name(),
-                t.shape.len(),
-                self.show(self.ty(i))
-            )));
+            return fail(|| {
+                InferError::new(format!(
+                    "`{}` needs a rank-2 tile, found rank {} ({})",
+                    self.name(),
+                    t.shape.len(),
+                    self.show(self.ty(i))
+                ))
+            });
         }
         Ok(t)
     }
@@ -146,74 +165,89 @@ impl<'a> Cx<'a> {
     fn tensor(&self, i: usize) -> R<&'a TensorType> {
         match self.ty(i) {
             Type::Tensor(t) => Ok(t),
-            t => Err(InferError::new(format!(
-                "`{}` operand {} must be a tensor, found {}",
-                self.name(),
-                i + 1,
-                self.show(t)
-            ))),
+            t => fail(|| {
+                InferError::new(format!(
+                    "`{}` operand {} must be a tensor, found {}",
+                    self.name(),
+                    i + 1,
+                    self.show(t)
+                ))
+            }),
         }
     }
 
     fn attr(&self, key: &str) -> R<&'a Attr> {
-        self.attrs
-            .get(key)
-            .ok_or_else(|| InferError::new(format!("`{}` needs attribute `{key}`", self.name())))
+        match self.attrs.get(key) {
+            Some(a) => Ok(a),
+            None => fail(|| InferError::new(format!("`{}` needs attribute `{key}`", self.name()))),
+        }
     }
 
     fn dtype_attr(&self, key: &str) -> R<DataType> {
-        self.attr(key)?.as_dtype().ok_or_else(|| {
-            InferError::new(format!(
-                "`{}` attribute `{key}` must be a dtype name",
-                self.name()
-            ))
-        })
+        match self.attr(key)?.as_dtype() {
+            Some(d) => Ok(d),
+            None => fail(|| {
+                InferError::new(format!(
+                    "`{}` attribute `{key}` must be a dtype name",
+                    self.name()
+                ))
+            }),
+        }
+    }
+
+    /// The list attribute `key`.
+    fn list_attr(&self, key: &str) -> R<&'a [Attr]> {
+        match self.attr(key)?.as_list() {
+            Some(list) => Ok(list),
+            None => fail(|| {
+                InferError::new(format!(
+                    "`{}` attribute `{key}` must be a list",
+                    self.name()
+                ))
+            }),
+        }
     }
 
     fn shape_attr(&self, key: &str) -> R<Shape> {
-        let list = self.attr(key)?.as_list().ok_or_else(|| {
-            InferError::new(format!(
-                "`{}` attribute `{key}` must be a list",
-                self.name()
-            ))
-        })?;
+        let list = self.list_attr(key)?;
         let mut out = Shape::with_capacity(list.len());
         for a in list {
             match a.as_int() {
                 Some(v) if v > 0 => out.push(v as u64),
                 _ => {
-                    return Err(InferError::new(format!(
-                        "`{}` attribute `{key}` must list positive integers",
-                        self.name()
-                    )));
+                    return fail(|| {
+                        InferError::new(format!(
+                            "`{}` attribute `{key}` must list positive integers",
+                            self.name()
+                        ))
+                    });
                 }
             }
         }
         if out.is_empty() || out.len() > 4 {
-            return Err(InferError::new(format!(
-                "`{}` shape must have rank 1 to 4, found rank {}",
-                self.name(),
-                out.len()
-            )));
+            return fail(|| {
+                InferError::new(format!(
+                    "`{}` shape must have rank 1 to 4, found rank {}",
+                    self.name(),
+                    out.len()
+                ))
+            });
         }
         Ok(out)
     }
 
     /// Offsets: integers or integer scalars; `None` entries are runtime values.
     fn offset_attr(&self, key: &str, rank: usize) -> R<InlineVec<Option<u64>, 4>> {
-        let list = self.attr(key)?.as_list().ok_or_else(|| {
-            InferError::new(format!(
-                "`{}` attribute `{key}` must be a list",
-                self.name()
-            ))
-        })?;
+        let list = self.list_attr(key)?;
         if list.len() != rank {
-            return Err(InferError::new(format!(
-                "`{}` takes {rank} offset{} (one per dimension), found {}",
-                self.name(),
-                if rank == 1 { "" } else { "s" },
-                list.len()
-            )));
+            return fail(|| {
+                InferError::new(format!(
+                    "`{}` takes {rank} offset{} (one per dimension), found {}",
+                    self.name(),
+                    if rank == 1 { "" } else { "s" },
+                    list.len()
+                ))
+            });
         }
         let mut out = InlineVec::with_capacity(rank);
         for a in list {
@@ -226,29 +260,31 @@ impl<'a> Cx<'a> {
     fn offset(&self, a: &Attr) -> R<Option<u64>> {
         match a {
             Attr::Int(v) if *v >= 0 => Ok(Some(*v as u64)),
-            Attr::Int(v) => Err(InferError::new(format!(
-                "`{}` offset {v} is negative",
-                self.name()
-            ))),
+            Attr::Int(v) => {
+                fail(|| InferError::new(format!("`{}` offset {v} is negative", self.name())))
+            }
             Attr::Value(v) => match self.m.values.get(*v).map(|d| (&d.ty, d.constant)) {
                 Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => {
                     Ok(Some(c.as_i64() as u64))
                 }
                 Some((t, _)) if t.is_int_scalar() => Ok(None),
-                Some((t, _)) => Err(InferError::new(format!(
-                    "`{}` offsets must be integers, found {}",
-                    self.name(),
-                    self.show(t)
-                ))),
-                None => Err(InferError::new(format!(
-                    "`{}` offset names an unknown value",
-                    self.name()
-                ))),
+                Some((t, _)) => fail(|| {
+                    InferError::new(format!(
+                        "`{}` offsets must be integers, found {}",
+                        self.name(),
+                        self.show(t)
+                    ))
+                }),
+                None => fail(|| {
+                    InferError::new(format!("`{}` offset names an unknown value", self.name()))
+                }),
             },
-            _ => Err(InferError::new(format!(
-                "`{}` offsets must be integers or integer scalars",
-                self.name()
-            ))),
+            _ => fail(|| {
+                InferError::new(format!(
+                    "`{}` offsets must be integers or integer scalars",
+                    self.name()
+                ))
+            }),
         }
     }
 }
@@ -262,9 +298,7 @@ pub fn infer(
     attrs: &Attrs,
 ) -> Result<ResultTypes, InferError> {
     if let Some(bad) = operands.iter().find(|v| !m.values.contains(**v)) {
-        return Err(InferError::new(format!(
-            "operand {bad:?} is not a value of this module"
-        )));
+        return fail(|| InferError::new(format!("operand {bad:?} is not a value of this module")));
     }
     let cx = Cx {
         m,
@@ -277,451 +311,565 @@ pub fn infer(
     infer_placed(&cx)
 }
 
+/// Dispatches to the rule of the op's class. Each rule is its own function (not inlined
+/// here): a kernel uses a handful of classes, and each one's code is then contiguous and
+/// small instead of scattered through one 23 KB match whose prologue serves them all.
 fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
-    let (m, op, operands, attrs) = (cx.m, cx.op, cx.operands, cx.attrs);
-    match op.class() {
-        OpClass::Const => Err(InferError::new("constants are typed when they are created")),
+    match cx.op.class() {
+        OpClass::Const => fail(|| InferError::new("constants are typed when they are created")),
         OpClass::Call => call(cx),
-        OpClass::ScalarArith | OpClass::ScalarCompare | OpClass::ScalarBitwise => {
-            cx.arity(2)?;
-            let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
-            let class = op.class();
-            let shift = matches!(op, Opcode::ScalarShl | Opcode::ScalarShr);
-            if a != b && !shift {
-                return Err(InferError::new(format!(
-                    "`{}` operands have different types: {a} and {b}",
-                    cx.name()
-                ))
-                .note("both operands of a scalar operation must have the same type; convert one with `as`"));
-            }
-            let ok = match class {
-                OpClass::ScalarArith => a.is_numeric(),
-                OpClass::ScalarCompare => a.is_numeric() || a == DataType::Bool,
-                _ => a.is_int() && b.is_int(),
-            };
-            if !ok {
-                let want = match class {
-                    OpClass::ScalarBitwise => "integers",
-                    _ => "numbers",
-                };
-                // Name the operand that is wrong (a shift's operands may differ in type).
-                let found = if class == OpClass::ScalarBitwise && a.is_int() {
-                    b
-                } else {
-                    a
-                };
-                return Err(InferError::new(format!(
-                    "`{}` needs {want}, found {found}",
-                    cx.name()
-                )));
-            }
-            one(Type::Scalar(if class == OpClass::ScalarCompare {
-                DataType::Bool
-            } else {
-                a
-            }))
-        }
-        OpClass::ScalarLogic => {
-            cx.arity(2)?;
-            let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
-            if a != DataType::Bool || b != DataType::Bool {
-                return Err(InferError::new(format!(
-                    "`{}` needs two bool operands, found {a} and {b}",
-                    cx.name()
-                )));
-            }
-            one(Type::Scalar(DataType::Bool))
-        }
-        OpClass::ScalarUnary | OpClass::ScalarNot | OpClass::ScalarBitNot => {
-            cx.arity(1)?;
-            let a = cx.scalar(0)?;
-            let ok = match op.class() {
-                OpClass::ScalarUnary => a.is_numeric(),
-                OpClass::ScalarNot => a == DataType::Bool,
-                _ => a.is_int(),
-            };
-            if !ok {
-                return Err(InferError::new(format!(
-                    "`{}` does not apply to {a}",
-                    cx.name()
-                )));
-            }
-            one(Type::Scalar(a))
-        }
-        OpClass::ScalarCast => {
-            cx.arity(1)?;
-            cx.scalar(0)?;
-            let to = cx.dtype_attr("dtype")?;
-            if !to.is_concrete() {
-                return Err(InferError::new(format!("cannot cast to {to}")));
-            }
-            one(Type::Scalar(to))
-        }
+        OpClass::ScalarArith | OpClass::ScalarCompare | OpClass::ScalarBitwise => scalar_binary(cx),
+        OpClass::ScalarLogic => scalar_logic(cx),
+        OpClass::ScalarUnary | OpClass::ScalarNot | OpClass::ScalarBitNot => scalar_unary(cx),
+        OpClass::ScalarCast => scalar_cast(cx),
         OpClass::TileBinary | OpClass::TileBitwise => tile_binary(cx),
-        OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
-            cx.arity(1)?;
-            let t = cx.tile(0)?;
-            let ok = match op.class() {
-                OpClass::TileUnary => t.dtype.is_numeric(),
-                OpClass::TileUnaryFloat => t.dtype.is_float(),
-                _ => t.dtype.is_int(),
-            };
-            if !ok {
-                let want = match op.class() {
-                    OpClass::TileUnaryFloat => "a float tile (fp16, bf16, fp32)",
-                    OpClass::TileNot => "an integer tile",
-                    _ => "a numeric tile",
-                };
-                return Err(InferError::new(format!(
-                    "`{}` needs {want}, found {}",
-                    cx.name(),
-                    cx.show(cx.ty(0))
-                )));
-            }
-            one(Type::Tile(t.clone()))
-        }
-        OpClass::TileCast => {
-            cx.arity(1)?;
-            let t = cx.tile(0)?;
-            let to = cx.dtype_attr("dtype")?;
-            if !to.is_concrete() || to == DataType::Bool {
-                return Err(InferError::new(format!("cannot convert a tile to {to}")));
-            }
-            if let Some(r) = attrs.get("round") {
-                let ok = r.as_ident().is_some_and(|s| ROUND_MODES.contains(&s));
-                if !ok {
-                    return Err(InferError::new(
-                        "`tile.cast` attribute `round` must be one of none, rint, round, floor, ceil, trunc, odd",
-                    ));
-                }
-            }
-            let mut out = t.clone();
-            out.dtype = to;
-            one(Type::Tile(out))
-        }
-        OpClass::RowReduce | OpClass::ColReduce => {
-            cx.arity(1)?;
-            let t = cx.tile2(0)?;
-            if !t.dtype.is_numeric() {
-                return Err(InferError::new(format!(
-                    "`{}` needs a numeric tile",
-                    cx.name()
-                )));
-            }
-            let (r, c) = (t.shape[0], t.shape[1]);
-            one(Type::Tile(if op.class() == OpClass::RowReduce {
-                TileType {
-                    dtype: t.dtype,
-                    shape: pair(r, 1),
-                    valid: pair(t.valid[0], Dim::Const(1)),
-                    memref: None,
-                }
-            } else {
-                TileType {
-                    dtype: t.dtype,
-                    shape: pair(1, c),
-                    valid: pair(Dim::Const(1), t.valid[1]),
-                    memref: None,
-                }
-            }))
-        }
-        OpClass::RowExpand | OpClass::ColExpand => {
-            cx.arity(1)?;
-            let t = cx.tile2(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != 2 {
-                return Err(InferError::new(format!(
-                    "`{}` needs a rank-2 `shape`",
-                    cx.name()
-                )));
-            }
-            let row = op.class() == OpClass::RowExpand;
-            let ok = if row {
-                t.shape == [shape[0], 1]
-            } else {
-                t.shape == [1, shape[1]]
-            };
-            if !ok {
-                return Err(InferError::new(format!(
-                    "`{}` cannot expand a {} tile to {}",
-                    cx.name(),
-                    shape_x(&t.shape),
-                    shape_x(&shape)
-                ))
-                .note(if row {
-                    "a row expansion takes an R x 1 tile to R x C"
-                } else {
-                    "a column expansion takes a 1 x C tile to R x C"
-                }));
-            }
-            let valid = if row {
-                pair(t.valid[0], Dim::Const(shape[1]))
-            } else {
-                pair(Dim::Const(shape[0]), t.valid[1])
-            };
-            one(Type::Tile(TileType {
-                dtype: t.dtype,
-                shape,
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::Transpose => {
-            cx.arity(1)?;
-            let t = cx.tile2(0)?;
-            one(Type::Tile(TileType {
-                dtype: t.dtype,
-                shape: pair(t.shape[1], t.shape[0]),
-                valid: pair(t.valid[1], t.valid[0]),
-                memref: None,
-            }))
-        }
+        OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => tile_unary(cx),
+        OpClass::TileCast => tile_cast(cx),
+        OpClass::RowReduce | OpClass::ColReduce => reduce(cx),
+        OpClass::RowExpand | OpClass::ColExpand => expand(cx),
+        OpClass::Transpose => transpose(cx),
         OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => matmul(cx),
-        OpClass::Extract => {
-            cx.arity(1)?;
-            let src = cx.tile2(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != 2 {
-                return Err(InferError::new("`tile.extract` takes a rank-2 window"));
-            }
-            let off = cx.offset_attr("offset", 2)?;
-            let mut valid = Extents::new();
-            for d in 0..2 {
-                let end = off[d].unwrap_or(0).saturating_add(shape[d]);
-                if end > src.shape[d] {
-                    return Err(InferError::new(format!(
-                        "extract window {} at offset [{}] is outside the {} source tile",
-                        shape_x(&shape),
-                        fmt_offsets(&off),
-                        shape_x(&src.shape)
-                    ))
-                    .note("the window plus its offset must fit inside the source tile in every dimension"));
-                }
-                valid.push(match (off[d], src.valid[d]) {
-                    (Some(o), Dim::Const(v)) if v > o => Dim::Const((v - o).min(shape[d])),
-                    (Some(_), Dim::Const(_)) => {
-                        return Err(InferError::new(format!(
-                            "extract window at offset [{}] starts outside the source's valid region",
-                            fmt_offsets(&off)
-                        )));
-                    }
-                    _ => Dim::Dynamic,
-                });
-            }
-            one(Type::Tile(TileType {
-                dtype: src.dtype,
-                shape,
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::TileAssemble => {
-            cx.arity(2)?;
-            let (src, dst) = (cx.tile(0)?, cx.tile(1)?);
-            if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
-                return Err(InferError::new(format!(
-                    "`tile.assemble` needs tiles of one dtype and rank, found {} and {}",
-                    cx.show(cx.ty(0)),
-                    cx.show(cx.ty(1))
-                )));
-            }
-            let off = cx.offset_attr("offset", dst.shape.len())?;
-            check_fits(
-                cx,
-                &src.shape,
-                &off,
-                &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
-            )?;
-            one(Type::Tile(dst.clone()))
-        }
-        OpClass::Full => {
-            cx.arity(1)?;
-            let v = cx.scalar(0)?;
-            let shape = cx.shape_attr("shape")?;
-            let dtype = cx.dtype_attr("dtype")?;
-            if !dtype.is_concrete() || !(v.is_numeric() || v == DataType::Bool) {
-                return Err(InferError::new(format!(
-                    "`tile.full` cannot fill a {dtype} tile with a {v}"
-                )));
-            }
-            one(Type::Tile(TileType::new(dtype, shape)))
-        }
-        OpClass::Valid => {
-            if operands.is_empty() {
-                return Err(InferError::new(
-                    "`tile.valid` takes a tile and one extent per dimension, found no operands",
-                ));
-            }
-            let t = cx.tile(0)?;
-            if operands.len() != 1 + t.shape.len() {
-                return Err(InferError::new(format!(
-                    "`tile.valid` takes one extent per dimension ({}), found {}",
-                    t.shape.len(),
-                    operands.len().saturating_sub(1)
-                )));
-            }
-            let mut valid = Extents::new();
-            for (d, &v) in operands[1..].iter().enumerate() {
-                let data = &m.values[v];
-                if !data.ty.is_int_scalar() {
-                    return Err(InferError::new(format!(
-                        "valid extents must be integers, found {}",
-                        cx.show(&data.ty)
-                    )));
-                }
-                match data.constant.map(|c| c.as_i64()) {
-                    Some(c) if c <= 0 || c as u64 > t.shape[d] => {
-                        let wanted: Vec<String> = operands[1..]
-                            .iter()
-                            .map(|&v| {
-                                m.values[v]
-                                    .constant
-                                    .map_or_else(|| m.ssa_name(v), |c| c.as_i64().to_string())
-                            })
-                            .collect();
-                        return Err(InferError::new(format!(
-                            "valid region [{}] does not fit the {} tile",
-                            wanted.join(", "),
-                            shape_x(&t.shape)
-                        ))
-                        .note(
-                            "each valid extent must be at least 1 and at most the tile's extent",
-                        ));
-                    }
-                    Some(c) => valid.push(Dim::Const(c as u64)),
-                    None => valid.push(Dim::Value(v)),
-                }
-            }
-            one(Type::Tile(TileType {
-                dtype: t.dtype,
-                shape: Shape::copied_from(&t.shape),
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::Load => {
-            cx.arity(1)?;
-            let src = cx.tensor(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != src.shape.len() {
-                return Err(InferError::new(format!(
-                    "a load from a rank-{} tensor needs a rank-{} window, found {}",
-                    src.shape.len(),
-                    src.shape.len(),
-                    shape_x(&shape)
-                )));
-            }
-            let off = cx.offset_attr("offset", src.shape.len())?;
-            check_window(cx, "load", &shape, &off, &src.shape)?;
-            let mut valid = Extents::with_capacity(shape.len());
-            for ((&s, o), d) in shape.iter().zip(&off).zip(&src.shape) {
-                valid.push(match (o, d) {
-                    (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
-                    _ => Dim::Dynamic,
-                });
-            }
-            one(Type::Tile(TileType {
-                dtype: src.dtype,
-                shape,
-                valid,
-                memref: None,
-            }))
-        }
-        OpClass::Store => {
-            cx.arity(2)?;
-            let t = cx.tile(0)?;
-            let dst = cx.tensor(1)?;
-            if t.dtype != dst.dtype {
-                return Err(InferError::new(format!(
-                    "cannot store a {} tile into a {} tensor",
-                    t.dtype, dst.dtype
-                ))
-                .note("convert the tile first with `.cast::<T>()`"));
-            }
-            if t.shape.len() != dst.shape.len() {
-                return Err(InferError::new(format!(
-                    "cannot store a rank-{} tile into a rank-{} tensor",
-                    t.shape.len(),
-                    dst.shape.len()
-                )));
-            }
-            let off = cx.offset_attr("offset", dst.shape.len())?;
-            check_window(cx, "store", &t.shape, &off, &dst.shape)?;
-            Ok(ResultTypes::new())
-        }
-        OpClass::Move => {
-            cx.arity(1)?;
-            let t = cx.tile(0)?;
-            let loc = cx.attr("loc")?.as_ident().unwrap_or("");
-            if crate::types::MemorySpace::from_name(loc).is_none() {
-                return Err(InferError::new(format!(
-                    "`tile.move` to unknown location `{loc}`"
-                )));
-            }
-            one(Type::Tile(t.clone()))
-        }
-        OpClass::TensorBinary => {
-            cx.arity(2)?;
-            match (cx.ty(0), cx.ty(1)) {
-                (Type::Tensor(a), Type::Tensor(b)) => {
-                    if a.dtype != b.dtype || a.shape != b.shape {
-                        return Err(InferError::new(format!(
-                            "elementwise `{}` operands differ: {} and {}",
-                            cx.name(),
-                            cx.show(cx.ty(0)),
-                            cx.show(cx.ty(1))
-                        )));
-                    }
-                    one(Type::Tensor(a.clone()))
-                }
-                (Type::Tensor(a), Type::Scalar(_)) | (Type::Scalar(_), Type::Tensor(a)) => {
-                    one(Type::Tensor(a.clone()))
-                }
-                (a, b) => Err(InferError::new(format!(
-                    "`{}` needs tensors or a tensor and a scalar, found {} and {}",
-                    cx.name(),
-                    cx.show(a),
-                    cx.show(b)
-                ))),
-            }
-        }
-        OpClass::TensorUnary => {
-            cx.arity(1)?;
-            one(Type::Tensor(cx.tensor(0)?.clone()))
-        }
-        OpClass::TensorView => {
-            cx.arity(1)?;
-            let src = cx.tensor(0)?;
-            let shape = cx.shape_attr("shape")?;
-            if shape.len() != src.shape.len() {
-                return Err(InferError::new(format!(
-                    "a view of a rank-{} tensor needs rank-{} sizes",
-                    src.shape.len(),
-                    src.shape.len()
-                )));
-            }
-            let off = cx.offset_attr("offset", src.shape.len())?;
-            check_window(cx, "view", &shape, &off, &src.shape)?;
-            one(Type::Tensor(TensorType {
-                dtype: src.dtype,
-                shape: shape.into_iter().map(Dim::Const).collect(),
-                format: src.format,
-            }))
-        }
-        OpClass::TensorAssemble => {
-            cx.arity(2)?;
-            let (src, dst) = (cx.tensor(0)?, cx.tensor(1)?);
-            if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
-                return Err(InferError::new(format!(
-                    "`tensor.assemble` needs tensors of one dtype and rank, found {} and {}",
-                    cx.show(cx.ty(0)),
-                    cx.show(cx.ty(1))
-                )));
-            }
-            cx.offset_attr("offset", dst.shape.len())?;
-            one(Type::Tensor(dst.clone()))
+        OpClass::Extract => extract(cx),
+        OpClass::TileAssemble => tile_assemble(cx),
+        OpClass::Full => full(cx),
+        OpClass::Valid => valid(cx),
+        OpClass::Load => load(cx),
+        OpClass::Store => store(cx),
+        OpClass::Move => move_rule(cx),
+        OpClass::TensorBinary => tensor_binary(cx),
+        OpClass::TensorUnary => tensor_unary(cx),
+        OpClass::TensorView => tensor_view(cx),
+        OpClass::TensorAssemble => tensor_assemble(cx),
+    }
+}
+
+/// Scalar arithmetic, comparisons and bitwise operations.
+#[inline(never)]
+fn scalar_binary(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(2)?;
+    let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
+    let class = op.class();
+    let shift = matches!(op, Opcode::ScalarShl | Opcode::ScalarShr);
+    if a != b && !shift {
+        return fail(|| {
+            InferError::new(format!(
+            "`{}` operands have different types: {a} and {b}",
+            cx.name()
+        ))
+        .note("both operands of a scalar operation must have the same type; convert one with `as`")
+        });
+    }
+    let ok = match class {
+        OpClass::ScalarArith => a.is_numeric(),
+        OpClass::ScalarCompare => a.is_numeric() || a == DataType::Bool,
+        _ => a.is_int() && b.is_int(),
+    };
+    if !ok {
+        let want = match class {
+            OpClass::ScalarBitwise => "integers",
+            _ => "numbers",
+        };
+        // Name the operand that is wrong (a shift's operands may differ in type).
+        let found = if class == OpClass::ScalarBitwise && a.is_int() {
+            b
+        } else {
+            a
+        };
+        return fail(|| InferError::new(format!("`{}` needs {want}, found {found}", cx.name())));
+    }
+    one(Type::Scalar(if class == OpClass::ScalarCompare {
+        DataType::Bool
+    } else {
+        a
+    }))
+}
+
+/// Scalar `and` / `or`.
+#[inline(never)]
+fn scalar_logic(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let (a, b) = (cx.scalar(0)?, cx.scalar(1)?);
+    if a != DataType::Bool || b != DataType::Bool {
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` needs two bool operands, found {a} and {b}",
+                cx.name()
+            ))
+        });
+    }
+    one(Type::Scalar(DataType::Bool))
+}
+
+/// Scalar negation and `!`.
+#[inline(never)]
+fn scalar_unary(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let a = cx.scalar(0)?;
+    let ok = match op.class() {
+        OpClass::ScalarUnary => a.is_numeric(),
+        OpClass::ScalarNot => a == DataType::Bool,
+        _ => a.is_int(),
+    };
+    if !ok {
+        return fail(|| InferError::new(format!("`{}` does not apply to {a}", cx.name())));
+    }
+    one(Type::Scalar(a))
+}
+
+/// Scalar conversions.
+#[inline(never)]
+fn scalar_cast(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    cx.scalar(0)?;
+    let to = cx.dtype_attr("dtype")?;
+    if !to.is_concrete() {
+        return fail(|| InferError::new(format!("cannot cast to {to}")));
+    }
+    one(Type::Scalar(to))
+}
+
+/// Elementwise unary tile operations.
+#[inline(never)]
+fn tile_unary(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let t = cx.tile(0)?;
+    let ok = match op.class() {
+        OpClass::TileUnary => t.dtype.is_numeric(),
+        OpClass::TileUnaryFloat => t.dtype.is_float(),
+        _ => t.dtype.is_int(),
+    };
+    if !ok {
+        let want = match op.class() {
+            OpClass::TileUnaryFloat => "a float tile (fp16, bf16, fp32)",
+            OpClass::TileNot => "an integer tile",
+            _ => "a numeric tile",
+        };
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` needs {want}, found {}",
+                cx.name(),
+                cx.show(cx.ty(0))
+            ))
+        });
+    }
+    one(Type::Tile(t.clone()))
+}
+
+/// Tile dtype conversion.
+#[inline(never)]
+fn tile_cast(cx: &Cx<'_>) -> R<ResultTypes> {
+    let attrs = cx.attrs;
+    cx.arity(1)?;
+    let t = cx.tile(0)?;
+    let to = cx.dtype_attr("dtype")?;
+    if !to.is_concrete() || to == DataType::Bool {
+        return fail(|| InferError::new(format!("cannot convert a tile to {to}")));
+    }
+    if let Some(r) = attrs.get("round") {
+        let ok = r.as_ident().is_some_and(|s| ROUND_MODES.contains(&s));
+        if !ok {
+            return fail(|| {
+                InferError::new(
+                    "`tile.cast` attribute `round` must be one of none, rint, round, floor, ceil, trunc, odd",
+                )
+            });
         }
     }
+    let mut out = t.clone();
+    out.dtype = to;
+    one(Type::Tile(out))
+}
+
+/// Row and column reductions.
+#[inline(never)]
+fn reduce(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    if !t.dtype.is_numeric() {
+        return fail(|| InferError::new(format!("`{}` needs a numeric tile", cx.name())));
+    }
+    let (r, c) = (t.shape[0], t.shape[1]);
+    one(Type::Tile(if op.class() == OpClass::RowReduce {
+        TileType {
+            dtype: t.dtype,
+            shape: pair(r, 1),
+            valid: pair(t.valid[0], Dim::Const(1)),
+            memref: None,
+        }
+    } else {
+        TileType {
+            dtype: t.dtype,
+            shape: pair(1, c),
+            valid: pair(Dim::Const(1), t.valid[1]),
+            memref: None,
+        }
+    }))
+}
+
+/// Row and column broadcasts.
+#[inline(never)]
+fn expand(cx: &Cx<'_>) -> R<ResultTypes> {
+    let op = cx.op;
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != 2 {
+        return fail(|| InferError::new(format!("`{}` needs a rank-2 `shape`", cx.name())));
+    }
+    let row = op.class() == OpClass::RowExpand;
+    let ok = if row {
+        t.shape == [shape[0], 1]
+    } else {
+        t.shape == [1, shape[1]]
+    };
+    if !ok {
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` cannot expand a {} tile to {}",
+                cx.name(),
+                shape_x(&t.shape),
+                shape_x(&shape)
+            ))
+            .note(if row {
+                "a row expansion takes an R x 1 tile to R x C"
+            } else {
+                "a column expansion takes a 1 x C tile to R x C"
+            })
+        });
+    }
+    let valid = if row {
+        pair(t.valid[0], Dim::Const(shape[1]))
+    } else {
+        pair(Dim::Const(shape[0]), t.valid[1])
+    };
+    one(Type::Tile(TileType {
+        dtype: t.dtype,
+        shape,
+        valid,
+        memref: None,
+    }))
+}
+
+/// Transposition.
+#[inline(never)]
+fn transpose(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    one(Type::Tile(TileType {
+        dtype: t.dtype,
+        shape: pair(t.shape[1], t.shape[0]),
+        valid: pair(t.valid[1], t.valid[0]),
+        memref: None,
+    }))
+}
+
+/// A window of a tile.
+#[inline(never)]
+fn extract(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let src = cx.tile2(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != 2 {
+        return fail(|| InferError::new("`tile.extract` takes a rank-2 window"));
+    }
+    let off = cx.offset_attr("offset", 2)?;
+    let mut valid = Extents::new();
+    for d in 0..2 {
+        let end = off[d].unwrap_or(0).saturating_add(shape[d]);
+        if end > src.shape[d] {
+            return fail(|| {
+                InferError::new(format!(
+                    "extract window {} at offset [{}] is outside the {} source tile",
+                    shape_x(&shape),
+                    fmt_offsets(&off),
+                    shape_x(&src.shape)
+                ))
+                .note(
+                    "the window plus its offset must fit inside the source tile in every dimension",
+                )
+            });
+        }
+        valid.push(match (off[d], src.valid[d]) {
+            (Some(o), Dim::Const(v)) if v > o => Dim::Const((v - o).min(shape[d])),
+            (Some(_), Dim::Const(_)) => {
+                return fail(|| {
+                    InferError::new(format!(
+                        "extract window at offset [{}] starts outside the source's valid region",
+                        fmt_offsets(&off)
+                    ))
+                });
+            }
+            _ => Dim::Dynamic,
+        });
+    }
+    one(Type::Tile(TileType {
+        dtype: src.dtype,
+        shape,
+        valid,
+        memref: None,
+    }))
+}
+
+/// A tile written into another at an offset.
+#[inline(never)]
+fn tile_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let (src, dst) = (cx.tile(0)?, cx.tile(1)?);
+    if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`tile.assemble` needs tiles of one dtype and rank, found {} and {}",
+                cx.show(cx.ty(0)),
+                cx.show(cx.ty(1))
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", dst.shape.len())?;
+    check_fits(
+        cx,
+        &src.shape,
+        &off,
+        &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
+    )?;
+    one(Type::Tile(dst.clone()))
+}
+
+/// A tile filled with one scalar.
+#[inline(never)]
+fn full(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let v = cx.scalar(0)?;
+    let shape = cx.shape_attr("shape")?;
+    let dtype = cx.dtype_attr("dtype")?;
+    if !dtype.is_concrete() || !(v.is_numeric() || v == DataType::Bool) {
+        return fail(|| {
+            InferError::new(format!("`tile.full` cannot fill a {dtype} tile with a {v}"))
+        });
+    }
+    one(Type::Tile(TileType::new(dtype, shape)))
+}
+
+/// A tile with a new valid region.
+#[inline(never)]
+fn valid(cx: &Cx<'_>) -> R<ResultTypes> {
+    let m = cx.m;
+    let operands = cx.operands;
+    if operands.is_empty() {
+        return fail(|| {
+            InferError::new(
+                "`tile.valid` takes a tile and one extent per dimension, found no operands",
+            )
+        });
+    }
+    let t = cx.tile(0)?;
+    if operands.len() != 1 + t.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`tile.valid` takes one extent per dimension ({}), found {}",
+                t.shape.len(),
+                operands.len().saturating_sub(1)
+            ))
+        });
+    }
+    let mut valid = Extents::new();
+    for (d, &v) in operands[1..].iter().enumerate() {
+        let data = &m.values[v];
+        if !data.ty.is_int_scalar() {
+            return fail(|| {
+                InferError::new(format!(
+                    "valid extents must be integers, found {}",
+                    cx.show(&data.ty)
+                ))
+            });
+        }
+        match data.constant.map(|c| c.as_i64()) {
+            Some(c) if c <= 0 || c as u64 > t.shape[d] => {
+                return fail(|| {
+                    let wanted: Vec<String> = operands[1..]
+                        .iter()
+                        .map(|&v| {
+                            m.values[v]
+                                .constant
+                                .map_or_else(|| m.ssa_name(v), |c| c.as_i64().to_string())
+                        })
+                        .collect();
+                    InferError::new(format!(
+                        "valid region [{}] does not fit the {} tile",
+                        wanted.join(", "),
+                        shape_x(&t.shape)
+                    ))
+                    .note("each valid extent must be at least 1 and at most the tile's extent")
+                });
+            }
+            Some(c) => valid.push(Dim::Const(c as u64)),
+            None => valid.push(Dim::Value(v)),
+        }
+    }
+    one(Type::Tile(TileType {
+        dtype: t.dtype,
+        shape: Shape::copied_from(&t.shape),
+        valid,
+        memref: None,
+    }))
+}
+
+/// A tile loaded from a tensor window.
+#[inline(never)]
+fn load(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let src = cx.tensor(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != src.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "a load from a rank-{} tensor needs a rank-{} window, found {}",
+                src.shape.len(),
+                src.shape.len(),
+                shape_x(&shape)
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", src.shape.len())?;
+    check_window(cx, "load", &shape, &off, &src.shape)?;
+    let mut valid = Extents::with_capacity(shape.len());
+    for ((&s, o), d) in shape.iter().zip(&off).zip(&src.shape) {
+        valid.push(match (o, d) {
+            (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
+            _ => Dim::Dynamic,
+        });
+    }
+    one(Type::Tile(TileType {
+        dtype: src.dtype,
+        shape,
+        valid,
+        memref: None,
+    }))
+}
+
+/// A tile stored into a tensor window.
+#[inline(never)]
+fn store(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let t = cx.tile(0)?;
+    let dst = cx.tensor(1)?;
+    if t.dtype != dst.dtype {
+        return fail(|| {
+            InferError::new(format!(
+                "cannot store a {} tile into a {} tensor",
+                t.dtype, dst.dtype
+            ))
+            .note("convert the tile first with `.cast::<T>()`")
+        });
+    }
+    if t.shape.len() != dst.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "cannot store a rank-{} tile into a rank-{} tensor",
+                t.shape.len(),
+                dst.shape.len()
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", dst.shape.len())?;
+    check_window(cx, "store", &t.shape, &off, &dst.shape)?;
+    Ok(ResultTypes::new())
+}
+
+/// A tile moved to another memory.
+#[inline(never)]
+fn move_rule(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile(0)?;
+    let loc = cx.attr("loc")?.as_ident().unwrap_or("");
+    if crate::types::MemorySpace::from_name(loc).is_none() {
+        return fail(|| InferError::new(format!("`tile.move` to unknown location `{loc}`")));
+    }
+    one(Type::Tile(t.clone()))
+}
+
+/// Elementwise binary tensor operations.
+#[inline(never)]
+fn tensor_binary(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    match (cx.ty(0), cx.ty(1)) {
+        (Type::Tensor(a), Type::Tensor(b)) => {
+            if a.dtype != b.dtype || a.shape != b.shape {
+                return fail(|| {
+                    InferError::new(format!(
+                        "elementwise `{}` operands differ: {} and {}",
+                        cx.name(),
+                        cx.show(cx.ty(0)),
+                        cx.show(cx.ty(1))
+                    ))
+                });
+            }
+            one(Type::Tensor(a.clone()))
+        }
+        (Type::Tensor(a), Type::Scalar(_)) | (Type::Scalar(_), Type::Tensor(a)) => {
+            one(Type::Tensor(a.clone()))
+        }
+        (a, b) => fail(|| {
+            InferError::new(format!(
+                "`{}` needs tensors or a tensor and a scalar, found {} and {}",
+                cx.name(),
+                cx.show(a),
+                cx.show(b)
+            ))
+        }),
+    }
+}
+
+/// Elementwise unary tensor operations.
+#[inline(never)]
+fn tensor_unary(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    one(Type::Tensor(cx.tensor(0)?.clone()))
+}
+
+/// A view of a tensor window.
+#[inline(never)]
+fn tensor_view(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let src = cx.tensor(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != src.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "a view of a rank-{} tensor needs rank-{} sizes",
+                src.shape.len(),
+                src.shape.len()
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", src.shape.len())?;
+    check_window(cx, "view", &shape, &off, &src.shape)?;
+    one(Type::Tensor(TensorType {
+        dtype: src.dtype,
+        shape: shape.into_iter().map(Dim::Const).collect(),
+        format: src.format,
+    }))
+}
+
+/// A tensor written into another at an offset.
+#[inline(never)]
+fn tensor_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let (src, dst) = (cx.tensor(0)?, cx.tensor(1)?);
+    if src.dtype != dst.dtype || src.shape.len() != dst.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`tensor.assemble` needs tensors of one dtype and rank, found {} and {}",
+                cx.show(cx.ty(0)),
+                cx.show(cx.ty(1))
+            ))
+        });
+    }
+    cx.offset_attr("offset", dst.shape.len())?;
+    one(Type::Tensor(dst.clone()))
 }
 
 /// `an fp32` / `a uint8`, as the names are read out, for messages.
@@ -745,17 +893,19 @@ fn check_fits(cx: &Cx<'_>, shape: &[u64], off: &[Option<u64>], bounds: &[Dim]) -
         if let Dim::Const(b) = bounds[d]
             && off[d].unwrap_or(0).saturating_add(shape[d]) > b
         {
-            return Err(InferError::new(format!(
-                "`{}` window {} at offset [{}] does not fit inside {}",
-                cx.name(),
-                shape_x(shape),
-                fmt_offsets(off),
-                bounds
-                    .iter()
-                    .map(|d| crate::typefmt::dim_str(cx.m, d))
-                    .collect::<Vec<_>>()
-                    .join(" x ")
-            )));
+            return fail(|| {
+                InferError::new(format!(
+                    "`{}` window {} at offset [{}] does not fit inside {}",
+                    cx.name(),
+                    shape_x(shape),
+                    fmt_offsets(off),
+                    bounds
+                        .iter()
+                        .map(|d| crate::typefmt::dim_str(cx.m, d))
+                        .collect::<Vec<_>>()
+                        .join(" x ")
+                ))
+            });
         }
     }
     Ok(())
@@ -774,7 +924,8 @@ fn check_window(
     for d in 0..shape.len() {
         if let Dim::Const(n) = dims[d] {
             if shape[d] > n {
-                return Err(InferError::new(format!(
+                return fail(|| {
+                    InferError::new(format!(
                     "{what} window {} is larger than the tensor ({}) in dimension {d}: {} > {n}",
                     shape_x(shape),
                     dims.iter()
@@ -785,14 +936,17 @@ fn check_window(
                 ))
                 .note(format!(
                     "a {what} window must fit the tensor's static extent in every dimension"
-                )));
+                ))
+                });
             }
             if let Some(o) = off[d]
                 && o >= n
             {
-                return Err(InferError::new(format!(
-                    "{what} offset {o} in dimension {d} is past the tensor's extent {n}"
-                )));
+                return fail(|| {
+                    InferError::new(format!(
+                        "{what} offset {o} in dimension {d} is past the tensor's extent {n}"
+                    ))
+                });
             }
         }
     }
@@ -809,6 +963,7 @@ pub fn meet(a: Dim, b: Dim) -> Dim {
     }
 }
 
+#[inline(never)]
 fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
     let bitwise = cx.op.class() == OpClass::TileBitwise;
@@ -817,25 +972,29 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
         if ok {
             Ok(())
         } else {
-            Err(InferError::new(format!(
-                "`{}` needs {} operands, found {}",
-                cx.name(),
-                if bitwise { "integer" } else { "numeric" },
-                cx.show(t)
-            )))
+            fail(|| {
+                InferError::new(format!(
+                    "`{}` needs {} operands, found {}",
+                    cx.name(),
+                    if bitwise { "integer" } else { "numeric" },
+                    cx.show(t)
+                ))
+            })
         }
     };
     match (cx.ty(0), cx.ty(1)) {
         (Type::Tile(a), Type::Tile(b)) => {
             check_dtype(a.dtype, cx.ty(0))?;
             if a.dtype != b.dtype {
-                return Err(InferError::new(format!(
-                    "elementwise `{}` operands have different dtypes: {} and {}",
-                    cx.name(),
-                    cx.show(cx.ty(0)),
-                    cx.show(cx.ty(1))
-                ))
-                .note("convert one operand with `.cast::<T>()`"));
+                return fail(|| {
+                    InferError::new(format!(
+                        "elementwise `{}` operands have different dtypes: {} and {}",
+                        cx.name(),
+                        cx.show(cx.ty(0)),
+                        cx.show(cx.ty(1))
+                    ))
+                    .note("convert one operand with `.cast::<T>()`")
+                });
             }
             if a.shape == b.shape {
                 let mut valid = Extents::with_capacity(a.valid.len());
@@ -875,32 +1034,44 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                     }));
                 }
             }
-            Err(InferError::new(format!(
+            fail(|| {
+                InferError::new(format!(
                 "elementwise `{}` operands have different shapes: {} and {}",
                 cx.name(),
                 shape_x(&a.shape),
                 shape_x(&b.shape)
             ))
-            .note("expected two tiles of the same shape, or an R x C tile with an R x 1 (row) or 1 x C (column) tile to broadcast"))
+            .note("expected two tiles of the same shape, or an R x C tile with an R x 1 (row) or 1 x C (column) tile to broadcast")
+            })
         }
         (Type::Tile(a), Type::Scalar(s)) | (Type::Scalar(s), Type::Tile(a)) => {
-            check_dtype(a.dtype, &Type::Tile(a.clone()))?;
+            // The tile operand's own type, for the message (no copy of it is made).
+            let tile = if matches!(cx.ty(0), Type::Tile(_)) {
+                cx.ty(0)
+            } else {
+                cx.ty(1)
+            };
+            check_dtype(a.dtype, tile)?;
             if !(s.is_numeric()) || (bitwise && !s.is_int()) {
-                return Err(InferError::new(format!(
-                    "`{}` cannot combine {} tile with {} scalar",
-                    cx.name(),
-                    article(a.dtype),
-                    article(*s)
-                )));
+                return fail(|| {
+                    InferError::new(format!(
+                        "`{}` cannot combine {} tile with {} scalar",
+                        cx.name(),
+                        article(a.dtype),
+                        article(*s)
+                    ))
+                });
             }
             one(Type::Tile(a.clone()))
         }
-        (a, b) => Err(InferError::new(format!(
-            "`{}` needs a tile operand, found {} and {}",
-            cx.name(),
-            cx.show(a),
-            cx.show(b)
-        ))),
+        (a, b) => fail(|| {
+            InferError::new(format!(
+                "`{}` needs a tile operand, found {} and {}",
+                cx.name(),
+                cx.show(a),
+                cx.show(b)
+            ))
+        }),
     }
 }
 
@@ -913,6 +1084,7 @@ pub fn matmul_acc_dtype(input: DataType) -> Option<DataType> {
     }
 }
 
+#[inline(never)]
 fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     let class = cx.op.class();
     let first = usize::from(class == OpClass::MatmulAcc);
@@ -920,31 +1092,39 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     let a = cx.tile(first)?;
     let b = cx.tile(first + 1)?;
     if a.shape.len() != 2 || b.shape.len() != 2 {
-        return Err(InferError::new(format!(
-            "`{}` needs rank-2 tiles, found rank {} and rank {}",
-            cx.name(),
-            a.shape.len(),
-            b.shape.len()
-        )));
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` needs rank-2 tiles, found rank {} and rank {}",
+                cx.name(),
+                a.shape.len(),
+                b.shape.len()
+            ))
+        });
     }
     let (m, k) = (a.shape[0], a.shape[1]);
     let (k2, n) = (b.shape[0], b.shape[1]);
     if k != k2 {
-        return Err(InferError::new(format!(
-            "matmul inner dimensions differ: M x K = {m} x {k} and K' x N = {k2} x {n}"
-        ))
-        .note("the left operand's columns must equal the right operand's rows"));
+        return fail(|| {
+            InferError::new(format!(
+                "matmul inner dimensions differ: M x K = {m} x {k} and K' x N = {k2} x {n}"
+            ))
+            .note("the left operand's columns must equal the right operand's rows")
+        });
     }
     if a.dtype != b.dtype {
-        return Err(InferError::new(format!(
-            "matmul operands have different dtypes: {} and {}",
-            a.dtype, b.dtype
-        )));
+        return fail(|| {
+            InferError::new(format!(
+                "matmul operands have different dtypes: {} and {}",
+                a.dtype, b.dtype
+            ))
+        });
     }
-    let acc = matmul_acc_dtype(a.dtype).ok_or_else(|| {
-        InferError::new(format!("matmul does not take {} inputs", a.dtype))
-            .note("inputs may be fp16, bf16 or fp32 (accumulating in fp32) or int8 (accumulating in int32)")
-    })?;
+    let Some(acc) = matmul_acc_dtype(a.dtype) else {
+        return fail(|| {
+            InferError::new(format!("matmul does not take {} inputs", a.dtype))
+                .note("inputs may be fp16, bf16 or fp32 (accumulating in fp32) or int8 (accumulating in int32)")
+        });
+    };
     let result = TileType {
         dtype: acc,
         shape: pair(m, n),
@@ -955,16 +1135,18 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
         OpClass::MatmulAcc => {
             let c = cx.tile(0)?;
             if c.shape != result.shape || c.dtype != acc {
-                return Err(InferError::new(format!(
-                    "matmul_acc accumulator is {}, expected {} for {} x {} by {} x {} {} inputs",
-                    cx.show(cx.ty(0)),
-                    crate::typefmt::short_tile(&TileType::new(acc, vec![m, n])),
-                    m,
-                    k,
-                    k2,
-                    n,
-                    a.dtype
-                )));
+                return fail(|| {
+                    InferError::new(format!(
+                        "matmul_acc accumulator is {}, expected {} for {} x {} by {} x {} {} inputs",
+                        cx.show(cx.ty(0)),
+                        crate::typefmt::short_tile(&TileType::new(acc, vec![m, n])),
+                        m,
+                        k,
+                        k2,
+                        n,
+                        a.dtype
+                    ))
+                });
             }
             let valid = pair(
                 meet(c.valid[0], result.valid[0]),
@@ -976,10 +1158,12 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
             let bias = cx.tile(2)?;
             let dtype_ok = bias.dtype == acc || bias.dtype == a.dtype;
             if bias.shape != [1, n] || !dtype_ok {
-                return Err(InferError::new(format!(
-                    "matmul_bias bias is {}, expected a 1 x {n} tile of {acc}",
-                    cx.show(cx.ty(2))
-                )));
+                return fail(|| {
+                    InferError::new(format!(
+                        "matmul_bias bias is {}, expected a 1 x {n} tile of {acc}",
+                        cx.show(cx.ty(2))
+                    ))
+                });
             }
             one(Type::Tile(result))
         }
@@ -987,13 +1171,14 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
     }
 }
 
+#[inline(never)]
 fn call(cx: &Cx<'_>) -> R<ResultTypes> {
     let callee = match cx.attr("callee")? {
         Attr::Symbol(s) => s,
         _ => {
-            return Err(InferError::new(
-                "`func.call` attribute `callee` must be a symbol `@name`",
-            ));
+            return fail(|| {
+                InferError::new("`func.call` attribute `callee` must be a symbol `@name`")
+            });
         }
     };
     let f = cx.m.function_by_name(callee).ok_or_else(|| {
@@ -1013,23 +1198,27 @@ fn call(cx: &Cx<'_>) -> R<ResultTypes> {
     })?;
     let func = &cx.m.funcs[f];
     if func.sig.params.len() != cx.operands.len() {
-        return Err(InferError::new(format!(
-            "`@{callee}` takes {} argument{}, found {}",
-            func.sig.params.len(),
-            if func.sig.params.len() == 1 { "" } else { "s" },
-            cx.operands.len()
-        )));
+        return fail(|| {
+            InferError::new(format!(
+                "`@{callee}` takes {} argument{}, found {}",
+                func.sig.params.len(),
+                if func.sig.params.len() == 1 { "" } else { "s" },
+                cx.operands.len()
+            ))
+        });
     }
     for (i, p) in func.sig.params.iter().enumerate() {
         let want = &cx.m.values[p.value].ty;
         let got = cx.ty(i);
         if !call_compatible(want, got) {
-            return Err(InferError::new(format!(
-                "argument {} of `@{callee}` is {}, expected {}",
-                i + 1,
-                cx.show(got),
-                cx.show(want)
-            )));
+            return fail(|| {
+                InferError::new(format!(
+                    "argument {} of `@{callee}` is {}, expected {}",
+                    i + 1,
+                    cx.show(got),
+                    cx.show(want)
+                ))
+            });
         }
     }
     let mut types = ResultTypes::from(func.sig.returns.as_slice());

@@ -279,26 +279,40 @@ impl Placement {
                 self.misaligned.push(d);
             }
         }
-        let t = self.t;
-        let Some(cap) = t.capacity(space) else {
+        // The capacity is read in place (the target row is not copied per tile).
+        let Some(cap) = self.t.capacity(space) else {
             return;
         };
         let need = tile_bytes(tt);
         if need.is_none_or(|n| n > cap) {
-            let need =
-                need.map_or_else(|| "more bytes than can be addressed".to_string(), bytes_str);
-            self.too_large.push(Diag::new(
-                span,
-                format!(
-                    "{} needs {need} but the {} {} holds {}",
-                    short_tile(tt),
-                    t.name,
-                    buffer_name(space),
-                    bytes_str(cap)
-                ),
-            ));
+            let d = too_large(self.t.name, tt, need, space, cap, span);
+            self.too_large.push(d);
         }
     }
+}
+
+/// The problem with a tile of `need` bytes (`None`: more than can be addressed) in a buffer
+/// of `cap` bytes on target `target`. Out of line: a valid module never builds one.
+#[cold]
+#[inline(never)]
+fn too_large(
+    target: &str,
+    tt: &TileType,
+    need: Option<u64>,
+    space: MemorySpace,
+    cap: u64,
+    span: SpanId,
+) -> Diag {
+    let need = need.map_or_else(|| "more bytes than can be addressed".to_string(), bytes_str);
+    Diag::new(
+        span,
+        format!(
+            "{} needs {need} but the {target} {} holds {}",
+            short_tile(tt),
+            buffer_name(space),
+            bytes_str(cap)
+        ),
+    )
 }
 
 /// The problem with a row-major tile whose rows are not a multiple of 32 bytes, if any.
