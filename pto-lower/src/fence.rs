@@ -49,11 +49,13 @@ pub(crate) fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {
     f.block(body, &mut State::default());
 }
 
-/// The bit of a slot in the masks of [`State`]. A kernel has a few dozen slots at most; past
-/// 64 they share the last bit, which only makes them conflict more (an extra barrier, never
-/// a missing one).
-fn slot_bit(t: TileId) -> u64 {
-    1 << t.0.min(63)
+/// A set of slots, a bit each (see [`slot_bit`]).
+type Slots = u32;
+
+/// The bit of a slot in a [`Slots`]. A kernel has a dozen slots or so; past 32 they share the
+/// last bit, which only makes them conflict more (an extra barrier, never a missing one).
+fn slot_bit(t: TileId) -> Slots {
+    1 << t.0.min(Slots::BITS - 1)
 }
 
 /// The accesses not yet ordered before every pipe, as masks of slots per pipe. Two accesses
@@ -62,15 +64,15 @@ fn slot_bit(t: TileId) -> u64 {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct State {
     /// Per pipe, the slots it read.
-    reads: [u64; 8],
+    reads: [Slots; 8],
     /// Per pipe, the slots it wrote.
-    writes: [u64; 8],
+    writes: [Slots; 8],
     /// Per pipe `p` and pipe `d`, the slots whose access by `p` is ordered before `d`.
-    ordered: [[u64; 8]; 8],
+    ordered: [[Slots; 8]; 8],
 }
 
 impl State {
-    fn pending(&self, p: usize) -> u64 {
+    fn pending(&self, p: usize) -> Slots {
         self.reads[p] | self.writes[p]
     }
 
@@ -108,13 +110,13 @@ fn join(into: &mut Option<State>, s: &State) {
 struct Fences<'a> {
     tiles: &'a [TileSlot],
     /// Per slot, the [`slot_bit`]s of the slots sharing its memory.
-    overlaps: Vec<u64>,
+    overlaps: Vec<Slots>,
     loops: Vec<Exits>,
     /// Scratch: the tiles the instruction at hand touches.
     touches: Vec<Touch>,
     /// Per event set, what it orders: per pipe, the slots whose access by that pipe was done
     /// when the event was set (its source pipe's accesses, and those ordered before it).
-    events: Vec<(Event, [u64; 8])>,
+    events: Vec<(Event, [Slots; 8])>,
 }
 
 /// A tile an instruction reads or writes, on which pipe.
@@ -186,7 +188,11 @@ impl Fences<'_> {
 
     /// Whether an access of slot `t` by `pipe` must wait for a pending one.
     fn conflicts(&self, s: &State, (t, pipe, write): Touch) -> bool {
-        let over = self.overlaps.get(t.0 as usize).copied().unwrap_or(u64::MAX);
+        let over = self
+            .overlaps
+            .get(t.0 as usize)
+            .copied()
+            .unwrap_or(Slots::MAX);
         let me = pipe as usize;
         (0..8).any(|p| {
             let touched = if write { s.pending(p) } else { s.writes[p] };
