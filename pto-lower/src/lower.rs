@@ -7,6 +7,7 @@
 //! `s - a` is `TMULS(d, a, -1); TADDS(d, d, s)` (`TNEG` for unsigned tiles), `s / a` is the
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
+//! Last, the fence step (`fence.rs`) puts the barriers the events pass could not see.
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::typefmt::push_u64;
