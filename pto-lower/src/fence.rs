@@ -43,8 +43,6 @@ pub(crate) fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {
         overlaps,
         loops: Vec::with_capacity(8),
         touches: Vec::with_capacity(4),
-        // A typical kernel sets about one event per two tile instructions.
-        events: Vec::with_capacity(16),
     };
     f.block(body, &mut State::default());
 }
@@ -69,7 +67,16 @@ struct State {
     writes: [Slots; 8],
     /// Per pipe `p` and pipe `d`, the slots whose access by `p` is ordered before `d`.
     ordered: [[Slots; 8]; 8],
+    /// The events set and not yet waited for (a wait consumes its event), each with what it
+    /// orders: per pipe, the slots whose access by that pipe was done when it was set (its
+    /// source pipe's accesses and those ordered before that pipe) and not touched again
+    /// since. A few are in flight at a time; past [`IN_FLIGHT`] one is forgotten, and its wait
+    /// then orders nothing (an extra barrier, never a missing one).
+    in_flight: [Option<(Event, [Slots; 8])>; IN_FLIGHT],
 }
+
+/// How many events [`State`] follows at once.
+const IN_FLIGHT: usize = 6;
 
 impl State {
     fn pending(&self, p: usize) -> Slots {
@@ -89,6 +96,25 @@ impl State {
             }
             self.reads[p] |= o.reads[p];
             self.writes[p] |= o.writes[p];
+        }
+        // An event orders, after the join, what it orders on both paths.
+        for f in &mut self.in_flight {
+            *f = match (
+                *f,
+                o.in_flight
+                    .iter()
+                    .flatten()
+                    .find(|x| f.is_some_and(|y| y.0 == x.0)),
+            ) {
+                (Some((e, mine)), Some((_, theirs))) => {
+                    let mut both = [0; 8];
+                    for (d, (a, b)) in both.iter_mut().zip(mine.iter().zip(theirs)) {
+                        *d = a & b;
+                    }
+                    Some((e, both))
+                }
+                _ => None,
+            };
         }
     }
 }
@@ -114,9 +140,6 @@ struct Fences<'a> {
     loops: Vec<Exits>,
     /// Scratch: the tiles the instruction at hand touches.
     touches: Vec<Touch>,
-    /// Per event set, what it orders: per pipe, the slots whose access by that pipe was done
-    /// when the event was set (its source pipe's accesses, and those ordered before it).
-    events: Vec<(Event, [Slots; 8])>,
 }
 
 /// A tile an instruction reads or writes, on which pipe.
@@ -223,6 +246,10 @@ impl Fences<'_> {
                 for d in &mut s.ordered[p] {
                     *d &= !b;
                 }
+                // The new access comes after every event in flight.
+                for (_, done) in s.in_flight.iter_mut().flatten() {
+                    done[p] &= !b;
+                }
             }
             self.inst(&mut insts[at], s);
             at += 1;
@@ -248,13 +275,20 @@ impl Fences<'_> {
                         s.ordered[p][src]
                     };
                 }
-                match self.events.iter_mut().find(|(e, _)| e == ev) {
-                    Some((_, x)) => *x = done,
-                    None => self.events.push((*ev, done)),
-                }
+                let at = s
+                    .in_flight
+                    .iter()
+                    .position(|f| f.is_some_and(|(e, _)| e == *ev))
+                    .or_else(|| s.in_flight.iter().position(Option::is_none))
+                    .unwrap_or(0);
+                s.in_flight[at] = Some((*ev, done));
             }
             Inst::WaitFlag(ev) => {
-                if let Some((_, done)) = self.events.iter().find(|(e, _)| e == ev) {
+                let f = s
+                    .in_flight
+                    .iter_mut()
+                    .find(|f| f.is_some_and(|(e, _)| e == *ev));
+                if let Some((_, done)) = f.and_then(Option::take) {
                     let dst = ev.1 as usize;
                     for (p, d) in done.iter().enumerate() {
                         s.ordered[p][dst] |= d & s.pending(p);
@@ -341,5 +375,90 @@ impl Fences<'_> {
             at = next;
         }
         s.merge(&at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pto_ir::entity::EntityId;
+    use pto_ir::{DataType, MemorySpace, PipeKind, ValueId};
+
+    use super::insert;
+    use crate::isa::{Arg, Inst, Isa, TileId, TileRef, TileSlot};
+
+    fn slot(addr: u64) -> TileSlot {
+        TileSlot {
+            name: format!("t{addr}"),
+            dtype: DataType::Fp32,
+            shape: [16, 16].into(),
+            rows: 16,
+            cols: 16,
+            space: MemorySpace::Vec,
+            addr,
+            bytes: 1024,
+            layout: "ND",
+            valid: [Some(16), Some(16)],
+        }
+    }
+
+    fn vadd(dst: u32, src: u32) -> Inst {
+        Inst::Op {
+            isa: Isa::TAdd,
+            dst: TileId(dst),
+            args: [Arg::Tile(TileRef::Slot(TileId(src))); 2].into(),
+        }
+    }
+
+    fn store(src: u32) -> Inst {
+        Inst::Store {
+            tensor: ValueId::new(0),
+            src: TileRef::Slot(TileId(src)),
+            offsets: Default::default(),
+            window: Default::default(),
+        }
+    }
+
+    fn barriers(insts: &[Inst]) -> Vec<usize> {
+        (0..insts.len())
+            .filter(|&i| matches!(insts[i], Inst::Barrier(PipeKind::All)))
+            .collect()
+    }
+
+    /// A wait orders what its pipe did before the set, not what it did after it.
+    #[test]
+    fn a_wait_orders_only_what_came_before_its_set() {
+        let ev = (PipeKind::V, PipeKind::Mte3, 0);
+        let tiles = [slot(0)];
+        let mut ordered = vec![vadd(0, 0), Inst::SetFlag(ev), Inst::WaitFlag(ev), store(0)];
+        insert(&mut ordered, &tiles);
+        assert_eq!(barriers(&ordered), Vec::<usize>::new());
+        let mut late = vec![
+            vadd(0, 0),
+            Inst::SetFlag(ev),
+            vadd(0, 0),
+            Inst::WaitFlag(ev),
+            store(0),
+        ];
+        insert(&mut late, &tiles);
+        assert_eq!(barriers(&late), vec![4], "{late:?}");
+    }
+
+    /// A buffer reused by another tile is overwritten only after the other pipe's read.
+    #[test]
+    fn reused_memory_waits_for_the_last_reader() {
+        let tiles = [slot(0), slot(512)];
+        let mut insts = vec![
+            Inst::Load {
+                dst: TileId(0),
+                tensor: ValueId::new(0),
+                offsets: Default::default(),
+                window: Default::default(),
+            },
+            Inst::Barrier(PipeKind::All),
+            store(0),
+            vadd(1, 1),
+        ];
+        insert(&mut insts, &tiles);
+        assert_eq!(barriers(&insts), vec![1, 3], "{insts:?}");
     }
 }
