@@ -132,6 +132,21 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
             facts.defs.push(p.value);
         }
     }
+    /// A loop's initial values, used by statement `s` in block `b`; its tile iter args are
+    /// defined there.
+    fn loop_entry(m: &ProgramModule, s: StmtId, b: BlockId, args: &[IterArg], facts: &mut Facts) {
+        for (idx, a) in args.iter().enumerate() {
+            let init = User::Init {
+                stmt: s,
+                idx,
+                block: b,
+            };
+            facts.add_use(m, a.init, init);
+            if is_tile(m, a.arg) {
+                facts.defs.push(a.arg);
+            }
+        }
+    }
     fn walk_block(
         m: &ProgramModule,
         b: BlockId,
@@ -160,34 +175,14 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
                     }
                 }
                 StmtKind::For(l) => {
-                    for (idx, a) in l.iter_args.iter().enumerate() {
-                        let init = User::Init {
-                            stmt: s,
-                            idx,
-                            block: b,
-                        };
-                        facts.add_use(m, a.init, init);
-                        if is_tile(m, a.arg) {
-                            facts.defs.push(a.arg);
-                        }
-                    }
+                    loop_entry(m, s, b, &l.iter_args, facts);
                     walk_block(m, l.body, Some(s), facts);
                     facts
                         .defs
                         .extend(l.results.iter().copied().filter(|&r| is_tile(m, r)));
                 }
                 StmtKind::While(w) => {
-                    for (idx, a) in w.iter_args.iter().enumerate() {
-                        let init = User::Init {
-                            stmt: s,
-                            idx,
-                            block: b,
-                        };
-                        facts.add_use(m, a.init, init);
-                        if is_tile(m, a.arg) {
-                            facts.defs.push(a.arg);
-                        }
-                    }
+                    loop_entry(m, s, b, &w.iter_args, facts);
                     walk_block(m, w.cond_block, Some(s), facts);
                     walk_block(m, w.body, Some(s), facts);
                     facts
