@@ -78,6 +78,16 @@ fn one(mut t: Type) -> R<ResultTypes> {
     Ok(types)
 }
 
+/// [`one`] tile of `dtype`, `shape` and `valid` extents.
+fn one_tile(dtype: DataType, shape: Shape, valid: Extents) -> R<ResultTypes> {
+    one(Type::Tile(TileType {
+        dtype,
+        shape,
+        valid,
+        memref: None,
+    }))
+}
+
 struct Cx<'a> {
     m: &'a ProgramModule,
     op: Opcode,
@@ -546,12 +556,7 @@ fn expand(cx: &Cx<'_>) -> R<ResultTypes> {
     } else {
         pair(Dim::Const(shape[0]), t.valid[1])
     };
-    one(Type::Tile(TileType {
-        dtype: t.dtype,
-        shape,
-        valid,
-        memref: None,
-    }))
+    one_tile(t.dtype, shape, valid)
 }
 
 /// Transposition.
@@ -559,12 +564,11 @@ fn expand(cx: &Cx<'_>) -> R<ResultTypes> {
 fn transpose(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(1)?;
     let t = cx.tile2(0)?;
-    one(Type::Tile(TileType {
-        dtype: t.dtype,
-        shape: pair(t.shape[1], t.shape[0]),
-        valid: pair(t.valid[1], t.valid[0]),
-        memref: None,
-    }))
+    one_tile(
+        t.dtype,
+        pair(t.shape[1], t.shape[0]),
+        pair(t.valid[1], t.valid[0]),
+    )
 }
 
 /// A window of a tile.
@@ -606,12 +610,7 @@ fn extract(cx: &Cx<'_>) -> R<ResultTypes> {
             _ => Dim::Dynamic,
         });
     }
-    one(Type::Tile(TileType {
-        dtype: src.dtype,
-        shape,
-        valid,
-        memref: None,
-    }))
+    one_tile(src.dtype, shape, valid)
 }
 
 /// A tile written into another at an offset.
@@ -709,12 +708,7 @@ fn valid(cx: &Cx<'_>) -> R<ResultTypes> {
             None => valid.push(Dim::Value(v)),
         }
     }
-    one(Type::Tile(TileType {
-        dtype: t.dtype,
-        shape: Shape::copied_from(&t.shape),
-        valid,
-        memref: None,
-    }))
+    one_tile(t.dtype, Shape::copied_from(&t.shape), valid)
 }
 
 /// A tile loaded from a tensor window.
@@ -742,12 +736,7 @@ fn load(cx: &Cx<'_>) -> R<ResultTypes> {
             _ => Dim::Dynamic,
         });
     }
-    one(Type::Tile(TileType {
-        dtype: src.dtype,
-        shape,
-        valid,
-        memref: None,
-    }))
+    one_tile(src.dtype, shape, valid)
 }
 
 /// A tile stored into a tensor window.
@@ -1001,12 +990,7 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 for (x, y) in a.valid.iter().zip(&b.valid) {
                     valid.push(meet(*x, *y));
                 }
-                return one(Type::Tile(TileType {
-                    dtype: a.dtype,
-                    shape: Shape::copied_from(&a.shape),
-                    valid,
-                    memref: None,
-                }));
+                return one_tile(a.dtype, Shape::copied_from(&a.shape), valid);
             }
             if a.shape.len() == 2 && b.shape.len() == 2 && !bitwise {
                 let (big, small) = if a.shape[0].saturating_mul(a.shape[1])
@@ -1018,20 +1002,18 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
                 };
                 let (r, c) = (big.shape[0], big.shape[1]);
                 if small.shape == [r, 1] {
-                    return one(Type::Tile(TileType {
-                        dtype: a.dtype,
-                        shape: Shape::copied_from(&big.shape),
-                        valid: pair(meet(big.valid[0], small.valid[0]), big.valid[1]),
-                        memref: None,
-                    }));
+                    return one_tile(
+                        a.dtype,
+                        Shape::copied_from(&big.shape),
+                        pair(meet(big.valid[0], small.valid[0]), big.valid[1]),
+                    );
                 }
                 if small.shape == [1, c] {
-                    return one(Type::Tile(TileType {
-                        dtype: a.dtype,
-                        shape: Shape::copied_from(&big.shape),
-                        valid: pair(big.valid[0], meet(big.valid[1], small.valid[1])),
-                        memref: None,
-                    }));
+                    return one_tile(
+                        a.dtype,
+                        Shape::copied_from(&big.shape),
+                        pair(big.valid[0], meet(big.valid[1], small.valid[1])),
+                    );
                 }
             }
             fail(|| {
