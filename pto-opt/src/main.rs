@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use pto::ir::{Diagnostics, ProgramModule};
+use pto_ir::{Diagnostics, ProgramModule};
 use pto_lower::pass::{PIPELINE, PassManager, pass_by_name};
 
 const USAGE: &str = "usage: pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME] \
@@ -67,8 +67,8 @@ fn report(file: &str, d: &Diagnostics) {
 
 fn run(o: &Options) -> Result<String, Diagnostics> {
     let text = std::fs::read_to_string(&o.file).map_err(|e| {
-        Diagnostics::from(pto::ir::Diag::new(
-            pto::ir::SpanId::NONE,
+        Diagnostics::from(pto_ir::Diag::new(
+            pto_ir::SpanId::NONE,
             format!("cannot read: {e}"),
         ))
     })?;
@@ -76,13 +76,13 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
         d.set_source(&text);
         d
     };
-    let mut m: ProgramModule = pto::ir::parse(&text)?;
-    pto::ir::verify(&m).map_err(with_source)?;
+    let mut m: ProgramModule = pto_ir::parse(&text)?;
+    pto_ir::verify(&m).map_err(with_source)?;
     let mut pm = PassManager::new();
     for name in &o.passes {
         let pass = pass_by_name(name).ok_or_else(|| {
-            Diagnostics::from(pto::ir::Diag::new(
-                pto::ir::SpanId::NONE,
+            Diagnostics::from(pto_ir::Diag::new(
+                pto_ir::SpanId::NONE,
                 format!("unknown pass `{name}`; passes: {}", PIPELINE.join(", ")),
             ))
         })?;
@@ -97,8 +97,8 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
         None => m.entry,
     }
     .ok_or_else(|| {
-        Diagnostics::from(pto::ir::Diag::new(
-            pto::ir::SpanId::NONE,
+        Diagnostics::from(pto_ir::Diag::new(
+            pto_ir::SpanId::NONE,
             "no such function to lower",
         ))
     })?;

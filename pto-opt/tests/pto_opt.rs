@@ -15,7 +15,10 @@ fn pto_opt(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-const KERNEL: &str = "pto-lower/tests/kernels/scale_rows.pto";
+const KERNEL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../pto-lower/tests/kernels/scale_rows.pto"
+);
 
 #[test]
 fn prints_the_parsed_module_and_each_stage() {
@@ -23,7 +26,7 @@ fn prints_the_parsed_module_and_each_stage() {
     assert!(ok);
     assert!(ir.starts_with("program.module @"), "{ir}");
     assert_eq!(
-        pto::ir::parse(&ir).map(|m| m.to_string()).ok().as_deref(),
+        pto_ir::parse(&ir).map(|m| m.to_string()).ok().as_deref(),
         Some(ir.as_str())
     );
 
