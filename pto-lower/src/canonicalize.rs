@@ -260,8 +260,7 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
 
 /// Whether an op can go: it has no side effects and nobody uses its results.
 fn is_dead(op: &Operation, counts: &SecondaryMap<ValueId, u32>) -> bool {
-    let pure = !matches!(op.opcode.class(), OpClass::Store | OpClass::Call);
-    pure && op.results.iter().all(|&r| counts[r] == 0)
+    !op.opcode.writes_memory() && op.results.iter().all(|&r| counts[r] == 0)
 }
 
 /// Deletes ops without side effects whose results nobody uses.

@@ -13,7 +13,7 @@
 use rustc_hash::FxHashSet;
 
 use proc_macro2::Span;
-use pto_ir::ops::{OPS, Spelling};
+use pto_ir::ops::{OPS, OpInfo, Spelling};
 use pto_ir::sem::RoundMode;
 use pto_ir::{
     Attr, Attrs, BlockId, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
@@ -261,20 +261,28 @@ const FUNCTIONS: &str = "min(a, b), max(a, b), matmul(a, b), matmul_acc(acc, a, 
 const TILE_METHODS_COMPOSED: &str =
     "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), valid([m, n])";
 
-/// The op a tile method of the op table builds and its number of arguments: the table's
-/// elementwise, reduction and transpose rows spelled as a method (`a.exp()`, `a.max(b)`).
+/// The number of arguments of a tile method the op table spells: its elementwise,
+/// reduction and transpose rows written as a method (`a.exp()`, `a.max(b)`).
+fn tile_method_arity(row: &OpInfo) -> Option<usize> {
+    if row.dialect != "tile" || !matches!(row.spelling, Spelling::Method(_)) {
+        return None;
+    }
+    match row.class {
+        OpClass::TileUnary
+        | OpClass::TileUnaryFloat
+        | OpClass::RowReduce
+        | OpClass::ColReduce
+        | OpClass::Transpose => Some(0),
+        OpClass::TileBinary | OpClass::TileBitwise => Some(1),
+        _ => None,
+    }
+}
+
+/// The op a tile method of the op table builds, and its number of arguments.
 fn table_tile_method(name: &str) -> Option<(Opcode, usize)> {
     OPS.iter().find_map(|row| {
-        let arity = match row.class {
-            OpClass::TileUnary
-            | OpClass::TileUnaryFloat
-            | OpClass::RowReduce
-            | OpClass::ColReduce
-            | OpClass::Transpose => 0,
-            OpClass::TileBinary | OpClass::TileBitwise => 1,
-            _ => return None,
-        };
-        (matches!(row.spelling, Spelling::Method(m) if m == name)).then_some((row.opcode, arity))
+        let arity = tile_method_arity(row)?;
+        matches!(row.spelling, Spelling::Method(m) if m == name).then_some((row.opcode, arity))
     })
 }
 
@@ -283,9 +291,7 @@ fn table_tile_method(name: &str) -> Option<(Opcode, usize)> {
 fn tile_methods() -> String {
     let mut out = String::new();
     for row in OPS {
-        if let Spelling::Method(name) = row.spelling
-            && (table_tile_method(name).is_some() || row.opcode == Opcode::TileCast)
-        {
+        if tile_method_arity(row).is_some() || row.opcode == Opcode::TileCast {
             let text = row.surface.strip_prefix("a.").unwrap_or(row.surface);
             out.push_str(text);
             out.push_str(", ");

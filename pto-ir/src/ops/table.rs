@@ -314,6 +314,15 @@ impl Opcode {
             .map(|r| r.opcode)
     }
 
+    /// Whether the op writes memory outside its results (a store, a `tensor.assemble` into a
+    /// tensor, a call), so it must stay even when nobody reads a result.
+    pub fn writes_memory(self) -> bool {
+        matches!(
+            self.class(),
+            OpClass::Store | OpClass::Call | OpClass::TensorAssemble
+        )
+    }
+
     /// Whether the op produces no result.
     pub fn has_no_result(self) -> bool {
         matches!(self.class(), OpClass::Store)
