@@ -65,7 +65,7 @@ impl Pass for Bufferize {
 pub fn module_target(m: &ProgramModule) -> Target {
     let name = match m.attrs.get("arch") {
         Some(Attr::Str(s)) | Some(Attr::Ident(s)) => s.as_str(),
-        _ => "PTOv2",
+        _ => pto_ir::verify::target::DEFAULT_ARCH,
     };
     target(name).unwrap_or(Target::A2A3)
 }

@@ -49,7 +49,18 @@ fn finish(b: IRBuilder, mut ctx: IRBuilderContext) -> ProgramModule {
     ctx.pop_scope().unwrap();
     let m = b.finish(&ctx).unwrap();
     if let Err(d) = pto_ir::verify(&m) {
-        panic!("the test program does not verify:\n{d}\n{m:?}");
+        // These programs exercise the interpreter on tiles smaller than the hardware's
+        // 32-byte rows (the default target checks that; its own tests are in pto-ir): only
+        // that rule may fail.
+        let other: Vec<String> = d
+            .iter()
+            .map(|e| e.message.clone())
+            .filter(|msg| !msg.contains("a row-major tile row must be a multiple of 32 bytes"))
+            .collect();
+        assert!(
+            other.is_empty(),
+            "the test program does not verify:\n{d}\n{m:?}"
+        );
     }
     m
 }

@@ -467,20 +467,31 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         errs,
         ..
     } = lw;
-    if !errs.is_empty() {
-        return None;
-    }
+    // The verifier's errors are reported with the builder's: what was built of a kernel with
+    // errors still verifies (ops that failed were not built, nor what used them).
+    let built_with_errors = !errs.is_empty();
     let module = match b.finish(&ctx) {
         Ok(m) => m,
         Err(d) => {
-            errs.push(spans.error(&d));
+            if !built_with_errors {
+                errs.push(spans.error(&d));
+            }
             return None;
         }
     };
     if let Err(ds) = pto_ir::verify(&module) {
-        for d in ds.iter() {
+        // A statement that failed leaves its block without the terminator it would have
+        // ended in: those verifier errors only echo a builder error already reported.
+        let echo = |d: &Diag| {
+            built_with_errors
+                && (d.message.contains("must end in") || d.message.contains("does not end in"))
+        };
+        for d in ds.iter().filter(|d| !echo(d)) {
             errs.push(spans.error(d));
         }
+        return None;
+    }
+    if built_with_errors {
         return None;
     }
     Some(Lowered {
