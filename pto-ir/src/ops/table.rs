@@ -13,6 +13,7 @@
 use std::fmt;
 
 pub use super::isa::Isa;
+use crate::DataType;
 use crate::sem::Sem;
 
 /// How an op's operands are typed and its results inferred (see `infer.rs`).
@@ -312,6 +313,35 @@ impl Opcode {
                 })
             })
             .map(|r| r.opcode)
+    }
+
+    /// Whether the op accepts element dtype `d` (the dtype of its tile or scalar operands):
+    /// the class decides (bitwise ops take integers, transcendental ones floats, logic
+    /// `bool`), narrowed by what the semantics column defines.
+    pub fn accepts(self, d: DataType) -> bool {
+        let numeric = d.is_int() || d.is_float();
+        let by_sem = match self.info().sem {
+            Sem::Binary(k) => d.is_int() || (d.is_float() && k.on_floats()),
+            Sem::Unary(k) => d.is_float() || (d.is_int() && k.on_ints()),
+            _ => true,
+        };
+        by_sem
+            && match self.class() {
+                OpClass::ScalarBitwise | OpClass::TileBitwise | OpClass::ScalarBitNot | OpClass::TileNot => {
+                    d.is_int()
+                }
+                OpClass::TileUnaryFloat => d.is_float(),
+                OpClass::ScalarLogic | OpClass::ScalarNot => d == DataType::Bool,
+                OpClass::ScalarArith
+                | OpClass::ScalarUnary
+                | OpClass::TileBinary
+                | OpClass::TileUnary
+                | OpClass::TensorBinary
+                | OpClass::TensorUnary
+                | OpClass::RowReduce
+                | OpClass::ColReduce => numeric,
+                _ => d.is_concrete(),
+            }
     }
 
     /// Whether the op writes memory outside its results (a store, a `tensor.assemble` into a
