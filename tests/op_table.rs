@@ -5,9 +5,9 @@
 //! the C++ emitter prints by name) or a guide entry (docs/guide.md names the IR op and the
 //! kernel spelling).
 
+use pto::ir::DataType;
 use pto::ir::ops::{Isa, OPS, OpClass, Opcode, Spelling};
 use pto::ir::sem::{self, Sem, Value};
-use pto::ir::DataType;
 
 /// The element dtypes the CPU runtime implements (`pto::Element`).
 const RUNTIME_DTYPES: [DataType; 12] = [
@@ -56,10 +56,11 @@ fn exempt(op: Opcode) -> Option<&'static str> {
 
 #[test]
 fn every_isa_instruction_has_a_cpu_function() {
-    let isa_src: String = std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/isa"))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect();
+    let isa_src: String =
+        std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/isa"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
     for row in OPS {
         for isa in row.isa {
             assert!(
@@ -106,13 +107,21 @@ fn every_elementwise_op_means_something_for_every_dtype_it_accepts() {
                 Sem::Cast => sem::cast(x, d, DataType::Fp32, sem::RoundMode::CastRint).is_some(),
                 Sem::Logic(_) | Sem::None => true,
             };
-            assert!(ok, "{} accepts {d} but the semantics module does not define it", row.opcode);
+            assert!(
+                ok,
+                "{} accepts {d} but the semantics module does not define it",
+                row.opcode
+            );
             checked += 1;
         }
         // Elementwise tile rows name their meaning.
         if matches!(
             row.class,
-            OpClass::TileBinary | OpClass::TileBitwise | OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot
+            OpClass::TileBinary
+                | OpClass::TileBitwise
+                | OpClass::TileUnary
+                | OpClass::TileUnaryFloat
+                | OpClass::TileNot
         ) {
             assert_ne!(row.sem, Sem::None, "{} has no semantics", row.opcode);
         }
@@ -129,8 +138,16 @@ fn every_tile_op_has_a_cpp_form() {
         }
         assert!(!row.isa.is_empty(), "{} has no ISA instruction", row.opcode);
         if matches!(row.class, OpClass::TileBinary | OpClass::TileBitwise) {
-            assert!(row.isa.len() >= 2, "{}: tile-tile and tile-scalar forms", row.opcode);
-            assert!(row.isa[0].is_binary() && row.isa[1].is_scalar_form(), "{}", row.opcode);
+            assert!(
+                row.isa.len() >= 2,
+                "{}: tile-tile and tile-scalar forms",
+                row.opcode
+            );
+            assert!(
+                row.isa[0].is_binary() && row.isa[1].is_scalar_form(),
+                "{}",
+                row.opcode
+            );
         }
     }
 }
@@ -148,8 +165,14 @@ fn every_kernel_op_is_in_the_guide() {
             "docs/guide.md does not mention `{name}`"
         );
         match row.spelling {
-            Spelling::Method(m) => assert!(guide.contains(&format!(".{m}")), "{name}: `.{m}(..)` not in the guide"),
-            Spelling::Function(f) => assert!(guide.contains(&format!("{f}(")), "{name}: `{f}(..)` not in the guide"),
+            Spelling::Method(m) => assert!(
+                guide.contains(&format!(".{m}")),
+                "{name}: `.{m}(..)` not in the guide"
+            ),
+            Spelling::Function(f) => assert!(
+                guide.contains(&format!("{f}(")),
+                "{name}: `{f}(..)` not in the guide"
+            ),
             Spelling::Operator(o) => assert!(guide.contains(o), "{name}: `{o}` not in the guide"),
             Spelling::Literal | Spelling::Lowering => {}
         }

@@ -327,9 +327,10 @@ impl Opcode {
         };
         by_sem
             && match self.class() {
-                OpClass::ScalarBitwise | OpClass::TileBitwise | OpClass::ScalarBitNot | OpClass::TileNot => {
-                    d.is_int()
-                }
+                OpClass::ScalarBitwise
+                | OpClass::TileBitwise
+                | OpClass::ScalarBitNot
+                | OpClass::TileNot => d.is_int(),
                 OpClass::TileUnaryFloat => d.is_float(),
                 OpClass::ScalarLogic | OpClass::ScalarNot => d == DataType::Bool,
                 OpClass::ScalarArith
