@@ -456,3 +456,121 @@ fn scalar_ops_agree_when_folded_interpreted_and_run() {
         + scalar_ops::<f64>(DataType::Fp64);
     assert!(n > 300, "{n}");
 }
+
+// ----- conversions: every dtype pair x every rounding (and none named) -----
+
+/// `tile.cast` from `S` to `D` in every mode, interpreter against `pto::isa::tcvt` (the
+/// identity, an unnamed same-dtype cast, is `TMOV` in the lowering: compared as a copy).
+fn casts<S: Element, D: Element>(from: DataType, to: DataType) -> usize {
+    use pto::ir::sem::RoundMode;
+    const R: usize = 4;
+    const C: usize = 32;
+    let mut x = values(from, R * C, 3);
+    if from.is_float() {
+        // Saturation, NaN and negative zero.
+        x[7] = 1e10;
+        x[9] = -1e10;
+        x[11] = f64::NAN;
+        x[13] = -0.0;
+        // Inexact in the narrower formats: every rounding direction matters.
+        for (i, v) in [
+            0.1,
+            1.0 / 3.0,
+            -2.0 / 3.0,
+            1.0 + 2f64.powi(-11) + 2f64.powi(-20),
+            65519.0,
+            3.0e-6,
+            -1234.5678,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            x[15 + 2 * i] = v;
+        }
+    } else {
+        // Integers beyond f16 / f32 precision (saturated to the source type by `from_f64`).
+        x[15] = 16_777_217.0;
+        x[17] = 2049.0;
+        x[19] = 100_003.0;
+    }
+    let src_vals: Vec<S> = x.iter().map(|&e| S::from_f64(e)).collect();
+    let x: Vec<f64> = src_vals.iter().map(|e| e.to_f64()).collect();
+    let mut n = 0;
+    let modes = std::iter::once(None).chain(RoundMode::ALL.into_iter().map(Some));
+    for named in modes {
+        for valid in [(R, C), (3, 21)] {
+            let src = Tile::<S, R, C>::from_slice(&src_vals)
+                .unwrap()
+                .with_valid(valid.0, valid.1)
+                .unwrap();
+            let mut dst = Tile::<D, R, C>::zeros();
+            let mode = RoundMode::for_cast(from, to, named).unwrap_or(RoundMode::CastNone);
+            isa::tcvt(&mut dst, &src, mode);
+            let host: Vec<f64> = dst.to_vec().iter().map(|e| e.to_f64()).collect();
+            let (fd, td) = (from.name(), to.name());
+            let ten = |d: &str| format!("tensor<[{R}, {C}], {d}>");
+            let tv = |d: &str| format!("tile<[{}, {}], [{R}, {C}], {d}>", valid.0, valid.1);
+            let round = named.map_or(String::new(), |m| format!(", round={}", m.word()));
+            let text = format!(
+                "program.module @c {{\n  program.entry @k\n  func.func @k(%x_1: {} #in, %y_2: {} #in, %o_3: {} #out) {{\n    statement.op {{\n      %a_4 = tile.load %x_1 : ({}) -> tile<[{R}, {C}], [{R}, {C}], {fd}> {{shape=[{R}, {C}], offset=[0, 0]}}\n      %m_6 = {} : int64\n      %n_7 = {} : int64\n      %av_8 = tile.valid %a_4, %m_6, %n_7 : (tile<[{R}, {C}], [{R}, {C}], {fd}>, int64, int64) -> {}\n      %r_10 = tile.cast %av_8 : ({}) -> {} {{dtype={td}{round}}}\n      tile.store %r_10, %o_3 : ({}, {}) -> () {{offset=[0, 0]}}\n    }}\n    statement.return\n  }}\n}}\n",
+                ten(fd),
+                ten(fd),
+                ten(td),
+                ten(fd),
+                valid.0,
+                valid.1,
+                tv(fd),
+                tv(fd),
+                tv(td),
+                tv(td),
+                ten(td)
+            );
+            let m = pto::ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let sh = vec![R, C];
+            let mut args = vec![
+                HostValue::tensor(from, sh.clone(), x.clone()).unwrap(),
+                HostValue::tensor(from, sh.clone(), x.clone()).unwrap(),
+                HostValue::tensor(to, sh, vec![0.0; R * C]).unwrap(),
+            ];
+            run(&m, m.entry.unwrap(), &mut args).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let out = &args[2].as_tensor().unwrap().data;
+            for i in 0..valid.0 {
+                for j in 0..valid.1 {
+                    let (h, v) = (host[i * valid.1 + j], out[i * C + j]);
+                    assert!(
+                        same(h, v),
+                        "{fd} -> {td} {named:?} ({valid:?}) of {}: host {h} vs interpreter {v}",
+                        x[i * C + j]
+                    );
+                }
+            }
+            n += 1;
+        }
+    }
+    n
+}
+
+macro_rules! cast_matrix {
+    ($($s:ty => $sd:ident),*; $targets:tt) => {{
+        let mut n = 0;
+        $(n += cast_matrix!(@to $s => $sd; $targets);)*
+        n
+    }};
+    (@to $s:ty => $sd:ident; [$($d:ty => $dd:ident),*]) => {{
+        let mut n = 0;
+        $(n += casts::<$s, $d>(DataType::$sd, DataType::$dd);)*
+        n
+    }};
+}
+
+#[test]
+fn casts_agree_for_every_dtype_pair_and_rounding() {
+    let n = cast_matrix!(
+        i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64,
+        f16 => Fp16, bf16 => Bf16, f32 => Fp32, f64 => Fp64;
+        [i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64,
+         f16 => Fp16, bf16 => Bf16, f32 => Fp32, f64 => Fp64]
+    );
+    // 144 pairs x 8 roundings (none named, and the 7 modes) x 2 valid regions.
+    assert_eq!(n, 144 * 8 * 2);
+}
