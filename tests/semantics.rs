@@ -357,3 +357,58 @@ fn casts_mean_rust_as_unless_a_rounding_is_named() {
     }
     assert_eq!(cpp.matches("TCVT(").count(), 4, "{cpp}");
 }
+
+/// Scalar float-to-integer `as` and floor division in the C++.
+#[pto::kernel]
+pub fn scalar_cpp(x: f32, a: i32, b: i32, #[out] out: &mut Tensor<i32, 1, 8>) {
+    let q = a.floor_div(b) + (x as i32);
+    out.store([0, 0], Tile::<i32, 1, 8>::full(q));
+}
+
+#[test]
+fn cpp_names_the_semantics_helpers() {
+    let cpp = scalar_cpp::CPP;
+    assert!(cpp.contains("namespace pto_rs {"), "{cpp}");
+    assert!(cpp.contains("pto_rs::floor_div<int32_t>("), "{cpp}");
+    assert!(cpp.contains("pto_rs::cast_trunc<int32_t>("), "{cpp}");
+    // Kernels that need no helper get none.
+    assert!(!casts::CPP.contains("namespace pto_rs"), "{}", casts::CPP);
+    let mut out = Tensor::<i32>::try_zeros(&[1, 8]).unwrap();
+    scalar_cpp(f32::NAN, -7, 2, &mut out).unwrap();
+    assert_eq!(out.as_slice()[0], -4);
+    scalar_cpp(1e20, -7, 2, &mut out).unwrap();
+    assert_eq!(out.as_slice()[0], i32::MAX.wrapping_add(-4));
+}
+
+#[test]
+fn helper_cpp_compiles_with_gxx() {
+    let Ok(o) = std::process::Command::new("g++").arg("--version").output() else {
+        eprintln!("skip: no g++");
+        return;
+    };
+    if !o.status.success() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("pto-sem-cpp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let include = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pto-lower/tests/cpp");
+    for (name, cpp) in [
+        ("scalar_cpp", scalar_cpp::CPP),
+        ("tile_div_i32", tile_div_i32::CPP),
+        ("casts", casts::CPP),
+    ] {
+        let file = dir.join(format!("{name}.cpp"));
+        std::fs::write(&file, cpp).unwrap();
+        let o = std::process::Command::new("g++")
+            .args(["-std=c++17", "-fsyntax-only", "-I"])
+            .arg(&include)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{name}:\n{}\n{cpp}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

@@ -52,11 +52,13 @@ pub fn emit(p: &Program) -> String {
 
 const USING: &str = "using namespace pto;\n";
 
-/// The kernel language's scalar division, remainder, floor forms and min / max, as the
-/// semantics module (`pto_ir::sem`) defines them: total (by zero: quotient 0, remainder the
-/// dividend; `MIN / -1` wraps), `/` and `%` truncating, `min` / `max` ignoring a NaN. C++'s
-/// own `/` and `%` are undefined for those inputs.
-const SCALAR_HELPERS: &str = r#"#include <type_traits>
+/// The kernel language's scalar division, remainder, floor forms, min / max and float to
+/// integer `as`, as the semantics module (`pto_ir::sem`) defines them: total (by zero:
+/// quotient 0, remainder the dividend; `MIN / -1` wraps), `/` and `%` truncating, `min` /
+/// `max` ignoring a NaN, `as` saturating with NaN to 0. C++'s own operators and casts are
+/// undefined for those inputs.
+const SCALAR_HELPERS: &str = r#"#include <limits>
+#include <type_traits>
 namespace pto_rs {
 template <typename T> constexpr bool is_int = std::is_integral<T>::value;
 template <typename T> AICORE inline T div(T a, T b) {
@@ -95,6 +97,12 @@ template <typename T> AICORE inline T floor_div(T a, T b) {
     } else {
         return T(__builtin_floor(a / b));
     }
+}
+template <typename D, typename S> AICORE inline D cast_trunc(S x) {
+    if (x != x) return D(0);
+    if (x <= S(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+    if (x >= S(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(x);
 }
 template <typename T> AICORE inline T min(T a, T b) { return (b < a || a != a) ? b : a; }
 template <typename T> AICORE inline T max(T a, T b) { return (b > a || a != a) ? b : a; }
@@ -960,8 +968,19 @@ impl Writer<'_> {
                 ScalarNot => &[T("(!"), A, T(")")],
                 ScalarBitNot => &[T("(~"), A, T(")")],
                 ScalarCast => {
-                    let to = cpp_dtype(self.dtype(result));
-                    cast = [T("static_cast<"), T(to), T(">("), A, T(")")];
+                    let to_d = self.dtype(result);
+                    let from = a.map(|v| self.dtype(v));
+                    let to = cpp_dtype(to_d);
+                    // Float to integer is Rust's `as` (saturating, NaN to 0); C++'s cast is
+                    // undefined out of range.
+                    let saturate = from
+                        .is_some_and(|f| matches!(f, DataType::Fp32 | DataType::Fp64))
+                        && to_d.is_int();
+                    cast = if saturate {
+                        [T("pto_rs::cast_trunc<"), T(to), T(">("), A, T(")")]
+                    } else {
+                        [T("static_cast<"), T(to), T(">("), A, T(")")]
+                    };
                     &cast
                 }
                 _ => &[A],
