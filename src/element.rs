@@ -7,8 +7,12 @@
 //! * integer `add`/`sub`/`mul`/`neg`/`abs` wrap (two's complement), like the vector unit;
 //! * integer `div` by zero gives 0 and `rem` by zero gives the dividend (so `a == (a / b) * b +
 //!   rem(a, b)` holds for every `b`); `MIN / -1` wraps to `MIN`;
-//! * `rem` is PTO's `TREM`: the remainder takes the sign of the divisor (`a - floor(a / b) * b`);
+//! * `rem` is Rust's `%` (`TFMOD`, the sign of the dividend); `floor_mod` is PTO's `TREM`: the
+//!   remainder takes the sign of the divisor (`a - floor(a / b) * b`);
 //! * `f16` / `bf16` compute through `f32` and round the result back (what `half` does).
+//!
+//! Each of these is the semantics module's definition (`pto_ir::sem`), which the compiler's
+//! constant folding and reference interpreter use too.
 //!
 //! Bitwise and shift instructions need [`Int`]; `exp`, `log`, `sqrt` ... need [`Float`];
 //! matrix multiplication widens its inputs through [`Accumulate`]. Conversions between any
@@ -20,30 +24,40 @@ use core::fmt::Debug;
 
 pub use half::{bf16, f16};
 
-/// How `TCVT` rounds a value that the destination type cannot represent exactly.
-///
-/// For float to integer conversions the value is rounded to an integer in the given
-/// direction and then saturated to the destination range (NaN becomes 0). For float to
-/// narrower float conversions the value is rounded to the destination precision in the given
-/// direction. A conversion between a float type and itself rounds to an integral value in the
-/// same type (`TCVT f32 -> f32`, "round only"). Integer to integer conversions wrap (two's
-/// complement, like Rust's `as`; the same rule as `pto-lower`'s reference interpreter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum RoundMode {
-    /// Round to nearest, ties to even (`CAST_RINT`).
-    #[default]
-    CastRint,
-    /// Round to nearest, ties away from zero (`CAST_ROUND`).
-    CastRound,
-    /// Round towards negative infinity (`CAST_FLOOR`).
-    CastFloor,
-    /// Round towards positive infinity (`CAST_CEIL`).
-    CastCeil,
-    /// Round towards zero (`CAST_TRUNC`).
-    CastTrunc,
-    /// No explicit rounding (`CAST_NONE`): exact conversions are unchanged and lossy ones round
-    /// like [`RoundMode::CastRint`]; a same-type float conversion is the identity.
-    CastNone,
+/// How `TCVT` rounds (the one definition, shared with the compiler: `pto_ir::sem`).
+pub use pto_ir::sem::RoundMode;
+use pto_ir::sem::{FloatSem, IntSem};
+
+/// A rounding a kernel names: `a.cast_round::<i32>(Round::Nearest)` converts with it
+/// (`TCVT` with the [`RoundMode`] of the same name), where `a.cast::<i32>()` truncates like
+/// `as`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Round {
+    /// To nearest, ties to even (`CAST_RINT`).
+    Nearest,
+    /// To nearest, ties away from zero (`CAST_ROUND`).
+    Away,
+    /// Toward negative infinity (`CAST_FLOOR`).
+    Floor,
+    /// Toward positive infinity (`CAST_CEIL`).
+    Ceil,
+    /// Toward zero (`CAST_TRUNC`).
+    Trunc,
+    /// To odd (`CAST_ODD`).
+    Odd,
+}
+
+impl From<Round> for RoundMode {
+    fn from(r: Round) -> RoundMode {
+        match r {
+            Round::Nearest => RoundMode::CastRint,
+            Round::Away => RoundMode::CastRound,
+            Round::Floor => RoundMode::CastFloor,
+            Round::Ceil => RoundMode::CastCeil,
+            Round::Trunc => RoundMode::CastTrunc,
+            Round::Odd => RoundMode::CastOdd,
+        }
+    }
 }
 
 /// Any element value, held exactly: floats as `f64`, integers as `i128`.
@@ -108,8 +122,16 @@ pub trait Element: Copy + Default + PartialEq + PartialOrd + Debug + Send + Sync
     fn mul(self, rhs: Self) -> Self;
     /// `self / rhs`; integer division by zero gives 0.
     fn div(self, rhs: Self) -> Self;
-    /// Remainder with the sign of the divisor (`TREM`); integer `rem` by zero gives `self`.
+    /// Remainder with the sign of the dividend, Rust's `%` (`TFMOD`); integer `rem` by zero
+    /// gives `self`.
     fn rem(self, rhs: Self) -> Self;
+    /// Remainder with the sign of the divisor (`TREM`); by zero gives `self` for integers.
+    fn floor_mod(self, rhs: Self) -> Self;
+    /// `self / rhs` rounded toward negative infinity; integer division by zero gives 0.
+    fn floor_div(self, rhs: Self) -> Self;
+    /// `self` to the power `rhs` (wrapping for integers; a negative integer exponent gives
+    /// `1 / self^-rhs` truncated).
+    fn pow(self, rhs: Self) -> Self;
     /// The larger of the two (for floats, a NaN operand is ignored).
     fn max(self, rhs: Self) -> Self;
     /// The smaller of the two (for floats, a NaN operand is ignored).
@@ -196,25 +218,13 @@ pub fn convert<S: Element, D: Element>(v: S, mode: RoundMode) -> D {
 /// Rounds `x` to an integral value in the direction `mode` says.
 #[inline(always)]
 fn round_f64(x: f64, mode: RoundMode) -> f64 {
-    match mode {
-        RoundMode::CastRint | RoundMode::CastNone => x.round_ties_even(),
-        RoundMode::CastRound => x.round(),
-        RoundMode::CastFloor => x.floor(),
-        RoundMode::CastCeil => x.ceil(),
-        RoundMode::CastTrunc => x.trunc(),
-    }
+    mode.to_integral(x)
 }
 
 /// Rounds `x` to an integral value in the direction `mode` says.
 #[inline(always)]
 fn round_f32(x: f32, mode: RoundMode) -> f32 {
-    match mode {
-        RoundMode::CastRint | RoundMode::CastNone => x.round_ties_even(),
-        RoundMode::CastRound => x.round(),
-        RoundMode::CastFloor => x.floor(),
-        RoundMode::CastCeil => x.ceil(),
-        RoundMode::CastTrunc => x.trunc(),
-    }
+    mode.to_integral_f32(x)
 }
 
 /// Largest integer magnitude every `f64` holds exactly.
@@ -249,6 +259,8 @@ wide!(f64);
 trait Steps: Copy {
     fn next_up(self) -> Self;
     fn next_down(self) -> Self;
+    /// Whether the last significand bit is 1.
+    fn is_odd(self) -> bool;
 }
 
 /// A float format narrower than `W`.
@@ -282,6 +294,9 @@ macro_rules! narrow16 {
             fn next_down(self) -> Self {
                 -<$t>::from_bits(next_up_16((-self).to_bits(), $inf))
             }
+            fn is_odd(self) -> bool {
+                self.to_bits() & 1 == 1
+            }
         }
         impl NarrowFrom<f64> for $t {
             #[inline(always)]
@@ -314,6 +329,9 @@ impl Steps for f32 {
     }
     fn next_down(self) -> Self {
         f32::next_down(self)
+    }
+    fn is_odd(self) -> bool {
+        self.to_bits() & 1 == 1
     }
 }
 
@@ -349,6 +367,26 @@ fn narrow<W: Wide, F: NarrowFrom<W>>(x: W, mode: RoundMode) -> F {
                 n.next_down()
             } else {
                 n.next_up()
+            }
+        }
+        RoundMode::CastOdd => {
+            // Toward zero, then the odd one of the two neighbours: the one that is not `n`
+            // when `n` is even.
+            let t = if nf.abs() > x.abs() {
+                if x > W::ZERO {
+                    n.next_down()
+                } else {
+                    n.next_up()
+                }
+            } else {
+                n
+            };
+            if t.is_odd() {
+                t
+            } else if x > W::ZERO {
+                t.next_up()
+            } else {
+                t.next_down()
             }
         }
         RoundMode::CastRound => {
@@ -411,19 +449,39 @@ macro_rules! int_common {
         }
         #[inline(always)]
         fn add(self, rhs: Self) -> Self {
-            self.wrapping_add(rhs)
+            IntSem::add(self, rhs)
         }
         #[inline(always)]
         fn sub(self, rhs: Self) -> Self {
-            self.wrapping_sub(rhs)
+            IntSem::sub(self, rhs)
         }
         #[inline(always)]
         fn mul(self, rhs: Self) -> Self {
-            self.wrapping_mul(rhs)
+            IntSem::mul(self, rhs)
         }
         #[inline(always)]
         fn div(self, rhs: Self) -> Self {
-            if rhs == 0 { 0 } else { self.wrapping_div(rhs) }
+            IntSem::div(self, rhs)
+        }
+        #[inline(always)]
+        fn rem(self, rhs: Self) -> Self {
+            IntSem::rem(self, rhs)
+        }
+        #[inline(always)]
+        fn floor_mod(self, rhs: Self) -> Self {
+            IntSem::floor_mod(self, rhs)
+        }
+        #[inline(always)]
+        fn floor_div(self, rhs: Self) -> Self {
+            IntSem::floor_div(self, rhs)
+        }
+        #[inline(always)]
+        fn pow(self, rhs: Self) -> Self {
+            IntSem::pow(self, rhs)
+        }
+        #[inline(always)]
+        fn abs(self) -> Self {
+            IntSem::abs(self)
         }
         #[inline(always)]
         fn max(self, rhs: Self) -> Self {
@@ -435,26 +493,15 @@ macro_rules! int_common {
         }
         #[inline(always)]
         fn neg(self) -> Self {
-            self.wrapping_neg()
+            IntSem::neg(self)
         }
     };
 }
 
 macro_rules! int_impl {
-    ($t:ty, $name:literal, $signed:tt, $acc:ty) => {
+    ($t:ty, $name:literal, $acc:ty) => {
         impl Element for $t {
             int_common!($t, $name);
-            #[inline(always)]
-            fn abs(self) -> Self {
-                int_impl!(@abs $signed self)
-            }
-            #[inline(always)]
-            fn rem(self, rhs: Self) -> Self {
-                if rhs == 0 {
-                    return self;
-                }
-                int_impl!(@rem $signed self, rhs)
-            }
         }
         impl Int for $t {
             #[inline(always)]
@@ -475,18 +522,11 @@ macro_rules! int_impl {
             }
             #[inline(always)]
             fn shl(self, amount: Self) -> Self {
-                let n = i128::from(amount);
-                if (0..i128::from(<$t>::BITS)).contains(&n) { self << n } else { 0 }
+                IntSem::shl(self, amount)
             }
             #[inline(always)]
             fn shr(self, amount: Self) -> Self {
-                let n = i128::from(amount);
-                if (0..i128::from(<$t>::BITS)).contains(&n) {
-                    self >> n
-                } else {
-                    // Everything shifted out: the sign fill.
-                    self >> (<$t>::BITS - 1) >> 1
-                }
+                IntSem::shr(self, amount)
             }
         }
         impl Accumulate for $t {
@@ -497,36 +537,16 @@ macro_rules! int_impl {
             }
         }
     };
-    (@abs signed $x:ident) => { $x.wrapping_abs() };
-    (@abs unsigned $x:ident) => { $x };
-    (@rem signed $x:ident, $y:ident) => {{
-        let r = $x.wrapping_rem($y);
-        if r != 0 && ((r < 0) != ($y < 0)) { r.wrapping_add($y) } else { r }
-    }};
-    (@rem unsigned $x:ident, $y:ident) => { $x % $y };
 }
 
-int_impl!(i8, "int8", signed, i32);
-int_impl!(i16, "int16", signed, i32);
-int_impl!(i32, "int32", signed, i32);
-int_impl!(i64, "int64", signed, i64);
-int_impl!(u8, "uint8", unsigned, u32);
-int_impl!(u16, "uint16", unsigned, u32);
-int_impl!(u32, "uint32", unsigned, u32);
-int_impl!(u64, "uint64", unsigned, u64);
-
-/// Floor-mod for floats: `fmod` (exact), then moved to the divisor's sign.
-macro_rules! float_rem {
-    ($a:expr, $b:expr) => {{
-        let (a, b) = ($a, $b);
-        let r = a % b;
-        if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
-            r + b
-        } else {
-            r
-        }
-    }};
-}
+int_impl!(i8, "int8", i32);
+int_impl!(i16, "int16", i32);
+int_impl!(i32, "int32", i32);
+int_impl!(i64, "int64", i64);
+int_impl!(u8, "uint8", u32);
+int_impl!(u16, "uint16", u32);
+int_impl!(u32, "uint32", u32);
+int_impl!(u64, "uint64", u64);
 
 macro_rules! native_float_impl {
     ($t:ty, $name:literal, $from32:expr, $from64:expr, $fromint:expr) => {
@@ -583,15 +603,27 @@ macro_rules! native_float_impl {
             }
             #[inline(always)]
             fn rem(self, rhs: Self) -> Self {
-                float_rem!(self, rhs)
+                FloatSem::rem(self, rhs)
+            }
+            #[inline(always)]
+            fn floor_mod(self, rhs: Self) -> Self {
+                FloatSem::floor_mod(self, rhs)
+            }
+            #[inline(always)]
+            fn floor_div(self, rhs: Self) -> Self {
+                FloatSem::floor_div(self, rhs)
+            }
+            #[inline(always)]
+            fn pow(self, rhs: Self) -> Self {
+                FloatSem::pow(self, rhs)
             }
             #[inline(always)]
             fn max(self, rhs: Self) -> Self {
-                <$t>::max(self, rhs)
+                FloatSem::max(self, rhs)
             }
             #[inline(always)]
             fn min(self, rhs: Self) -> Self {
-                <$t>::min(self, rhs)
+                FloatSem::min(self, rhs)
             }
             #[inline(always)]
             fn neg(self) -> Self {
@@ -605,23 +637,23 @@ macro_rules! native_float_impl {
         impl Float for $t {
             #[inline(always)]
             fn exp(self) -> Self {
-                <$t>::exp(self)
+                FloatSem::exp(self)
             }
             #[inline(always)]
             fn ln(self) -> Self {
-                <$t>::ln(self)
+                FloatSem::ln(self)
             }
             #[inline(always)]
             fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
+                FloatSem::sqrt(self)
             }
             #[inline(always)]
             fn rsqrt(self) -> Self {
-                1.0 / <$t>::sqrt(self)
+                FloatSem::rsqrt(self)
             }
             #[inline(always)]
             fn recip(self) -> Self {
-                1.0 / self
+                FloatSem::recip(self)
             }
         }
     };
@@ -704,7 +736,19 @@ macro_rules! half_impl {
             }
             #[inline(always)]
             fn rem(self, rhs: Self) -> Self {
-                <$t>::from_f32(float_rem!(self.to_f32(), rhs.to_f32()))
+                <$t>::from_f32(FloatSem::rem(self.to_f32(), rhs.to_f32()))
+            }
+            #[inline(always)]
+            fn floor_mod(self, rhs: Self) -> Self {
+                <$t>::from_f32(FloatSem::floor_mod(self.to_f32(), rhs.to_f32()))
+            }
+            #[inline(always)]
+            fn floor_div(self, rhs: Self) -> Self {
+                <$t>::from_f32(FloatSem::floor_div(self.to_f32(), rhs.to_f32()))
+            }
+            #[inline(always)]
+            fn pow(self, rhs: Self) -> Self {
+                <$t>::from_f32(FloatSem::pow(self.to_f32(), rhs.to_f32()))
             }
             #[inline(always)]
             fn max(self, rhs: Self) -> Self {
@@ -726,23 +770,23 @@ macro_rules! half_impl {
         impl Float for $t {
             #[inline(always)]
             fn exp(self) -> Self {
-                <$t>::from_f32(self.to_f32().exp())
+                <$t>::from_f32(FloatSem::exp(self.to_f32()))
             }
             #[inline(always)]
             fn ln(self) -> Self {
-                <$t>::from_f32(self.to_f32().ln())
+                <$t>::from_f32(FloatSem::ln(self.to_f32()))
             }
             #[inline(always)]
             fn sqrt(self) -> Self {
-                <$t>::from_f32(self.to_f32().sqrt())
+                <$t>::from_f32(FloatSem::sqrt(self.to_f32()))
             }
             #[inline(always)]
             fn rsqrt(self) -> Self {
-                <$t>::from_f32(1.0 / self.to_f32().sqrt())
+                <$t>::from_f32(FloatSem::rsqrt(self.to_f32()))
             }
             #[inline(always)]
             fn recip(self) -> Self {
-                <$t>::from_f32(1.0 / self.to_f32())
+                <$t>::from_f32(FloatSem::recip(self.to_f32()))
             }
         }
         impl Accumulate for $t {
@@ -853,6 +897,40 @@ mod tests {
     }
 
     #[test]
+    fn round_names_match_the_compiler() {
+        for r in [
+            Round::Nearest,
+            Round::Away,
+            Round::Floor,
+            Round::Ceil,
+            Round::Trunc,
+            Round::Odd,
+        ] {
+            assert_eq!(
+                RoundMode::from_surface(&format!("{r:?}")),
+                Some(RoundMode::from(r))
+            );
+        }
+    }
+
+    #[test]
+    fn round_to_odd_narrows() {
+        // 1 + 2^-11 lies between f16 1.0 (even) and 1 + 2^-10 (odd): odd picks the latter.
+        let x = 1.0f32 + 2f32.powi(-11);
+        assert_eq!(
+            convert::<f32, f16>(x, CastOdd).to_f64(),
+            1.0 + 2f64.powi(-10)
+        );
+        assert_eq!(
+            convert::<f32, f16>(-x, CastOdd).to_f64(),
+            -(1.0 + 2f64.powi(-10))
+        );
+        assert_eq!(convert::<f32, f16>(1.0, CastOdd).to_f64(), 1.0);
+        assert_eq!(convert::<f32, i32>(2.2, CastOdd), 3);
+        assert_eq!(convert::<f32, i32>(3.7, CastOdd), 3);
+    }
+
+    #[test]
     fn int_to_float() {
         assert_eq!(convert::<i32, f32>(16_777_217, CastRint), 16_777_216.0);
         assert_eq!(convert::<i32, f32>(16_777_217, CastCeil), 16_777_218.0);
@@ -865,8 +943,10 @@ mod tests {
         assert_eq!(Element::rem(7i32, 0), 7);
         assert_eq!(Element::div(i32::MIN, -1), i32::MIN);
         assert_eq!(Element::rem(i32::MIN, -1), 0);
-        assert_eq!(Element::rem(-7i32, 3), 2);
-        assert_eq!(Element::rem(7i32, -3), -2);
+        assert_eq!(Element::rem(-7i32, 3), -1);
+        assert_eq!(Element::rem(7i32, -3), 1);
+        assert_eq!(Element::floor_mod(-7i32, 3), 2);
+        assert_eq!(Element::floor_mod(7i32, -3), -2);
         assert_eq!(Element::add(i8::MAX, 1), i8::MIN);
         assert_eq!(Element::abs(i8::MIN), i8::MIN);
         assert_eq!(Element::neg(1u8), 255);
@@ -878,13 +958,18 @@ mod tests {
     }
 
     #[test]
-    fn float_rem_takes_divisor_sign() {
-        assert_eq!(Element::rem(5.5f32, 2.0), 1.5);
-        assert_eq!(Element::rem(-5.5f32, 2.0), 0.5);
-        assert_eq!(Element::rem(5.5f32, -2.0), -0.5);
+    fn float_rem_truncates_and_floor_mod_takes_divisor_sign() {
+        assert_eq!(Element::rem(-5.5f32, 2.0), -1.5);
+        assert_eq!(Element::floor_mod(5.5f32, 2.0), 1.5);
+        assert_eq!(Element::floor_mod(-5.5f32, 2.0), 0.5);
+        assert_eq!(Element::floor_mod(5.5f32, -2.0), -0.5);
+        assert_eq!(
+            Element::floor_mod(f16::from_f32(-1.0), f16::from_f32(4.0)).to_f32(),
+            3.0
+        );
         assert_eq!(
             Element::rem(f16::from_f32(-1.0), f16::from_f32(4.0)).to_f32(),
-            3.0
+            -1.0
         );
     }
 

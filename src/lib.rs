@@ -73,7 +73,7 @@ mod shapes;
 pub mod tensor;
 mod tile;
 
-pub use element::{Accumulate, Element, Float, Int, RoundMode};
+pub use element::{Accumulate, Element, Float, Int, Round, RoundMode};
 pub use error::Error;
 pub use half::{bf16, f16};
 pub use shapes::bind_shapes;
@@ -86,5 +86,5 @@ pub use pto_macros::kernel;
 
 /// The names a kernel author needs: `use pto::prelude::*;`.
 pub mod prelude {
-    pub use crate::{Tensor, Tile, bf16, f16};
+    pub use crate::{Round, Tensor, Tile, bf16, f16};
 }

@@ -19,6 +19,7 @@ pub mod module;
 pub mod ops;
 pub mod parse;
 mod print;
+pub mod sem;
 pub mod stmt;
 pub mod typefmt;
 pub mod types;

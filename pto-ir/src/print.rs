@@ -387,6 +387,17 @@ impl<'a> Printer<'a> {
         self.indent(1);
         self.put("// func.kind = ");
         self.put(func.kind.name());
+        // Symbolic dimensions are int64 unless recorded here (the types only name them).
+        for &d in &func.dims {
+            if let Some(Type::Scalar(dt)) = m.values.get(d).map(|v| &v.ty)
+                && *dt != crate::DataType::Int64
+            {
+                self.put(", dim ");
+                self.put(&m.values[d].ssa_name());
+                self.put(" : ");
+                self.put(dt.name());
+            }
+        }
         self.out.push('\n');
     }
 

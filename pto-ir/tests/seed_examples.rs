@@ -127,3 +127,40 @@ program.module @test_type_program {
 ";
     assert_eq!(printed, expected);
 }
+
+#[test]
+fn a_symbolic_dimension_of_any_integer_dtype_round_trips() {
+    // Seed 001's example with an INT32 symbolic dimension: the types only name `%b_1`, so
+    // its dtype is recorded after the function kind and read back.
+    for dtype in [DataType::Int32, DataType::Int16, DataType::UInt64] {
+        let mut m = parse_ok(EXAMPLE1);
+        let f = m.entry.expect("entry");
+        let dims = m.funcs[f].dims.clone();
+        assert!(!dims.is_empty(), "the example has a symbolic dimension");
+        for &d in &dims {
+            m.values[d].ty = Type::Scalar(dtype);
+        }
+        let printed = m.to_string();
+        assert!(
+            printed.contains(&format!(" : {}\n", dtype.name())),
+            "{printed}"
+        );
+        let m2 = parse_ok(&printed);
+        assert!(
+            structurally_equal(&m, &m2),
+            "{dtype}: not equal after a round trip:\n{printed}"
+        );
+        assert_eq!(m2.to_string(), printed);
+    }
+    // An unknown dtype there is a parse error with a position.
+    let bad = parse_ok(EXAMPLE1).to_string().replace(
+        "// func.kind = control_flow",
+        "// func.kind = control_flow, dim %b_1 : float9",
+    );
+    assert!(bad.contains("float9"), "{bad}");
+    let e = parse(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("`float9` is not an integer dtype for `%b_1`"),
+        "{e}"
+    );
+}

@@ -1745,3 +1745,27 @@ fn expectation_comments_are_blanked_in_place() {
         ]
     );
 }
+
+#[test]
+fn a_module_without_arch_is_checked_against_the_default_target() {
+    // 512 x 512 fp32 is 1 MiB: more than the A2A3 unified buffer (192 KiB). Without
+    // `attr arch` this used to pass the verifier.
+    let text = "program.module @m {\n  program.entry @k\n  func.func @k(%x_1: tensor<[512, 512], fp32> #in) {\n    statement.op {\n      %t_2 = tile.load %x_1 : (tensor<[512, 512], fp32>) -> tile<[512, 512], [512, 512], fp32> {shape=[512, 512], offset=[0, 0]}\n    }\n    statement.return\n  }\n}\n";
+    let m = pto_ir::parse(text).unwrap();
+    let e = pto_ir::verify(&m).unwrap_err().to_string();
+    assert!(
+        e.contains("needs 1024 KiB but the A2A3 unified buffer (Vec) holds 192 KiB"),
+        "{e}"
+    );
+    let with_arch = text.replace(
+        "  program.entry @k\n",
+        "  program.entry @k\n  attr arch = \"A5\"\n",
+    );
+    let e = pto_ir::verify(&pto_ir::parse(&with_arch).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the A5 unified buffer (Vec) holds 256 KiB"),
+        "{e}"
+    );
+}

@@ -39,6 +39,10 @@ impl Pass for Bufferize {
         "bufferize"
     }
 
+    fn requires(&self) -> &'static [&'static str] {
+        &["infer-tile-info"]
+    }
+
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
         let t = module_target(m);
         let mut diags = Vec::new();
@@ -61,7 +65,7 @@ impl Pass for Bufferize {
 pub fn module_target(m: &ProgramModule) -> Target {
     let name = match m.attrs.get("arch") {
         Some(Attr::Str(s)) | Some(Attr::Ident(s)) => s.as_str(),
-        _ => "PTOv2",
+        _ => pto_ir::verify::target::DEFAULT_ARCH,
     };
     target(name).unwrap_or(Target::A2A3)
 }
@@ -382,6 +386,31 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
     let mut live = Live::new(m);
     live.walk(m, m.funcs[f].body, None);
     live.extend_to_uses();
+    // Placement needs every tile's buffer: without `infer-tile-info` there is nothing to
+    // place, and an empty result would look like success.
+    let unplaced: Vec<ValueId> = live
+        .defined
+        .iter()
+        .copied()
+        .filter(|&v| {
+            !matches!(m.values[v].def, ValueDef::Param(..))
+                && m.values[v].ty.as_tile().is_some()
+                && space_of(m, v).is_none()
+        })
+        .collect();
+    if let Some(&v) = unplaced.first() {
+        return Err(vec![
+            Diag::new(
+                def_span(m, v),
+                format!(
+                    "bufferize needs every tile's location, but {} (and {} more tile value(s)) has none",
+                    m.ssa_name(v),
+                    unplaced.len() - 1
+                ),
+            )
+            .note("run `infer-tile-info` before `bufferize` (the lowering pipeline does)"),
+        ]);
+    }
     let intervals = &live.interval;
     let mut classes = Classes::new(m);
     for &v in &live.defined {

@@ -10,6 +10,8 @@ use pto_ir::{
     StmtKind, ValueId,
 };
 
+use pto_ir::sem::{self, RoundMode, Sem, Value, convert};
+
 use crate::pass::Pass;
 use crate::walk::{self, Renames, Tree};
 
@@ -86,16 +88,19 @@ fn fold_op(m: &mut ProgramModule, o: OpId) -> bool {
         .iter()
         .filter_map(|&v| m.values[v].constant)
         .collect();
-    let arg_ty = op
+    let Some(arg_tys) = op
         .operands
-        .first()
-        .and_then(|&v| m.values[v].ty.as_scalar());
+        .iter()
+        .map(|&v| m.values[v].ty.as_scalar())
+        .collect::<Option<Vec<DataType>>>()
+    else {
+        return false;
+    };
     let res = op.results[0];
     let Some(res_ty) = m.values[res].ty.as_scalar() else {
         return false;
     };
-    let Some(arg_ty) = arg_ty else { return false };
-    let Some(c) = eval(op.opcode, arg_ty, res_ty, &args) else {
+    let Some(c) = eval(op.opcode, &arg_tys, res_ty, &args) else {
         return false;
     };
     let attr = match c {
@@ -111,116 +116,69 @@ fn fold_op(m: &mut ProgramModule, o: OpId) -> bool {
     true
 }
 
-/// A constant of `dtype` holding `v` (integers wrap to the type's width).
-fn int_const(dtype: DataType, v: i64) -> Option<Constant> {
-    let bits = dtype.bits();
-    if !dtype.is_int() || bits == 0 || bits > 64 {
-        return None;
-    }
-    let v = if bits == 64 {
-        v
-    } else if dtype.is_signed_int() {
-        (v << (64 - bits)) >> (64 - bits)
+/// A constant of dtype `d` as an exact value; `None` for a dtype without one.
+fn value_of(c: Constant, d: DataType) -> Option<Value> {
+    Some(if d == DataType::Bool {
+        Value::Bool(c.as_i64() != 0)
+    } else if d.is_float() {
+        Value::Float(convert::round_float(c.as_f64(), d, RoundMode::CastRint)?)
     } else {
-        v & ((1i64 << bits) - 1)
-    };
-    Some(match dtype {
-        DataType::Int32 => Constant::Int(v as i32),
-        DataType::UInt64 => Constant::SizeT(v as u64),
-        _ => Constant::Int64(v),
+        let v = match c {
+            Constant::SizeT(v) => i128::from(v),
+            Constant::Double(x) => x as i128,
+            other => i128::from(other.as_i64()),
+        };
+        Value::Int(convert::wrap_int(v, d)?)
     })
 }
 
-/// Evaluates a scalar op on constants; `None` when the result is not well defined
-/// (division by zero, overflowing shifts, unsupported types).
-fn eval(op: Opcode, arg: DataType, res: DataType, a: &[Constant]) -> Option<Constant> {
-    use Opcode::*;
-    let x = *a.first()?;
-    let y = a.get(1).copied();
-    if res == DataType::Bool && matches!(op.class(), OpClass::ScalarCompare) {
-        let r = if arg.is_float() {
-            let (p, q) = (x.as_f64(), y?.as_f64());
-            match op {
-                ScalarEq => p == q,
-                ScalarNe => p != q,
-                ScalarLt => p < q,
-                ScalarLe => p <= q,
-                ScalarGt => p > q,
-                ScalarGe => p >= q,
-                _ => return None,
-            }
-        } else {
-            let (p, q) = (x.as_i64(), y?.as_i64());
-            match op {
-                ScalarEq => p == q,
-                ScalarNe => p != q,
-                ScalarLt => p < q,
-                ScalarLe => p <= q,
-                ScalarGt => p > q,
-                ScalarGe => p >= q,
-                _ => return None,
-            }
-        };
-        return Some(Constant::Bool(r));
-    }
-    if res == DataType::Bool {
-        let p = x.as_i64() != 0;
-        let q = y.map(|c| c.as_i64() != 0);
-        return Some(Constant::Bool(match op {
-            ScalarAnd => p && q?,
-            ScalarOr => p || q?,
-            ScalarXor => p ^ q?,
-            ScalarNot => !p,
-            _ => return None,
-        }));
-    }
-    if op == ScalarCast {
-        return if res.is_float() {
-            Some(Constant::Double(x.as_f64()))
-        } else if res.is_int() && !x.is_float() {
-            int_const(res, x.as_i64())
-        } else {
-            None
-        };
-    }
-    if res.is_float() {
-        // Only fp64 folds exactly; narrower floats would need their own rounding.
-        if res != DataType::Fp64 {
-            return None;
-        }
-        let p = x.as_f64();
-        let q = y.map(Constant::as_f64);
-        let r = match op {
-            ScalarAdd => p + q?,
-            ScalarSub => p - q?,
-            ScalarMul => p * q?,
-            ScalarDiv => p / q?,
-            ScalarMin => p.min(q?),
-            ScalarMax => p.max(q?),
-            ScalarNeg => -p,
-            ScalarAbs => p.abs(),
-            _ => return None,
-        };
-        return Some(Constant::Double(r));
-    }
-    if !res.is_int() || res.bits() > 64 || res.is_unsigned_int() && res.bits() == 64 {
-        return None;
-    }
-    let p = x.as_i64();
-    let q = y.map(Constant::as_i64);
-    let r = match op {
-        ScalarAdd => p.wrapping_add(q?),
-        ScalarSub => p.wrapping_sub(q?),
-        ScalarMul => p.wrapping_mul(q?),
-        ScalarDiv => p.checked_div(q?)?,
-        ScalarRem => p.checked_rem(q?)?,
-        ScalarMin => p.min(q?),
-        ScalarMax => p.max(q?),
-        ScalarNeg => p.wrapping_neg(),
-        ScalarAbs => p.wrapping_abs(),
-        _ => return None,
+/// The constant of dtype `d` holding `v`; `None` when the IR has no constant for it.
+fn constant_of(v: Value, d: DataType) -> Option<Constant> {
+    Some(match v {
+        Value::Bool(b) => Constant::Bool(b),
+        Value::Float(x) => Constant::Double(x),
+        Value::Int(i) => match d {
+            DataType::Int32 => Constant::Int(i32::try_from(i).ok()?),
+            DataType::UInt64 => Constant::SizeT(u64::try_from(i).ok()?),
+            _ => Constant::Int64(i64::try_from(i).ok()?),
+        },
+    })
+}
+
+/// Evaluates a scalar op on constants of dtypes `args` (one per operand) giving `res`, by
+/// the op's meaning in the semantics module (the one the interpreter and the host code
+/// use); `None` for an op or dtype it does not fold.
+fn eval(op: Opcode, args: &[DataType], res: DataType, a: &[Constant]) -> Option<Constant> {
+    let d = *args.first()?;
+    let x = value_of(*a.first()?, d)?;
+    let y = match (a.get(1), args.get(1)) {
+        (Some(&c), Some(&db)) => Some(value_of(c, db)?),
+        _ => None,
     };
-    int_const(res, r)
+    let r = match op.info().sem {
+        Sem::Binary(k) => {
+            let mut y = y?;
+            // A shift amount of another integer type converts like `as`.
+            if let (Some(&db), Value::Int(_)) = (args.get(1), y)
+                && db != d
+            {
+                y = sem::cast(y, db, d, RoundMode::CastTrunc)?;
+            }
+            sem::binary(k, d, x, y)?
+        }
+        Sem::Unary(k) => sem::unary(k, d, x)?,
+        Sem::Compare(k) => Value::Bool(sem::compare(k, x, y?)?),
+        Sem::Logic(k) => match (x, y?) {
+            (Value::Bool(p), Value::Bool(q)) => Value::Bool(sem::logic(k, p, q)),
+            _ => return None,
+        },
+        Sem::Cast => match RoundMode::for_cast(d, res, None) {
+            None => x,
+            Some(mode) => sem::cast(x, d, res, mode)?,
+        },
+        Sem::None => return None,
+    };
+    constant_of(r, res)
 }
 
 /// Removes iter args that every loop exit passes through unchanged.
@@ -302,8 +260,7 @@ fn remove_invariant_iter_args(m: &mut ProgramModule, tree: &Tree) -> bool {
 
 /// Whether an op can go: it has no side effects and nobody uses its results.
 fn is_dead(op: &Operation, counts: &SecondaryMap<ValueId, u32>) -> bool {
-    let pure = !matches!(op.opcode.class(), OpClass::Store | OpClass::Call);
-    pure && op.results.iter().all(|&r| counts[r] == 0)
+    !op.opcode.writes_memory() && op.results.iter().all(|&r| counts[r] == 0)
 }
 
 /// Deletes ops without side effects whose results nobody uses.

@@ -20,7 +20,9 @@ use rustc_hash::FxHashMap;
 use crate::bufferize::module_target;
 use crate::events::{EventRole, OpEvents};
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
-use crate::isa::{Arg, Args, Index, Inst, Isa, Offsets, Program, Round, TileId, TileRef, TileSlot};
+use crate::isa::{
+    Arg, Args, Index, Inst, Isa, Offsets, Program, RoundMode, TileId, TileRef, TileSlot,
+};
 use crate::walk::inline_of;
 
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
@@ -460,7 +462,7 @@ impl<'a> Lowerer<'a> {
         let class = op.opcode.class();
         let res = op.results.first().copied();
         let dst = |me: &mut Self| res.map(|r| me.slot(r, at)).unwrap_or(TileId(0));
-        let isa_at = |k: usize| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n));
+        let isa_at = |k: usize| op.opcode.info().isa.get(k).copied();
         match class {
             OpClass::Const => {}
             OpClass::Call => self.err(at, "`func.call` is not lowered yet: inline the callee into the kernel"),
@@ -492,28 +494,39 @@ impl<'a> Lowerer<'a> {
             OpClass::TileCast => {
                 let d = dst(self);
                 let src = self.tref(op.operands[0], at);
-                let round = match op.attrs.get("round").and_then(Attr::as_ident) {
-                    None => Some(Round::Rint),
-                    Some(w) => Round::from_word(w),
-                };
-                match round {
-                    Some(round) => out.push(Inst::Cvt { dst: d, src, round }),
-                    None => self.err(at, "`tile.cast` rounding mode `odd` is not supported by the CPU runtime"),
+                let word = op.attrs.get("round").and_then(Attr::as_ident);
+                let named = word.and_then(RoundMode::from_word);
+                if let (Some(w), None) = (word, named) {
+                    self.err(at, format!("`tile.cast` has no rounding mode `{w}`"));
+                }
+                let from = self.m.values[op.operands[0]].ty.dtype();
+                let to = op.results.first().and_then(|&r| self.m.values[r].ty.dtype());
+                match (from, to) {
+                    (Some(from), Some(to)) => match RoundMode::for_cast(from, to, named) {
+                        Some(round) => out.push(Inst::Cvt { dst: d, src, round }),
+                        // The same dtype and no mode named: the identity, a copy.
+                        None => out.push(Inst::Op { isa: Isa::TMov, dst: d, args: inline_of(&[Arg::Tile(src)]) }),
+                    },
+                    _ => self.err(at, "`tile.cast` of a value that is not a tile"),
                 }
             }
             OpClass::RowReduce | OpClass::ColReduce | OpClass::Transpose => {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
-                if let Some(isa) = isa_at(0) {
-                    out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(a)]) });
+                match isa_at(0) {
+                    Some(isa) => out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(a)]) }),
+                    None => self.err(at, format!("`{}` has no ISA instruction", op.opcode)),
                 }
             }
             OpClass::RowExpand | OpClass::ColExpand => {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
-                if let Some(isa) = isa_at(0) {
-                    out.push(Inst::FullValid(d));
-                    out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(a)]) });
+                match isa_at(0) {
+                    Some(isa) => {
+                        out.push(Inst::FullValid(d));
+                        out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(a)]) });
+                    }
+                    None => self.err(at, format!("`{}` has no ISA instruction", op.opcode)),
                 }
             }
             OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => {
@@ -643,7 +656,7 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let d = self.slot(r, at);
-        let form = |k: usize| op.opcode.info().isa.get(k).and_then(|n| Isa::from_name(n));
+        let form = |k: usize| op.opcode.info().isa.get(k).copied();
         let (a, b) = (op.operands[0], op.operands[1]);
         let name = op.opcode.info().surface;
         let unsupported = |me: &mut Self, what: &str| {

@@ -28,6 +28,7 @@ impl Pass for InferTileInfo {
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
+        untiled_tensor_ops(m)?;
         // By index: the pass changes the module, never its function list (no copy of it).
         for k in 0..m.functions.len() {
             let f = m.functions[k];
@@ -35,6 +36,37 @@ impl Pass for InferTileInfo {
         }
         Ok(())
     }
+}
+
+/// Tensor-level ops have no tile location: until a tiling pass exists, each one is an error
+/// naming it (the pipeline would otherwise hand on a function whose tensor ops no later
+/// step lowers).
+fn untiled_tensor_ops(m: &ProgramModule) -> Result<(), Diagnostics> {
+    let mut out = Diagnostics::new();
+    for &f in &m.functions {
+        let tree = walk::Tree::of(m, f);
+        for &s in &tree.stmts {
+            let StmtKind::Op(ops) = &m.stmts[s].kind else {
+                continue;
+            };
+            for &o in ops {
+                let op = &m.ops[o];
+                if op.opcode.info().dialect == "tensor" {
+                    out.push(
+                        pto_ir::Diag::new(
+                            op.span,
+                            format!(
+                                "`{}` in `{}` is a tensor-level op, and tiling tensor ops into tiles is not implemented yet",
+                                op.opcode, m.funcs[f].name
+                            ),
+                        )
+                        .note("write the function with tile loads, tile ops and stores (`tile.load` / `tile.store`)"),
+                    );
+                }
+            }
+        }
+    }
+    out.into_result()
 }
 
 /// [`InferTileInfo`] for the macro's pipeline, which lowers the module right after the

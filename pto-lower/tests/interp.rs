@@ -49,7 +49,18 @@ fn finish(b: IRBuilder, mut ctx: IRBuilderContext) -> ProgramModule {
     ctx.pop_scope().unwrap();
     let m = b.finish(&ctx).unwrap();
     if let Err(d) = pto_ir::verify(&m) {
-        panic!("the test program does not verify:\n{d}\n{m:?}");
+        // These programs exercise the interpreter on tiles smaller than the hardware's
+        // 32-byte rows (the default target checks that; its own tests are in pto-ir): only
+        // that rule may fail.
+        let other: Vec<String> = d
+            .iter()
+            .map(|e| e.message.clone())
+            .filter(|msg| !msg.contains("a row-major tile row must be a multiple of 32 bytes"))
+            .collect();
+        assert!(
+            other.is_empty(),
+            "the test program does not verify:\n{d}\n{m:?}"
+        );
     }
     m
 }
@@ -930,8 +941,9 @@ fn cast_round_modes() {
     args.extend(modes.iter().map(|_| zeros(DataType::Int32, &[1, 8])));
     run(&m, f, &mut args).unwrap();
     let max = f64::from(i32::MAX);
+    // No mode named: float to integer truncates toward zero, like Rust's `as`.
     let want: [[f64; 8]; 7] = [
-        [2.0, -2.0, 2.0, -0.0, 3.0, -3.0, 0.0, max],
+        [2.0, -2.0, 1.0, 0.0, 2.0, -2.0, 0.0, max],
         [2.0, -2.0, 2.0, -0.0, 3.0, -3.0, 0.0, max],
         [3.0, -3.0, 2.0, -1.0, 3.0, -3.0, 1.0, max],
         [2.0, -3.0, 1.0, -1.0, 2.0, -3.0, 0.0, max],
@@ -1062,12 +1074,9 @@ fn scalar_ops_follow_rust() {
     let r = call(i32::MIN, -1, -1e20).unwrap();
     assert_eq!(r[1], i64::from(i32::MIN.wrapping_div(-1)), "wrapping div");
     assert_eq!(r[6], i64::from(i32::MIN));
-    // Division by zero is an error, not a panic.
-    let e = call(1, 0, 0.0).unwrap_err();
-    assert!(
-        e.message.contains("division by zero") && e.message.contains("scalar.div"),
-        "{e}"
-    );
+    // Division by zero is total, as in the host code: quotient 0, remainder the dividend.
+    let r = call(7, 0, 0.0).unwrap();
+    assert_eq!((r[1], r[2], r[3], r[4]), (0, 7, 0, 7), "{r:?}");
 }
 
 // ----- other tile ops -----

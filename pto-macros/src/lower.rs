@@ -13,10 +13,12 @@
 use rustc_hash::FxHashSet;
 
 use proc_macro2::Span;
+use pto_ir::ops::{OPS, OpInfo, Spelling};
+use pto_ir::sem::RoundMode;
 use pto_ir::{
     Attr, Attrs, BlockId, BlockRole, Constant, DataType, Diag, Direction, FuncId, IRBuilder,
-    IRBuilderContext, InlineVec, Name, Opcode, ProgramModule, Signature, SpanId, TensorFormat,
-    TensorType, TileType, Type, ValueId, ValueList,
+    IRBuilderContext, InlineVec, Name, OpClass, Opcode, ProgramModule, Signature, SpanId,
+    TensorFormat, TensorType, TileType, Type, ValueId, ValueList,
 };
 use quote::ToTokens;
 use syn::{
@@ -138,6 +140,8 @@ enum Bin {
     Shr,
     Max,
     Min,
+    FloorDiv,
+    FloorMod,
 }
 
 impl Bin {
@@ -163,6 +167,8 @@ impl Bin {
             Bin::Shr => Opcode::ScalarShr,
             Bin::Max => Opcode::ScalarMax,
             Bin::Min => Opcode::ScalarMin,
+            Bin::FloorDiv => Opcode::ScalarFloorDiv,
+            Bin::FloorMod => Opcode::ScalarFloorMod,
         }
     }
 
@@ -180,6 +186,7 @@ impl Bin {
             Bin::BitXor => Opcode::TileXor,
             Bin::Shl => Opcode::TileShl,
             Bin::Shr => Opcode::TileShr,
+            Bin::FloorMod => Opcode::TileFloorMod,
             _ => return None,
         })
     }
@@ -206,6 +213,8 @@ impl Bin {
             Bin::Shr => ">>",
             Bin::Max => "max",
             Bin::Min => "min",
+            Bin::FloorDiv => "floor_div",
+            Bin::FloorMod => "floor_mod",
         }
     }
 }
@@ -247,11 +256,65 @@ fn bin_of(op: &BinOp) -> Option<(Bin, bool)> {
 
 const FUNCTIONS: &str = "min(a, b), max(a, b), matmul(a, b), matmul_acc(acc, a, b), matmul_bias(a, b, bias), \
                          Tile::<T, R, C>::zeros(), Tile::<T, R, C>::full(v)";
-const TILE_METHODS: &str = "max(b), min(b), abs(), exp(), log(), sqrt(), rsqrt(), recip(), relu(), cast::<T>(), \
-                            row_sum(), row_max(), row_min(), col_sum(), col_max(), col_min(), transpose(), \
-                            extract::<R, C>([i, j]), valid([m, n])";
+/// Tile methods the macro spells itself (composed of several ops, or with arguments that
+/// are not values), after the op table's.
+const TILE_METHODS_COMPOSED: &str =
+    "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), valid([m, n])";
+
+/// The number of arguments of a tile method the op table spells: its elementwise,
+/// reduction and transpose rows written as a method (`a.exp()`, `a.max(b)`).
+fn tile_method_arity(row: &OpInfo) -> Option<usize> {
+    if row.dialect != "tile" || !matches!(row.spelling, Spelling::Method(_)) {
+        return None;
+    }
+    match row.class {
+        OpClass::TileUnary
+        | OpClass::TileUnaryFloat
+        | OpClass::RowReduce
+        | OpClass::ColReduce
+        | OpClass::Transpose => Some(0),
+        OpClass::TileBinary | OpClass::TileBitwise => Some(1),
+        _ => None,
+    }
+}
+
+/// The op a tile method of the op table builds, and its number of arguments.
+fn table_tile_method(name: &str) -> Option<(Opcode, usize)> {
+    OPS.iter().find_map(|row| {
+        let arity = tile_method_arity(row)?;
+        matches!(row.spelling, Spelling::Method(m) if m == name).then_some((row.opcode, arity))
+    })
+}
+
+/// The "tile methods: .." list of messages: the op table's methods, `cast`, then the composed
+/// ones.
+fn tile_methods() -> String {
+    let mut out = String::new();
+    for row in OPS {
+        if tile_method_arity(row).is_some() || row.opcode == Opcode::TileCast {
+            let text = row.surface.strip_prefix("a.").unwrap_or(row.surface);
+            out.push_str(text);
+            out.push_str(", ");
+        }
+    }
+    out.push_str(TILE_METHODS_COMPOSED);
+    out
+}
+
+/// The rounding mode a `Round::X` argument names.
+fn round_mode(e: &Expr) -> Option<RoundMode> {
+    let Expr::Path(p) = e else { return None };
+    let last = p.path.segments.last()?;
+    let n = p.path.segments.len();
+    let prefix_ok = n == 1 || (n == 2 && p.path.segments.first()?.ident == "Round");
+    if !prefix_ok {
+        return None;
+    }
+    with_spelling(&last.ident, RoundMode::from_surface)
+}
 const TENSOR_METHODS: &str = "load::<R, C>([i, j]), store([i, j], tile)";
-const SCALAR_METHODS: &str = "abs(), max(b), min(b) (and `x as T` for conversions)";
+const SCALAR_METHODS: &str =
+    "abs(), max(b), min(b), floor_div(b), floor_mod(b) (and `x as T` for conversions)";
 
 /// Spells `ident` into `buf` (reused, so spelling allocates only when `buf` must grow).
 fn spell(buf: &mut String, ident: &Ident) {
@@ -404,20 +467,31 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         errs,
         ..
     } = lw;
-    if !errs.is_empty() {
-        return None;
-    }
+    // The verifier's errors are reported with the builder's: what was built of a kernel with
+    // errors still verifies (ops that failed were not built, nor what used them).
+    let built_with_errors = !errs.is_empty();
     let module = match b.finish(&ctx) {
         Ok(m) => m,
         Err(d) => {
-            errs.push(spans.error(&d));
+            if !built_with_errors {
+                errs.push(spans.error(&d));
+            }
             return None;
         }
     };
     if let Err(ds) = pto_ir::verify(&module) {
-        for d in ds.iter() {
+        // A statement that failed leaves its block without the terminator it would have
+        // ended in: those verifier errors only echo a builder error already reported.
+        let echo = |d: &Diag| {
+            built_with_errors
+                && (d.message.contains("must end in") || d.message.contains("does not end in"))
+        };
+        for d in ds.iter().filter(|d| !echo(d)) {
             errs.push(spans.error(d));
         }
+        return None;
+    }
+    if built_with_errors {
         return None;
     }
     Some(Lowered {
@@ -1683,6 +1757,9 @@ impl<'k> Lower<'k, '_> {
             );
         }
         let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
+        if let (Some(dtype), Bin::FloorDiv) = (tile, k) {
+            return self.tile_floor_div(l, r, dtype, span);
+        }
         if let Some(dtype) = tile {
             let Some(op) = k.tile() else {
                 let (s, e) = self.spans.get(span);
@@ -1710,6 +1787,27 @@ impl<'k> Lower<'k, '_> {
         let lv = self.materialize(l, Some(d))?;
         let rv = self.materialize(r, Some(d))?;
         self.build(span, k.scalar(), [lv, rv], Attrs::new())
+            .map(Val::V)
+    }
+
+    /// `a.floor_div(b)` on tiles, composed from ops every backend has: for floats the
+    /// quotient rounded toward negative infinity (`TDIV`, then `TCVT` "round only" with
+    /// `CAST_FLOOR`), for integers `(a - a.floor_mod(b)) / b`, an exact division.
+    fn tile_floor_div(&mut self, l: Val, r: Val, dtype: DataType, span: SpanId) -> R<Val> {
+        self.ctx.set_span(span);
+        let l = self.materialize(l, Some(dtype))?;
+        let r = self.materialize(r, Some(dtype))?;
+        if dtype.is_float() {
+            let q = self.build(span, Opcode::TileDiv, [l, r], Attrs::new())?;
+            let attrs = Attrs::of([
+                ("dtype", Attr::Ident(dtype.name().into())),
+                ("round", Attr::Ident(RoundMode::CastFloor.word().into())),
+            ]);
+            return self.build(span, Opcode::TileCast, [q], attrs).map(Val::V);
+        }
+        let m = self.build(span, Opcode::TileFloorMod, [l, r], Attrs::new())?;
+        let d = self.build(span, Opcode::TileSub, [l, m], Attrs::new())?;
+        self.build(span, Opcode::TileDiv, [d, r], Attrs::new())
             .map(Val::V)
     }
 
@@ -1913,14 +2011,19 @@ impl<'k> Lower<'k, '_> {
                 self.build(span, Opcode::ScalarAbs, [id], Attrs::new())
                     .map(|v| Some(Val::V(v)))
             }
-            "max" | "min" => {
-                self.no_turbofish(m, &"x.max(y)")?;
+            "max" | "min" | "floor_div" | "floor_mod" => {
+                self.no_turbofish(m, &format_args!("x.{name}(y)"))?;
                 self.arity(&m.method, n, 1, &format_args!("x.{name}(y)"))?;
                 let Some(arg) = m.args.first() else {
                     return Err(Poison);
                 };
                 let other = self.expr(arg)?;
-                let k = if name == "max" { Bin::Max } else { Bin::Min };
+                let k = match name {
+                    "max" => Bin::Max,
+                    "min" => Bin::Min,
+                    "floor_div" => Bin::FloorDiv,
+                    _ => Bin::FloorMod,
+                };
                 self.apply_binary(k, recv, other, span, None).map(Some)
             }
             _ => {
@@ -2018,44 +2121,47 @@ impl<'k> Lower<'k, '_> {
         span: SpanId,
     ) -> R<ValueId> {
         let n = m.args.len();
-        let unary = match name {
-            "abs" => Some(Opcode::TileAbs),
-            "exp" => Some(Opcode::TileExp),
-            "log" => Some(Opcode::TileLog),
-            "sqrt" => Some(Opcode::TileSqrt),
-            "rsqrt" => Some(Opcode::TileRsqrt),
-            "recip" => Some(Opcode::TileRecip),
-            "relu" => Some(Opcode::TileRelu),
-            "row_sum" => Some(Opcode::TileRowSum),
-            "row_max" => Some(Opcode::TileRowMax),
-            "row_min" => Some(Opcode::TileRowMin),
-            "col_sum" => Some(Opcode::TileColSum),
-            "col_max" => Some(Opcode::TileColMax),
-            "col_min" => Some(Opcode::TileColMin),
-            "transpose" => Some(Opcode::TileTranspose),
-            _ => None,
-        };
-        if let Some(op) = unary {
-            // Spelled only if an error needs it.
-            let usage = format_args!("a.{name}()");
+        // Methods the op table spells, with no argument (`a.exp()`) or one (`a.max(b)`).
+        if let Some((op, arity)) = table_tile_method(name) {
+            let usage = format_args!("a.{name}({})", if arity == 0 { "" } else { "b" });
             self.no_turbofish(m, &usage)?;
-            self.arity(&m.method, n, 0, &usage)?;
-            return self.build(span, op, [t], Attrs::new());
+            self.arity(&m.method, n, arity, &usage)?;
+            if arity == 0 {
+                return self.build(span, op, [t], Attrs::new());
+            }
+            let Some(arg) = m.args.first() else {
+                return Err(Poison);
+            };
+            let other = self.expr(arg)?;
+            if self.is_tensor(&other) {
+                return self.err(
+                    arg,
+                    format!("`a.{name}(b)` takes a tile or a scalar, not a tensor"),
+                );
+            }
+            self.ctx.set_span(span);
+            let other = self.materialize(other, Some(dtype))?;
+            return self.build(span, op, [t, other], Attrs::new());
         }
         match name {
-            "max" | "min" => {
-                let usage = format_args!("a.{name}(b)");
-                self.no_turbofish(m, &usage)?;
-                self.arity(&m.method, n, 1, &usage)?;
-                let Some(arg) = m.args.first() else { return Err(Poison) };
+            "floor_div" => {
+                self.no_turbofish(m, &"a.floor_div(b)")?;
+                self.arity(&m.method, n, 1, &"a.floor_div(b)")?;
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
                 let other = self.expr(arg)?;
-                let k = if name == "max" { Bin::Max } else { Bin::Min };
-                match self.apply_binary(k, Val::V(t), other, span, Some(dtype))? {
+                match self.apply_binary(Bin::FloorDiv, Val::V(t), other, span, Some(dtype))? {
                     Val::V(v) => Ok(v),
                     _ => Err(Poison),
                 }
             }
-            "cast" => {
+            "cast" | "cast_round" => {
+                let usage = if name == "cast" {
+                    "a.cast::<T>()"
+                } else {
+                    "a.cast_round::<T>(Round::Nearest)"
+                };
                 let d = match &m.turbofish {
                     Some(tf) if tf.args.len() == 1 => match tf.args.first() {
                         Some(GenericArgument::Type(ty)) => scalar_dtype(ty),
@@ -2064,19 +2170,53 @@ impl<'k> Lower<'k, '_> {
                     _ => None,
                 };
                 let Some(d) = d else {
-                    return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
+                    return self.err(
+                        &m.method,
+                        format!("write the target element type: `{usage}`"),
+                    );
                 };
-                self.arity(&m.method, n, 0, &"a.cast::<T>()")?;
-                self.build(span, Opcode::TileCast, [t], Attrs::of([("dtype", Attr::Ident(d.name().into()))]))
+                if name == "cast" {
+                    self.arity(&m.method, n, 0, &usage)?;
+                    // A cast to the tile's own dtype is the identity, as `as` is.
+                    if d == dtype {
+                        return Ok(t);
+                    }
+                    return self.build(
+                        span,
+                        Opcode::TileCast,
+                        [t],
+                        Attrs::of([("dtype", Attr::Ident(d.name().into()))]),
+                    );
+                }
+                self.arity(&m.method, n, 1, &usage)?;
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
+                let Some(mode) = round_mode(arg) else {
+                    return self.err(
+                        arg,
+                        "name the rounding: `Round::Nearest`, `Round::Away`, `Round::Floor`, `Round::Ceil`, `Round::Trunc` or `Round::Odd`",
+                    );
+                };
+                let attrs = Attrs::of([
+                    ("dtype", Attr::Ident(d.name().into())),
+                    ("round", Attr::Ident(mode.word().into())),
+                ]);
+                self.build(span, Opcode::TileCast, [t], attrs)
             }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
-                    return self.err(&m.method, "write the window size: `a.extract::<R, C>([i, j])`");
+                    return self.err(
+                        &m.method,
+                        "write the window size: `a.extract::<R, C>([i, j])`",
+                    );
                 };
                 let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
                 self.arity(&m.method, n, 1, &"a.extract::<R, C>([i, j])")?;
-                let Some(arg) = m.args.first() else { return Err(Poison) };
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
@@ -2086,12 +2226,18 @@ impl<'k> Lower<'k, '_> {
                 self.no_turbofish(m, &"a.valid([m, n])")?;
                 self.arity(&m.method, n, 1, &"a.valid([m, n])")?;
                 let Some(Expr::Array(arr)) = m.args.first() else {
-                    return self.err(&m.args, "the valid region is written as an array: `a.valid([m, n])`");
+                    return self.err(
+                        &m.args,
+                        "the valid region is written as an array: `a.valid([m, n])`",
+                    );
                 };
                 let mut operands = ValueList::from([t]);
                 let mut ok = true;
                 for el in items(&arr.elems) {
-                    match self.expr(el).and_then(|v| self.materialize(v, Some(DataType::Int64))) {
+                    match self
+                        .expr(el)
+                        .and_then(|v| self.materialize(v, Some(DataType::Int64)))
+                    {
                         Ok(v) => operands.push(v),
                         Err(Poison) => ok = false,
                     }
@@ -2103,9 +2249,18 @@ impl<'k> Lower<'k, '_> {
             }
             "load" | "store" => self.err(
                 &m.method,
-                format!("`{name}` is a tensor method, but the receiver is a tile; tile methods: {TILE_METHODS}"),
+                format!(
+                    "`{name}` is a tensor method, but the receiver is a tile; tile methods: {}",
+                    tile_methods()
+                ),
             ),
-            _ => self.err(&m.method, format!("no method `{name}` on a tile; tile methods: {TILE_METHODS}")),
+            _ => self.err(
+                &m.method,
+                format!(
+                    "no method `{name}` on a tile; tile methods: {}",
+                    tile_methods()
+                ),
+            ),
         }
     }
 

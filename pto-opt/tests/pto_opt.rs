@@ -69,3 +69,19 @@ fn errors_name_file_line_and_column() {
     assert!(!ok && err.contains("usage"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn tensor_level_functions_are_an_error_not_an_empty_body() {
+    // `orchestrate` views, computes on and assembles tensors: nothing tiles those ops yet,
+    // so the pipeline must say so instead of printing an emptied function with exit code 0.
+    let file = "pto-ir/tests/files/roundtrip/memory_tensor_ops.pto";
+    let (ok, out, err) = pto_opt(&[file, "--pipeline"]);
+    assert!(!ok, "{out}");
+    for op in ["tensor.view", "tensor.mul", "tensor.assemble"] {
+        assert!(
+            err.contains(&format!("`{op}` in `orchestrate` is a tensor-level op")),
+            "{op}: {err}"
+        );
+    }
+    assert!(err.contains("memory_tensor_ops.pto:"), "{err}");
+}

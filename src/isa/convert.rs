@@ -25,6 +25,7 @@ pub fn tcvt<S: Element, D: Element, const R: usize, const C: usize>(
         RoundMode::CastFloor => tcvt_mode::<S, D, R, C, FLOOR>(dst, src),
         RoundMode::CastCeil => tcvt_mode::<S, D, R, C, CEIL>(dst, src),
         RoundMode::CastTrunc => tcvt_mode::<S, D, R, C, TRUNC>(dst, src),
+        RoundMode::CastOdd => tcvt_mode::<S, D, R, C, ODD>(dst, src),
         RoundMode::CastNone => tcvt_mode::<S, D, R, C, NONE>(dst, src),
     }
 }
@@ -35,6 +36,7 @@ const FLOOR: u8 = 2;
 const CEIL: u8 = 3;
 const TRUNC: u8 = 4;
 const NONE: u8 = 5;
+const ODD: u8 = 6;
 
 /// The `TCVT` loop for one rounding mode (kept out of line so each mode's loop is optimised
 /// on its own).
@@ -57,6 +59,7 @@ fn convert_mode<S: Element, D: Element, const MODE: u8>(x: S) -> D {
         FLOOR => RoundMode::CastFloor,
         CEIL => RoundMode::CastCeil,
         TRUNC => RoundMode::CastTrunc,
+        ODD => RoundMode::CastOdd,
         _ => RoundMode::CastNone,
     };
     convert::<S, D>(x, mode)

@@ -97,8 +97,16 @@ binary_op!(
     trem,
     trem_inplace,
     trem_inplace_rev,
-    Element::rem,
+    Element::floor_mod,
     "TREM"
+);
+binary_op!(
+    Element,
+    tfmod,
+    tfmod_inplace,
+    tfmod_inplace_rev,
+    Element::rem,
+    "TFMOD"
 );
 binary_op!(Int, tand, tand_inplace, Int::and, "TAND");
 binary_op!(Int, tor, tor_inplace, Int::or, "TOR");

@@ -86,8 +86,17 @@ scalar_op!(
     trems_inplace,
     trems_rev,
     trems_rev_inplace,
-    Element::rem,
+    Element::floor_mod,
     "TREMS"
+);
+scalar_op!(
+    Element,
+    tfmods,
+    tfmods_inplace,
+    tfmods_rev,
+    tfmods_rev_inplace,
+    Element::rem,
+    "TFMODS"
 );
 scalar_op!(Int, tands, tands_inplace, Int::and, "TANDS");
 scalar_op!(Int, tors, tors_inplace, Int::or, "TORS");

@@ -479,7 +479,10 @@ fn tile_cast(cx: &Cx<'_>) -> R<ResultTypes> {
         return fail(|| InferError::new(format!("cannot convert a tile to {to}")));
     }
     if let Some(r) = attrs.get("round") {
-        let ok = r.as_ident().is_some_and(|s| ROUND_MODES.contains(&s));
+        let ok = r
+            .as_ident()
+            .and_then(crate::sem::RoundMode::from_word)
+            .is_some();
         if !ok {
             return fail(|| {
                 InferError::new(
@@ -866,9 +869,6 @@ fn article(d: DataType) -> String {
     let an = matches!(d.name().as_bytes().first(), Some(b'i' | b'f' | b'h'));
     format!("{} {d}", if an { "an" } else { "a" })
 }
-
-/// Round modes accepted by `tile.cast` (PTO `RoundMode`).
-pub const ROUND_MODES: [&str; 7] = ["none", "rint", "round", "floor", "ceil", "trunc", "odd"];
 
 fn fmt_offsets(off: &[Option<u64>]) -> String {
     off.iter()

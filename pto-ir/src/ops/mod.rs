@@ -1,10 +1,10 @@
 //! The op table and the typing rules it drives.
 
 mod infer;
+mod isa;
 mod table;
 
 pub use infer::{
-    InferError, ROUND_MODES, ResultTypes, infer, matmul_acc_dtype, meet, merge_types,
-    same_up_to_valid,
+    InferError, ResultTypes, infer, matmul_acc_dtype, meet, merge_types, same_up_to_valid,
 };
-pub use table::{OPS, OpClass, OpInfo, Opcode};
+pub use table::{Isa, OPS, OpClass, OpInfo, Opcode, Spelling};

@@ -4,11 +4,17 @@
 //!
 //! A row gives the Rust variant, the dialect and lower-case mnemonic printed in the text
 //! (`tile.row_sum`), the seed's `OP_*` spelling the parser also accepts (`tile.OP_MUL`,
-//! `tensor.OP_SCALAR_ADD`), the signature class that types and checks it, and the PTO-ISA
-//! instructions it lowers to. For elementwise tile ops the ISA column lists the forms by
-//! operand class: tile-tile, tile-scalar, row broadcast, column broadcast.
+//! `tensor.OP_SCALAR_ADD`), the signature class that types and checks it, the PTO-ISA
+//! instructions it lowers to (typed [`Isa`] values), what it means per element (a
+//! [`Sem`] value naming the function of the semantics module), and how a kernel spells it
+//! ([`Spelling`]). For elementwise tile ops the ISA column lists the forms by operand class:
+//! tile-tile, tile-scalar, row broadcast, column broadcast.
 
 use std::fmt;
+
+pub use super::isa::Isa;
+use crate::DataType;
+use crate::sem::Sem;
 
 /// How an op's operands are typed and its results inferred (see `infer.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,6 +111,21 @@ impl OpClass {
     }
 }
 
+/// How a kernel spells an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spelling {
+    /// A literal (constants).
+    Literal,
+    /// An operator (`+`, `-a`, `as`).
+    Operator(&'static str),
+    /// A method on the first operand (`a.exp()`, `t.load::<R, C>(..)`).
+    Method(&'static str),
+    /// A free function (`matmul(a, b)`) or constructor (`Tile::full`).
+    Function(&'static str),
+    /// Not written in a kernel: the lowering introduces it.
+    Lowering,
+}
+
 /// One row of the op table.
 #[derive(Clone, Copy, Debug)]
 pub struct OpInfo {
@@ -119,13 +140,17 @@ pub struct OpInfo {
     /// The signature class.
     pub class: OpClass,
     /// PTO-ISA instructions (by operand form for elementwise ops; empty for scalar-unit ops).
-    pub isa: &'static [&'static str],
+    pub isa: &'static [Isa],
+    /// The meaning per element (`Sem::None` for ops that are not elementwise).
+    pub sem: Sem,
+    /// How a kernel writes it.
+    pub spelling: Spelling,
     /// The Rust surface form in a kernel, for messages (`a + b`, `a.row_sum()`, ...).
     pub surface: &'static str,
 }
 
 macro_rules! op_table {
-    ($( $variant:ident => $dialect:literal $mnemonic:literal $alias:literal $class:ident [$($isa:literal),*] $surface:literal; )*) => {
+    ($( $variant:ident => $dialect:literal $mnemonic:literal $alias:literal $class:ident [$($isa:ident),*] {$sem:expr} {$spelling:expr} $surface:literal; )*) => {
         /// Every operation of PTO-IR (see the op table in `ops/table.rs`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Opcode {
@@ -143,107 +168,115 @@ macro_rules! op_table {
                 mnemonic: $mnemonic,
                 alias: $alias,
                 class: OpClass::$class,
-                isa: &[$($isa),*],
+                isa: &[$(Isa::$isa),*],
+                sem: $sem,
+                spelling: $spelling,
                 surface: $surface,
             },)*
         ];
     };
 }
 
+// Short names for the semantics column.
+use crate::sem::{Binary::*, Compare::*, Logic::*, Unary::*};
+use Sem::{Binary as B, Cast, Compare as C, Logic as L, Unary as U};
+use Spelling::*;
+
 op_table! {
     // Constants and calls.
-    Const => "" "const" "OP_CONST" Const [] "literal";
-    Call => "func" "call" "OP_CALL" Call [] "f(..)";
+    Const => "" "const" "OP_CONST" Const [] {Sem::None} {Literal} "literal";
+    Call => "func" "call" "OP_CALL" Call [] {Sem::None} {Function("f")} "f(..)";
     // Scalar unit arithmetic (seed 004 binary/unary expressions).
-    ScalarAdd => "scalar" "add" "OP_SCALAR_ADD" ScalarArith [] "a + b";
-    ScalarSub => "scalar" "sub" "OP_SCALAR_SUB" ScalarArith [] "a - b";
-    ScalarMul => "scalar" "mul" "OP_SCALAR_MUL" ScalarArith [] "a * b";
-    ScalarDiv => "scalar" "div" "OP_SCALAR_DIV" ScalarArith [] "a / b";
-    ScalarRem => "scalar" "rem" "OP_SCALAR_REM" ScalarArith [] "a % b";
-    ScalarFloorDiv => "scalar" "floordiv" "OP_SCALAR_FLOORDIV" ScalarArith [] "floor(a / b)";
-    ScalarFloorMod => "scalar" "floormod" "OP_SCALAR_FLOORMOD" ScalarArith [] "a - floor(a / b) * b";
-    ScalarMin => "scalar" "min" "OP_SCALAR_MIN" ScalarArith [] "min(a, b)";
-    ScalarMax => "scalar" "max" "OP_SCALAR_MAX" ScalarArith [] "max(a, b)";
-    ScalarPow => "scalar" "pow" "OP_SCALAR_POW" ScalarArith [] "a.pow(b)";
-    ScalarEq => "scalar" "eq" "OP_SCALAR_EQ" ScalarCompare [] "a == b";
-    ScalarNe => "scalar" "ne" "OP_SCALAR_NE" ScalarCompare [] "a != b";
-    ScalarLt => "scalar" "lt" "OP_SCALAR_LT" ScalarCompare [] "a < b";
-    ScalarLe => "scalar" "le" "OP_SCALAR_LE" ScalarCompare [] "a <= b";
-    ScalarGt => "scalar" "gt" "OP_SCALAR_GT" ScalarCompare [] "a > b";
-    ScalarGe => "scalar" "ge" "OP_SCALAR_GE" ScalarCompare [] "a >= b";
-    ScalarAnd => "scalar" "and" "OP_SCALAR_AND" ScalarLogic [] "a && b";
-    ScalarOr => "scalar" "or" "OP_SCALAR_OR" ScalarLogic [] "a || b";
-    ScalarXor => "scalar" "xor" "OP_SCALAR_XOR" ScalarLogic [] "a ^ b";
-    ScalarBitAnd => "scalar" "bitand" "OP_SCALAR_BITAND" ScalarBitwise [] "a & b";
-    ScalarBitOr => "scalar" "bitor" "OP_SCALAR_BITOR" ScalarBitwise [] "a | b";
-    ScalarBitXor => "scalar" "bitxor" "OP_SCALAR_BITXOR" ScalarBitwise [] "a ^ b";
-    ScalarShl => "scalar" "shl" "OP_SCALAR_SHL" ScalarBitwise [] "a << b";
-    ScalarShr => "scalar" "shr" "OP_SCALAR_SHR" ScalarBitwise [] "a >> b";
-    ScalarNeg => "scalar" "neg" "OP_SCALAR_NEG" ScalarUnary [] "-a";
-    ScalarAbs => "scalar" "abs" "OP_SCALAR_ABS" ScalarUnary [] "a.abs()";
-    ScalarNot => "scalar" "not" "OP_SCALAR_NOT" ScalarNot [] "!a";
-    ScalarBitNot => "scalar" "bitnot" "OP_SCALAR_BITNOT" ScalarBitNot [] "!a";
-    ScalarCast => "scalar" "cast" "OP_SCALAR_CAST" ScalarCast [] "a as T";
+    ScalarAdd => "scalar" "add" "OP_SCALAR_ADD" ScalarArith [] {B(Add)} {Operator("+")} "a + b";
+    ScalarSub => "scalar" "sub" "OP_SCALAR_SUB" ScalarArith [] {B(Sub)} {Operator("-")} "a - b";
+    ScalarMul => "scalar" "mul" "OP_SCALAR_MUL" ScalarArith [] {B(Mul)} {Operator("*")} "a * b";
+    ScalarDiv => "scalar" "div" "OP_SCALAR_DIV" ScalarArith [] {B(Div)} {Operator("/")} "a / b";
+    ScalarRem => "scalar" "rem" "OP_SCALAR_REM" ScalarArith [] {B(Rem)} {Operator("%")} "a % b";
+    ScalarFloorDiv => "scalar" "floordiv" "OP_SCALAR_FLOORDIV" ScalarArith [] {B(FloorDiv)} {Method("floor_div")} "floor(a / b)";
+    ScalarFloorMod => "scalar" "floormod" "OP_SCALAR_FLOORMOD" ScalarArith [] {B(FloorMod)} {Method("floor_mod")} "a - floor(a / b) * b";
+    ScalarMin => "scalar" "min" "OP_SCALAR_MIN" ScalarArith [] {B(Min)} {Function("min")} "min(a, b)";
+    ScalarMax => "scalar" "max" "OP_SCALAR_MAX" ScalarArith [] {B(Max)} {Function("max")} "max(a, b)";
+    ScalarPow => "scalar" "pow" "OP_SCALAR_POW" ScalarArith [] {B(Pow)} {Method("pow")} "a.pow(b)";
+    ScalarEq => "scalar" "eq" "OP_SCALAR_EQ" ScalarCompare [] {C(Eq)} {Operator("==")} "a == b";
+    ScalarNe => "scalar" "ne" "OP_SCALAR_NE" ScalarCompare [] {C(Ne)} {Operator("!=")} "a != b";
+    ScalarLt => "scalar" "lt" "OP_SCALAR_LT" ScalarCompare [] {C(Lt)} {Operator("<")} "a < b";
+    ScalarLe => "scalar" "le" "OP_SCALAR_LE" ScalarCompare [] {C(Le)} {Operator("<=")} "a <= b";
+    ScalarGt => "scalar" "gt" "OP_SCALAR_GT" ScalarCompare [] {C(Gt)} {Operator(">")} "a > b";
+    ScalarGe => "scalar" "ge" "OP_SCALAR_GE" ScalarCompare [] {C(Ge)} {Operator(">=")} "a >= b";
+    ScalarAnd => "scalar" "and" "OP_SCALAR_AND" ScalarLogic [] {L(And)} {Operator("&&")} "a && b";
+    ScalarOr => "scalar" "or" "OP_SCALAR_OR" ScalarLogic [] {L(Or)} {Operator("||")} "a || b";
+    ScalarXor => "scalar" "xor" "OP_SCALAR_XOR" ScalarLogic [] {L(Xor)} {Operator("^")} "a ^ b";
+    ScalarBitAnd => "scalar" "bitand" "OP_SCALAR_BITAND" ScalarBitwise [] {B(BitAnd)} {Operator("&")} "a & b";
+    ScalarBitOr => "scalar" "bitor" "OP_SCALAR_BITOR" ScalarBitwise [] {B(BitOr)} {Operator("|")} "a | b";
+    ScalarBitXor => "scalar" "bitxor" "OP_SCALAR_BITXOR" ScalarBitwise [] {B(BitXor)} {Operator("^")} "a ^ b";
+    ScalarShl => "scalar" "shl" "OP_SCALAR_SHL" ScalarBitwise [] {B(Shl)} {Operator("<<")} "a << b";
+    ScalarShr => "scalar" "shr" "OP_SCALAR_SHR" ScalarBitwise [] {B(Shr)} {Operator(">>")} "a >> b";
+    ScalarNeg => "scalar" "neg" "OP_SCALAR_NEG" ScalarUnary [] {U(Neg)} {Operator("-")} "-a";
+    ScalarAbs => "scalar" "abs" "OP_SCALAR_ABS" ScalarUnary [] {U(Abs)} {Method("abs")} "a.abs()";
+    ScalarNot => "scalar" "not" "OP_SCALAR_NOT" ScalarNot [] {U(Not)} {Operator("!")} "!a";
+    ScalarBitNot => "scalar" "bitnot" "OP_SCALAR_BITNOT" ScalarBitNot [] {U(Not)} {Operator("!")} "!a";
+    ScalarCast => "scalar" "cast" "OP_SCALAR_CAST" ScalarCast [] {Cast} {Operator("as")} "a as T";
     // Tile elementwise, by operand form: tile-tile, tile-scalar, row broadcast, column broadcast.
-    TileAdd => "tile" "add" "OP_ADD" TileBinary ["TADD", "TADDS", "TROWEXPANDADD", "TCOLEXPANDADD"] "a + b";
-    TileSub => "tile" "sub" "OP_SUB" TileBinary ["TSUB", "TSUBS", "TROWEXPANDSUB", "TCOLEXPANDSUB"] "a - b";
-    TileMul => "tile" "mul" "OP_MUL" TileBinary ["TMUL", "TMULS", "TROWEXPANDMUL", "TCOLEXPANDMUL"] "a * b";
-    TileDiv => "tile" "div" "OP_DIV" TileBinary ["TDIV", "TDIVS", "TROWEXPANDDIV", "TCOLEXPANDDIV"] "a / b";
-    TileMax => "tile" "max" "OP_MAX" TileBinary ["TMAX", "TMAXS", "TROWEXPANDMAX", "TCOLEXPANDMAX"] "a.max(b)";
-    TileMin => "tile" "min" "OP_MIN" TileBinary ["TMIN", "TMINS", "TROWEXPANDMIN", "TCOLEXPANDMIN"] "a.min(b)";
-    TileRem => "tile" "rem" "OP_REM" TileBinary ["TREM", "TREMS"] "a % b";
-    TileAnd => "tile" "and" "OP_AND" TileBitwise ["TAND", "TANDS"] "a & b";
-    TileOr => "tile" "or" "OP_OR" TileBitwise ["TOR", "TORS"] "a | b";
-    TileXor => "tile" "xor" "OP_XOR" TileBitwise ["TXOR", "TXORS"] "a ^ b";
-    TileShl => "tile" "shl" "OP_SHL" TileBitwise ["TSHL", "TSHLS"] "a << b";
-    TileShr => "tile" "shr" "OP_SHR" TileBitwise ["TSHR", "TSHRS"] "a >> b";
+    TileAdd => "tile" "add" "OP_ADD" TileBinary [TAdd, TAddS, TRowExpandAdd, TColExpandAdd] {B(Add)} {Operator("+")} "a + b";
+    TileSub => "tile" "sub" "OP_SUB" TileBinary [TSub, TSubS, TRowExpandSub, TColExpandSub] {B(Sub)} {Operator("-")} "a - b";
+    TileMul => "tile" "mul" "OP_MUL" TileBinary [TMul, TMulS, TRowExpandMul, TColExpandMul] {B(Mul)} {Operator("*")} "a * b";
+    TileDiv => "tile" "div" "OP_DIV" TileBinary [TDiv, TDivS, TRowExpandDiv, TColExpandDiv] {B(Div)} {Operator("/")} "a / b";
+    TileMax => "tile" "max" "OP_MAX" TileBinary [TMax, TMaxS, TRowExpandMax, TColExpandMax] {B(Max)} {Method("max")} "a.max(b)";
+    TileMin => "tile" "min" "OP_MIN" TileBinary [TMin, TMinS, TRowExpandMin, TColExpandMin] {B(Min)} {Method("min")} "a.min(b)";
+    TileRem => "tile" "rem" "OP_REM" TileBinary [TFMod, TFModS] {B(Rem)} {Operator("%")} "a % b";
+    TileFloorMod => "tile" "floormod" "OP_FLOORMOD" TileBinary [TRem, TRemS] {B(FloorMod)} {Method("floor_mod")} "a.floor_mod(b)";
+    TileAnd => "tile" "and" "OP_AND" TileBitwise [TAnd, TAndS] {B(BitAnd)} {Operator("&")} "a & b";
+    TileOr => "tile" "or" "OP_OR" TileBitwise [TOr, TOrS] {B(BitOr)} {Operator("|")} "a | b";
+    TileXor => "tile" "xor" "OP_XOR" TileBitwise [TXor, TXorS] {B(BitXor)} {Operator("^")} "a ^ b";
+    TileShl => "tile" "shl" "OP_SHL" TileBitwise [TShl, TShlS] {B(Shl)} {Operator("<<")} "a << b";
+    TileShr => "tile" "shr" "OP_SHR" TileBitwise [TShr, TShrS] {B(Shr)} {Operator(">>")} "a >> b";
     // Tile unary.
-    TileNeg => "tile" "neg" "OP_NEG" TileUnary ["TNEG"] "-a";
-    TileAbs => "tile" "abs" "OP_ABS" TileUnary ["TABS"] "a.abs()";
-    TileRelu => "tile" "relu" "OP_RELU" TileUnary ["TRELU"] "a.relu()";
-    TileExp => "tile" "exp" "OP_EXP" TileUnaryFloat ["TEXP"] "a.exp()";
-    TileLog => "tile" "log" "OP_LOG" TileUnaryFloat ["TLOG"] "a.log()";
-    TileSqrt => "tile" "sqrt" "OP_SQRT" TileUnaryFloat ["TSQRT"] "a.sqrt()";
-    TileRsqrt => "tile" "rsqrt" "OP_RSQRT" TileUnaryFloat ["TRSQRT"] "a.rsqrt()";
-    TileRecip => "tile" "recip" "OP_RECIP" TileUnaryFloat ["TRECIP"] "a.recip()";
-    TileNot => "tile" "not" "OP_NOT" TileNot ["TNOT"] "!a";
-    TileCast => "tile" "cast" "OP_CAST" TileCast ["TCVT"] "a.cast::<T>()";
+    TileNeg => "tile" "neg" "OP_NEG" TileUnary [TNeg] {U(Neg)} {Operator("-")} "-a";
+    TileAbs => "tile" "abs" "OP_ABS" TileUnary [TAbs] {U(Abs)} {Method("abs")} "a.abs()";
+    TileRelu => "tile" "relu" "OP_RELU" TileUnary [TRelu] {U(Relu)} {Method("relu")} "a.relu()";
+    TileExp => "tile" "exp" "OP_EXP" TileUnaryFloat [TExp] {U(Exp)} {Method("exp")} "a.exp()";
+    TileLog => "tile" "log" "OP_LOG" TileUnaryFloat [TLog] {U(Log)} {Method("log")} "a.log()";
+    TileSqrt => "tile" "sqrt" "OP_SQRT" TileUnaryFloat [TSqrt] {U(Sqrt)} {Method("sqrt")} "a.sqrt()";
+    TileRsqrt => "tile" "rsqrt" "OP_RSQRT" TileUnaryFloat [TRsqrt] {U(Rsqrt)} {Method("rsqrt")} "a.rsqrt()";
+    TileRecip => "tile" "recip" "OP_RECIP" TileUnaryFloat [TRecip] {U(Recip)} {Method("recip")} "a.recip()";
+    TileNot => "tile" "not" "OP_NOT" TileNot [TNot] {U(Not)} {Operator("!")} "!a";
+    TileCast => "tile" "cast" "OP_CAST" TileCast [TCvt] {Cast} {Method("cast")} "a.cast::<T>()";
     // Reductions, broadcast, transpose.
-    TileRowSum => "tile" "row_sum" "OP_ROW_SUM" RowReduce ["TROWSUM"] "a.row_sum()";
-    TileRowMax => "tile" "row_max" "OP_ROW_MAX" RowReduce ["TROWMAX"] "a.row_max()";
-    TileRowMin => "tile" "row_min" "OP_ROW_MIN" RowReduce ["TROWMIN"] "a.row_min()";
-    TileColSum => "tile" "col_sum" "OP_COL_SUM" ColReduce ["TCOLSUM"] "a.col_sum()";
-    TileColMax => "tile" "col_max" "OP_COL_MAX" ColReduce ["TCOLMAX"] "a.col_max()";
-    TileColMin => "tile" "col_min" "OP_COL_MIN" ColReduce ["TCOLMIN"] "a.col_min()";
-    TileRowExpand => "tile" "row_expand" "OP_ROW_EXPAND" RowExpand ["TROWEXPAND"] "a.row_expand::<R, C>()";
-    TileColExpand => "tile" "col_expand" "OP_COL_EXPAND" ColExpand ["TCOLEXPAND"] "a.col_expand::<R, C>()";
-    TileTranspose => "tile" "transpose" "OP_TRANSPOSE" Transpose ["TTRANS"] "a.transpose()";
+    TileRowSum => "tile" "row_sum" "OP_ROW_SUM" RowReduce [TRowSum] {Sem::None} {Method("row_sum")} "a.row_sum()";
+    TileRowMax => "tile" "row_max" "OP_ROW_MAX" RowReduce [TRowMax] {Sem::None} {Method("row_max")} "a.row_max()";
+    TileRowMin => "tile" "row_min" "OP_ROW_MIN" RowReduce [TRowMin] {Sem::None} {Method("row_min")} "a.row_min()";
+    TileColSum => "tile" "col_sum" "OP_COL_SUM" ColReduce [TColSum] {Sem::None} {Method("col_sum")} "a.col_sum()";
+    TileColMax => "tile" "col_max" "OP_COL_MAX" ColReduce [TColMax] {Sem::None} {Method("col_max")} "a.col_max()";
+    TileColMin => "tile" "col_min" "OP_COL_MIN" ColReduce [TColMin] {Sem::None} {Method("col_min")} "a.col_min()";
+    TileRowExpand => "tile" "row_expand" "OP_ROW_EXPAND" RowExpand [TRowExpand] {Sem::None} {Method("row_expand")} "a.row_expand::<R, C>()";
+    TileColExpand => "tile" "col_expand" "OP_COL_EXPAND" ColExpand [TColExpand] {Sem::None} {Method("col_expand")} "a.col_expand::<R, C>()";
+    TileTranspose => "tile" "transpose" "OP_TRANSPOSE" Transpose [TTrans] {Sem::None} {Method("transpose")} "a.transpose()";
     // Matrix.
-    TileMatmul => "tile" "matmul" "OP_MATMUL" Matmul ["TMATMUL"] "matmul(a, b)";
-    TileMatmulAcc => "tile" "matmul_acc" "OP_MATMUL_ACC" MatmulAcc ["TMATMUL_ACC"] "matmul_acc(acc, a, b)";
-    TileMatmulBias => "tile" "matmul_bias" "OP_MATMUL_BIAS" MatmulBias ["TMATMUL_BIAS"] "matmul_bias(a, b, bias)";
-    TileExtract => "tile" "extract" "OP_EXTRACT" Extract ["TEXTRACT"] "a.extract::<R, C>([i, j])";
-    TileAssemble => "tile" "assemble" "OP_ASSEMBLE" TileAssemble ["TINSERT"] "dst.assemble(src, [i, j])";
+    TileMatmul => "tile" "matmul" "OP_MATMUL" Matmul [TMatmul] {Sem::None} {Function("matmul")} "matmul(a, b)";
+    TileMatmulAcc => "tile" "matmul_acc" "OP_MATMUL_ACC" MatmulAcc [TMatmulAcc] {Sem::None} {Function("matmul_acc")} "matmul_acc(acc, a, b)";
+    TileMatmulBias => "tile" "matmul_bias" "OP_MATMUL_BIAS" MatmulBias [TMatmulBias] {Sem::None} {Function("matmul_bias")} "matmul_bias(a, b, bias)";
+    TileExtract => "tile" "extract" "OP_EXTRACT" Extract [TExtract] {Sem::None} {Method("extract")} "a.extract::<R, C>([i, j])";
+    TileAssemble => "tile" "assemble" "OP_ASSEMBLE" TileAssemble [TInsert] {Sem::None} {Method("assemble")} "dst.assemble(src, [i, j])";
     // Constructors, valid regions, memory.
-    TileFull => "tile" "full" "OP_FULL" Full ["TEXPANDS"] "Tile::<T, R, C>::full(v)";
-    TileValid => "tile" "valid" "OP_VALID" Valid [] "a.valid([m, n])";
-    TileLoad => "tile" "load" "OP_LOAD" Load ["TLOAD"] "t.load::<R, C>([i, j])";
-    TileStore => "tile" "store" "OP_STORE" Store ["TSTORE"] "t.store([i, j], tile)";
-    TileMove => "tile" "move" "OP_MOVE" Move ["TMOV"] "(lowering)";
+    TileFull => "tile" "full" "OP_FULL" Full [TExpandS] {Sem::None} {Function("full")} "Tile::<T, R, C>::full(v)";
+    TileValid => "tile" "valid" "OP_VALID" Valid [] {Sem::None} {Method("valid")} "a.valid([m, n])";
+    TileLoad => "tile" "load" "OP_LOAD" Load [TLoad] {Sem::None} {Method("load")} "t.load::<R, C>([i, j])";
+    TileStore => "tile" "store" "OP_STORE" Store [TStore] {Sem::None} {Method("store")} "t.store([i, j], tile)";
+    TileMove => "tile" "move" "OP_MOVE" Move [TMov] {Sem::None} {Lowering} "(lowering)";
     // Tensor level (control_flow / data_flow functions).
-    TensorView => "tensor" "view" "OP_VIEW" TensorView [] "t.view([sizes], [offsets])";
-    TensorAssemble => "tensor" "assemble" "OP_ASSEMBLE" TensorAssemble [] "out.assemble(v, [offsets])";
-    TensorAdd => "tensor" "add" "OP_ADD" TensorBinary [] "a + b";
-    TensorSub => "tensor" "sub" "OP_SUB" TensorBinary [] "a - b";
-    TensorMul => "tensor" "mul" "OP_MUL" TensorBinary [] "a * b";
-    TensorDiv => "tensor" "div" "OP_DIV" TensorBinary [] "a / b";
-    TensorMax => "tensor" "max" "OP_MAX" TensorBinary [] "a.max(b)";
-    TensorMin => "tensor" "min" "OP_MIN" TensorBinary [] "a.min(b)";
-    TensorNeg => "tensor" "neg" "OP_NEG" TensorUnary [] "-a";
-    TensorExp => "tensor" "exp" "OP_EXP" TensorUnary [] "a.exp()";
-    TensorAbs => "tensor" "abs" "OP_ABS" TensorUnary [] "a.abs()";
-    TensorSqrt => "tensor" "sqrt" "OP_SQRT" TensorUnary [] "a.sqrt()";
-    TensorRelu => "tensor" "relu" "OP_RELU" TensorUnary [] "a.relu()";
+    TensorView => "tensor" "view" "OP_VIEW" TensorView [] {Sem::None} {Method("view")} "t.view([sizes], [offsets])";
+    TensorAssemble => "tensor" "assemble" "OP_ASSEMBLE" TensorAssemble [] {Sem::None} {Method("assemble")} "out.assemble(v, [offsets])";
+    TensorAdd => "tensor" "add" "OP_ADD" TensorBinary [] {B(Add)} {Operator("+")} "a + b";
+    TensorSub => "tensor" "sub" "OP_SUB" TensorBinary [] {B(Sub)} {Operator("-")} "a - b";
+    TensorMul => "tensor" "mul" "OP_MUL" TensorBinary [] {B(Mul)} {Operator("*")} "a * b";
+    TensorDiv => "tensor" "div" "OP_DIV" TensorBinary [] {B(Div)} {Operator("/")} "a / b";
+    TensorMax => "tensor" "max" "OP_MAX" TensorBinary [] {B(Max)} {Method("max")} "a.max(b)";
+    TensorMin => "tensor" "min" "OP_MIN" TensorBinary [] {B(Min)} {Method("min")} "a.min(b)";
+    TensorNeg => "tensor" "neg" "OP_NEG" TensorUnary [] {U(Neg)} {Operator("-")} "-a";
+    TensorExp => "tensor" "exp" "OP_EXP" TensorUnary [] {U(Exp)} {Method("exp")} "a.exp()";
+    TensorAbs => "tensor" "abs" "OP_ABS" TensorUnary [] {U(Abs)} {Method("abs")} "a.abs()";
+    TensorSqrt => "tensor" "sqrt" "OP_SQRT" TensorUnary [] {U(Sqrt)} {Method("sqrt")} "a.sqrt()";
+    TensorRelu => "tensor" "relu" "OP_RELU" TensorUnary [] {U(Relu)} {Method("relu")} "a.relu()";
 }
 
 impl Opcode {
@@ -280,6 +313,45 @@ impl Opcode {
                 })
             })
             .map(|r| r.opcode)
+    }
+
+    /// Whether the op accepts element dtype `d` (the dtype of its tile or scalar operands):
+    /// the class decides (bitwise ops take integers, transcendental ones floats, logic
+    /// `bool`), narrowed by what the semantics column defines.
+    pub fn accepts(self, d: DataType) -> bool {
+        let numeric = d.is_int() || d.is_float();
+        let by_sem = match self.info().sem {
+            Sem::Binary(k) => d.is_int() || (d.is_float() && k.on_floats()),
+            Sem::Unary(k) => d.is_float() || (d.is_int() && k.on_ints()),
+            _ => true,
+        };
+        by_sem
+            && match self.class() {
+                OpClass::ScalarBitwise
+                | OpClass::TileBitwise
+                | OpClass::ScalarBitNot
+                | OpClass::TileNot => d.is_int(),
+                OpClass::TileUnaryFloat => d.is_float(),
+                OpClass::ScalarLogic | OpClass::ScalarNot => d == DataType::Bool,
+                OpClass::ScalarArith
+                | OpClass::ScalarUnary
+                | OpClass::TileBinary
+                | OpClass::TileUnary
+                | OpClass::TensorBinary
+                | OpClass::TensorUnary
+                | OpClass::RowReduce
+                | OpClass::ColReduce => numeric,
+                _ => d.is_concrete(),
+            }
+    }
+
+    /// Whether the op writes memory outside its results (a store, a `tensor.assemble` into a
+    /// tensor, a call), so it must stay even when nobody reads a result.
+    pub fn writes_memory(self) -> bool {
+        matches!(
+            self.class(),
+            OpClass::Store | OpClass::Call | OpClass::TensorAssemble
+        )
     }
 
     /// Whether the op produces no result.

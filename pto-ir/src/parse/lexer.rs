@@ -104,6 +104,9 @@ pub(crate) struct KindComment<'a> {
     pub kind: &'a str,
     /// Byte offset of the kind word.
     pub kind_at: usize,
+    /// The dtypes of symbolic dimensions that are not `int64`, after the kind:
+    /// `, dim %b_1 : int32` each (the text after the first comma; empty when none).
+    pub dims: &'a str,
 }
 
 /// The lexed text.
@@ -227,7 +230,11 @@ fn kind_comment(text: &str, start: usize, end: usize) -> Option<KindComment<'_>>
     let trimmed = body.trim_start();
     let rest = trimmed.strip_prefix("func.kind")?;
     let rest = rest.trim_start().strip_prefix('=')?;
-    let kind = rest.trim();
+    let rest_trimmed = rest.trim();
+    let (kind, dims) = match rest_trimmed.split_once(',') {
+        Some((k, d)) => (k.trim(), d),
+        None => (rest_trimmed, ""),
+    };
     if kind.is_empty() {
         return None;
     }
@@ -237,6 +244,7 @@ fn kind_comment(text: &str, start: usize, end: usize) -> Option<KindComment<'_>>
         at: start,
         kind,
         kind_at,
+        dims,
     })
 }
 

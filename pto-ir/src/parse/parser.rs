@@ -416,6 +416,43 @@ impl<'a> Parser<'a> {
         if let Some(func) = self.m.funcs.get_mut(f) {
             func.kind = kind;
         }
+        // `, dim %b_1 : int32` entries: the dtypes of symbolic dimensions that are not int64.
+        for entry in c.dims.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let bad = || {
+                err(
+                    c.kind_at,
+                    format!(
+                        "expected `dim %name : dtype` after the function kind, found `{entry}`"
+                    ),
+                )
+            };
+            let spec = entry.strip_prefix("dim").ok_or_else(bad)?;
+            let (name, dtype) = spec.split_once(':').ok_or_else(bad)?;
+            let (name, dtype) = (name.trim(), dtype.trim());
+            let dtype = DataType::from_name(dtype)
+                .filter(|d| d.is_int())
+                .ok_or_else(|| {
+                    err(
+                        c.kind_at,
+                        format!("`{dtype}` is not an integer dtype for `{name}`"),
+                    )
+                })?;
+            let Some(func) = self.m.funcs.get(f) else {
+                break;
+            };
+            let dim = func
+                .dims
+                .iter()
+                .copied()
+                .find(|&v| self.m.values[v].ssa_name() == name);
+            let Some(dim) = dim else {
+                return Err(err(
+                    c.kind_at,
+                    format!("`{name}` is not a symbolic dimension of this function"),
+                ));
+            };
+            self.m.values[dim].ty = Type::Scalar(dtype);
+        }
         Ok(())
     }
 

@@ -47,7 +47,8 @@
 //!      a loop carrying the innermost loop's iter-arg types, `return` of the function body
 //!      carrying scalars of the declared return types; a function with return types ends in
 //!      a `return`.
-//! 6. **Target legality** (`target.rs`, only when the module has attribute `arch`)
+//! 6. **Target legality** (`target.rs`, against attribute `arch`, or the default A2A3
+//!    target when the module has none)
 //!    - the arch is known ([`target()`]);
 //!    - each tile fits the buffer it lives in: matmul left / right operands in L0A / L0B,
 //!      bias operands in the bias table, matmul results and accumulators in L0C, `tile.move`

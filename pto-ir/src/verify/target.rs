@@ -131,6 +131,9 @@ fn tile_bytes(t: &TileType) -> Option<u64> {
     Some(elems.checked_mul(u64::from(t.dtype.bits()))?.div_ceil(8))
 }
 
+/// The target of a module without attribute `arch` (A2A3).
+pub const DEFAULT_ARCH: &str = "PTOv2";
+
 pub(super) fn check(
     v: &mut Verifier<'_>,
     bodies: &Bodies,
@@ -139,7 +142,8 @@ pub(super) fn check(
 ) {
     let m = v.m;
     let name = match m.attrs.get("arch") {
-        None => return,
+        // No `arch`: the default target, the one the lowering uses.
+        None => DEFAULT_ARCH,
         Some(Attr::Str(s) | Attr::Ident(s)) => s.as_str(),
         Some(_) => {
             v.error(

@@ -19,6 +19,8 @@ use pto_ir::{
     Constant, DataType, Dim, MemorySpace, Opcode, PipeKind, ProgramModule, Type, ValueDef, ValueId,
 };
 
+use pto_ir::sem::{Binary, Sem};
+
 use super::writer::{Level, Out};
 use crate::events::Event;
 use crate::info::{pipe_cpp, pipe_spelled};
@@ -38,8 +40,74 @@ pub fn emit(p: &Program) -> String {
         name_text: String::with_capacity(16 * p.module.values.len()),
     };
     w.put_program();
-    w.out.text
+    let mut text = w.out.text;
+    // The scalar helpers go in only when the kernel calls one.
+    if text.contains("pto_rs::")
+        && let Some(at) = text.find(USING).map(|i| i + USING.len())
+    {
+        text.insert_str(at, SCALAR_HELPERS);
+    }
+    text
 }
+
+const USING: &str = "using namespace pto;\n";
+
+/// The kernel language's scalar division, remainder, floor forms, min / max and float to
+/// integer `as`, as the semantics module (`pto_ir::sem`) defines them: total (by zero:
+/// quotient 0, remainder the dividend; `MIN / -1` wraps), `/` and `%` truncating, `min` /
+/// `max` ignoring a NaN, `as` saturating with NaN to 0. C++'s own operators and casts are
+/// undefined for those inputs.
+const SCALAR_HELPERS: &str = r#"#include <limits>
+#include <type_traits>
+namespace pto_rs {
+template <typename T> constexpr bool is_int = std::is_integral<T>::value;
+template <typename T> AICORE inline T div(T a, T b) {
+    if constexpr (is_int<T>) {
+        if (b == 0) return T(0);
+        if constexpr (std::is_signed<T>::value) {
+            if (b == T(-1)) return T(typename std::make_unsigned<T>::type(0) - typename std::make_unsigned<T>::type(a));
+        }
+        return a / b;
+    } else {
+        return a / b;
+    }
+}
+template <typename T> AICORE inline T rem(T a, T b) {
+    if constexpr (is_int<T>) {
+        if (b == 0) return a;
+        if constexpr (std::is_signed<T>::value) {
+            if (b == T(-1)) return T(0);
+        }
+        return a % b;
+    } else {
+        return T(__builtin_fmod(a, b));
+    }
+}
+template <typename T> AICORE inline T floor_mod(T a, T b) {
+    T r = rem(a, b);
+    if (b != T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
+    return r;
+}
+template <typename T> AICORE inline T floor_div(T a, T b) {
+    if constexpr (is_int<T>) {
+        T q = div(a, b);
+        T r = rem(a, b);
+        if (b != 0 && r != 0 && ((r < 0) != (b < 0))) q = T(q - 1);
+        return q;
+    } else {
+        return T(__builtin_floor(a / b));
+    }
+}
+template <typename D, typename S> AICORE inline D cast_trunc(S x) {
+    if (x != x) return D(0);
+    if (x <= S(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+    if (x >= S(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(x);
+}
+template <typename T> AICORE inline T min(T a, T b) { return (b < a || a != a) ? b : a; }
+template <typename T> AICORE inline T max(T a, T b) { return (b > a || a != a) ? b : a; }
+}  // namespace pto_rs
+"#;
 
 /// The C++ element type.
 pub fn cpp_dtype(d: DataType) -> &'static str {
@@ -864,40 +932,71 @@ impl Writer<'_> {
         use Piece::{A, B, Text as T};
         let a = args.first().copied();
         let b = args.get(1).copied();
-        let float = self.dtype(result).is_float();
-        if let Some(o) = binary_operator(op, float) {
+        if let Some(o) = binary_operator(op) {
             return self.template(&[T("("), A, T(" "), T(o), T(" "), B, T(")")], a, b);
         }
         let cast;
-        let pieces: &[Piece<'_>] = match op {
-            ScalarRem | ScalarFloorMod => &[T("__builtin_fmod("), A, T(", "), B, T(")")],
-            ScalarMin => &[T("("), A, T(" < "), B, T(" ? "), A, T(" : "), B, T(")")],
-            ScalarMax => &[T("("), A, T(" > "), B, T(" ? "), A, T(" : "), B, T(")")],
-            ScalarPow => &[T("__builtin_pow("), A, T(", "), B, T(")")],
-            ScalarNeg => &[T("(-"), A, T(")")],
-            ScalarAbs => &[T("("), A, T(" < 0 ? -"), A, T(" : "), A, T(")")],
-            ScalarNot => &[T("(!"), A, T(")")],
-            ScalarBitNot => &[T("(~"), A, T(")")],
-            ScalarCast => {
-                let to = cpp_dtype(self.dtype(result));
-                cast = [T("static_cast<"), T(to), T(">("), A, T(")")];
-                &cast
+        let helper;
+        let pieces: &[Piece<'_>] = match op.info().sem {
+            // The semantics module's functions, by name (see `SCALAR_HELPERS`).
+            Sem::Binary(
+                k @ (Binary::Div
+                | Binary::Rem
+                | Binary::FloorDiv
+                | Binary::FloorMod
+                | Binary::Min
+                | Binary::Max),
+            ) => {
+                let ty = cpp_dtype(self.dtype(result));
+                helper = [
+                    T("pto_rs::"),
+                    T(k.fn_name()),
+                    T("<"),
+                    T(ty),
+                    T(">("),
+                    A,
+                    T(", "),
+                    B,
+                    T(")"),
+                ];
+                &helper
             }
-            _ => &[A],
+            _ => match op {
+                ScalarPow => &[T("__builtin_pow("), A, T(", "), B, T(")")],
+                ScalarNeg => &[T("(-"), A, T(")")],
+                ScalarAbs => &[T("("), A, T(" < 0 ? -"), A, T(" : "), A, T(")")],
+                ScalarNot => &[T("(!"), A, T(")")],
+                ScalarBitNot => &[T("(~"), A, T(")")],
+                ScalarCast => {
+                    let to_d = self.dtype(result);
+                    let from = a.map(|v| self.dtype(v));
+                    let to = cpp_dtype(to_d);
+                    // Float to integer is Rust's `as` (saturating, NaN to 0); C++'s cast is
+                    // undefined out of range.
+                    let saturate = from
+                        .is_some_and(|f| matches!(f, DataType::Fp32 | DataType::Fp64))
+                        && to_d.is_int();
+                    cast = if saturate {
+                        [T("pto_rs::cast_trunc<"), T(to), T(">("), A, T(")")]
+                    } else {
+                        [T("static_cast<"), T(to), T(">("), A, T(")")]
+                    };
+                    &cast
+                }
+                _ => &[A],
+            },
         };
         self.template(pieces, a, b);
     }
 }
 
-/// The C++ infix operator of a binary scalar op (`%` only for integers).
-fn binary_operator(op: Opcode, float: bool) -> Option<&'static str> {
+/// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
+fn binary_operator(op: Opcode) -> Option<&'static str> {
     use Opcode::*;
     Some(match op {
         ScalarAdd => "+",
         ScalarSub => "-",
         ScalarMul => "*",
-        ScalarDiv | ScalarFloorDiv => "/",
-        ScalarRem | ScalarFloorMod if !float => "%",
         ScalarEq => "==",
         ScalarNe => "!=",
         ScalarLt => "<",

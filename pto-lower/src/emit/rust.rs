@@ -103,7 +103,8 @@ fn elementwise_name(isa: Isa) -> Option<(Import, &'static str)> {
         TDiv | TDivS => (Element, "div"),
         TMax | TMaxS => (Element, "max"),
         TMin | TMinS => (Element, "min"),
-        TRem | TRemS => (Element, "rem"),
+        TRem | TRemS => (Element, "floor_mod"),
+        TFMod | TFModS => (Element, "rem"),
         TAnd | TAndS => (Int, "and"),
         TOr | TOrS => (Int, "or"),
         TXor | TXorS => (Int, "xor"),
@@ -606,6 +607,16 @@ impl<'a> Writer<'a> {
             self.put_scalar(v, false);
             let _ = write!(self.out, " as {t}");
             self.close(bare);
+        } else if from.is_float() && !to.is_float() {
+            // `as` truncates toward zero (and saturates).
+            self.import(Import::Element);
+            self.import(Import::RoundMode);
+            let _ = write!(
+                self.out,
+                "< {t} as Element> ::from_f64_rounded(Element::to_f64("
+            );
+            self.put_scalar(v, false);
+            self.put("), RoundMode::CastTrunc)");
         } else {
             self.import(Import::Element);
             let _ = write!(self.out, "< {t} as Element> ::from_f64(Element::to_f64(");
@@ -1596,51 +1607,24 @@ impl<'a> Writer<'a> {
         use Opcode::*;
         let d = self.dtype(result);
         let ad = args.first().map_or(d, |&a| self.dtype(a));
-        let ty = self.rust_ty(d);
-        let float = ad.is_float();
         let (a, b) = (args.first().copied(), args.get(1).copied());
         // The trait whose function the op calls, if it is a call (`Element::add(a, b)`); the
         // text before (after the trait), between and after the operands (`None`: no second
         // operand), and whether `a` and `)` follow (`a.checked_rem(b).unwrap_or(a)`).
         let (el, int) = (Some(Import::Element), Some(Import::Int));
         let (call, pre, mid, post, a_again) = match op {
+            // The arithmetic names the runtime's element functions, which are the semantics
+            // module's definitions (`pto_ir::sem`).
             ScalarAdd => (el, "::add(", Some(", "), ")", false),
             ScalarSub => (el, "::sub(", Some(", "), ")", false),
             ScalarMul => (el, "::mul(", Some(", "), ")", false),
             ScalarDiv => (el, "::div(", Some(", "), ")", false),
-            ScalarRem if float => (None, "", Some(" % "), "", false),
-            ScalarRem => (None, "", Some(".checked_rem("), ").unwrap_or(", true),
+            ScalarRem => (el, "::rem(", Some(", "), ")", false),
+            ScalarFloorDiv => (el, "::floor_div(", Some(", "), ")", false),
+            ScalarFloorMod => (el, "::floor_mod(", Some(", "), ")", false),
+            ScalarPow => (el, "::pow(", Some(", "), ")", false),
             ScalarMin => (el, "::min(", Some(", "), ")", false),
             ScalarMax => (el, "::max(", Some(", "), ")", false),
-            ScalarFloorDiv | ScalarFloorMod | ScalarPow if float => {
-                let f = match op {
-                    ScalarFloorDiv => "div_euclid",
-                    ScalarFloorMod => "rem_euclid",
-                    _ => "powf",
-                };
-                self.import(Import::Element);
-                let _ = write!(self.out, "< {ty} as Element> ::from_f64(Element::to_f64(");
-                self.put_operand(a);
-                let _ = write!(self.out, ").{f}(Element::to_f64(");
-                self.put_operand(b);
-                self.put(")))");
-                return;
-            }
-            ScalarFloorDiv => (
-                None,
-                "",
-                Some(".checked_div_euclid("),
-                ").unwrap_or(0)",
-                false,
-            ),
-            ScalarFloorMod => (None, "", Some(".checked_rem_euclid("), ").unwrap_or(", true),
-            ScalarPow => (
-                None,
-                "",
-                Some(".wrapping_pow(u32::try_from("),
-                ").unwrap_or(u32::MAX))",
-                false,
-            ),
             ScalarEq => (None, "", Some(" == "), "", false),
             ScalarNe => (None, "", Some(" != "), "", false),
             ScalarLt => (None, "", Some(" < "), "", false),

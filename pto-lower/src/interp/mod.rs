@@ -126,9 +126,9 @@ impl HostScalar {
         let value = if dtype == DataType::Bool {
             ScalarValue::Bool(x != 0.0)
         } else if dtype.is_float() {
-            ScalarValue::Float(num::round_float(x, dtype, RoundMode::Rint)?)
+            ScalarValue::Float(num::round_float(x, dtype, RoundMode::CastRint)?)
         } else {
-            ScalarValue::Int(num::float_to_int(x, dtype, RoundMode::Trunc)?)
+            ScalarValue::Int(num::float_to_int(x, dtype, RoundMode::CastTrunc)?)
         };
         Ok(HostScalar { dtype, value })
     }
@@ -138,7 +138,7 @@ impl HostScalar {
         let value = if dtype == DataType::Bool {
             ScalarValue::Bool(v != 0)
         } else if dtype.is_float() {
-            ScalarValue::Float(num::round_float(v as f64, dtype, RoundMode::Rint)?)
+            ScalarValue::Float(num::round_float(v as f64, dtype, RoundMode::CastRint)?)
         } else {
             ScalarValue::Int(num::wrap_int(v, dtype)?)
         };

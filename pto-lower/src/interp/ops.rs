@@ -5,6 +5,8 @@ use pto_ir::ops::matmul_acc_dtype;
 use pto_ir::{Attr, DataType, OpClass, OpId, Opcode, Operation, Type, ValueId};
 
 use super::exec::{Frame, Interp, Rt, constant_scalar};
+use pto_ir::sem::{self, Binary, Sem, Value};
+
 use super::num::{self, RoundMode};
 use super::{HostScalar, HostTensor, HostTile, InterpError, ScalarValue, flat_index, shape_str};
 
@@ -89,235 +91,106 @@ fn require_rank2(t: &HostTile, what: &str) -> R<(usize, usize)> {
     }
 }
 
-// ----- scalar semantics (Rust) -----
+// ----- scalar semantics: the op table's `sem` column, evaluated by `pto_ir::sem` -----
 
-/// The scalar op a tile elementwise op applies per element.
-fn scalar_opcode(op: Opcode) -> Option<Opcode> {
-    Some(match op {
-        Opcode::TileAdd | Opcode::TensorAdd => Opcode::ScalarAdd,
-        Opcode::TileSub | Opcode::TensorSub => Opcode::ScalarSub,
-        Opcode::TileMul | Opcode::TensorMul => Opcode::ScalarMul,
-        Opcode::TileDiv | Opcode::TensorDiv => Opcode::ScalarDiv,
-        Opcode::TileMax | Opcode::TensorMax => Opcode::ScalarMax,
-        Opcode::TileMin | Opcode::TensorMin => Opcode::ScalarMin,
-        Opcode::TileRem => Opcode::ScalarRem,
-        Opcode::TileAnd => Opcode::ScalarBitAnd,
-        Opcode::TileOr => Opcode::ScalarBitOr,
-        Opcode::TileXor => Opcode::ScalarBitXor,
-        Opcode::TileShl => Opcode::ScalarShl,
-        Opcode::TileShr => Opcode::ScalarShr,
-        _ => return None,
-    })
-}
-
-fn int_pow(base: i128, mut exp: i128, d: DataType) -> R<i128> {
-    if exp < 0 {
-        return err(format!("integer power with a negative exponent {exp}"));
-    }
-    let mut result = num::wrap_int(1, d)?;
-    let mut b = num::wrap_int(base, d)?;
-    while exp > 0 {
-        if exp & 1 == 1 {
-            result = num::wrap_int(result.wrapping_mul(b), d)?;
-        }
-        b = num::wrap_int(b.wrapping_mul(b), d)?;
-        exp >>= 1;
-    }
-    Ok(result)
-}
-
-fn floor_div_int(a: i128, b: i128) -> i128 {
-    let q = a / b;
-    if a % b != 0 && ((a < 0) != (b < 0)) {
-        q - 1
-    } else {
-        q
+fn to_value(v: ScalarValue) -> Value {
+    match v {
+        ScalarValue::Bool(b) => Value::Bool(b),
+        ScalarValue::Int(i) => Value::Int(i),
+        ScalarValue::Float(x) => Value::Float(x),
     }
 }
 
-/// A binary scalar op with Rust semantics (integer arithmetic wraps to the dtype).
-pub(super) fn scalar_binary(op: Opcode, a: HostScalar, b: HostScalar) -> R<HostScalar> {
-    use ScalarValue as V;
-    let bool_result = |v: bool| HostScalar {
-        dtype: DataType::Bool,
-        value: V::Bool(v),
+fn from_value(dtype: DataType, v: Value) -> HostScalar {
+    let value = match v {
+        Value::Bool(b) => ScalarValue::Bool(b),
+        Value::Int(i) => ScalarValue::Int(i),
+        Value::Float(x) => ScalarValue::Float(x),
     };
-    match op.class() {
-        OpClass::ScalarCompare => {
-            let r = match (a.value, b.value) {
-                (V::Float(_), _) | (_, V::Float(_)) => {
-                    let (x, y) = (a.as_f64(), b.as_f64());
-                    match op {
-                        Opcode::ScalarEq => x == y,
-                        Opcode::ScalarNe => x != y,
-                        Opcode::ScalarLt => x < y,
-                        Opcode::ScalarLe => x <= y,
-                        Opcode::ScalarGt => x > y,
-                        _ => x >= y,
-                    }
-                }
-                _ => {
-                    let (x, y) = (a.as_i128(), b.as_i128());
-                    match op {
-                        Opcode::ScalarEq => x == y,
-                        Opcode::ScalarNe => x != y,
-                        Opcode::ScalarLt => x < y,
-                        Opcode::ScalarLe => x <= y,
-                        Opcode::ScalarGt => x > y,
-                        _ => x >= y,
-                    }
-                }
+    HostScalar { dtype, value }
+}
+
+/// A binary scalar op (arithmetic, bitwise, comparison, logic) as the semantics module
+/// defines it.
+pub(super) fn scalar_binary(op: Opcode, a: HostScalar, b: HostScalar) -> R<HostScalar> {
+    let d = a.dtype;
+    let mismatch = || {
+        InterpError::new(format!(
+            "`{op}` does not apply to {} and {}",
+            a.dtype, b.dtype
+        ))
+    };
+    match op.info().sem {
+        Sem::Binary(k) => {
+            // A shift amount of another integer type converts like the host code's `as`.
+            let b = if matches!(k, Binary::Shl | Binary::Shr) && b.dtype != d {
+                scalar_cast(b, d)?
+            } else {
+                b
             };
-            Ok(bool_result(r))
+            let r = sem::binary(k, d, to_value(a.value), to_value(b.value)).ok_or_else(mismatch)?;
+            Ok(from_value(d, r))
         }
-        OpClass::ScalarLogic => match (a.value, b.value) {
-            (V::Bool(x), V::Bool(y)) => Ok(bool_result(match op {
-                Opcode::ScalarAnd => x && y,
-                Opcode::ScalarOr => x || y,
-                _ => x ^ y,
-            })),
-            _ => err(format!(
-                "`{op}` needs two bools, found {} and {}",
-                a.dtype, b.dtype
-            )),
-        },
-        OpClass::ScalarArith | OpClass::ScalarBitwise => {
-            let d = a.dtype;
-            match (a.value, b.value) {
-                (V::Float(x), V::Float(y)) if op.class() == OpClass::ScalarArith => {
-                    let r = match op {
-                        Opcode::ScalarAdd => x + y,
-                        Opcode::ScalarSub => x - y,
-                        Opcode::ScalarMul => x * y,
-                        Opcode::ScalarDiv => x / y,
-                        Opcode::ScalarRem => x % y,
-                        Opcode::ScalarFloorDiv => (x / y).floor(),
-                        Opcode::ScalarFloorMod => {
-                            let r = x % y;
-                            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
-                                r + y
-                            } else {
-                                r
-                            }
-                        }
-                        Opcode::ScalarMin => x.min(y),
-                        Opcode::ScalarMax => x.max(y),
-                        Opcode::ScalarPow => x.powf(y),
-                        _ => return err(format!("`{op}` does not apply to {d}")),
-                    };
-                    HostScalar::from_f64(d, r)
-                }
-                (V::Int(x), V::Int(y)) => {
-                    let zero_div = matches!(
-                        op,
-                        Opcode::ScalarDiv
-                            | Opcode::ScalarRem
-                            | Opcode::ScalarFloorDiv
-                            | Opcode::ScalarFloorMod
-                    ) && y == 0;
-                    if zero_div {
-                        return err(format!("`{op}`: integer division by zero ({x} by 0)"));
-                    }
-                    let r = match op {
-                        Opcode::ScalarAdd => x + y,
-                        Opcode::ScalarSub => x - y,
-                        Opcode::ScalarMul => x.wrapping_mul(y),
-                        Opcode::ScalarDiv => x / y,
-                        Opcode::ScalarRem => x % y,
-                        Opcode::ScalarFloorDiv => floor_div_int(x, y),
-                        Opcode::ScalarFloorMod => x - y * floor_div_int(x, y),
-                        Opcode::ScalarMin => x.min(y),
-                        Opcode::ScalarMax => x.max(y),
-                        Opcode::ScalarPow => int_pow(x, y, d)?,
-                        Opcode::ScalarBitAnd => x & y,
-                        Opcode::ScalarBitOr => x | y,
-                        Opcode::ScalarBitXor => x ^ y,
-                        Opcode::ScalarShl | Opcode::ScalarShr => {
-                            let bits = i128::from(d.bits());
-                            if y < 0 || y >= bits {
-                                return err(format!(
-                                    "`{op}`: shift amount {y} is out of range for {d} (0..{bits})"
-                                ));
-                            }
-                            if op == Opcode::ScalarShl {
-                                x << y
-                            } else {
-                                x >> y
-                            }
-                        }
-                        _ => return err(format!("`{op}` does not apply to {d}")),
-                    };
-                    HostScalar::from_i128(d, r)
-                }
-                _ => err(format!(
-                    "`{op}` needs two numbers of one kind, found {} and {}",
-                    a.dtype, b.dtype
-                )),
+        Sem::Compare(k) => {
+            let r = match sem::compare(k, to_value(a.value), to_value(b.value)) {
+                Some(r) => r,
+                // Operands of two kinds compare as numbers.
+                None => sem::compare(k, Value::Float(a.as_f64()), Value::Float(b.as_f64()))
+                    .ok_or_else(mismatch)?,
+            };
+            Ok(from_value(DataType::Bool, Value::Bool(r)))
+        }
+        Sem::Logic(k) => match (a.value, b.value) {
+            (ScalarValue::Bool(x), ScalarValue::Bool(y)) => {
+                Ok(from_value(DataType::Bool, Value::Bool(sem::logic(k, x, y))))
             }
-        }
+            _ => Err(mismatch()),
+        },
         _ => err(format!("`{op}` is not a binary scalar op")),
     }
 }
 
-/// A unary scalar op with Rust semantics.
+/// A unary scalar op as the semantics module defines it.
 fn scalar_unary(op: Opcode, a: HostScalar) -> R<HostScalar> {
-    use ScalarValue as V;
     let d = a.dtype;
-    match (op, a.value) {
-        (Opcode::ScalarNeg, V::Float(x)) => HostScalar::from_f64(d, -x),
-        (Opcode::ScalarNeg, V::Int(x)) => HostScalar::from_i128(d, -x),
-        (Opcode::ScalarAbs, V::Float(x)) => HostScalar::from_f64(d, x.abs()),
-        (Opcode::ScalarAbs, V::Int(x)) => HostScalar::from_i128(d, x.abs()),
-        (Opcode::ScalarNot, V::Bool(b)) => Ok(HostScalar {
-            dtype: d,
-            value: V::Bool(!b),
-        }),
-        (Opcode::ScalarBitNot, V::Int(x)) => HostScalar::from_i128(d, !x),
-        _ => err(format!("`{op}` does not apply to {d}")),
+    match op.info().sem {
+        Sem::Unary(k) => sem::unary(k, d, to_value(a.value))
+            .map(|v| from_value(d, v))
+            .ok_or_else(|| InterpError::new(format!("`{op}` does not apply to {d}"))),
+        _ => err(format!("`{op}` is not a unary scalar op")),
     }
 }
 
 /// Rust `as` between scalar types (float -> int truncates and saturates, NaN -> 0;
 /// int -> int wraps; anything -> float rounds to nearest even). `bool` targets test `!= 0`.
 pub(super) fn scalar_cast(a: HostScalar, to: DataType) -> R<HostScalar> {
-    use ScalarValue as V;
-    let value = match (a.value, to) {
-        (_, DataType::Bool) => V::Bool(a.as_f64() != 0.0),
-        (V::Bool(b), t) if t.is_float() => V::Float(f64::from(u8::from(b))),
-        (V::Bool(b), _) => V::Int(i128::from(b)),
-        (V::Int(v), DataType::Fp32) => V::Float(f64::from(v as f32)),
-        (V::Int(v), t) if t.is_float() => V::Float(num::round_float(v as f64, t, RoundMode::Rint)?),
-        (V::Int(v), t) => V::Int(num::wrap_int(v, t)?),
-        (V::Float(x), t) if t.is_float() => V::Float(num::round_float(x, t, RoundMode::Rint)?),
-        (V::Float(x), t) => V::Int(num::float_to_int(x, t, RoundMode::Trunc)?),
+    let Some(mode) = RoundMode::for_cast(a.dtype, to, None) else {
+        return Ok(HostScalar { dtype: to, ..a });
     };
-    Ok(HostScalar { dtype: to, value })
+    sem::cast(to_value(a.value), a.dtype, to, mode)
+        .map(|v| from_value(to, v))
+        .ok_or_else(|| num::unsupported(to))
 }
 
 /// A binary op on two elements of `dtype` (as stored), through the scalar semantics.
 fn elem_binary(op: Opcode, dtype: DataType, x: f64, y: f64) -> R<f64> {
-    let sop =
-        scalar_opcode(op).ok_or_else(|| InterpError::new(format!("`{op}` is not elementwise")))?;
-    Ok(scalar_binary(sop, elem_scalar(dtype, x), elem_scalar(dtype, y))?.as_f64())
+    match op.info().sem {
+        Sem::Binary(k) => {
+            let (a, b) = (elem_scalar(dtype, x), elem_scalar(dtype, y));
+            sem::binary(k, dtype, to_value(a.value), to_value(b.value))
+                .map(Value::as_f64)
+                .ok_or_else(|| InterpError::new(format!("`{op}` does not apply to {dtype}")))
+        }
+        _ => err(format!("`{op}` is not elementwise")),
+    }
 }
 
 /// A unary op on one element of `dtype`.
 fn elem_unary(op: Opcode, dtype: DataType, x: f64) -> R<f64> {
-    let float = |r: f64| num::normalize(r, dtype);
-    match op {
-        Opcode::TileNeg | Opcode::TensorNeg => {
-            Ok(scalar_unary(Opcode::ScalarNeg, elem_scalar(dtype, x))?.as_f64())
-        }
-        Opcode::TileAbs | Opcode::TensorAbs => {
-            Ok(scalar_unary(Opcode::ScalarAbs, elem_scalar(dtype, x))?.as_f64())
-        }
-        Opcode::TileRelu | Opcode::TensorRelu => Ok(if x > 0.0 { x } else { 0.0 }),
-        Opcode::TileNot => Ok(scalar_unary(Opcode::ScalarBitNot, elem_scalar(dtype, x))?.as_f64()),
-        Opcode::TileExp | Opcode::TensorExp => float(x.exp()),
-        Opcode::TileLog => float(x.ln()),
-        Opcode::TileSqrt | Opcode::TensorSqrt => float(x.sqrt()),
-        Opcode::TileRsqrt => float(1.0 / x.sqrt()),
-        Opcode::TileRecip => float(1.0 / x),
+    match op.info().sem {
+        Sem::Unary(k) => sem::unary(k, dtype, to_value(elem_scalar(dtype, x).value))
+            .map(Value::as_f64)
+            .ok_or_else(|| InterpError::new(format!("`{op}` does not apply to {dtype}"))),
         _ => err(format!("`{op}` is not a unary elementwise op")),
     }
 }
@@ -485,13 +358,16 @@ impl<'m> Interp<'m> {
             OpClass::TileCast => {
                 let src = self.tile(fr, self.operand(op, 0)?)?;
                 let to = self.dtype_attr(op, "dtype")?;
-                let mode = match op.attrs.get("round") {
-                    None => RoundMode::Rint,
-                    Some(a) => a
-                        .as_ident()
-                        .and_then(RoundMode::from_name)
-                        .ok_or_else(|| InterpError::new("attribute `round` is not a round mode"))?,
+                let named = match op.attrs.get("round") {
+                    None => None,
+                    Some(a) => {
+                        Some(a.as_ident().and_then(RoundMode::from_word).ok_or_else(|| {
+                            InterpError::new("attribute `round` is not a round mode")
+                        })?)
+                    }
                 };
+                // An unnamed cast to the same dtype is the identity (`CastNone` keeps values).
+                let mode = RoundMode::for_cast(src.dtype, to, named).unwrap_or(RoundMode::CastNone);
                 let mut out = blank_tile(to, src.shape.clone(), src.valid.clone());
                 for_each_index(&src.valid, |idx| {
                     let i = at(&src.shape, idx)?;
@@ -865,7 +741,7 @@ impl<'m> Interp<'m> {
                     ));
                 }
                 for j in 0..n {
-                    let x = num::convert_elem(bias.data[j], bias.dtype, acc, RoundMode::Rint)?;
+                    let x = num::convert_elem(bias.data[j], bias.dtype, acc, RoundMode::CastNone)?;
                     for i in 0..m {
                         out.data[i * cols + j] = x;
                     }
@@ -877,8 +753,9 @@ impl<'m> Interp<'m> {
             let (i, j) = (idx[0], idx[1]);
             let mut sum = out.data[i * cols + j];
             for kk in 0..k {
-                let x = num::convert_elem(a.data[i * ka + kk], a.dtype, acc, RoundMode::Rint)?;
-                let y = num::convert_elem(b.data[kk * cols + j], b.dtype, acc, RoundMode::Rint)?;
+                let x = num::convert_elem(a.data[i * ka + kk], a.dtype, acc, RoundMode::CastNone)?;
+                let y =
+                    num::convert_elem(b.data[kk * cols + j], b.dtype, acc, RoundMode::CastNone)?;
                 let p = num::normalize(x * y, acc)?;
                 sum = num::normalize(sum + p, acc)?;
             }

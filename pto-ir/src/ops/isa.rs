@@ -1,0 +1,138 @@
+//! The PTO-ISA compute instructions the op table names (typed, so a table row and the
+//! lowering cannot disagree on a spelling), with the `pto::isa` function that runs each on
+//! the CPU.
+
+macro_rules! isa_ops {
+    ($($v:ident = $name:literal $rust:literal;)*) => {
+        /// A PTO-ISA compute instruction.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs, clippy::upper_case_acronyms)]
+        pub enum Isa { $($v,)* }
+
+        impl Isa {
+            /// Every instruction, in declaration order.
+            pub const ALL: &[Isa] = &[$(Isa::$v,)*];
+
+            /// The instruction's name (`TADD`).
+            pub fn name(self) -> &'static str {
+                match self { $(Isa::$v => $name,)* }
+            }
+
+            /// The `pto::isa` function implementing it (`tadd`).
+            pub fn rust_fn(self) -> &'static str {
+                match self { $(Isa::$v => $rust,)* }
+            }
+        }
+    };
+}
+
+isa_ops! {
+    TAdd = "TADD" "tadd"; TSub = "TSUB" "tsub"; TMul = "TMUL" "tmul"; TDiv = "TDIV" "tdiv";
+    TMax = "TMAX" "tmax"; TMin = "TMIN" "tmin"; TRem = "TREM" "trem"; TFMod = "TFMOD" "tfmod";
+    TAnd = "TAND" "tand"; TOr = "TOR" "tor"; TXor = "TXOR" "txor"; TShl = "TSHL" "tshl"; TShr = "TSHR" "tshr";
+    TAddS = "TADDS" "tadds"; TSubS = "TSUBS" "tsubs"; TMulS = "TMULS" "tmuls"; TDivS = "TDIVS" "tdivs";
+    TMaxS = "TMAXS" "tmaxs"; TMinS = "TMINS" "tmins"; TRemS = "TREMS" "trems"; TFModS = "TFMODS" "tfmods";
+    TAndS = "TANDS" "tands"; TOrS = "TORS" "tors"; TXorS = "TXORS" "txors"; TShlS = "TSHLS" "tshls"; TShrS = "TSHRS" "tshrs";
+    TNeg = "TNEG" "tneg"; TAbs = "TABS" "tabs"; TRelu = "TRELU" "trelu"; TExp = "TEXP" "texp"; TLog = "TLOG" "tlog";
+    TSqrt = "TSQRT" "tsqrt"; TRsqrt = "TRSQRT" "trsqrt"; TRecip = "TRECIP" "trecip"; TNot = "TNOT" "tnot";
+    TRowSum = "TROWSUM" "trowsum"; TRowMax = "TROWMAX" "trowmax"; TRowMin = "TROWMIN" "trowmin";
+    TColSum = "TCOLSUM" "tcolsum"; TColMax = "TCOLMAX" "tcolmax"; TColMin = "TCOLMIN" "tcolmin";
+    TRowExpand = "TROWEXPAND" "trowexpand"; TColExpand = "TCOLEXPAND" "tcolexpand";
+    TRowExpandAdd = "TROWEXPANDADD" "trowexpandadd"; TRowExpandSub = "TROWEXPANDSUB" "trowexpandsub";
+    TRowExpandMul = "TROWEXPANDMUL" "trowexpandmul"; TRowExpandDiv = "TROWEXPANDDIV" "trowexpanddiv";
+    TRowExpandMax = "TROWEXPANDMAX" "trowexpandmax"; TRowExpandMin = "TROWEXPANDMIN" "trowexpandmin";
+    TColExpandAdd = "TCOLEXPANDADD" "tcolexpandadd"; TColExpandSub = "TCOLEXPANDSUB" "tcolexpandsub";
+    TColExpandMul = "TCOLEXPANDMUL" "tcolexpandmul"; TColExpandDiv = "TCOLEXPANDDIV" "tcolexpanddiv";
+    TColExpandMax = "TCOLEXPANDMAX" "tcolexpandmax"; TColExpandMin = "TCOLEXPANDMIN" "tcolexpandmin";
+    TTrans = "TTRANS" "ttrans"; TMatmul = "TMATMUL" "tmatmul"; TMatmulAcc = "TMATMUL_ACC" "tmatmul_acc";
+    TMatmulBias = "TMATMUL_BIAS" "tmatmul_bias"; TMov = "TMOV" "tmov"; TExpandS = "TEXPANDS" "texpands";
+    TExtract = "TEXTRACT" "textract"; TInsert = "TINSERT" "tinsert"; TCvt = "TCVT" "tcvt";
+    TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore";
+}
+
+impl Isa {
+    /// Elementwise tile-tile binary ops.
+    pub fn is_binary(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TAdd | TSub
+                | TMul
+                | TDiv
+                | TMax
+                | TMin
+                | TRem
+                | TFMod
+                | TAnd
+                | TOr
+                | TXor
+                | TShl
+                | TShr
+        )
+    }
+
+    /// Commutative binary ops (`a op b == b op a`).
+    pub fn is_commutative(self) -> bool {
+        use Isa::*;
+        matches!(self, TAdd | TMul | TMax | TMin | TAnd | TOr | TXor)
+    }
+
+    /// Tile-scalar ops.
+    pub fn is_scalar_form(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TAddS
+                | TSubS
+                | TMulS
+                | TDivS
+                | TMaxS
+                | TMinS
+                | TRemS
+                | TFModS
+                | TAndS
+                | TOrS
+                | TXorS
+                | TShlS
+                | TShrS
+        )
+    }
+
+    /// Elementwise unary ops.
+    pub fn is_unary(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TNeg | TAbs | TRelu | TExp | TLog | TSqrt | TRsqrt | TRecip | TNot
+        )
+    }
+
+    /// The fused row / column broadcast ops (`TROWEXPANDSUB` ...).
+    pub fn is_expand_op(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TRowExpandAdd
+                | TRowExpandSub
+                | TRowExpandMul
+                | TRowExpandDiv
+                | TRowExpandMax
+                | TRowExpandMin
+                | TColExpandAdd
+                | TColExpandSub
+                | TColExpandMul
+                | TColExpandDiv
+                | TColExpandMax
+                | TColExpandMin
+        )
+    }
+
+    /// Reductions (the C++ form takes a scratch tile).
+    pub fn is_reduction(self) -> bool {
+        use Isa::*;
+        matches!(
+            self,
+            TRowSum | TRowMax | TRowMin | TColSum | TColMax | TColMin
+        )
+    }
+}
