@@ -11,6 +11,15 @@ use crate::model::Kernel;
 pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut errs = Errors::new();
     let args = crate::args::parse(args, &mut errs);
+    // Before any parse: syn would recurse once per level and could exhaust the stack.
+    let too_deep = crate::depth::check(&input);
+    let input = match too_deep {
+        None => input,
+        Some(ref e) => {
+            errs.push(e.clone());
+            crate::depth::signature_only(input)
+        }
+    };
     let item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(e) => {
@@ -19,11 +28,18 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
                 format!("#[pto::kernel] applies to a function: {e}"),
             );
             let mut out = e.to_compile_error();
-            out.extend(input);
+            if let Some(deep) = errs.combined() {
+                out.extend(deep.to_compile_error());
+            } else {
+                out.extend(input);
+            }
             return out;
         }
     };
     let model = crate::model::build(&item, &mut errs);
+    if too_deep.is_some() {
+        return with_errors(errs, crate::fallback::stub(model));
+    }
     let lowered = crate::lower::lower(&model, &args, &mut errs);
     let lowered = match (lowered, errs.is_empty()) {
         (Some(l), true) => l,
