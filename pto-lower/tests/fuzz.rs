@@ -86,7 +86,10 @@ fn edit() -> impl Strategy<Value = Edit> {
 fn words(text: &str, keep: impl Fn(&str) -> bool) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = None;
-    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         let part = c.is_alphanumeric() || "%_.-".contains(c);
         match (start, part) {
             (None, true) => start = Some(i),
@@ -112,7 +115,12 @@ fn apply(text: &str, e: &Edit) -> String {
             None => text.to_string(),
         }
     };
-    let wrap = |lines: &mut Vec<String>, a: usize, len: usize, open: &dyn Fn(usize) -> String, close: &str, depth: usize| {
+    let wrap = |lines: &mut Vec<String>,
+                a: usize,
+                len: usize,
+                open: &dyn Fn(usize) -> String,
+                close: &str,
+                depth: usize| {
         let a = a % lines.len().max(1);
         let b = (a + len).min(lines.len());
         let inner: Vec<String> = lines.drain(a..b).collect();
@@ -162,9 +170,8 @@ fn apply(text: &str, e: &Edit) -> String {
             let ints = words(text, |w| w.starts_with("%c"));
             let int = |k: usize| ints.get(k).map_or("%c", |&(s, e)| &text[s..e]).to_string();
             let (lb, ub) = (int(0), int(1));
-            let open = move |d: usize| {
-                format!("statement.for %fz{d}_9000{d} = {lb} to {ub} step {ub} {{")
-            };
+            let open =
+                move |d: usize| format!("statement.for %fz{d}_9000{d} = {lb} to {ub} step {ub} {{");
             wrap(&mut lines, a, len, &open, "statement.yield\n}", depth);
         }
         Edit::WrapInIfs(a, len, depth) => {
@@ -172,7 +179,14 @@ fn apply(text: &str, e: &Edit) -> String {
                 let c = format!("%fzc{d}_8000{d}");
                 format!("statement.op {{\n{c} = true : bool\n}}\nstatement.if {c} {{")
             };
-            wrap(&mut lines, a, len, &open, "statement.yield\n} else {\nstatement.yield\n}", depth);
+            wrap(
+                &mut lines,
+                a,
+                len,
+                &open,
+                "statement.yield\n} else {\nstatement.yield\n}",
+                depth,
+            );
         }
         Edit::Truncate(at) => {
             let mut at = at.min(text.len());
@@ -274,7 +288,10 @@ fn deep_nests_lower_quickly() {
     )
     .unwrap_or_default();
     for depth in [1, 8, 16, 32, 64, pto_ir::MAX_NESTING] {
-        for e in [Edit::WrapInLoops(8, 10, depth), Edit::WrapInIfs(8, 10, depth)] {
+        for e in [
+            Edit::WrapInLoops(8, 10, depth),
+            Edit::WrapInIfs(8, 10, depth),
+        ] {
             let text = apply(&seed, &e);
             let start = Instant::now();
             let mut f = Figures::default();

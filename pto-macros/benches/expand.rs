@@ -11,6 +11,8 @@
 mod args;
 #[path = "../src/ctxt.rs"]
 mod ctxt;
+#[path = "../src/depth.rs"]
+mod depth;
 #[path = "../src/expand.rs"]
 mod expand;
 #[path = "../src/fallback.rs"]

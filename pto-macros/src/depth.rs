@@ -64,7 +64,11 @@ fn deepest(input: TokenStream) -> (usize, Span) {
             continue;
         };
         let next_is_else = matches!(tokens.peek(), Some(TokenTree::Ident(i)) if i == "else");
-        let (chain, run, operand) = match (chains.last_mut(), prefix.last_mut(), after_operand.last_mut()) {
+        let (chain, run, operand) = match (
+            chains.last_mut(),
+            prefix.last_mut(),
+            after_operand.last_mut(),
+        ) {
             (Some(c), Some(p), Some(o)) => (c, p, o),
             _ => break,
         };

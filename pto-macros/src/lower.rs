@@ -258,6 +258,11 @@ fn spell(buf: &mut String, ident: &Ident) {
     use std::fmt::Write;
     buf.clear();
     let _ = write!(buf, "{ident}");
+    // `r#loop` is the identifier `loop`: the IR names the value so, and the emitters make
+    // their own identifiers from the name.
+    if buf.starts_with("r#") {
+        buf.drain(..2);
+    }
 }
 
 /// The Rust spelling of a dtype, for messages.
@@ -1039,7 +1044,10 @@ impl<'k> Lower<'k, '_> {
     ) -> R<(DataType, pto_ir::Shape)> {
         let mut it = items(&a.args);
         let dtype = match it.next() {
-            Some(GenericArgument::Type(t)) => scalar_dtype(t),
+            Some(GenericArgument::Type(t)) => match scalar_dtype(t) {
+                Some(DataType::Bool) => return self.err(t, crate::model::NO_BOOL_ELEMENTS),
+                d => d,
+            },
             _ => None,
         };
         let Some(dtype) = dtype else {
@@ -2066,6 +2074,9 @@ impl<'k> Lower<'k, '_> {
                 let Some(d) = d else {
                     return self.err(&m.method, "write the target element type: `a.cast::<f16>()`");
                 };
+                if d == DataType::Bool {
+                    return self.err(&m.method, crate::model::NO_BOOL_ELEMENTS);
+                }
                 self.arity(&m.method, n, 0, &"a.cast::<T>()")?;
                 self.build(span, Opcode::TileCast, [t], Attrs::of([("dtype", Attr::Ident(d.name().into()))]))
             }

@@ -52,3 +52,5 @@ pub(crate) fn nest(depth: usize, wrap: &str, body: &str) -> String {
 
 #[path = "hostile/deep.rs"]
 mod deep;
+#[path = "hostile/idents.rs"]
+mod idents;

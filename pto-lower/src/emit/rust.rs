@@ -52,6 +52,23 @@ pub fn emit(p: &Program) -> Result<TokenStream, Diagnostics> {
     w.finish()
 }
 
+/// The identifiers [`emit`]'s body uses for the kernel's parameters, in order: the IR name
+/// when it is a plain ASCII identifier, another one otherwise (a raw `r#loop`, a non-ASCII
+/// `ñ`). The macro binds each of these to the user's parameter of the same position.
+pub fn param_idents(p: &Program) -> Vec<String> {
+    let mut w = Writer::new(p);
+    let m = &p.module;
+    m.funcs[p.func]
+        .sig
+        .params
+        .iter()
+        .map(|q| {
+            let r = w.name(q.value);
+            w.names.get(r).unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
 /// A whole host function `fn NAME(params) -> Result<R, ::pto::Error> { body }`, with the
 /// parameter types of `shared/spec/dsl.md` section 3 (for tools and tests; the macro writes
 /// its own signature from the user's and uses [`emit`]).
@@ -236,14 +253,24 @@ fn signature_word(s: &str, symbol: bool) -> bool {
 /// Whether `s` can be an identifier.
 fn valid_ident(s: &str) -> bool {
     // By bytes: a byte of a non-ASCII character is no ASCII letter, digit or `_` either.
-    match s.as_bytes() {
+    let word = match s.as_bytes() {
         [] | [b'_'] => false,
         [first, rest @ ..] => {
             (first.is_ascii_alphabetic() || *first == b'_')
                 && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         }
-    }
+    };
+    word && !RUST_KEYWORDS.contains(&s)
 }
+
+/// The words Rust reserves in any edition (a parameter named `r#loop` is `loop` in the IR).
+const RUST_KEYWORDS: [&str; 52] = [
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
 
 /// Sign, magnitude and suffix of a signed literal `t`, and whether it is the type's minimum.
 fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, bool) {
@@ -1777,7 +1804,9 @@ mod tests {
         for ok in ["a", "_a", "A_1", "__", "t0_row"] {
             assert!(super::valid_ident(ok), "{ok}");
         }
-        for bad in ["", "_", "1a", "a-b", "é", "aé", "a b"] {
+        for bad in [
+            "", "_", "1a", "a-b", "é", "aé", "a b", "loop", "match", "gen",
+        ] {
             assert!(!super::valid_ident(bad), "{bad}");
         }
     }

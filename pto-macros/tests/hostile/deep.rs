@@ -2,8 +2,6 @@
 //! in the depth, and deeper ones than the bound get a compile error instead of a stack
 //! overflow in the parser.
 
-
-
 use std::time::{Duration, Instant};
 
 use crate::{MAX_KERNEL_NESTING, errors, expand, nest};
@@ -40,11 +38,13 @@ const RUSTC_STACK: usize = 8 << 20;
 /// Expands on a thread with rustc's stack, failing after `limit`.
 fn expand_within(src: String, limit: Duration) -> (TokenStream, Duration) {
     let (done, got) = std::sync::mpsc::channel();
-    let spawned = std::thread::Builder::new().stack_size(RUSTC_STACK).spawn(move || {
-        let start = Instant::now();
-        let out = expand(TokenStream::new(), tokens(&src)).to_string();
-        let _ = done.send((out, start.elapsed()));
-    });
+    let spawned = std::thread::Builder::new()
+        .stack_size(RUSTC_STACK)
+        .spawn(move || {
+            let start = Instant::now();
+            let out = expand(TokenStream::new(), tokens(&src)).to_string();
+            let _ = done.send((out, start.elapsed()));
+        });
     assert!(spawned.is_ok(), "a thread to expand on");
     let (out, took) = got
         .recv_timeout(limit)
@@ -75,7 +75,9 @@ fn nesting_past_the_bound_is_a_compile_error_not_a_stack_overflow() {
     // The stub keeps the signature, so callers do not see a second error.
     assert!(out.to_string().contains("fn ifs"));
 
-    let chain: String = (0..400).map(|i| format!("if n == {i} {{ 1 }} else ")).collect();
+    let chain: String = (0..400)
+        .map(|i| format!("if n == {i} {{ 1 }} else "))
+        .collect();
     let src = format!("pub fn chain(n: i64) -> i64 {{ {chain} {{ 0 }} }}");
     let (out, _) = expand_within(src, Duration::from_secs(60));
     assert!(errors(&out).iter().any(|e| e.contains("levels")), "{out}");
