@@ -93,6 +93,12 @@ pub enum Error {
     /// The request is well formed but the CPU runtime does not implement it.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// The host function ran past the [`Budget`](crate::Budget) in force.
+    #[error("the kernel ran past its budget of {what}")]
+    Budget {
+        /// The limit it ran past (`1000 loop iterations`, `2s`).
+        what: String,
+    },
 }
 
 #[cfg(test)]

@@ -103,7 +103,6 @@ struct Chain<'i> {
 struct ChainLoop {
     iv: ValueId,
     lb: ValueId,
-    ub: ValueId,
     step: i64,
 }
 
@@ -251,6 +250,49 @@ fn signature_word(s: &str, symbol: bool) -> bool {
 }
 
 /// Whether `s` can be an identifier.
+/// The tensors `insts` load from or store to (appended to `out`), or `None` when they
+/// return from the kernel (a loop holding a `return` is never cut short).
+fn touched_tensors(insts: &[Inst], out: &mut Vec<ValueId>) -> Option<()> {
+    for i in insts {
+        match i {
+            Inst::Load { tensor, .. } | Inst::Store { tensor, .. } => {
+                if !out.contains(tensor) {
+                    out.push(*tensor);
+                }
+            }
+            Inst::For { body, .. } => touched_tensors(body, out)?,
+            Inst::While { cond, body, .. } => {
+                touched_tensors(cond, out)?;
+                touched_tensors(body, out)?;
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                touched_tensors(then_body, out)?;
+                touched_tensors(else_body, out)?;
+            }
+            Inst::Return(_) => return None,
+            _ => {}
+        }
+    }
+    Some(())
+}
+
+/// Whether a loop is a program: the loops of the host code tick the budget meter.
+fn has_loops(insts: &[Inst]) -> bool {
+    insts.iter().any(|i| match i {
+        Inst::For { .. } | Inst::While { .. } => true,
+        Inst::If {
+            then_body,
+            else_body,
+            ..
+        } => has_loops(then_body) || has_loops(else_body),
+        _ => false,
+    })
+}
+
 fn valid_ident(s: &str) -> bool {
     // By bytes: a byte of a non-ASCII character is no ASCII letter, digit or `_` either.
     let word = match s.as_bytes() {
@@ -409,6 +451,52 @@ impl<'a> Writer<'a> {
 
     fn put(&mut self, s: &str) {
         self.out.push_str(s);
+    }
+
+    /// `(a.is_empty() && b.is_empty())` for tensors `ts`.
+    fn all_empty(&mut self, ts: &[ValueId]) -> String {
+        let mut out = String::from("(");
+        for (k, &t) in ts.iter().enumerate() {
+            if k > 0 {
+                out.push_str(" && ");
+            }
+            let r = match self.idents.get(t.index()) {
+                Some(&(start, end)) if end > start => start as usize..end as usize,
+                _ => self.name(t),
+            };
+            out.push_str(self.names.get(r).unwrap_or_default());
+            out.push_str(".is_empty()");
+        }
+        out.push(')');
+        out
+    }
+
+    /// For a loop that carries nothing (`plain`), the condition under which all its
+    /// iterations after the first do nothing: every tensor its body touches is empty, and the
+    /// tiles it uses are its own (nothing after the loop reads what it left in them); `true`
+    /// when it touches no tensor at all. `None` when the loop returns or shares a tile with
+    /// the code around it.
+    fn empty_guard(&mut self, plain: bool, body: &[Inst]) -> Option<String> {
+        if !plain {
+            return None;
+        }
+        let mut touched = Vec::new();
+        touched_tensors(body, &mut touched)?;
+        let mut inside = vec![0; self.tile_uses.len()];
+        count_tile_uses(body, &mut inside);
+        if inside
+            .iter()
+            .zip(&self.tile_uses)
+            .any(|(i, all)| *i != 0 && i != all)
+        {
+            return None;
+        }
+        // A loop that touches no tensor computes nothing anyone sees after its first
+        // iteration (its values and tiles stay inside it).
+        if touched.is_empty() {
+            return Some("true".to_string());
+        }
+        Some(self.all_empty(&touched))
     }
 
     /// Writes the Rust identifier of a value.
@@ -802,6 +890,10 @@ impl<'a> Writer<'a> {
         let body = self.out.len();
         // 1. Shapes.
         self.put_shapes();
+        // The budget meter every loop iteration ticks (`pto::Budget`).
+        if has_loops(&self.p.body) {
+            self.put("let mut __pto_meter = ::pto::budget::Meter::start(); ");
+        }
         // 2. Tiles, once; those of one type together (`let [a, b] = &mut Tile::<..>::zeros_n();`),
         // in order of their first slot. (A kernel has a few slots: a scan per slot costs less
         // than collecting the groups.)
@@ -1263,7 +1355,18 @@ impl<'a> Writer<'a> {
         {
             return false;
         }
-        self.put_chain(&chain, Some(ChainLoop { iv, lb, ub, step }));
+        // The runtime runs the whole loop in one call: the meter charges its iterations up
+        // front, and over empty tensors ends it after the first (the others do nothing).
+        let mut touched: Vec<ValueId> = chain.loads.iter().map(|l| l.1).collect();
+        touched.push(chain.store.0);
+        let empty = self.all_empty(&touched);
+        self.put("{ let __ub = __pto_meter.loop_end(");
+        self.put_i64(lb, true);
+        self.put(", ");
+        self.put_i64(ub, true);
+        let _ = write!(self.out, ", {step}, {empty})? ; ");
+        self.put_chain(&chain, Some(ChainLoop { iv, lb, step }));
+        self.put("} ");
         true
     }
 
@@ -1317,9 +1420,8 @@ impl<'a> Writer<'a> {
             self.put_isa("LoopRange", "");
             self.put(" { lb: ");
             self.put_i64(l.lb, true);
-            self.put(", ub: ");
-            self.put_i64(l.ub, true);
-            let _ = write!(self.out, ", step: {} }}, ", l.step as usize);
+            // `__ub`: see `put_chain_loop`.
+            let _ = write!(self.out, ", ub: __ub, step: {} }}, ", l.step as usize);
         }
         self.put("move |");
         for (k, &(t, _, _)) in c.loads.iter().enumerate() {
@@ -1497,7 +1599,8 @@ impl<'a> Writer<'a> {
                 self.put_ident(*iv);
                 self.put(" in ");
                 let k = self.m.values[*step].constant.map(|c| c.as_i64());
-                let ranged = k != Some(1);
+                let empty = self.empty_guard(carried.is_empty() && results.is_empty(), body);
+                let ranged = k != Some(1) || empty.is_some();
                 if ranged {
                     self.put("(");
                 }
@@ -1521,7 +1624,14 @@ impl<'a> Writer<'a> {
                         );
                     }
                 }
-                self.put(" { ");
+                if let Some(guard) = empty {
+                    // Every iteration after the first would do nothing.
+                    if k == Some(1) {
+                        self.put(")");
+                    }
+                    let _ = write!(self.out, ".take(if {guard} {{ 1 }} else {{ usize::MAX }})");
+                }
+                self.put(" { __pto_meter.tick()? ; ");
                 self.put_insts(body);
                 self.put("} ");
                 self.put_result_decls(results);
@@ -1534,7 +1644,7 @@ impl<'a> Writer<'a> {
                 results,
             } => {
                 self.put_carried_decls(carried);
-                self.put("loop { ");
+                self.put("loop { __pto_meter.tick()? ; ");
                 self.put_insts(cond);
                 self.put("if ! ");
                 self.put_scalar(*cond_value, false);
