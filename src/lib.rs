@@ -79,6 +79,8 @@ pub use element::{Accumulate, Element, Float, Int, RoundMode};
 pub use error::Error;
 pub use half::{bf16, f16};
 pub use shapes::bind_shapes;
+#[doc(hidden)]
+pub use shapes::offset;
 pub use tensor::Tensor;
 pub use tile::Tile;
 

@@ -124,3 +124,44 @@ fn generated_expand(bencher: divan::Bencher, n: usize) {
 fn generated_floor(bencher: divan::Bencher, n: usize) {
     bencher.with_inputs(|| generated(n)).bench_values(floor);
 }
+
+/// Nesting depths for [`nested_expand`]: the fence step once walked a loop body twice per
+/// level around it, doubling the cost per level.
+const DEPTHS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// A kernel with loops nested `depth` deep around a tile update, each body also holding an
+/// `if`, and `depth` nested loops of scalar work (no barrier in front of their bodies).
+fn nested(depth: usize) -> TokenStream {
+    let mut tile = String::from("t = t + 1.0;");
+    let mut scalar = String::from("k = k + j0;");
+    for i in (0..depth).rev() {
+        tile =
+            format!("for i{i} in 0..n {{ if i{i} % 2 == 0 {{ {tile} }} else {{ t = t * 0.5; }} }}");
+        scalar = format!("for j{i} in 0..n {{ {scalar} }}");
+    }
+    format!(
+        "pub fn nested(x: &Tensor<f32, 16, 32>, n: i64, #[out] y: &mut Tensor<f32, 16, 32>) {{
+            let mut t = x.load::<16, 32>([0, 0]);
+            {tile}
+            let mut k = 0;
+            {scalar}
+            y.store([0, 0], t);
+        }}"
+    )
+    .parse()
+    .unwrap_or_default()
+}
+
+/// Expansion (parse, build, verify, lower, emit) of [`nested`] kernels: time grows about
+/// linearly with the depth (the kernel's size grows linearly too).
+#[divan::bench(args = DEPTHS, sample_count = 20)]
+fn nested_expand(bencher: divan::Bencher, depth: usize) {
+    bencher
+        .with_inputs(|| nested(depth))
+        .bench_values(|item| expand::kernel(TokenStream::new(), item));
+}
+
+#[divan::bench(args = DEPTHS, sample_count = 20)]
+fn nested_floor(bencher: divan::Bencher, depth: usize) {
+    bencher.with_inputs(|| nested(depth)).bench_values(floor);
+}

@@ -54,3 +54,5 @@ pub(crate) fn nest(depth: usize, wrap: &str, body: &str) -> String {
 mod deep;
 #[path = "hostile/idents.rs"]
 mod idents;
+#[path = "hostile/messages.rs"]
+mod messages;

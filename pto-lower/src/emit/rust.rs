@@ -755,9 +755,11 @@ impl<'a> Writer<'a> {
                 self.put_scalar(v, false);
                 self.put(")");
             }
+            // Checked: a negative offset is an error naming it (`as usize` would wrap it).
             Index::Value(v) => {
-                self.put_scalar(v, false);
-                self.put(" as usize");
+                self.put("::pto::offset(");
+                self.put_scalar(v, true);
+                self.put(")?");
             }
         }
     }
