@@ -96,8 +96,26 @@ fn stmt_attr(s: &Stmt) -> Option<&syn::Attribute> {
     }
 }
 
-/// The outer attributes of an expression statement.
+/// The outer attributes of an expression statement: syn puts those of `#[a] x = y` on its
+/// leftmost operand.
 fn expr_attrs(e: &Expr) -> &[syn::Attribute] {
+    let own = own_attrs(e);
+    if !own.is_empty() {
+        return own;
+    }
+    match e {
+        Expr::Assign(x) => expr_attrs(&x.left),
+        Expr::Binary(x) => expr_attrs(&x.left),
+        Expr::MethodCall(x) => expr_attrs(&x.receiver),
+        Expr::Call(x) => expr_attrs(&x.func),
+        Expr::Cast(x) => expr_attrs(&x.expr),
+        Expr::Field(x) => expr_attrs(&x.base),
+        Expr::Index(x) => expr_attrs(&x.expr),
+        _ => &[],
+    }
+}
+
+fn own_attrs(e: &Expr) -> &[syn::Attribute] {
     match e {
         Expr::Assign(x) => &x.attrs,
         Expr::Binary(x) => &x.attrs,

@@ -52,6 +52,8 @@ pub(crate) fn nest(depth: usize, wrap: &str, body: &str) -> String {
 
 #[path = "hostile/deep.rs"]
 mod deep;
+#[path = "hostile/fuzz.rs"]
+mod fuzz;
 #[path = "hostile/idents.rs"]
 mod idents;
 #[path = "hostile/messages.rs"]
