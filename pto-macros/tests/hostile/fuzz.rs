@@ -237,7 +237,7 @@ fn campaign() -> Result<Figures, String> {
         failure_persistence: None,
         ..Config::default()
     });
-    let strategy = (0..SEEDS.len(), prop::collection::vec(edit(), 1..5));
+    let strategy = (0..SEEDS.len(), prop::collection::vec(edit(), 1..3));
     let figures = std::cell::RefCell::new(Figures::default());
     let result = runner.run(&strategy, |(seed, edits)| {
         let mut w = words(SEEDS[seed]);
