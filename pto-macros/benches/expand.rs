@@ -129,14 +129,17 @@ fn generated_floor(bencher: divan::Bencher, n: usize) {
 /// level around it, doubling the cost per level.
 const DEPTHS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 
-/// A kernel with loops nested `depth` deep around a tile update, each body also holding an
-/// `if`, and `depth` nested loops of scalar work (no barrier in front of their bodies).
+/// A kernel nested `depth` levels deep twice: loops and `if`s alternating around a tile
+/// update, then loops of scalar work (no barrier in front of their bodies). The shape of
+/// `tests/hostile/deep.rs`, which checks that it expands without errors at depth 64.
 fn nested(depth: usize) -> TokenStream {
     let mut tile = String::from("t = t + 1.0;");
-    let mut scalar = String::from("k = k + j0;");
-    for i in (0..depth).rev() {
+    let mut scalar = String::from("k = k + 1;");
+    for i in (0..depth / 2).rev() {
         tile =
             format!("for i{i} in 0..n {{ if i{i} % 2 == 0 {{ {tile} }} else {{ t = t * 0.5; }} }}");
+    }
+    for i in (0..depth).rev() {
         scalar = format!("for j{i} in 0..n {{ {scalar} }}");
     }
     format!(
@@ -156,6 +159,8 @@ fn nested(depth: usize) -> TokenStream {
 /// linearly with the depth (the kernel's size grows linearly too).
 #[divan::bench(args = DEPTHS, sample_count = 20)]
 fn nested_expand(bencher: divan::Bencher, depth: usize) {
+    let out = expand::kernel(TokenStream::new(), nested(depth)).to_string();
+    assert!(!out.contains("compile_error"), "depth {depth}: {out}");
     bencher
         .with_inputs(|| nested(depth))
         .bench_values(|item| expand::kernel(TokenStream::new(), item));
