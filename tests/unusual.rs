@@ -80,3 +80,27 @@ fn a_kernel_nested_120_deep_runs_and_its_ir_parses_back() {
     assert_eq!(m.to_string(), ifs_120::IR);
     assert!(pto::ir::verify(&m).is_ok());
 }
+
+/// A kernel with a raw identifier for a name (the fuzz target found its IR did not parse
+/// back: the module was named `@r#loop`).
+#[pto::kernel(control_flow)]
+pub fn r#loop(r#in: i64) -> i64 {
+    r#in + 1
+}
+
+/// Parameters named like the host code's own variables (`__pto_meter`, `__ub`, `__step`).
+#[pto::kernel(control_flow)]
+pub fn internal_names(__pto_meter: i64, __ub: i64, __step: i64, n: i64) -> i64 {
+    let mut s = 0;
+    for i in (0..n).step_by(__step) {
+        s = s + __pto_meter + __ub + i - i;
+    }
+    s
+}
+
+#[test]
+fn names_the_host_code_uses_itself_keep_their_values() {
+    assert_eq!(r#loop(1).ok(), Some(2));
+    assert!(r#loop::program().to_string().contains("@loop"));
+    assert_eq!(internal_names(3, 4, 2, 6).ok(), Some(21));
+}

@@ -372,7 +372,7 @@ struct Lower<'k, 'e> {
 
 /// Lowers the kernel into a verified module; `None` when errors were reported.
 pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Option<Lowered<'k>> {
-    let name = k.ident.to_string();
+    let name = crate::model::with_spelling(k.ident, str::to_string);
     let mut module = ProgramModule::new(name.clone());
     module.attrs.set("arch", Attr::Str(args.arch.clone()));
     // Room for a typical kernel up front: growing the arenas a doubling at a time would

@@ -255,10 +255,8 @@ fn signature_word(s: &str, symbol: bool) -> bool {
 fn touched_tensors(insts: &[Inst], out: &mut Vec<ValueId>) -> Option<()> {
     for i in insts {
         match i {
-            Inst::Load { tensor, .. } | Inst::Store { tensor, .. } => {
-                if !out.contains(tensor) {
-                    out.push(*tensor);
-                }
+            Inst::Load { tensor, .. } | Inst::Store { tensor, .. } if !out.contains(tensor) => {
+                out.push(*tensor);
             }
             Inst::For { body, .. } => touched_tensors(body, out)?,
             Inst::While { cond, body, .. } => {
@@ -513,7 +511,11 @@ impl<'a> Writer<'a> {
         let d = &self.m.values[v];
         let start = self.names.len();
         match (d.def, &d.name) {
-            (ValueDef::Param(..), Some(n)) if valid_ident(n) => self.names.push_str(n),
+            // `__` names are the host code's own (`__pto_meter`, `__step`): a parameter
+            // named so is renamed, and the macro binds it (see `param_idents`).
+            (ValueDef::Param(..), Some(n)) if valid_ident(n) && !n.starts_with("__") => {
+                self.names.push_str(n)
+            }
             _ => {
                 if let Some(n) = d.name.as_deref() {
                     crate::lower::push_sanitized(&mut self.names, n);

@@ -119,7 +119,20 @@ enum Edit {
     Copy(usize, usize),
     /// Wraps the words from `at` to the next `;` in `depth` nested `if`s.
     Nest(usize, usize),
+    /// Renames every use of the identifier at `at` to one of [`NAMES`].
+    Rename(usize, usize),
 }
+
+/// Unusual but legal names, and names the generated code uses for itself.
+const NAMES: [&str; 10] = [
+    "r#loop", "r#type", "ñ", "変数", "größe", "x_0", "v_1", "__e0", "tload", "program",
+];
+
+/// Words a rename leaves alone (the language's own).
+const KEEP: [&str; 16] = [
+    "fn", "pub", "let", "mut", "for", "in", "if", "else", "while", "Tensor", "Tile", "f32", "i64",
+    "bool", "out", "as",
+];
 
 fn edit() -> impl Strategy<Value = Edit> {
     let i = 0..400usize;
@@ -130,6 +143,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         (i.clone(), 0..WORDS.len()).prop_map(|(a, b)| Edit::Word(a, b)),
         (i.clone(), i.clone()).prop_map(|(a, b)| Edit::Copy(a, b)),
         (i.clone(), 1..200usize).prop_map(|(a, d)| Edit::Nest(a, d)),
+        (i.clone(), 0..NAMES.len()).prop_map(|(a, b)| Edit::Rename(a, b)),
     ]
 }
 
@@ -169,6 +183,18 @@ fn apply(w: &mut Vec<String>, e: &Edit) {
                 *y = x;
             }
         }
+        Edit::Rename(a, b) => {
+            let Some(old) = w.get(a % n).cloned() else {
+                return;
+            };
+            let ident = old.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && old.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if ident && !KEEP.contains(&old.as_str()) {
+                for x in w.iter_mut().filter(|x| **x == old) {
+                    *x = NAMES[b].to_string();
+                }
+            }
+        }
         Edit::Nest(a, depth) => {
             let a = a % n;
             let Some(end) = w.iter().skip(a).position(|x| x == ";").map(|k| a + k + 1) else {
@@ -199,11 +225,9 @@ fn ir_text(out: &TokenStream) -> Option<String> {
         since += 1;
         match tt {
             TokenTree::Group(g) => stack.push(g.stream().into_iter()),
-            TokenTree::Ident(i) => {
-                if i == "IR" {
-                    last_ident_ir = true;
-                    since = 0;
-                }
+            TokenTree::Ident(i) if i == "IR" => {
+                last_ident_ir = true;
+                since = 0;
             }
             TokenTree::Literal(l) if last_ident_ir && since <= 5 => {
                 let lit: syn::LitStr = syn::parse2(TokenTree::Literal(l).into()).ok()?;
