@@ -56,7 +56,7 @@ pub struct Artifacts {
     /// The body of the host function (see [`Compiled::host`]).
     pub host: proc_macro2::TokenStream,
     /// The identifiers `host` uses for the kernel's parameters, in order (see
-    /// [`emit::rust::param_idents`]).
+    /// [`emit::rust::emit_with_params`]).
     pub host_params: Vec<String>,
 }
 
@@ -104,12 +104,12 @@ fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, D
 }
 
 fn artifacts(p: &Program) -> Result<Artifacts, Diagnostics> {
-    let host = emit::rust::emit(p)?;
+    let (host, host_params) = emit::rust::emit_with_params(p)?;
     Ok(Artifacts {
         lowered: emit::mlir::emit_lowered(p),
         cpp: emit::cpp::emit(p),
         host,
-        host_params: emit::rust::param_idents(p),
+        host_params,
     })
 }
 

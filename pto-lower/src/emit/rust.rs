@@ -47,26 +47,29 @@ mod lex;
 
 /// Emits the host body of `p`.
 pub fn emit(p: &Program) -> Result<TokenStream, Diagnostics> {
-    let mut w = Writer::new(p);
-    w.put_program();
-    w.finish()
+    emit_with_params(p).map(|(body, _)| body)
 }
 
-/// The identifiers [`emit`]'s body uses for the kernel's parameters, in order: the IR name
-/// when it is a plain ASCII identifier, another one otherwise (a raw `r#loop`, a non-ASCII
-/// `ñ`). The macro binds each of these to the user's parameter of the same position.
-pub fn param_idents(p: &Program) -> Vec<String> {
+/// [`emit`], with the identifiers the body uses for the kernel's parameters, in order: the
+/// IR name when it is a plain ASCII identifier, another one otherwise (a raw `r#loop`, a
+/// non-ASCII `ñ`, a `__`-name the host code uses itself). The macro binds each of these to
+/// the user's parameter of the same position.
+pub fn emit_with_params(p: &Program) -> Result<(TokenStream, Vec<String>), Diagnostics> {
     let mut w = Writer::new(p);
-    let m = &p.module;
-    m.funcs[p.func]
+    w.put_program();
+    let params = p.module.funcs[p.func]
         .sig
         .params
         .iter()
         .map(|q| {
-            let r = w.name(q.value);
+            let r = match w.idents.get(q.value.index()) {
+                Some(&(start, end)) if end > start => start as usize..end as usize,
+                _ => w.name(q.value),
+            };
             w.names.get(r).unwrap_or_default().to_string()
         })
-        .collect()
+        .collect();
+    Ok((w.finish()?, params))
 }
 
 /// A whole host function `fn NAME(params) -> Result<R, ::pto::Error> { body }`, with the
@@ -512,7 +515,7 @@ impl<'a> Writer<'a> {
         let start = self.names.len();
         match (d.def, &d.name) {
             // `__` names are the host code's own (`__pto_meter`, `__step`): a parameter
-            // named so is renamed, and the macro binds it (see `param_idents`).
+            // named so is renamed, and the macro binds it (see `emit_with_params`).
             (ValueDef::Param(..), Some(n)) if valid_ident(n) && !n.starts_with("__") => {
                 self.names.push_str(n)
             }
