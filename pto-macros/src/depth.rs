@@ -5,7 +5,8 @@
 //!
 //! A level is a bracketed group (`{ }`, `( )`, `[ ]`), a link of an `else if` chain (syn
 //! and the IR nest each `else if` inside the previous `else`), or a prefix operator of a
-//! run (`!!x`, `- -x`, `&&x` parse one inside the other).
+//! run (`!!x`, `- -x`, `&&x` parse one inside the other; the first after a keyword is not
+//! counted).
 
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
@@ -63,7 +64,6 @@ fn deepest(input: TokenStream) -> (usize, Span) {
             after_operand.pop();
             continue;
         };
-        let next_is_else = matches!(tokens.peek(), Some(TokenTree::Ident(i)) if i == "else");
         let (chain, run, operand) = match (
             chains.last_mut(),
             prefix.last_mut(),
@@ -83,6 +83,8 @@ fn deepest(input: TokenStream) -> (usize, Span) {
                     best = (inner, g.span_open());
                 }
                 // A brace block not followed by `else` ends an `if` chain.
+                let next_is_else =
+                    matches!(tokens.peek(), Some(TokenTree::Ident(i)) if i == "else");
                 if g.delimiter() == Delimiter::Brace && !next_is_else {
                     *chain = 0;
                 }
@@ -94,14 +96,14 @@ fn deepest(input: TokenStream) -> (usize, Span) {
                 after_operand.push(false);
             }
             TokenTree::Ident(i) => {
-                if i == "else" {
+                let is_else = i == "else";
+                if is_else {
                     *chain += 1;
                 }
                 *run = 0;
-                // Keywords that start an operand leave the operator position as it was.
-                *operand = !["if", "else", "return", "in", "while", "match", "let", "mut"]
-                    .iter()
-                    .any(|k| i == k);
+                // An identifier ends an operand; a keyword before a prefix operator (`if !c`)
+                // makes that operator look binary, which only counts one level fewer.
+                *operand = !is_else;
             }
             TokenTree::Punct(p) => {
                 let unary = matches!(p.as_char(), '!' | '-' | '*' | '&');
