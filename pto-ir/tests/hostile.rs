@@ -74,3 +74,38 @@ fn printing_a_module_that_does_not_verify_is_a_fixed_point() {
     );
     assert_print_fixed_point(undefined_yield);
 }
+
+/// The builder refuses to open a block past the depth the text holds, so everything it
+/// builds prints text that parses back.
+#[test]
+fn the_builder_refuses_blocks_past_the_bound() {
+    use pto_ir::{Constant, FunctionKind, IRBuilder, IRBuilderContext, ProgramModule, Signature};
+    let mut b = IRBuilder::new(ProgramModule::new("m"));
+    let mut ctx = IRBuilderContext::new();
+    let f = b
+        .create_function("f", FunctionKind::Kernel, Signature::default(), true)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    b.enter_function_body(&mut ctx, f)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let c = b
+        .create_const(&mut ctx, Constant::Bool(true), None, "c")
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let mut opened = 1;
+    let refused = loop {
+        match b.create_if_stmt(&mut ctx, c) {
+            Ok(s) => {
+                b.enter_if_then(&mut ctx, s)
+                    .unwrap_or_else(|e| panic!("{e:?}"));
+                opened += 1;
+            }
+            Err(e) => break e,
+        }
+        assert!(opened <= MAX_NESTING, "opened {opened} blocks");
+    };
+    assert_eq!(opened, MAX_NESTING);
+    assert!(
+        refused.message.contains("blocks nested deeper than"),
+        "{}",
+        refused.message
+    );
+}
