@@ -93,6 +93,18 @@ pub enum Error {
     /// The request is well formed but the CPU runtime does not implement it.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A load, store or element offset computed at run time is negative.
+    #[error("offset {value} is negative: offsets count from 0")]
+    NegativeOffset {
+        /// The offset.
+        value: i128,
+    },
+    /// The host function ran past the [`Budget`](crate::Budget) in force.
+    #[error("the kernel ran past its budget of {what}")]
+    Budget {
+        /// The limit it ran past (`1000 loop iterations`, `2s`).
+        what: String,
+    },
 }
 
 #[cfg(test)]

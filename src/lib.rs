@@ -66,6 +66,7 @@
 // Input-driven paths return errors; a panic on user input is a bug.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod budget;
 pub mod element;
 mod error;
 pub mod isa;
@@ -73,10 +74,13 @@ mod shapes;
 pub mod tensor;
 mod tile;
 
+pub use budget::Budget;
 pub use element::{Accumulate, Element, Float, Int, Round, RoundMode};
 pub use error::Error;
 pub use half::{bf16, f16};
 pub use shapes::bind_shapes;
+#[doc(hidden)]
+pub use shapes::offset;
 pub use tensor::Tensor;
 pub use tile::Tile;
 

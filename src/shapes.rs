@@ -221,6 +221,16 @@ fn first(sig: &[Param], i: usize, size: Size) -> bool {
     matches!(size, Size::Symbol(_)) && !occurrences(sig).take(i).any(|o| o.size == size)
 }
 
+/// An offset computed at run time as an index: the host code calls this where the kernel
+/// gives a scalar as a load / store offset, so a negative one is an error that says so (an
+/// `as usize` would make it a huge number that is merely out of bounds).
+#[doc(hidden)]
+#[inline]
+pub fn offset<T: Copy + TryInto<usize> + Into<i128>>(v: T) -> Result<usize, Error> {
+    v.try_into()
+        .map_err(|_| Error::NegativeOffset { value: v.into() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

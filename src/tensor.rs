@@ -32,12 +32,25 @@ fn layout(shape: &[usize]) -> Option<([usize; MAX_RANK], [usize; MAX_RANK], usiz
     let mut s = [1; MAX_RANK];
     let mut st = [1; MAX_RANK];
     let mut count = 1usize;
+    // A shape of rank past `MAX_RANK` has no layout (callers check the rank first).
     for d in (0..shape.len()).rev() {
-        s[d] = shape[d];
-        st[d] = count;
+        *s.get_mut(d)? = shape[d];
+        *st.get_mut(d)? = count;
         count = count.checked_mul(shape[d])?;
     }
     Some((s, st, count))
+}
+
+/// [`Error::Rank`] unless `shape` has rank 1 to [`MAX_RANK`].
+fn check_rank(shape: &[usize]) -> Result<(), Error> {
+    if shape.is_empty() || shape.len() > MAX_RANK {
+        return Err(Error::Rank {
+            param: "shape",
+            expected: if shape.is_empty() { 1 } else { MAX_RANK },
+            actual: shape.len(),
+        });
+    }
+    Ok(())
 }
 
 impl<T> Tensor<T> {
@@ -53,13 +66,7 @@ impl<T> Tensor<T> {
     /// Like [`Tensor::from_vec`] with the shape as a slice; a rank outside 1..=4 is
     /// [`Error::Rank`].
     pub fn from_vec_dyn(data: Vec<T>, shape: &[usize]) -> Result<Self, Error> {
-        if shape.is_empty() || shape.len() > MAX_RANK {
-            return Err(Error::Rank {
-                param: "shape",
-                expected: if shape.is_empty() { 1 } else { MAX_RANK },
-                actual: shape.len(),
-            });
-        }
+        check_rank(shape)?;
         let Some((s, strides, count)) = layout(shape) else {
             return Err(Error::Unsupported(format!(
                 "the element count of shape {shape:?} overflows usize"
@@ -233,6 +240,7 @@ impl<T: Copy> Tensor<T> {
 
     /// Like [`Tensor::full`] but reports an overflowing element count as an error.
     pub fn try_full(shape: &[usize], value: T) -> Result<Self, Error> {
+        check_rank(shape)?;
         let Some((_, _, count)) = layout(shape) else {
             return Err(Error::Unsupported(format!(
                 "the element count of shape {shape:?} overflows usize"
@@ -299,6 +307,23 @@ impl<T: core::fmt::Debug> core::fmt::Debug for Tensor<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every rank outside 1 to 4 is an error, never an index out of bounds.
+    #[test]
+    fn try_zeros_and_try_full_reject_ranks_past_four() {
+        for shape in [&[][..], &[1, 1, 1, 1, 1], &[2, 3, 4, 5, 6, 7], &[0; 40]] {
+            let rank = shape.len();
+            let want = Error::Rank {
+                param: "shape",
+                expected: if rank == 0 { 1 } else { MAX_RANK },
+                actual: rank,
+            };
+            assert_eq!(Tensor::<f32>::try_zeros(shape).err(), Some(want.clone()));
+            assert_eq!(Tensor::<i8>::try_full(shape, 1).err(), Some(want.clone()));
+            assert_eq!(Tensor::<u8>::from_vec_dyn(vec![], shape).err(), Some(want));
+        }
+        assert!(Tensor::<f32>::try_zeros(&[1, 2, 3, 4]).is_ok());
+    }
 
     #[test]
     fn from_vec_and_accessors() {

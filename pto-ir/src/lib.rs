@@ -37,6 +37,7 @@ pub use inline::InlineVec;
 pub use module::{Direction, Function, FunctionKind, Param, ProgramModule, Signature};
 pub use ops::{OpClass, Opcode};
 pub use parse::parse;
+pub use print::MAX_NESTING;
 pub use stmt::{
     Block, BlockRole, ForKind, ForStmt, IfStmt, IterArg, IterArgs, OpList, Operation, ScopeKind,
     Statement, StmtKind, StmtList, ValueList, WhileStmt,

@@ -42,9 +42,13 @@ use crate::typefmt::{push_i64, push_u64, push_whole_f64, write_type};
 use crate::types::Type;
 use crate::value::Constant;
 
-/// Blocks nested deeper than this print a marker instead of recursing (only a malformed,
-/// cyclic module gets there).
-const MAX_DEPTH: usize = 200;
+/// How deep blocks may nest in a function (its body counts as one): the printer prints
+/// this deep and no deeper (a marker instead, which does not parse), the parser accepts
+/// this deep and no deeper, and the builder refuses to open a block past it, so every
+/// module the builder makes prints text that parses back. The bound keeps the parser (and
+/// every recursive walk after it) within a test thread's 2 MiB stack in a debug build,
+/// where a nesting level of the parser takes about 8 KiB.
+pub const MAX_NESTING: usize = 128;
 
 impl ProgramModule {
     /// The module's statement text: what `to_string()` gives ([`fmt::Display`]), returned
@@ -382,7 +386,7 @@ impl<'a> Printer<'a> {
                 self.stmt(s, 2, 0);
             }
         }
-        self.block_stmts(func.body, 2, 0);
+        self.block_stmts(func.body, 2, 1);
         self.line(1, "}");
         self.indent(1);
         self.put("// func.kind = ");
@@ -402,7 +406,7 @@ impl<'a> Printer<'a> {
     }
 
     fn block_stmts(&mut self, b: BlockId, level: usize, depth: usize) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_NESTING {
             self.line(level, "// <nesting too deep>");
             return;
         }

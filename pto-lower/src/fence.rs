@@ -38,11 +38,16 @@ pub(crate) fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {
             })
         })
         .collect();
+    let mut nested = Vec::new();
+    count_loops(body, &mut nested);
     let mut f = Fences {
         tiles,
         overlaps,
         loops: Vec::with_capacity(8),
         touches: Vec::with_capacity(4),
+        memo: vec![None; nested.len()],
+        nested,
+        next_loop: 0,
     };
     f.block(body, &mut State::default());
 }
@@ -83,7 +88,10 @@ impl State {
         self.reads[p] | self.writes[p]
     }
 
-    /// The accesses of either of two joining paths, ordered as on both.
+    /// The accesses of either of two joining paths, ordered as on both. This is the join
+    /// of a lattice (pending and unordered accesses grow, events in flight shrink), which
+    /// the loop walk's fixed point relies on: `ordered` keeps only bits of pending slots,
+    /// so two states that order the same accesses compare equal.
     fn merge(&mut self, o: &State) {
         for p in 0..8 {
             let (mine, theirs) = (self.pending(p), o.pending(p));
@@ -92,7 +100,7 @@ impl State {
             }
             for d in 0..8 {
                 let (a, b) = (self.ordered[p][d], o.ordered[p][d]);
-                self.ordered[p][d] = (a & b) | (a & !theirs) | (b & !mine);
+                self.ordered[p][d] = ((a & b) | (a & !theirs) | (b & !mine)) & (mine | theirs);
             }
             self.reads[p] |= o.reads[p];
             self.writes[p] |= o.writes[p];
@@ -140,6 +148,12 @@ struct Fences<'a> {
     loops: Vec<Exits>,
     /// Scratch: the tiles the instruction at hand touches.
     touches: Vec<Touch>,
+    /// Per loop (numbered in preorder, see [`count_loops`]), how many loops it holds.
+    nested: Vec<usize>,
+    /// Per loop, its last fixed point.
+    memo: Vec<Option<Memo>>,
+    /// The number of the next loop the walk meets.
+    next_loop: usize,
 }
 
 /// A tile an instruction reads or writes, on which pipe.
@@ -321,60 +335,103 @@ impl Fences<'_> {
         }
     }
 
-    /// A loop: `cond` (when given) before each iteration, then the body; fenced for the
-    /// first iteration and, when what the back edge carries can reach an access before the
-    /// body's first barrier, again for it. Leaves `s` as after any number of iterations.
+    /// A loop: `cond` (when given) before each iteration, then the body. The state at the
+    /// loop head is grown to a fixed point (entry joined with what the back edge carries);
+    /// barriers inserted on the way stay, and only make later states smaller. Leaves `s` as
+    /// after any number of iterations.
+    ///
+    /// Each loop remembers its last head and exit state: when the loop is entered again
+    /// (its enclosing loop's next walk) with nothing the head does not already hold, the
+    /// remembered exit stands and the body is not walked again. A head only grows (the
+    /// join is a union of pending and unordered accesses, an intersection of events in
+    /// flight), so each loop is walked a bounded number of times in all, whatever the depth
+    /// of the loops around it: walking every enclosing level twice doubled the cost per level.
     fn lp(&mut self, mut cond: Option<&mut Vec<Inst>>, body: &mut Vec<Inst>, s: &mut State) {
-        // Most bodies start with a barrier (the lowering's, for the back edge) and have a
-        // scalar condition: the back edge then reaches nothing, and one walk does.
-        let scalar = |i: &Inst| matches!(i, Inst::Scalar { .. } | Inst::Assign(_));
-        let walks = if matches!(body.first(), Some(Inst::Barrier(PipeKind::All)))
-            && cond.as_deref().is_none_or(|c| c.iter().all(scalar))
-        {
-            1
-        } else {
-            2
-        };
-        if walks == 1 {
-            self.loops.push(Exits::default());
-            let mut at = *s;
-            if let Some(c) = cond {
-                self.block(c, &mut at);
-                s.merge(&at);
+        let id = self.next_loop;
+        let inside = self.nested.get(id).copied().unwrap_or(0);
+        let after = id + 1 + inside;
+        let mut head = *s;
+        if let Some(Some(memo)) = self.memo.get(id) {
+            let mut grown = memo.head;
+            grown.merge(s);
+            if grown == memo.head {
+                *s = memo.exit;
+                self.next_loop = after;
+                return;
             }
-            self.block(body, &mut at);
-            // `continue` leaves through the (scalar) condition like the end of the body.
-            if let Some(exits) = self.loops.pop() {
-                for x in [exits.breaks, exits.continues].iter().flatten() {
-                    s.merge(x);
-                }
-            }
-            s.merge(&at);
-            return;
+            head = grown;
         }
-        let entry = *s;
-        let mut at = entry;
-        for _ in 0..walks {
+        let exit = loop {
+            self.next_loop = id + 1;
             self.loops.push(Exits::default());
+            let mut at = head;
             if let Some(c) = cond.as_deref_mut() {
                 self.block(c, &mut at);
             }
             // Leaving at the condition (no more iterations), or by `break`.
-            s.merge(&at);
+            let mut exit = head;
+            exit.merge(&at);
             self.block(body, &mut at);
             if let Some(exits) = self.loops.pop() {
                 if let Some(c) = exits.continues {
                     at.merge(&c);
                 }
                 if let Some(b) = exits.breaks {
-                    s.merge(&b);
+                    exit.merge(&b);
                 }
             }
-            let mut next = entry;
+            let mut next = head;
             next.merge(&at);
-            at = next;
+            if next == head {
+                break exit;
+            }
+            head = next;
+        };
+        if let Some(m) = self.memo.get_mut(id) {
+            *m = Some(Memo { head, exit });
         }
-        s.merge(&at);
+        s.merge(&exit);
+        self.next_loop = after;
+    }
+}
+
+/// A loop's last fixed point: its head state and the state it leaves with.
+#[derive(Clone, Copy)]
+struct Memo {
+    head: State,
+    exit: State,
+}
+
+/// Per loop in preorder (a loop, then the loops of its condition, then those of its body;
+/// a branch's `then` before its `else`), how many loops it holds.
+fn count_loops(insts: &[Inst], out: &mut Vec<usize>) {
+    for i in insts {
+        match i {
+            Inst::For { body, .. } => {
+                let id = out.len();
+                out.push(0);
+                count_loops(body, out);
+                let inside = out.len() - id - 1;
+                out[id] = inside;
+            }
+            Inst::While { cond, body, .. } => {
+                let id = out.len();
+                out.push(0);
+                count_loops(cond, out);
+                count_loops(body, out);
+                let inside = out.len() - id - 1;
+                out[id] = inside;
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                count_loops(then_body, out);
+                count_loops(else_body, out);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -460,5 +517,47 @@ mod tests {
         ];
         insert(&mut insts, &tiles);
         assert_eq!(barriers(&insts), vec![1, 3], "{insts:?}");
+    }
+
+    fn for_loop(body: Vec<Inst>) -> Inst {
+        let v = ValueId::new(0);
+        Inst::For {
+            iv: v,
+            lb: v,
+            ub: v,
+            step: v,
+            carried: Vec::new(),
+            body,
+            results: Vec::new(),
+        }
+    }
+
+    /// Loops nested 64 deep, the innermost doing tile work with no barrier in front: each
+    /// loop is walked a bounded number of times (walking every level twice for its back
+    /// edge took 2^64 walks), and the back edge still orders the innermost body.
+    #[test]
+    fn nested_loops_reach_a_fixed_point_in_linear_time() {
+        let tiles = [slot(0)];
+        let (done, got) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut body = vec![store(0), vadd(0, 0)];
+            for _ in 0..64 {
+                body = vec![for_loop(body)];
+            }
+            insert(&mut body, &tiles);
+            let _ = done.send(body);
+        });
+        let mut body = got
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the fence step finishes on 64 nested loops");
+        for _ in 0..64 {
+            match body.pop() {
+                Some(Inst::For { body: inner, .. }) => body = inner,
+                other => panic!("expected a loop, got {other:?}"),
+            }
+        }
+        // The store (MTE3) reads what the previous iteration's vector op wrote (the back
+        // edge), and the vector op overwrites what the store reads.
+        assert_eq!(barriers(&body), vec![0, 2], "{body:?}");
     }
 }

@@ -55,6 +55,9 @@ pub struct Artifacts {
     pub cpp: String,
     /// The body of the host function (see [`Compiled::host`]).
     pub host: proc_macro2::TokenStream,
+    /// The identifiers `host` uses for the kernel's parameters, in order (see
+    /// [`emit::rust::emit_with_params`]).
+    pub host_params: Vec<String>,
 }
 
 /// Runs the pass pipeline on a copy of `m` and lowers function `kernel` to an ISA program.
@@ -101,11 +104,12 @@ fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, D
 }
 
 fn artifacts(p: &Program) -> Result<Artifacts, Diagnostics> {
-    let host = emit::rust::emit(p)?;
+    let (host, host_params) = emit::rust::emit_with_params(p)?;
     Ok(Artifacts {
         lowered: emit::mlir::emit_lowered(p),
         cpp: emit::cpp::emit(p),
         host,
+        host_params,
     })
 }
 
@@ -113,7 +117,9 @@ fn artifacts(p: &Program) -> Result<Artifacts, Diagnostics> {
 /// buffer, an op the lowering does not support) are anchored at the op's span.
 pub fn compile(m: &ProgramModule, kernel: FuncId) -> Result<Compiled, Diagnostics> {
     let p = lower_kernel_unverified(m.clone(), kernel)?;
-    let Artifacts { lowered, cpp, host } = artifacts(&p)?;
+    let Artifacts {
+        lowered, cpp, host, ..
+    } = artifacts(&p)?;
     Ok(Compiled {
         lowered,
         mlir_generic: emit::mlir::emit_generic(&p),

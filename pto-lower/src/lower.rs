@@ -436,12 +436,19 @@ impl<'a> Lowerer<'a> {
         // Pushed one by one: a `collect` goes through `SmallVec`'s general `extend`.
         let mut offsets = Offsets::new();
         for a in items {
-            offsets.push(match a {
-                Attr::Int(v) => Index::Const((*v).max(0) as u64),
-                Attr::Value(v) => match m.values[*v].constant {
-                    Some(c) => Index::Const(c.as_i64().max(0) as u64),
-                    None => Index::Value(*v),
-                },
+            let c = match a {
+                Attr::Int(v) => Some(*v),
+                Attr::Value(v) => m.values[*v].constant.map(|c| c.as_i64()),
+                _ => Some(0),
+            };
+            // A constant the passes folded (`0 - 1`) can be negative where the verifier saw
+            // a runtime value.
+            if let Some(c) = c.filter(|&c| c < 0) {
+                self.err(at, format!("offset {c} is negative"));
+            }
+            offsets.push(match (a, c) {
+                (_, Some(c)) => Index::Const(c.max(0) as u64),
+                (Attr::Value(v), None) => Index::Value(*v),
                 _ => Index::Const(0),
             });
         }

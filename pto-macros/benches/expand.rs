@@ -11,6 +11,8 @@
 mod args;
 #[path = "../src/ctxt.rs"]
 mod ctxt;
+#[path = "../src/depth.rs"]
+mod depth;
 #[path = "../src/expand.rs"]
 mod expand;
 #[path = "../src/fallback.rs"]
@@ -121,4 +123,50 @@ fn generated_expand(bencher: divan::Bencher, n: usize) {
 #[divan::bench(args = SIZES)]
 fn generated_floor(bencher: divan::Bencher, n: usize) {
     bencher.with_inputs(|| generated(n)).bench_values(floor);
+}
+
+/// Nesting depths for [`nested_expand`]: the fence step once walked a loop body twice per
+/// level around it, doubling the cost per level.
+const DEPTHS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// A kernel nested `depth` levels deep twice: loops and `if`s alternating around a tile
+/// update, then loops of scalar work (no barrier in front of their bodies). The shape of
+/// `tests/hostile/deep.rs`, which checks that it expands without errors at depth 64.
+fn nested(depth: usize) -> TokenStream {
+    let mut tile = String::from("t = t + 1.0;");
+    let mut scalar = String::from("k = k + 1;");
+    for i in (0..depth / 2).rev() {
+        tile =
+            format!("for i{i} in 0..n {{ if i{i} % 2 == 0 {{ {tile} }} else {{ t = t * 0.5; }} }}");
+    }
+    for i in (0..depth).rev() {
+        scalar = format!("for j{i} in 0..n {{ {scalar} }}");
+    }
+    format!(
+        "pub fn nested(x: &Tensor<f32, 16, 32>, n: i64, #[out] y: &mut Tensor<f32, 16, 32>) {{
+            let mut t = x.load::<16, 32>([0, 0]);
+            {tile}
+            let mut k = 0;
+            {scalar}
+            y.store([0, 0], t);
+        }}"
+    )
+    .parse()
+    .unwrap_or_default()
+}
+
+/// Expansion (parse, build, verify, lower, emit) of [`nested`] kernels: time grows about
+/// linearly with the depth (the kernel's size grows linearly too).
+#[divan::bench(args = DEPTHS, sample_count = 20)]
+fn nested_expand(bencher: divan::Bencher, depth: usize) {
+    let out = expand::kernel(TokenStream::new(), nested(depth)).to_string();
+    assert!(!out.contains("compile_error"), "depth {depth}: {out}");
+    bencher
+        .with_inputs(|| nested(depth))
+        .bench_values(|item| expand::kernel(TokenStream::new(), item));
+}
+
+#[divan::bench(args = DEPTHS, sample_count = 20)]
+fn nested_floor(bencher: divan::Bencher, depth: usize) {
+    bencher.with_inputs(|| nested(depth)).bench_values(floor);
 }

@@ -11,6 +11,15 @@ use crate::model::Kernel;
 pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut errs = Errors::new();
     let args = crate::args::parse(args, &mut errs);
+    // Before any parse: syn would recurse once per level and could exhaust the stack.
+    let too_deep = crate::depth::check(&input);
+    let input = match too_deep {
+        None => input,
+        Some(ref e) => {
+            errs.push(e.clone());
+            crate::depth::signature_only(input)
+        }
+    };
     let item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(e) => {
@@ -19,11 +28,18 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
                 format!("#[pto::kernel] applies to a function: {e}"),
             );
             let mut out = e.to_compile_error();
-            out.extend(input);
+            if let Some(deep) = errs.combined() {
+                out.extend(deep.to_compile_error());
+            } else {
+                out.extend(input);
+            }
             return out;
         }
     };
     let model = crate::model::build(&item, &mut errs);
+    if too_deep.is_some() {
+        return with_errors(errs, crate::fallback::stub(model));
+    }
     let lowered = crate::lower::lower(&model, &args, &mut errs);
     let lowered = match (lowered, errs.is_empty()) {
         (Some(l), true) => l,
@@ -32,7 +48,7 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let ir = lowered.module.to_text();
     match pto_lower::compile_artifacts(lowered.module, lowered.func) {
         Ok(c) => {
-            let host = c.host;
+            let host = bind_params(&model, &c.host_params, c.host);
             items(model, host, &ir, &c.lowered, &c.cpp)
         }
         Err(diags) => {
@@ -42,6 +58,26 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             with_errors(errs, crate::fallback::stub(model))
         }
     }
+}
+
+/// The host body with each parameter the body calls by another name (a raw `r#loop`, a
+/// non-ASCII `ñ`) bound to that name first: the signature keeps the user's names.
+fn bind_params(k: &Kernel<'_>, idents: &[String], body: TokenStream) -> TokenStream {
+    let renamed: Vec<_> = k
+        .params
+        .iter()
+        .zip(idents)
+        .filter(|(p, name)| p.ident != name.as_str())
+        .map(|(p, name)| (&p.ident, proc_macro2::Ident::new(name, p.ident.span())))
+        .collect();
+    if renamed.is_empty() {
+        return body;
+    }
+    let (user, host): (Vec<_>, Vec<_>) = renamed.into_iter().unzip();
+    quote! {{
+        let (#(#host,)*) = (#(#user,)*);
+        #body
+    }}
 }
 
 fn with_errors(errs: Errors, stub: TokenStream) -> TokenStream {
@@ -93,7 +129,7 @@ pub(crate) fn items(
         d.parse::<Literal>()
             .unwrap_or_else(|_| Literal::string(d.get(2..d.len() - 1).unwrap_or_default()))
     });
-    let invalid = Literal::string("invalid");
+    let unparsed = Literal::string(&format!("`{ident}::IR` does not parse back: {{}}"));
     let params = host_params(k.params);
     // The texts are moved into the module's tokens: `quote!` interpolates by reference,
     // which would copy each whole text once more.
@@ -104,7 +140,12 @@ pub(crate) fn items(
     module.extend(quote! {
         #[doc = #program_doc]
         pub fn program() -> ::pto::ir::ProgramModule {
-            ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new(#invalid))
+            // The macro keeps every kernel within the nesting the parser accepts, so this
+            // cannot fail; if it ever did, an empty module would hide the bug.
+            match ::pto::ir::parse(IR) {
+                ::core::result::Result::Ok(m) => m,
+                ::core::result::Result::Err(e) => ::core::panic!(#unparsed, e),
+            }
         }
     });
     let module = Group::new(Delimiter::Brace, module);
@@ -331,7 +372,12 @@ mod tests {
                 "#;
                     /// The IR as a value, parsed back from [`IR`].
                     pub fn program() -> ::pto::ir::ProgramModule {
-                        ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
+                        match ::pto::ir::parse(IR) {
+                            ::core::result::Result::Ok(m) => m,
+                            ::core::result::Result::Err(e) => {
+                                ::core::panic!("`double::IR` does not parse back: {}", e)
+                            }
+                        }
                     }
                 }
             "##]],
@@ -372,7 +418,12 @@ mod tests {
                     pub const CPP: &str = "";
                     /// The IR as a value, parsed back from [`IR`].
                     pub fn program() -> ::pto::ir::ProgramModule {
-                        ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
+                        match ::pto::ir::parse(IR) {
+                            ::core::result::Result::Ok(m) => m,
+                            ::core::result::Result::Err(e) => {
+                                ::core::panic!("`bad::IR` does not parse back: {}", e)
+                            }
+                        }
                     }
                 }
             "#]],

@@ -24,6 +24,7 @@
 
 mod args;
 mod ctxt;
+mod depth;
 mod expand;
 mod fallback;
 mod lower;

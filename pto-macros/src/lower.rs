@@ -75,16 +75,97 @@ impl<'k> SpanTable<'k> {
         }
     }
 
-    /// A diagnostic as a `syn::Error` at its tokens, notes appended.
+    /// A diagnostic as a `syn::Error` at its tokens, notes appended, with the IR's value
+    /// names in the user's spelling.
     pub(crate) fn error(&self, d: &Diag) -> syn::Error {
         let (start, end) = self.get(d.at);
-        let mut msg = d.message.clone();
+        let mut msg = user_names(&d.message);
         for n in &d.notes {
             msg.push_str("\n  = note: ");
-            msg.push_str(n);
+            msg.push_str(&user_names(n));
         }
         error_range(start, end, msg)
     }
+}
+
+/// The first attribute on a statement (`#[cfg(..)] let b = 2;`), if any.
+fn stmt_attr(s: &Stmt) -> Option<&syn::Attribute> {
+    match s {
+        Stmt::Local(l) => l.attrs.first(),
+        Stmt::Macro(m) => m.attrs.first(),
+        Stmt::Item(_) => None,
+        Stmt::Expr(e, _) => expr_attrs(e).first(),
+    }
+}
+
+/// The outer attributes of an expression statement: syn puts those of `#[a] x = y` on its
+/// leftmost operand.
+fn expr_attrs(e: &Expr) -> &[syn::Attribute] {
+    let own = own_attrs(e);
+    if !own.is_empty() {
+        return own;
+    }
+    match e {
+        Expr::Assign(x) => expr_attrs(&x.left),
+        Expr::Binary(x) => expr_attrs(&x.left),
+        Expr::MethodCall(x) => expr_attrs(&x.receiver),
+        Expr::Call(x) => expr_attrs(&x.func),
+        Expr::Cast(x) => expr_attrs(&x.expr),
+        Expr::Field(x) => expr_attrs(&x.base),
+        Expr::Index(x) => expr_attrs(&x.expr),
+        _ => &[],
+    }
+}
+
+fn own_attrs(e: &Expr) -> &[syn::Attribute] {
+    match e {
+        Expr::Assign(x) => &x.attrs,
+        Expr::Binary(x) => &x.attrs,
+        Expr::Block(x) => &x.attrs,
+        Expr::Break(x) => &x.attrs,
+        Expr::Call(x) => &x.attrs,
+        Expr::Continue(x) => &x.attrs,
+        Expr::ForLoop(x) => &x.attrs,
+        Expr::If(x) => &x.attrs,
+        Expr::Loop(x) => &x.attrs,
+        Expr::Macro(x) => &x.attrs,
+        Expr::MethodCall(x) => &x.attrs,
+        Expr::Paren(x) => &x.attrs,
+        Expr::Path(x) => &x.attrs,
+        Expr::Return(x) => &x.attrs,
+        Expr::Unary(x) => &x.attrs,
+        Expr::While(x) => &x.attrs,
+        _ => &[],
+    }
+}
+
+/// `text` with each IR value name written as the user wrote it: `%B_1 x 128` is `B x 128`
+/// (the user never sees the IR's `%` and numbers). An unnamed `%7` stays as it is.
+fn user_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('%') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let after = rest.get(at + 1..).unwrap_or_default();
+        let len = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let name = after.get(..len).unwrap_or_default();
+        match name.rsplit_once('_') {
+            Some((base, n))
+                if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                out.push_str(base);
+            }
+            _ => {
+                out.push('%');
+                out.push_str(name);
+            }
+        }
+        rest = after.get(len..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The result of lowering: the verified module and the span table for later diagnostics.
@@ -321,6 +402,11 @@ fn spell(buf: &mut String, ident: &Ident) {
     use std::fmt::Write;
     buf.clear();
     let _ = write!(buf, "{ident}");
+    // `r#loop` is the identifier `loop`: the IR names the value so, and the emitters make
+    // their own identifiers from the name.
+    if buf.starts_with("r#") {
+        buf.drain(..2);
+    }
 }
 
 /// The Rust spelling of a dtype, for messages.
@@ -349,7 +435,7 @@ struct Lower<'k, 'e> {
 
 /// Lowers the kernel into a verified module; `None` when errors were reported.
 pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Option<Lowered<'k>> {
-    let name = k.ident.to_string();
+    let name = crate::model::with_spelling(k.ident, str::to_string);
     let mut module = ProgramModule::new(name.clone());
     module.attrs.set("arch", Attr::Str(args.arch.clone()));
     // Room for a typical kernel up front: growing the arenas a doubling at a time would
@@ -779,6 +865,13 @@ impl<'k> Lower<'k, '_> {
         let n = stmts.len();
         for (i, s) in stmts.iter().enumerate() {
             let last = i + 1 == n;
+            if let Some(attr) = stmt_attr(s) {
+                self.errs.push_spanned(
+                    attr,
+                    "attributes cannot be used on a statement in a kernel: the kernel would keep the statement whatever the attribute says (a `#[cfg(..)]` is not evaluated); remove it, or choose with a `bool` parameter",
+                );
+                continue;
+            }
             match s {
                 Stmt::Local(l) => self.let_stmt(l),
                 Stmt::Item(item) => {
@@ -824,7 +917,7 @@ impl<'k> Lower<'k, '_> {
             self.errs.push_range(
                 r,
                 format!(
-                    "the macro `{name}!` cannot be used in a kernel body; the kernel language has no macros except `incore! {{ .. }}`"
+                    "the macro `{name}!` cannot be used in a kernel body; the kernel language has no macros (compute values and return them, or store them to an `#[out]` tensor)"
                 ),
             );
         }
@@ -1113,7 +1206,10 @@ impl<'k> Lower<'k, '_> {
     ) -> R<(DataType, pto_ir::Shape)> {
         let mut it = items(&a.args);
         let dtype = match it.next() {
-            Some(GenericArgument::Type(t)) => scalar_dtype(t),
+            Some(GenericArgument::Type(t)) => match scalar_dtype(t) {
+                Some(DataType::Bool) => return self.err(t, crate::model::NO_BOOL_ELEMENTS),
+                d => d,
+            },
             _ => None,
         };
         let Some(dtype) = dtype else {
@@ -1140,6 +1236,12 @@ impl<'k> Lower<'k, '_> {
             match a {
                 GenericArgument::Const(e) if int_literal(e).is_some_and(|v| v > 0) => {
                     out.push(int_literal(e).unwrap_or(1));
+                }
+                GenericArgument::Const(e) if int_literal(e).is_some() => {
+                    return self.err(
+                        *a,
+                        "a tile size is at least 1: a tile of no rows or columns holds nothing",
+                    );
                 }
                 other => {
                     return self.err(
@@ -2175,6 +2277,9 @@ impl<'k> Lower<'k, '_> {
                         format!("write the target element type: `{usage}`"),
                     );
                 };
+                if d == DataType::Bool {
+                    return self.err(&m.method, crate::model::NO_BOOL_ELEMENTS);
+                }
                 if name == "cast" {
                     self.arity(&m.method, n, 0, &usage)?;
                     // A cast to the tile's own dtype is the identity, as `as` is.

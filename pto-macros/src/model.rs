@@ -71,15 +71,22 @@ impl Kernel<'_> {
 
 const SCALARS: &str = "f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool";
 
+/// Why a tensor or tile cannot hold `bool`: the host runtime has no `bool` element (a
+/// `bool` scalar is fine).
+pub(crate) const NO_BOOL_ELEMENTS: &str = "tensors and tiles of `bool` are not supported yet (the CPU runtime has no `bool` element); use `u8` holding 0 and 1";
+
 /// Runs `f` with the spelling of `ident` (what `to_string` gives), spelled into a stack
 /// buffer: type names are looked at for every parameter and cast, and are short.
 pub(crate) fn with_spelling<T>(ident: &Ident, f: impl FnOnce(&str) -> T) -> T {
     use std::fmt::Write;
     let mut buf = StackStr::default();
+    // `r#loop` is the identifier `loop` (see `lower::spell`).
     if write!(buf, "{ident}").is_ok() {
-        f(buf.as_str())
+        let s = buf.as_str();
+        f(s.strip_prefix("r#").unwrap_or(s))
     } else {
-        f(&ident.to_string())
+        let s = ident.to_string();
+        f(s.strip_prefix("r#").unwrap_or(&s))
     }
 }
 
@@ -219,6 +226,10 @@ fn elem_and_dims(
         );
         return None;
     };
+    if dtype == DataType::Bool {
+        errs.push_spanned(first, NO_BOOL_ELEMENTS);
+        return None;
+    }
     if dims.is_empty() || dims.len() > 4 {
         errs.push_spanned(
             ty,
@@ -352,6 +363,18 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
     if let Some(v) = &sig.variadic {
         errs.push_spanned(v, "a kernel cannot be variadic");
     }
+    with_spelling(&sig.ident, |name| {
+        if ["pto", "std", "core", "alloc"].contains(&name) {
+            errs.push_spanned(
+                &sig.ident,
+                format!(
+                    "a kernel cannot be named `{name}`: its `mod {name}` (with `{name}::IR` and \
+                     the other items) would make every `{name}::..` path of the enclosing \
+                     module ambiguous with the `{name}` crate; rename the kernel"
+                ),
+            );
+        }
+    });
     let mut params = Vec::with_capacity(sig.inputs.len());
     for arg in items(&sig.inputs) {
         let pt = match arg {

@@ -10,10 +10,12 @@ pub fn accumulate(
         Tile,
     };
     let [b_1] = bind_shapes("x[B, 64] out[1, 64]", [x.shape(), out.shape()])?;
+    let mut __pto_meter = ::pto::budget::Meter::start();
     let [t0_acc, t1] = &mut Tile::<f32, 1, 64>::zeros_n();
     t0_acc.set_valid(1, 64)?;
     texpands(t0_acc, 0f32);
     for b_7 in 0..b_1 {
+        __pto_meter.tick()?;
         tload(t1, x, [b_7, 0])?;
         tadd_inplace(t0_acc, t1);
     }
@@ -94,6 +96,13 @@ __global__ AICORE void accumulate(__gm__ float* x, __gm__ float* out, int64_t b_
 "#;
     /// The IR as a value, parsed back from [`IR`].
     pub fn program() -> ::pto::ir::ProgramModule {
-        ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
+        match ::pto::ir::parse(IR) {
+            ::core::result::Result::Ok(m) => m,
+            ::core::result::Result::Err(e) => {
+                ::core::panicking::panic_fmt(
+                    format_args!("`accumulate::IR` does not parse back: {0}", e),
+                );
+            }
+        }
     }
 }

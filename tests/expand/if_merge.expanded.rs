@@ -98,6 +98,13 @@ __global__ AICORE void clamp_add(float a, float limit, bool flag) {
 "#;
     /// The IR as a value, parsed back from [`IR`].
     pub fn program() -> ::pto::ir::ProgramModule {
-        ::pto::ir::parse(IR).unwrap_or_else(|_| ::pto::ir::ProgramModule::new("invalid"))
+        match ::pto::ir::parse(IR) {
+            ::core::result::Result::Ok(m) => m,
+            ::core::result::Result::Err(e) => {
+                ::core::panicking::panic_fmt(
+                    format_args!("`clamp_add::IR` does not parse back: {0}", e),
+                );
+            }
+        }
     }
 }

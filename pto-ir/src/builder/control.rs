@@ -22,6 +22,23 @@ impl IRBuilder {
         kind: StmtKind,
     ) -> Result<StmtId, Diag> {
         let block = self.insertion_block(ctx)?;
+        // Every entered block is on the scope stack: a statement with blocks of its own
+        // would put them past what prints and parses back.
+        let compound = matches!(
+            kind,
+            StmtKind::For(_) | StmtKind::If(_) | StmtKind::While(_) | StmtKind::Scope(..)
+        );
+        if compound && ctx.scope_stack.len() >= crate::MAX_NESTING {
+            return fail(|| {
+                Diag::new(
+                    ctx.span,
+                    format!(
+                        "blocks nested deeper than {} (the most the IR text holds)",
+                        crate::MAX_NESTING
+                    ),
+                )
+            });
+        }
         let s = self.module.push_stmt(
             block,
             Statement {

@@ -277,6 +277,13 @@ impl<'a> Cx<'a> {
                 Some((_, Some(c))) if c.as_i64() >= 0 && !c.is_float() => {
                     Ok(Some(c.as_i64() as u64))
                 }
+                Some((_, Some(c))) if !c.is_float() => fail(|| {
+                    InferError::new(format!(
+                        "`{}` offset {} is negative",
+                        self.name(),
+                        c.as_i64()
+                    ))
+                }),
                 Some((t, _)) if t.is_int_scalar() => Ok(None),
                 Some((t, _)) => fail(|| {
                     InferError::new(format!(

@@ -121,9 +121,10 @@ fn is_word_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
 
-/// A character of a word, or of a `%` / `@` / `#` name.
+/// A byte of a word, or of a `%` / `@` / `#` name. Names keep the user's spelling, so
+/// every byte of a non-ASCII character counts (`%größe_3`, `%変数_4`).
 fn is_word(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'$'
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'$' || !c.is_ascii()
 }
 
 /// Lexes `text`.

@@ -17,6 +17,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::lexer::{KindComment, Tok, Token};
+use crate::MAX_NESTING;
 use crate::attr::{Attr, AttrEntry, Attrs};
 use crate::diag::Diag;
 use crate::dtype::DataType;
@@ -36,8 +37,8 @@ use crate::value::{Constant, ValueDef};
 
 type PResult<T> = Result<T, Diag>;
 
-/// Lists, maps, types and blocks nested deeper than this are rejected (so no input can
-/// exhaust the stack).
+/// Lists, maps and types nested deeper than this are rejected (so no input can exhaust the
+/// stack). Blocks have their own bound, [`MAX_NESTING`], the printer's.
 const MAX_DEPTH: usize = 100;
 
 /// Numbers at or above this stay part of the name (`%x_99999999999` is the name
@@ -85,6 +86,8 @@ pub(crate) struct Parser<'a> {
     kinds: Vec<KindComment<'a>>,
     pos: usize,
     depth: usize,
+    /// How many blocks are open.
+    blocks: usize,
     m: ProgramModule,
     names: HashMap<String, ValueId>,
     defined: HashSet<ValueId>,
@@ -109,6 +112,7 @@ impl<'a> Parser<'a> {
             kinds,
             pos: 0,
             depth: 0,
+            blocks: 0,
             m: ProgramModule::new(""),
             names: HashMap::new(),
             defined: HashSet::new(),
@@ -460,14 +464,23 @@ impl<'a> Parser<'a> {
 
     /// Statements up to and including the block's `}`; returns the brace's offset.
     fn block_body(&mut self, b: BlockId) -> PResult<usize> {
-        self.nested(|p| {
-            loop {
-                if *p.peek() == Tok::RBrace {
-                    return p.expect(&Tok::RBrace);
-                }
-                p.statement(b)?;
+        if self.blocks >= MAX_NESTING {
+            return Err(err(
+                self.at(),
+                format!("blocks nested deeper than {MAX_NESTING}"),
+            ));
+        }
+        self.blocks += 1;
+        let r = loop {
+            if *self.peek() == Tok::RBrace {
+                break self.expect(&Tok::RBrace);
             }
-        })
+            if let Err(e) = self.statement(b) {
+                break Err(e);
+            }
+        };
+        self.blocks -= 1;
+        r
     }
 
     fn new_stmt(&mut self, b: BlockId, at: usize) -> StmtId {

@@ -47,9 +47,29 @@ mod lex;
 
 /// Emits the host body of `p`.
 pub fn emit(p: &Program) -> Result<TokenStream, Diagnostics> {
+    emit_with_params(p).map(|(body, _)| body)
+}
+
+/// [`emit`], with the identifiers the body uses for the kernel's parameters, in order: the
+/// IR name when it is a plain ASCII identifier, another one otherwise (a raw `r#loop`, a
+/// non-ASCII `ñ`, a `__`-name the host code uses itself). The macro binds each of these to
+/// the user's parameter of the same position.
+pub fn emit_with_params(p: &Program) -> Result<(TokenStream, Vec<String>), Diagnostics> {
     let mut w = Writer::new(p);
     w.put_program();
-    w.finish()
+    let params = p.module.funcs[p.func]
+        .sig
+        .params
+        .iter()
+        .map(|q| {
+            let r = match w.idents.get(q.value.index()) {
+                Some(&(start, end)) if end > start => start as usize..end as usize,
+                _ => w.name(q.value),
+            };
+            w.names.get(r).unwrap_or_default().to_string()
+        })
+        .collect();
+    Ok((w.finish()?, params))
 }
 
 /// A whole host function `fn NAME(params) -> Result<R, ::pto::Error> { body }`, with the
@@ -86,7 +106,6 @@ struct Chain<'i> {
 struct ChainLoop {
     iv: ValueId,
     lb: ValueId,
-    ub: ValueId,
     step: i64,
 }
 
@@ -235,16 +254,67 @@ fn signature_word(s: &str, symbol: bool) -> bool {
 }
 
 /// Whether `s` can be an identifier.
+/// The tensors `insts` load from or store to (appended to `out`), or `None` when they
+/// return from the kernel (a loop holding a `return` is never cut short).
+fn touched_tensors(insts: &[Inst], out: &mut Vec<ValueId>) -> Option<()> {
+    for i in insts {
+        match i {
+            Inst::Load { tensor, .. } | Inst::Store { tensor, .. } if !out.contains(tensor) => {
+                out.push(*tensor);
+            }
+            Inst::For { body, .. } => touched_tensors(body, out)?,
+            Inst::While { cond, body, .. } => {
+                touched_tensors(cond, out)?;
+                touched_tensors(body, out)?;
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                touched_tensors(then_body, out)?;
+                touched_tensors(else_body, out)?;
+            }
+            Inst::Return(_) => return None,
+            _ => {}
+        }
+    }
+    Some(())
+}
+
+/// Whether a loop is a program: the loops of the host code tick the budget meter.
+fn has_loops(insts: &[Inst]) -> bool {
+    insts.iter().any(|i| match i {
+        Inst::For { .. } | Inst::While { .. } => true,
+        Inst::If {
+            then_body,
+            else_body,
+            ..
+        } => has_loops(then_body) || has_loops(else_body),
+        _ => false,
+    })
+}
+
 fn valid_ident(s: &str) -> bool {
     // By bytes: a byte of a non-ASCII character is no ASCII letter, digit or `_` either.
-    match s.as_bytes() {
+    let word = match s.as_bytes() {
         [] | [b'_'] => false,
         [first, rest @ ..] => {
             (first.is_ascii_alphabetic() || *first == b'_')
                 && rest.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         }
-    }
+    };
+    word && !RUST_KEYWORDS.contains(&s)
 }
+
+/// The words Rust reserves in any edition (a parameter named `r#loop` is `loop` in the IR).
+const RUST_KEYWORDS: [&str; 52] = [
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
 
 /// Sign, magnitude and suffix of a signed literal `t`, and whether it is the type's minimum.
 fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, bool) {
@@ -385,6 +455,52 @@ impl<'a> Writer<'a> {
         self.out.push_str(s);
     }
 
+    /// `(a.is_empty() && b.is_empty())` for tensors `ts`.
+    fn all_empty(&mut self, ts: &[ValueId]) -> String {
+        let mut out = String::from("(");
+        for (k, &t) in ts.iter().enumerate() {
+            if k > 0 {
+                out.push_str(" && ");
+            }
+            let r = match self.idents.get(t.index()) {
+                Some(&(start, end)) if end > start => start as usize..end as usize,
+                _ => self.name(t),
+            };
+            out.push_str(self.names.get(r).unwrap_or_default());
+            out.push_str(".is_empty()");
+        }
+        out.push(')');
+        out
+    }
+
+    /// For a loop that carries nothing (`plain`), the condition under which all its
+    /// iterations after the first do nothing: every tensor its body touches is empty, and the
+    /// tiles it uses are its own (nothing after the loop reads what it left in them); `true`
+    /// when it touches no tensor at all. `None` when the loop returns or shares a tile with
+    /// the code around it.
+    fn empty_guard(&mut self, plain: bool, body: &[Inst]) -> Option<String> {
+        if !plain {
+            return None;
+        }
+        let mut touched = Vec::new();
+        touched_tensors(body, &mut touched)?;
+        let mut inside = vec![0; self.tile_uses.len()];
+        count_tile_uses(body, &mut inside);
+        if inside
+            .iter()
+            .zip(&self.tile_uses)
+            .any(|(i, all)| *i != 0 && i != all)
+        {
+            return None;
+        }
+        // A loop that touches no tensor computes nothing anyone sees after its first
+        // iteration (its values and tiles stay inside it).
+        if touched.is_empty() {
+            return Some("true".to_string());
+        }
+        Some(self.all_empty(&touched))
+    }
+
     /// Writes the Rust identifier of a value.
     fn put_ident(&mut self, v: ValueId) {
         let r = match self.idents.get(v.index()) {
@@ -399,7 +515,11 @@ impl<'a> Writer<'a> {
         let d = &self.m.values[v];
         let start = self.names.len();
         match (d.def, &d.name) {
-            (ValueDef::Param(..), Some(n)) if valid_ident(n) => self.names.push_str(n),
+            // `__` names are the host code's own (`__pto_meter`, `__step`): a parameter
+            // named so is renamed, and the macro binds it (see `emit_with_params`).
+            (ValueDef::Param(..), Some(n)) if valid_ident(n) && !n.starts_with("__") => {
+                self.names.push_str(n)
+            }
             _ => {
                 if let Some(n) = d.name.as_deref() {
                     crate::lower::push_sanitized(&mut self.names, n);
@@ -651,9 +771,11 @@ impl<'a> Writer<'a> {
                 self.put_scalar(v, false);
                 self.put(")");
             }
+            // Checked: a negative offset is an error naming it (`as usize` would wrap it).
             Index::Value(v) => {
-                self.put_scalar(v, false);
-                self.put(" as usize");
+                self.put("::pto::offset(");
+                self.put_scalar(v, true);
+                self.put(")?");
             }
         }
     }
@@ -786,6 +908,10 @@ impl<'a> Writer<'a> {
         let body = self.out.len();
         // 1. Shapes.
         self.put_shapes();
+        // The budget meter every loop iteration ticks (`pto::Budget`).
+        if has_loops(&self.p.body) {
+            self.put("let mut __pto_meter = ::pto::budget::Meter::start(); ");
+        }
         // 2. Tiles, once; those of one type together (`let [a, b] = &mut Tile::<..>::zeros_n();`),
         // in order of their first slot. (A kernel has a few slots: a scan per slot costs less
         // than collecting the groups.)
@@ -1247,7 +1373,18 @@ impl<'a> Writer<'a> {
         {
             return false;
         }
-        self.put_chain(&chain, Some(ChainLoop { iv, lb, ub, step }));
+        // The runtime runs the whole loop in one call: the meter charges its iterations up
+        // front, and over empty tensors ends it after the first (the others do nothing).
+        let mut touched: Vec<ValueId> = chain.loads.iter().map(|l| l.1).collect();
+        touched.push(chain.store.0);
+        let empty = self.all_empty(&touched);
+        self.put("{ let __ub = __pto_meter.loop_end(");
+        self.put_i64(lb, true);
+        self.put(", ");
+        self.put_i64(ub, true);
+        let _ = write!(self.out, ", {step}, {empty})? ; ");
+        self.put_chain(&chain, Some(ChainLoop { iv, lb, step }));
+        self.put("} ");
         true
     }
 
@@ -1301,9 +1438,8 @@ impl<'a> Writer<'a> {
             self.put_isa("LoopRange", "");
             self.put(" { lb: ");
             self.put_i64(l.lb, true);
-            self.put(", ub: ");
-            self.put_i64(l.ub, true);
-            let _ = write!(self.out, ", step: {} }}, ", l.step as usize);
+            // `__ub`: see `put_chain_loop`.
+            let _ = write!(self.out, ", ub: __ub, step: {} }}, ", l.step as usize);
         }
         self.put("move |");
         for (k, &(t, _, _)) in c.loads.iter().enumerate() {
@@ -1481,7 +1617,8 @@ impl<'a> Writer<'a> {
                 self.put_ident(*iv);
                 self.put(" in ");
                 let k = self.m.values[*step].constant.map(|c| c.as_i64());
-                let ranged = k != Some(1);
+                let empty = self.empty_guard(carried.is_empty() && results.is_empty(), body);
+                let ranged = k != Some(1) || empty.is_some();
                 if ranged {
                     self.put("(");
                 }
@@ -1505,7 +1642,14 @@ impl<'a> Writer<'a> {
                         );
                     }
                 }
-                self.put(" { ");
+                if let Some(guard) = empty {
+                    // Every iteration after the first would do nothing.
+                    if k == Some(1) {
+                        self.put(")");
+                    }
+                    let _ = write!(self.out, ".take(if {guard} {{ 1 }} else {{ usize::MAX }})");
+                }
+                self.put(" { __pto_meter.tick()? ; ");
                 self.put_insts(body);
                 self.put("} ");
                 self.put_result_decls(results);
@@ -1518,7 +1662,7 @@ impl<'a> Writer<'a> {
                 results,
             } => {
                 self.put_carried_decls(carried);
-                self.put("loop { ");
+                self.put("loop { __pto_meter.tick()? ; ");
                 self.put_insts(cond);
                 self.put("if ! ");
                 self.put_scalar(*cond_value, false);
@@ -1761,7 +1905,9 @@ mod tests {
         for ok in ["a", "_a", "A_1", "__", "t0_row"] {
             assert!(super::valid_ident(ok), "{ok}");
         }
-        for bad in ["", "_", "1a", "a-b", "é", "aé", "a b"] {
+        for bad in [
+            "", "_", "1a", "a-b", "é", "aé", "a b", "loop", "match", "gen",
+        ] {
             assert!(!super::valid_ident(bad), "{bad}");
         }
     }

@@ -1,0 +1,52 @@
+//! Kernels the expansion once accepted but whose expansion did not compile: each now either
+//! works (raw and non-ASCII identifiers; see `tests/unusual.rs`, which builds and runs them)
+//! or is a compile error at the user's token.
+
+use crate::{errors, expand};
+use proc_macro2::TokenStream;
+
+fn expand_src(src: &str) -> Vec<String> {
+    let input: TokenStream = src.parse().expect("test input lexes");
+    errors(&expand(TokenStream::new(), input))
+}
+
+#[test]
+fn raw_and_non_ascii_identifiers_expand_without_errors() {
+    let errs = expand_src(
+        "pub fn raw(r#loop: i64, r#match: i64, ñ: i64, 変数: i64) -> i64 {
+            let mut r#type = r#loop + ñ;
+            for r#in in 0..r#match { r#type += r#in * 変数; }
+            r#type
+        }",
+    );
+    assert_eq!(errs, Vec::<String>::new());
+}
+
+#[test]
+fn bool_tensors_and_tiles_are_compile_errors() {
+    for src in [
+        "pub fn t(x: &Tensor<bool, 16, 32>) { }",
+        "pub fn t(#[out] x: &mut Tile<bool, 16, 32>) { }",
+        "pub fn t(#[out] y: &mut Tensor<f32, 16, 32>) { let m = Tile::<bool, 16, 32>::zeros(); }",
+        "pub fn t(x: &Tensor<f32, 16, 32>) { let m = x.load::<16, 32>([0, 0]).cast::<bool>(); }",
+    ] {
+        let errs = expand_src(src);
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("tensors and tiles of `bool` are not supported")),
+            "{src}: {errs:?}"
+        );
+    }
+}
+
+#[test]
+fn a_kernel_named_like_a_crate_is_a_compile_error() {
+    for name in ["pto", "std", "core"] {
+        let errs = expand_src(&format!("pub fn {name}(n: i64) -> i64 {{ n }}"));
+        assert!(
+            errs.iter()
+                .any(|e| e.contains(&format!("a kernel cannot be named `{name}`"))),
+            "{errs:?}"
+        );
+    }
+}
