@@ -605,11 +605,11 @@ macro_rules! native_float_impl {
         impl Float for $t {
             #[inline(always)]
             fn exp(self) -> Self {
-                <$t>::exp(self)
+                crate::math::Transcendental::exp(self)
             }
             #[inline(always)]
             fn ln(self) -> Self {
-                <$t>::ln(self)
+                crate::math::Transcendental::ln(self)
             }
             #[inline(always)]
             fn sqrt(self) -> Self {

@@ -69,6 +69,7 @@
 pub mod element;
 mod error;
 pub mod isa;
+pub mod math;
 mod shapes;
 pub mod tensor;
 mod tile;

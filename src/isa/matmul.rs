@@ -13,19 +13,91 @@
 use crate::Tile;
 use crate::element::{Accumulate, Element};
 
-/// `crow[j] += sum_k arow[k] * b[k, j]` for the first `k` rows of `b` and `n` columns
-/// (an i-k-j loop: the inner loop runs over contiguous rows of `b` and `c` and vectorises).
+/// Output rows one micro-kernel call computes.
+const MR: usize = 4;
+/// Output columns one micro-kernel call computes (one or two SIMD registers per row).
+const NR: usize = 16;
+
+/// `c[i, j0 + l] += sum_k a[i, k] * bp[k][l]` for the `ROWS` rows given and `l < NR`, the
+/// `ROWS x NR` block held in registers across the whole `k` loop. Each element is the
+/// accumulator plus the rounded products in `k` order, as in the naive loop.
 #[inline(always)]
-fn accumulate_row<A: Accumulate, const K: usize, const N: usize>(
-    crow: &mut [A::Acc],
-    arow: &[A],
-    b: &[[A; N]],
+fn micro_kernel<A: Accumulate, const ROWS: usize, const K: usize, const N: usize>(
+    c: &mut [[A::Acc; N]],
+    a: &[[A; K]],
+    bp: &[[A::Acc; NR]],
+    j0: usize,
 ) {
-    let n = crow.len();
-    for (&av, brow) in arow.iter().zip(b) {
-        let av = av.widen();
-        for (c, &bv) in crow.iter_mut().zip(&brow[..n]) {
-            *c = c.add(av.mul(bv.widen()));
+    let zero = <A::Acc as Element>::ZERO;
+    let mut acc = [[zero; NR]; ROWS];
+    for (acc, crow) in acc.iter_mut().zip(&*c) {
+        if let Some(src) = crow.get(j0..j0 + NR) {
+            acc.copy_from_slice(src);
+        }
+    }
+    let k = bp.len().min(K);
+    for (kk, bv) in bp[..k].iter().enumerate() {
+        for (acc, arow) in acc.iter_mut().zip(a) {
+            let av = arow[kk].widen();
+            for (c, &b) in acc.iter_mut().zip(bv) {
+                *c = c.add(av.mul(b));
+            }
+        }
+    }
+    for (acc, crow) in acc.iter().zip(c) {
+        if let Some(dst) = crow.get_mut(j0..j0 + NR) {
+            dst.copy_from_slice(acc);
+        }
+    }
+}
+
+/// `c[i, j] += sum_k a[i, k] * b[k, j]` over `i < c.len()`, `j < n`, `k < b.len()`: packed
+/// `k x NR` panels of `b` (widened once) swept by `MR x NR` register blocks; the columns past
+/// the last whole panel by an i-k-j loop. Every element adds its products in `k` order, so
+/// the result does not depend on the blocking. Compiled for AVX2 / AVX-512 too and chosen at
+/// run time (`multiversion`), so a default build uses the wide registers where the CPU has them.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
+fn accumulate<A: Accumulate, const K: usize, const N: usize>(
+    c: &mut [[A::Acc; N]],
+    a: &[[A; K]],
+    b: &[[A; N]],
+    n: usize,
+) {
+    let zero = <A::Acc as Element>::ZERO;
+    let k = b.len().min(K);
+    let panels = n.min(N) / NR;
+    let mut bp = [[zero; NR]; K];
+    for p in 0..panels {
+        let j0 = p * NR;
+        for (dst, brow) in bp.iter_mut().zip(&b[..k]) {
+            for (d, &x) in dst.iter_mut().zip(&brow[j0..j0 + NR]) {
+                *d = x.widen();
+            }
+        }
+        let bp = &bp[..k];
+        let (c4, c_rest) = c.as_chunks_mut::<MR>();
+        let (a4, a_rest) = a.as_chunks::<MR>();
+        for (c, a) in c4.iter_mut().zip(a4) {
+            micro_kernel::<A, MR, K, N>(c, a, bp, j0);
+        }
+        for (c, a) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)) {
+            micro_kernel::<A, 1, K, N>(c, a, bp, j0);
+        }
+    }
+    let j0 = panels * NR;
+    if j0 < n {
+        for (crow, arow) in c.iter_mut().zip(a) {
+            let crow = &mut crow[j0..n];
+            for (&av, brow) in arow[..k].iter().zip(&b[..k]) {
+                let av = av.widen();
+                for (c, &bv) in crow.iter_mut().zip(&brow[j0..n]) {
+                    *c = c.add(av.mul(bv.widen()));
+                }
+            }
         }
     }
 }
@@ -41,12 +113,10 @@ fn matmul_with<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     let m = a.valid_rows;
     let k = a.valid_cols.min(b.valid_rows);
     let n = b.valid_cols;
-    let b_rows = &b.data[..k];
-    for (i, (crow, arow)) in c.data[..m].iter_mut().zip(&a.data[..m]).enumerate() {
-        let crow = &mut crow[..n];
-        init(i, crow);
-        accumulate_row::<A, K, N>(crow, &arow[..k], b_rows);
+    for (i, crow) in c.data[..m].iter_mut().enumerate() {
+        init(i, &mut crow[..n]);
     }
+    accumulate::<A, K, N>(&mut c.data[..m], &a.data[..m], &b.data[..k], n);
     c.set_valid_clamped(m, n);
 }
 
