@@ -18,18 +18,17 @@ const MR: usize = 4;
 /// Output columns one micro-kernel call computes (one or two SIMD registers per row).
 const NR: usize = 16;
 
-/// `c[i, j0 + l] += sum_k a[i, k] * bp[k][l]` for the `ROWS` rows given and `l < NR`, the
+/// `c[i, j0 + l] += sum_k ap[i][k] * bp[k][l]` for the `ROWS` rows given and `l < NR`, the
 /// `ROWS x NR` block held in registers across the whole `k` loop. Each element is the
 /// accumulator plus the rounded products in `k` order, as in the naive loop.
 #[inline(always)]
-fn micro_kernel<A: Accumulate, const ROWS: usize, const K: usize, const N: usize>(
-    c: &mut [[A::Acc; N]],
-    a: &[[A; K]],
-    bp: &[[A::Acc; NR]],
+fn micro_kernel<T: Element, const ROWS: usize, const K: usize, const N: usize>(
+    c: &mut [[T; N]],
+    ap: &[[T; K]; ROWS],
+    bp: &[[T; NR]],
     j0: usize,
 ) {
-    let zero = <A::Acc as Element>::ZERO;
-    let mut acc = [[zero; NR]; ROWS];
+    let mut acc = [[T::ZERO; NR]; ROWS];
     for (acc, crow) in acc.iter_mut().zip(&*c) {
         if let Some(src) = crow.get(j0..j0 + NR) {
             acc.copy_from_slice(src);
@@ -37,8 +36,8 @@ fn micro_kernel<A: Accumulate, const ROWS: usize, const K: usize, const N: usize
     }
     let k = bp.len().min(K);
     for (kk, bv) in bp[..k].iter().enumerate() {
-        for (acc, arow) in acc.iter_mut().zip(a) {
-            let av = arow[kk].widen();
+        for (acc, arow) in acc.iter_mut().zip(ap) {
+            let av = arow[kk];
             for (c, &b) in acc.iter_mut().zip(bv) {
                 *c = c.add(av.mul(b));
             }
@@ -51,14 +50,27 @@ fn micro_kernel<A: Accumulate, const ROWS: usize, const K: usize, const N: usize
     }
 }
 
+/// `ROWS` rows of `a` (their first `k` elements), widened.
+#[inline(always)]
+fn pack_rows<A: Accumulate, const ROWS: usize, const K: usize>(
+    dst: &mut [[A::Acc; K]; ROWS],
+    a: &[[A; K]],
+    k: usize,
+) {
+    for (d, s) in dst.iter_mut().zip(a) {
+        A::widen_slice(&s[..k], &mut d[..k]);
+    }
+}
+
 /// `c[i, j] += sum_k a[i, k] * b[k, j]` over `i < c.len()`, `j < n`, `k < b.len()`: packed
-/// `k x NR` panels of `b` (widened once) swept by `MR x NR` register blocks; the columns past
-/// the last whole panel by an i-k-j loop. Every element adds its products in `k` order, so
-/// the result does not depend on the blocking. Compiled for AVX2 / AVX-512 too and chosen at
-/// run time (`multiversion`), so a default build uses the wide registers where the CPU has them.
+/// (widened) `k x NR` panels of `b` swept by `MR x NR` register blocks over packed rows of
+/// `a`; the columns past the last whole panel by an i-k-j loop. Every element adds its
+/// products in `k` order, so the result does not depend on the blocking. Compiled for AVX2 /
+/// AVX-512 too and chosen at run time (`multiversion`), so a default build uses the wide
+/// registers where the CPU has them.
 #[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
-    "x86_64+avx2+fma",
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma+f16c",
+    "x86_64+avx2+fma+f16c",
     "aarch64+neon"
 ))]
 fn accumulate<A: Accumulate, const K: usize, const N: usize>(
@@ -71,21 +83,23 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
     let k = b.len().min(K);
     let panels = n.min(N) / NR;
     let mut bp = [[zero; NR]; K];
+    let mut ap = [[zero; K]; MR];
+    let mut ap1 = [[zero; K]; 1];
     for p in 0..panels {
         let j0 = p * NR;
         for (dst, brow) in bp.iter_mut().zip(&b[..k]) {
-            for (d, &x) in dst.iter_mut().zip(&brow[j0..j0 + NR]) {
-                *d = x.widen();
-            }
+            A::widen_slice(&brow[j0..j0 + NR], dst);
         }
         let bp = &bp[..k];
         let (c4, c_rest) = c.as_chunks_mut::<MR>();
         let (a4, a_rest) = a.as_chunks::<MR>();
         for (c, a) in c4.iter_mut().zip(a4) {
-            micro_kernel::<A, MR, K, N>(c, a, bp, j0);
+            pack_rows::<A, MR, K>(&mut ap, a, k);
+            micro_kernel::<A::Acc, MR, K, N>(c, &ap, bp, j0);
         }
         for (c, a) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)) {
-            micro_kernel::<A, 1, K, N>(c, a, bp, j0);
+            pack_rows::<A, 1, K>(&mut ap1, a, k);
+            micro_kernel::<A::Acc, 1, K, N>(c, &ap1, bp, j0);
         }
     }
     let j0 = panels * NR;
