@@ -42,11 +42,14 @@ pub fn lane_sum<T: Element>(xs: &[T]) -> T {
 }
 
 /// Row reduction over `src`'s valid region; `fold` reduces one row's valid prefix.
-#[inline(always)]
-fn row_reduce<T: Element, const R: usize, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn row_reduce<T: Element, F: Fn(&[T]) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
-    fold: impl Fn(&[T]) -> T,
+    fold: F,
 ) {
     let (vr, vc) = src.valid();
     let (d, s) = (&mut dst.data[..vr], &src.data[..vr]);
