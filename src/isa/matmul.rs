@@ -18,19 +18,47 @@ const MR: usize = 4;
 /// Output columns one micro-kernel call computes (one or two SIMD registers per row).
 const NR: usize = 16;
 
+/// What an output element starts from before the products are added.
+#[derive(Clone, Copy)]
+enum Start<'a, T, const N: usize> {
+    /// Zero (`TMATMUL`).
+    Zero,
+    /// The same row of another tile (`TMATMUL_ACC` with a separate input accumulator).
+    Rows(&'a [[T; N]]),
+    /// A row broadcast down the rows (`TMATMUL_BIAS`).
+    Bias(&'a [T; N]),
+    /// The output's own value (`TMATMUL_ACC` in place).
+    Keep,
+}
+
+impl<'a, T: Element, const N: usize> Start<'a, T, N> {
+    /// Row `i`'s starting values, given the output row `own`.
+    #[inline(always)]
+    fn row(self, i: usize, own: &'a [T; N]) -> &'a [T] {
+        match self {
+            Start::Zero => &[],
+            Start::Rows(rows) => rows.get(i).map_or(&[], |r| &r[..]),
+            Start::Bias(row) => row,
+            Start::Keep => own,
+        }
+    }
+}
+
 /// `c[i, j0 + l] += sum_k ap[i][k] * bp[k][l]` for the `ROWS` rows given and `l < NR`, the
 /// `ROWS x NR` block held in registers across the whole `k` loop. Each element is the
 /// accumulator plus the rounded products in `k` order, as in the naive loop.
 #[inline(always)]
 fn micro_kernel<T: Element, const ROWS: usize, const K: usize, const N: usize>(
     c: &mut [[T; N]],
+    start: Start<'_, T, N>,
+    i0: usize,
     ap: &[[T; K]; ROWS],
     bp: &[[T; NR]],
     j0: usize,
 ) {
     let mut acc = [[T::ZERO; NR]; ROWS];
-    for (acc, crow) in acc.iter_mut().zip(&*c) {
-        if let Some(src) = crow.get(j0..j0 + NR) {
+    for (r, (acc, crow)) in acc.iter_mut().zip(&*c).enumerate() {
+        if let Some(src) = start.row(i0 + r, crow).get(j0..j0 + NR) {
             acc.copy_from_slice(src);
         }
     }
@@ -75,6 +103,7 @@ fn pack_rows<A: Accumulate, const ROWS: usize, const K: usize>(
 ))]
 fn accumulate<A: Accumulate, const K: usize, const N: usize>(
     c: &mut [[A::Acc; N]],
+    start: Start<'_, A::Acc, N>,
     a: &[[A; K]],
     b: &[[A; N]],
     n: usize,
@@ -93,18 +122,28 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
         let bp = &bp[..k];
         let (c4, c_rest) = c.as_chunks_mut::<MR>();
         let (a4, a_rest) = a.as_chunks::<MR>();
-        for (c, a) in c4.iter_mut().zip(a4) {
+        for (blk, (c, a)) in c4.iter_mut().zip(a4).enumerate() {
             pack_rows::<A, MR, K>(&mut ap, a, k);
-            micro_kernel::<A::Acc, MR, K, N>(c, &ap, bp, j0);
+            micro_kernel::<A::Acc, MR, K, N>(c, start, blk * MR, &ap, bp, j0);
         }
-        for (c, a) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)) {
+        let i0 = a4.len() * MR;
+        for (r, (c, a)) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)).enumerate() {
             pack_rows::<A, 1, K>(&mut ap1, a, k);
-            micro_kernel::<A::Acc, 1, K, N>(c, &ap1, bp, j0);
+            micro_kernel::<A::Acc, 1, K, N>(c, start, i0 + r, &ap1, bp, j0);
         }
     }
     let j0 = panels * NR;
     if j0 < n {
-        for (crow, arow) in c.iter_mut().zip(a) {
+        for (i, (crow, arow)) in c.iter_mut().zip(a).enumerate() {
+            match start {
+                Start::Keep => {}
+                Start::Bias(row) => crow[j0..n].copy_from_slice(&row[j0..n]),
+                Start::Rows(rows) => match rows.get(i) {
+                    Some(row) => crow[j0..n].copy_from_slice(&row[j0..n]),
+                    None => crow[j0..n].fill(zero),
+                },
+                Start::Zero => crow[j0..n].fill(zero),
+            }
             let crow = &mut crow[j0..n];
             for (&av, brow) in arow[..k].iter().zip(&b[..k]) {
                 let av = av.widen();
@@ -116,21 +155,18 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
     }
 }
 
-/// The common kernel: `init` fills each output row before accumulation.
+/// The common kernel: each output element is `start`'s value plus the products.
 #[inline(always)]
 fn matmul_with<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     c: &mut Tile<A::Acc, M, N>,
+    start: Start<'_, A::Acc, N>,
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
-    mut init: impl FnMut(usize, &mut [A::Acc]),
 ) {
     let m = a.valid_rows;
     let k = a.valid_cols.min(b.valid_rows);
     let n = b.valid_cols;
-    for (i, crow) in c.data[..m].iter_mut().enumerate() {
-        init(i, &mut crow[..n]);
-    }
-    accumulate::<A, K, N>(&mut c.data[..m], &a.data[..m], &b.data[..k], n);
+    accumulate::<A, K, N>(&mut c.data[..m], start, &a.data[..m], &b.data[..k], n);
     c.set_valid_clamped(m, n);
 }
 
@@ -141,7 +177,7 @@ pub fn tmatmul<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
-    matmul_with(c, a, b, |_, row| row.fill(<A::Acc as Element>::ZERO));
+    matmul_with(c, Start::Zero, a, b);
 }
 
 /// `TMATMUL_ACC(c_out, c_in, a, b)`: `c_out = c_in + a · b` (`c_in` is read over `(m, n)`).
@@ -152,12 +188,7 @@ pub fn tmatmul_acc<A: Accumulate, const M: usize, const K: usize, const N: usize
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
-    matmul_with(c_out, a, b, |i, row| {
-        if let Some(src) = c_in.data.get(i) {
-            let n = row.len();
-            row.copy_from_slice(&src[..n]);
-        }
-    });
+    matmul_with(c_out, Start::Rows(&c_in.data), a, b);
 }
 
 /// `TMATMUL_ACC(c, a, b)` (in place): `c += a · b` over `(m, n)`.
@@ -167,7 +198,7 @@ pub fn tmatmul_acc_inplace<A: Accumulate, const M: usize, const K: usize, const 
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
-    matmul_with(c, a, b, |_, _| {});
+    matmul_with(c, Start::Keep, a, b);
 }
 
 /// `TMATMUL_BIAS`: `c[i, j] = bias[0, j] + sum_k a[i, k] · b[k, j]` (the bias row is
@@ -179,14 +210,11 @@ pub fn tmatmul_bias<A: Accumulate, const M: usize, const K: usize, const N: usiz
     b: &Tile<A, K, N>,
     bias: &Tile<A::Acc, 1, N>,
 ) {
-    let bias_row = bias.data.first();
-    matmul_with(c, a, b, |_, row| match bias_row {
-        Some(src) => {
-            let n = row.len();
-            row.copy_from_slice(&src[..n]);
-        }
-        None => row.fill(<A::Acc as Element>::ZERO),
-    });
+    let start = match bias.data.first() {
+        Some(row) => Start::Bias(row),
+        None => Start::Zero,
+    };
+    matmul_with(c, start, a, b);
 }
 
 #[cfg(test)]
@@ -311,5 +339,40 @@ mod tests {
         let mut ci = Tile::<i32, 1, 1>::full(5);
         tmatmul_acc_inplace(&mut ci, &ai, &bi);
         assert_eq!(ci.to_vec(), [20005]);
+    }
+
+    /// Every start (zero, another accumulator, in place, bias) through the blocked path (two
+    /// 4-row blocks and a single row; two 16-column panels and a 5-column tail), bit for bit
+    /// against the sequential sum `start + p_0 + p_1 + ...` of rounded products.
+    #[test]
+    fn blocked_kernel_keeps_the_sequential_sums() {
+        let v = |i: usize, j: usize, s: usize| ((i * 31 + j * 17 + s) % 97) as f32 / 7.3 - 6.0;
+        let a = Tile::<f32, 9, 20>::from_fn(|i, k| v(i, k, 1));
+        let b = Tile::<f32, 20, 37>::from_fn(|k, j| v(k, j, 2));
+        let cin = Tile::<f32, 9, 37>::from_fn(|i, j| v(i, j, 3) * 100.0);
+        let bias = Tile::<f32, 1, 37>::from_fn(|_, j| v(0, j, 4) * 10.0);
+        let want = |start: &dyn Fn(usize, usize) -> f32| -> Vec<f32> {
+            let mut out = Vec::new();
+            for i in 0..9 {
+                for j in 0..37 {
+                    let mut acc = start(i, j);
+                    for k in 0..20 {
+                        acc += a.as_rows()[i][k] * b.as_rows()[k][j];
+                    }
+                    out.push(acc);
+                }
+            }
+            out
+        };
+        let mut c = Tile::<f32, 9, 37>::full(f32::NAN);
+        tmatmul(&mut c, &a, &b);
+        assert_eq!(c.to_vec(), want(&|_, _| 0.0));
+        tmatmul_acc(&mut c, &cin, &a, &b);
+        assert_eq!(c.to_vec(), want(&|i, j| cin.as_rows()[i][j]));
+        let mut c = cin.clone();
+        tmatmul_acc_inplace(&mut c, &a, &b);
+        assert_eq!(c.to_vec(), want(&|i, j| cin.as_rows()[i][j]));
+        tmatmul_bias(&mut c, &a, &b, &bias);
+        assert_eq!(c.to_vec(), want(&|_, j| bias.as_rows()[0][j]));
     }
 }
