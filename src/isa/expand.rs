@@ -116,12 +116,15 @@ fn row_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>
     dst.set_valid_clamped(vr, vc);
 }
 
-#[inline(always)]
-fn col_expand_op<T: Copy, const R: usize, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn col_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
     c: &Tile<T, 1, C>,
-    f: impl Fn(T, T) -> T,
+    f: F,
 ) {
     let (vr, vc) = col_region(a, c);
     if let Some(c) = c.data.first() {
@@ -135,11 +138,14 @@ fn col_expand_op<T: Copy, const R: usize, const C: usize>(
     dst.set_valid_clamped(vr, vc);
 }
 
-#[inline(always)]
-fn col_expand_inplace<T: Copy, const R: usize, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn col_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     c: &Tile<T, 1, C>,
-    f: impl Fn(T, T) -> T,
+    f: F,
 ) {
     let (vr, vc) = col_region(dst, c);
     if let Some(c) = c.data.first() {

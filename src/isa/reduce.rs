@@ -41,21 +41,6 @@ pub fn lane_sum<T: Element>(xs: &[T]) -> T {
     tail.iter().fold(acc[0], |s, &x| s.add(x))
 }
 
-/// `xs` folded with `f` (`max` or `min`) from `init`, in [`SUM_LANES`] lanes combined at the
-/// end: the same value as a left-to-right fold (these operations are associative and
-/// commutative; only the sign of a zero result may differ), but SIMD-friendly.
-#[inline(always)]
-fn lane_fold<T: Element>(xs: &[T], init: T, f: impl Fn(T, T) -> T) -> T {
-    let (groups, tail) = xs.as_chunks::<SUM_LANES>();
-    let mut acc = [init; SUM_LANES];
-    for g in groups {
-        for (a, &x) in acc.iter_mut().zip(g) {
-            *a = f(*a, x);
-        }
-    }
-    acc.iter().chain(tail).fold(init, |a, &x| f(a, x))
-}
-
 /// Row reduction over `src`'s valid region; `fold` reduces one row's valid prefix.
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
@@ -117,7 +102,7 @@ pub fn trowmax<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
 ) {
-    row_reduce(dst, src, |s| lane_fold(s, T::LOWEST, T::max));
+    row_reduce(dst, src, |s| s.iter().fold(T::LOWEST, |a, &x| a.max(x)));
 }
 
 /// `TROWMIN`: `dst[i, 0] = min_j src[i, j]` over `src`'s valid region.
@@ -126,7 +111,7 @@ pub fn trowmin<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
 ) {
-    row_reduce(dst, src, |s| lane_fold(s, T::HIGHEST, T::min));
+    row_reduce(dst, src, |s| s.iter().fold(T::HIGHEST, |a, &x| a.min(x)));
 }
 
 /// `TCOLSUM`: `dst[0, j] = sum_i src[i, j]` over `src`'s valid region.
