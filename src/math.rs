@@ -62,13 +62,7 @@ pub fn exp_f32(x: f32) -> f32 {
     const SHIFTER: f32 = 12_582_912.0;
     // Outside [-104, 89] the result is 0 or +inf; clamping keeps n in -150..=129. A NaN
     // fails both tests and runs through as NaN.
-    let xc = if x < -104.0 {
-        -104.0
-    } else if x > 89.0 {
-        89.0
-    } else {
-        x
-    };
+    let xc = x.clamp(-104.0, 89.0);
     let t = xc * LOG2E + SHIFTER;
     let n = (t.to_bits() as i32).wrapping_sub(SHIFTER.to_bits() as i32);
     let nf = t - SHIFTER;
@@ -79,7 +73,7 @@ pub fn exp_f32(x: f32) -> f32 {
     let p = p * r + 8.333_452e-3;
     let p = p * r + 4.166_579_6e-2;
     let p = p * r + 1.666_666_5e-1;
-    let p = p * r + 5.000_000_1e-1;
+    let p = p * r + 0.5;
     let y = 1.0 + (r + (r * r) * p);
     // y * 2^n in two exact steps, so a subnormal result is rounded once and n = 128 still
     // reaches the finite values just below 2^128.
@@ -94,7 +88,7 @@ pub fn exp_f32(x: f32) -> f32 {
 #[inline(always)]
 pub fn ln_f32(x: f32) -> f32 {
     // ln 2 split so that e * LN2_HI is exact for |e| <= 2^8.
-    const LN2_HI: f32 = 6.931_381_2e-1;
+    const LN2_HI: f32 = 6.931_381e-1;
     const LN2_LO: f32 = 9.058_001e-6;
     const SQRT_HALF_BITS: i32 = 0x3f35_04f3;
     // Scale subnormals into the normal range first (2^25 is exact).
@@ -112,7 +106,7 @@ pub fn ln_f32(x: f32) -> f32 {
     let r = 2.427_907_9e-1_f32;
     let r = r * z + 2.849_878_7e-1;
     let r = r * z + 4.000_097_2e-1;
-    let r = r * z + 6.666_666_3e-1;
+    let r = r * z + 6.666_666e-1;
     let r = r * z;
     let hfsq = 0.5 * f * f;
     let ef = e as f32;
