@@ -21,7 +21,11 @@
 //!   b)`. No instruction copies a tile behind the caller's back.
 //! * **Performance.** Row-wise instructions run as tight loops over contiguous row slices
 //!   whose length is checked once per row (a fully valid tile is one flat slice), so the
-//!   compiler vectorises them; nothing allocates.
+//!   compiler vectorises them; nothing allocates. The unary maps, row reductions,
+//!   broadcasts and the matmul micro-kernel are also compiled for AVX2 / AVX-512 and picked at
+//!   run time (`multiversion`), so a default build uses the wide registers where the CPU has
+//!   them. Row sums use 16 partial sums ([`lane_sum`]); `f32` `exp` / `log` are the
+//!   vectorising polynomials of [`crate::math`].
 //!
 //! Synchronisation (`set_flag`, `wait_flag`, `pipe_barrier`) is a no-op on the CPU, where
 //! every instruction completes before the next one starts.
