@@ -188,6 +188,13 @@ pub trait Accumulate: Element {
     type Acc: Element;
     /// The value, widened exactly into the accumulator type.
     fn widen(self) -> Self::Acc;
+    /// `dst[i] = src[i].widen()` for the common length (the half floats convert with SIMD).
+    #[inline(always)]
+    fn widen_slice(src: &[Self], dst: &mut [Self::Acc]) {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = s.widen();
+        }
+    }
 }
 
 /// Converts one element to another type (the per-element rule of `TCVT`; see [`RoundMode`]).
@@ -794,6 +801,11 @@ macro_rules! half_impl {
             #[inline(always)]
             fn widen(self) -> f32 {
                 self.to_f32()
+            }
+            #[inline(always)]
+            fn widen_slice(src: &[Self], dst: &mut [f32]) {
+                let n = src.len().min(dst.len());
+                half::slice::HalfFloatSliceExt::convert_to_f32_slice(&src[..n], &mut dst[..n]);
             }
         }
     };

@@ -74,7 +74,10 @@ fn errors_name_file_line_and_column() {
 fn tensor_level_functions_are_an_error_not_an_empty_body() {
     // `orchestrate` views, computes on and assembles tensors: nothing tiles those ops yet,
     // so the pipeline must say so instead of printing an emptied function with exit code 0.
-    let file = "pto-ir/tests/files/roundtrip/memory_tensor_ops.pto";
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../pto-ir/tests/files/roundtrip/memory_tensor_ops.pto"
+    );
     let (ok, out, err) = pto_opt(&[file, "--pipeline"]);
     assert!(!ok, "{out}");
     for op in ["tensor.view", "tensor.mul", "tensor.assemble"] {

@@ -73,12 +73,15 @@ fn col_region<T, const R: usize, const C: usize>(
     (a.valid_rows, a.valid_cols.min(cols))
 }
 
-#[inline(always)]
-fn row_expand_op<T: Copy, const R: usize, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn row_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
     r: &Tile<T, R, 1>,
-    f: impl Fn(T, T) -> T,
+    f: F,
 ) {
     let (vr, vc) = row_region(a, r);
     for ((d, a), r) in dst.data[..vr]
@@ -94,11 +97,14 @@ fn row_expand_op<T: Copy, const R: usize, const C: usize>(
     dst.set_valid_clamped(vr, vc);
 }
 
-#[inline(always)]
-fn row_expand_inplace<T: Copy, const R: usize, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn row_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     r: &Tile<T, R, 1>,
-    f: impl Fn(T, T) -> T,
+    f: F,
 ) {
     let (vr, vc) = row_region(dst, r);
     for (d, r) in dst.data[..vr].iter_mut().zip(&r.data[..vr]) {
@@ -110,12 +116,15 @@ fn row_expand_inplace<T: Copy, const R: usize, const C: usize>(
     dst.set_valid_clamped(vr, vc);
 }
 
-#[inline(always)]
-fn col_expand_op<T: Copy, const R: usize, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn col_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
     c: &Tile<T, 1, C>,
-    f: impl Fn(T, T) -> T,
+    f: F,
 ) {
     let (vr, vc) = col_region(a, c);
     if let Some(c) = c.data.first() {
@@ -129,11 +138,14 @@ fn col_expand_op<T: Copy, const R: usize, const C: usize>(
     dst.set_valid_clamped(vr, vc);
 }
 
-#[inline(always)]
-fn col_expand_inplace<T: Copy, const R: usize, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn col_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     c: &Tile<T, 1, C>,
-    f: impl Fn(T, T) -> T,
+    f: F,
 ) {
     let (vr, vc) = col_region(dst, c);
     if let Some(c) = c.data.first() {

@@ -13,40 +13,160 @@
 use crate::Tile;
 use crate::element::{Accumulate, Element};
 
-/// `crow[j] += sum_k arow[k] * b[k, j]` for the first `k` rows of `b` and `n` columns
-/// (an i-k-j loop: the inner loop runs over contiguous rows of `b` and `c` and vectorises).
-#[inline(always)]
-fn accumulate_row<A: Accumulate, const K: usize, const N: usize>(
-    crow: &mut [A::Acc],
-    arow: &[A],
-    b: &[[A; N]],
-) {
-    let n = crow.len();
-    for (&av, brow) in arow.iter().zip(b) {
-        let av = av.widen();
-        for (c, &bv) in crow.iter_mut().zip(&brow[..n]) {
-            *c = c.add(av.mul(bv.widen()));
+/// Output rows one micro-kernel call computes.
+const MR: usize = 4;
+/// Output columns one micro-kernel call computes (one or two SIMD registers per row).
+const NR: usize = 16;
+
+/// What an output element starts from before the products are added.
+#[derive(Clone, Copy)]
+enum Start<'a, T, const N: usize> {
+    /// Zero (`TMATMUL`).
+    Zero,
+    /// The same row of another tile (`TMATMUL_ACC` with a separate input accumulator).
+    Rows(&'a [[T; N]]),
+    /// A row broadcast down the rows (`TMATMUL_BIAS`).
+    Bias(&'a [T; N]),
+    /// The output's own value (`TMATMUL_ACC` in place).
+    Keep,
+}
+
+impl<'a, T: Element, const N: usize> Start<'a, T, N> {
+    /// Row `i`'s starting values, given the output row `own`.
+    #[inline(always)]
+    fn row(self, i: usize, own: &'a [T; N]) -> &'a [T] {
+        match self {
+            Start::Zero => &[],
+            Start::Rows(rows) => rows.get(i).map_or(&[], |r| &r[..]),
+            Start::Bias(row) => row,
+            Start::Keep => own,
         }
     }
 }
 
-/// The common kernel: `init` fills each output row before accumulation.
+/// `c[i, j0 + l] += sum_k ap[i][k] * bp[k][l]` for the `ROWS` rows given and `l < NR`, the
+/// `ROWS x NR` block held in registers across the whole `k` loop. Each element is the
+/// accumulator plus the rounded products in `k` order, as in the naive loop.
+#[inline(always)]
+fn micro_kernel<T: Element, const ROWS: usize, const K: usize, const N: usize>(
+    c: &mut [[T; N]],
+    start: Start<'_, T, N>,
+    i0: usize,
+    ap: &[[T; K]; ROWS],
+    bp: &[[T; NR]],
+    j0: usize,
+) {
+    let mut acc = [[T::ZERO; NR]; ROWS];
+    for (r, (acc, crow)) in acc.iter_mut().zip(&*c).enumerate() {
+        if let Some(src) = start.row(i0 + r, crow).get(j0..j0 + NR) {
+            acc.copy_from_slice(src);
+        }
+    }
+    let k = bp.len().min(K);
+    for (kk, bv) in bp[..k].iter().enumerate() {
+        for (acc, arow) in acc.iter_mut().zip(ap) {
+            let av = arow[kk];
+            for (c, &b) in acc.iter_mut().zip(bv) {
+                *c = c.add(av.mul(b));
+            }
+        }
+    }
+    for (acc, crow) in acc.iter().zip(c) {
+        if let Some(dst) = crow.get_mut(j0..j0 + NR) {
+            dst.copy_from_slice(acc);
+        }
+    }
+}
+
+/// `ROWS` rows of `a` (their first `k` elements), widened.
+#[inline(always)]
+fn pack_rows<A: Accumulate, const ROWS: usize, const K: usize>(
+    dst: &mut [[A::Acc; K]; ROWS],
+    a: &[[A; K]],
+    k: usize,
+) {
+    for (d, s) in dst.iter_mut().zip(a) {
+        A::widen_slice(&s[..k], &mut d[..k]);
+    }
+}
+
+/// `c[i, j] += sum_k a[i, k] * b[k, j]` over `i < c.len()`, `j < n`, `k < b.len()`: packed
+/// (widened) `k x NR` panels of `b` swept by `MR x NR` register blocks over packed rows of
+/// `a`; the columns past the last whole panel by an i-k-j loop. Every element adds its
+/// products in `k` order, so the result does not depend on the blocking. Compiled for AVX2 /
+/// AVX-512 too and chosen at run time (`multiversion`), so a default build uses the wide
+/// registers where the CPU has them.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma+f16c",
+    "x86_64+avx2+fma+f16c",
+    "aarch64+neon"
+))]
+fn accumulate<A: Accumulate, const K: usize, const N: usize>(
+    c: &mut [[A::Acc; N]],
+    start: Start<'_, A::Acc, N>,
+    a: &[[A; K]],
+    b: &[[A; N]],
+    n: usize,
+) {
+    let zero = <A::Acc as Element>::ZERO;
+    let k = b.len().min(K);
+    let panels = n.min(N) / NR;
+    let mut bp = [[zero; NR]; K];
+    let mut ap = [[zero; K]; MR];
+    let mut ap1 = [[zero; K]; 1];
+    for p in 0..panels {
+        let j0 = p * NR;
+        for (dst, brow) in bp.iter_mut().zip(&b[..k]) {
+            A::widen_slice(&brow[j0..j0 + NR], dst);
+        }
+        let bp = &bp[..k];
+        let (c4, c_rest) = c.as_chunks_mut::<MR>();
+        let (a4, a_rest) = a.as_chunks::<MR>();
+        for (blk, (c, a)) in c4.iter_mut().zip(a4).enumerate() {
+            pack_rows::<A, MR, K>(&mut ap, a, k);
+            micro_kernel::<A::Acc, MR, K, N>(c, start, blk * MR, &ap, bp, j0);
+        }
+        let i0 = a4.len() * MR;
+        for (r, (c, a)) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)).enumerate() {
+            pack_rows::<A, 1, K>(&mut ap1, a, k);
+            micro_kernel::<A::Acc, 1, K, N>(c, start, i0 + r, &ap1, bp, j0);
+        }
+    }
+    let j0 = panels * NR;
+    if j0 < n {
+        for (i, (crow, arow)) in c.iter_mut().zip(a).enumerate() {
+            match start {
+                Start::Keep => {}
+                Start::Bias(row) => crow[j0..n].copy_from_slice(&row[j0..n]),
+                Start::Rows(rows) => match rows.get(i) {
+                    Some(row) => crow[j0..n].copy_from_slice(&row[j0..n]),
+                    None => crow[j0..n].fill(zero),
+                },
+                Start::Zero => crow[j0..n].fill(zero),
+            }
+            let crow = &mut crow[j0..n];
+            for (&av, brow) in arow[..k].iter().zip(&b[..k]) {
+                let av = av.widen();
+                for (c, &bv) in crow.iter_mut().zip(&brow[j0..n]) {
+                    *c = c.add(av.mul(bv.widen()));
+                }
+            }
+        }
+    }
+}
+
+/// The common kernel: each output element is `start`'s value plus the products.
 #[inline(always)]
 fn matmul_with<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     c: &mut Tile<A::Acc, M, N>,
+    start: Start<'_, A::Acc, N>,
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
-    mut init: impl FnMut(usize, &mut [A::Acc]),
 ) {
     let m = a.valid_rows;
     let k = a.valid_cols.min(b.valid_rows);
     let n = b.valid_cols;
-    let b_rows = &b.data[..k];
-    for (i, (crow, arow)) in c.data[..m].iter_mut().zip(&a.data[..m]).enumerate() {
-        let crow = &mut crow[..n];
-        init(i, crow);
-        accumulate_row::<A, K, N>(crow, &arow[..k], b_rows);
-    }
+    accumulate::<A, K, N>(&mut c.data[..m], start, &a.data[..m], &b.data[..k], n);
     c.set_valid_clamped(m, n);
 }
 
@@ -57,7 +177,7 @@ pub fn tmatmul<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
-    matmul_with(c, a, b, |_, row| row.fill(<A::Acc as Element>::ZERO));
+    matmul_with(c, Start::Zero, a, b);
 }
 
 /// `TMATMUL_ACC(c_out, c_in, a, b)`: `c_out = c_in + a · b` (`c_in` is read over `(m, n)`).
@@ -68,12 +188,7 @@ pub fn tmatmul_acc<A: Accumulate, const M: usize, const K: usize, const N: usize
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
-    matmul_with(c_out, a, b, |i, row| {
-        if let Some(src) = c_in.data.get(i) {
-            let n = row.len();
-            row.copy_from_slice(&src[..n]);
-        }
-    });
+    matmul_with(c_out, Start::Rows(&c_in.data), a, b);
 }
 
 /// `TMATMUL_ACC(c, a, b)` (in place): `c += a · b` over `(m, n)`.
@@ -83,7 +198,7 @@ pub fn tmatmul_acc_inplace<A: Accumulate, const M: usize, const K: usize, const 
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
-    matmul_with(c, a, b, |_, _| {});
+    matmul_with(c, Start::Keep, a, b);
 }
 
 /// `TMATMUL_BIAS`: `c[i, j] = bias[0, j] + sum_k a[i, k] · b[k, j]` (the bias row is
@@ -95,14 +210,11 @@ pub fn tmatmul_bias<A: Accumulate, const M: usize, const K: usize, const N: usiz
     b: &Tile<A, K, N>,
     bias: &Tile<A::Acc, 1, N>,
 ) {
-    let bias_row = bias.data.first();
-    matmul_with(c, a, b, |_, row| match bias_row {
-        Some(src) => {
-            let n = row.len();
-            row.copy_from_slice(&src[..n]);
-        }
-        None => row.fill(<A::Acc as Element>::ZERO),
-    });
+    let start = match bias.data.first() {
+        Some(row) => Start::Bias(row),
+        None => Start::Zero,
+    };
+    matmul_with(c, start, a, b);
 }
 
 #[cfg(test)]
@@ -227,5 +339,40 @@ mod tests {
         let mut ci = Tile::<i32, 1, 1>::full(5);
         tmatmul_acc_inplace(&mut ci, &ai, &bi);
         assert_eq!(ci.to_vec(), [20005]);
+    }
+
+    /// Every start (zero, another accumulator, in place, bias) through the blocked path (two
+    /// 4-row blocks and a single row; two 16-column panels and a 5-column tail), bit for bit
+    /// against the sequential sum `start + p_0 + p_1 + ...` of rounded products.
+    #[test]
+    fn blocked_kernel_keeps_the_sequential_sums() {
+        let v = |i: usize, j: usize, s: usize| ((i * 31 + j * 17 + s) % 97) as f32 / 7.3 - 6.0;
+        let a = Tile::<f32, 9, 20>::from_fn(|i, k| v(i, k, 1));
+        let b = Tile::<f32, 20, 37>::from_fn(|k, j| v(k, j, 2));
+        let cin = Tile::<f32, 9, 37>::from_fn(|i, j| v(i, j, 3) * 100.0);
+        let bias = Tile::<f32, 1, 37>::from_fn(|_, j| v(0, j, 4) * 10.0);
+        let want = |start: &dyn Fn(usize, usize) -> f32| -> Vec<f32> {
+            let mut out = Vec::new();
+            for i in 0..9 {
+                for j in 0..37 {
+                    let mut acc = start(i, j);
+                    for k in 0..20 {
+                        acc += a.as_rows()[i][k] * b.as_rows()[k][j];
+                    }
+                    out.push(acc);
+                }
+            }
+            out
+        };
+        let mut c = Tile::<f32, 9, 37>::full(f32::NAN);
+        tmatmul(&mut c, &a, &b);
+        assert_eq!(c.to_vec(), want(&|_, _| 0.0));
+        tmatmul_acc(&mut c, &cin, &a, &b);
+        assert_eq!(c.to_vec(), want(&|i, j| cin.as_rows()[i][j]));
+        let mut c = cin.clone();
+        tmatmul_acc_inplace(&mut c, &a, &b);
+        assert_eq!(c.to_vec(), want(&|i, j| cin.as_rows()[i][j]));
+        tmatmul_bias(&mut c, &a, &b, &bias);
+        assert_eq!(c.to_vec(), want(&|_, j| bias.as_rows()[0][j]));
     }
 }

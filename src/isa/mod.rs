@@ -21,7 +21,11 @@
 //!   b)`. No instruction copies a tile behind the caller's back.
 //! * **Performance.** Row-wise instructions run as tight loops over contiguous row slices
 //!   whose length is checked once per row (a fully valid tile is one flat slice), so the
-//!   compiler vectorises them; nothing allocates.
+//!   compiler vectorises them; nothing allocates. The unary maps, row reductions,
+//!   broadcasts and the matmul micro-kernel are also compiled for AVX2 / AVX-512 and picked at
+//!   run time (`multiversion`), so a default build uses the wide registers where the CPU has
+//!   them. Row sums use 16 partial sums ([`lane_sum`]); `f32` `exp` / `log` are the
+//!   vectorising polynomials of [`crate::math`].
 //!
 //! Synchronisation (`set_flag`, `wait_flag`, `pipe_barrier`) is a no-op on the CPU, where
 //! every instruction completes before the next one starts.
@@ -52,13 +56,16 @@ pub use sync::*;
 ///
 /// Callers pass `vr <= R` and `vc <= C` (a [`crate::Tile`] invariant), so the slicing below
 /// never fails; it is checked once per call (or once per row), not per element.
-#[inline(always)]
-pub(crate) fn map1<S: Copy, D, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+pub(crate) fn map1<S: Copy, D, F: Fn(S) -> D, const C: usize>(
     dst: &mut [[D; C]],
     src: &[[S; C]],
     vr: usize,
     vc: usize,
-    f: impl Fn(S) -> D,
+    f: F,
 ) {
     if vc == C {
         let d = dst[..vr].as_flattened_mut();
@@ -76,12 +83,15 @@ pub(crate) fn map1<S: Copy, D, const C: usize>(
 }
 
 /// `dst[i][j] = f(dst[i][j])` over the top-left `vr x vc` region.
-#[inline(always)]
-pub(crate) fn map_inplace<T: Copy, const C: usize>(
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+pub(crate) fn map_inplace<T: Copy, F: Fn(T) -> T, const C: usize>(
     dst: &mut [[T; C]],
     vr: usize,
     vc: usize,
-    f: impl Fn(T) -> T,
+    f: F,
 ) {
     if vc == C {
         for d in dst[..vr].as_flattened_mut() {

@@ -3,63 +3,65 @@
 //!
 //! Row reductions give the destination the valid region `(src rows, 1)`, column reductions
 //! `(1, src cols)`. An empty valid extent reduces to the identity (`0`, `LOWEST`, `HIGHEST`).
-//! Sums accumulate sequentially (left to right, top to bottom) in the element type, each
-//! addition rounded, which is exactly what `pto-lower`'s reference interpreter does, so the
-//! two agree bit for bit.
+//! Sums accumulate in the element type, each addition rounded: a row sum in [`SUM_LANES`]
+//! interleaved partial sums ([`lane_sum`] states the order), a column sum top to bottom. That
+//! is exactly what `pto-lower`'s reference interpreter does, so the two agree bit for bit.
 
 use crate::Tile;
 use crate::element::Element;
 
-/// Folds the first `n` elements of each row of `src` into the matching row of `dst`, left to
-/// right. Four rows are folded together, interleaved, so four independent dependency chains
-/// are in flight (each row's order, and so its rounding, is unchanged).
-/// Without `INTERLEAVE` each row is one fold (LLVM vectorises `max`/`min` folds by itself).
+/// The number of partial sums a row sum keeps (see [`lane_sum`]).
+pub const SUM_LANES: usize = 16;
+
+/// The sum of `xs` in the order the semantics fix for `TROWSUM`: [`SUM_LANES`] partial sums,
+/// lane `l` adding the elements `l, l + 16, l + 32, ...` of the leading whole groups of 16 in
+/// order (each starting from 0); then the lanes combined by halves (`l + 8` into `l`, then
+/// `l + 4`, `l + 2`, `l + 1`); then the remaining `len % 16` elements added in order. A row
+/// shorter than 16 is thus summed left to right from 0. Every addition is rounded in `T`.
+///
+/// The independent lanes are what lets the loop run as SIMD additions with several
+/// accumulators in flight; `pto-lower`'s reference interpreter sums in the same order, so the
+/// two agree bit for bit.
 #[inline(always)]
-fn fold_rows<T: Copy, const C: usize, const INTERLEAVE: bool>(
-    dst: &mut [[T; 1]],
-    src: &[[T; C]],
-    n: usize,
-    init: T,
-    f: impl Fn(T, T) -> T,
-) {
-    if !INTERLEAVE {
-        for (d, s) in dst.iter_mut().zip(src) {
-            d[0] = s[..n].iter().fold(init, |a, &x| f(a, x));
-        }
-        return;
-    }
-    let (d4, d_rest) = dst.as_chunks_mut::<4>();
-    let (s4, s_rest) = src.as_chunks::<4>();
-    for (d, [r0, r1, r2, r3]) in d4.iter_mut().zip(s4) {
-        let mut acc = [init; 4];
-        let rows = r0[..n].iter().zip(&r1[..n]).zip(&r2[..n]).zip(&r3[..n]);
-        for (((&x0, &x1), &x2), &x3) in rows {
-            acc = [f(acc[0], x0), f(acc[1], x1), f(acc[2], x2), f(acc[3], x3)];
-        }
-        for (d, a) in d.iter_mut().zip(acc) {
-            d[0] = a;
+pub fn lane_sum<T: Element>(xs: &[T]) -> T {
+    let (groups, tail) = xs.as_chunks::<SUM_LANES>();
+    let mut acc = [T::ZERO; SUM_LANES];
+    for g in groups {
+        for (a, &x) in acc.iter_mut().zip(g) {
+            *a = a.add(x);
         }
     }
-    for (d, s) in d_rest.iter_mut().zip(s_rest) {
-        d[0] = s[..n].iter().fold(init, |a, &x| f(a, x));
+    let mut width = SUM_LANES / 2;
+    while width > 0 {
+        for l in 0..width {
+            acc[l] = acc[l].add(acc[l + width]);
+        }
+        width /= 2;
     }
+    tail.iter().fold(acc[0], |s, &x| s.add(x))
 }
 
-/// Row reduction over `src`'s valid region.
-#[inline(always)]
-fn row_reduce<T: Element, const R: usize, const C: usize, const INTERLEAVE: bool>(
+/// Row reduction over `src`'s valid region; `fold` reduces one row's valid prefix.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn row_reduce<T: Element, F: Fn(&[T]) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
-    init: T,
-    f: impl Fn(T, T) -> T + Copy,
+    fold: F,
 ) {
     let (vr, vc) = src.valid();
     let (d, s) = (&mut dst.data[..vr], &src.data[..vr]);
     if vc == C {
-        // A constant trip count lets the row loop unroll.
-        fold_rows::<T, C, INTERLEAVE>(d, s, C, init, f);
+        // A constant length lets the row loop unroll.
+        for (d, s) in d.iter_mut().zip(s) {
+            d[0] = fold(s);
+        }
     } else {
-        fold_rows::<T, C, INTERLEAVE>(d, s, vc, init, f);
+        for (d, s) in d.iter_mut().zip(s) {
+            d[0] = fold(&s[..vc]);
+        }
     }
     dst.set_valid_clamped(vr, 1);
 }
@@ -91,7 +93,7 @@ pub fn trowsum<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
 ) {
-    row_reduce::<T, R, C, true>(dst, src, T::ZERO, T::add);
+    row_reduce(dst, src, lane_sum);
 }
 
 /// `TROWMAX`: `dst[i, 0] = max_j src[i, j]` over `src`'s valid region.
@@ -100,7 +102,7 @@ pub fn trowmax<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
 ) {
-    row_reduce::<T, R, C, false>(dst, src, T::LOWEST, T::max);
+    row_reduce(dst, src, |s| s.iter().fold(T::LOWEST, |a, &x| a.max(x)));
 }
 
 /// `TROWMIN`: `dst[i, 0] = min_j src[i, j]` over `src`'s valid region.
@@ -109,7 +111,7 @@ pub fn trowmin<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
 ) {
-    row_reduce::<T, R, C, false>(dst, src, T::HIGHEST, T::min);
+    row_reduce(dst, src, |s| s.iter().fold(T::HIGHEST, |a, &x| a.min(x)));
 }
 
 /// `TCOLSUM`: `dst[0, j] = sum_i src[i, j]` over `src`'s valid region.
@@ -180,6 +182,42 @@ mod tests {
         s.set_valid(1, 40).unwrap();
         trowsum(&mut sum, &s);
         assert_eq!(sum.to_vec(), [380.0]);
+    }
+
+    #[test]
+    fn row_sum_follows_the_lane_order() {
+        // 2^24 + 1 rounds to 2^24 in f32, 2^24 + 2 does not: adding the ones one at a time
+        // to the big value loses them, adding them in groups first does not.
+        let row: Vec<f32> = (0..37)
+            .map(|j| if j == 0 { 16_777_216.0 } else { 1.0 })
+            .collect();
+        // The order spelled out: lanes over elements 0..32, halves, then 32..37 in order.
+        let mut lanes = [0.0f32; 16];
+        for (j, &x) in row[..32].iter().enumerate() {
+            lanes[j % 16] += x;
+        }
+        for w in [8, 4, 2, 1] {
+            for l in 0..w {
+                lanes[l] += lanes[l + w];
+            }
+        }
+        let want = row[32..].iter().fold(lanes[0], |s, &x| s + x);
+        let sequential: f32 = row.iter().sum();
+        assert_ne!(
+            want.to_bits(),
+            sequential.to_bits(),
+            "the example shows the order"
+        );
+        let t = Tile::<f32, 1, 40>::from_fn(|_, j| row.get(j).copied().unwrap_or(f32::NAN))
+            .with_valid(1, 37)
+            .unwrap();
+        let mut d = Tile::<f32, 1, 1>::zeros();
+        trowsum(&mut d, &t);
+        assert_eq!(d.to_vec(), [want]);
+        // Shorter than 16: left to right.
+        let mut d = Tile::<f32, 1, 1>::zeros();
+        trowsum(&mut d, &t.clone().with_valid(1, 12).unwrap());
+        assert_eq!(d.to_vec(), [row[..12].iter().sum::<f32>()]);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //!   (`x / 0 == 0`, `x % 0 == x`); `floor_div` / `floor_mod` round toward negative
 //!   infinity; shifts by an out-of-range amount shift every bit out.
 //! * Floats ([`FloatSem`]): IEEE arithmetic in the dtype's precision (`f16` / `bf16` compute in
-//!   `f32` and round); `%` is `fmod`; `min` / `max` ignore a NaN operand.
+//!   `f32` and round); `%` is `fmod`; `min` / `max` ignore a NaN operand; `f32` `exp` / `ln`
+//!   are branch-free polynomials within 1 ulp of the correctly rounded result ([`exp_f32`]).
 //! * Conversions ([`convert`]): one [`RoundMode`]; an unnamed cast means Rust's `as`
 //!   ([`RoundMode::for_cast`]).
 //!
@@ -16,10 +17,12 @@ pub mod convert;
 mod float;
 mod int;
 mod round;
+mod transcendental;
 
 pub use float::FloatSem;
 pub use int::IntSem;
 pub use round::RoundMode;
+pub use transcendental::{exp_f32, ln_f32};
 
 use crate::DataType;
 

@@ -29,7 +29,10 @@
 //!   broadcast (`R x C` with `R x 1` or `1 x C`) follows the operand order.
 //! * Reductions reduce over the valid part only (`row_sum` of a tile with 5 valid columns sums
 //!   5 columns); the result keeps the source's valid rows (row) or columns (column).
-//!   Sums accumulate sequentially in the element dtype, each addition rounded.
+//!   Sums accumulate in the element dtype, each addition rounded: a row sum in 16 interleaved
+//!   partial sums (lane `l` takes elements `l, l + 16, ...` of the whole groups of 16), the
+//!   lanes combined by halves, then the remaining elements in order; a column sum top to
+//!   bottom. (The CPU runtime sums rows the same way, with SIMD.)
 //! * `tile.matmul` computes `m x n` with `m` = a's valid rows, `k` = a's valid columns, `n` =
 //!   b's valid columns, accumulating sequentially over `k` in `fp32` (for `fp16` / `bf16` /
 //!   `fp32` inputs) or `int32` (for `int8`); b must have at least `k` valid rows.

@@ -932,8 +932,33 @@ fn check_inside(what: &str, shape: &[usize], off: &[usize], bounds: &[usize]) ->
     Ok(())
 }
 
+/// The number of partial sums of a row sum (see [`lane_sum`]).
+const SUM_LANES: usize = 16;
+
+/// A row sum in the order the semantics fix: lane `l` adds elements `l, l + 16, ...` of the
+/// leading whole groups of 16 (from 0), the lanes are combined by halves (`l + 8` into `l`,
+/// then `+ 4`, `+ 2`, `+ 1`), then the last `len % 16` elements are added in order; each
+/// addition rounded to `d`. (The runtime's `pto::isa::lane_sum` sums this way with SIMD.)
+fn lane_sum(xs: &[f64], d: DataType) -> R<f64> {
+    let whole = xs.len() / SUM_LANES * SUM_LANES;
+    let mut acc = [0.0; SUM_LANES];
+    for (j, &x) in xs[..whole].iter().enumerate() {
+        acc[j % SUM_LANES] = num::normalize(acc[j % SUM_LANES] + x, d)?;
+    }
+    let mut width = SUM_LANES / 2;
+    while width > 0 {
+        for l in 0..width {
+            acc[l] = num::normalize(acc[l] + acc[l + width], d)?;
+        }
+        width /= 2;
+    }
+    xs[whole..]
+        .iter()
+        .try_fold(acc[0], |s, &x| num::normalize(s + x, d))
+}
+
 /// Row reductions (`R x C -> R x 1`) and column reductions (`R x C -> 1 x C`) over the valid
-/// region, accumulating sequentially in the element dtype.
+/// region in the element dtype: row sums in [`lane_sum`]'s order, the others sequentially.
 fn reduce(op: Opcode, src: &HostTile) -> R<HostTile> {
     let (r, c) = require_rank2(src, "the source")?;
     let (vr, vc) = (src.valid[0], src.valid[1]);
@@ -959,11 +984,12 @@ fn reduce(op: Opcode, src: &HostTile) -> R<HostTile> {
     if row {
         let mut out = blank_tile(d, vec![r, 1], vec![vr, 1]);
         for i in 0..vr {
-            let mut acc = identity;
-            for j in 0..vc {
-                acc = combine(acc, src.data[i * c + j])?;
-            }
-            out.data[i] = acc;
+            let xs = &src.data[i * c..i * c + vc];
+            out.data[i] = if op == Opcode::TileRowSum {
+                lane_sum(xs, d)?
+            } else {
+                xs.iter().try_fold(identity, |acc, &x| combine(acc, x))?
+            };
         }
         Ok(out)
     } else {
