@@ -19,6 +19,38 @@ pub fn tile_bytes(ty: &Type) -> u64 {
     ty.as_tile().map_or(0, pto_ir::TileType::buffer_bytes)
 }
 
+/// Bytes of scratch the ops of function `f` need past its Vec tiles: the largest source of a
+/// row reduction or transpose. pto-isa's `TROWSUM` / `TROWMAX` / `TROWMIN` / `TTRANS` take a
+/// `tmp` tile the instruction overwrites on A2A3, so it cannot be the source; one region
+/// serves every such op, since each uses it only while it runs.
+pub fn scratch_bytes(m: &ProgramModule, f: pto_ir::FuncId) -> u64 {
+    let tree = crate::walk::Tree::of(m, f);
+    let mut need = 0;
+    for &s in &tree.stmts {
+        let Some(pto_ir::StmtKind::Op(ops)) = m.stmts.get(s).map(|st| &st.kind) else {
+            continue;
+        };
+        for &o in ops {
+            let op = &m.ops[o];
+            if needs_scratch(op.opcode.class(), op.opcode) {
+                if let Some(&a) = op.operands.first() {
+                    need = need.max(tile_bytes(&m.values[a].ty));
+                }
+            }
+        }
+    }
+    need
+}
+
+/// Whether an op's instruction takes a scratch tile of its source's type.
+pub fn needs_scratch(class: OpClass, op: pto_ir::Opcode) -> bool {
+    class == OpClass::Transpose
+        || matches!(
+            op,
+            pto_ir::Opcode::TileRowSum | pto_ir::Opcode::TileRowMax | pto_ir::Opcode::TileRowMin
+        )
+}
+
 /// Records the location of a tile value (keeping any address it has).
 pub fn set_space(m: &mut ProgramModule, v: ValueId, space: MemorySpace) {
     if let Type::Tile(t) = &mut m.values[v].ty {

@@ -197,7 +197,29 @@ impl Isa {
         )
     }
 
-    /// Reductions (the C++ form takes a scratch tile).
+    /// Instructions whose C++ form takes a scratch tile of the source's type (`tmp`), which
+    /// they overwrite on A2A3.
+    pub fn needs_scratch(self) -> bool {
+        matches!(
+            self,
+            Isa::TRowSum | Isa::TRowMax | Isa::TRowMin | Isa::TTrans
+        )
+    }
+
+    /// The accumulating binary ops, whose result covers both operands' valid regions
+    /// (`docs/guide.md` section 5): where only one operand is valid the result is that
+    /// operand, as in pto-isa's `TPARTADD` / `TPARTMUL` / `TPARTMAX` / `TPARTMIN`.
+    pub fn partial_form(self) -> Option<&'static str> {
+        Some(match self {
+            Isa::TAdd => "TPARTADD",
+            Isa::TMul => "TPARTMUL",
+            Isa::TMax => "TPARTMAX",
+            Isa::TMin => "TPARTMIN",
+            _ => return None,
+        })
+    }
+
+    /// Reductions.
     pub fn is_reduction(self) -> bool {
         use Isa::*;
         matches!(
@@ -415,6 +437,9 @@ pub struct Program {
     pub tiles: Vec<TileSlot>,
     /// The body.
     pub body: Vec<Inst>,
+    /// Scratch tiles past the Vec tiles, one per source type of the instructions that need
+    /// one ([`Isa::needs_scratch`]); they share one region, which `bufferize` counted.
+    pub scratch: Vec<TileSlot>,
     /// The events of each op of the module (`insert-events`), which the MLIR text shows.
     pub events: OpEvents,
     /// The kernel's span, for messages.
