@@ -21,7 +21,7 @@ use pto_ir::{
 
 use super::writer::{Level, Out};
 use crate::events::Event;
-use crate::info::{pipe_cpp, pipe_spelled};
+use crate::info::{buffer_extents, pipe_cpp, pipe_spelled};
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
 
 /// Emits the C++ source of `p`.
@@ -36,6 +36,7 @@ pub fn emit(p: &Program) -> String {
         names: vec![None; p.module.values.len()],
         // Names average well under 16 bytes.
         name_text: String::with_capacity(16 * p.module.values.len()),
+        zeroed: Vec::new(),
     };
     w.put_program();
     w.out.text
@@ -64,7 +65,9 @@ pub fn cpp_dtype(d: DataType) -> &'static str {
 /// Writes the `Tile<..>` type of a slot with the valid dimensions `valid` (`None`:
 /// `DYNAMIC`; views of a slot's memory have their own). The fixed text around its numbers
 /// comes in three pieces chosen by memory space (and layout), each spelled whole.
-fn put_tile_type_valid(out: &mut Out, s: &TileSlot, valid: [Option<u64>; 2]) {
+/// Extents are the slot's [`buffer_extents`]; a Left tile's layout depends on the target
+/// (`a5`).
+fn put_tile_type_valid(out: &mut Out, s: &TileSlot, valid: [Option<u64>; 2], a5: bool) {
     // The head up to the dtype, the text between the columns and the valid rows (the
     // `BLayout`), and the tail after the valid columns (`SLayout`, fractal size, pad).
     macro_rules! parts {
@@ -82,7 +85,9 @@ fn put_tile_type_valid(out: &mut Out, s: &TileSlot, valid: [Option<u64>; 2]) {
         MemorySpace::Vec | MemorySpace::Ddr => parts!("Vec", "RowMajor", "NoneBox", "512"),
         MemorySpace::Bias if dn => parts!("Bias", "ColMajor", "NoneBox", "512"),
         MemorySpace::Bias => parts!("Bias", "RowMajor", "NoneBox", "512"),
+        MemorySpace::Mat if s.rows == 1 => parts!("Mat", "RowMajor", "NoneBox", "512"),
         MemorySpace::Mat => parts!("Mat", "ColMajor", "RowMajor", "512"),
+        MemorySpace::Left if a5 => parts!("Left", "ColMajor", "RowMajor", "512"),
         MemorySpace::Left => parts!("Left", "RowMajor", "RowMajor", "512"),
         MemorySpace::Right => parts!("Right", "RowMajor", "ColMajor", "512"),
         MemorySpace::Acc => parts!("Acc", "ColMajor", "RowMajor", "1024"),
@@ -91,12 +96,13 @@ fn put_tile_type_valid(out: &mut Out, s: &TileSlot, valid: [Option<u64>; 2]) {
         Some(c) => out.put_u64(c),
         None => out.put("DYNAMIC"),
     };
+    let (rows, cols) = buffer_extents(s.space, s.layout, s.dtype, s.rows, s.cols);
     out.put(head);
     out.put(cpp_dtype(s.dtype));
     out.put(", ");
-    out.put_u64(s.rows);
+    out.put_u64(rows);
     out.put(", ");
-    out.put_u64(s.cols);
+    out.put_u64(cols);
     out.put(mid);
     put_valid(out, valid[0]);
     out.put(", ");
@@ -183,6 +189,37 @@ fn column_tiles(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
             } => {
                 column_tiles(p, then_body, out);
                 column_tiles(p, else_body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The Acc slots `TEXPANDS` fills, each once.
+fn zero_filled_accs(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
+    for i in insts {
+        match i {
+            Inst::Op {
+                isa: Isa::TExpandS,
+                dst,
+                ..
+            } if p.tile(*dst).is_some_and(|s| s.space == MemorySpace::Acc)
+                && !out.contains(dst) =>
+            {
+                out.push(*dst)
+            }
+            Inst::For { body, .. } => zero_filled_accs(p, body, out),
+            Inst::While { cond, body, .. } => {
+                zero_filled_accs(p, cond, out);
+                zero_filled_accs(p, body, out);
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                zero_filled_accs(p, then_body, out);
+                zero_filled_accs(p, else_body, out);
             }
             _ => {}
         }
@@ -354,9 +391,16 @@ struct Writer<'a> {
     /// repeat at every use: its range in `name_text`, which holds them all.
     names: Vec<Option<(u32, u32)>>,
     name_text: String,
+    /// The Acc slots a kernel fills with zero, each with a `NAME_zero` flag.
+    zeroed: Vec<TileId>,
 }
 
 impl Writer<'_> {
+    /// Whether the target is A5 (which lays Left tiles out column-major).
+    fn a5(&self) -> bool {
+        self.p.target == "A5"
+    }
+
     fn put(&mut self, s: &str) {
         self.out.put(s);
     }
@@ -551,6 +595,17 @@ impl Writer<'_> {
                 self.declare(l1, &v, &v.name, v.valid);
             }
         }
+        // pto-isa fills only Vec and Mat tiles, so an accumulator "filled with zero" is a
+        // flag instead: the next matmul into it starts the sum (`TMATMUL`) rather than
+        // adding to it (`TMATMUL_ACC`).
+        let mut zeroed = Vec::new();
+        zero_filled_accs(p, &p.body, &mut zeroed);
+        for t in &zeroed {
+            if let Some(s) = p.tile(*t) {
+                self.out.line(l1, &format!("bool {}_zero = false;", s.name));
+            }
+        }
+        self.zeroed = zeroed;
         self.insts(&p.body, l1);
         self.out.line(l0, "}");
     }
@@ -560,7 +615,8 @@ impl Writer<'_> {
     /// dynamic ones (pto-isa has a constructor per number of dynamic valid dimensions).
     fn declare(&mut self, l: Level, s: &TileSlot, name: &str, valid: [Option<u64>; 2]) {
         self.out.indent(l);
-        put_tile_type_valid(&mut self.out, s, valid);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, s, valid, a5);
         self.put(" ");
         self.put(name);
         match valid {
@@ -848,7 +904,8 @@ impl Writer<'_> {
         };
         let cols = exts.last().cloned().unwrap_or_else(|| "1".into());
         self.out.indent(l1);
-        put_tile_type_valid(&mut self.out, &slot, [None, None]);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, &slot, [None, None], a5);
         let _ = writeln!(self.out.text, " sv({rows}, {cols});");
         self.out.indent(l1);
         self.put("TASSIGN(sv, 0x");
@@ -931,6 +988,39 @@ impl Writer<'_> {
     /// may differ is the `TPART*` form, with an aliased operand read through a view that
     /// keeps its own region.
     fn op(&mut self, l: Level, isa: Isa, dst: TileId, args: &[Arg]) {
+        let Some(dslot) = self.p.tile(dst).cloned() else {
+            return;
+        };
+        if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
+            self.out.line(
+                l,
+                &format!("{}_zero = true; // the accumulator is zero", dslot.name),
+            );
+            return;
+        }
+        if let (Isa::TMatmulAcc, [Arg::Tile(TileRef::Slot(c_in)), a, b]) = (isa, args)
+            && self.zeroed.contains(c_in)
+        {
+            let flag = self
+                .p
+                .tile(*c_in)
+                .map(|s| format!("{}_zero", s.name))
+                .unwrap_or_default();
+            self.out.line(l, &format!("if ({flag}) {{"));
+            self.op_plain(l.next(), Isa::TMatmul, dst, &[*a, *b]);
+            self.out.line(l, "} else {");
+            self.op_plain(l.next(), isa, dst, args);
+            self.out.line(l, "}");
+            if self.zeroed.contains(&dst) {
+                self.out.line(l, &format!("{}_zero = false;", dslot.name));
+            }
+            return;
+        }
+        self.op_plain(l, isa, dst, args);
+    }
+
+    /// [`Writer::op`] once the accumulator flags are dealt with.
+    fn op_plain(&mut self, l: Level, isa: Isa, dst: TileId, args: &[Arg]) {
         let Some(dslot) = self.p.tile(dst).cloned() else {
             return;
         };
@@ -1051,7 +1141,8 @@ impl Writer<'_> {
     /// are all dynamic, constructed with `valid` (C++ expressions).
     fn declare_at(&mut self, l: Level, s: &TileSlot, name: &str, valid: &[String; 2]) {
         self.out.indent(l);
-        put_tile_type_valid(&mut self.out, s, [None, None]);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, s, [None, None], a5);
         let _ = writeln!(self.out.text, " {name}({}, {});", valid[0], valid[1]);
         self.out.indent(l);
         let _ = write!(self.out.text, "TASSIGN({name}, 0x");

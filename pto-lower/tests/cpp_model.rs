@@ -1,0 +1,141 @@
+//! The emitted C++ of every acceptance kernel, for A2A3 and for A5: checked against the
+//! model of pto-isa's rules (`tests/cpp/pto_decls.hpp`, `g++ -fsyntax-only`), then run in
+//! its CPU model at tile-multiple and ragged sizes with guard zones around every tensor,
+//! and compared with the reference interpreter (f32 within 1e-5 relative, integers
+//! exactly). Skipped with a message when no C++ compiler is installed.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+#[path = "cpp/harness.rs"]
+mod harness;
+
+use pto_ir::{DataType, Type};
+use pto_lower::interp::{HostTensor, HostValue, run};
+
+/// The arguments of `m`'s entry kernel with the symbolic dimensions set to `dims` (in the
+/// kernel's order): random inputs, outputs filled with 42 (so an element the kernel does not
+/// write compares equal only if neither side writes it), scalar parameters from `scalars`.
+pub fn args_for(
+    m: &pto_ir::ProgramModule,
+    dims: &[usize],
+    seed: u64,
+    flag: bool,
+) -> Vec<HostValue> {
+    let f = &m.funcs[m.entry.unwrap()];
+    let mut seed = seed;
+    f.sig
+        .params
+        .iter()
+        .map(|p| match &m.values[p.value].ty {
+            Type::Tensor(t) => {
+                let shape: Vec<usize> = t
+                    .shape
+                    .iter()
+                    .map(|d| match d {
+                        pto_ir::Dim::Const(c) => *c as usize,
+                        pto_ir::Dim::Value(v) => {
+                            f.dims.iter().position(|x| x == v).map_or(1, |k| dims[k])
+                        }
+                        pto_ir::Dim::Dynamic => 1,
+                    })
+                    .collect();
+                let n = shape.iter().product();
+                let data = if p.direction == pto_ir::Direction::In {
+                    (0..n)
+                        .map(|_| {
+                            let x = harness::noise(&mut seed);
+                            if t.dtype.is_float() {
+                                (x * 4.0) as f32 as f64
+                            } else {
+                                (x * 100.0).round()
+                            }
+                        })
+                        .collect()
+                } else {
+                    vec![42.0; n]
+                };
+                HostValue::Tensor(HostTensor::new(t.dtype, shape, data).unwrap())
+            }
+            t => {
+                let d = t.dtype().unwrap_or(DataType::Fp32);
+                let x = match d {
+                    DataType::Bool => f64::from(u8::from(flag)),
+                    d if d.is_float() => 1.5,
+                    _ => 5.0,
+                };
+                HostValue::scalar(d, x).unwrap()
+            }
+        })
+        .collect()
+}
+
+/// The size sets a kernel runs at: every symbolic dimension 64 (a multiple of every tile
+/// the kernels use), then ragged sizes; a kernel without symbolic dimensions runs once.
+fn size_sets(m: &pto_ir::ProgramModule) -> Vec<(Vec<usize>, bool)> {
+    let n = m.funcs[m.entry.unwrap()].dims.len();
+    if n == 0 {
+        return vec![(Vec::new(), true)];
+    }
+    let ragged = [37, 70, 50, 45];
+    vec![
+        (vec![64; n], true),
+        ((0..n).map(|k| ragged[k % 4]).collect(), false),
+        ((0..n).map(|k| ragged[(k + 1) % 4] + 64).collect(), true),
+    ]
+}
+
+/// Runs `m` in the C++ model and in the interpreter; the largest error and a description.
+fn compare(
+    built: &harness::Built,
+    m: &pto_ir::ProgramModule,
+    dims: &[usize],
+    flag: bool,
+) -> Result<f64, String> {
+    let args = args_for(m, dims, 7, flag);
+    let (got, got_rets) = built.run(&args)?;
+    let mut want = args.clone();
+    let want_rets = run(m, m.entry.unwrap(), &mut want).map_err(|e| format!("interpreter: {e}"))?;
+    let mut err = 0.0f64;
+    for (g, w) in got.iter().zip(&want) {
+        if let (HostValue::Tensor(g), HostValue::Tensor(w)) = (g, w) {
+            err = err.max(harness::max_error(&g.data, &w.data));
+        }
+    }
+    let want_rets: Vec<f64> = want_rets.iter().filter_map(HostValue::as_f64).collect();
+    err = err.max(harness::max_error(&got_rets, &want_rets));
+    Ok(err)
+}
+
+#[test]
+fn every_kernel_runs_in_the_cpp_model_like_the_interpreter() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the kernels' C++ was not run");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut failures = Vec::new();
+    for k in common::KERNELS {
+        let m = common::kernel(k);
+        for target in ["A2A3", "A5"] {
+            let built = match harness::build(&gxx, &m, target, &dir, k) {
+                Ok(b) => b,
+                Err(e) => {
+                    failures.push(format!("{k} {target}: {e}"));
+                    continue;
+                }
+            };
+            for (dims, flag) in size_sets(&m) {
+                match compare(&built, &m, &dims, flag) {
+                    Ok(err) if err <= 1e-5 => {
+                        eprintln!("{k} {target} {dims:?}: max error {err:.2e}")
+                    }
+                    Ok(err) => failures.push(format!("{k} {target} {dims:?}: max error {err:.2e}")),
+                    Err(e) => failures.push(format!("{k} {target} {dims:?}: {e}")),
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
