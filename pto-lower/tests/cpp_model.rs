@@ -106,6 +106,77 @@ fn compare(
     Ok(err)
 }
 
+/// The acceptance kernels and the extra kernel files the C++ model runs.
+fn kernels() -> Vec<&'static str> {
+    let mut k = common::KERNELS.to_vec();
+    k.push("branchy_matmul");
+    k
+}
+
+/// Kernels whose C++ is not yet legal on a target, with the rule they break: pto-isa on A2A3
+/// has no `TMOV` from an Acc tile to a Vec tile (or between Acc tiles); the cube result has
+/// to reach the vector core through global memory (issue 14 point 7, open).
+const NOT_YET_LEGAL: [(&str, &str, &str); 3] = [
+    (
+        "matmul",
+        "A2A3",
+        "TMOV: this pair of tile locations is not legal on the target",
+    ),
+    (
+        "branchy_matmul",
+        "A2A3",
+        "TMOV: this pair of tile locations is not legal on the target",
+    ),
+    (
+        "branchy_matmul",
+        "A5",
+        "TMOV: this pair of tile locations is not legal on the target",
+    ),
+];
+
+fn not_yet_legal(k: &str, target: &str) -> Option<&'static str> {
+    NOT_YET_LEGAL
+        .iter()
+        .find(|(n, t, _)| *n == k && *t == target)
+        .map(|x| x.2)
+}
+
+/// Every kernel's C++ for each target passes the rules of `pto_decls.hpp`
+/// (`g++ -fsyntax-only`), except the listed ones, which must still fail with their rule (so
+/// that fixing one shows here).
+#[test]
+fn every_kernel_cpp_passes_the_rules_for_each_target() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the kernels' C++ was not checked");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut failures = Vec::new();
+    for k in kernels() {
+        for target in ["A2A3", "A5"] {
+            let cpp = harness::cpp_for(&common::kernel(k), target).unwrap();
+            assert!(
+                cpp.contains(&format!("lowered by pto-lower for {target}")),
+                "{cpp}"
+            );
+            match (
+                harness::syntax_check(&gxx, &cpp, target, &dir, k),
+                not_yet_legal(k, target),
+            ) {
+                (Ok(()), None) => {}
+                (Err(e), Some(rule)) if e.contains(rule) => {}
+                (Ok(()), Some(rule)) => failures.push(format!(
+                    "{k} {target} is legal now ({rule}): update NOT_YET_LEGAL"
+                )),
+                (Err(e), _) => failures.push(format!("{k} {target}:\n{e}")),
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn every_kernel_runs_in_the_cpp_model_like_the_interpreter() {
     let Some(gxx) = harness::gxx() else {
@@ -115,9 +186,12 @@ fn every_kernel_runs_in_the_cpp_model_like_the_interpreter() {
     let dir = std::env::temp_dir().join(format!("pto-cpp-model-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
-    for k in common::KERNELS {
+    for k in kernels() {
         let m = common::kernel(k);
         for target in ["A2A3", "A5"] {
+            if not_yet_legal(k, target).is_some() {
+                continue;
+            }
             let built = match harness::build(&gxx, &m, target, &dir, k) {
                 Ok(b) => b,
                 Err(e) => {

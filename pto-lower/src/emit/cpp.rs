@@ -832,11 +832,12 @@ impl Writer<'_> {
     }
 
     /// Declares `const int64_t eK = ..;` for each extent that is not a number, and names it.
-    fn name_extents(&mut self, l: Level, exts: &mut [String]) {
+    fn name_extents(&mut self, l: Level, exts: &mut [String], prefix: &str) {
         for (k, e) in exts.iter_mut().enumerate() {
             if e.parse::<u64>().is_err() {
-                self.out.line(l, &format!("const int64_t e{k} = {e};"));
-                *e = format!("e{k}");
+                self.out
+                    .line(l, &format!("const int64_t {prefix}{k} = {e};"));
+                *e = format!("{prefix}{k}");
             }
         }
     }
@@ -847,7 +848,7 @@ impl Writer<'_> {
         let mut exts = self.extents(tensor, offsets, window);
         self.out.line(l, "{");
         let l1 = l.next();
-        self.name_extents(l1, &mut exts);
+        self.name_extents(l1, &mut exts, "e");
         let (cols, lead) = exts
             .split_last()
             .map_or(("1".to_string(), &[][..]), |(c, lead)| (c.clone(), lead));
@@ -889,6 +890,7 @@ impl Writer<'_> {
         self.out.line(l, "{");
         let l1 = l.next();
         let (vr, vc) = (self.vdim(src, 0), self.vdim(src, 1));
+        self.name_extents(l1, &mut exts, "w");
         let n = exts.len();
         if let Some(c) = exts.last_mut() {
             *c = cpp_min(&vc, c);
@@ -896,7 +898,7 @@ impl Writer<'_> {
         if n >= 2 {
             exts[n - 2] = cpp_min(&vr, &exts[n - 2]);
         }
-        self.name_extents(l1, &mut exts);
+        self.name_extents(l1, &mut exts, "e");
         let rows = if n >= 2 {
             exts[..n - 1].join(" * ")
         } else {
@@ -1044,6 +1046,21 @@ impl Writer<'_> {
         let partial = isa
             .partial_form()
             .filter(|_| tiles.len() == 2 && !statically_equal);
+        let direct = self.result_region(isa, dst, &regions);
+        let own = (
+            self.vdim(TileRef::Slot(dst), 0),
+            self.vdim(TileRef::Slot(dst), 1),
+        );
+        let unchanged = direct.as_ref().is_none_or(|r| *r == own);
+        if !column && partial.is_none() && (unchanged || !tiles.contains(&TileRef::Slot(dst))) {
+            // No source sees the destination's region change: set it and call.
+            if let (false, Some((r, c))) = (unchanged, &direct) {
+                self.set_region(l, dst, r, c);
+            }
+            let names = tiles.iter().map(|&t| self.text(|me| me.tref(t))).collect();
+            self.call(l, isa.name(), &dslot.name, dty, args, names, &tiles);
+            return;
+        }
         self.out.line(l, "{");
         let l1 = l.next();
         // The sources' regions, read before the destination's changes.
@@ -1102,10 +1119,36 @@ impl Writer<'_> {
         } else {
             dslot.name.clone()
         };
-        self.out.indent(l1);
-        self.put(partial.unwrap_or(isa.name()));
+        self.call(
+            l1,
+            partial.unwrap_or(isa.name()),
+            &dst_name,
+            dty,
+            args,
+            names,
+            &tiles,
+        );
+        self.out.line(l, "}");
+    }
+
+    /// `NAME(dst, args..);` with the tile operands read through `names`, and the scratch
+    /// tile last for the instructions that take one.
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        l: Level,
+        name: &str,
+        dst: &str,
+        dty: DataType,
+        args: &[Arg],
+        names: Vec<String>,
+        tiles: &[TileRef],
+    ) {
+        let isa = Isa::from_name(name);
+        self.out.indent(l);
+        self.put(name);
         self.put("(");
-        self.put(&dst_name);
+        self.put(dst);
         let mut next_tile = names.into_iter();
         for &x in args {
             self.put(", ");
@@ -1117,7 +1160,7 @@ impl Writer<'_> {
                 other => self.arg(other, dty),
             }
         }
-        if isa.needs_scratch() {
+        if isa.is_some_and(Isa::needs_scratch) {
             let src = tiles.first().and_then(|t| match t {
                 TileRef::Slot(id) => self.p.tile(*id),
                 TileRef::Param(_) => None,
@@ -1134,7 +1177,6 @@ impl Writer<'_> {
             }
         }
         self.put(");\n");
-        self.out.line(l, "}");
     }
 
     /// Declares a tile object named `name` over slot `s`'s memory whose valid dimensions
