@@ -254,12 +254,41 @@ mod tests {
         let a = Tile::<i32, 4, 4>::full(2).with_valid(3, 4).unwrap();
         let b = Tile::<i32, 4, 4>::full(5).with_valid(4, 2).unwrap();
         let mut d = Tile::<i32, 4, 4>::full(-1);
-        tmul(&mut d, &a, &b);
+        tsub(&mut d, &a, &b);
         assert_eq!(d.valid(), (3, 2));
-        assert_eq!(d.to_vec(), vec![10; 6]);
+        assert_eq!(d.to_vec(), vec![-3; 6]);
         // Outside the shared region nothing was written.
         assert_eq!(d.as_rows()[0][2], -1);
         assert_eq!(d.as_rows()[3][0], -1);
+    }
+
+    #[test]
+    fn accumulating_ops_cover_both_valid_regions() {
+        // A carried 4 x 4 accumulator plus a 2-row edge tile keeps its rows 2 and 3.
+        let acc = Tile::<i32, 4, 4>::full(1);
+        let edge = Tile::<i32, 4, 4>::full(5).with_valid(2, 4).unwrap();
+        for (f, want) in [
+            (tadd as fn(&mut Tile<i32, 4, 4>, &Tile<i32, 4, 4>, &Tile<i32, 4, 4>), 6),
+            (tmul, 5),
+            (tmax, 5),
+            (tmin, 1),
+        ] {
+            let mut d = Tile::<i32, 4, 4>::full(-1);
+            f(&mut d, &edge, &acc);
+            assert_eq!(d.valid(), (4, 4));
+            assert_eq!(d.as_rows()[1], [want; 4]);
+            assert_eq!(d.as_rows()[3], [1; 4]);
+        }
+        let mut d = acc.clone();
+        tmax_inplace(&mut d, &Tile::<i32, 4, 4>::full(-9).with_valid(1, 2).unwrap());
+        assert_eq!((d.valid(), d.to_vec()), ((4, 4), vec![1; 16]));
+        // Regions neither of which holds the other: zero where neither operand is valid.
+        let a = Tile::<i32, 4, 4>::full(2).with_valid(3, 4).unwrap();
+        let b = Tile::<i32, 4, 4>::full(5).with_valid(4, 2).unwrap();
+        let mut d = Tile::<i32, 4, 4>::full(-1);
+        tadd(&mut d, &a, &b);
+        assert_eq!(d.valid(), (4, 4));
+        assert_eq!((d.as_rows()[0], d.as_rows()[3]), ([7, 7, 2, 2], [5, 5, 0, 0]));
     }
 
     #[test]
