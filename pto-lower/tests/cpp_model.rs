@@ -9,65 +9,7 @@ mod common;
 #[path = "cpp/harness.rs"]
 mod harness;
 
-use pto_ir::{DataType, Type};
-use pto_lower::interp::{HostTensor, HostValue, run};
-
-/// The arguments of `m`'s entry kernel with the symbolic dimensions set to `dims` (in the
-/// kernel's order): random inputs, outputs filled with 42 (so an element the kernel does not
-/// write compares equal only if neither side writes it), scalar parameters from `scalars`.
-pub fn args_for(
-    m: &pto_ir::ProgramModule,
-    dims: &[usize],
-    seed: u64,
-    flag: bool,
-) -> Vec<HostValue> {
-    let f = &m.funcs[m.entry.unwrap()];
-    let mut seed = seed;
-    f.sig
-        .params
-        .iter()
-        .map(|p| match &m.values[p.value].ty {
-            Type::Tensor(t) => {
-                let shape: Vec<usize> = t
-                    .shape
-                    .iter()
-                    .map(|d| match d {
-                        pto_ir::Dim::Const(c) => *c as usize,
-                        pto_ir::Dim::Value(v) => {
-                            f.dims.iter().position(|x| x == v).map_or(1, |k| dims[k])
-                        }
-                        pto_ir::Dim::Dynamic => 1,
-                    })
-                    .collect();
-                let n = shape.iter().product();
-                let data = if p.direction == pto_ir::Direction::In {
-                    (0..n)
-                        .map(|_| {
-                            let x = harness::noise(&mut seed);
-                            if t.dtype.is_float() {
-                                (x * 4.0) as f32 as f64
-                            } else {
-                                (x * 100.0).round()
-                            }
-                        })
-                        .collect()
-                } else {
-                    vec![42.0; n]
-                };
-                HostValue::Tensor(HostTensor::new(t.dtype, shape, data).unwrap())
-            }
-            t => {
-                let d = t.dtype().unwrap_or(DataType::Fp32);
-                let x = match d {
-                    DataType::Bool => f64::from(u8::from(flag)),
-                    d if d.is_float() => 1.5,
-                    _ => 5.0,
-                };
-                HostValue::scalar(d, x).unwrap()
-            }
-        })
-        .collect()
-}
+use pto_lower::interp::{HostValue, run};
 
 /// The size sets a kernel runs at: every symbolic dimension 64 (a multiple of every tile
 /// the kernels use), then ragged sizes; a kernel without symbolic dimensions runs once.
@@ -91,7 +33,7 @@ fn compare(
     dims: &[usize],
     flag: bool,
 ) -> Result<f64, String> {
-    let args = args_for(m, dims, 7, flag);
+    let args = harness::args_for(m, dims, 7, flag);
     let (got, got_rets) = built.run(&args)?;
     let mut want = args.clone();
     let want_rets = run(m, m.entry.unwrap(), &mut want).map_err(|e| format!("interpreter: {e}"))?;

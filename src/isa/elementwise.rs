@@ -268,7 +268,10 @@ mod tests {
         let acc = Tile::<i32, 4, 4>::full(1);
         let edge = Tile::<i32, 4, 4>::full(5).with_valid(2, 4).unwrap();
         for (f, want) in [
-            (tadd as fn(&mut Tile<i32, 4, 4>, &Tile<i32, 4, 4>, &Tile<i32, 4, 4>), 6),
+            (
+                tadd as fn(&mut Tile<i32, 4, 4>, &Tile<i32, 4, 4>, &Tile<i32, 4, 4>),
+                6,
+            ),
             (tmul, 5),
             (tmax, 5),
             (tmin, 1),
@@ -280,7 +283,10 @@ mod tests {
             assert_eq!(d.as_rows()[3], [1; 4]);
         }
         let mut d = acc.clone();
-        tmax_inplace(&mut d, &Tile::<i32, 4, 4>::full(-9).with_valid(1, 2).unwrap());
+        tmax_inplace(
+            &mut d,
+            &Tile::<i32, 4, 4>::full(-9).with_valid(1, 2).unwrap(),
+        );
         assert_eq!((d.valid(), d.to_vec()), ((4, 4), vec![1; 16]));
         // Regions neither of which holds the other: zero where neither operand is valid.
         let a = Tile::<i32, 4, 4>::full(2).with_valid(3, 4).unwrap();
@@ -288,7 +294,10 @@ mod tests {
         let mut d = Tile::<i32, 4, 4>::full(-1);
         tadd(&mut d, &a, &b);
         assert_eq!(d.valid(), (4, 4));
-        assert_eq!((d.as_rows()[0], d.as_rows()[3]), ([7, 7, 2, 2], [5, 5, 0, 0]));
+        assert_eq!(
+            (d.as_rows()[0], d.as_rows()[3]),
+            ([7, 7, 2, 2], [5, 5, 0, 0])
+        );
     }
 
     #[test]

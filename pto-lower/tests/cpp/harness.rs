@@ -391,3 +391,74 @@ pub fn noise(seed: &mut u64) -> f64 {
         .wrapping_add(1442695040888963407);
     ((*seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
 }
+
+/// The arguments of `m`'s entry kernel with the symbolic dimensions set to `dims` (in the
+/// kernel's order): random inputs, outputs filled with 42 (so an element the kernel does not
+/// write compares equal only if neither side writes it), scalar parameters from `scalars`.
+pub fn args_for(
+    m: &pto_ir::ProgramModule,
+    dims: &[usize],
+    seed: u64,
+    flag: bool,
+) -> Vec<HostValue> {
+    let f = &m.funcs[m.entry.unwrap()];
+    let mut seed = seed;
+    f.sig
+        .params
+        .iter()
+        .map(|p| match &m.values[p.value].ty {
+            Type::Tensor(t) => {
+                let shape: Vec<usize> = t
+                    .shape
+                    .iter()
+                    .map(|d| match d {
+                        Dim::Const(c) => *c as usize,
+                        Dim::Value(v) => f.dims.iter().position(|x| x == v).map_or(1, |k| dims[k]),
+                        Dim::Dynamic => 1,
+                    })
+                    .collect();
+                let n = shape.iter().product();
+                let data = if p.direction == Direction::In {
+                    (0..n)
+                        .map(|_| {
+                            let x = noise(&mut seed);
+                            if t.dtype.is_float() {
+                                (x * 4.0) as f32 as f64
+                            } else {
+                                (x * 100.0).round()
+                            }
+                        })
+                        .collect()
+                } else {
+                    vec![42.0; n]
+                };
+                HostValue::Tensor(HostTensor::new(t.dtype, shape, data).unwrap())
+            }
+            t => {
+                let d = t.dtype().unwrap_or(DataType::Fp32);
+                let x = match d {
+                    DataType::Bool => f64::from(u8::from(flag)),
+                    d if d.is_float() => 1.5,
+                    _ => 5.0,
+                };
+                HostValue::scalar(d, x).unwrap()
+            }
+        })
+        .collect()
+}
+
+/// The sizes of `m`'s entry kernel's symbolic dimensions in the kernel's order, from
+/// `(name, size)` pairs (a dimension not named gets 1).
+pub fn dims_by_name(m: &ProgramModule, sizes: &[(&str, usize)]) -> Vec<usize> {
+    let f = &m.funcs[m.entry.unwrap()];
+    f.dims
+        .iter()
+        .map(|&v| {
+            let name = m.values[v].name.as_deref().unwrap_or_default();
+            sizes
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(1, |&(_, s)| s)
+        })
+        .collect()
+}
