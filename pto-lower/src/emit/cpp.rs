@@ -1019,6 +1019,10 @@ impl Writer<'_> {
             return;
         }
         self.op_plain(l, isa, dst, args);
+        if self.zeroed.contains(&dst) {
+            // Anything else written into the accumulator replaces the zero.
+            self.out.line(l, &format!("{}_zero = false;", dslot.name));
+        }
     }
 
     /// [`Writer::op`] once the accumulator flags are dealt with.

@@ -422,11 +422,13 @@ pub fn args_for(
                     (0..n)
                         .map(|_| {
                             let x = noise(&mut seed);
-                            if t.dtype.is_float() {
-                                (x * 4.0) as f32 as f64
+                            let x = if t.dtype.is_float() {
+                                x * 4.0
                             } else {
                                 (x * 100.0).round()
-                            }
+                            };
+                            // Rounded to the dtype, so every side starts from the same values.
+                            HostScalar::from_f64(t.dtype, x).map_or(x, |s| scalar_f64(&s))
                         })
                         .collect()
                 } else {

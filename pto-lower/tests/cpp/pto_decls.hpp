@@ -39,19 +39,57 @@ enum class PadValue { Null, Zero, Max, Min };
 enum class RoundMode { CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
 enum class Layout { ND, DN, NZ };
 
-// The model keeps fp16 / bf16 values as floats rounded to the format's precision.
+// fp16 and bf16 are 2-byte types, as in pto-isa (tile sizes depend on it); the model
+// converts through float with round-to-nearest-even.
+namespace model {
+inline uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float float_of(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint16_t to_half_bits(float f) {
+  const uint32_t u = bits_of(f), sign = (u >> 16) & 0x8000u;
+  const uint32_t a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0u));
+  if (a >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past the largest half
+  if (a < 0x38800000u) {                                    // subnormal half (or zero)
+    const float r = float_of(a) + 0.5f;                     // the float's rounding does RNE
+    return uint16_t(sign | (bits_of(r) - bits_of(0.5f)));
+  }
+  const uint32_t m = a + 0xc8000fffu + ((a >> 13) & 1u);  // rebias and round to even
+  return uint16_t(sign | (m >> 13));
+}
+inline float from_half_bits(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) return float_of(sign | bits_of(float(m) * (1.0f / 16777216.0f)));
+  if (e == 31) return float_of(sign | 0x7f800000u | (m << 13));
+  return float_of(sign | ((e + 112) << 23) | (m << 13));
+}
+inline uint16_t to_bf16_bits(float f) {
+  const uint32_t u = bits_of(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);
+  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+}  // namespace model
+
 struct half {
-  float v = 0;
+  uint16_t bits = 0;
   half() = default;
-  explicit half(float f) : v(f) {}
-  operator float() const { return v; }
+  explicit half(float f) : bits(model::to_half_bits(f)) {}
+  operator float() const { return model::from_half_bits(bits); }
 };
 struct bfloat16_t {
-  float v = 0;
+  uint16_t bits = 0;
   bfloat16_t() = default;
-  explicit bfloat16_t(float f) : v(f) {}
-  operator float() const { return v; }
+  explicit bfloat16_t(float f) : bits(model::to_bf16_bits(f)) {}
+  operator float() const { return model::float_of(uint32_t(bits) << 16); }
 };
+static_assert(sizeof(half) == 2 && sizeof(bfloat16_t) == 2, "2-byte floating types");
 
 namespace model {
 
