@@ -30,8 +30,12 @@ pub fn include_dir() -> PathBuf {
     )
 }
 
-/// g++ (the machine image has g++ 12), or `None` when missing.
+/// g++ (the machine image has g++ 12), or `None` when missing. `PTO_CPP_COMPILER` names
+/// another compiler.
 pub fn gxx() -> Option<String> {
+    if let Ok(c) = std::env::var("PTO_CPP_COMPILER") {
+        return Some(c);
+    }
     ["g++", "clang++"]
         .iter()
         .find(|c| {
@@ -263,15 +267,15 @@ pub fn build(
     std::fs::write(work.join("kernel.cpp"), &cpp).map_err(|e| e.to_string())?;
     std::fs::write(work.join("driver.cpp"), driver(m, f)).map_err(|e| e.to_string())?;
     let exe = work.join("run");
+    // `PTO_CPP_HEADERS` replaces the model by other flags (another implementation of the
+    // API, checked locally; no test depends on one).
+    let headers: Vec<String> = match std::env::var("PTO_CPP_HEADERS") {
+        Ok(flags) => flags.split_whitespace().map(str::to_string).collect(),
+        Err(_) => vec!["-I".into(), include_dir().display().to_string()],
+    };
     let o = Command::new(gxx)
-        .args([
-            "-std=c++20",
-            "-O1",
-            "-w",
-            &format!("-DPTO_TARGET_{target}"),
-            "-I",
-        ])
-        .arg(include_dir())
+        .args(["-std=c++20", "-O1", "-w", &format!("-DPTO_TARGET_{target}")])
+        .args(&headers)
         .arg("-I")
         .arg(&work)
         .arg(work.join("driver.cpp"))
