@@ -43,7 +43,6 @@ mod matmul_splitk;
 #[path = "edge/kernels.rs"]
 mod edge;
 
-#[allow(dead_code)]
 #[path = "../pto-lower/tests/cpp/harness.rs"]
 mod harness;
 

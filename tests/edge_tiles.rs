@@ -67,15 +67,13 @@ fn close(got: &[f32], want: &[f32], tol: f32, what: &str) {
 
 type Reduce = fn(&Tensor<f32>, &mut Tensor<f32>) -> Result<(), pto::Error>;
 
-/// A column reduction kernel at `r x c`, against `fold` over each column.
+/// A column reduction kernel at `r x c` on data in `lo..hi`, against `fold` over each column.
 fn column_reduction(
     kernel: Reduce,
     m: &pto::ir::ProgramModule,
-    r: usize,
-    c: usize,
+    (r, c): (usize, usize),
     fold: fn(f32, f32) -> f32,
-    lo: f32,
-    hi: f32,
+    (lo, hi): (f32, f32),
     tol: f32,
 ) {
     let x = values(r * c, (r * 131 + c) as u64, lo, hi);
@@ -104,11 +102,9 @@ fn carried_sum_of_edge_tiles() {
         column_reduction(
             kernels::carried_sum,
             &kernels::carried_sum::program(),
-            r,
-            c,
+            (r, c),
             |a, b| a + b,
-            -1.0,
-            1.0,
+            (-1.0, 1.0),
             1e-5,
         );
     }
@@ -121,11 +117,9 @@ fn carried_max_of_edge_tiles_on_negative_data() {
         column_reduction(
             kernels::carried_max,
             &kernels::carried_max::program(),
-            r,
-            c,
+            (r, c),
             f32::max,
-            -10.0,
-            -1.0,
+            (-10.0, -1.0),
             0.0,
         );
     }
@@ -137,11 +131,9 @@ fn carried_min_of_edge_tiles_on_positive_data() {
         column_reduction(
             kernels::carried_min,
             &kernels::carried_min::program(),
-            r,
-            c,
+            (r, c),
             f32::min,
-            1.0,
-            10.0,
+            (1.0, 10.0),
             0.0,
         );
     }

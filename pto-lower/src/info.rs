@@ -66,10 +66,10 @@ pub fn scratch_bytes(m: &ProgramModule, f: pto_ir::FuncId) -> u64 {
         };
         for &o in ops {
             let op = &m.ops[o];
-            if needs_scratch(op.opcode.class(), op.opcode) {
-                if let Some(&a) = op.operands.first() {
-                    need = need.max(tile_bytes(&m.values[a].ty));
-                }
+            if needs_scratch(op.opcode.class(), op.opcode)
+                && let Some(&a) = op.operands.first()
+            {
+                need = need.max(tile_bytes(&m.values[a].ty));
             }
         }
     }

@@ -60,7 +60,7 @@ fn accepted(decls: &str, body: &str, target: &str) {
 const ROW_DYN: &str =
     "using T = Tile<TileType::Vec, float, 8, 128, BLayout::RowMajor, DYNAMIC, 128>;";
 
-/// 1. A tile with exactly one `DYNAMIC` valid dimension takes one constructor argument.
+/// Defect 1: A tile with exactly one `DYNAMIC` valid dimension takes one constructor argument.
 #[test]
 fn d1_constructor_follows_the_dynamic_dimensions() {
     let c = common::compile("softmax").cpp;
@@ -76,7 +76,7 @@ fn d1_constructor_follows_the_dynamic_dimensions() {
     );
 }
 
-/// 2. A dynamic-stride `GlobalTensor` is built `(pointer, shape, stride)`.
+/// Defect 2: A dynamic-stride `GlobalTensor` is built `(pointer, shape, stride)`.
 #[test]
 fn d2_global_tensor_takes_pointer_shape_stride() {
     let c = common::compile("splitk").cpp;
@@ -99,7 +99,7 @@ fn d2_global_tensor_takes_pointer_shape_stride() {
     );
 }
 
-/// 3. `TCOLMAX` / `TCOLSUM` take `(dst, src)`; a third tile is not an event.
+/// Defect 3: `TCOLMAX` / `TCOLSUM` take `(dst, src)`; a third tile is not an event.
 #[test]
 fn d3_column_reductions_take_dst_and_src() {
     let c = common::compile("reductions").cpp;
@@ -132,7 +132,7 @@ const SCALED_ROW_MAX: &str = r#"program.module @k {
 }
 "#;
 
-/// 4. Scalar ops on a column-major `[R, 1]` tile go through a row-major `[1, R]` view.
+/// Defect 4: Scalar ops on a column-major `[R, 1]` tile go through a row-major `[1, R]` view.
 #[test]
 fn d4_scalar_ops_on_columns_use_a_row_major_view() {
     let m = pto_ir::parse(SCALED_ROW_MAX).unwrap();
@@ -158,7 +158,7 @@ fn d4_scalar_ops_on_columns_use_a_row_major_view() {
     }
 }
 
-/// 5. Edge windows: a dynamic `GlobalTensor` shape from the clamped extents and the tile's
+/// Defect 5: Edge windows: a dynamic `GlobalTensor` shape from the clamped extents and the tile's
 /// valid region set to the same; stores through a view clipped to the tensor. (Running every
 /// kernel at ragged sizes with guard zones is `tests/cpp_model.rs`.)
 #[test]
@@ -176,7 +176,7 @@ fn d5_edge_windows_have_dynamic_shapes_and_valid_regions() {
     }
 }
 
-/// 6. `TROWSUM` / `TROWMAX` / `TTRANS` get a scratch tile, not their source; bufferize counts it.
+/// Defect 6: `TROWSUM` / `TROWMAX` / `TTRANS` get a scratch tile, not their source; bufferize counts it.
 #[test]
 fn d6_reductions_get_a_scratch_tile() {
     let c = common::compile("softmax").cpp;
@@ -208,7 +208,7 @@ fn d6_reductions_get_a_scratch_tile() {
     }
 }
 
-/// 7. Per-target legality: a split-K accumulator starts with `TMATMUL`, never a fill of an
+/// Defect 7: Per-target legality: a split-K accumulator starts with `TMATMUL`, never a fill of an
 /// Acc tile; the model knows each target's `TMOV` pairs.
 #[test]
 fn d7_accumulators_start_with_tmatmul_and_moves_follow_the_target() {
@@ -242,7 +242,7 @@ fn d7_accumulators_start_with_tmatmul_and_moves_follow_the_target() {
     );
 }
 
-/// 8. `<pto/pto-inst.hpp>` comes before `common/pto_instr.hpp`.
+/// Defect 8: `<pto/pto-inst.hpp>` comes before `common/pto_instr.hpp`.
 #[test]
 fn d8_pto_inst_is_included_first() {
     let c = common::compile("vadd").cpp;
@@ -271,7 +271,7 @@ fn d8_pto_inst_is_included_first() {
     }
 }
 
-/// 9. A returned scalar is written to a GM out-pointer (and the model run gives the
+/// Defect 9: A returned scalar is written to a GM out-pointer (and the model run gives the
 /// interpreter's value).
 #[test]
 fn d9_returned_scalars_go_to_out_pointers() {
