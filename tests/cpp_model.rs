@@ -274,6 +274,23 @@ fn kernels() -> Vec<(
             ],
         ),
         (
+            "cast_extract",
+            edge::cast_extract::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (mut o, mut h) = (tensor::<i32>(&a[1]), tensor::<f32>(&a[2]));
+                edge::cast_extract(&x, &mut o, &mut h)?;
+                put(&mut a[1], &o);
+                put(&mut a[2], &h);
+                Ok(())
+            },
+            vec![
+                vec![("R", 32), ("C", 64)],
+                vec![("R", 37), ("C", 50)],
+                vec![("R", 21), ("C", 20)],
+            ],
+        ),
+        (
             "carried_matmul",
             edge::carried_matmul::program(),
             |a| {

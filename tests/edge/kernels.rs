@@ -51,3 +51,19 @@ pub fn carried_matmul(
         }
     }
 }
+
+/// An edge tile cast to `i32` (rounded to nearest) and a window of it extracted, reduced
+/// along rows at ragged sizes: the cast and the extract keep the source's valid region, so
+/// the sums and maxima see only elements inside the tensor.
+#[pto::kernel]
+pub fn cast_extract(
+    x: &Tensor<f32, R, C>,
+    #[out] sums: &mut Tensor<i32, R, 1>,
+    #[out] maxs: &mut Tensor<f32, R, 1>,
+) {
+    for r in (0..R).step_by(16) {
+        let t = x.load::<16, 64>([r, 0]);
+        sums.store([r, 0], (t * 10.0).cast::<i32>().row_sum());
+        maxs.store([r, 0], t.extract::<16, 32>([0, 0]).row_max());
+    }
+}

@@ -1226,9 +1226,28 @@ impl Writer<'_> {
                 offsets,
                 window,
             } => self.store(l, *src, *tensor, offsets, window),
-            Inst::Extract { dst, src, at } => self.tile_at(l, "TEXTRACT", *dst, *src, *at),
+            Inst::Extract { dst, src, at } => {
+                // The window's part inside the source's valid region.
+                if let Some(d) = self.p.tile(*dst) {
+                    let (rows, cols) = (d.rows.to_string(), d.cols.to_string());
+                    let mut ext = [String::new(), String::new()];
+                    for (k, lim) in [rows, cols].iter().enumerate() {
+                        let v = self.vdim(*src, k);
+                        let o = self.text(|me| me.index(at[k]));
+                        let left = match (v.parse::<u64>(), o.parse::<u64>()) {
+                            (Ok(v), Ok(o)) => v.saturating_sub(o).to_string(),
+                            _ => format!("({v} > {o} ? {v} - {o} : 0)"),
+                        };
+                        ext[k] = cpp_min(&left, lim);
+                    }
+                    self.set_region(l, *dst, &ext[0], &ext[1]);
+                }
+                self.tile_at(l, "TEXTRACT", *dst, *src, *at)
+            }
             Inst::Insert { dst, src, at } => self.tile_at(l, "TINSERT", *dst, *src, *at),
             Inst::Cvt { dst, src, round } => {
+                let (r, c) = (self.vdim(*src, 0), self.vdim(*src, 1));
+                self.set_region(l, *dst, &r, &c);
                 self.out.indent(l);
                 self.put("TCVT(");
                 self.tile(*dst);
