@@ -400,7 +400,7 @@ fn helper_cpp_compiles_with_gxx() {
         let file = dir.join(format!("{name}.cpp"));
         std::fs::write(&file, cpp).unwrap();
         let o = std::process::Command::new("g++")
-            .args(["-std=c++17", "-fsyntax-only", "-I"])
+            .args(["-std=c++20", "-fsyntax-only", "-I"])
             .arg(&include)
             .arg(&file)
             .output()

@@ -27,7 +27,7 @@ use pto_ir::{
     StmtKind, ValueDef, ValueId,
 };
 
-use crate::info::{set_addr, space_of, tile_bytes};
+use crate::info::{scratch_bytes, set_addr, space_of, tile_bytes};
 use crate::pass::Pass;
 use crate::walk;
 
@@ -441,6 +441,14 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
     for &(_, space, off, size) in &placed {
         if let Some(p) = peak.get_mut(space as usize) {
             *p = (*p).max(off + size);
+        }
+    }
+    // The scratch tile of row reductions and transposes sits past the Vec tiles
+    // (`info::scratch_bytes`; the lowering places it there).
+    if let Some(p) = peak.get_mut(MemorySpace::Vec as usize) {
+        let scratch = scratch_bytes(m, f);
+        if scratch > 0 {
+            *p = p.div_ceil(32) * 32 + scratch;
         }
     }
     let mut diags = Vec::new();

@@ -14,9 +14,75 @@ pub fn addr_of(m: &ProgramModule, v: ValueId) -> Option<u64> {
     m.values.get(v)?.ty.as_tile()?.memref?.addr
 }
 
-/// Bytes a tile occupies in its buffer: elements times element size, rounded up to 32.
+/// Bytes a tile occupies in its buffer: its [`buffer_extents`] times the element size,
+/// rounded up to 32.
 pub fn tile_bytes(ty: &Type) -> u64 {
-    ty.as_tile().map_or(0, pto_ir::TileType::buffer_bytes)
+    let Some(t) = ty.as_tile() else { return 0 };
+    let Some(space) = t.memref.map(|r| r.space) else {
+        return t.buffer_bytes();
+    };
+    let (rows, cols) = t.rows_cols();
+    let (r, c) = buffer_extents(space, layout_name(space, &t.shape), t.dtype, rows, cols);
+    (r.saturating_mul(c)
+        .saturating_mul(t.dtype.size_bytes().max(1)))
+    .div_ceil(32)
+        * 32
+}
+
+/// The extents a `rows x cols` tile has in its buffer. pto-isa requires each row of a
+/// row-major unboxed tile, and each column of a column-major one, to be a multiple of 32
+/// bytes (`docs/coding/Tile.md`), so a `1 x 1` f32 tile is stored as `1 x 8` and a `4 x 1`
+/// column as `8 x 1`, the extra elements outside its valid region.
+pub fn buffer_extents(
+    space: MemorySpace,
+    layout: &str,
+    dtype: pto_ir::DataType,
+    rows: u64,
+    cols: u64,
+) -> (u64, u64) {
+    let size = dtype.size_bytes().max(1);
+    let pad = |n: u64| (n * size).div_ceil(32) * 32 / size;
+    match space {
+        MemorySpace::Vec | MemorySpace::Ddr | MemorySpace::Bias if layout == "DN" => {
+            (pad(rows), cols)
+        }
+        MemorySpace::Vec | MemorySpace::Ddr | MemorySpace::Bias => (rows, pad(cols)),
+        // A one-row Mat tile (a bias on its way to the Bias table) is row-major, unboxed.
+        MemorySpace::Mat if rows == 1 => (rows, pad(cols)),
+        _ => (rows, cols),
+    }
+}
+
+/// Bytes of scratch the ops of function `f` need past its Vec tiles: the largest source of a
+/// row reduction or transpose. pto-isa's `TROWSUM` / `TROWMAX` / `TROWMIN` / `TTRANS` take a
+/// `tmp` tile the instruction overwrites on A2A3, so it cannot be the source; one region
+/// serves every such op, since each uses it only while it runs.
+pub fn scratch_bytes(m: &ProgramModule, f: pto_ir::FuncId) -> u64 {
+    let tree = crate::walk::Tree::of(m, f);
+    let mut need = 0;
+    for &s in &tree.stmts {
+        let Some(pto_ir::StmtKind::Op(ops)) = m.stmts.get(s).map(|st| &st.kind) else {
+            continue;
+        };
+        for &o in ops {
+            let op = &m.ops[o];
+            if needs_scratch(op.opcode.class(), op.opcode)
+                && let Some(&a) = op.operands.first()
+            {
+                need = need.max(tile_bytes(&m.values[a].ty));
+            }
+        }
+    }
+    need
+}
+
+/// Whether an op's instruction takes a scratch tile of its source's type.
+pub fn needs_scratch(class: OpClass, op: pto_ir::Opcode) -> bool {
+    class == OpClass::Transpose
+        || matches!(
+            op,
+            pto_ir::Opcode::TileRowSum | pto_ir::Opcode::TileRowMax | pto_ir::Opcode::TileRowMin
+        )
 }
 
 /// Records the location of a tile value (keeping any address it has).

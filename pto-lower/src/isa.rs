@@ -244,6 +244,9 @@ pub struct Program {
     pub tiles: Vec<TileSlot>,
     /// The body.
     pub body: Vec<Inst>,
+    /// Scratch tiles past the Vec tiles, one per source type of the instructions that need
+    /// one ([`Isa::needs_scratch`]); they share one region, which `bufferize` counted.
+    pub scratch: Vec<TileSlot>,
     /// The events of each op of the module (`insert-events`), which the MLIR text shows.
     pub events: OpEvents,
     /// The kernel's span, for messages.

@@ -12,8 +12,8 @@
 use pto_ir::entity::SecondaryMap;
 use pto_ir::typefmt::push_u64;
 use pto_ir::{
-    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, OpClass, OpId, Opcode, PipeKind,
-    ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
+    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId,
+    Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
 use rustc_hash::FxHashMap;
 
@@ -63,6 +63,7 @@ pub fn lower_with_events(
     let mut body = lw.block(f.body);
     let Lowerer { tiles, diags, .. } = lw;
     crate::fence::insert(&mut body, &tiles);
+    let scratch = scratch_slots(&body, &tiles);
     if !diags.is_empty() {
         let mut d = Diagnostics::new();
         for x in diags {
@@ -76,9 +77,65 @@ pub fn lower_with_events(
         target,
         tiles,
         body,
+        scratch,
         events,
         span,
     })
+}
+
+/// One scratch slot per source type of the instructions that need one, all at the first
+/// 32-byte boundary past the Vec tiles (where `bufferize` counted the region).
+fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
+    fn walk(insts: &[Inst], tiles: &[TileSlot], addr: u64, out: &mut Vec<TileSlot>) {
+        for i in insts {
+            match i {
+                Inst::Op { isa, args, .. } if isa.needs_scratch() => {
+                    let Some(Arg::Tile(TileRef::Slot(s))) = args.first() else {
+                        continue;
+                    };
+                    let Some(src) = tiles.get(s.0 as usize) else {
+                        continue;
+                    };
+                    let same = |t: &TileSlot| {
+                        t.dtype == src.dtype && t.rows == src.rows && t.cols == src.cols
+                    };
+                    if !out.iter().any(same) {
+                        let mut name = String::from("scratch");
+                        push_u64(&mut name, out.len() as u64);
+                        out.push(TileSlot {
+                            name,
+                            addr,
+                            valid: [Some(src.rows), Some(src.cols)],
+                            ..src.clone()
+                        });
+                    }
+                }
+                Inst::For { body, .. } => walk(body, tiles, addr, out),
+                Inst::While { cond, body, .. } => {
+                    walk(cond, tiles, addr, out);
+                    walk(body, tiles, addr, out);
+                }
+                Inst::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    walk(then_body, tiles, addr, out);
+                    walk(else_body, tiles, addr, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let end = tiles
+        .iter()
+        .filter(|t| t.space == MemorySpace::Vec)
+        .map(|t| t.addr + t.bytes)
+        .max()
+        .unwrap_or(0);
+    let mut out = Vec::new();
+    walk(body, tiles, end.div_ceil(32) * 32, &mut out);
+    out
 }
 
 /// Where terminators send their values.

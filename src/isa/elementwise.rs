@@ -2,7 +2,8 @@
 //! `TNOT`).
 //!
 //! Binary: `dst[i, j] = a[i, j] (op) b[i, j]` over the region `a` and `b` share, which becomes
-//! `dst`'s valid region. Unary: `dst[i, j] = op(src[i, j])` over `src`'s valid region.
+//! `dst`'s valid region; except the accumulating `TADD`, `TMUL`, `TMAX`, `TMIN`, whose result
+//! covers both regions (`docs/guide.md` section 5). Unary: `dst[i, j] = op(src[i, j])` over `src`'s valid region.
 //! Element semantics (wrapping integers, division by zero, `TREM`'s sign) are those of
 //! [`Element`], [`Float`] and [`Int`].
 
@@ -35,6 +36,85 @@ fn binary_inplace<T: Copy, const R: usize, const C: usize>(
     let vc = dst.valid_cols.min(b.valid_cols);
     map2_inplace(&mut dst.data, &b.data, vr, vc, f);
     dst.set_valid_clamped(vr, vc);
+}
+
+/// The accumulating binary body (`TADD`, `TMUL`, `TMAX`, `TMIN`; `docs/guide.md` section 5):
+/// the result covers both valid regions; where only one operand is valid it is that
+/// operand's element, where neither is it is zero (pto-isa's `TPARTADD` and friends).
+#[inline(always)]
+fn partial<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tile<T, R, C>,
+    a: &Tile<T, R, C>,
+    b: &Tile<T, R, C>,
+    f: impl Fn(T, T) -> T,
+) {
+    if a.valid() == b.valid() {
+        return binary(dst, a, b, f);
+    }
+    let (ar, ac, br, bc) = (a.valid_rows, a.valid_cols, b.valid_rows, b.valid_cols);
+    let (vr, vc) = (ar.max(br), ac.max(bc));
+    for (i, row) in dst.data[..vr].iter_mut().enumerate() {
+        for (j, d) in row[..vc].iter_mut().enumerate() {
+            let (x, y) = (a.data[i][j], b.data[i][j]);
+            *d = match (i < ar && j < ac, i < br && j < bc) {
+                (true, true) => f(x, y),
+                (true, false) => x,
+                (false, true) => y,
+                (false, false) => T::ZERO,
+            };
+        }
+    }
+    dst.set_valid_clamped(vr, vc);
+}
+
+/// [`partial`] with `dst` as the first operand.
+#[inline(always)]
+fn partial_inplace<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tile<T, R, C>,
+    b: &Tile<T, R, C>,
+    f: impl Fn(T, T) -> T,
+) {
+    if dst.valid() == b.valid() {
+        return binary_inplace(dst, b, f);
+    }
+    let (ar, ac, br, bc) = (dst.valid_rows, dst.valid_cols, b.valid_rows, b.valid_cols);
+    let (vr, vc) = (ar.max(br), ac.max(bc));
+    for (i, row) in dst.data[..vr].iter_mut().enumerate() {
+        for (j, d) in row[..vc].iter_mut().enumerate() {
+            let y = b.data[i][j];
+            *d = match (i < ar && j < ac, i < br && j < bc) {
+                (true, true) => f(*d, y),
+                (true, false) => *d,
+                (false, true) => y,
+                (false, false) => T::ZERO,
+            };
+        }
+    }
+    dst.set_valid_clamped(vr, vc);
+}
+
+/// The accumulating ops, whose result covers both operands' valid regions ([`partial`]).
+macro_rules! partial_op {
+    ($name:ident, $inplace:ident, $f:path, $doc:literal) => {
+        #[doc = concat!("`", $doc, "`: `dst = a (op) b`; the result covers both valid regions, taking the valid operand where only one is (pto-isa's `TPART` form).")]
+        #[inline]
+        pub fn $name<T: Element, const R: usize, const C: usize>(
+            dst: &mut Tile<T, R, C>,
+            a: &Tile<T, R, C>,
+            b: &Tile<T, R, C>,
+        ) {
+            partial(dst, a, b, $f);
+        }
+
+        #[doc = concat!("`", $doc, "(dst, dst, b)`: `dst = dst (op) b`.")]
+        #[inline]
+        pub fn $inplace<T: Element, const R: usize, const C: usize>(
+            dst: &mut Tile<T, R, C>,
+            b: &Tile<T, R, C>,
+        ) {
+            partial_inplace(dst, b, $f);
+        }
+    };
 }
 
 macro_rules! binary_op {
@@ -72,7 +152,7 @@ macro_rules! binary_op {
     };
 }
 
-binary_op!(Element, tadd, tadd_inplace, Element::add, "TADD");
+partial_op!(tadd, tadd_inplace, Element::add, "TADD");
 binary_op!(
     Element,
     tsub,
@@ -81,7 +161,7 @@ binary_op!(
     Element::sub,
     "TSUB"
 );
-binary_op!(Element, tmul, tmul_inplace, Element::mul, "TMUL");
+partial_op!(tmul, tmul_inplace, Element::mul, "TMUL");
 binary_op!(
     Element,
     tdiv,
@@ -90,8 +170,8 @@ binary_op!(
     Element::div,
     "TDIV"
 );
-binary_op!(Element, tmax, tmax_inplace, Element::max, "TMAX");
-binary_op!(Element, tmin, tmin_inplace, Element::min, "TMIN");
+partial_op!(tmax, tmax_inplace, Element::max, "TMAX");
+partial_op!(tmin, tmin_inplace, Element::min, "TMIN");
 binary_op!(
     Element,
     trem,
@@ -182,12 +262,50 @@ mod tests {
         let a = Tile::<i32, 4, 4>::full(2).with_valid(3, 4).unwrap();
         let b = Tile::<i32, 4, 4>::full(5).with_valid(4, 2).unwrap();
         let mut d = Tile::<i32, 4, 4>::full(-1);
-        tmul(&mut d, &a, &b);
+        tsub(&mut d, &a, &b);
         assert_eq!(d.valid(), (3, 2));
-        assert_eq!(d.to_vec(), vec![10; 6]);
+        assert_eq!(d.to_vec(), vec![-3; 6]);
         // Outside the shared region nothing was written.
         assert_eq!(d.as_rows()[0][2], -1);
         assert_eq!(d.as_rows()[3][0], -1);
+    }
+
+    #[test]
+    fn accumulating_ops_cover_both_valid_regions() {
+        // A carried 4 x 4 accumulator plus a 2-row edge tile keeps its rows 2 and 3.
+        let acc = Tile::<i32, 4, 4>::full(1);
+        let edge = Tile::<i32, 4, 4>::full(5).with_valid(2, 4).unwrap();
+        for (f, want) in [
+            (
+                tadd as fn(&mut Tile<i32, 4, 4>, &Tile<i32, 4, 4>, &Tile<i32, 4, 4>),
+                6,
+            ),
+            (tmul, 5),
+            (tmax, 5),
+            (tmin, 1),
+        ] {
+            let mut d = Tile::<i32, 4, 4>::full(-1);
+            f(&mut d, &edge, &acc);
+            assert_eq!(d.valid(), (4, 4));
+            assert_eq!(d.as_rows()[1], [want; 4]);
+            assert_eq!(d.as_rows()[3], [1; 4]);
+        }
+        let mut d = acc.clone();
+        tmax_inplace(
+            &mut d,
+            &Tile::<i32, 4, 4>::full(-9).with_valid(1, 2).unwrap(),
+        );
+        assert_eq!((d.valid(), d.to_vec()), ((4, 4), vec![1; 16]));
+        // Regions neither of which holds the other: zero where neither operand is valid.
+        let a = Tile::<i32, 4, 4>::full(2).with_valid(3, 4).unwrap();
+        let b = Tile::<i32, 4, 4>::full(5).with_valid(4, 2).unwrap();
+        let mut d = Tile::<i32, 4, 4>::full(-1);
+        tadd(&mut d, &a, &b);
+        assert_eq!(d.valid(), (4, 4));
+        assert_eq!(
+            (d.as_rows()[0], d.as_rows()[3]),
+            ([7, 7, 2, 2], [5, 5, 0, 0])
+        );
     }
 
     #[test]

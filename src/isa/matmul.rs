@@ -5,7 +5,8 @@
 //! cover it; taking the shared extent means a `K` edge tile whose two operands were loaded
 //! with the same valid `k` needs nothing special, and nothing outside a valid region is read).
 //! Inputs are widened to their [`Accumulate::Acc`] type before multiplying, so `f16`/`bf16`
-//! accumulate in `f32` and `i8` in `i32`. The result's valid region is `(m, n)`.
+//! accumulate in `f32` and `i8` in `i32`. The result's valid region is `(m, n)`, and for
+//! `TMATMUL_ACC` the region covering that and the accumulator's.
 //!
 //! The static shapes `A: M x K`, `B: K x N`, `C: M x N` are const generics (PTO's static
 //! checks), so these instructions cannot fail.
@@ -180,7 +181,8 @@ pub fn tmatmul<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     matmul_with(c, Start::Zero, a, b);
 }
 
-/// `TMATMUL_ACC(c_out, c_in, a, b)`: `c_out = c_in + a · b` (`c_in` is read over `(m, n)`).
+/// `TMATMUL_ACC(c_out, c_in, a, b)`: `c_out = c_in + a · b` (see
+/// [`tmatmul_acc_inplace`] for the valid region).
 #[inline]
 pub fn tmatmul_acc<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     c_out: &mut Tile<A::Acc, M, N>,
@@ -188,17 +190,43 @@ pub fn tmatmul_acc<A: Accumulate, const M: usize, const K: usize, const N: usize
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
-    matmul_with(c_out, Start::Rows(&c_in.data), a, b);
+    if c_in.valid() == (a.valid_rows, b.valid_cols) {
+        // The usual case: the accumulator covers the product, so its rows seed the block.
+        matmul_with(c_out, Start::Rows(&c_in.data), a, b);
+        return;
+    }
+    let (vr, vc) = c_in.valid();
+    for (d, s) in c_out.data[..vr].iter_mut().zip(&c_in.data[..vr]) {
+        d[..vc].copy_from_slice(&s[..vc]);
+    }
+    c_out.set_valid_clamped(vr, vc);
+    tmatmul_acc_inplace(c_out, a, b);
 }
 
-/// `TMATMUL_ACC(c, a, b)` (in place): `c += a · b` over `(m, n)`.
+/// `TMATMUL_ACC(c, a, b)` (in place): `c += a · b` over the product's `(m, n)`. Like a sum
+/// of tiles (`docs/guide.md` section 5), the result covers the accumulator's valid region
+/// and the product's: outside the product `c` keeps its elements, and an element neither
+/// covers is zero.
 #[inline]
 pub fn tmatmul_acc_inplace<A: Accumulate, const M: usize, const K: usize, const N: usize>(
     c: &mut Tile<A::Acc, M, N>,
     a: &Tile<A, M, K>,
     b: &Tile<A, K, N>,
 ) {
+    let (cr, cc) = c.valid();
+    let (m, n) = (a.valid_rows, b.valid_cols);
+    let (vr, vc) = (cr.max(m).min(M), cc.max(n).min(N));
+    if (cr, cc) != (vr, vc) {
+        for (i, row) in c.data[..vr].iter_mut().enumerate() {
+            for (j, x) in row[..vc].iter_mut().enumerate() {
+                if i >= cr || j >= cc {
+                    *x = <A::Acc as Element>::ZERO;
+                }
+            }
+        }
+    }
     matmul_with(c, Start::Keep, a, b);
+    c.set_valid_clamped(vr, vc);
 }
 
 /// `TMATMUL_BIAS`: `c[i, j] = bias[0, j] + sum_k a[i, k] · b[k, j]` (the bias row is

@@ -70,28 +70,46 @@ module attributes {pto.target = #pto.target<A2A3>} {
 "#;
     /// The lowered kernel as PTO-ISA C++ source.
     pub const CPP: &str = r#"// accumulate lowered by pto-lower for A2A3.
+#include <pto/pto-inst.hpp>
 #include "common/pto_instr.hpp"
 using namespace pto;
 
 __global__ AICORE void accumulate(__gm__ float* x, __gm__ float* out, int64_t b_1 /* symbolic dimension */) {
-  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t0_acc(1, 64);
+  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t0_acc(1);
   TASSIGN(t0_acc, 0x0); // 256 bytes of Vec
-  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t1(1, 64);
+  Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> t1(1);
   TASSIGN(t1, 0x100); // 256 bytes of Vec
+  t0_acc.SetValidRow(1);
   TEXPANDS(t0_acc, 0.0f);
   for (int64_t b_7 = 0LL; b_7 < b_1; b_7 += 1LL) {
     pipe_barrier(PIPE_ALL);
-    using GT0 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>>;
-    GT0 gt0(x + static_cast<int64_t>(b_7) * (1 * 64) + static_cast<int64_t>(0) * (1));
-    TLOAD(t1, gt0);
+    {
+      const int64_t e0 = (static_cast<int64_t>(b_1) - static_cast<int64_t>(b_7) < 1 ? static_cast<int64_t>(b_1) - static_cast<int64_t>(b_7) : 1);
+      t1.SetValidRow(e0);
+      using GT0 = GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 64, 1>>;
+      GT0 gt0(x + static_cast<int64_t>(b_7) * (1 * 64) + static_cast<int64_t>(0) * (1), {e0, 64});
+      TLOAD(t1, gt0);
+    }
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    TADD(t0_acc, t0_acc, t1);
+    {
+      const int64_t r0 = static_cast<int64_t>(t0_acc.GetValidRow()), c0 = 64;
+      const int64_t r1 = static_cast<int64_t>(t1.GetValidRow()), c1 = 64;
+      Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Null> in0(r0, c0);
+      TASSIGN(in0, 0x0);
+      t0_acc.SetValidRow((r0 > r1 ? r0 : r1));
+      TPARTADD(t0_acc, in0, t1);
+    }
   }
   pipe_barrier(PIPE_ALL);
-  using GT1 = GlobalTensor<float, Shape<1, 1, 1, 1, 64>, Stride<1, 1, 1, 64, 1>>;
-  GT1 gt1(out + static_cast<int64_t>(0) * (1 * 64) + static_cast<int64_t>(0) * (1));
-  TSTORE(gt1, t0_acc);
+  {
+    const int64_t e0 = (static_cast<int64_t>(t0_acc.GetValidRow()) < 1 ? static_cast<int64_t>(t0_acc.GetValidRow()) : 1);
+    Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Null> sv(e0, 64);
+    TASSIGN(sv, 0x0);
+    using GT1 = GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 64, 1>>;
+    GT1 gt1(out + static_cast<int64_t>(0) * (1 * 64) + static_cast<int64_t>(0) * (1), {e0, 64});
+    TSTORE(gt1, sv);
+  }
 }
 "#;
     /// The IR as a value, parsed back from [`IR`].

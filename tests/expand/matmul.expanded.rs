@@ -58,6 +58,7 @@ module attributes {pto.target = #pto.target<A2A3>} {
 "#;
     /// The lowered kernel as PTO-ISA C++ source.
     pub const CPP: &str = r#"// matmul_tile lowered by pto-lower for A2A3.
+#include <pto/pto-inst.hpp>
 #include "common/pto_instr.hpp"
 using namespace pto;
 
@@ -72,13 +73,17 @@ __global__ AICORE void matmul_tile(__gm__ half* a, __gm__ half* b, __gm__ float*
   TASSIGN(t3_bt_right, 0x0); // 1024 bytes of Right
   Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024, PadValue::Null> t4;
   TASSIGN(t4, 0x0); // 1024 bytes of Acc
-  using GT0 = GlobalTensor<half, Shape<1, 1, 1, 16, 32>, Stride<1, 1, 1, 32, 1>>;
-  GT0 gt0(a + static_cast<int64_t>(0) * (1 * 32) + static_cast<int64_t>(0) * (1));
-  TLOAD(t0_at, gt0);
+  {
+    using GT0 = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 32, 1>>;
+    GT0 gt0(a + static_cast<int64_t>(0) * (1 * 32) + static_cast<int64_t>(0) * (1), {16, 32});
+    TLOAD(t0_at, gt0);
+  }
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-  using GT1 = GlobalTensor<half, Shape<1, 1, 1, 32, 16>, Stride<1, 1, 1, 16, 1>>;
-  GT1 gt1(b + static_cast<int64_t>(0) * (1 * 16) + static_cast<int64_t>(0) * (1));
-  TLOAD(t1_bt, gt1);
+  {
+    using GT1 = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 16, 1>>;
+    GT1 gt1(b + static_cast<int64_t>(0) * (1 * 16) + static_cast<int64_t>(0) * (1), {32, 16});
+    TLOAD(t1_bt, gt1);
+  }
   set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1);
   wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
   TMOV(t2_at_left, t0_at);
@@ -91,9 +96,13 @@ __global__ AICORE void matmul_tile(__gm__ half* a, __gm__ half* b, __gm__ float*
   TMATMUL(t4, t2_at_left, t3_bt_right);
   set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
   wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
-  using GT2 = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 16, 1>>;
-  GT2 gt2(c + static_cast<int64_t>(0) * (1 * 16) + static_cast<int64_t>(0) * (1));
-  TSTORE(gt2, t4);
+  {
+    Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024, PadValue::Null> sv(16, 16);
+    TASSIGN(sv, 0x0);
+    using GT2 = GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 16, 1>>;
+    GT2 gt2(c + static_cast<int64_t>(0) * (1 * 16) + static_cast<int64_t>(0) * (1), {16, 16});
+    TSTORE(gt2, sv);
+  }
 }
 "#;
     /// The IR as a value, parsed back from [`IR`].

@@ -81,26 +81,37 @@ module attributes {pto.target = #pto.target<A2A3>} {
 "#;
     /// The lowered kernel as PTO-ISA C++ source.
     pub const CPP: &str = r#"// scale_rows lowered by pto-lower for A2A3.
+#include <pto/pto-inst.hpp>
 #include "common/pto_instr.hpp"
 using namespace pto;
 
 __global__ AICORE void scale_rows(__gm__ float* x, float scale, __gm__ float* out, int64_t b_1 /* symbolic dimension */) {
-  Tile<TileType::Vec, float, 1, 128, BLayout::RowMajor, DYNAMIC, 128, SLayout::NoneBox, 512, PadValue::Null> t0_row(1, 128);
+  Tile<TileType::Vec, float, 1, 128, BLayout::RowMajor, DYNAMIC, 128, SLayout::NoneBox, 512, PadValue::Null> t0_row(1);
   TASSIGN(t0_row, 0x0); // 512 bytes of Vec
   for (int64_t b_6 = 0LL; b_6 < b_1; b_6 += 1LL) {
     pipe_barrier(PIPE_ALL);
-    using GT0 = GlobalTensor<float, Shape<1, 1, 1, 1, 128>, Stride<1, 1, 1, 128, 1>>;
-    GT0 gt0(x + static_cast<int64_t>(b_6) * (1 * 128) + static_cast<int64_t>(0) * (1));
-    TLOAD(t0_row, gt0);
+    {
+      const int64_t e0 = (static_cast<int64_t>(b_1) - static_cast<int64_t>(b_6) < 1 ? static_cast<int64_t>(b_1) - static_cast<int64_t>(b_6) : 1);
+      t0_row.SetValidRow(e0);
+      using GT0 = GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 128, 1>>;
+      GT0 gt0(x + static_cast<int64_t>(b_6) * (1 * 128) + static_cast<int64_t>(0) * (1), {e0, 128});
+      TLOAD(t0_row, gt0);
+    }
     set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     TMULS(t0_row, t0_row, scale);
     TMULS(t0_row, t0_row, 3.14f);
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
-    using GT1 = GlobalTensor<float, Shape<1, 1, 1, 1, 128>, Stride<1, 1, 1, 128, 1>>;
-    GT1 gt1(out + static_cast<int64_t>(b_6) * (1 * 128) + static_cast<int64_t>(0) * (1));
-    TSTORE(gt1, t0_row);
+    {
+      const int64_t w0 = (static_cast<int64_t>(b_1) - static_cast<int64_t>(b_6) < 1 ? static_cast<int64_t>(b_1) - static_cast<int64_t>(b_6) : 1);
+      const int64_t e0 = (static_cast<int64_t>(t0_row.GetValidRow()) < w0 ? static_cast<int64_t>(t0_row.GetValidRow()) : w0);
+      Tile<TileType::Vec, float, 1, 128, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Null> sv(e0, 128);
+      TASSIGN(sv, 0x0);
+      using GT1 = GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 128, 1>>;
+      GT1 gt1(out + static_cast<int64_t>(b_6) * (1 * 128) + static_cast<int64_t>(0) * (1), {e0, 128});
+      TSTORE(gt1, sv);
+    }
   }
 }
 "#;

@@ -959,6 +959,26 @@ pub fn meet(a: Dim, b: Dim) -> Dim {
     }
 }
 
+/// The join of two valid extents: the extent covering both (equal extents stay, two
+/// constants take the larger, anything else is known only at run time). An accumulating op's
+/// result covers both operands' valid regions (`docs/guide.md` section 5).
+pub fn join(a: Dim, b: Dim) -> Dim {
+    match (a, b) {
+        _ if a == b => a,
+        (Dim::Const(x), Dim::Const(y)) => Dim::Const(x.max(y)),
+        _ => Dim::Dynamic,
+    }
+}
+
+/// The accumulating elementwise ops (`+`, `*`, `max`, `min`), whose result covers both
+/// operands' valid regions.
+pub fn accumulates(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::TileAdd | Opcode::TileMul | Opcode::TileMax | Opcode::TileMin
+    )
+}
+
 #[inline(never)]
 fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
@@ -994,8 +1014,9 @@ fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
             }
             if a.shape == b.shape {
                 let mut valid = Extents::with_capacity(a.valid.len());
+                let merge = if accumulates(cx.op) { join } else { meet };
                 for (x, y) in a.valid.iter().zip(&b.valid) {
-                    valid.push(meet(*x, *y));
+                    valid.push(merge(*x, *y));
                 }
                 return one_tile(a.dtype, Shape::copied_from(&a.shape), valid);
             }
@@ -1138,8 +1159,8 @@ fn matmul(cx: &Cx<'_>) -> R<ResultTypes> {
                 });
             }
             let valid = pair(
-                meet(c.valid[0], result.valid[0]),
-                meet(c.valid[1], result.valid[1]),
+                join(c.valid[0], result.valid[0]),
+                join(c.valid[1], result.valid[1]),
             );
             one(Type::Tile(TileType { valid, ..result }))
         }

@@ -135,4 +135,26 @@ impl Isa {
             TRowSum | TRowMax | TRowMin | TColSum | TColMax | TColMin
         )
     }
+
+    /// Instructions whose C++ form takes a scratch tile of the source's type (`tmp`), which
+    /// they overwrite on A2A3.
+    pub fn needs_scratch(self) -> bool {
+        matches!(
+            self,
+            Isa::TRowSum | Isa::TRowMax | Isa::TRowMin | Isa::TTrans
+        )
+    }
+
+    /// The accumulating binary ops, whose result covers both operands' valid regions
+    /// (`docs/guide.md` section 5): where only one operand is valid the result is that
+    /// operand, as in pto-isa's `TPARTADD` / `TPARTMUL` / `TPARTMAX` / `TPARTMIN`.
+    pub fn partial_form(self) -> Option<&'static str> {
+        Some(match self {
+            Isa::TAdd => "TPARTADD",
+            Isa::TMul => "TPARTMUL",
+            Isa::TMax => "TPARTMAX",
+            Isa::TMin => "TPARTMIN",
+            _ => return None,
+        })
+    }
 }

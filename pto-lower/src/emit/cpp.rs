@@ -23,7 +23,7 @@ use pto_ir::sem::{Binary, Sem};
 
 use super::writer::{Level, Out};
 use crate::events::Event;
-use crate::info::{pipe_cpp, pipe_spelled};
+use crate::info::{buffer_extents, pipe_cpp, pipe_spelled};
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
 
 /// Emits the C++ source of `p`.
@@ -38,6 +38,7 @@ pub fn emit(p: &Program) -> String {
         names: vec![None; p.module.values.len()],
         // Names average well under 16 bytes.
         name_text: String::with_capacity(16 * p.module.values.len()),
+        zeroed: Vec::new(),
     };
     w.put_program();
     let mut text = w.out.text;
@@ -129,9 +130,12 @@ pub fn cpp_dtype(d: DataType) -> &'static str {
     }
 }
 
-/// Writes the `Tile<..>` type of a slot. The fixed text around its numbers comes in three
-/// pieces chosen by memory space (and layout), each spelled whole.
-fn put_tile_type(out: &mut Out, s: &TileSlot) {
+/// Writes the `Tile<..>` type of a slot with the valid dimensions `valid` (`None`:
+/// `DYNAMIC`; views of a slot's memory have their own). The fixed text around its numbers
+/// comes in three pieces chosen by memory space (and layout), each spelled whole.
+/// Extents are the slot's [`buffer_extents`]; a Left tile's layout depends on the target
+/// (`a5`).
+fn put_tile_type_valid(out: &mut Out, s: &TileSlot, valid: [Option<u64>; 2], a5: bool) {
     // The head up to the dtype, the text between the columns and the valid rows (the
     // `BLayout`), and the tail after the valid columns (`SLayout`, fractal size, pad).
     macro_rules! parts {
@@ -149,7 +153,9 @@ fn put_tile_type(out: &mut Out, s: &TileSlot) {
         MemorySpace::Vec | MemorySpace::Ddr => parts!("Vec", "RowMajor", "NoneBox", "512"),
         MemorySpace::Bias if dn => parts!("Bias", "ColMajor", "NoneBox", "512"),
         MemorySpace::Bias => parts!("Bias", "RowMajor", "NoneBox", "512"),
+        MemorySpace::Mat if s.rows == 1 => parts!("Mat", "RowMajor", "NoneBox", "512"),
         MemorySpace::Mat => parts!("Mat", "ColMajor", "RowMajor", "512"),
+        MemorySpace::Left if a5 => parts!("Left", "ColMajor", "RowMajor", "512"),
         MemorySpace::Left => parts!("Left", "RowMajor", "RowMajor", "512"),
         MemorySpace::Right => parts!("Right", "RowMajor", "ColMajor", "512"),
         MemorySpace::Acc => parts!("Acc", "ColMajor", "RowMajor", "1024"),
@@ -158,16 +164,17 @@ fn put_tile_type(out: &mut Out, s: &TileSlot) {
         Some(c) => out.put_u64(c),
         None => out.put("DYNAMIC"),
     };
+    let (rows, cols) = buffer_extents(s.space, s.layout, s.dtype, s.rows, s.cols);
     out.put(head);
     out.put(cpp_dtype(s.dtype));
     out.put(", ");
-    out.put_u64(s.rows);
+    out.put_u64(rows);
     out.put(", ");
-    out.put_u64(s.cols);
+    out.put_u64(cols);
     out.put(mid);
-    put_valid(out, s.valid[0]);
+    put_valid(out, valid[0]);
     out.put(", ");
-    put_valid(out, s.valid[1]);
+    put_valid(out, valid[1]);
     out.put(tail);
 }
 
@@ -192,6 +199,111 @@ fn push_hex(out: &mut String, v: u64) {
     for k in (0..digits).rev() {
         let d = ((v >> (4 * k)) & 0xf) as u32;
         out.push(char::from_digit(d, 16).unwrap_or('0'));
+    }
+}
+
+/// `min(a, b)` of two C++ integer expressions, folded when both are numbers.
+fn cpp_min(a: &str, b: &str) -> String {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.min(y).to_string(),
+        _ if a == b => a.to_string(),
+        _ => format!("({a} < {b} ? {a} : {b})"),
+    }
+}
+
+/// `max(a, b)` of two C++ integer expressions, folded when both are numbers.
+fn cpp_max(a: &str, b: &str) -> String {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.max(y).to_string(),
+        _ if a == b => a.to_string(),
+        _ => format!("({a} > {b} ? {a} : {b})"),
+    }
+}
+
+/// Whether an instruction works element by element (these need row-major tiles).
+fn is_elementwise(isa: Isa) -> bool {
+    isa.is_binary() || isa.is_scalar_form() || isa.is_unary() || isa == Isa::TMov
+}
+
+/// Whether slot `s` is an `R x 1` column-major Vec tile (a row reduction's result).
+fn is_column(s: &TileSlot) -> bool {
+    s.space == MemorySpace::Vec && s.cols == 1 && s.layout == "DN"
+}
+
+/// The column tiles elementwise instructions touch, each once, in order.
+fn column_tiles(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
+    for i in insts {
+        match i {
+            Inst::Op { isa, dst, args } if is_elementwise(*isa) => {
+                let tiles = args.iter().filter_map(|a| match a {
+                    Arg::Tile(TileRef::Slot(t)) => Some(*t),
+                    _ => None,
+                });
+                for t in std::iter::once(*dst).chain(tiles) {
+                    if p.tile(t).is_some_and(is_column) && !out.contains(&t) {
+                        out.push(t);
+                    }
+                }
+            }
+            Inst::For { body, .. } => column_tiles(p, body, out),
+            Inst::While { cond, body, .. } => {
+                column_tiles(p, cond, out);
+                column_tiles(p, body, out);
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                column_tiles(p, then_body, out);
+                column_tiles(p, else_body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The Acc slots `TEXPANDS` fills, each once.
+fn zero_filled_accs(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
+    for i in insts {
+        match i {
+            Inst::Op {
+                isa: Isa::TExpandS,
+                dst,
+                ..
+            } if p.tile(*dst).is_some_and(|s| s.space == MemorySpace::Acc)
+                && !out.contains(dst) =>
+            {
+                out.push(*dst)
+            }
+            Inst::For { body, .. } => zero_filled_accs(p, body, out),
+            Inst::While { cond, body, .. } => {
+                zero_filled_accs(p, cond, out);
+                zero_filled_accs(p, body, out);
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                zero_filled_accs(p, then_body, out);
+                zero_filled_accs(p, else_body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The row-major `[1, R]` view of column tile `s` (same memory, `NAME_row`), whose valid
+/// columns are the column tile's valid rows.
+fn row_view(s: &TileSlot) -> TileSlot {
+    TileSlot {
+        name: format!("{}_row", s.name),
+        rows: 1,
+        cols: s.rows,
+        layout: "ND",
+        valid: [Some(1), None],
+        ..s.clone()
     }
 }
 
@@ -347,9 +459,16 @@ struct Writer<'a> {
     /// repeat at every use: its range in `name_text`, which holds them all.
     names: Vec<Option<(u32, u32)>>,
     name_text: String,
+    /// The Acc slots a kernel fills with zero, each with a `NAME_zero` flag.
+    zeroed: Vec<TileId>,
 }
 
 impl Writer<'_> {
+    /// Whether the target is A5 (which lays Left tiles out column-major).
+    fn a5(&self) -> bool {
+        self.p.target == "A5"
+    }
+
     fn put(&mut self, s: &str) {
         self.out.put(s);
     }
@@ -482,6 +601,12 @@ impl Writer<'_> {
         self.put(" lowered by pto-lower for ");
         self.put(p.target);
         self.put(".\n");
+        if !f.sig.returns.is_empty() {
+            self.put("// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element\n");
+            self.put("// global-memory buffers, after the symbolic dimensions.\n");
+        }
+        // pto-isa's entry header comes first: `common/pto_instr.hpp` alone does not compile.
+        self.out.line(l0, "#include <pto/pto-inst.hpp>");
         self.out.line(l0, "#include \"common/pto_instr.hpp\"");
         self.out.line(l0, "using namespace pto;");
         self.out.line(l0, "");
@@ -517,34 +642,74 @@ impl Writer<'_> {
             self.name(d);
             self.put(" /* symbolic dimension */");
         }
+        for (i, t) in f.sig.returns.iter().enumerate() {
+            self.out.sep(f.sig.params.len() + f.dims.len() + i);
+            self.put("__gm__ ");
+            self.put(cpp_dtype(t.dtype().unwrap_or(DataType::Fp32)));
+            let _ = write!(self.out, "* ret{i}");
+        }
         self.put(") {\n");
         let l1 = l0.next();
-        for s in &p.tiles {
-            self.out.indent(l1);
-            put_tile_type(&mut self.out, s);
-            self.put(" ");
-            self.put(&s.name);
-            if s.valid.iter().any(Option::is_none) {
-                self.put("(");
-                self.out.put_u64(s.rows);
-                self.put(", ");
-                self.out.put_u64(s.cols);
-                self.put(")");
-            }
-            self.put(";\n");
-            self.out.indent(l1);
-            self.put("TASSIGN(");
-            self.put(&s.name);
-            self.put(", 0x");
-            push_hex(&mut self.out.text, s.addr);
-            self.put("); // ");
-            self.out.put_u64(s.bytes);
-            self.put(" bytes of ");
-            self.put(s.space.name());
-            self.put("\n");
+        for s in p.tiles.iter().chain(&p.scratch) {
+            self.declare(l1, s, &s.name, s.valid);
         }
+        // Row-major `[1, R]` views of the `[R, 1]` column-major tiles that elementwise and
+        // scalar instructions use: those require row-major tiles.
+        let mut cols = Vec::new();
+        column_tiles(p, &p.body, &mut cols);
+        for t in cols {
+            if let Some(s) = p.tile(t) {
+                let v = row_view(s);
+                self.declare(l1, &v, &v.name, v.valid);
+            }
+        }
+        // pto-isa fills only Vec and Mat tiles, so an accumulator "filled with zero" is a
+        // flag instead: the next matmul into it starts the sum (`TMATMUL`) rather than
+        // adding to it (`TMATMUL_ACC`).
+        let mut zeroed = Vec::new();
+        zero_filled_accs(p, &p.body, &mut zeroed);
+        for t in &zeroed {
+            if let Some(s) = p.tile(*t) {
+                self.out.line(l1, &format!("bool {}_zero = false;", s.name));
+            }
+        }
+        self.zeroed = zeroed;
         self.insts(&p.body, l1);
         self.out.line(l0, "}");
+    }
+
+    /// `Tile<..> name(dynamic extents); TASSIGN(name, addr);`: a tile object over slot `s`'s
+    /// memory with valid dimensions `valid`, constructed with the slot's extents for the
+    /// dynamic ones (pto-isa has a constructor per number of dynamic valid dimensions).
+    fn declare(&mut self, l: Level, s: &TileSlot, name: &str, valid: [Option<u64>; 2]) {
+        self.out.indent(l);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, s, valid, a5);
+        self.put(" ");
+        self.put(name);
+        match valid {
+            [None, None] => {
+                let _ = write!(self.out, "({}, {})", s.rows, s.cols);
+            }
+            [None, Some(_)] => {
+                let _ = write!(self.out, "({})", s.rows);
+            }
+            [Some(_), None] => {
+                let _ = write!(self.out, "({})", s.cols);
+            }
+            [Some(_), Some(_)] => {}
+        }
+        self.put(";\n");
+        self.out.indent(l);
+        self.put("TASSIGN(");
+        self.put(name);
+        self.put(", 0x");
+        push_hex(&mut self.out.text, s.addr);
+        self.put("); // ");
+        self.out.put_u64(s.bytes);
+        self.put(" bytes of ");
+        self.put(s.space.name());
+        self.put("\n");
     }
 
     fn insts(&mut self, insts: &[Inst], l: Level) {
@@ -575,51 +740,121 @@ impl Writer<'_> {
         }
     }
 
-    /// Declares a `GlobalTensor` view `gtN` of `tensor` at `offsets` with the tile's `window`
-    /// (the row pitch is the static one when it is known); `None` when `tensor` is not one.
+    /// Runs `f` writing into the output and returns what it wrote instead.
+    fn text(&mut self, f: impl FnOnce(&mut Self)) -> String {
+        let start = self.out.text.len();
+        f(self);
+        self.out.text.split_off(start)
+    }
+
+    /// The C++ expression of valid dimension `k` (0: rows, 1: columns) of a tile operand:
+    /// the constant when the slot's is static, else `t.GetValidRow()` / `t.GetValidCol()`.
+    fn vdim(&self, t: TileRef, k: usize) -> String {
+        match t {
+            TileRef::Slot(id) => match self.p.tile(id) {
+                Some(s) => match s.valid[k] {
+                    Some(c) => c.to_string(),
+                    None => format!(
+                        "static_cast<int64_t>({}.{}())",
+                        s.name,
+                        if k == 0 { "GetValidRow" } else { "GetValidCol" }
+                    ),
+                },
+                None => "0".into(),
+            },
+            TileRef::Param(v) => {
+                let rc = self.m.values[v].ty.as_tile().map(|t| t.rows_cols());
+                rc.map_or(0, |(r, c)| if k == 0 { r } else { c })
+                    .to_string()
+            }
+        }
+    }
+
+    /// Sets the valid region of slot `dst` to `rows x cols` (C++ expressions): nothing for a
+    /// static dimension (the IR proved it), else `SetValidShape` / `SetValidRow` /
+    /// `SetValidCol`, whichever the slot's dynamic dimensions allow.
+    fn set_region(&mut self, l: Level, dst: TileId, rows: &str, cols: &str) {
+        let Some(s) = self.p.tile(dst) else { return };
+        let line = match s.valid {
+            [None, None] => format!("{}.SetValidShape({rows}, {cols});", s.name),
+            [None, Some(_)] => format!("{}.SetValidRow({rows});", s.name),
+            [Some(_), None] => format!("{}.SetValidCol({cols});", s.name),
+            [Some(_), Some(_)] => return,
+        };
+        self.out.line(l, &line);
+    }
+
+    /// The extent of a transfer window in tensor dimension `k`: the window's, clamped to what
+    /// is left of the tensor after the offset.
+    fn window_extent(&mut self, shape: &[Dim], k: usize, off: Option<Index>, w: u64) -> String {
+        let off = off.unwrap_or(Index::Const(0));
+        if let (Some(Dim::Const(n)), Index::Const(o)) = (shape.get(k), off) {
+            return n.saturating_sub(o).min(w).to_string();
+        }
+        let n = match shape.get(k) {
+            Some(d) => self.text(|me| me.dim(d)),
+            None => "1".into(),
+        };
+        let o = self.text(|me| {
+            me.put("static_cast<int64_t>(");
+            me.index(off);
+            me.put(")");
+        });
+        format!("({n} - {o} < {w} ? {n} - {o} : {w})")
+    }
+
+    /// Declares a `GlobalTensor` `gtN` of `tensor` at `offsets` whose 5-D shape is `exts`
+    /// (the window's extents per tensor dimension, clamped to the tensor), all dynamic: an
+    /// edge window is smaller than the tile and pto-isa's `TLOAD` / `TSTORE` require the
+    /// shape to equal the tile's valid region. Strides are static where the tensor's extents
+    /// are. `None` when `tensor` is not one.
     fn global(
         &mut self,
         l: Level,
         tensor: ValueId,
         offsets: &[Index],
-        window: &[u64],
+        exts: &[String],
     ) -> Option<u32> {
         let m = self.m;
         let Type::Tensor(t) = &m.values[tensor].ty else {
             return None;
         };
-        let n = t.shape.len();
-        let (rows, cols) = match window.split_last() {
-            Some((&c, lead)) => (lead.iter().product::<u64>(), c),
-            None => (1, 1),
-        };
-        let ld_static = t.shape.last().and_then(|d| d.as_const());
+        let n = t.shape.len().clamp(1, 5);
         let id = self.next_gt;
         self.next_gt += 1;
-        self.out.indent(l);
-        self.put("using GT");
-        self.out.put_u64(u64::from(id));
-        self.put(" = GlobalTensor<");
-        self.put(cpp_dtype(t.dtype));
-        self.put(", Shape<1, 1, 1, ");
-        self.out.put_u64(rows);
-        self.put(", ");
-        self.out.put_u64(cols);
-        self.put(">, Stride<1, 1, 1, ");
-        match ld_static {
-            Some(ld) => self.out.put_u64(ld),
-            None => self.put("DYNAMIC"),
+        // Strides of the tensor's dimensions, outermost first: static or a runtime product.
+        let mut strides: Vec<(Option<u64>, String)> = Vec::with_capacity(n);
+        for k in 0..n {
+            let after = t.shape.get(k + 1..).unwrap_or(&[]);
+            let st = after
+                .iter()
+                .map(|d| d.as_const())
+                .try_fold(1u64, |a, d| d.map(|d| a * d));
+            let text = self.text(|me| me.stride(&t.shape, k));
+            strides.push((st, text));
         }
-        self.put(", 1>>;\n");
+        let lead = 5 - n;
+        let mut ty = format!("GlobalTensor<{}, Shape<", cpp_dtype(t.dtype));
+        for k in 0..5 {
+            ty.push_str(if k < lead { "1" } else { "DYNAMIC" });
+            ty.push_str(if k < 4 { ", " } else { ">, Stride<" });
+        }
+        for k in 0..5usize {
+            match k.checked_sub(lead).and_then(|j| strides.get(j)) {
+                Some((Some(c), _)) => {
+                    let _ = write!(ty, "{c}");
+                }
+                Some((None, _)) => ty.push_str("DYNAMIC"),
+                None => ty.push('1'),
+            }
+            ty.push_str(if k < 4 { ", " } else { ">>" });
+        }
+        self.out.line(l, &format!("using GT{id} = {ty};"));
         self.out.indent(l);
-        self.put("GT");
-        self.out.put_u64(u64::from(id));
-        self.put(" gt");
-        self.out.put_u64(u64::from(id));
-        self.put("(");
+        let _ = write!(self.out, "GT{id} gt{id}(");
         self.name(tensor);
         self.put(" + ");
-        let terms = offsets.len().min(n);
+        let terms = offsets.len().min(t.shape.len());
         if terms == 0 {
             self.put("0");
         }
@@ -633,16 +868,125 @@ impl Writer<'_> {
             self.stride(&t.shape, k);
             self.put(")");
         }
-        if ld_static.is_none() {
-            self.put(", ");
-            if n >= 2 {
-                self.stride(&t.shape, n - 2);
-            } else {
-                self.put("1");
-            }
+        self.put(", {");
+        self.put(&exts.join(", "));
+        self.put("}");
+        let dynamic: Vec<&str> = strides
+            .iter()
+            .filter(|s| s.0.is_none())
+            .map(|s| s.1.as_str())
+            .collect();
+        if !dynamic.is_empty() {
+            self.put(", {");
+            self.put(&dynamic.join(", "));
+            self.put("}");
         }
         self.put(");\n");
         Some(id)
+    }
+
+    /// The clamped window extents of a transfer, one per tensor dimension.
+    fn extents(&mut self, tensor: ValueId, offsets: &[Index], window: &[u64]) -> Vec<String> {
+        let shape = match &self.m.values[tensor].ty {
+            Type::Tensor(t) => t.shape.to_vec(),
+            _ => Vec::new(),
+        };
+        (0..window.len().max(1))
+            .map(|k| {
+                let w = window.get(k).copied().unwrap_or(1);
+                self.window_extent(&shape, k, offsets.get(k).copied(), w)
+            })
+            .collect()
+    }
+
+    /// Declares `const int64_t eK = ..;` for each extent that is not a number, and names it.
+    fn name_extents(&mut self, l: Level, exts: &mut [String], prefix: &str) {
+        for (k, e) in exts.iter_mut().enumerate() {
+            if e.parse::<u64>().is_err() {
+                self.out
+                    .line(l, &format!("const int64_t {prefix}{k} = {e};"));
+                *e = format!("{prefix}{k}");
+            }
+        }
+    }
+
+    /// `TLOAD`: the tile's valid region becomes the in-bounds part of the window, and the
+    /// `GlobalTensor` has exactly that shape.
+    fn load(&mut self, l: Level, dst: TileId, tensor: ValueId, offsets: &[Index], window: &[u64]) {
+        let mut exts = self.extents(tensor, offsets, window);
+        self.out.line(l, "{");
+        let l1 = l.next();
+        self.name_extents(l1, &mut exts, "e");
+        let (cols, lead) = exts
+            .split_last()
+            .map_or(("1".to_string(), &[][..]), |(c, lead)| (c.clone(), lead));
+        let rows = if lead.is_empty() {
+            "1".to_string()
+        } else {
+            lead.join(" * ")
+        };
+        self.set_region(l1, dst, &rows, &cols);
+        let g = self.global(l1, tensor, offsets, &exts);
+        self.out.indent(l1);
+        self.put("TLOAD(");
+        self.tile(dst);
+        self.put(", ");
+        self.global_ref(g);
+        self.put(");\n");
+        self.out.line(l, "}");
+    }
+
+    /// `TSTORE`: writes the tile's valid region clipped to the tensor, through a view of
+    /// the tile whose valid region is exactly the `GlobalTensor`'s shape.
+    fn store(
+        &mut self,
+        l: Level,
+        src: TileRef,
+        tensor: ValueId,
+        offsets: &[Index],
+        window: &[u64],
+    ) {
+        let mut exts = self.extents(tensor, offsets, window);
+        let TileRef::Slot(id) = src else {
+            self.out
+                .line(l, "// a tile parameter cannot be stored from the kernel");
+            return;
+        };
+        let Some(slot) = self.p.tile(id).cloned() else {
+            return;
+        };
+        self.out.line(l, "{");
+        let l1 = l.next();
+        let (vr, vc) = (self.vdim(src, 0), self.vdim(src, 1));
+        self.name_extents(l1, &mut exts, "w");
+        let n = exts.len();
+        if let Some(c) = exts.last_mut() {
+            *c = cpp_min(&vc, c);
+        }
+        if n >= 2 {
+            exts[n - 2] = cpp_min(&vr, &exts[n - 2]);
+        }
+        self.name_extents(l1, &mut exts, "e");
+        let rows = if n >= 2 {
+            exts[..n - 1].join(" * ")
+        } else {
+            "1".into()
+        };
+        let cols = exts.last().cloned().unwrap_or_else(|| "1".into());
+        self.out.indent(l1);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, &slot, [None, None], a5);
+        let _ = writeln!(self.out.text, " sv({rows}, {cols});");
+        self.out.indent(l1);
+        self.put("TASSIGN(sv, 0x");
+        push_hex(&mut self.out.text, slot.addr);
+        self.put(");\n");
+        let g = self.global(l1, tensor, offsets, &exts);
+        self.out.indent(l1);
+        self.put("TSTORE(");
+        self.global_ref(g);
+        self.put(", sv);\n");
+        self.out.line(l, "}");
     }
 
     /// The view [`Writer::global`] declared, by name.
@@ -664,6 +1008,264 @@ impl Writer<'_> {
         }
     }
 
+    /// The valid region an instruction gives its destination, from its sources' regions
+    /// `src[k] = (rows, cols)` (C++ expressions); `None` when the destination keeps its
+    /// own (a fill). The same rules as `pto::isa` and the interpreter (`docs/guide.md`
+    /// section 5).
+    fn result_region(
+        &self,
+        isa: Isa,
+        dst: TileId,
+        src: &[(String, String)],
+    ) -> Option<(String, String)> {
+        let (min, max) = (cpp_min, cpp_max);
+        let own = |k: usize| self.vdim(TileRef::Slot(dst), k);
+        let (a, b) = (src.first()?, src.get(1));
+        use Isa::*;
+        Some(match isa {
+            TExpandS => return None,
+            _ if isa.partial_form().is_some() => {
+                let b = b?;
+                (max(&a.0, &b.0), max(&a.1, &b.1))
+            }
+            _ if isa.is_binary() => {
+                let b = b?;
+                (min(&a.0, &b.0), min(&a.1, &b.1))
+            }
+            TRowSum | TRowMax | TRowMin => (a.0.clone(), "1".into()),
+            TColSum | TColMax | TColMin => ("1".into(), a.1.clone()),
+            TRowExpand => (a.0.clone(), own(1)),
+            TColExpand => (own(0), a.1.clone()),
+            TRowExpandAdd | TRowExpandSub | TRowExpandMul | TRowExpandDiv | TRowExpandMax
+            | TRowExpandMin => (min(&a.0, &b?.0), a.1.clone()),
+            TColExpandAdd | TColExpandSub | TColExpandMul | TColExpandDiv | TColExpandMax
+            | TColExpandMin => (a.0.clone(), min(&a.1, &b?.1)),
+            TTrans => (a.1.clone(), a.0.clone()),
+            TMatmul | TMatmulBias => (a.0.clone(), b?.1.clone()),
+            // `c = c_in + a * b`: the product covers `a`'s rows and `b`'s columns, and the
+            // accumulator keeps what lies outside them (section 5's rule for sums).
+            TMatmulAcc => {
+                let (x, y) = (b?, src.get(2)?);
+                (max(&a.0, &x.0), max(&a.1, &y.1))
+            }
+            _ => a.clone(),
+        })
+    }
+
+    /// A compute instruction: the destination's valid region set from the sources' (read
+    /// into locals first, since the destination may be a source), then the call. Column
+    /// tiles go through their row-major views; an accumulating op whose operands' regions
+    /// may differ is the `TPART*` form, with an aliased operand read through a view that
+    /// keeps its own region.
+    fn op(&mut self, l: Level, isa: Isa, dst: TileId, args: &[Arg]) {
+        let Some(dslot) = self.p.tile(dst).cloned() else {
+            return;
+        };
+        if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
+            self.out.line(
+                l,
+                &format!("{}_zero = true; // the accumulator is zero", dslot.name),
+            );
+            return;
+        }
+        if let (Isa::TMatmulAcc, [Arg::Tile(TileRef::Slot(c_in)), a, b]) = (isa, args)
+            && self.zeroed.contains(c_in)
+        {
+            let flag = self
+                .p
+                .tile(*c_in)
+                .map(|s| format!("{}_zero", s.name))
+                .unwrap_or_default();
+            self.out.line(l, &format!("if ({flag}) {{"));
+            self.op_plain(l.next(), Isa::TMatmul, dst, &[*a, *b]);
+            self.out.line(l, "} else {");
+            self.op_plain(l.next(), isa, dst, args);
+            self.out.line(l, "}");
+            if self.zeroed.contains(&dst) {
+                self.out.line(l, &format!("{}_zero = false;", dslot.name));
+            }
+            return;
+        }
+        self.op_plain(l, isa, dst, args);
+        if self.zeroed.contains(&dst) {
+            // Anything else written into the accumulator replaces the zero.
+            self.out.line(l, &format!("{}_zero = false;", dslot.name));
+        }
+    }
+
+    /// [`Writer::op`] once the accumulator flags are dealt with.
+    fn op_plain(&mut self, l: Level, isa: Isa, dst: TileId, args: &[Arg]) {
+        let Some(dslot) = self.p.tile(dst).cloned() else {
+            return;
+        };
+        let dty = dslot.dtype;
+        let column = is_elementwise(isa) && is_column(&dslot);
+        let tiles: Vec<TileRef> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Tile(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        let regions: Vec<(String, String)> = tiles
+            .iter()
+            .map(|&t| (self.vdim(t, 0), self.vdim(t, 1)))
+            .collect();
+        let statically_equal = regions.windows(2).all(|w| w[0] == w[1])
+            && regions
+                .iter()
+                .all(|(r, c)| r.parse::<u64>().is_ok() && c.parse::<u64>().is_ok());
+        let partial = isa
+            .partial_form()
+            .filter(|_| tiles.len() == 2 && !statically_equal);
+        let direct = self.result_region(isa, dst, &regions);
+        let own = (
+            self.vdim(TileRef::Slot(dst), 0),
+            self.vdim(TileRef::Slot(dst), 1),
+        );
+        let unchanged = direct.as_ref().is_none_or(|r| *r == own);
+        if !column && partial.is_none() && (unchanged || !tiles.contains(&TileRef::Slot(dst))) {
+            // No source sees the destination's region change: set it and call.
+            if let (false, Some((r, c))) = (unchanged, &direct) {
+                self.set_region(l, dst, r, c);
+            }
+            let names = tiles.iter().map(|&t| self.text(|me| me.tref(t))).collect();
+            self.call(l, isa, isa.name(), &dslot.name, dty, args, names, &tiles);
+            return;
+        }
+        self.out.line(l, "{");
+        let l1 = l.next();
+        // The sources' regions, read before the destination's changes.
+        let mut locals = Vec::with_capacity(regions.len());
+        for (k, (r, c)) in regions.iter().enumerate() {
+            self.out
+                .line(l1, &format!("const int64_t r{k} = {r}, c{k} = {c};"));
+            locals.push((format!("r{k}"), format!("c{k}")));
+        }
+        let region = self.result_region(isa, dst, &locals);
+        // The name each tile operand is read through.
+        let mut names = Vec::with_capacity(tiles.len());
+        for (k, &t) in tiles.iter().enumerate() {
+            let slot = match t {
+                TileRef::Slot(id) => self.p.tile(id).cloned(),
+                TileRef::Param(_) => None,
+            };
+            let Some(slot) = slot else {
+                names.push(self.text(|me| me.tref(t)));
+                continue;
+            };
+            let aliased = t == TileRef::Slot(dst) && partial.is_some();
+            if column {
+                let view = row_view(&slot);
+                if aliased {
+                    let name = format!("in{k}");
+                    self.declare_at(l1, &view, &name, &["1".into(), locals[k].0.clone()]);
+                    names.push(name);
+                } else {
+                    self.out
+                        .line(l1, &format!("{}.SetValidCol({});", view.name, locals[k].0));
+                    names.push(view.name);
+                }
+            } else if aliased && slot.valid.iter().any(Option::is_none) {
+                let name = format!("in{k}");
+                self.declare_at(
+                    l1,
+                    &slot,
+                    &name,
+                    &[locals[k].0.clone(), locals[k].1.clone()],
+                );
+                names.push(name);
+            } else {
+                names.push(slot.name.clone());
+            }
+        }
+        if let Some((r, c)) = &region {
+            self.set_region(l1, dst, r, c);
+            if column {
+                self.out
+                    .line(l1, &format!("{}_row.SetValidCol({r});", dslot.name));
+            }
+        }
+        let dst_name = if column {
+            format!("{}_row", dslot.name)
+        } else {
+            dslot.name.clone()
+        };
+        self.call(
+            l1,
+            isa,
+            partial.unwrap_or(isa.name()),
+            &dst_name,
+            dty,
+            args,
+            names,
+            &tiles,
+        );
+        self.out.line(l, "}");
+    }
+
+    /// `NAME(dst, args..);` (`name` is `isa`'s spelling or its partial form) with the tile
+    /// operands read through `names`, and the scratch tile last for the instructions that
+    /// take one.
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        l: Level,
+        isa: Isa,
+        name: &str,
+        dst: &str,
+        dty: DataType,
+        args: &[Arg],
+        names: Vec<String>,
+        tiles: &[TileRef],
+    ) {
+        self.out.indent(l);
+        self.put(name);
+        self.put("(");
+        self.put(dst);
+        let mut next_tile = names.into_iter();
+        for &x in args {
+            self.put(", ");
+            match x {
+                Arg::Tile(_) => {
+                    let n = next_tile.next().unwrap_or_default();
+                    self.put(&n);
+                }
+                other => self.arg(other, dty),
+            }
+        }
+        if isa.needs_scratch() {
+            let src = tiles.first().and_then(|t| match t {
+                TileRef::Slot(id) => self.p.tile(*id),
+                TileRef::Param(_) => None,
+            });
+            let scratch = src.and_then(|src| {
+                self.p
+                    .scratch
+                    .iter()
+                    .find(|s| s.dtype == src.dtype && s.rows == src.rows && s.cols == src.cols)
+            });
+            if let Some(s) = scratch {
+                self.put(", ");
+                self.put(&s.name);
+            }
+        }
+        self.put(");\n");
+    }
+
+    /// Declares a tile object named `name` over slot `s`'s memory whose valid dimensions
+    /// are all dynamic, constructed with `valid` (C++ expressions).
+    fn declare_at(&mut self, l: Level, s: &TileSlot, name: &str, valid: &[String; 2]) {
+        self.out.indent(l);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, s, [None, None], a5);
+        let _ = writeln!(self.out.text, " {name}({}, {});", valid[0], valid[1]);
+        self.out.indent(l);
+        let _ = write!(self.out.text, "TASSIGN({name}, 0x");
+        push_hex(&mut self.out.text, s.addr);
+        self.put(");\n");
+    }
+
     /// `TEXTRACT(dst, src, r, c);` and the like.
     fn tile_at(&mut self, l: Level, f: &str, dst: TileId, src: TileRef, at: [Index; 2]) {
         self.out.indent(l);
@@ -681,56 +1283,41 @@ impl Writer<'_> {
 
     fn inst(&mut self, i: &Inst, l: Level) {
         match i {
-            Inst::Op { isa, dst, args } => {
-                let dty = self.p.tile(*dst).map_or(DataType::Fp32, |s| s.dtype);
-                self.out.indent(l);
-                self.put(isa.name());
-                self.put("(");
-                self.tile(*dst);
-                for &x in args {
-                    self.put(", ");
-                    self.arg(x, dty);
-                }
-                match args.first() {
-                    Some(&src) if isa.is_reduction() || *isa == Isa::TTrans => {
-                        self.put(", ");
-                        self.arg(src, dty);
-                        self.put("); // scratch: the source\n");
-                    }
-                    _ => self.put(");\n"),
-                }
-            }
+            Inst::Op { isa, dst, args } => self.op(l, *isa, *dst, args),
             Inst::Load {
                 dst,
                 tensor,
                 offsets,
                 window,
-            } => {
-                let g = self.global(l, *tensor, offsets, window);
-                self.out.indent(l);
-                self.put("TLOAD(");
-                self.tile(*dst);
-                self.put(", ");
-                self.global_ref(g);
-                self.put(");\n");
-            }
+            } => self.load(l, *dst, *tensor, offsets, window),
             Inst::Store {
                 tensor,
                 src,
                 offsets,
                 window,
-            } => {
-                let g = self.global(l, *tensor, offsets, window);
-                self.out.indent(l);
-                self.put("TSTORE(");
-                self.global_ref(g);
-                self.put(", ");
-                self.tref(*src);
-                self.put(");\n");
+            } => self.store(l, *src, *tensor, offsets, window),
+            Inst::Extract { dst, src, at } => {
+                // The window's part inside the source's valid region.
+                if let Some(d) = self.p.tile(*dst) {
+                    let (rows, cols) = (d.rows.to_string(), d.cols.to_string());
+                    let mut ext = [String::new(), String::new()];
+                    for (k, lim) in [rows, cols].iter().enumerate() {
+                        let v = self.vdim(*src, k);
+                        let o = self.text(|me| me.index(at[k]));
+                        let left = match (v.parse::<u64>(), o.parse::<u64>()) {
+                            (Ok(v), Ok(o)) => v.saturating_sub(o).to_string(),
+                            _ => format!("({v} > {o} ? {v} - {o} : 0)"),
+                        };
+                        ext[k] = cpp_min(&left, lim);
+                    }
+                    self.set_region(l, *dst, &ext[0], &ext[1]);
+                }
+                self.tile_at(l, "TEXTRACT", *dst, *src, *at)
             }
-            Inst::Extract { dst, src, at } => self.tile_at(l, "TEXTRACT", *dst, *src, *at),
             Inst::Insert { dst, src, at } => self.tile_at(l, "TINSERT", *dst, *src, *at),
             Inst::Cvt { dst, src, round } => {
+                let (r, c) = (self.vdim(*src, 0), self.vdim(*src, 1));
+                self.set_region(l, *dst, &r, &c);
                 self.out.indent(l);
                 self.put("TCVT(");
                 self.tile(*dst);
@@ -741,15 +1328,16 @@ impl Writer<'_> {
                 self.put(");\n");
             }
             Inst::SetValid { dst, dims } => {
-                self.out.indent(l);
-                self.tile(*dst);
-                self.put(".SetValidShape(");
-                self.index(dims[0]);
-                self.put(", ");
-                self.index(dims[1]);
-                self.put(");\n");
+                let r = self.text(|me| me.index(dims[0]));
+                let c = self.text(|me| me.index(dims[1]));
+                self.set_region(l, *dst, &r, &c);
             }
-            Inst::FullValid(_) => {}
+            Inst::FullValid(t) => {
+                if let Some(s) = self.p.tile(*t) {
+                    let (r, c) = (s.rows.to_string(), s.cols.to_string());
+                    self.set_region(l, *t, &r, &c);
+                }
+            }
             Inst::SetFlag(e) => self.event(l, true, *e),
             Inst::WaitFlag(e) => self.event(l, false, *e),
             Inst::Barrier(p) => {
@@ -868,17 +1456,13 @@ impl Writer<'_> {
             Inst::Break => self.out.line(l, "break;"),
             Inst::Continue => self.out.line(l, "continue;"),
             Inst::Return(vals) => {
-                if vals.is_empty() {
-                    self.out.line(l, "return;");
-                } else {
+                for (i, &v) in vals.iter().enumerate() {
                     self.out.indent(l);
-                    self.put("return; // the kernel returns ");
-                    for (i, &v) in vals.iter().enumerate() {
-                        self.out.sep(i);
-                        self.scalar(v);
-                    }
-                    self.put(" to the host\n");
+                    let _ = write!(self.out, "*ret{i} = ");
+                    self.scalar(v);
+                    self.put(";\n");
                 }
+                self.out.line(l, "return;");
             }
         }
     }

@@ -1329,6 +1329,21 @@ impl<'a> Writer<'a> {
         {
             return None;
         }
+        // The fused form computes over the region the loads share; an accumulating op
+        // (`TADD` ...) covers both loads' regions instead, so two loads whose regions may
+        // differ (other tensor extents or offsets) stay unfused.
+        if let [(_, ta, oa), (_, tb, ob)] = loads.as_slice() {
+            let shape = |t: ValueId| {
+                self.p.module.values[t]
+                    .ty
+                    .as_tensor()
+                    .map(|t| t.shape.clone())
+            };
+            let same_region = oa == ob && shape(*ta) == shape(*tb);
+            if !same_region && ops.iter().any(|(isa, _, _)| isa.partial_form().is_some()) {
+                return None;
+            }
+        }
         Some(Chain {
             loads,
             ops,

@@ -81,6 +81,26 @@ fn meet(a: &[usize], b: &[usize]) -> Vec<usize> {
     a.iter().zip(b).map(|(x, y)| *x.min(y)).collect()
 }
 
+/// The region covering both valid regions (`docs/guide.md` section 5: the result of an
+/// accumulating op).
+fn join(a: &[usize], b: &[usize]) -> Vec<usize> {
+    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+}
+
+/// Whether `idx` lies inside the valid region `valid`.
+fn inside(idx: &[usize], valid: &[usize]) -> bool {
+    idx.iter().zip(valid).all(|(i, v)| i < v)
+}
+
+/// The accumulating elementwise ops: `a + b`, `a * b`, `max`, `min`. Where only one operand
+/// is valid their result is that operand (`docs/guide.md` section 5).
+fn accumulates(code: Opcode) -> bool {
+    matches!(
+        code,
+        Opcode::TileAdd | Opcode::TileMul | Opcode::TileMax | Opcode::TileMin
+    )
+}
+
 fn require_rank2(t: &HostTile, what: &str) -> R<(usize, usize)> {
     match t.shape[..] {
         [r, c] => Ok((r, c)),
@@ -618,11 +638,21 @@ impl<'m> Interp<'m> {
                     ));
                 }
                 if a.shape == b.shape {
-                    let valid = meet(&a.valid, &b.valid);
+                    let partial = accumulates(code);
+                    let valid = if partial {
+                        join(&a.valid, &b.valid)
+                    } else {
+                        meet(&a.valid, &b.valid)
+                    };
                     let mut out = blank_tile(a.dtype, a.shape.clone(), valid.clone());
                     for_each_index(&valid, |idx| {
                         let i = at(&a.shape, idx)?;
-                        out.data[i] = elem_binary(code, a.dtype, a.data[i], b.data[i])?;
+                        out.data[i] = match (inside(idx, &a.valid), inside(idx, &b.valid)) {
+                            (true, true) => elem_binary(code, a.dtype, a.data[i], b.data[i])?,
+                            (true, false) => a.data[i],
+                            (false, true) => b.data[i],
+                            (false, false) => 0.0,
+                        };
                         Ok(())
                     })?;
                     return Ok(out);
@@ -722,9 +752,18 @@ impl<'m> Interp<'m> {
                         shape_str(&shape)
                     ));
                 }
-                valid = meet(&valid, &c.valid);
+                // The product is added where it lies; the accumulator keeps the rest.
+                valid = join(&valid, &c.valid);
                 out = blank_tile(acc, shape.clone(), valid.clone());
-                out.data.copy_from_slice(&c.data);
+                for_each_index(&valid, |idx| {
+                    let i = at(&shape, idx)?;
+                    out.data[i] = if inside(idx, &c.valid) {
+                        c.data[i]
+                    } else {
+                        0.0
+                    };
+                    Ok(())
+                })?;
             }
             OpClass::MatmulBias => {
                 let bias = self.tile(fr, self.operand(op, 2)?)?;
@@ -749,7 +788,7 @@ impl<'m> Interp<'m> {
             }
             _ => {}
         }
-        for_each_index(&valid, |idx| {
+        for_each_index(&[m, n], |idx| {
             let (i, j) = (idx[0], idx[1]);
             let mut sum = out.data[i * cols + j];
             for kk in 0..k {
