@@ -17,7 +17,7 @@ mod depth;
 mod expand;
 #[path = "../src/fallback.rs"]
 mod fallback;
-#[path = "../src/lower.rs"]
+#[path = "../src/lower/mod.rs"]
 mod lower;
 #[path = "../src/model.rs"]
 mod model;

@@ -80,7 +80,7 @@ pub(crate) const NO_BOOL_ELEMENTS: &str = "tensors and tiles of `bool` are not s
 pub(crate) fn with_spelling<T>(ident: &Ident, f: impl FnOnce(&str) -> T) -> T {
     use std::fmt::Write;
     let mut buf = StackStr::default();
-    // `r#loop` is the identifier `loop` (see `lower::spell`).
+    // `r#loop` is the identifier `loop` (see `lower::ops::spell`).
     if write!(buf, "{ident}").is_ok() {
         let s = buf.as_str();
         f(s.strip_prefix("r#").unwrap_or(s))

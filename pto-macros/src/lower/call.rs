@@ -1,0 +1,472 @@
+//! Method calls (tensor, tile, scalar) and function calls.
+
+use pto_ir::{
+    Attr, Attrs, Constant, DataType, Direction, InlineVec, Name, Opcode, SpanId, ValueId, ValueList,
+};
+use quote::ToTokens;
+use syn::{Expr, ExprCall, ExprMethodCall, GenericArgument, Ident};
+
+use super::ops::{
+    Bin, FUNCTIONS, SCALAR_METHODS, TENSOR_METHODS, round_mode, table_tile_method, tile_methods,
+};
+use super::{Lower, Poison, R, Val};
+use crate::ctxt::items;
+use crate::model::{scalar_dtype, with_spelling};
+
+impl<'k> Lower<'k, '_> {
+    pub(super) fn arity(
+        &mut self,
+        name: &'k Ident,
+        args: usize,
+        want: usize,
+        usage: &dyn std::fmt::Display,
+    ) -> R<()> {
+        if args == want {
+            return Ok(());
+        }
+        let plural = if want == 1 { "argument" } else { "arguments" };
+        self.err(
+            name,
+            format!("`{usage}` takes {want} {plural}, found {args}"),
+        )
+    }
+
+    fn no_turbofish(&mut self, m: &'k ExprMethodCall, usage: &dyn std::fmt::Display) -> R<()> {
+        match &m.turbofish {
+            Some(tf) => self.err(tf, format!("`{usage}` takes no type arguments")),
+            None => Ok(()),
+        }
+    }
+
+    /// A method call; `None` for `t.store(..)`.
+    pub(super) fn method(&mut self, m: &'k ExprMethodCall) -> R<Option<Val>> {
+        self.with_name(&m.method, |this, name| this.named_method(m, name))
+    }
+
+    /// [`Lower::method`] with the method's name spelled.
+    fn named_method(&mut self, m: &'k ExprMethodCall, name: &str) -> R<Option<Val>> {
+        if matches!(&*m.receiver, Expr::Range(_))
+            || matches!(&*m.receiver, Expr::Paren(p) if matches!(&*p.expr, Expr::Range(_)))
+        {
+            return self.err(
+                &*m.receiver,
+                "ranges are only written as `for` loop bounds: `for i in (a..b).step_by(s)`",
+            );
+        }
+        let recv = self.expr(&m.receiver)?;
+        let span = self.sid(m);
+        let n = m.args.len();
+        if self.is_tensor(&recv) {
+            let Val::V(t) = recv else { return Err(Poison) };
+            return self.tensor_method(m, t, name, span).map(|v| v.map(Val::V));
+        }
+        if let Some(dtype) = self.val_tile(&recv) {
+            let Val::V(t) = recv else { return Err(Poison) };
+            return self
+                .tile_method(m, t, dtype, name, span)
+                .map(|v| Some(Val::V(v)));
+        }
+        // Scalars (and literals).
+        match name {
+            "abs" => {
+                self.no_turbofish(m, &"x.abs()")?;
+                self.arity(&m.method, n, 0, &"x.abs()")?;
+                let id = self.materialize(recv, None)?;
+                self.build(span, Opcode::ScalarAbs, [id], Attrs::new())
+                    .map(|v| Some(Val::V(v)))
+            }
+            "max" | "min" | "floor_div" | "floor_mod" => {
+                self.no_turbofish(m, &format_args!("x.{name}(y)"))?;
+                self.arity(&m.method, n, 1, &format_args!("x.{name}(y)"))?;
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
+                let other = self.expr(arg)?;
+                let k = match name {
+                    "max" => Bin::Max,
+                    "min" => Bin::Min,
+                    "floor_div" => Bin::FloorDiv,
+                    _ => Bin::FloorMod,
+                };
+                self.apply_binary(k, recv, other, span, None).map(Some)
+            }
+            _ => {
+                let what = match recv {
+                    Val::V(id) => self.show(self.ty(id)),
+                    _ => "a literal".to_string(),
+                };
+                self.err(
+                    &m.method,
+                    format!("no method `{name}` on {what}; scalar methods: {SCALAR_METHODS}"),
+                )
+            }
+        }
+    }
+
+    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, Name)> {
+        let m = self.b.module();
+        let f = m.functions.first()?;
+        let func = m.funcs.get(*f)?;
+        func.sig.params.iter().find(|p| p.value == t).map(|p| {
+            (
+                p.direction,
+                m.values
+                    .get(t)
+                    .and_then(|d| d.name.clone())
+                    .unwrap_or_default(),
+            )
+        })
+    }
+
+    fn tensor_method(
+        &mut self,
+        m: &'k ExprMethodCall,
+        t: ValueId,
+        name: &str,
+        span: SpanId,
+    ) -> R<Option<ValueId>> {
+        let n = m.args.len();
+        match name {
+            "load" => {
+                let Some(tf) = &m.turbofish else {
+                    return self.err(&m.method, "write the window size: `t.load::<R, C>([i, j])`");
+                };
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let shape = self.sizes(&args, tf);
+                self.arity(&m.method, n, 1, &"t.load::<R, C>([i, j])")?;
+                let Some(arg) = m.args.first() else { return Err(Poison) };
+                let off = self.offsets(arg);
+                let (shape, off) = (shape?, off?);
+                let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
+                self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
+            }
+            "store" => {
+                self.no_turbofish(m, &"t.store([i, j], tile)")?;
+                self.arity(&m.method, n, 2, &"t.store([i, j], tile)")?;
+                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
+                let off = self.offsets(o);
+                let tile = self.expr(v);
+                let (off, tile) = (off?, tile?);
+                if let Some((Direction::In, pname)) = self.tensor_param_direction(t) {
+                    return self.err(
+                        &m.method,
+                        format!(
+                            "cannot store into `{pname}`: it is a read-only `&Tensor` parameter; declare it `&mut Tensor<..>` (or `#[out] {pname}: &mut Tensor<..>`)"
+                        ),
+                    );
+                }
+                let tile = self.materialize(tile, None)?;
+                self.ctx.set_span(span);
+                let r = self.b.build_op(
+                    &mut self.ctx,
+                    Opcode::TileStore,
+                    [tile, t],
+                    Attrs::of([("offset", Attr::List(off))]),
+                    "",
+                );
+                self.check(r).map(|_| None)
+            }
+            "view" | "assemble" | "exp" | "abs" | "sqrt" | "relu" | "max" | "min" => self.err(
+                &m.method,
+                format!(
+                    "tensor-level operations (`t.{name}(..)`) are not supported yet; load tiles with `t.load::<R, C>([i, j])`"
+                ),
+            ),
+            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {TENSOR_METHODS}")),
+        }
+    }
+
+    fn tile_method(
+        &mut self,
+        m: &'k ExprMethodCall,
+        t: ValueId,
+        dtype: DataType,
+        name: &str,
+        span: SpanId,
+    ) -> R<ValueId> {
+        let n = m.args.len();
+        // Methods the op table spells, with no argument (`a.exp()`) or one (`a.max(b)`).
+        if let Some((op, arity)) = table_tile_method(name) {
+            let usage = format_args!("a.{name}({})", if arity == 0 { "" } else { "b" });
+            self.no_turbofish(m, &usage)?;
+            self.arity(&m.method, n, arity, &usage)?;
+            if arity == 0 {
+                return self.build(span, op, [t], Attrs::new());
+            }
+            let Some(arg) = m.args.first() else {
+                return Err(Poison);
+            };
+            let other = self.expr(arg)?;
+            if self.is_tensor(&other) {
+                return self.err(
+                    arg,
+                    format!("`a.{name}(b)` takes a tile or a scalar, not a tensor"),
+                );
+            }
+            self.ctx.set_span(span);
+            let other = self.materialize(other, Some(dtype))?;
+            return self.build(span, op, [t, other], Attrs::new());
+        }
+        match name {
+            "floor_div" => {
+                self.no_turbofish(m, &"a.floor_div(b)")?;
+                self.arity(&m.method, n, 1, &"a.floor_div(b)")?;
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
+                let other = self.expr(arg)?;
+                match self.apply_binary(Bin::FloorDiv, Val::V(t), other, span, Some(dtype))? {
+                    Val::V(v) => Ok(v),
+                    _ => Err(Poison),
+                }
+            }
+            "cast" | "cast_round" => {
+                let usage = if name == "cast" {
+                    "a.cast::<T>()"
+                } else {
+                    "a.cast_round::<T>(Round::Nearest)"
+                };
+                let d = match &m.turbofish {
+                    Some(tf) if tf.args.len() == 1 => match tf.args.first() {
+                        Some(GenericArgument::Type(ty)) => scalar_dtype(ty),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(d) = d else {
+                    return self.err(
+                        &m.method,
+                        format!("write the target element type: `{usage}`"),
+                    );
+                };
+                if d == DataType::Bool {
+                    return self.err(&m.method, crate::model::NO_BOOL_ELEMENTS);
+                }
+                if name == "cast" {
+                    self.arity(&m.method, n, 0, &usage)?;
+                    // A cast to the tile's own dtype is the identity, as `as` is.
+                    if d == dtype {
+                        return Ok(t);
+                    }
+                    return self.build(
+                        span,
+                        Opcode::TileCast,
+                        [t],
+                        Attrs::of([("dtype", Attr::Ident(d.name().into()))]),
+                    );
+                }
+                self.arity(&m.method, n, 1, &usage)?;
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
+                let Some(mode) = round_mode(arg) else {
+                    return self.err(
+                        arg,
+                        "name the rounding: `Round::Nearest`, `Round::Away`, `Round::Floor`, `Round::Ceil`, `Round::Trunc` or `Round::Odd`",
+                    );
+                };
+                let attrs = Attrs::of([
+                    ("dtype", Attr::Ident(d.name().into())),
+                    ("round", Attr::Ident(mode.word().into())),
+                ]);
+                self.build(span, Opcode::TileCast, [t], attrs)
+            }
+            "extract" => {
+                let Some(tf) = &m.turbofish else {
+                    return self.err(
+                        &m.method,
+                        "write the window size: `a.extract::<R, C>([i, j])`",
+                    );
+                };
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let shape = self.sizes(&args, tf);
+                self.arity(&m.method, n, 1, &"a.extract::<R, C>([i, j])")?;
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
+                let off = self.offsets(arg);
+                let (shape, off) = (shape?, off?);
+                let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
+                self.build(span, Opcode::TileExtract, [t], attrs)
+            }
+            "valid" => {
+                self.no_turbofish(m, &"a.valid([m, n])")?;
+                self.arity(&m.method, n, 1, &"a.valid([m, n])")?;
+                let Some(Expr::Array(arr)) = m.args.first() else {
+                    return self.err(
+                        &m.args,
+                        "the valid region is written as an array: `a.valid([m, n])`",
+                    );
+                };
+                let mut operands = ValueList::from([t]);
+                let mut ok = true;
+                for el in items(&arr.elems) {
+                    match self
+                        .expr(el)
+                        .and_then(|v| self.materialize(v, Some(DataType::Int64)))
+                    {
+                        Ok(v) => operands.push(v),
+                        Err(Poison) => ok = false,
+                    }
+                }
+                if !ok {
+                    return Err(Poison);
+                }
+                self.build(span, Opcode::TileValid, operands, Attrs::new())
+            }
+            "load" | "store" => self.err(
+                &m.method,
+                format!(
+                    "`{name}` is a tensor method, but the receiver is a tile; tile methods: {}",
+                    tile_methods()
+                ),
+            ),
+            _ => self.err(
+                &m.method,
+                format!(
+                    "no method `{name}` on a tile; tile methods: {}",
+                    tile_methods()
+                ),
+            ),
+        }
+    }
+
+    pub(super) fn call(&mut self, c: &'k ExprCall, e: &'k Expr) -> R<Val> {
+        let Expr::Path(p) = &*c.func else {
+            return self.err(
+                &c.func,
+                format!("only the built-in functions can be called in a kernel: {FUNCTIONS}"),
+            );
+        };
+        let mut segs = items(&p.path.segments);
+        let span = self.sid(e);
+        // Tile::<T, R, C>::zeros() / full(v)
+        if let (Some(ty), Some(ctor), None) = (segs.next(), segs.next(), segs.next())
+            && ty.ident == "Tile"
+        {
+            let syn::PathArguments::AngleBracketed(a) = &ty.arguments else {
+                return self.err(
+                    &p.path,
+                    "write the tile type: `Tile::<f32, 16, 16>::zeros()`",
+                );
+            };
+            let tile = self.tile_args(a, a);
+            // `Some(takes a fill value)` for a known constructor.
+            let full = with_spelling(&ctor.ident, |name| match name {
+                "zeros" => Some(false),
+                "full" => Some(true),
+                _ => None,
+            });
+            let fill = match full {
+                Some(false) => {
+                    self.arity(&ctor.ident, c.args.len(), 0, &"Tile::<T, R, C>::zeros()")?;
+                    None
+                }
+                Some(true) => {
+                    self.arity(&ctor.ident, c.args.len(), 1, &"Tile::<T, R, C>::full(v)")?;
+                    match c.args.first() {
+                        Some(a) => Some(self.expr(a)?),
+                        None => return Err(Poison),
+                    }
+                }
+                None => {
+                    return self.err(
+                        &ctor.ident,
+                        format!("no tile constructor `{}`; tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`", ctor.ident),
+                    );
+                }
+            };
+            let (dtype, shape) = tile?;
+            self.ctx.set_span(span);
+            let v = match fill {
+                None => {
+                    let c = if dtype.is_float() {
+                        Constant::Double(0.0)
+                    } else if dtype == DataType::Bool {
+                        Constant::Bool(false)
+                    } else {
+                        Constant::Int64(0)
+                    };
+                    self.const_of(c, dtype)?
+                }
+                Some(v) => self.materialize(v, Some(dtype))?,
+            };
+            let attrs = Attrs::of([
+                ("shape", Attr::ints(&shape)),
+                ("dtype", Attr::Ident(dtype.name().into())),
+            ]);
+            return self.build(span, Opcode::TileFull, [v], attrs).map(Val::V);
+        }
+        let Some(ident) = p.path.get_ident() else {
+            return self.err(
+                &p.path,
+                format!(
+                    "cannot find function `{}`; the kernel language has: {FUNCTIONS}",
+                    p.path.to_token_stream().to_string().replace(' ', "")
+                ),
+            );
+        };
+        // The function, or the message for a name that is not one (`None`: unknown).
+        let callee = with_spelling(ident, |name| match name {
+            "min" => Ok((Some(Bin::Min), None, 2, "min(a, b)")),
+            "max" => Ok((Some(Bin::Max), None, 2, "max(a, b)")),
+            "matmul" => Ok((None, Some(Opcode::TileMatmul), 2, "matmul(a, b)")),
+            "matmul_acc" => Ok((
+                None,
+                Some(Opcode::TileMatmulAcc),
+                3,
+                "matmul_acc(acc, a, b)",
+            )),
+            "matmul_bias" => Ok((
+                None,
+                Some(Opcode::TileMatmulBias),
+                3,
+                "matmul_bias(a, b, bias)",
+            )),
+            "range" => Err(Some(
+                "`range(a, b, s)` is only written as the bounds of a `for` loop",
+            )),
+            "parallel" => Err(Some(
+                "`parallel` loops are not supported yet; use a sequential `for i in a..b` loop",
+            )),
+            "Tile" => Err(Some(
+                "tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`",
+            )),
+            _ => Err(None),
+        });
+        let (bin, op, want, usage) = match callee {
+            Ok(c) => c,
+            Err(Some(msg)) => return self.err(ident, msg),
+            Err(None) => {
+                return self.err(
+                    ident,
+                    format!("cannot find function `{ident}`; the kernel language has: {FUNCTIONS}"),
+                );
+            }
+        };
+        // Lower every argument first, so errors inside them are all reported.
+        let mut vals = InlineVec::<_, 4>::new();
+        let mut ok = true;
+        for a in items(&c.args) {
+            match self.expr(a) {
+                Ok(v) => vals.push(v),
+                Err(Poison) => ok = false,
+            }
+        }
+        self.arity(ident, c.args.len(), want, &usage)?;
+        if !ok {
+            return Err(Poison);
+        }
+        match (bin, op, vals.as_slice()) {
+            (Some(k), _, [a, b]) => self.apply_binary(k, *a, *b, span, None),
+            (_, Some(op), _) => {
+                let mut ids = ValueList::new();
+                for v in vals {
+                    ids.push(self.materialize(v, None)?);
+                }
+                self.build(span, op, ids, Attrs::new()).map(Val::V)
+            }
+            _ => Err(Poison),
+        }
+    }
+}
