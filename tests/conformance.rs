@@ -341,7 +341,7 @@ fn scalar_ops<T: Element>(d: DataType) -> usize {
                 run(&m, m.entry.unwrap(), &mut []).unwrap_or_else(|e| panic!("{what}: {e}"));
             let interp = interp[0].as_f64().unwrap();
             let mut folded = m.clone();
-            pto_lower::pass::pass_by_name("canonicalize")
+            pto_lower::passes::pass_by_name("canonicalize")
                 .unwrap()
                 .run(&mut folded)
                 .unwrap();

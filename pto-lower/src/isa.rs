@@ -20,7 +20,7 @@ use pto_ir::{
     ValueId, ValueList,
 };
 
-use crate::events::{Event, OpEvents};
+use crate::passes::events::{Event, OpEvents};
 
 /// Index of a tile slot in [`Program::tiles`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

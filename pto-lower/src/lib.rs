@@ -2,30 +2,29 @@
 //! emitters (Rust host code calling `pto::isa`, PTO-ISA C++, seed-002 MLIR text) and a
 //! reference interpreter.
 //!
-//! The entry point the `#[pto::kernel]` macro calls is [`compile`]: it runs the passes of
-//! seed 002 section 8 on a copy of the module ([`pass::PassManager::lowering_pipeline`]:
-//! [`canonicalize`], [`tile_info`], [`events`], [`bufferize`]), lowers the kernel to an
+//! The folders are the stages, in order: [`passes`] (seed 002 section 8: canonicalize,
+//! tile info, events, bufferize, and the pass manager), [`lower`] (to an [`isa::Program`],
+//! then the fence step), [`emit`] (the printers) and [`interp`] (the reference interpreter).
+//! [`info`] (tile facts the passes record) and [`isa`] (the program) are what the stages share.
+//!
+//! The entry point the `#[pto::kernel]` macro calls is [`compile`]: it runs the passes on a
+//! copy of the module ([`PassManager::lowering_pipeline`]), lowers the kernel to an
 //! [`isa::Program`] ([`lower`]) and prints it with each emitter ([`emit`]).
 // Input-driven paths return errors; a panic on user input is a bug.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
-pub mod bufferize;
-pub mod canonicalize;
 pub mod emit;
-pub mod events;
-mod fence;
 pub mod info;
 pub mod interp;
 pub mod isa;
 pub mod lower;
-pub mod pass;
-pub mod tile_info;
+pub mod passes;
 mod walk;
 
 use pto_ir::{Diag, Diagnostics, FuncId, ProgramModule, SpanId};
 
 pub use isa::Program;
-pub use pass::{Pass, PassManager};
+pub use passes::{Pass, PassManager};
 
 /// Everything the macro needs from the lowering of one kernel.
 #[derive(Clone, Debug)]
@@ -91,15 +90,15 @@ fn lower_kernel_unverified(mut m: ProgramModule, kernel: FuncId) -> Result<Progr
 }
 
 /// [`lower_kernel_unverified`] for the macro: the same program, but the events are planned
-/// into a table ([`events::plan`]) instead of op attributes, and the inserted moves carry no
-/// `loc` attribute ([`tile_info::infer_for_lowering`]), so the module after the passes does
-/// not show them. The passes run in the order of [`pass::PIPELINE`].
+/// into a table ([`passes::events::plan`]) instead of op attributes, and the inserted moves carry no
+/// `loc` attribute ([`passes::tile_info::infer_for_lowering`]), so the module after the passes does
+/// not show them. The passes run in the order of [`passes::PIPELINE`].
 fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
     check_kernel(&m, kernel)?;
-    canonicalize::Canonicalize.run(&mut m)?;
-    tile_info::infer_for_lowering(&mut m);
-    let events = events::plan(&mut m);
-    bufferize::Bufferize.run(&mut m)?;
+    passes::canonicalize::Canonicalize.run(&mut m)?;
+    passes::tile_info::infer_for_lowering(&mut m);
+    let events = passes::events::plan(&mut m);
+    passes::bufferize::Bufferize.run(&mut m)?;
     lower::lower_with_events(m, kernel, events)
 }
 

@@ -47,7 +47,7 @@ fn compile_artifacts_matches_compile() {
         // With the events already inserted once: the second run merges into them.
         let mut pm = pto_lower::PassManager::new();
         for name in ["canonicalize", "infer-tile-info", "insert-events"] {
-            pm.add(pto_lower::pass::pass_by_name(name).unwrap());
+            pm.add(pto_lower::passes::pass_by_name(name).unwrap());
         }
         let mut with_events = m.clone();
         pm.run(&mut with_events).unwrap();

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use pto_ir::ProgramModule;
-use pto_lower::pass::{PIPELINE, PassManager, pass_by_name};
+use pto_lower::passes::{PIPELINE, PassManager, pass_by_name};
 
 /// The seed modules: every kernel and round-trip file of the repository.
 fn seeds() -> Vec<String> {

@@ -8,7 +8,7 @@ mod common;
 
 use pto_ir::ProgramModule;
 use pto_lower::info::{addr_of, layout_name, space_of};
-use pto_lower::pass::{PIPELINE, pass_by_name};
+use pto_lower::passes::{PIPELINE, pass_by_name};
 
 /// `%name: loc=.. layout=.. addr=..` per placed tile, for assertions.
 fn tile_table(m: &ProgramModule) -> String {

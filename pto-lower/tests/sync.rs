@@ -6,7 +6,7 @@
 //! path: branches apart, each loop body twice (the back edge), `break` / `continue` to where
 //! they go. An unordered pair would race on hardware, although the CPU runtime, which runs
 //! one instruction at a time, cannot show it. (Written apart from the lowering's own fence
-//! step, `pto-lower/src/fence.rs`, as a check of it and of the events pass.)
+//! step, `pto-lower/src/lower/fence.rs`, as a check of it and of the events pass.)
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -15,8 +15,8 @@ use std::collections::BTreeSet;
 
 use pto_ir::{MemorySpace, PipeKind};
 use pto_lower::Program;
-use pto_lower::events::Event;
 use pto_lower::isa::{Arg, Inst, Isa, TileId, TileRef};
+use pto_lower::passes::events::Event;
 
 /// A read or write not yet ordered before every pipe.
 #[derive(Clone, Debug, PartialEq)]

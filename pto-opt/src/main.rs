@@ -12,7 +12,7 @@
 use std::process::ExitCode;
 
 use pto_ir::{Diagnostics, ProgramModule};
-use pto_lower::pass::{PIPELINE, PassManager, pass_by_name};
+use pto_lower::passes::{PIPELINE, PassManager, pass_by_name};
 
 const USAGE: &str = "usage: pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME] \
                      [--emit=ir|pto-mlir|mlir-generic|cpp|rust]";

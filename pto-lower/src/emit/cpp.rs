@@ -22,9 +22,9 @@ use pto_ir::{
 use pto_ir::sem::{Binary, Sem};
 
 use super::writer::{Level, Out};
-use crate::events::Event;
 use crate::info::{buffer_extents, pipe_cpp, pipe_spelled};
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
+use crate::passes::events::Event;
 
 /// Emits the C++ source of `p`.
 pub fn emit(p: &Program) -> String {

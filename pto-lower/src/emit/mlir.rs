@@ -17,9 +17,9 @@ use pto_ir::{
 };
 
 use super::writer::{Level, Out};
-use crate::events::{Event, EventRole};
 use crate::info::{addr_of, layout_name, space_of};
 use crate::isa::Program;
+use crate::passes::events::{Event, EventRole};
 
 /// The custom form (`NAME::LOWERED`).
 pub fn emit_lowered(p: &Program) -> String {

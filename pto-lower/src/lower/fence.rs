@@ -15,9 +15,9 @@
 
 use pto_ir::{MemorySpace, PipeKind};
 
-use crate::events::Event;
 use crate::info::move_pipe;
 use crate::isa::{Arg, Inst, Isa, TileId, TileRef, TileSlot};
+use crate::passes::events::Event;
 
 /// Puts the barriers `body` needs (see the module docs).
 pub(crate) fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {

@@ -9,6 +9,8 @@
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
 //! Last, the fence step (`fence.rs`) puts the barriers the events pass could not see.
 
+mod fence;
+
 use pto_ir::entity::SecondaryMap;
 use pto_ir::typefmt::push_u64;
 use pto_ir::{
@@ -17,12 +19,12 @@ use pto_ir::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::bufferize::module_target;
-use crate::events::{EventRole, OpEvents};
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
 use crate::isa::{
     Arg, Args, Index, Inst, Isa, Offsets, Program, RoundMode, TileId, TileRef, TileSlot,
 };
+use crate::passes::bufferize::module_target;
+use crate::passes::events::{EventRole, OpEvents};
 use crate::walk::inline_of;
 
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
@@ -31,7 +33,7 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     lower_with_events(m, func, events)
 }
 
-/// [`lower`], with the events of the ops given as a table ([`crate::events::plan`]) rather
+/// [`lower`], with the events of the ops given as a table ([`crate::passes::events::plan`]) rather
 /// than read from the op attributes.
 pub fn lower_with_events(
     m: ProgramModule,
@@ -62,7 +64,7 @@ pub fn lower_with_events(
     };
     let mut body = lw.block(f.body);
     let Lowerer { tiles, diags, .. } = lw;
-    crate::fence::insert(&mut body, &tiles);
+    fence::insert(&mut body, &tiles);
     let scratch = scratch_slots(&body, &tiles);
     if !diags.is_empty() {
         let mut d = Diagnostics::new();

@@ -27,8 +27,8 @@ use pto_ir::{
     StmtKind, ValueDef, ValueId,
 };
 
+use super::Pass;
 use crate::info::{scratch_bytes, set_addr, space_of, tile_bytes};
-use crate::pass::Pass;
 use crate::walk;
 
 /// The bufferize pass.

@@ -12,7 +12,7 @@ use pto_ir::{
 
 use pto_ir::sem::{self, RoundMode, Sem, Value, convert};
 
-use crate::pass::Pass;
+use super::Pass;
 use crate::walk::{self, Renames, Tree};
 
 /// The canonicalize pass.

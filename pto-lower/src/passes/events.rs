@@ -26,8 +26,8 @@
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{Attr, BlockId, Diagnostics, OpId, PipeKind, ProgramModule, StmtKind, ValueDef};
 
+use super::Pass;
 use crate::info::pipe_of;
-use crate::pass::Pass;
 
 /// The insert-events pass.
 pub struct InsertEvents;

@@ -1,26 +1,13 @@
-//! The pass interface and the pass manager (seed 002 section 8).
+//! The pass manager and the pass registry (seed 002 section 8).
 //!
-//! A [`Pass`] rewrites or annotates a whole [`ProgramModule`] in place and reads everything it
-//! needs from the module, so each pass can run alone (the file tests run one pass on a parsed
-//! `.pto` file). The [`PassManager`] runs a list of passes in order, optionally verifying the
-//! module after each one, and stops at the first pass that reports errors.
+//! The [`PassManager`] runs a list of passes in order, optionally verifying the module after
+//! each one, and stops at the first pass that reports errors. [`pass_by_name`] is the one
+//! place that knows every pass, so the passes themselves only import the [`Pass`] trait.
 
 use pto_ir::{Diagnostics, ProgramModule};
 
-/// One transformation or analysis over a module.
-pub trait Pass {
-    /// The pass's name (`canonicalize`, `infer-tile-info`, ...), as used by the file tests.
-    fn name(&self) -> &'static str;
-
-    /// The passes whose results this one reads. It checks the module for them and refuses
-    /// with an error naming the missing pass, never silently doing nothing.
-    fn requires(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// Runs the pass. Errors are diagnostics anchored at the offending op's span.
-    fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics>;
-}
+use super::Pass;
+use super::{bufferize, canonicalize, events, tile_info};
 
 /// Runs passes in order.
 pub struct PassManager {
@@ -94,10 +81,10 @@ pub const PIPELINE: [&str; 4] = [
 /// A pass by its name.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     Some(match name {
-        "canonicalize" => Box::new(crate::canonicalize::Canonicalize),
-        "infer-tile-info" => Box::new(crate::tile_info::InferTileInfo),
-        "insert-events" => Box::new(crate::events::InsertEvents),
-        "bufferize" => Box::new(crate::bufferize::Bufferize),
+        "canonicalize" => Box::new(canonicalize::Canonicalize),
+        "infer-tile-info" => Box::new(tile_info::InferTileInfo),
+        "insert-events" => Box::new(events::InsertEvents),
+        "bufferize" => Box::new(bufferize::Bufferize),
         _ => return None,
     })
 }

@@ -15,8 +15,8 @@ use pto_ir::{
     Opcode, ProgramModule, StmtId, StmtKind, TileType, Type, ValueDef, ValueId,
 };
 
+use super::Pass;
 use crate::info::set_space;
-use crate::pass::Pass;
 use crate::walk;
 
 /// The infer-tile-info pass.
