@@ -1,0 +1,626 @@
+//! Instructions: tile ops, control flow and scalar ops.
+
+use std::fmt::Write;
+
+use pto_ir::{Constant, DataType, Opcode, ValueId};
+
+use pto_ir::sem::{Binary, Sem};
+
+use crate::emit::writer::Level;
+use crate::info::pipe_cpp;
+use crate::isa::{Arg, Index, Inst, Isa, TileId, TileRef, TileSlot};
+
+use super::{
+    Writer, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise, push_hex, put_tile_type_valid,
+    row_view,
+};
+
+/// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
+fn binary_operator(op: Opcode) -> Option<&'static str> {
+    use Opcode::*;
+    Some(match op {
+        ScalarAdd => "+",
+        ScalarSub => "-",
+        ScalarMul => "*",
+        ScalarEq => "==",
+        ScalarNe => "!=",
+        ScalarLt => "<",
+        ScalarLe => "<=",
+        ScalarGt => ">",
+        ScalarGe => ">=",
+        ScalarAnd => "&&",
+        ScalarOr => "||",
+        ScalarXor => "!=",
+        ScalarBitAnd => "&",
+        ScalarBitOr => "|",
+        ScalarBitXor => "^",
+        ScalarShl => "<<",
+        ScalarShr => ">>",
+        _ => return None,
+    })
+}
+
+/// A piece of a scalar op's C++ expression template.
+enum Piece<'s> {
+    /// Literal text.
+    Text(&'s str),
+    /// The first operand.
+    A,
+    /// The second operand.
+    B,
+}
+
+impl Writer<'_> {
+    fn arg(&mut self, x: Arg, dty: DataType) {
+        match x {
+            Arg::Tile(t) => self.tref(t),
+            Arg::Scalar(v) => self.scalar_as(v, dty),
+            Arg::Imm(f) => self.lit(Constant::Double(f), dty),
+        }
+    }
+
+    /// The valid region an instruction gives its destination, from its sources' regions
+    /// `src[k] = (rows, cols)` (C++ expressions); `None` when the destination keeps its
+    /// own (a fill). The same rules as `pto::isa` and the interpreter (`docs/guide.md`
+    /// section 5).
+    fn result_region(
+        &self,
+        isa: Isa,
+        dst: TileId,
+        src: &[(String, String)],
+    ) -> Option<(String, String)> {
+        let (min, max) = (cpp_min, cpp_max);
+        let own = |k: usize| self.vdim(TileRef::Slot(dst), k);
+        let (a, b) = (src.first()?, src.get(1));
+        use Isa::*;
+        Some(match isa {
+            TExpandS => return None,
+            _ if isa.partial_form().is_some() => {
+                let b = b?;
+                (max(&a.0, &b.0), max(&a.1, &b.1))
+            }
+            _ if isa.is_binary() => {
+                let b = b?;
+                (min(&a.0, &b.0), min(&a.1, &b.1))
+            }
+            TRowSum | TRowMax | TRowMin => (a.0.clone(), "1".into()),
+            TColSum | TColMax | TColMin => ("1".into(), a.1.clone()),
+            TRowExpand => (a.0.clone(), own(1)),
+            TColExpand => (own(0), a.1.clone()),
+            TRowExpandAdd | TRowExpandSub | TRowExpandMul | TRowExpandDiv | TRowExpandMax
+            | TRowExpandMin => (min(&a.0, &b?.0), a.1.clone()),
+            TColExpandAdd | TColExpandSub | TColExpandMul | TColExpandDiv | TColExpandMax
+            | TColExpandMin => (a.0.clone(), min(&a.1, &b?.1)),
+            TTrans => (a.1.clone(), a.0.clone()),
+            TMatmul | TMatmulBias => (a.0.clone(), b?.1.clone()),
+            // `c = c_in + a * b`: the product covers `a`'s rows and `b`'s columns, and the
+            // accumulator keeps what lies outside them (section 5's rule for sums).
+            TMatmulAcc => {
+                let (x, y) = (b?, src.get(2)?);
+                (max(&a.0, &x.0), max(&a.1, &y.1))
+            }
+            _ => a.clone(),
+        })
+    }
+
+    /// A compute instruction: the destination's valid region set from the sources' (read
+    /// into locals first, since the destination may be a source), then the call. Column
+    /// tiles go through their row-major views; an accumulating op whose operands' regions
+    /// may differ is the `TPART*` form, with an aliased operand read through a view that
+    /// keeps its own region.
+    pub(super) fn op(&mut self, l: Level, isa: Isa, dst: TileId, args: &[Arg]) {
+        let Some(dslot) = self.p.tile(dst).cloned() else {
+            return;
+        };
+        if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
+            self.out.line(
+                l,
+                &format!("{}_zero = true; // the accumulator is zero", dslot.name),
+            );
+            return;
+        }
+        if let (Isa::TMatmulAcc, [Arg::Tile(TileRef::Slot(c_in)), a, b]) = (isa, args)
+            && self.zeroed.contains(c_in)
+        {
+            let flag = self
+                .p
+                .tile(*c_in)
+                .map(|s| format!("{}_zero", s.name))
+                .unwrap_or_default();
+            self.out.line(l, &format!("if ({flag}) {{"));
+            self.op_plain(l.next(), Isa::TMatmul, dst, &[*a, *b]);
+            self.out.line(l, "} else {");
+            self.op_plain(l.next(), isa, dst, args);
+            self.out.line(l, "}");
+            if self.zeroed.contains(&dst) {
+                self.out.line(l, &format!("{}_zero = false;", dslot.name));
+            }
+            return;
+        }
+        self.op_plain(l, isa, dst, args);
+        if self.zeroed.contains(&dst) {
+            // Anything else written into the accumulator replaces the zero.
+            self.out.line(l, &format!("{}_zero = false;", dslot.name));
+        }
+    }
+
+    /// [`Writer::op`] once the accumulator flags are dealt with.
+    fn op_plain(&mut self, l: Level, isa: Isa, dst: TileId, args: &[Arg]) {
+        let Some(dslot) = self.p.tile(dst).cloned() else {
+            return;
+        };
+        let dty = dslot.dtype;
+        let column = is_elementwise(isa) && is_column(&dslot);
+        let tiles: Vec<TileRef> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Tile(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        let regions: Vec<(String, String)> = tiles
+            .iter()
+            .map(|&t| (self.vdim(t, 0), self.vdim(t, 1)))
+            .collect();
+        let statically_equal = regions.windows(2).all(|w| w[0] == w[1])
+            && regions
+                .iter()
+                .all(|(r, c)| r.parse::<u64>().is_ok() && c.parse::<u64>().is_ok());
+        let partial = isa
+            .partial_form()
+            .filter(|_| tiles.len() == 2 && !statically_equal);
+        let direct = self.result_region(isa, dst, &regions);
+        let own = (
+            self.vdim(TileRef::Slot(dst), 0),
+            self.vdim(TileRef::Slot(dst), 1),
+        );
+        let unchanged = direct.as_ref().is_none_or(|r| *r == own);
+        if !column && partial.is_none() && (unchanged || !tiles.contains(&TileRef::Slot(dst))) {
+            // No source sees the destination's region change: set it and call.
+            if let (false, Some((r, c))) = (unchanged, &direct) {
+                self.set_region(l, dst, r, c);
+            }
+            let names = tiles.iter().map(|&t| self.text(|me| me.tref(t))).collect();
+            self.call(l, isa, isa.name(), &dslot.name, dty, args, names, &tiles);
+            return;
+        }
+        self.out.line(l, "{");
+        let l1 = l.next();
+        // The sources' regions, read before the destination's changes.
+        let mut locals = Vec::with_capacity(regions.len());
+        for (k, (r, c)) in regions.iter().enumerate() {
+            self.out
+                .line(l1, &format!("const int64_t r{k} = {r}, c{k} = {c};"));
+            locals.push((format!("r{k}"), format!("c{k}")));
+        }
+        let region = self.result_region(isa, dst, &locals);
+        // The name each tile operand is read through.
+        let mut names = Vec::with_capacity(tiles.len());
+        for (k, &t) in tiles.iter().enumerate() {
+            let slot = match t {
+                TileRef::Slot(id) => self.p.tile(id).cloned(),
+                TileRef::Param(_) => None,
+            };
+            let Some(slot) = slot else {
+                names.push(self.text(|me| me.tref(t)));
+                continue;
+            };
+            let aliased = t == TileRef::Slot(dst) && partial.is_some();
+            if column {
+                let view = row_view(&slot);
+                if aliased {
+                    let name = format!("in{k}");
+                    self.declare_at(l1, &view, &name, &["1".into(), locals[k].0.clone()]);
+                    names.push(name);
+                } else {
+                    self.out
+                        .line(l1, &format!("{}.SetValidCol({});", view.name, locals[k].0));
+                    names.push(view.name);
+                }
+            } else if aliased && slot.valid.iter().any(Option::is_none) {
+                let name = format!("in{k}");
+                self.declare_at(
+                    l1,
+                    &slot,
+                    &name,
+                    &[locals[k].0.clone(), locals[k].1.clone()],
+                );
+                names.push(name);
+            } else {
+                names.push(slot.name.clone());
+            }
+        }
+        if let Some((r, c)) = &region {
+            self.set_region(l1, dst, r, c);
+            if column {
+                self.out
+                    .line(l1, &format!("{}_row.SetValidCol({r});", dslot.name));
+            }
+        }
+        let dst_name = if column {
+            format!("{}_row", dslot.name)
+        } else {
+            dslot.name.clone()
+        };
+        self.call(
+            l1,
+            isa,
+            partial.unwrap_or(isa.name()),
+            &dst_name,
+            dty,
+            args,
+            names,
+            &tiles,
+        );
+        self.out.line(l, "}");
+    }
+
+    /// `NAME(dst, args..);` (`name` is `isa`'s spelling or its partial form) with the tile
+    /// operands read through `names`, and the scratch tile last for the instructions that
+    /// take one.
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        l: Level,
+        isa: Isa,
+        name: &str,
+        dst: &str,
+        dty: DataType,
+        args: &[Arg],
+        names: Vec<String>,
+        tiles: &[TileRef],
+    ) {
+        self.out.indent(l);
+        self.put(name);
+        self.put("(");
+        self.put(dst);
+        let mut next_tile = names.into_iter();
+        for &x in args {
+            self.put(", ");
+            match x {
+                Arg::Tile(_) => {
+                    let n = next_tile.next().unwrap_or_default();
+                    self.put(&n);
+                }
+                other => self.arg(other, dty),
+            }
+        }
+        if isa.needs_scratch() {
+            let src = tiles.first().and_then(|t| match t {
+                TileRef::Slot(id) => self.p.tile(*id),
+                TileRef::Param(_) => None,
+            });
+            let scratch = src.and_then(|src| {
+                self.p
+                    .scratch
+                    .iter()
+                    .find(|s| s.dtype == src.dtype && s.rows == src.rows && s.cols == src.cols)
+            });
+            if let Some(s) = scratch {
+                self.put(", ");
+                self.put(&s.name);
+            }
+        }
+        self.put(");\n");
+    }
+
+    /// Declares a tile object named `name` over slot `s`'s memory whose valid dimensions
+    /// are all dynamic, constructed with `valid` (C++ expressions).
+    fn declare_at(&mut self, l: Level, s: &TileSlot, name: &str, valid: &[String; 2]) {
+        self.out.indent(l);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, s, [None, None], a5);
+        let _ = writeln!(self.out.text, " {name}({}, {});", valid[0], valid[1]);
+        self.out.indent(l);
+        let _ = write!(self.out.text, "TASSIGN({name}, 0x");
+        push_hex(&mut self.out.text, s.addr);
+        self.put(");\n");
+    }
+
+    /// `TEXTRACT(dst, src, r, c);` and the like.
+    fn tile_at(&mut self, l: Level, f: &str, dst: TileId, src: TileRef, at: [Index; 2]) {
+        self.out.indent(l);
+        self.put(f);
+        self.put("(");
+        self.tile(dst);
+        self.put(", ");
+        self.tref(src);
+        self.put(", ");
+        self.index(at[0]);
+        self.put(", ");
+        self.index(at[1]);
+        self.put(");\n");
+    }
+
+    pub(super) fn inst(&mut self, i: &Inst, l: Level) {
+        match i {
+            Inst::Op { isa, dst, args } => self.op(l, *isa, *dst, args),
+            Inst::Load {
+                dst,
+                tensor,
+                offsets,
+                window,
+            } => self.load(l, *dst, *tensor, offsets, window),
+            Inst::Store {
+                tensor,
+                src,
+                offsets,
+                window,
+            } => self.store(l, *src, *tensor, offsets, window),
+            Inst::Extract { dst, src, at } => {
+                // The window's part inside the source's valid region.
+                if let Some(d) = self.p.tile(*dst) {
+                    let (rows, cols) = (d.rows.to_string(), d.cols.to_string());
+                    let mut ext = [String::new(), String::new()];
+                    for (k, lim) in [rows, cols].iter().enumerate() {
+                        let v = self.vdim(*src, k);
+                        let o = self.text(|me| me.index(at[k]));
+                        let left = match (v.parse::<u64>(), o.parse::<u64>()) {
+                            (Ok(v), Ok(o)) => v.saturating_sub(o).to_string(),
+                            _ => format!("({v} > {o} ? {v} - {o} : 0)"),
+                        };
+                        ext[k] = cpp_min(&left, lim);
+                    }
+                    self.set_region(l, *dst, &ext[0], &ext[1]);
+                }
+                self.tile_at(l, "TEXTRACT", *dst, *src, *at)
+            }
+            Inst::Insert { dst, src, at } => self.tile_at(l, "TINSERT", *dst, *src, *at),
+            Inst::Cvt { dst, src, round } => {
+                let (r, c) = (self.vdim(*src, 0), self.vdim(*src, 1));
+                self.set_region(l, *dst, &r, &c);
+                self.out.indent(l);
+                self.put("TCVT(");
+                self.tile(*dst);
+                self.put(", ");
+                self.tref(*src);
+                self.put(", RoundMode::");
+                self.put(round.cpp());
+                self.put(");\n");
+            }
+            Inst::SetValid { dst, dims } => {
+                let r = self.text(|me| me.index(dims[0]));
+                let c = self.text(|me| me.index(dims[1]));
+                self.set_region(l, *dst, &r, &c);
+            }
+            Inst::FullValid(t) => {
+                if let Some(s) = self.p.tile(*t) {
+                    let (r, c) = (s.rows.to_string(), s.cols.to_string());
+                    self.set_region(l, *t, &r, &c);
+                }
+            }
+            Inst::SetFlag(e) => self.event(l, true, *e),
+            Inst::WaitFlag(e) => self.event(l, false, *e),
+            Inst::Barrier(p) => {
+                self.out.indent(l);
+                self.put("pipe_barrier(");
+                self.put(pipe_cpp(*p));
+                self.put(");\n");
+            }
+            Inst::Scalar { op, result, args } => {
+                self.out.indent(l);
+                self.put(cpp_dtype(self.dtype(*result)));
+                self.put(" ");
+                self.name(*result);
+                self.put(" = ");
+                self.scalar_op(*op, *result, args);
+                self.put(";\n");
+            }
+            Inst::Assign(pairs) => {
+                if let [(d, s)] = pairs.as_slice() {
+                    self.out.indent(l);
+                    self.name(*d);
+                    self.put(" = ");
+                    self.scalar_as(*s, self.dtype(*d));
+                    self.put(";\n");
+                } else {
+                    self.out.line(l, "{");
+                    for (k, &(d, s)) in pairs.iter().enumerate() {
+                        self.out.indent(l.next());
+                        self.put(cpp_dtype(self.dtype(d)));
+                        self.put(" tmp");
+                        self.out.put_u64(k as u64);
+                        self.put(" = ");
+                        self.scalar_as(s, self.dtype(d));
+                        self.put(";\n");
+                    }
+                    for (k, &(d, _)) in pairs.iter().enumerate() {
+                        self.out.indent(l.next());
+                        self.name(d);
+                        self.put(" = tmp");
+                        self.out.put_u64(k as u64);
+                        self.put(";\n");
+                    }
+                    self.out.line(l, "}");
+                }
+            }
+            Inst::For {
+                iv,
+                lb,
+                ub,
+                step,
+                carried,
+                body,
+                results,
+            } => {
+                self.carried(carried, l);
+                self.out.indent(l);
+                self.put("for (");
+                self.put(cpp_dtype(self.dtype(*iv)));
+                self.put(" ");
+                self.name(*iv);
+                self.put(" = ");
+                self.scalar(*lb);
+                self.put("; ");
+                self.name(*iv);
+                self.put(" < ");
+                self.scalar(*ub);
+                self.put("; ");
+                self.name(*iv);
+                self.put(" += ");
+                self.scalar(*step);
+                self.put(") {\n");
+                self.insts(body, l.next());
+                self.out.line(l, "}");
+                self.results(results, l);
+            }
+            Inst::While {
+                carried,
+                cond,
+                cond_value,
+                body,
+                results,
+            } => {
+                self.carried(carried, l);
+                self.out.line(l, "while (true) {");
+                self.insts(cond, l.next());
+                self.out.indent(l.next());
+                self.put("if (!");
+                self.scalar(*cond_value);
+                self.put(") break;\n");
+                self.insts(body, l.next());
+                self.out.line(l, "}");
+                self.results(results, l);
+            }
+            Inst::If {
+                cond,
+                then_body,
+                else_body,
+                results,
+            } => {
+                for &r in results {
+                    self.out.indent(l);
+                    self.put(cpp_dtype(self.dtype(r)));
+                    self.put(" ");
+                    self.name(r);
+                    self.put(";\n");
+                }
+                self.out.indent(l);
+                self.put("if (");
+                self.scalar(*cond);
+                self.put(") {\n");
+                self.insts(then_body, l.next());
+                self.out.line(l, "} else {");
+                self.insts(else_body, l.next());
+                self.out.line(l, "}");
+            }
+            Inst::Break => self.out.line(l, "break;"),
+            Inst::Continue => self.out.line(l, "continue;"),
+            Inst::Return(vals) => {
+                for (i, &v) in vals.iter().enumerate() {
+                    self.out.indent(l);
+                    let _ = write!(self.out, "*ret{i} = ");
+                    self.scalar(v);
+                    self.put(";\n");
+                }
+                self.out.line(l, "return;");
+            }
+        }
+    }
+
+    fn carried(&mut self, carried: &[(ValueId, ValueId)], l: Level) {
+        for &(a, init) in carried {
+            let d = self.dtype(a);
+            self.out.indent(l);
+            self.put(cpp_dtype(d));
+            self.put(" ");
+            self.name(a);
+            self.put(" = ");
+            self.scalar_as(init, d);
+            self.put(";\n");
+        }
+    }
+
+    fn results(&mut self, results: &[(ValueId, ValueId)], l: Level) {
+        for &(r, a) in results {
+            self.out.indent(l);
+            self.put(cpp_dtype(self.dtype(r)));
+            self.put(" ");
+            self.name(r);
+            self.put(" = ");
+            self.name(a);
+            self.put(";\n");
+        }
+    }
+
+    /// An optional scalar operand (nothing when it is missing).
+    pub(super) fn operand(&mut self, v: Option<ValueId>) {
+        if let Some(v) = v {
+            self.scalar(v);
+        }
+    }
+
+    /// Writes a scalar op's C++ expression template: its text, and the operands `a` / `b`
+    /// where marked.
+    fn template(&mut self, pieces: &[Piece<'_>], a: Option<ValueId>, b: Option<ValueId>) {
+        for p in pieces {
+            match *p {
+                Piece::Text(s) => self.put(s),
+                Piece::A => self.operand(a),
+                Piece::B => self.operand(b),
+            }
+        }
+    }
+
+    fn scalar_op(&mut self, op: Opcode, result: ValueId, args: &[ValueId]) {
+        use Opcode::*;
+        use Piece::{A, B, Text as T};
+        let a = args.first().copied();
+        let b = args.get(1).copied();
+        if let Some(o) = binary_operator(op) {
+            return self.template(&[T("("), A, T(" "), T(o), T(" "), B, T(")")], a, b);
+        }
+        let cast;
+        let helper;
+        let pieces: &[Piece<'_>] = match op.info().sem {
+            // The semantics module's functions, by name (see `SCALAR_HELPERS`).
+            Sem::Binary(
+                k @ (Binary::Div
+                | Binary::Rem
+                | Binary::FloorDiv
+                | Binary::FloorMod
+                | Binary::Min
+                | Binary::Max),
+            ) => {
+                let ty = cpp_dtype(self.dtype(result));
+                helper = [
+                    T("pto_rs::"),
+                    T(k.fn_name()),
+                    T("<"),
+                    T(ty),
+                    T(">("),
+                    A,
+                    T(", "),
+                    B,
+                    T(")"),
+                ];
+                &helper
+            }
+            _ => match op {
+                ScalarPow => &[T("__builtin_pow("), A, T(", "), B, T(")")],
+                ScalarNeg => &[T("(-"), A, T(")")],
+                ScalarAbs => &[T("("), A, T(" < 0 ? -"), A, T(" : "), A, T(")")],
+                ScalarNot => &[T("(!"), A, T(")")],
+                ScalarBitNot => &[T("(~"), A, T(")")],
+                ScalarCast => {
+                    let to_d = self.dtype(result);
+                    let from = a.map(|v| self.dtype(v));
+                    let to = cpp_dtype(to_d);
+                    // Float to integer is Rust's `as` (saturating, NaN to 0); C++'s cast is
+                    // undefined out of range.
+                    let saturate = from
+                        .is_some_and(|f| matches!(f, DataType::Fp32 | DataType::Fp64))
+                        && to_d.is_int();
+                    cast = if saturate {
+                        [T("pto_rs::cast_trunc<"), T(to), T(">("), A, T(")")]
+                    } else {
+                        [T("static_cast<"), T(to), T(">("), A, T(")")]
+                    };
+                    &cast
+                }
+                _ => &[A],
+            },
+        };
+        self.template(pieces, a, b);
+    }
+}
