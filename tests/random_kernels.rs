@@ -1,0 +1,471 @@
+//! Differential conformance, issue 12 point 6 (b) and (c): random well-typed kernels with
+//! nested `for` loops (a symbolic bound from a scalar parameter and constant bounds), `if` /
+//! `else` with a merged tile result, tiles carried through loops, loads and stores of
+//! tensors whose sizes are not tile multiples, row / column reductions and their broadcasts.
+//!
+//! Each kernel is IR text; it must parse, verify and re-parse structurally equal after
+//! printing (c). It then runs two ways: through the reference interpreter, and through the
+//! lowered ISA program ([`pto_lower::lower_kernel`], the program the Rust emitter prints as
+//! the host code) executed here instruction by instruction with the `pto::isa` functions
+//! the emitted host code calls. (Compiling emitted Rust per kernel would cost seconds per
+//! case; this executor runs a kernel in microseconds, so proptest can shrink.) The output
+//! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
+#[path = "random_kernels/exec.rs"]
+mod exec;
+mod support;
+
+use proptest::prelude::*;
+use pto::ir::DataType;
+use pto::ir::ops::{OPS, OpClass, OpInfo};
+use pto_lower::interp::{HostValue, run};
+
+/// The tile shape of every generated kernel.
+pub const R: usize = 4;
+pub const C: usize = 8;
+
+/// One generated statement; each defines one new `R x C` tile.
+#[derive(Clone, Debug)]
+enum Node {
+    /// An elementwise op (`op` indexes the dtype's candidates) on earlier tiles; `scalar`
+    /// takes the constant as second operand.
+    Op {
+        op: usize,
+        lhs: usize,
+        rhs: usize,
+        scalar: bool,
+    },
+    /// A load of `x` or `y` at the current tile position.
+    Load { y: bool },
+    /// A tile filled with a constant.
+    Full,
+    /// A row (`row`) or column reduction (`kind`: sum / max / min) of a tile, broadcast back
+    /// onto another tile with a binary op.
+    Reduce {
+        row: bool,
+        kind: usize,
+        src: usize,
+        onto: usize,
+        op: usize,
+    },
+    /// `if iv < k` with a tile result yielded by each branch.
+    If {
+        k: usize,
+        then: Vec<Node>,
+        els: Vec<Node>,
+    },
+    /// A column-tile loop carrying a tile (initialised from `init`): `bound` 0 is the
+    /// symbolic column-tile count, otherwise a constant bound.
+    For {
+        init: usize,
+        bound: usize,
+        body: Vec<Node>,
+    },
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    let leaf = prop_oneof![
+        4 => (0..64usize, 0..64usize, 0..64usize, any::<bool>())
+            .prop_map(|(op, lhs, rhs, scalar)| Node::Op { op, lhs, rhs, scalar }),
+        2 => any::<bool>().prop_map(|y| Node::Load { y }),
+        1 => Just(Node::Full),
+        2 => (any::<bool>(), 0..3usize, 0..64usize, 0..64usize, 0..64usize)
+            .prop_map(|(row, kind, src, onto, op)| Node::Reduce { row, kind, src, onto, op }),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            (
+                0..4usize,
+                prop::collection::vec(inner.clone(), 0..4),
+                prop::collection::vec(inner.clone(), 0..4)
+            )
+                .prop_map(|(k, then, els)| Node::If { k, then, els }),
+            (0..64usize, 0..4usize, prop::collection::vec(inner, 1..5))
+                .prop_map(|(init, bound, body)| Node::For { init, bound, body }),
+        ]
+    })
+}
+
+/// A whole kernel: the tensor size and the statements of the row-tile loop's body.
+#[derive(Clone, Debug)]
+struct Kernel {
+    m: usize,
+    n: usize,
+    body: Vec<Node>,
+}
+
+fn kernel() -> impl Strategy<Value = Kernel> {
+    (
+        1..=3 * R + 1,
+        1..=3 * C + 3,
+        prop::collection::vec(node(), 1..6),
+    )
+        .prop_map(|(m, n, body)| Kernel { m, n, body })
+}
+
+fn candidates(d: DataType) -> Vec<&'static OpInfo> {
+    OPS.iter()
+        .filter(|r| {
+            r.dialect == "tile"
+                && r.opcode.accepts(d)
+                && matches!(
+                    r.class,
+                    OpClass::TileBinary
+                        | OpClass::TileBitwise
+                        | OpClass::TileUnary
+                        | OpClass::TileUnaryFloat
+                        | OpClass::TileNot
+                )
+        })
+        .collect()
+}
+
+/// Writes IR text for a kernel.
+struct Gen {
+    d: DataType,
+    ops: Vec<&'static OpInfo>,
+    text: String,
+    next: usize,
+    /// Column-tile count (`ceil(n / C)`).
+    col_tiles: usize,
+}
+
+impl Gen {
+    fn fresh(&mut self, stem: &str) -> String {
+        self.next += 1;
+        format!("%{stem}_{}", self.next)
+    }
+
+    fn full(&self) -> String {
+        format!("tile<[?, ?], [{R}, {C}], {}>", self.d.name())
+    }
+
+    /// The tensor type: symbolic `%M_7 x %N_8`, so tile windows may cross its edge.
+    fn ten(&self) -> String {
+        format!("tensor<[%M_7, %N_8], {}>", self.d.name())
+    }
+
+    fn line(&mut self, depth: usize, s: &str) {
+        for _ in 0..depth {
+            self.text.push_str("  ");
+        }
+        self.text.push_str(s);
+        self.text.push('\n');
+    }
+
+    /// `statement.op { .. }` around one op line.
+    fn op(&mut self, depth: usize, s: &str) {
+        self.line(depth, "statement.op {");
+        self.line(depth + 1, s);
+        self.line(depth, "}");
+    }
+
+    fn konst(&mut self, depth: usize, v: &str, ty: &str) -> String {
+        let n = self.fresh("k");
+        self.op(depth, &format!("{n} = {v} : {ty}"));
+        n
+    }
+
+    /// The binary ops with a broadcast form (`TROWEXPAND*` / `TCOLEXPAND*`).
+    fn broadcast_ops(&self) -> Vec<&'static OpInfo> {
+        const EXPAND: [&str; 6] = ["add", "sub", "mul", "div", "max", "min"];
+        self.ops
+            .iter()
+            .copied()
+            .filter(|r| {
+                matches!(r.class, OpClass::TileBinary)
+                    && EXPAND
+                        .iter()
+                        .any(|e| r.opcode.full_name() == format!("tile.{e}"))
+            })
+            .collect()
+    }
+
+    /// Emits `nodes` at `depth`, with the tiles `env` visible; returns the last tile defined.
+    /// `row` / `col` are the current tile position's offsets; `iv` the innermost induction
+    /// variable (for `if` conditions).
+    #[allow(clippy::too_many_arguments)]
+    fn nodes(
+        &mut self,
+        depth: usize,
+        nodes: &[Node],
+        env: &mut Vec<String>,
+        t: &Tensors,
+        row: &str,
+        col: &str,
+        iv: &str,
+    ) -> String {
+        let full = self.full();
+        let dt = self.d.name();
+        for nd in nodes {
+            let out = self.fresh("t");
+            match nd {
+                Node::Op {
+                    op,
+                    lhs,
+                    rhs,
+                    scalar,
+                } => {
+                    let row_info = self.ops[op % self.ops.len()];
+                    let (l, r) = (&env[lhs % env.len()], &env[rhs % env.len()]);
+                    let binary =
+                        matches!(row_info.class, OpClass::TileBinary | OpClass::TileBitwise);
+                    let name = row_info.opcode.full_name();
+                    let s = if !binary {
+                        format!("{out} = {name} {l} : ({full}) -> {full}")
+                    } else if *scalar {
+                        let k = if self.d.is_float() { "1.5" } else { "3" };
+                        let (l, k) = (l.clone(), self.konst(depth, k, dt));
+                        format!("{out} = {name} {l}, {k} : ({full}, {dt}) -> {full}")
+                    } else {
+                        format!("{out} = {name} {l}, {r} : ({full}, {full}) -> {full}")
+                    };
+                    self.op(depth, &s);
+                }
+                Node::Load { y } => {
+                    let src = if *y { &t.y } else { &t.x };
+                    let ten = &t.ty;
+                    self.op(depth, &format!("{out} = tile.load {src} : ({ten}) -> {full} {{shape=[{R}, {C}], offset=[{row}, {col}]}}"));
+                }
+                Node::Full => {
+                    let k = if self.d.is_float() { "0.25" } else { "2" };
+                    let k = self.konst(depth, k, dt);
+                    self.op(depth, &format!("{out} = tile.full {k} : ({dt}) -> {full} {{shape=[{R}, {C}], dtype={dt}}}"));
+                }
+                Node::Reduce {
+                    row: by_row,
+                    kind,
+                    src,
+                    onto,
+                    op,
+                } => {
+                    let (src, onto) = (env[src % env.len()].clone(), env[onto % env.len()].clone());
+                    let kind = ["sum", "max", "min"][kind % 3];
+                    let (f, red) = if *by_row {
+                        ("row", format!("tile<[?, 1], [{R}, 1], {dt}>"))
+                    } else {
+                        ("col", format!("tile<[1, ?], [1, {C}], {dt}>"))
+                    };
+                    let bin = self.broadcast_ops();
+                    let b = bin[op % bin.len()].opcode.full_name();
+                    let red_v = self.fresh("r");
+                    self.line(depth, "statement.op {");
+                    self.line(
+                        depth + 1,
+                        &format!("{red_v} = tile.{f}_{kind} {src} : ({full}) -> {red}"),
+                    );
+                    self.line(
+                        depth + 1,
+                        &format!("{out} = {b} {onto}, {red_v} : ({full}, {red}) -> {full}"),
+                    );
+                    self.line(depth, "}");
+                }
+                Node::If { k, then, els } => {
+                    let kc = self.konst(depth, &k.to_string(), "int64");
+                    let c = self.fresh("c");
+                    self.op(
+                        depth,
+                        &format!("{c} = scalar.lt {iv}, {kc} : (int64, int64) -> bool"),
+                    );
+                    self.line(depth, &format!("{out} = statement.if {c} {{"));
+                    let mut e1 = env.clone();
+                    let a = self.nodes(depth + 1, then, &mut e1, t, row, col, iv);
+                    self.line(depth + 1, &format!("statement.yield {a}"));
+                    self.line(depth, "} else {");
+                    let mut e2 = env.clone();
+                    let b = self.nodes(depth + 1, els, &mut e2, t, row, col, iv);
+                    self.line(depth + 1, &format!("statement.yield {b}"));
+                    self.line(depth, "}");
+                }
+                Node::For { init, bound, body } => {
+                    let init = env[init % env.len()].clone();
+                    let zero = self.konst(depth, "0", "int64");
+                    let one = self.konst(depth, "1", "int64");
+                    let cc = self.konst(depth, &C.to_string(), "int64");
+                    let ub = if *bound == 0 {
+                        t.col_tiles.clone()
+                    } else {
+                        self.konst(depth, &(*bound).min(self.col_tiles).to_string(), "int64")
+                    };
+                    let j = self.fresh("j");
+                    let acc = self.fresh("acc");
+                    self.line(depth, &format!("{out} = statement.for {j} = {zero} to {ub} step {one} iter_args({acc} = {init} : {full}) {{"));
+                    let col2 = self.fresh("col");
+                    self.op(
+                        depth + 1,
+                        &format!("{col2} = scalar.mul {j}, {cc} : (int64, int64) -> int64"),
+                    );
+                    let mut inner = env.clone();
+                    inner.push(acc);
+                    let last = self.nodes(depth + 1, body, &mut inner, t, row, &col2, &j);
+                    self.line(depth + 1, &format!("statement.yield {last}"));
+                    self.line(depth, "}");
+                }
+            }
+            env.push(out);
+        }
+        env.last().cloned().unwrap_or_default()
+    }
+}
+
+/// The kernel's tensor and scalar parameter names.
+struct Tensors {
+    x: String,
+    y: String,
+    ty: String,
+    col_tiles: String,
+}
+
+/// The IR text of a kernel over `m x n` tensors of `d`.
+fn kernel_text(k: &Kernel, d: DataType) -> String {
+    let mut g = Gen {
+        d,
+        ops: candidates(d),
+        text: String::new(),
+        next: 10,
+        col_tiles: k.n.div_ceil(C),
+    };
+    let ten = g.ten();
+    let t = Tensors {
+        x: "%x_1".into(),
+        y: "%y_2".into(),
+        ty: ten.clone(),
+        col_tiles: "%nc_5".into(),
+    };
+    let full = g.full();
+    g.line(0, "program.module @fuzz {");
+    g.line(1, "program.entry @k");
+    g.line(1, &format!("func.func @k(%x_1: {ten} #in, %y_2: {ten} #in, %o_3: {ten} #out, %nr_4: int64, %nc_5: int64) {{"));
+    let zero = g.konst(2, "0", "int64");
+    let one = g.konst(2, "1", "int64");
+    let rr = g.konst(2, &R.to_string(), "int64");
+    g.line(
+        2,
+        &format!("statement.for %i_6 = {zero} to %nr_4 step {one} {{"),
+    );
+    let row = g.fresh("row");
+    g.op(
+        3,
+        &format!("{row} = scalar.mul %i_6, {rr} : (int64, int64) -> int64"),
+    );
+    let first = g.fresh("t");
+    g.op(3, &format!("{first} = tile.load %x_1 : ({ten}) -> {full} {{shape=[{R}, {C}], offset=[{row}, {zero}]}}"));
+    let mut env = vec![first];
+    let last = g.nodes(3, &k.body, &mut env, &t, &row, &zero, "%i_6");
+    g.op(
+        3,
+        &format!("tile.store {last}, %o_3 : ({full}, {ten}) -> () {{offset=[{row}, {zero}]}}"),
+    );
+    g.line(3, "statement.yield");
+    g.line(2, "}");
+    g.line(2, "statement.return");
+    g.line(1, "}");
+    g.line(0, "}");
+    g.text
+}
+
+/// Deterministic input data in a small range (halves for floats), different per seed.
+fn inputs(n: usize, float: bool, seed: u64) -> Vec<f64> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let k = (s % 21) as i64 - 10;
+            if float { k as f64 * 0.5 } else { k as f64 }
+        })
+        .collect()
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) || (a == 0.0 && b == 0.0)
+}
+
+/// Builds, round-trips, lowers and runs one kernel both ways; `Err` says how they differ.
+fn check<T: exec::Kind>(k: &Kernel, d: DataType) -> Result<(), String> {
+    let text = kernel_text(k, d);
+    let m = pto::ir::parse(&text).map_err(|e| format!("parse: {e}\n{text}"))?;
+    pto::ir::verify(&m).map_err(|e| format!("verify: {e}\n{text}"))?;
+    // (c) The printed IR re-parses structurally equal.
+    let again = pto::ir::parse(&m.to_string()).map_err(|e| format!("reparse: {e}\n{m}"))?;
+    if !pto::ir::structurally_equal(&m, &again) {
+        return Err(format!("not structurally equal after a round trip:\n{m}"));
+    }
+    let entry = m.entry.ok_or("no entry")?;
+    let p = pto_lower::lower_kernel(&m, entry).map_err(|e| format!("lower: {e}\n{text}"))?;
+    // The emitter must accept the program the executor runs.
+    pto_lower::emit::rust::emit(&p).map_err(|e| format!("emit: {e}\n{text}"))?;
+
+    let (mm, nn) = (k.m, k.n);
+    let (x, y) = (
+        inputs(mm * nn, d.is_float(), 11),
+        inputs(mm * nn, d.is_float(), 12),
+    );
+    let sentinel = vec![7.0; mm * nn];
+    let (nr, nc) = (mm.div_ceil(R) as i64, nn.div_ceil(C) as i64);
+    let sh = vec![mm, nn];
+    let mut iargs = vec![
+        HostValue::tensor(d, sh.clone(), x.clone()).map_err(|e| e.to_string())?,
+        HostValue::tensor(d, sh.clone(), y.clone()).map_err(|e| e.to_string())?,
+        HostValue::tensor(d, sh, sentinel.clone()).map_err(|e| e.to_string())?,
+        HostValue::i64(nr),
+        HostValue::i64(nc),
+    ];
+    let interp = run(&m, entry, &mut iargs);
+
+    let ten = |v: &[f64]| {
+        pto::Tensor::from_vec(v.iter().map(|&e| T::from_f64(e)).collect(), [mm, nn])
+            .map(exec::KArg::Tensor)
+            .map_err(|e| e.to_string())
+    };
+    // The symbolic dimensions, bound from the tensors' shapes as the host code does.
+    let dims: Vec<_> = p.module.funcs[p.func]
+        .dims
+        .iter()
+        .copied()
+        .zip([mm as i64, nn as i64])
+        .collect();
+    let mut hargs = vec![
+        ten(&x)?,
+        ten(&y)?,
+        ten(&sentinel)?,
+        exec::KArg::Scalar(nr),
+        exec::KArg::Scalar(nc),
+    ];
+    let host = exec::run_program::<T>(&p, &dims, &mut hargs);
+    match (interp, host) {
+        (Ok(_), Ok(())) => {}
+        // Both reject (an integer division by zero, say): they agree.
+        (Err(_), Err(_)) => return Ok(()),
+        (i, h) => return Err(format!("interpreter {i:?} vs host {h:?}\n{text}")),
+    }
+    let iout = &iargs[2].as_tensor().ok_or("no output")?.data;
+    let exec::KArg::Tensor(hout) = &hargs[2] else {
+        return Err("no output".into());
+    };
+    for (e, (&a, b)) in iout.iter().zip(hout.as_slice()).enumerate() {
+        if !same(a, b.to_f64()) {
+            return Err(format!(
+                "element [{}, {}] of {mm} x {nn}: interpreter {a} vs host {}\n{text}",
+                e / nn,
+                e % nn,
+                b.to_f64()
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_i32_kernels_agree(k in kernel()) {
+        check::<i32>(&k, DataType::Int32).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn random_f32_kernels_agree(k in kernel()) {
+        check::<f32>(&k, DataType::Fp32).map_err(TestCaseError::fail)?;
+    }
+}
