@@ -12,7 +12,8 @@
 //! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
 //! 2 dtypes (`int32`, `fp32`) x 512 kernels = 1,024 kernels per run, about 15 s in a debug
 //! build. 16-bit dtypes need 16-column tiles (a tile row is a multiple of 32 bytes) and are
-//! not generated yet.
+//! not generated yet. `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release`
+//! runs a longer campaign.
 #[path = "random_kernels/exec.rs"]
 mod exec;
 mod support;
@@ -58,9 +59,11 @@ enum Node {
     },
     /// A column-tile loop carrying a tile (initialised from `init`): `bound` 0 is the
     /// symbolic column-tile count, otherwise a constant bound.
+    /// With `scalar`, it also carries a scalar of the element type.
     For {
         init: usize,
         bound: usize,
+        scalar: bool,
         body: Vec<Node>,
     },
 }
@@ -82,8 +85,18 @@ fn node() -> impl Strategy<Value = Node> {
                 prop::collection::vec(inner.clone(), 0..4)
             )
                 .prop_map(|(k, then, els)| Node::If { k, then, els }),
-            (0..64usize, 0..4usize, prop::collection::vec(inner, 1..5))
-                .prop_map(|(init, bound, body)| Node::For { init, bound, body }),
+            (
+                0..64usize,
+                0..4usize,
+                any::<bool>(),
+                prop::collection::vec(inner, 1..5)
+            )
+                .prop_map(|(init, bound, scalar, body)| Node::For {
+                    init,
+                    bound,
+                    scalar,
+                    body
+                }),
         ]
     })
 }
@@ -279,7 +292,12 @@ impl Gen {
                     self.line(depth + 1, &format!("statement.yield {b}"));
                     self.line(depth, "}");
                 }
-                Node::For { init, bound, body } => {
+                Node::For {
+                    init,
+                    bound,
+                    scalar,
+                    body,
+                } => {
                     let init = env[init % env.len()].clone();
                     let zero = self.konst(depth, "0", "int64");
                     let one = self.konst(depth, "1", "int64");
@@ -291,7 +309,28 @@ impl Gen {
                     };
                     let j = self.fresh("j");
                     let acc = self.fresh("acc");
-                    self.line(depth, &format!("{out} = statement.for {j} = {zero} to {ub} step {one} iter_args({acc} = {init} : {full}) {{"));
+                    let tile_out = if *scalar {
+                        self.fresh("lt")
+                    } else {
+                        out.clone()
+                    };
+                    // A carried scalar of the element type: s += j each iteration, then
+                    // added to the loop's tile (exercises carried scalars and `as` casts).
+                    let (outs, carried) = if *scalar {
+                        let s0 = self.konst(depth, if self.d.is_float() { "0.5" } else { "1" }, dt);
+                        let (sv, so) = (self.fresh("s"), self.fresh("so"));
+                        (format!("{tile_out}, {so}"), Some((s0, sv, so)))
+                    } else {
+                        (tile_out.clone(), None)
+                    };
+                    let mut iter = format!("{acc} = {init} : {full}");
+                    if let Some((s0, sv, _)) = &carried {
+                        iter += &format!(", {sv} = {s0} : {dt}");
+                    }
+                    self.line(
+                        depth,
+                        &format!("{outs} = statement.for {j} = {zero} to {ub} step {one} iter_args({iter}) {{"),
+                    );
                     let col2 = self.fresh("col");
                     self.op(
                         depth + 1,
@@ -300,8 +339,30 @@ impl Gen {
                     let mut inner = env.clone();
                     inner.push(acc);
                     let last = self.nodes(depth + 1, body, &mut inner, t, row, &col2, &j);
-                    self.line(depth + 1, &format!("statement.yield {last}"));
-                    self.line(depth, "}");
+                    if let Some((_, sv, so)) = &carried {
+                        let (jf, s2) = (self.fresh("jf"), self.fresh("s"));
+                        self.line(depth + 1, "statement.op {");
+                        self.line(
+                            depth + 2,
+                            &format!("{jf} = scalar.cast {j} : (int64) -> {dt} {{dtype={dt}}}"),
+                        );
+                        self.line(
+                            depth + 2,
+                            &format!("{s2} = scalar.add {sv}, {jf} : ({dt}, {dt}) -> {dt}"),
+                        );
+                        self.line(depth + 1, "}");
+                        self.line(depth + 1, &format!("statement.yield {last}, {s2}"));
+                        self.line(depth, "}");
+                        self.op(
+                            depth,
+                            &format!(
+                                "{out} = tile.add {tile_out}, {so} : ({full}, {dt}) -> {full}"
+                            ),
+                        );
+                    } else {
+                        self.line(depth + 1, &format!("statement.yield {last}"));
+                        self.line(depth, "}");
+                    }
                 }
             }
             env.push(out);
@@ -459,8 +520,16 @@ fn check<T: exec::Kind>(k: &Kernel, d: DataType) -> Result<(), String> {
     Ok(())
 }
 
+/// Kernels per dtype: 512, or `PTO_FUZZ_CASES` for a longer campaign.
+fn cases() -> u32 {
+    std::env::var("PTO_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn random_i32_kernels_agree(k in kernel()) {

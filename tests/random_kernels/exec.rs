@@ -25,6 +25,13 @@ enum Slot<T> {
     Row(Tile<T, 1, C>),
 }
 
+/// A scalar value: an element or an index / `bool`.
+#[derive(Clone, Copy)]
+enum Either<T> {
+    Elem(T),
+    Int(i64),
+}
+
 /// A kernel argument.
 pub enum KArg<T> {
     Tensor(Tensor<T>),
@@ -107,6 +114,8 @@ struct Exec<'p, T> {
     p: &'p Program,
     slots: Vec<Slot<T>>,
     scalars: HashMap<ValueId, i64>,
+    /// Scalars of the element type.
+    elems: HashMap<ValueId, T>,
     tensors: HashMap<ValueId, usize>,
     /// Instructions run, to stop a runaway program.
     fuel: usize,
@@ -124,6 +133,7 @@ pub fn run_program<T: Kind>(
         p,
         slots: Vec::new(),
         scalars: dims.iter().copied().collect(),
+        elems: HashMap::new(),
         tensors: HashMap::new(),
         fuel: 1_000_000,
     };
@@ -165,8 +175,77 @@ impl<T: Kind> Exec<'_, T> {
         }
     }
 
+    /// Whether `v` is a scalar of the element type (else an integer or `bool` index).
+    fn is_element(&self, v: ValueId) -> bool {
+        self.p.module.values[v].ty.as_scalar().map(|d| d.name()) == Some(T::NAME)
+    }
+
+    fn any(&self, v: ValueId) -> Result<Either<T>, String> {
+        if self.is_element(v) {
+            self.element(v).map(Either::Elem)
+        } else {
+            self.scalar(v).map(Either::Int)
+        }
+    }
+
+    fn set_any(&mut self, v: ValueId, x: Either<T>) {
+        match x {
+            Either::Elem(e) => {
+                self.elems.insert(v, e);
+            }
+            Either::Int(i) => {
+                self.scalars.insert(v, i);
+            }
+        }
+    }
+
+    /// An index / `bool` op (`int64` arithmetic wraps, as the emitted `Element` calls do).
+    fn int_op(&self, op: Opcode, a: &[ValueId]) -> Result<i64, String> {
+        let x = self.scalar(a[0])?;
+        let y = match a.get(1) {
+            Some(&b) => self.scalar(b)?,
+            None => 0,
+        };
+        Ok(match op {
+            Opcode::ScalarAdd => x.wrapping_add(y),
+            Opcode::ScalarSub => x.wrapping_sub(y),
+            Opcode::ScalarMul => x.wrapping_mul(y),
+            Opcode::ScalarLt => i64::from(x < y),
+            Opcode::ScalarLe => i64::from(x <= y),
+            Opcode::ScalarGt => i64::from(x > y),
+            Opcode::ScalarGe => i64::from(x >= y),
+            Opcode::ScalarEq => i64::from(x == y),
+            Opcode::ScalarNe => i64::from(x != y),
+            other => return Err(format!("scalar op {other} not supported")),
+        })
+    }
+
+    /// An op with an element-typed result: the `Element` function the emitter names, or a
+    /// cast from an index (`as`).
+    fn element_op(&self, op: Opcode, a: &[ValueId]) -> Result<T, String> {
+        if op == Opcode::ScalarCast {
+            return self.element(a[0]);
+        }
+        let x = self.element(a[0])?;
+        let y = match a.get(1) {
+            Some(&b) => self.element(b)?,
+            None => T::ZERO,
+        };
+        Ok(match op {
+            Opcode::ScalarAdd => Element::add(x, y),
+            Opcode::ScalarSub => Element::sub(x, y),
+            Opcode::ScalarMul => Element::mul(x, y),
+            Opcode::ScalarMax => Element::max(x, y),
+            Opcode::ScalarMin => Element::min(x, y),
+            other => return Err(format!("element scalar op {other} not supported")),
+        })
+    }
+
     /// A scalar operand converted to the element type, as `put_scalar_as` does.
     fn element(&self, v: ValueId) -> Result<T, String> {
+        if let Some(x) = self.elems.get(&v) {
+            return Ok(*x);
+        }
         if let Some(x) = self.scalars.get(&v) {
             return Ok(T::from_f64(*x as f64));
         }
@@ -302,32 +381,21 @@ impl<T: Kind> Exec<'_, T> {
                 result,
                 args: a,
             } => {
-                let x = self.scalar(a[0])?;
-                let y = match a.get(1) {
-                    Some(&b) => self.scalar(b)?,
-                    None => 0,
-                };
-                let v = match op {
-                    Opcode::ScalarAdd => x.wrapping_add(y),
-                    Opcode::ScalarSub => x.wrapping_sub(y),
-                    Opcode::ScalarMul => x.wrapping_mul(y),
-                    Opcode::ScalarLt => i64::from(x < y),
-                    Opcode::ScalarLe => i64::from(x <= y),
-                    Opcode::ScalarGt => i64::from(x > y),
-                    Opcode::ScalarGe => i64::from(x >= y),
-                    Opcode::ScalarEq => i64::from(x == y),
-                    Opcode::ScalarNe => i64::from(x != y),
-                    other => return Err(format!("scalar op {other} not supported")),
-                };
-                self.scalars.insert(*result, v);
+                if self.is_element(*result) {
+                    let v = self.element_op(*op, a)?;
+                    self.elems.insert(*result, v);
+                } else {
+                    let v = self.int_op(*op, a)?;
+                    self.scalars.insert(*result, v);
+                }
             }
             Inst::Assign(pairs) => {
                 let vals = pairs
                     .iter()
-                    .map(|&(_, s)| self.scalar(s))
+                    .map(|&(_, s)| self.any(s))
                     .collect::<Result<Vec<_>, _>>()?;
                 for (&(d, _), v) in pairs.iter().zip(vals) {
-                    self.scalars.insert(d, v);
+                    self.set_any(d, v);
                 }
             }
             Inst::For {
@@ -340,8 +408,8 @@ impl<T: Kind> Exec<'_, T> {
                 results,
             } => {
                 for &(it, init) in carried {
-                    let v = self.scalar(init)?;
-                    self.scalars.insert(it, v);
+                    let v = self.any(init)?;
+                    self.set_any(it, v);
                 }
                 let (lb, ub, step) = (self.scalar(*lb)?, self.scalar(*ub)?, self.scalar(*step)?);
                 if step <= 0 {
@@ -354,8 +422,8 @@ impl<T: Kind> Exec<'_, T> {
                     k += step;
                 }
                 for &(r, it) in results {
-                    let v = self.scalar(it)?;
-                    self.scalars.insert(r, v);
+                    let v = self.any(it)?;
+                    self.set_any(r, v);
                 }
             }
             Inst::If {
