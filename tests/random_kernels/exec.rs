@@ -15,11 +15,11 @@ use pto::ir::ops::{Isa, Opcode};
 use pto::{Tensor, Tile, isa};
 use pto_lower::isa::{Arg, Index, Inst, Program, TileRef};
 
-use super::{C, R};
+use super::R;
 
 /// One tile slot, by shape.
 #[derive(Clone)]
-enum Slot<T> {
+enum Slot<T, const C: usize> {
     Full(Tile<T, R, C>),
     Col(Tile<T, R, 1>),
     Row(Tile<T, 1, C>),
@@ -41,7 +41,7 @@ pub enum KArg<T> {
 /// The dtype-specific instructions (bitwise ops for integers, transcendental ones for floats).
 pub trait Kind: Element {
     /// Runs `isa` if it is one of this kind's; `false` if it is not.
-    fn special(
+    fn special<const C: usize>(
         isa: Isa,
         d: &mut Tile<Self, R, C>,
         a: &Tile<Self, R, C>,
@@ -51,7 +51,7 @@ pub trait Kind: Element {
 }
 
 impl Kind for i32 {
-    fn special(
+    fn special<const C: usize>(
         isa: Isa,
         d: &mut Tile<i32, R, C>,
         a: &Tile<i32, R, C>,
@@ -62,8 +62,32 @@ impl Kind for i32 {
     }
 }
 
+impl Kind for i16 {
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<i16, R, C>,
+        a: &Tile<i16, R, C>,
+        b: Option<&Tile<i16, R, C>>,
+        k: i16,
+    ) -> bool {
+        int_special(isa, d, a, b, k)
+    }
+}
+
+impl Kind for pto::f16 {
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<pto::f16, R, C>,
+        a: &Tile<pto::f16, R, C>,
+        _b: Option<&Tile<pto::f16, R, C>>,
+        _k: pto::f16,
+    ) -> bool {
+        float_special(isa, d, a)
+    }
+}
+
 impl Kind for f32 {
-    fn special(
+    fn special<const C: usize>(
         isa: Isa,
         d: &mut Tile<f32, R, C>,
         a: &Tile<f32, R, C>,
@@ -74,7 +98,7 @@ impl Kind for f32 {
     }
 }
 
-fn int_special<T: Int>(
+fn int_special<T: Int, const C: usize>(
     isa: Isa,
     d: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
@@ -98,7 +122,11 @@ fn int_special<T: Int>(
     true
 }
 
-fn float_special<T: Float>(isa: Isa, d: &mut Tile<T, R, C>, a: &Tile<T, R, C>) -> bool {
+fn float_special<T: Float, const C: usize>(
+    isa: Isa,
+    d: &mut Tile<T, R, C>,
+    a: &Tile<T, R, C>,
+) -> bool {
     match isa {
         Isa::TExp => isa::texp(d, a),
         Isa::TLog => isa::tlog(d, a),
@@ -110,9 +138,9 @@ fn float_special<T: Float>(isa: Isa, d: &mut Tile<T, R, C>, a: &Tile<T, R, C>) -
     true
 }
 
-struct Exec<'p, T> {
+struct Exec<'p, T, const C: usize> {
     p: &'p Program,
-    slots: Vec<Slot<T>>,
+    slots: Vec<Slot<T, C>>,
     scalars: HashMap<ValueId, i64>,
     /// Scalars of the element type.
     elems: HashMap<ValueId, T>,
@@ -123,13 +151,13 @@ struct Exec<'p, T> {
 
 /// Runs `p` on `args` (in parameter order) with its symbolic dimensions bound to `dims`;
 /// tensors are written in place.
-pub fn run_program<T: Kind>(
+pub fn run_program<T: Kind, const C: usize>(
     p: &Program,
     dims: &[(ValueId, i64)],
     args: &mut [KArg<T>],
 ) -> Result<(), String> {
     let f = &p.module.funcs[p.func];
-    let mut e = Exec {
+    let mut e = Exec::<T, C> {
         p,
         slots: Vec::new(),
         scalars: dims.iter().copied().collect(),
@@ -142,9 +170,9 @@ pub fn run_program<T: Kind>(
             return Err(format!("slot {} is {}", s.name, s.dtype.name()));
         }
         e.slots.push(match (s.rows as usize, s.cols as usize) {
-            (R, C) => Slot::Full(Tile::zeros()),
+            (R, c) if c == C => Slot::Full(Tile::zeros()),
             (R, 1) => Slot::Col(Tile::zeros()),
-            (1, C) => Slot::Row(Tile::zeros()),
+            (1, c) if c == C => Slot::Row(Tile::zeros()),
             other => return Err(format!("slot shape {other:?} not supported")),
         });
     }
@@ -164,7 +192,7 @@ pub fn run_program<T: Kind>(
     e.block(&p.body, args)
 }
 
-impl<T: Kind> Exec<'_, T> {
+impl<T: Kind, const C: usize> Exec<'_, T, C> {
     fn scalar(&self, v: ValueId) -> Result<i64, String> {
         if let Some(x) = self.scalars.get(&v) {
             return Ok(*x);
