@@ -39,6 +39,8 @@ enum Node {
     },
     /// A load of `x` or `y` at the current tile position.
     Load { y: bool },
+    /// A store of a tile to the output at the current tile position (defines no tile).
+    Store { src: usize },
     /// A tile filled with a constant.
     Full,
     /// A row (`row`) or column reduction (`kind`: sum / max / min) of a tile, broadcast back
@@ -72,6 +74,7 @@ fn node() -> impl Strategy<Value = Node> {
         4 => (0..64usize, 0..64usize, 0..64usize, any::<bool>())
             .prop_map(|(op, lhs, rhs, scalar)| Node::Op { op, lhs, rhs, scalar }),
         2 => any::<bool>().prop_map(|y| Node::Load { y }),
+        1 => (0..64usize).prop_map(|src| Node::Store { src }),
         1 => Just(Node::Full),
         2 => (any::<bool>(), 0..3usize, 0..64usize, 0..64usize, 0..64usize)
             .prop_map(|(row, kind, src, onto, op)| Node::Reduce { row, kind, src, onto, op }),
@@ -238,6 +241,14 @@ impl Gen {
                     };
                     self.op(depth, &s);
                 }
+                Node::Store { src } => {
+                    let (src, o, ten) = (&env[src % env.len()], &t.o, &t.ty);
+                    self.op(
+                        depth,
+                        &format!("tile.store {src}, {o} : ({full}, {ten}) -> () {{offset=[{row}, {col}]}}"),
+                    );
+                    continue;
+                }
                 Node::Load { y } => {
                     let src = if *y { &t.y } else { &t.x };
                     let ten = &t.ty;
@@ -376,6 +387,7 @@ impl Gen {
 struct Tensors {
     x: String,
     y: String,
+    o: String,
     ty: String,
     col_tiles: String,
 }
@@ -394,6 +406,7 @@ fn kernel_text(k: &Kernel, d: DataType, c: usize) -> String {
     let t = Tensors {
         x: "%x_1".into(),
         y: "%y_2".into(),
+        o: "%o_3".into(),
         ty: ten.clone(),
         col_tiles: "%nc_5".into(),
     };
