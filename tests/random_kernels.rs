@@ -535,6 +535,79 @@ fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), S
     Ok(())
 }
 
+/// The kernels one step simpler than `body`: a node removed, or an `if` / `for` replaced by
+/// the statements of one of its bodies (which proptest's shrinking of a recursive strategy
+/// cannot do), at any depth.
+fn simpler(body: &[Node]) -> Vec<Vec<Node>> {
+    let mut out = Vec::new();
+    for (i, nd) in body.iter().enumerate() {
+        let splice = |with: &[Node]| {
+            let mut b = body[..i].to_vec();
+            b.extend_from_slice(with);
+            b.extend_from_slice(&body[i + 1..]);
+            b
+        };
+        out.push(splice(&[]));
+        match nd {
+            Node::If { k, then, els } => {
+                out.push(splice(then));
+                out.push(splice(els));
+                for t in simpler(then) {
+                    out.push(splice(&[Node::If {
+                        k: *k,
+                        then: t,
+                        els: els.clone(),
+                    }]));
+                }
+                for e in simpler(els) {
+                    out.push(splice(&[Node::If {
+                        k: *k,
+                        then: then.clone(),
+                        els: e,
+                    }]));
+                }
+            }
+            Node::For {
+                init,
+                bound,
+                scalar,
+                body: b,
+            } => {
+                out.push(splice(b));
+                for s in simpler(b) {
+                    let f = Node::For {
+                        init: *init,
+                        bound: *bound,
+                        scalar: *scalar,
+                        body: s,
+                    };
+                    out.push(splice(&[f]));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// [`check`], and on a failure, the failing kernel made as simple as [`simpler`] can.
+fn check_min<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), String> {
+    let Err(mut err) = check::<T, C>(k, d) else {
+        return Ok(());
+    };
+    let mut k = k.clone();
+    'outer: loop {
+        for body in simpler(&k.body) {
+            let cand = Kernel { body, ..k.clone() };
+            if let Err(e) = check::<T, C>(&cand, d) {
+                (k, err) = (cand, e);
+                continue 'outer;
+            }
+        }
+        return Err(format!("{err}\nsimplest failing kernel found: {k:#?}"));
+    }
+}
+
 /// Kernels per dtype: 300, or `PTO_FUZZ_CASES` for a longer campaign.
 fn cases() -> u32 {
     std::env::var("PTO_FUZZ_CASES")
@@ -548,21 +621,21 @@ proptest! {
 
     #[test]
     fn random_i32_kernels_agree(k in kernel()) {
-        check::<i32, 8>(&k, DataType::Int32).map_err(TestCaseError::fail)?;
+        check_min::<i32, 8>(&k, DataType::Int32).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn random_f32_kernels_agree(k in kernel()) {
-        check::<f32, 8>(&k, DataType::Fp32).map_err(TestCaseError::fail)?;
+        check_min::<f32, 8>(&k, DataType::Fp32).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn random_i16_kernels_agree(k in kernel()) {
-        check::<i16, 16>(&k, DataType::Int16).map_err(TestCaseError::fail)?;
+        check_min::<i16, 16>(&k, DataType::Int16).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn random_f16_kernels_agree(k in kernel()) {
-        check::<pto::f16, 16>(&k, DataType::Fp16).map_err(TestCaseError::fail)?;
+        check_min::<pto::f16, 16>(&k, DataType::Fp16).map_err(TestCaseError::fail)?;
     }
 }
