@@ -1,0 +1,641 @@
+//! Differential conformance, issue 12 point 6 (b) and (c): random well-typed kernels with
+//! nested `for` loops (a symbolic bound from a scalar parameter and constant bounds), `if` /
+//! `else` with a merged tile result, tiles carried through loops, loads and stores of
+//! tensors whose sizes are not tile multiples, row / column reductions and their broadcasts.
+//!
+//! Each kernel is IR text; it must parse, verify and re-parse structurally equal after
+//! printing (c). It then runs two ways: through the reference interpreter, and through the
+//! lowered ISA program ([`pto_lower::lower_kernel`], the program the Rust emitter prints as
+//! the host code) executed here instruction by instruction with the `pto::isa` functions
+//! the emitted host code calls. (Compiling emitted Rust per kernel would cost seconds per
+//! case; this executor runs a kernel in microseconds, so proptest can shrink.) The output
+//! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
+//!
+//! 4 dtypes (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16` on 4 x 16) x 300 kernels =
+//! 1,200 kernels per run, about 20 s in a debug build.
+//! `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release` runs a longer campaign.
+#[path = "random_kernels/exec.rs"]
+mod exec;
+
+use proptest::prelude::*;
+use pto::ir::DataType;
+use pto::ir::ops::{OPS, OpClass, OpInfo};
+use pto_lower::interp::{HostValue, run};
+
+/// The tile rows of every generated kernel; the columns are one 32-byte row (8 for 32-bit,
+/// 16 for 16-bit dtypes).
+const R: usize = 4;
+
+/// One generated statement; each defines one new `R x C` tile.
+#[derive(Clone, Debug)]
+enum Node {
+    /// An elementwise op (`op` indexes the dtype's candidates) on earlier tiles; `scalar`
+    /// takes the constant as second operand.
+    Op {
+        op: usize,
+        lhs: usize,
+        rhs: usize,
+        scalar: bool,
+    },
+    /// A load of `x` or `y` at the current tile position.
+    Load { y: bool },
+    /// A store of a tile to the output at the current tile position (defines no tile).
+    Store { src: usize },
+    /// A tile filled with a constant.
+    Full,
+    /// A row (`row`) or column reduction (`kind`: sum / max / min) of a tile, broadcast back
+    /// onto another tile with a binary op.
+    Reduce {
+        row: bool,
+        kind: usize,
+        src: usize,
+        onto: usize,
+        op: usize,
+    },
+    /// `if iv < k` with a tile result yielded by each branch.
+    If {
+        k: usize,
+        then: Vec<Node>,
+        els: Vec<Node>,
+    },
+    /// A column-tile loop carrying a tile (initialised from `init`): `bound` 0 is the
+    /// symbolic column-tile count, otherwise a constant bound.
+    /// With `scalar`, it also carries a scalar of the element type.
+    For {
+        init: usize,
+        bound: usize,
+        scalar: bool,
+        body: Vec<Node>,
+    },
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    let leaf = prop_oneof![
+        4 => (0..64usize, 0..64usize, 0..64usize, any::<bool>())
+            .prop_map(|(op, lhs, rhs, scalar)| Node::Op { op, lhs, rhs, scalar }),
+        2 => any::<bool>().prop_map(|y| Node::Load { y }),
+        1 => (0..64usize).prop_map(|src| Node::Store { src }),
+        1 => Just(Node::Full),
+        2 => (any::<bool>(), 0..3usize, 0..64usize, 0..64usize, 0..64usize)
+            .prop_map(|(row, kind, src, onto, op)| Node::Reduce { row, kind, src, onto, op }),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            (
+                0..4usize,
+                prop::collection::vec(inner.clone(), 0..4),
+                prop::collection::vec(inner.clone(), 0..4)
+            )
+                .prop_map(|(k, then, els)| Node::If { k, then, els }),
+            (
+                0..64usize,
+                0..4usize,
+                any::<bool>(),
+                prop::collection::vec(inner, 1..5)
+            )
+                .prop_map(|(init, bound, scalar, body)| Node::For {
+                    init,
+                    bound,
+                    scalar,
+                    body
+                }),
+        ]
+    })
+}
+
+/// A whole kernel: the tensor size and the statements of the row-tile loop's body.
+#[derive(Clone, Debug)]
+struct Kernel {
+    m: usize,
+    n: usize,
+    body: Vec<Node>,
+}
+
+fn kernel() -> impl Strategy<Value = Kernel> {
+    (
+        1..=3 * R + 1,
+        1..=3 * 16 + 3usize,
+        prop::collection::vec(node(), 1..6),
+    )
+        .prop_map(|(m, n, body)| Kernel { m, n, body })
+}
+
+fn candidates(d: DataType) -> Vec<&'static OpInfo> {
+    OPS.iter()
+        .filter(|r| {
+            r.dialect == "tile"
+                && r.opcode.accepts(d)
+                && matches!(
+                    r.class,
+                    OpClass::TileBinary
+                        | OpClass::TileBitwise
+                        | OpClass::TileUnary
+                        | OpClass::TileUnaryFloat
+                        | OpClass::TileNot
+                )
+        })
+        .collect()
+}
+
+/// Writes IR text for a kernel.
+struct Gen {
+    d: DataType,
+    ops: Vec<&'static OpInfo>,
+    text: String,
+    next: usize,
+    /// Tile columns.
+    c: usize,
+    /// Column-tile count (`ceil(n / c)`).
+    col_tiles: usize,
+}
+
+impl Gen {
+    fn fresh(&mut self, stem: &str) -> String {
+        self.next += 1;
+        format!("%{stem}_{}", self.next)
+    }
+
+    fn full(&self) -> String {
+        format!("tile<[?, ?], [{R}, {}], {}>", self.c, self.d.name())
+    }
+
+    /// The tensor type: symbolic `%M_7 x %N_8`, so tile windows may cross its edge.
+    fn ten(&self) -> String {
+        format!("tensor<[%M_7, %N_8], {}>", self.d.name())
+    }
+
+    fn line(&mut self, depth: usize, s: &str) {
+        for _ in 0..depth {
+            self.text.push_str("  ");
+        }
+        self.text.push_str(s);
+        self.text.push('\n');
+    }
+
+    /// `statement.op { .. }` around one op line.
+    fn op(&mut self, depth: usize, s: &str) {
+        self.line(depth, "statement.op {");
+        self.line(depth + 1, s);
+        self.line(depth, "}");
+    }
+
+    fn konst(&mut self, depth: usize, v: &str, ty: &str) -> String {
+        let n = self.fresh("k");
+        self.op(depth, &format!("{n} = {v} : {ty}"));
+        n
+    }
+
+    /// The binary ops with a broadcast form (`TROWEXPAND*` / `TCOLEXPAND*`).
+    fn broadcast_ops(&self) -> Vec<&'static OpInfo> {
+        const EXPAND: [&str; 6] = ["add", "sub", "mul", "div", "max", "min"];
+        self.ops
+            .iter()
+            .copied()
+            .filter(|r| {
+                matches!(r.class, OpClass::TileBinary)
+                    && EXPAND
+                        .iter()
+                        .any(|e| r.opcode.full_name() == format!("tile.{e}"))
+            })
+            .collect()
+    }
+
+    /// Emits `nodes` at `depth`, with the tiles `env` visible; returns the last tile defined.
+    /// `row` / `col` are the current tile position's offsets; `iv` the innermost induction
+    /// variable (for `if` conditions).
+    #[allow(clippy::too_many_arguments)]
+    fn nodes(
+        &mut self,
+        depth: usize,
+        nodes: &[Node],
+        env: &mut Vec<String>,
+        t: &Tensors,
+        row: &str,
+        col: &str,
+        iv: &str,
+    ) -> String {
+        let full = self.full();
+        let dt = self.d.name();
+        for nd in nodes {
+            let out = self.fresh("t");
+            match nd {
+                Node::Op {
+                    op,
+                    lhs,
+                    rhs,
+                    scalar,
+                } => {
+                    let row_info = self.ops[op % self.ops.len()];
+                    let (l, r) = (&env[lhs % env.len()], &env[rhs % env.len()]);
+                    let binary =
+                        matches!(row_info.class, OpClass::TileBinary | OpClass::TileBitwise);
+                    let name = row_info.opcode.full_name();
+                    let s = if !binary {
+                        format!("{out} = {name} {l} : ({full}) -> {full}")
+                    } else if *scalar {
+                        let k = if self.d.is_float() { "1.5" } else { "3" };
+                        let (l, k) = (l.clone(), self.konst(depth, k, dt));
+                        format!("{out} = {name} {l}, {k} : ({full}, {dt}) -> {full}")
+                    } else {
+                        format!("{out} = {name} {l}, {r} : ({full}, {full}) -> {full}")
+                    };
+                    self.op(depth, &s);
+                }
+                Node::Store { src } => {
+                    let (src, o, ten) = (&env[src % env.len()], &t.o, &t.ty);
+                    self.op(
+                        depth,
+                        &format!("tile.store {src}, {o} : ({full}, {ten}) -> () {{offset=[{row}, {col}]}}"),
+                    );
+                    continue;
+                }
+                Node::Load { y } => {
+                    let src = if *y { &t.y } else { &t.x };
+                    let ten = &t.ty;
+                    self.op(depth, &format!("{out} = tile.load {src} : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {col}]}}", c = self.c));
+                }
+                Node::Full => {
+                    let k = if self.d.is_float() { "0.25" } else { "2" };
+                    let k = self.konst(depth, k, dt);
+                    self.op(depth, &format!("{out} = tile.full {k} : ({dt}) -> {full} {{shape=[{R}, {c}], dtype={dt}}}", c = self.c));
+                }
+                Node::Reduce {
+                    row: by_row,
+                    kind,
+                    src,
+                    onto,
+                    op,
+                } => {
+                    let (src, onto) = (env[src % env.len()].clone(), env[onto % env.len()].clone());
+                    let kind = ["sum", "max", "min"][kind % 3];
+                    let (f, red) = if *by_row {
+                        ("row", format!("tile<[?, 1], [{R}, 1], {dt}>"))
+                    } else {
+                        ("col", format!("tile<[1, ?], [1, {}], {dt}>", self.c))
+                    };
+                    let bin = self.broadcast_ops();
+                    let b = bin[op % bin.len()].opcode.full_name();
+                    let red_v = self.fresh("r");
+                    self.line(depth, "statement.op {");
+                    self.line(
+                        depth + 1,
+                        &format!("{red_v} = tile.{f}_{kind} {src} : ({full}) -> {red}"),
+                    );
+                    self.line(
+                        depth + 1,
+                        &format!("{out} = {b} {onto}, {red_v} : ({full}, {red}) -> {full}"),
+                    );
+                    self.line(depth, "}");
+                }
+                Node::If { k, then, els } => {
+                    let kc = self.konst(depth, &k.to_string(), "int64");
+                    let c = self.fresh("c");
+                    self.op(
+                        depth,
+                        &format!("{c} = scalar.lt {iv}, {kc} : (int64, int64) -> bool"),
+                    );
+                    self.line(depth, &format!("{out} = statement.if {c} {{"));
+                    let mut e1 = env.clone();
+                    let a = self.nodes(depth + 1, then, &mut e1, t, row, col, iv);
+                    self.line(depth + 1, &format!("statement.yield {a}"));
+                    self.line(depth, "} else {");
+                    let mut e2 = env.clone();
+                    let b = self.nodes(depth + 1, els, &mut e2, t, row, col, iv);
+                    self.line(depth + 1, &format!("statement.yield {b}"));
+                    self.line(depth, "}");
+                }
+                Node::For {
+                    init,
+                    bound,
+                    scalar,
+                    body,
+                } => {
+                    let init = env[init % env.len()].clone();
+                    let zero = self.konst(depth, "0", "int64");
+                    let one = self.konst(depth, "1", "int64");
+                    let cc = self.konst(depth, &self.c.to_string(), "int64");
+                    let ub = if *bound == 0 {
+                        t.col_tiles.clone()
+                    } else {
+                        self.konst(depth, &(*bound).min(self.col_tiles).to_string(), "int64")
+                    };
+                    let j = self.fresh("j");
+                    let acc = self.fresh("acc");
+                    let tile_out = if *scalar {
+                        self.fresh("lt")
+                    } else {
+                        out.clone()
+                    };
+                    // A carried scalar of the element type: s += j each iteration, then
+                    // added to the loop's tile (exercises carried scalars and `as` casts).
+                    let (outs, carried) = if *scalar {
+                        let s0 = self.konst(depth, if self.d.is_float() { "0.5" } else { "1" }, dt);
+                        let (sv, so) = (self.fresh("s"), self.fresh("so"));
+                        (format!("{tile_out}, {so}"), Some((s0, sv, so)))
+                    } else {
+                        (tile_out.clone(), None)
+                    };
+                    let mut iter = format!("{acc} = {init} : {full}");
+                    if let Some((s0, sv, _)) = &carried {
+                        iter += &format!(", {sv} = {s0} : {dt}");
+                    }
+                    self.line(
+                        depth,
+                        &format!("{outs} = statement.for {j} = {zero} to {ub} step {one} iter_args({iter}) {{"),
+                    );
+                    let col2 = self.fresh("col");
+                    self.op(
+                        depth + 1,
+                        &format!("{col2} = scalar.mul {j}, {cc} : (int64, int64) -> int64"),
+                    );
+                    let mut inner = env.clone();
+                    inner.push(acc);
+                    let last = self.nodes(depth + 1, body, &mut inner, t, row, &col2, &j);
+                    if let Some((_, sv, so)) = &carried {
+                        let (jf, s2) = (self.fresh("jf"), self.fresh("s"));
+                        self.line(depth + 1, "statement.op {");
+                        self.line(
+                            depth + 2,
+                            &format!("{jf} = scalar.cast {j} : (int64) -> {dt} {{dtype={dt}}}"),
+                        );
+                        self.line(
+                            depth + 2,
+                            &format!("{s2} = scalar.add {sv}, {jf} : ({dt}, {dt}) -> {dt}"),
+                        );
+                        self.line(depth + 1, "}");
+                        self.line(depth + 1, &format!("statement.yield {last}, {s2}"));
+                        self.line(depth, "}");
+                        self.op(
+                            depth,
+                            &format!(
+                                "{out} = tile.add {tile_out}, {so} : ({full}, {dt}) -> {full}"
+                            ),
+                        );
+                    } else {
+                        self.line(depth + 1, &format!("statement.yield {last}"));
+                        self.line(depth, "}");
+                    }
+                }
+            }
+            env.push(out);
+        }
+        env.last().cloned().unwrap_or_default()
+    }
+}
+
+/// The kernel's tensor and scalar parameter names.
+struct Tensors {
+    x: String,
+    y: String,
+    o: String,
+    ty: String,
+    col_tiles: String,
+}
+
+/// The IR text of a kernel over `m x n` tensors of `d`.
+fn kernel_text(k: &Kernel, d: DataType, c: usize) -> String {
+    let mut g = Gen {
+        d,
+        ops: candidates(d),
+        text: String::new(),
+        next: 10,
+        c,
+        col_tiles: k.n.div_ceil(c),
+    };
+    let ten = g.ten();
+    let t = Tensors {
+        x: "%x_1".into(),
+        y: "%y_2".into(),
+        o: "%o_3".into(),
+        ty: ten.clone(),
+        col_tiles: "%nc_5".into(),
+    };
+    let full = g.full();
+    g.line(0, "program.module @fuzz {");
+    g.line(1, "program.entry @k");
+    g.line(1, &format!("func.func @k(%x_1: {ten} #in, %y_2: {ten} #in, %o_3: {ten} #out, %nr_4: int64, %nc_5: int64) {{"));
+    let zero = g.konst(2, "0", "int64");
+    let one = g.konst(2, "1", "int64");
+    let rr = g.konst(2, &R.to_string(), "int64");
+    g.line(
+        2,
+        &format!("statement.for %i_6 = {zero} to %nr_4 step {one} {{"),
+    );
+    let row = g.fresh("row");
+    g.op(
+        3,
+        &format!("{row} = scalar.mul %i_6, {rr} : (int64, int64) -> int64"),
+    );
+    let first = g.fresh("t");
+    g.op(3, &format!("{first} = tile.load %x_1 : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {zero}]}}"));
+    let mut env = vec![first];
+    let last = g.nodes(3, &k.body, &mut env, &t, &row, &zero, "%i_6");
+    g.op(
+        3,
+        &format!("tile.store {last}, %o_3 : ({full}, {ten}) -> () {{offset=[{row}, {zero}]}}"),
+    );
+    g.line(3, "statement.yield");
+    g.line(2, "}");
+    g.line(2, "statement.return");
+    g.line(1, "}");
+    g.line(0, "}");
+    g.text
+}
+
+/// Deterministic input data in a small range (halves for floats), different per seed.
+fn inputs(n: usize, float: bool, seed: u64) -> Vec<f64> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let k = (s % 21) as i64 - 10;
+            if float { k as f64 * 0.5 } else { k as f64 }
+        })
+        .collect()
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) || (a == 0.0 && b == 0.0)
+}
+
+/// Builds, round-trips, lowers and runs one kernel both ways; `Err` says how they differ.
+fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), String> {
+    let text = kernel_text(k, d, C);
+    let m = pto::ir::parse(&text).map_err(|e| format!("parse: {e}\n{text}"))?;
+    pto::ir::verify(&m).map_err(|e| format!("verify: {e}\n{text}"))?;
+    // (c) The printed IR re-parses structurally equal.
+    let again = pto::ir::parse(&m.to_string()).map_err(|e| format!("reparse: {e}\n{m}"))?;
+    if !pto::ir::structurally_equal(&m, &again) {
+        return Err(format!("not structurally equal after a round trip:\n{m}"));
+    }
+    let entry = m.entry.ok_or("no entry")?;
+    let p = pto_lower::lower_kernel(&m, entry).map_err(|e| format!("lower: {e}\n{text}"))?;
+    // The emitter must accept the program the executor runs.
+    pto_lower::emit::rust::emit(&p).map_err(|e| format!("emit: {e}\n{text}"))?;
+
+    let (mm, nn) = (k.m, k.n);
+    let (x, y) = (
+        inputs(mm * nn, d.is_float(), 11),
+        inputs(mm * nn, d.is_float(), 12),
+    );
+    let sentinel = vec![7.0; mm * nn];
+    let (nr, nc) = (mm.div_ceil(R) as i64, nn.div_ceil(C) as i64);
+    let sh = vec![mm, nn];
+    let mut iargs = vec![
+        HostValue::tensor(d, sh.clone(), x.clone()).map_err(|e| e.to_string())?,
+        HostValue::tensor(d, sh.clone(), y.clone()).map_err(|e| e.to_string())?,
+        HostValue::tensor(d, sh, sentinel.clone()).map_err(|e| e.to_string())?,
+        HostValue::i64(nr),
+        HostValue::i64(nc),
+    ];
+    let interp = run(&m, entry, &mut iargs);
+
+    let ten = |v: &[f64]| {
+        pto::Tensor::from_vec(v.iter().map(|&e| T::from_f64(e)).collect(), [mm, nn])
+            .map(exec::KArg::Tensor)
+            .map_err(|e| e.to_string())
+    };
+    // The symbolic dimensions, bound from the tensors' shapes as the host code does.
+    let dims: Vec<_> = p.module.funcs[p.func]
+        .dims
+        .iter()
+        .copied()
+        .zip([mm as i64, nn as i64])
+        .collect();
+    let mut hargs = vec![
+        ten(&x)?,
+        ten(&y)?,
+        ten(&sentinel)?,
+        exec::KArg::Scalar(nr),
+        exec::KArg::Scalar(nc),
+    ];
+    let host = exec::run_program::<T, C>(&p, &dims, &mut hargs);
+    match (interp, host) {
+        (Ok(_), Ok(())) => {}
+        // Both reject (an integer division by zero, say): they agree.
+        (Err(_), Err(_)) => return Ok(()),
+        (i, h) => return Err(format!("interpreter {i:?} vs host {h:?}\n{text}")),
+    }
+    let iout = &iargs[2].as_tensor().ok_or("no output")?.data;
+    let exec::KArg::Tensor(hout) = &hargs[2] else {
+        return Err("no output".into());
+    };
+    for (e, (&a, b)) in iout.iter().zip(hout.as_slice()).enumerate() {
+        if !same(a, b.to_f64()) {
+            return Err(format!(
+                "element [{}, {}] of {mm} x {nn}: interpreter {a} vs host {}\n{text}",
+                e / nn,
+                e % nn,
+                b.to_f64()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The kernels one step simpler than `body`: a node removed, or an `if` / `for` replaced by
+/// the statements of one of its bodies (which proptest's shrinking of a recursive strategy
+/// cannot do), at any depth.
+fn simpler(body: &[Node]) -> Vec<Vec<Node>> {
+    let mut out = Vec::new();
+    for (i, nd) in body.iter().enumerate() {
+        let splice = |with: &[Node]| {
+            let mut b = body[..i].to_vec();
+            b.extend_from_slice(with);
+            b.extend_from_slice(&body[i + 1..]);
+            b
+        };
+        out.push(splice(&[]));
+        match nd {
+            Node::If { k, then, els } => {
+                out.push(splice(then));
+                out.push(splice(els));
+                for t in simpler(then) {
+                    out.push(splice(&[Node::If {
+                        k: *k,
+                        then: t,
+                        els: els.clone(),
+                    }]));
+                }
+                for e in simpler(els) {
+                    out.push(splice(&[Node::If {
+                        k: *k,
+                        then: then.clone(),
+                        els: e,
+                    }]));
+                }
+            }
+            Node::For {
+                init,
+                bound,
+                scalar,
+                body: b,
+            } => {
+                out.push(splice(b));
+                for s in simpler(b) {
+                    let f = Node::For {
+                        init: *init,
+                        bound: *bound,
+                        scalar: *scalar,
+                        body: s,
+                    };
+                    out.push(splice(&[f]));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// [`check`], and on a failure, the failing kernel made as simple as [`simpler`] can.
+fn check_min<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), String> {
+    let Err(mut err) = check::<T, C>(k, d) else {
+        return Ok(());
+    };
+    let mut k = k.clone();
+    'outer: loop {
+        for body in simpler(&k.body) {
+            let cand = Kernel { body, ..k.clone() };
+            if let Err(e) = check::<T, C>(&cand, d) {
+                (k, err) = (cand, e);
+                continue 'outer;
+            }
+        }
+        return Err(format!("{err}\nsimplest failing kernel found: {k:#?}"));
+    }
+}
+
+/// Kernels per dtype: 300, or `PTO_FUZZ_CASES` for a longer campaign.
+fn cases() -> u32 {
+    std::env::var("PTO_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn random_i32_kernels_agree(k in kernel()) {
+        check_min::<i32, 8>(&k, DataType::Int32).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn random_f32_kernels_agree(k in kernel()) {
+        check_min::<f32, 8>(&k, DataType::Fp32).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn random_i16_kernels_agree(k in kernel()) {
+        check_min::<i16, 16>(&k, DataType::Int16).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn random_f16_kernels_agree(k in kernel()) {
+        check_min::<pto::f16, 16>(&k, DataType::Fp16).map_err(TestCaseError::fail)?;
+    }
+}

@@ -1,0 +1,569 @@
+//! Runs a lowered [`Program`] instruction by instruction with the `pto::isa` calls the Rust
+//! emitter (`pto_lower::emit::rust`) writes for it: zeroed slots, `tload` / `tstore` at the
+//! program's offsets, `set_valid` for `SetValid` / `FullValid`, scalar ops with Rust's
+//! integer semantics, and structured `for` / `if` with parallel assignment of carried
+//! scalars. Only the shapes the random kernels use are supported (`R x C` tiles and their
+//! `R x 1` / `1 x C` reductions, one element type); anything else is an `Err`, never a pass.
+//! Not mirrored: the emitter's fusion of elementwise chains into one loop (the fused code
+//! calls the same element functions).
+
+use std::collections::HashMap;
+
+use pto::element::{Element, Float, Int};
+use pto::ir::ValueId;
+use pto::ir::ops::{Isa, Opcode};
+use pto::{Tensor, Tile, isa};
+use pto_lower::isa::{Arg, Index, Inst, Program, TileRef};
+
+use super::R;
+
+/// One tile slot, by shape.
+#[derive(Clone)]
+enum Slot<T, const C: usize> {
+    Full(Tile<T, R, C>),
+    Col(Tile<T, R, 1>),
+    Row(Tile<T, 1, C>),
+}
+
+/// A scalar value: an element or an index / `bool`.
+#[derive(Clone, Copy)]
+enum Either<T> {
+    Elem(T),
+    Int(i64),
+}
+
+/// A kernel argument.
+pub enum KArg<T> {
+    Tensor(Tensor<T>),
+    Scalar(i64),
+}
+
+/// The dtype-specific instructions (bitwise ops for integers, transcendental ones for floats).
+pub trait Kind: Element {
+    /// Runs `isa` if it is one of this kind's; `false` if it is not.
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<Self, R, C>,
+        a: &Tile<Self, R, C>,
+        b: Option<&Tile<Self, R, C>>,
+        k: Self,
+    ) -> bool;
+}
+
+impl Kind for i32 {
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<i32, R, C>,
+        a: &Tile<i32, R, C>,
+        b: Option<&Tile<i32, R, C>>,
+        k: i32,
+    ) -> bool {
+        int_special(isa, d, a, b, k)
+    }
+}
+
+impl Kind for i16 {
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<i16, R, C>,
+        a: &Tile<i16, R, C>,
+        b: Option<&Tile<i16, R, C>>,
+        k: i16,
+    ) -> bool {
+        int_special(isa, d, a, b, k)
+    }
+}
+
+impl Kind for pto::f16 {
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<pto::f16, R, C>,
+        a: &Tile<pto::f16, R, C>,
+        _b: Option<&Tile<pto::f16, R, C>>,
+        _k: pto::f16,
+    ) -> bool {
+        float_special(isa, d, a)
+    }
+}
+
+impl Kind for f32 {
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<f32, R, C>,
+        a: &Tile<f32, R, C>,
+        _b: Option<&Tile<f32, R, C>>,
+        _k: f32,
+    ) -> bool {
+        float_special(isa, d, a)
+    }
+}
+
+fn int_special<T: Int, const C: usize>(
+    isa: Isa,
+    d: &mut Tile<T, R, C>,
+    a: &Tile<T, R, C>,
+    b: Option<&Tile<T, R, C>>,
+    k: T,
+) -> bool {
+    match (isa, b) {
+        (Isa::TAnd, Some(b)) => isa::tand(d, a, b),
+        (Isa::TOr, Some(b)) => isa::tor(d, a, b),
+        (Isa::TXor, Some(b)) => isa::txor(d, a, b),
+        (Isa::TShl, Some(b)) => isa::tshl(d, a, b),
+        (Isa::TShr, Some(b)) => isa::tshr(d, a, b),
+        (Isa::TAndS, _) => isa::tands(d, a, k),
+        (Isa::TOrS, _) => isa::tors(d, a, k),
+        (Isa::TXorS, _) => isa::txors(d, a, k),
+        (Isa::TShlS, _) => isa::tshls(d, a, k),
+        (Isa::TShrS, _) => isa::tshrs(d, a, k),
+        (Isa::TNot, _) => isa::tnot(d, a),
+        _ => return false,
+    }
+    true
+}
+
+fn float_special<T: Float, const C: usize>(
+    isa: Isa,
+    d: &mut Tile<T, R, C>,
+    a: &Tile<T, R, C>,
+) -> bool {
+    match isa {
+        Isa::TExp => isa::texp(d, a),
+        Isa::TLog => isa::tlog(d, a),
+        Isa::TSqrt => isa::tsqrt(d, a),
+        Isa::TRsqrt => isa::trsqrt(d, a),
+        Isa::TRecip => isa::trecip(d, a),
+        _ => return false,
+    }
+    true
+}
+
+struct Exec<'p, T, const C: usize> {
+    p: &'p Program,
+    slots: Vec<Slot<T, C>>,
+    scalars: HashMap<ValueId, i64>,
+    /// Scalars of the element type.
+    elems: HashMap<ValueId, T>,
+    tensors: HashMap<ValueId, usize>,
+    /// Instructions run, to stop a runaway program.
+    fuel: usize,
+}
+
+/// Runs `p` on `args` (in parameter order) with its symbolic dimensions bound to `dims`;
+/// tensors are written in place.
+pub fn run_program<T: Kind, const C: usize>(
+    p: &Program,
+    dims: &[(ValueId, i64)],
+    args: &mut [KArg<T>],
+) -> Result<(), String> {
+    let f = &p.module.funcs[p.func];
+    let mut e = Exec::<T, C> {
+        p,
+        slots: Vec::new(),
+        scalars: dims.iter().copied().collect(),
+        elems: HashMap::new(),
+        tensors: HashMap::new(),
+        fuel: 1_000_000,
+    };
+    for s in &p.tiles {
+        if s.dtype.name() != T::NAME {
+            return Err(format!("slot {} is {}", s.name, s.dtype.name()));
+        }
+        e.slots.push(match (s.rows as usize, s.cols as usize) {
+            (R, c) if c == C => Slot::Full(Tile::zeros()),
+            (R, 1) => Slot::Col(Tile::zeros()),
+            (1, c) if c == C => Slot::Row(Tile::zeros()),
+            other => return Err(format!("slot shape {other:?} not supported")),
+        });
+    }
+    if f.sig.params.len() != args.len() {
+        return Err("argument count".into());
+    }
+    for (i, (prm, a)) in f.sig.params.iter().zip(args.iter()).enumerate() {
+        match a {
+            KArg::Tensor(_) => {
+                e.tensors.insert(prm.value, i);
+            }
+            KArg::Scalar(v) => {
+                e.scalars.insert(prm.value, *v);
+            }
+        }
+    }
+    e.block(&p.body, args)
+}
+
+impl<T: Kind, const C: usize> Exec<'_, T, C> {
+    fn scalar(&self, v: ValueId) -> Result<i64, String> {
+        if let Some(x) = self.scalars.get(&v) {
+            return Ok(*x);
+        }
+        match self.p.module.values[v].constant {
+            Some(c) => Ok(c.as_i64()),
+            None => Err(format!("scalar {v:?} read before it is defined")),
+        }
+    }
+
+    /// Whether `v` is a scalar of the element type (else an integer or `bool` index).
+    fn is_element(&self, v: ValueId) -> bool {
+        self.p.module.values[v].ty.as_scalar().map(|d| d.name()) == Some(T::NAME)
+    }
+
+    fn any(&self, v: ValueId) -> Result<Either<T>, String> {
+        if self.is_element(v) {
+            self.element(v).map(Either::Elem)
+        } else {
+            self.scalar(v).map(Either::Int)
+        }
+    }
+
+    fn set_any(&mut self, v: ValueId, x: Either<T>) {
+        match x {
+            Either::Elem(e) => {
+                self.elems.insert(v, e);
+            }
+            Either::Int(i) => {
+                self.scalars.insert(v, i);
+            }
+        }
+    }
+
+    /// An index / `bool` op (`int64` arithmetic wraps, as the emitted `Element` calls do).
+    fn int_op(&self, op: Opcode, a: &[ValueId]) -> Result<i64, String> {
+        let x = self.scalar(a[0])?;
+        let y = match a.get(1) {
+            Some(&b) => self.scalar(b)?,
+            None => 0,
+        };
+        Ok(match op {
+            Opcode::ScalarAdd => x.wrapping_add(y),
+            Opcode::ScalarSub => x.wrapping_sub(y),
+            Opcode::ScalarMul => x.wrapping_mul(y),
+            Opcode::ScalarLt => i64::from(x < y),
+            Opcode::ScalarLe => i64::from(x <= y),
+            Opcode::ScalarGt => i64::from(x > y),
+            Opcode::ScalarGe => i64::from(x >= y),
+            Opcode::ScalarEq => i64::from(x == y),
+            Opcode::ScalarNe => i64::from(x != y),
+            other => return Err(format!("scalar op {other} not supported")),
+        })
+    }
+
+    /// An op with an element-typed result: the `Element` function the emitter names, or a
+    /// cast from an index (`as`).
+    fn element_op(&self, op: Opcode, a: &[ValueId]) -> Result<T, String> {
+        if op == Opcode::ScalarCast {
+            return self.element(a[0]);
+        }
+        let x = self.element(a[0])?;
+        let y = match a.get(1) {
+            Some(&b) => self.element(b)?,
+            None => T::ZERO,
+        };
+        Ok(match op {
+            Opcode::ScalarAdd => Element::add(x, y),
+            Opcode::ScalarSub => Element::sub(x, y),
+            Opcode::ScalarMul => Element::mul(x, y),
+            Opcode::ScalarMax => Element::max(x, y),
+            Opcode::ScalarMin => Element::min(x, y),
+            other => return Err(format!("element scalar op {other} not supported")),
+        })
+    }
+
+    /// A scalar operand converted to the element type, as `put_scalar_as` does.
+    fn element(&self, v: ValueId) -> Result<T, String> {
+        if let Some(x) = self.elems.get(&v) {
+            return Ok(*x);
+        }
+        if let Some(x) = self.scalars.get(&v) {
+            return Ok(T::from_f64(*x as f64));
+        }
+        match self.p.module.values[v].constant {
+            Some(c) => Ok(T::from_f64(c.as_f64())),
+            None => Err(format!("scalar {v:?} read before it is defined")),
+        }
+    }
+
+    fn index(&self, i: Index) -> Result<usize, String> {
+        match i {
+            Index::Const(c) => Ok(c as usize),
+            Index::Value(v) => usize::try_from(self.scalar(v)?).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn full(&self, a: &Arg) -> Result<Tile<T, R, C>, String> {
+        match a {
+            Arg::Tile(TileRef::Slot(t)) => match &self.slots[t.0 as usize] {
+                Slot::Full(x) => Ok(x.clone()),
+                _ => Err(format!("{t:?} is not R x C")),
+            },
+            other => Err(format!("operand {other:?} not supported")),
+        }
+    }
+
+    fn col(&self, a: &Arg) -> Result<Tile<T, R, 1>, String> {
+        match a {
+            Arg::Tile(TileRef::Slot(t)) => match &self.slots[t.0 as usize] {
+                Slot::Col(x) => Ok(x.clone()),
+                _ => Err(format!("{t:?} is not R x 1")),
+            },
+            other => Err(format!("operand {other:?} not supported")),
+        }
+    }
+
+    fn row(&self, a: &Arg) -> Result<Tile<T, 1, C>, String> {
+        match a {
+            Arg::Tile(TileRef::Slot(t)) => match &self.slots[t.0 as usize] {
+                Slot::Row(x) => Ok(x.clone()),
+                _ => Err(format!("{t:?} is not 1 x C")),
+            },
+            other => Err(format!("operand {other:?} not supported")),
+        }
+    }
+
+    fn konst(&self, a: &Arg) -> Result<T, String> {
+        match a {
+            Arg::Scalar(v) => self.element(*v),
+            Arg::Imm(x) => Ok(T::from_f64(*x)),
+            other => Err(format!("operand {other:?} is not a scalar")),
+        }
+    }
+
+    fn block(&mut self, insts: &[Inst], args: &mut [KArg<T>]) -> Result<(), String> {
+        for i in insts {
+            self.inst(i, args)?;
+        }
+        Ok(())
+    }
+
+    fn tensor<'a>(&self, v: ValueId, args: &'a mut [KArg<T>]) -> Result<&'a mut Tensor<T>, String> {
+        match self.tensors.get(&v).and_then(|&i| args.get_mut(i)) {
+            Some(KArg::Tensor(t)) => Ok(t),
+            _ => Err(format!("{v:?} is not a tensor parameter")),
+        }
+    }
+
+    fn inst(&mut self, i: &Inst, args: &mut [KArg<T>]) -> Result<(), String> {
+        self.fuel = self.fuel.checked_sub(1).ok_or("out of fuel")?;
+        match i {
+            Inst::Op { isa, dst, args: a } => self.op(*isa, dst.0 as usize, a)?,
+            Inst::Load {
+                dst,
+                tensor,
+                offsets,
+                window,
+            } => {
+                if window.len() != 2 || offsets.len() != 2 {
+                    return Err("rank-2 transfers only".into());
+                }
+                let at = [self.index(offsets[0])?, self.index(offsets[1])?];
+                let src = &*self.tensor(*tensor, args)?;
+                let r = match &mut self.slots[dst.0 as usize] {
+                    Slot::Full(t) => isa::tload(t, src, &at),
+                    Slot::Col(t) => isa::tload(t, src, &at),
+                    Slot::Row(t) => isa::tload(t, src, &at),
+                };
+                r.map_err(|e| e.to_string())?;
+            }
+            Inst::Store {
+                tensor,
+                src,
+                offsets,
+                window,
+            } => {
+                if window.len() != 2 || offsets.len() != 2 {
+                    return Err("rank-2 transfers only".into());
+                }
+                let at = [self.index(offsets[0])?, self.index(offsets[1])?];
+                let TileRef::Slot(s) = src else {
+                    return Err("tile parameters not supported".into());
+                };
+                let slot = self.slots[s.0 as usize].clone();
+                let dst = self.tensor(*tensor, args)?;
+                let r = match &slot {
+                    Slot::Full(t) => isa::tstore(dst, t, &at),
+                    Slot::Col(t) => isa::tstore(dst, t, &at),
+                    Slot::Row(t) => isa::tstore(dst, t, &at),
+                };
+                r.map_err(|e| e.to_string())?;
+            }
+            Inst::SetValid { dst, dims } => {
+                let (r, c) = (self.index(dims[0])?, self.index(dims[1])?);
+                let res = match &mut self.slots[dst.0 as usize] {
+                    Slot::Full(t) => t.set_valid(r, c),
+                    Slot::Col(t) => t.set_valid(r, c),
+                    Slot::Row(t) => t.set_valid(r, c),
+                };
+                res.map_err(|e| e.to_string())?;
+            }
+            Inst::FullValid(t) => {
+                let res = match &mut self.slots[t.0 as usize] {
+                    Slot::Full(t) => t.set_valid(R, C),
+                    Slot::Col(t) => t.set_valid(R, 1),
+                    Slot::Row(t) => t.set_valid(1, C),
+                };
+                res.map_err(|e| e.to_string())?;
+            }
+            Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_) => {}
+            Inst::Scalar {
+                op,
+                result,
+                args: a,
+            } => {
+                if self.is_element(*result) {
+                    let v = self.element_op(*op, a)?;
+                    self.elems.insert(*result, v);
+                } else {
+                    let v = self.int_op(*op, a)?;
+                    self.scalars.insert(*result, v);
+                }
+            }
+            Inst::Assign(pairs) => {
+                let vals = pairs
+                    .iter()
+                    .map(|&(_, s)| self.any(s))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (&(d, _), v) in pairs.iter().zip(vals) {
+                    self.set_any(d, v);
+                }
+            }
+            Inst::For {
+                iv,
+                lb,
+                ub,
+                step,
+                carried,
+                body,
+                results,
+            } => {
+                for &(it, init) in carried {
+                    let v = self.any(init)?;
+                    self.set_any(it, v);
+                }
+                let (lb, ub, step) = (self.scalar(*lb)?, self.scalar(*ub)?, self.scalar(*step)?);
+                if step <= 0 {
+                    return Err(format!("loop step {step} is not positive"));
+                }
+                let mut k = lb;
+                while k < ub {
+                    self.scalars.insert(*iv, k);
+                    self.block(body, args)?;
+                    k += step;
+                }
+                for &(r, it) in results {
+                    let v = self.any(it)?;
+                    self.set_any(r, v);
+                }
+            }
+            Inst::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => {
+                if self.scalar(*cond)? != 0 {
+                    self.block(then_body, args)?;
+                } else {
+                    self.block(else_body, args)?;
+                }
+            }
+            // The last instruction of a kernel without results.
+            Inst::Return(v) if v.is_empty() => {}
+            other => return Err(format!("instruction {other:?} not supported")),
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, op: Isa, dst: usize, a: &[Arg]) -> Result<(), String> {
+        use Isa::*;
+        let mut slot = self.slots[dst].clone();
+        match (&mut slot, a) {
+            (Slot::Col(d), [s]) => {
+                let s = self.full(s)?;
+                match op {
+                    TRowSum => isa::trowsum(d, &s),
+                    TRowMax => isa::trowmax(d, &s),
+                    TRowMin => isa::trowmin(d, &s),
+                    _ => return Err(format!("{} into R x 1", op.name())),
+                }
+            }
+            (Slot::Row(d), [s]) => {
+                let s = self.full(s)?;
+                match op {
+                    TColSum => isa::tcolsum(d, &s),
+                    TColMax => isa::tcolmax(d, &s),
+                    TColMin => isa::tcolmin(d, &s),
+                    _ => return Err(format!("{} into 1 x C", op.name())),
+                }
+            }
+            (Slot::Full(d), [k]) if op == TExpandS => isa::texpands(d, self.konst(k)?),
+            (Slot::Full(d), [s]) if op == TMov => isa::tmov(d, &self.full(s)?),
+            (Slot::Full(d), [s]) => {
+                let s = self.full(s)?;
+                match op {
+                    TNeg => isa::tneg(d, &s),
+                    TAbs => isa::tabs(d, &s),
+                    TRelu => isa::trelu(d, &s),
+                    _ if T::special(op, d, &s, None, T::ZERO) => {}
+                    _ => return Err(format!("unary {} not supported", op.name())),
+                }
+            }
+            (Slot::Full(d), [x, y]) if op.is_expand_op() => {
+                let x = self.full(x)?;
+                match op {
+                    TRowExpandAdd => isa::trowexpandadd(d, &x, &self.col(y)?),
+                    TRowExpandSub => isa::trowexpandsub(d, &x, &self.col(y)?),
+                    TRowExpandMul => isa::trowexpandmul(d, &x, &self.col(y)?),
+                    TRowExpandDiv => isa::trowexpanddiv(d, &x, &self.col(y)?),
+                    TRowExpandMax => isa::trowexpandmax(d, &x, &self.col(y)?),
+                    TRowExpandMin => isa::trowexpandmin(d, &x, &self.col(y)?),
+                    TColExpandAdd => isa::tcolexpandadd(d, &x, &self.row(y)?),
+                    TColExpandSub => isa::tcolexpandsub(d, &x, &self.row(y)?),
+                    TColExpandMul => isa::tcolexpandmul(d, &x, &self.row(y)?),
+                    TColExpandDiv => isa::tcolexpanddiv(d, &x, &self.row(y)?),
+                    TColExpandMax => isa::tcolexpandmax(d, &x, &self.row(y)?),
+                    TColExpandMin => isa::tcolexpandmin(d, &x, &self.row(y)?),
+                    _ => return Err(format!("{} not supported", op.name())),
+                }
+            }
+            (Slot::Full(d), [x, Arg::Tile(y)]) => {
+                let (x, y) = (self.full(x)?, self.full(&Arg::Tile(*y))?);
+                match op {
+                    TAdd => isa::tadd(d, &x, &y),
+                    TSub => isa::tsub(d, &x, &y),
+                    TMul => isa::tmul(d, &x, &y),
+                    TDiv => isa::tdiv(d, &x, &y),
+                    TMax => isa::tmax(d, &x, &y),
+                    TMin => isa::tmin(d, &x, &y),
+                    TRem => isa::trem(d, &x, &y),
+                    TFMod => isa::tfmod(d, &x, &y),
+                    _ if T::special(op, d, &x, Some(&y), T::ZERO) => {}
+                    _ => return Err(format!("binary {} not supported", op.name())),
+                }
+            }
+            (Slot::Full(d), [x, k]) => {
+                let (x, k) = (self.full(x)?, self.konst(k)?);
+                match op {
+                    TAddS => isa::tadds(d, &x, k),
+                    TSubS => isa::tsubs(d, &x, k),
+                    TMulS => isa::tmuls(d, &x, k),
+                    TDivS => isa::tdivs(d, &x, k),
+                    TMaxS => isa::tmaxs(d, &x, k),
+                    TMinS => isa::tmins(d, &x, k),
+                    TRemS => isa::trems(d, &x, k),
+                    TFModS => isa::tfmods(d, &x, k),
+                    _ if T::special(op, d, &x, None, k) => {}
+                    _ => return Err(format!("tile-scalar {} not supported", op.name())),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "{} with {} operands not supported",
+                    op.name(),
+                    a.len()
+                ));
+            }
+        }
+        self.slots[dst] = slot;
+        Ok(())
+    }
+}
