@@ -194,6 +194,30 @@ fn bufferize_reuses_and_coalesces() {
     }
 }
 
+/// A split-K accumulator carried through `if k == 0 { matmul(_bias) } else { matmul_acc }`
+/// keeps one Acc slot: the iter arg is dead in the then block, so the branches' results
+/// join its class and the lowering needs no `TMOV` Acc -> Acc (which no target has).
+#[test]
+fn an_accumulator_carried_through_an_if_keeps_one_slot() {
+    let mut m = common::kernel("branchy_matmul");
+    pto_lower::PassManager::lowering_pipeline()
+        .run(&mut m)
+        .unwrap();
+    let table = tile_table(&m);
+    let accs: Vec<&str> = table.lines().filter(|l| l.contains("loc=Acc")).collect();
+    assert!(accs.len() >= 6, "{table}");
+    assert!(accs.iter().all(|l| l.ends_with("addr=0")), "{table}");
+    let m = common::kernel("branchy_matmul");
+    let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
+    let acc: Vec<&str> = p
+        .tiles
+        .iter()
+        .filter(|t| t.space == pto_ir::MemorySpace::Acc)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(acc.len(), 1, "one Acc slot: {acc:?}");
+}
+
 #[test]
 fn offsets_are_32_byte_aligned_and_disjoint_when_live_together() {
     let mut m = common::kernel("softmax");
