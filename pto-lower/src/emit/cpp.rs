@@ -39,6 +39,7 @@ pub fn emit(p: &Program) -> String {
         // Names average well under 16 bytes.
         name_text: String::with_capacity(16 * p.module.values.len()),
         zeroed: Vec::new(),
+        workspace: 0,
     };
     w.put_program();
     let mut text = w.out.text;
@@ -52,6 +53,9 @@ pub fn emit(p: &Program) -> String {
 }
 
 const USING: &str = "using namespace pto;\n";
+
+/// The name of the GM workspace parameter (see [`workspace_bytes`]).
+const WORKSPACE: &str = "pto_workspace";
 
 /// The kernel language's scalar division, remainder, floor forms, min / max and float to
 /// integer `as`, as the semantics module (`pto_ir::sem`) defines them: total (by zero:
@@ -263,6 +267,47 @@ fn column_tiles(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
     }
 }
 
+/// Whether `TMOV(dst, src)` goes from an Acc tile to a Vec tile, which A2A3 has no
+/// instruction for (pto-isa.md, TMOV: Acc -> Vec is A5).
+fn acc_to_vec(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileId> {
+    let src = match args {
+        [Arg::Tile(TileRef::Slot(src))] => *src,
+        _ => return None,
+    };
+    let from = p.tile(src)?.space;
+    let to = p.tile(dst)?.space;
+    (from == MemorySpace::Acc && to == MemorySpace::Vec).then_some(src)
+}
+
+/// The bytes of the GM workspace the A2A3 route of `TMOV` Acc -> Vec needs: the largest
+/// Acc tile moved (the moves run one after the other, so they share it).
+fn workspace_bytes(p: &Program, insts: &[Inst]) -> u64 {
+    let mut most = 0;
+    for i in insts {
+        let here = match i {
+            Inst::Op {
+                isa: Isa::TMov,
+                dst,
+                args,
+            } => acc_to_vec(p, *dst, args)
+                .and_then(|src| p.tile(src))
+                .map_or(0, |s| s.bytes),
+            Inst::For { body, .. } => workspace_bytes(p, body),
+            Inst::While { cond, body, .. } => {
+                workspace_bytes(p, cond).max(workspace_bytes(p, body))
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => workspace_bytes(p, then_body).max(workspace_bytes(p, else_body)),
+            _ => 0,
+        };
+        most = most.max(here);
+    }
+    most
+}
+
 /// The Acc slots `TEXPANDS` fills, each once.
 fn zero_filled_accs(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
     for i in insts {
@@ -461,6 +506,8 @@ struct Writer<'a> {
     name_text: String,
     /// The Acc slots a kernel fills with zero, each with a `NAME_zero` flag.
     zeroed: Vec<TileId>,
+    /// The bytes of the GM workspace parameter (0: none), see [`workspace_bytes`].
+    workspace: u64,
 }
 
 impl Writer<'_> {
@@ -605,6 +652,18 @@ impl Writer<'_> {
             self.put("// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element\n");
             self.put("// global-memory buffers, after the symbolic dimensions.\n");
         }
+        if !self.a5() {
+            self.workspace = workspace_bytes(p, &p.body);
+        }
+        if self.workspace > 0 {
+            let _ = write!(
+                self.out.text,
+                "// {WORKSPACE}: {} bytes of global memory, the last parameter. A2A3 has no TMOV\n\
+                 // from an Acc tile to a Vec tile, so a cube result reaches the vector unit\n\
+                 // through it: TSTORE from the Acc tile, then TLOAD into the Vec tile.\n",
+                self.workspace
+            );
+        }
         // pto-isa's entry header comes first: `common/pto_instr.hpp` alone does not compile.
         self.out.line(l0, "#include <pto/pto-inst.hpp>");
         self.out.line(l0, "#include \"common/pto_instr.hpp\"");
@@ -647,6 +706,11 @@ impl Writer<'_> {
             self.put("__gm__ ");
             self.put(cpp_dtype(t.dtype().unwrap_or(DataType::Fp32)));
             let _ = write!(self.out, "* ret{i}");
+        }
+        if self.workspace > 0 {
+            let n = f.sig.params.len() + f.dims.len() + f.sig.returns.len();
+            self.out.sep(n);
+            let _ = write!(self.out, "__gm__ uint8_t* {WORKSPACE}");
         }
         self.put(") {\n");
         let l1 = l0.next();
@@ -989,6 +1053,53 @@ impl Writer<'_> {
         self.out.line(l, "}");
     }
 
+    /// `TMOV` Acc -> Vec on A2A3, which has no such instruction: the Acc tile's valid region
+    /// goes to the GM workspace (`TSTORE`, FIX pipe) and comes back into the Vec tile
+    /// (`TLOAD`, MTE2 pipe), with barriers so the load sees the store and nothing reads the
+    /// Vec tile before the load. The two units share the kernel here; a kernel split into
+    /// cube and vector cores would put `ffts_cross_core_sync` / `wait_flag_dev` there instead.
+    fn through_workspace(&mut self, l: Level, dst: TileId, src: TileId) {
+        let (Some(from), Some(to)) = (self.p.tile(src).cloned(), self.p.tile(dst).cloned()) else {
+            return;
+        };
+        let ty = cpp_dtype(from.dtype);
+        self.out.line(l, "{");
+        let l1 = l.next();
+        let (r, c) = (
+            self.vdim(TileRef::Slot(src), 0),
+            self.vdim(TileRef::Slot(src), 1),
+        );
+        self.out
+            .line(l1, &format!("const int64_t r0 = {r}, c0 = {c};"));
+        self.out.indent(l1);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, &from, [None, None], a5);
+        self.put(" sv(r0, c0);\n");
+        self.out.indent(l1);
+        self.put("TASSIGN(sv, 0x");
+        push_hex(&mut self.out.text, from.addr);
+        self.put(");\n");
+        let id = self.next_gt;
+        self.next_gt += 1;
+        self.out.line(
+            l1,
+            &format!(
+                "using GT{id} = GlobalTensor<{ty}, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, {}, 1>>;",
+                from.cols
+            ),
+        );
+        self.out.line(
+            l1,
+            &format!("GT{id} gt{id}(reinterpret_cast<__gm__ {ty}*>({WORKSPACE}), {{r0, c0}});"),
+        );
+        self.out.line(l1, &format!("TSTORE(gt{id}, sv);"));
+        self.out.line(l1, "pipe_barrier(PIPE_ALL);");
+        self.set_region(l1, dst, "r0", "c0");
+        self.out.line(l1, &format!("TLOAD({}, gt{id});", to.name));
+        self.out.line(l1, "pipe_barrier(PIPE_ALL);");
+        self.out.line(l, "}");
+    }
+
     /// The view [`Writer::global`] declared, by name.
     fn global_ref(&mut self, g: Option<u32>) {
         match g {
@@ -1061,6 +1172,13 @@ impl Writer<'_> {
         let Some(dslot) = self.p.tile(dst).cloned() else {
             return;
         };
+        if isa == Isa::TMov
+            && self.workspace > 0
+            && let Some(src) = acc_to_vec(self.p, dst, args)
+        {
+            self.through_workspace(l, dst, src);
+            return;
+        }
         if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
             self.out.line(
                 l,
