@@ -411,3 +411,43 @@ fn an_element_type_the_runtime_lacks_is_reported_once() {
     let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(messages, ["the CPU runtime has no fp8 element type"]);
 }
+
+/// A move the target has no route for is refused at the op that needs it, naming the two
+/// locations, the target and the targets that have the move: a tile computed on the vector
+/// unit and fed to a matmul needs `TMOV` Vec -> Left, which no target has.
+#[test]
+fn a_move_with_no_route_is_refused_naming_the_target() {
+    let text = r#"program.module @vec_to_cube {
+  program.entry @vec_to_cube
+  func.func @vec_to_cube(%a_1: tensor<[32, 32], fp32> #in, %b_2: tensor<[32, 32], fp32> #in, %c_3: tensor<[32, 32], fp32> #out) {
+    statement.op {
+      %at_4 = tile.load %a_1 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %e_5 = tile.exp %at_4 : (tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
+      %bt_6 = tile.load %b_2 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %ct_7 = tile.matmul %e_5, %bt_6 : (tile<[32, 32], [32, 32], fp32>, tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
+      tile.store %ct_7, %c_3 : (tile<[32, 32], [32, 32], fp32>, tensor<[32, 32], fp32>) -> () {offset=[0, 0]}
+    }
+    statement.return
+  }
+  // func.kind = kernel
+}
+"#;
+    let m = pto_ir::parse(text).unwrap();
+    let e = match pto_lower::lower_kernel(&m, m.entry.unwrap()) {
+        Ok(_) => panic!("a Vec -> Left move was lowered"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains(
+            "`TMOV` from a Vec tile to a Left tile is not legal on target A2A3: no target has it"
+        ),
+        "{e}"
+    );
+    use pto_ir::MemorySpace::*;
+    use pto_ir::verify::target::Target;
+    assert!(!Target::A2A3.has_move(Acc, Vec) && Target::A5.has_move(Acc, Vec));
+    assert!(!Target::A2A3.has_move(Vec, Mat) && Target::A5.has_move(Vec, Mat));
+    for t in Target::ALL {
+        assert!(t.has_move(Mat, Left) && t.has_move(Acc, Mat) && !t.has_move(Acc, Acc));
+    }
+}

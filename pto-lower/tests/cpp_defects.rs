@@ -242,6 +242,36 @@ fn d7_accumulators_start_with_tmatmul_and_moves_follow_the_target() {
     );
 }
 
+/// Defect 7, the moves the target lacks: on A2A3 a cube result reaches the vector unit
+/// through the GM workspace (`TSTORE` from the Acc tile, `TLOAD` into the Vec tile), a
+/// parameter the header comment sizes; A5 keeps its `TMOV` Acc -> Vec and has no workspace.
+/// A split-K accumulator carried through an `if` keeps one Acc slot (no `TMOV` Acc -> Acc).
+#[test]
+fn d7_moves_the_target_lacks_take_a_legal_route() {
+    let m = common::kernel("matmul");
+    let c = harness::cpp_for(&m, "A2A3").unwrap();
+    assert!(
+        c.contains("// pto_workspace: 4096 bytes of global memory"),
+        "{c}"
+    );
+    assert!(c.contains("__gm__ uint8_t* pto_workspace)"), "{c}");
+    assert!(
+        c.contains("(reinterpret_cast<__gm__ float*>(pto_workspace), {r0, c0});"),
+        "{c}"
+    );
+    assert!(
+        c.contains("TSTORE(gt3, sv);\n    pipe_barrier(PIPE_ALL);"),
+        "{c}"
+    );
+    assert!(c.contains("TLOAD(t5_ct_vec, gt3);"), "{c}");
+    assert!(!c.contains("TMOV(t5_ct_vec"), "{c}");
+    let c5 = harness::cpp_for(&m, "A5").unwrap();
+    assert!(!c5.contains("pto_workspace"), "{c5}");
+    assert!(c5.contains("TMOV(t5_ct_vec, "), "{c5}");
+    let b = harness::cpp_for(&common::kernel("branchy_matmul"), "A5").unwrap();
+    assert_eq!(b.matches(" bytes of Acc\n").count(), 1, "one Acc slot: {b}");
+}
+
 /// Defect 8: `<pto/pto-inst.hpp>` comes before `common/pto_instr.hpp`.
 #[test]
 fn d8_pto_inst_is_included_first() {

@@ -83,6 +83,19 @@ impl Target {
         }
     }
 
+    /// Whether the target has a `TMOV` from a tile in `from` to one in `to` (pto-isa.md,
+    /// TMOV): Mat to Left, Right or Bias, Vec to Vec and Acc to Mat everywhere; A5 adds Acc
+    /// to Vec and Vec to Mat. Acc to Acc, and anything into Acc or out of Left / Right /
+    /// Bias, exists on no target.
+    pub fn has_move(&self, from: MemorySpace, to: MemorySpace) -> bool {
+        use MemorySpace::*;
+        match (from, to) {
+            (Mat, Left | Right | Bias) | (Vec, Vec) | (Acc, Mat) => true,
+            (Acc, Vec) | (Vec, Mat) => self.name == Target::A5.name,
+            _ => false,
+        }
+    }
+
     /// `A2A3 (also a2a3, A3, a3, PTOv2), A5 (also a5, PTOv3)`, for messages.
     pub fn known_names() -> String {
         Target::ALL

@@ -41,6 +41,7 @@ pub fn emit(p: &Program) -> String {
         // Names average well under 16 bytes.
         name_text: String::with_capacity(16 * p.module.values.len()),
         zeroed: Vec::new(),
+        workspace: 0,
     };
     w.put_program();
     let mut text = w.out.text;
@@ -54,6 +55,9 @@ pub fn emit(p: &Program) -> String {
 }
 
 const USING: &str = "using namespace pto;\n";
+
+/// The name of the GM workspace parameter (see [`workspace_bytes`]).
+pub(super) const WORKSPACE: &str = "pto_workspace";
 
 /// The kernel language's scalar division, remainder, floor forms, min / max and float to
 /// integer `as`, as the semantics module (`pto_ir::sem`) defines them: total (by zero:
@@ -265,6 +269,47 @@ fn column_tiles(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
     }
 }
 
+/// Whether `TMOV(dst, src)` goes from an Acc tile to a Vec tile, which A2A3 has no
+/// instruction for (pto-isa.md, TMOV: Acc -> Vec is A5).
+pub(super) fn acc_to_vec(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileId> {
+    let src = match args {
+        [Arg::Tile(TileRef::Slot(src))] => *src,
+        _ => return None,
+    };
+    let from = p.tile(src)?.space;
+    let to = p.tile(dst)?.space;
+    (from == MemorySpace::Acc && to == MemorySpace::Vec).then_some(src)
+}
+
+/// The bytes of the GM workspace the A2A3 route of `TMOV` Acc -> Vec needs: the largest
+/// Acc tile moved (the moves run one after the other, so they share it).
+fn workspace_bytes(p: &Program, insts: &[Inst]) -> u64 {
+    let mut most = 0;
+    for i in insts {
+        let here = match i {
+            Inst::Op {
+                isa: Isa::TMov,
+                dst,
+                args,
+            } => acc_to_vec(p, *dst, args)
+                .and_then(|src| p.tile(src))
+                .map_or(0, |s| s.bytes),
+            Inst::For { body, .. } => workspace_bytes(p, body),
+            Inst::While { cond, body, .. } => {
+                workspace_bytes(p, cond).max(workspace_bytes(p, body))
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => workspace_bytes(p, then_body).max(workspace_bytes(p, else_body)),
+            _ => 0,
+        };
+        most = most.max(here);
+    }
+    most
+}
+
 /// The Acc slots `TEXPANDS` fills, each once.
 fn zero_filled_accs(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
     for i in insts {
@@ -463,6 +508,8 @@ struct Writer<'a> {
     name_text: String,
     /// The Acc slots a kernel fills with zero, each with a `NAME_zero` flag.
     zeroed: Vec<TileId>,
+    /// The bytes of the GM workspace parameter (0: none), see [`workspace_bytes`].
+    workspace: u64,
 }
 
 impl Writer<'_> {
@@ -607,6 +654,18 @@ impl Writer<'_> {
             self.put("// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element\n");
             self.put("// global-memory buffers, after the symbolic dimensions.\n");
         }
+        if !self.a5() {
+            self.workspace = workspace_bytes(p, &p.body);
+        }
+        if self.workspace > 0 {
+            let _ = write!(
+                self.out.text,
+                "// {WORKSPACE}: {} bytes of global memory, the last parameter. A2A3 has no TMOV\n\
+                 // from an Acc tile to a Vec tile, so a cube result reaches the vector unit\n\
+                 // through it: TSTORE from the Acc tile, then TLOAD into the Vec tile.\n",
+                self.workspace
+            );
+        }
         // pto-isa's entry header comes first: `common/pto_instr.hpp` alone does not compile.
         self.out.line(l0, "#include <pto/pto-inst.hpp>");
         self.out.line(l0, "#include \"common/pto_instr.hpp\"");
@@ -649,6 +708,11 @@ impl Writer<'_> {
             self.put("__gm__ ");
             self.put(cpp_dtype(t.dtype().unwrap_or(DataType::Fp32)));
             let _ = write!(self.out, "* ret{i}");
+        }
+        if self.workspace > 0 {
+            let n = f.sig.params.len() + f.dims.len() + f.sig.returns.len();
+            self.out.sep(n);
+            let _ = write!(self.out, "__gm__ uint8_t* {WORKSPACE}");
         }
         self.put(") {\n");
         let l1 = l0.next();

@@ -13,6 +13,7 @@ mod fence;
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::typefmt::push_u64;
+use pto_ir::verify::target::Target;
 use pto_ir::{
     Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId,
     Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
@@ -284,17 +285,53 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// `TMOV(dst, src)` unless they are the same storage.
+    /// `TMOV(dst, src)` unless they are the same storage; an error when the target has no
+    /// route between the two locations.
     fn copy(&mut self, out: &mut Vec<Inst>, dst: ValueId, src: ValueId, at: SpanId) {
         let d = self.slot(dst, at);
         let s = self.tref(src, at);
         if s != TileRef::Slot(d) {
+            if let (TileRef::Slot(s), Some(to)) = (s, self.tiles.get(d.0 as usize).map(|t| t.space))
+                && let Some(from) = self.tiles.get(s.0 as usize).map(|t| t.space)
+            {
+                self.check_move(from, to, at);
+            }
             out.push(Inst::Op {
                 isa: Isa::TMov,
                 dst: d,
                 args: inline_of(&[Arg::Tile(s)]),
             });
         }
+    }
+
+    /// An error unless the target moves a tile from `from` to `to`, directly or by a route
+    /// the emitters take: Acc to Vec on A2A3 goes through a GM workspace (the C++ emitter).
+    /// The message names the move, the target, and the targets that have it.
+    fn check_move(&mut self, from: MemorySpace, to: MemorySpace, at: SpanId) {
+        let t = module_target(self.m);
+        let routed = from == MemorySpace::Acc && to == MemorySpace::Vec;
+        if t.has_move(from, to) || routed {
+            return;
+        }
+        let others: Vec<&str> = Target::ALL
+            .iter()
+            .filter(|o| o.has_move(from, to))
+            .map(|o| o.name)
+            .collect();
+        let allows = if others.is_empty() {
+            "no target has it".to_string()
+        } else {
+            format!("target {} has it", others.join(" and "))
+        };
+        self.err(
+            at,
+            format!(
+                "`TMOV` from a {} tile to a {} tile is not legal on target {}: {allows}",
+                from.name(),
+                to.name(),
+                t.name
+            ),
+        );
     }
 
     fn block(&mut self, b: BlockId) -> Vec<Inst> {

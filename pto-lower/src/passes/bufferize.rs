@@ -20,7 +20,7 @@
 //! 4. **Capacity.** A buffer whose peak exceeds the target's capacity is an error naming the
 //!    buffer, the bytes needed and the capacity.
 
-use pto_ir::entity::SecondaryMap;
+use pto_ir::entity::{EntityId, SecondaryMap};
 use pto_ir::verify::target::{Target, buffer_name, target};
 use pto_ir::{
     Attr, BlockId, Diag, Diagnostics, FuncId, MemorySpace, OpClass, ProgramModule, SpanId, StmtId,
@@ -107,6 +107,9 @@ struct Live {
     pos: SecondaryMap<StmtId, Option<u32>>,
     /// Loops and ifs in post-order (children first).
     post: Vec<StmtId>,
+    /// The positions of each `if`'s then block and else block (first, last), for the holes
+    /// of [`Live::holes`].
+    ifs: Vec<((u32, u32), (u32, u32))>,
     t: u32,
 }
 
@@ -121,6 +124,7 @@ impl Live {
             loops: Vec::with_capacity(8),
             pos: SecondaryMap::with_len(m.stmts.len(), None),
             post: Vec::with_capacity(16),
+            ifs: Vec::new(),
             t: 0,
         }
     }
@@ -202,10 +206,15 @@ impl Live {
                     self.post.push(s);
                 }
                 StmtKind::If(x) => {
-                    for child in kind.blocks() {
-                        self.walk(m, child, inner);
-                    }
+                    let then_start = self.t;
+                    self.walk(m, x.then_block, inner);
+                    let else_start = self.t;
+                    self.walk(m, x.else_block, inner);
                     let end = self.t;
+                    // Blocks start past the `if`'s own position (so `start >= 2`); an empty
+                    // block is `(start, start - 1)`, which contains no position.
+                    self.ifs
+                        .push(((then_start, else_start - 1), (else_start, end - 1)));
                     self.t += 2;
                     for &r in &x.results {
                         self.define(m, r, end + 1);
@@ -243,6 +252,51 @@ impl Live {
                 e.1 = e.1.max(last);
             }
         }
+    }
+}
+
+impl Live {
+    /// The parts of the intervals where a value is dead although its interval covers them,
+    /// sorted by value: the then block of an `if` when the value, defined before the `if`,
+    /// is last used in its else block and not used in its then block. The branches exclude
+    /// each other, so the then block may reuse the value's storage; this is what lets a
+    /// split-K accumulator carried through `if k == 0 { matmul } else { matmul_acc }` keep
+    /// one slot (no `TMOV` Acc -> Acc, which no target has).
+    fn holes(&self) -> Vec<(ValueId, (u32, u32))> {
+        let mut holes = Vec::new();
+        if self.ifs.is_empty() {
+            return holes;
+        }
+        for &v in &self.defined {
+            let Some((d, last)) = self.interval[v] else {
+                continue;
+            };
+            for &(then, other) in &self.ifs {
+                if d < then.0 && then.0 <= then.1 && other.0 <= last && last <= other.1 {
+                    holes.push((v, then));
+                }
+            }
+        }
+        holes.sort_unstable_by_key(|&(v, h)| (v.index(), h));
+        // A value used in the then block is live there.
+        let mut used = vec![false; holes.len()];
+        for &(v, p, _) in &self.uses {
+            let from = holes.partition_point(|h| h.0.index() < v.index());
+            for (k, h) in holes.iter().enumerate().skip(from) {
+                if h.0 != v {
+                    break;
+                }
+                if h.1.0 <= p && p <= h.1.1 {
+                    used[k] = true;
+                }
+            }
+        }
+        let mut k = 0;
+        holes.retain(|_| {
+            k += 1;
+            !used[k - 1]
+        });
+        holes
     }
 }
 
@@ -285,11 +339,21 @@ impl Classes {
         }
     }
 
-    /// Starts tracking `v` as a class of its own, live over `iv`.
-    fn track(&mut self, v: ValueId, iv: (u32, u32)) {
+    /// Starts tracking `v` as a class of its own, live over `iv` except in `holes`
+    /// (disjoint, sorted).
+    fn track(&mut self, v: ValueId, (start, end): (u32, u32), holes: &[(u32, u32)]) {
         self.node[v].parent = Some(v);
         self.members.push(v);
-        self.push_span(v, iv);
+        let mut from = start;
+        for &(a, b) in holes {
+            if a > from {
+                self.push_span(v, (from, a - 1));
+            }
+            from = from.max(b + 1);
+        }
+        if from <= end {
+            self.push_span(v, (from, end));
+        }
     }
 
     fn tracked(&self, v: ValueId) -> bool {
@@ -412,12 +476,17 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
         ]);
     }
     let intervals = &live.interval;
+    let holes = live.holes();
     let mut classes = Classes::new(m);
     for &v in &live.defined {
         let Some(iv) = intervals[v] else { continue };
         // Parameters live in global memory, not in a buffer.
         if !matches!(m.values[v].def, ValueDef::Param(..)) && space_of(m, v).is_some() {
-            classes.track(v, iv);
+            let from = holes.partition_point(|h| h.0.index() < v.index());
+            let to = from + holes[from..].partition_point(|h| h.0 == v);
+            // Sorted by value, then by position.
+            let mine: Vec<(u32, u32)> = holes[from..to].iter().map(|h| h.1).collect();
+            classes.track(v, iv, &mine);
         }
     }
     coalesce(m, &live, intervals, &mut classes);

@@ -549,6 +549,34 @@ fn make_move(
             name
         }
     };
+    // A tile loaded from a read-only tensor and wanted in the other one of Vec and Mat is
+    // loaded again there: no target moves Mat to Vec, and A2A3 has no Vec to Mat
+    // (pto-isa.md, TMOV), while a second `TLOAD` of the same window is legal everywhere
+    // (the tensor is not written in between: it is an input).
+    let have = m.values[v]
+        .ty
+        .as_tile()
+        .and_then(|t| t.memref)
+        .map(|r| r.space);
+    let read_only = |m: &ProgramModule, t: ValueId| match m.values[t].def {
+        ValueDef::Param(f, k) => m.funcs[f]
+            .sig
+            .params
+            .get(k as usize)
+            .is_some_and(|p| p.direction == pto_ir::Direction::In),
+        _ => false,
+    };
+    if let ValueDef::OpResult(o, 0) = m.values[v].def
+        && m.ops[o].opcode == Opcode::TileLoad
+        && m.ops[o].operands.first().is_some_and(|&t| read_only(m, t))
+        && matches!(
+            (have, want),
+            (Some(MemorySpace::Mat), MemorySpace::Vec) | (Some(MemorySpace::Vec), MemorySpace::Mat)
+        )
+    {
+        let (operands, attrs) = (m.ops[o].operands.clone(), m.ops[o].attrs.clone());
+        return walk::new_op_named(m, Opcode::TileLoad, operands, attrs, ty, Some(name), span);
+    }
     let attrs = if names.loc_attrs {
         // Built whole: one allocation of the right size, no search for an existing key.
         Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))])

@@ -159,8 +159,19 @@ pub struct Built {
     f: FuncId,
 }
 
-/// The driver's C++ for the entry kernel of `m` (its emitted C++ is `kernel.cpp`).
-fn driver(m: &ProgramModule, f: FuncId) -> String {
+/// The bytes of the GM workspace the kernel's C++ asks for in its header comment
+/// (`// pto_workspace: N bytes ...`), 0 when it has none.
+fn workspace_bytes(cpp: &str) -> u64 {
+    cpp.lines()
+        .find_map(|l| l.strip_prefix("// pto_workspace: "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The driver's C++ for the entry kernel of `m` (its emitted C++ is `kernel.cpp`), which
+/// asks for `workspace` bytes of GM workspace (last parameter, guarded like the tensors).
+fn driver(m: &ProgramModule, f: FuncId, workspace: u64) -> String {
     let func = &m.funcs[f];
     let mut d = String::from(
         "#include \"kernel.cpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <vector>\n\n",
@@ -236,6 +247,17 @@ fn driver(m: &ProgramModule, f: FuncId) -> String {
         let (w, _) = wire(dt);
         let _ = writeln!(writes, "  wr<{w}>(&ret{k}_v, 1);");
     }
+    if workspace > 0 {
+        let _ = writeln!(
+            d,
+            "  std::vector<unsigned char> ws(({workspace} + 2 * G), 0xA5);\n  std::memset(ws.data() + G, 0, {workspace});"
+        );
+        call.push("ws.data() + G".into());
+        let _ = writeln!(
+            checks,
+            "  if (!guards_ok(ws.data(), G, G, {workspace})) {{ std::fprintf(stderr, \"write outside the workspace\\n\"); return 3; }}"
+        );
+    }
     let name = if func
         .name
         .chars()
@@ -265,7 +287,8 @@ pub fn build(
     let work = dir.join(format!("{name}-{target}"));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     std::fs::write(work.join("kernel.cpp"), &cpp).map_err(|e| e.to_string())?;
-    std::fs::write(work.join("driver.cpp"), driver(m, f)).map_err(|e| e.to_string())?;
+    std::fs::write(work.join("driver.cpp"), driver(m, f, workspace_bytes(&cpp)))
+        .map_err(|e| e.to_string())?;
     let exe = work.join("run");
     // `PTO_CPP_HEADERS` replaces the model by other flags (another implementation of the
     // API, checked locally; no test depends on one).

@@ -11,8 +11,8 @@ use crate::info::pipe_cpp;
 use crate::isa::{Arg, Index, Inst, Isa, TileId, TileRef, TileSlot};
 
 use super::{
-    Writer, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise, push_hex, put_tile_type_valid,
-    row_view,
+    Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise, push_hex,
+    put_tile_type_valid, row_view,
 };
 
 /// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
@@ -112,6 +112,13 @@ impl Writer<'_> {
         let Some(dslot) = self.p.tile(dst).cloned() else {
             return;
         };
+        if isa == Isa::TMov
+            && self.workspace > 0
+            && let Some(src) = acc_to_vec(self.p, dst, args)
+        {
+            self.through_workspace(l, dst, src);
+            return;
+        }
         if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
             self.out.line(
                 l,

@@ -7,7 +7,7 @@ use pto_ir::{Dim, Type, ValueId};
 use crate::emit::writer::Level;
 use crate::isa::{Index, TileId, TileRef};
 
-use super::{Writer, cpp_dtype, cpp_min, push_hex, put_tile_type_valid};
+use super::{WORKSPACE, Writer, cpp_dtype, cpp_min, push_hex, put_tile_type_valid};
 
 impl Writer<'_> {
     /// One extent of a tensor for a stride expression.
@@ -290,6 +290,53 @@ impl Writer<'_> {
         self.put("TSTORE(");
         self.global_ref(g);
         self.put(", sv);\n");
+        self.out.line(l, "}");
+    }
+
+    /// `TMOV` Acc -> Vec on A2A3, which has no such instruction: the Acc tile's valid region
+    /// goes to the GM workspace (`TSTORE`, FIX pipe) and comes back into the Vec tile
+    /// (`TLOAD`, MTE2 pipe), with barriers so the load sees the store and nothing reads the
+    /// Vec tile before the load. The two units share the kernel here; a kernel split into
+    /// cube and vector cores would put `ffts_cross_core_sync` / `wait_flag_dev` there instead.
+    pub(super) fn through_workspace(&mut self, l: Level, dst: TileId, src: TileId) {
+        let (Some(from), Some(to)) = (self.p.tile(src).cloned(), self.p.tile(dst).cloned()) else {
+            return;
+        };
+        let ty = cpp_dtype(from.dtype);
+        self.out.line(l, "{");
+        let l1 = l.next();
+        let (r, c) = (
+            self.vdim(TileRef::Slot(src), 0),
+            self.vdim(TileRef::Slot(src), 1),
+        );
+        self.out
+            .line(l1, &format!("const int64_t r0 = {r}, c0 = {c};"));
+        self.out.indent(l1);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, &from, [None, None], a5);
+        self.put(" sv(r0, c0);\n");
+        self.out.indent(l1);
+        self.put("TASSIGN(sv, 0x");
+        push_hex(&mut self.out.text, from.addr);
+        self.put(");\n");
+        let id = self.next_gt;
+        self.next_gt += 1;
+        self.out.line(
+            l1,
+            &format!(
+                "using GT{id} = GlobalTensor<{ty}, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, {}, 1>>;",
+                from.cols
+            ),
+        );
+        self.out.line(
+            l1,
+            &format!("GT{id} gt{id}(reinterpret_cast<__gm__ {ty}*>({WORKSPACE}), {{r0, c0}});"),
+        );
+        self.out.line(l1, &format!("TSTORE(gt{id}, sv);"));
+        self.out.line(l1, "pipe_barrier(PIPE_ALL);");
+        self.set_region(l1, dst, "r0", "c0");
+        self.out.line(l1, &format!("TLOAD({}, gt{id});", to.name));
+        self.out.line(l1, "pipe_barrier(PIPE_ALL);");
         self.out.line(l, "}");
     }
 
