@@ -86,7 +86,7 @@ pub use tile::Tile;
 
 // lead: re-export pto_ir / pto_macros here
 pub use pto_ir as ir;
-pub use pto_macros::kernel;
+pub use pto_macros::{kernel, program};
 
 /// The names a kernel author needs: `use pto::prelude::*;`.
 pub mod prelude {

@@ -229,6 +229,18 @@ pub enum Inst {
     Continue,
     /// Returns scalars (last instruction of the kernel).
     Return(Vec<ValueId>),
+    /// `results = callee(args)`: a call of another function of the module (`func.call`).
+    /// Arguments are scalars and tensor parameters of the caller; a tensor the callee
+    /// writes (`#out` / `#inout`) is passed mutably. On the chip the call of an `InCore`
+    /// function is a kernel launch (see the C++ emitter).
+    Call {
+        /// The callee's name.
+        callee: String,
+        /// The arguments in order.
+        args: Vec<ValueId>,
+        /// The scalar results, in order.
+        results: Vec<ValueId>,
+    },
 }
 
 /// One lowered kernel.

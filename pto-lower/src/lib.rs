@@ -134,3 +134,103 @@ pub fn compile_artifacts(m: ProgramModule, kernel: FuncId) -> Result<Artifacts, 
     let p = lower_kernel_owned(m, kernel)?;
     artifacts(&p)
 }
+
+/// What the `#[pto::program]` macro needs from the lowering of a whole program.
+#[derive(Clone, Debug)]
+pub struct ProgramArtifacts {
+    /// The module the functions were lowered from: the input with every `incore` scope
+    /// outlined ([`passes::outline`]).
+    pub module: ProgramModule,
+    /// Each function of `module`, in module order: its name, its artifacts (its `CPP` holds
+    /// it and the functions it calls, callees first), and whether it was outlined (it has no
+    /// function in the user's source).
+    pub funcs: Vec<(String, Artifacts, bool)>,
+    /// The lowered text of every function, in module order (`NAME::LOWERED`).
+    pub lowered: String,
+    /// The C++ of the whole program, the entry the `__global__` kernel (`NAME::CPP`).
+    pub cpp: String,
+}
+
+/// Lowers every function of a verified program module: outlines its `incore` scopes, then
+/// lowers each function on its own; a `func.call` becomes a call of the callee's host
+/// function (Rust) or device function (C++).
+pub fn compile_program(mut m: ProgramModule) -> Result<ProgramArtifacts, Diagnostics> {
+    let user: Vec<FuncId> = m.functions.clone();
+    passes::outline::OutlineIncore.run(&mut m)?;
+    let mut progs = Vec::with_capacity(m.functions.len());
+    for &f in &m.functions {
+        progs.push(lower_kernel_owned(m.clone(), f)?);
+    }
+    let mut funcs = Vec::with_capacity(progs.len());
+    let mut lowered = String::new();
+    for (p, &f) in progs.iter().zip(&m.functions) {
+        let a = artifacts(p)?;
+        let name = m.funcs[f].name.clone();
+        let cpp = emit::cpp::emit_program(&callees_first(&m, &progs, f), &name);
+        lowered.push_str(&a.lowered);
+        funcs.push((name, Artifacts { cpp, ..a }, !user.contains(&f)));
+    }
+    let cpp = match m.entry {
+        Some(e) => emit::cpp::emit_program(&callees_first(&m, &progs, e), &m.funcs[e].name),
+        None => String::new(),
+    };
+    Ok(ProgramArtifacts {
+        module: m,
+        funcs,
+        lowered,
+        cpp,
+    })
+}
+
+/// The lowered functions `root` reaches by calls, itself included, each after the
+/// functions it calls (a post-order of the call graph).
+fn callees_first<'p>(m: &ProgramModule, progs: &'p [Program], root: FuncId) -> Vec<&'p Program> {
+    fn visit<'p>(
+        m: &ProgramModule,
+        progs: &'p [Program],
+        f: FuncId,
+        seen: &mut Vec<FuncId>,
+        out: &mut Vec<&'p Program>,
+    ) {
+        if seen.contains(&f) {
+            return;
+        }
+        seen.push(f);
+        let Some(p) = progs.iter().find(|p| p.func == f) else {
+            return;
+        };
+        let mut callees = Vec::new();
+        calls(&p.body, &mut callees);
+        for name in callees {
+            if let Some(g) = m.function_by_name(&name) {
+                visit(m, progs, g, seen, out);
+            }
+        }
+        out.push(p);
+    }
+    fn calls(insts: &[isa::Inst], out: &mut Vec<String>) {
+        use isa::Inst;
+        for i in insts {
+            match i {
+                Inst::Call { callee, .. } => out.push(callee.clone()),
+                Inst::For { body, .. } => calls(body, out),
+                Inst::While { cond, body, .. } => {
+                    calls(cond, out);
+                    calls(body, out);
+                }
+                Inst::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    calls(then_body, out);
+                    calls(else_body, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(m, progs, root, &mut Vec::new(), &mut out);
+    out
+}

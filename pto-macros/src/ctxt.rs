@@ -50,6 +50,11 @@ impl Errors {
         self.errors.push(e);
     }
 
+    /// The number of errors so far.
+    pub(crate) fn len(&self) -> usize {
+        self.errors.len()
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.errors.is_empty()
     }

@@ -20,7 +20,7 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             crate::depth::signature_only(input)
         }
     };
-    let item: syn::ItemFn = match syn::parse2(input.clone()) {
+    let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(e) => {
             let e = syn::Error::new(
@@ -36,6 +36,7 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             return out;
         }
     };
+    crate::incore::rewrite(&mut item.block);
     let model = crate::model::build(&item, &mut errs);
     if too_deep.is_some() {
         return with_errors(errs, crate::fallback::stub(model));
@@ -62,7 +63,7 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// The host body with each parameter the body calls by another name (a raw `r#loop`, a
 /// non-ASCII `ñ`) bound to that name first: the signature keeps the user's names.
-fn bind_params(k: &Kernel<'_>, idents: &[String], body: TokenStream) -> TokenStream {
+pub(crate) fn bind_params(k: &Kernel<'_>, idents: &[String], body: TokenStream) -> TokenStream {
     let renamed: Vec<_> = k
         .params
         .iter()
@@ -112,8 +113,8 @@ pub(crate) fn items(
     let attrs = &k.attrs;
     let vis = k.vis;
     let ident = k.ident;
-    let ret = match k.ret {
-        Some(Some((_, ty))) => quote!(#ty),
+    let ret = match (k.ret, k.ret_tuple.as_ref().map(|(_, ty)| *ty)) {
+        (Some(Some((_, ty))), _) | (_, Some(ty)) => quote!(#ty),
         _ => quote!(()),
     };
     // One buffer spells the three literals (parsing copies what it keeps), sized for the

@@ -27,8 +27,10 @@ mod ctxt;
 mod depth;
 mod expand;
 mod fallback;
+mod incore;
 mod lower;
 mod model;
+mod program;
 
 use proc_macro::TokenStream;
 
@@ -40,4 +42,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::kernel(args.into(), input.into()).into()
+}
+
+/// Compiles a program: `#[pto::program(arch = "PTOv2", tile_default(M = 16, N = 16, K = 16),
+/// key = value)] mod NAME { .. }` holding `#[pto::kernel]` functions, exactly one of them
+/// `#[entry]`, which may call each other. See `docs/guide.md`.
+#[proc_macro_attribute]
+pub fn program(args: TokenStream, input: TokenStream) -> TokenStream {
+    program::program(args.into(), input.into()).into()
 }

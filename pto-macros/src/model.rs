@@ -59,6 +59,9 @@ pub(crate) struct Kernel<'a> {
     pub params: Vec<Param>,
     /// The scalar return type, if any: `None` is `()`; `Some(None)` is an invalid one.
     pub ret: Option<Option<(DataType, &'a Type)>>,
+    /// A tuple of scalars returned (`-> (i64, f32)`, seed 004's `TupleType`); `ret` is then
+    /// `None`.
+    pub ret_tuple: Option<(Vec<DataType>, &'a Type)>,
     pub body: &'a Block,
 }
 
@@ -66,6 +69,14 @@ impl Kernel<'_> {
     /// Whether the return type is known to be valid.
     pub(crate) fn ret_dtype(&self) -> Option<DataType> {
         self.ret.flatten().map(|(d, _)| d)
+    }
+
+    /// The returned scalars' types, in order (one for a scalar, several for a tuple).
+    pub(crate) fn ret_dtypes(&self) -> Vec<DataType> {
+        match &self.ret_tuple {
+            Some((ds, _)) => ds.clone(),
+            None => self.ret_dtype().into_iter().collect(),
+        }
     }
 }
 
@@ -445,12 +456,19 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
             }
         }
     }
+    let mut ret_tuple = None;
     let ret = match &sig.output {
         ReturnType::Default => None,
         ReturnType::Type(_, ty) => match scalar_dtype(ty) {
             Some(d) => Some(Some((d, &**ty))),
             None => {
                 if matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) {
+                    None
+                } else if let Type::Tuple(t) = &**ty
+                    && t.elems.len() >= 2
+                    && let Some(ds) = t.elems.iter().map(scalar_dtype).collect::<Option<Vec<_>>>()
+                {
+                    ret_tuple = Some((ds, &**ty));
                     None
                 } else {
                     errs.push_spanned(
@@ -471,6 +489,7 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
         ident: &sig.ident,
         params,
         ret,
+        ret_tuple,
         body: &item.block,
     }
 }

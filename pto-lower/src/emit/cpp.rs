@@ -30,7 +30,46 @@ mod transfer;
 
 /// Emits the C++ source of `p`.
 pub fn emit(p: &Program) -> String {
+    emit_as(p, false)
+}
+
+/// The C++ of a whole program: the header once, then every function, callees first. The
+/// entry is the `__global__` kernel; the others are `AICORE inline` device functions, so a
+/// `func.call` is a plain C++ call on the core that runs the entry (the guide says how this
+/// maps onto a launch from the orchestration side).
+pub fn emit_program(progs: &[&Program], entry: &str) -> String {
+    let mut out = String::new();
+    let mut bodies = String::new();
+    for p in progs {
+        let device = p.module.funcs[p.func].name != entry;
+        let text = emit_as(p, device);
+        // The part after the shared header (`using namespace pto;` and the helpers).
+        let body = match text.find(USING) {
+            Some(at) => {
+                if out.is_empty() {
+                    out.push_str(text.get(..at + USING.len()).unwrap_or_default());
+                }
+                let rest = text.get(at + USING.len()..).unwrap_or_default();
+                rest.strip_prefix(SCALAR_HELPERS).unwrap_or(rest)
+            }
+            None => text.as_str(),
+        };
+        // The leading comment lines of each function stay with it.
+        let head_end = text.find("#include").unwrap_or(0);
+        bodies.push('\n');
+        bodies.push_str(text.get(..head_end).unwrap_or_default());
+        bodies.push_str(body.trim_start_matches('\n'));
+    }
+    if bodies.contains("pto_rs::") {
+        out.push_str(SCALAR_HELPERS);
+    }
+    out.push_str(&bodies);
+    out
+}
+
+fn emit_as(p: &Program, device: bool) -> String {
     let mut w = Writer {
+        device,
         p,
         m: &p.module,
         // Lines average about 200 bytes per op of the module: one allocation for most
@@ -510,6 +549,8 @@ struct Writer<'a> {
     zeroed: Vec<TileId>,
     /// The bytes of the GM workspace parameter (0: none), see [`workspace_bytes`].
     workspace: u64,
+    /// A device function a program's entry calls (`AICORE inline`), not a `__global__` kernel.
+    device: bool,
 }
 
 impl Writer<'_> {
@@ -671,7 +712,11 @@ impl Writer<'_> {
         self.out.line(l0, "#include \"common/pto_instr.hpp\"");
         self.out.line(l0, "using namespace pto;");
         self.out.line(l0, "");
-        self.put("__global__ AICORE void ");
+        self.put(if self.device {
+            "AICORE inline void "
+        } else {
+            "__global__ AICORE void "
+        });
         if !push_cpp_ident(&mut self.out.text, &f.name) {
             self.put("kernel");
         }
@@ -705,7 +750,10 @@ impl Writer<'_> {
         }
         for (i, t) in f.sig.returns.iter().enumerate() {
             self.out.sep(f.sig.params.len() + f.dims.len() + i);
-            self.put("__gm__ ");
+            // A device function's results go to its caller's locals.
+            if !self.device {
+                self.put("__gm__ ");
+            }
             self.put(cpp_dtype(t.dtype().unwrap_or(DataType::Fp32)));
             let _ = write!(self.out, "* ret{i}");
         }

@@ -148,6 +148,7 @@ fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
             Inst::SetFlag(_)
             | Inst::WaitFlag(_)
             | Inst::Barrier(_)
+            | Inst::Call { .. }
             | Inst::Scalar { .. }
             | Inst::Assign(_)
             | Inst::Break
@@ -224,7 +225,8 @@ fn touched_tensors(insts: &[Inst], out: &mut Vec<ValueId>) -> Option<()> {
                 touched_tensors(then_body, out)?;
                 touched_tensors(else_body, out)?;
             }
-            Inst::Return(_) => return None,
+            // A callee may write any tensor it is passed, and return early.
+            Inst::Return(_) | Inst::Call { .. } => return None,
             _ => {}
         }
     }

@@ -551,6 +551,40 @@ impl<'a> Lowerer<'a> {
         offsets
     }
 
+    /// `func.call`: scalars and the caller's tensor parameters are passed on; the callee is
+    /// lowered on its own (a tile has no storage shared between two functions yet).
+    fn call(&mut self, o: OpId, out: &mut Vec<Inst>) {
+        let m = self.m;
+        let op = &m.ops[o];
+        let callee = match op.attrs.get("callee") {
+            Some(Attr::Symbol(s) | Attr::Str(s) | Attr::Ident(s)) => s.to_string(),
+            _ => return self.err(op.span, "`func.call` needs a `callee` symbol"),
+        };
+        for &v in &op.operands {
+            match &m.values[v].ty {
+                Type::Scalar(_) => {}
+                Type::Tensor(_) if matches!(m.values[v].def, ValueDef::Param(..)) => {}
+                Type::Tensor(_) => {
+                    return self.err(
+                        op.span,
+                        format!("`@{callee}` is passed a tensor that is not a parameter of the caller; only parameters are lowered as call arguments"),
+                    );
+                }
+                _ => {
+                    return self.err(
+                        op.span,
+                        format!("`@{callee}` is passed a tile: tile arguments of a call are not lowered yet; pass the tensor and load the tile in the callee"),
+                    );
+                }
+            }
+        }
+        out.push(Inst::Call {
+            callee,
+            args: op.operands.to_vec(),
+            results: op.results.to_vec(),
+        });
+    }
+
     fn op(&mut self, o: OpId, out: &mut Vec<Inst>) {
         let m = self.m;
         let op = &m.ops[o];
@@ -568,7 +602,7 @@ impl<'a> Lowerer<'a> {
         let isa_at = |k: usize| op.opcode.info().isa.get(k).copied();
         match class {
             OpClass::Const => {}
-            OpClass::Call => self.err(at, "`func.call` is not lowered yet: inline the callee into the kernel"),
+            OpClass::Call => self.call(o, out),
             OpClass::ScalarArith
             | OpClass::ScalarCompare
             | OpClass::ScalarLogic
@@ -914,6 +948,8 @@ fn has_tile_work(insts: &[Inst]) -> bool {
         Inst::Scalar { .. } | Inst::Assign(_) | Inst::Break | Inst::Continue | Inst::Return(_) => {
             false
         }
+        // The callee's tile work is its own: it starts and ends inside the call.
+        Inst::Call { .. } => false,
         Inst::For { body, .. } => has_tile_work(body),
         Inst::While { cond, body, .. } => has_tile_work(cond) || has_tile_work(body),
         Inst::If {

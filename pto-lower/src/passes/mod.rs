@@ -5,6 +5,7 @@
 pub mod bufferize;
 pub mod canonicalize;
 pub mod events;
+pub mod outline;
 mod manager;
 mod pass;
 pub mod tile_info;

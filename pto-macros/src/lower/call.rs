@@ -438,9 +438,35 @@ impl<'k> Lower<'k, '_> {
             Ok(c) => c,
             Err(Some(msg)) => return self.err(ident, msg),
             Err(None) => {
+                let name = crate::model::with_spelling(ident, str::to_string);
+                if self.b.module().function_by_name(&name).is_some() {
+                    return self.func_call(&name, c, span).and_then(|rs| match rs.as_slice() {
+                        [r] => Ok(Val::V(*r)),
+                        [] => self.err(
+                            e,
+                            format!("`{name}` returns nothing: call it as a statement, `{name}(..);`"),
+                        ),
+                        _ => self.err(
+                            e,
+                            format!("`{name}` returns a tuple: bind its parts with `let (a, b) = {name}(..);`"),
+                        ),
+                    });
+                }
+                let others: Vec<String> = self
+                    .b
+                    .module()
+                    .functions
+                    .iter()
+                    .map(|&f| format!("`{}`", self.b.module().funcs[f].name))
+                    .collect();
+                let program = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!("; the program's functions: {}", others.join(", "))
+                };
                 return self.err(
                     ident,
-                    format!("cannot find function `{ident}`; the kernel language has: {FUNCTIONS}"),
+                    format!("cannot find function `{ident}`; the kernel language has: {FUNCTIONS}{program}"),
                 );
             }
         };
@@ -468,5 +494,51 @@ impl<'k> Lower<'k, '_> {
             }
             _ => Err(Poison),
         }
+    }
+}
+
+impl<'k> Lower<'k, '_> {
+    /// A call of function `name` of the program (`func.call @name(..)`): the arguments
+    /// lowered (a literal typed by the parameter it is passed for), the call checked against
+    /// the callee's signature at the call's tokens. Returns the results.
+    pub(super) fn func_call(
+        &mut self,
+        name: &str,
+        c: &'k ExprCall,
+        span: pto_ir::SpanId,
+    ) -> R<Vec<pto_ir::ValueId>> {
+        let m = self.b.module();
+        let Some(f) = m.function_by_name(name) else {
+            return Err(Poison);
+        };
+        let param_types: Vec<Option<DataType>> = m.funcs[f]
+            .sig
+            .params
+            .iter()
+            .map(|p| m.values[p.value].ty.as_scalar())
+            .collect();
+        let mut ids = ValueList::new();
+        let mut ok = true;
+        for (k, a) in items(&c.args).enumerate() {
+            let hint = param_types.get(k).copied().flatten();
+            match self.expr_h(a, hint).and_then(|v| self.materialize(v, hint)) {
+                Ok(v) => ids.push(v),
+                Err(Poison) => ok = false,
+            }
+        }
+        if !ok {
+            return Err(Poison);
+        }
+        let attrs = Attrs::of([("callee", Attr::Symbol(name.into()))]);
+        self.ctx.set_span(span);
+        let r = self
+            .b
+            .build_op(&mut self.ctx, Opcode::Call, ids, attrs, "");
+        let first = self.check(r)?;
+        let m = self.b.module();
+        Ok(match first.map(|v| m.values[v].def) {
+            Some(pto_ir::ValueDef::OpResult(op, _)) => m.ops[op].results.to_vec(),
+            _ => Vec::new(),
+        })
     }
 }

@@ -30,7 +30,7 @@ use crate::args::Args;
 use crate::ctxt::{Errors, range_of};
 use crate::model::{DimSpec, Kernel, ParamTy};
 use ops::rs;
-use spans::SpanTable;
+pub(crate) use spans::SpanTable;
 
 /// The result of lowering: the verified module and the span table for later diagnostics.
 pub(crate) struct Lowered<'k> {
@@ -92,33 +92,48 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     module.ops.reserve(64);
     module.stmts.reserve(64);
     module.blocks.reserve(32);
-    let mut ctx = IRBuilderContext::new();
-    // The kernel language assigns only `let mut` variables (through `assign_var`).
-    ctx.strict_mutability = true;
-    let mut lw = Lower {
-        b: IRBuilder::new(module),
-        ctx,
-        spans: SpanTable::new(range_of(k.ident)),
-        errs,
-        kernel: k,
-        poisoned: FxHashSet::default(),
-        // Every loop body and `if` branch ends once: room for a typical kernel's.
-        ended: Vec::with_capacity(16),
-        names: Vec::new(),
-        returned: false,
-    };
+    let mut b = IRBuilder::new(module);
+    let spans = SpanTable::new(range_of(k.ident));
+    let (func, poisoned) = declare(&mut b, &spans, errs, k, &name, args.kind, true)?;
+    let (b, mut spans, ok) = lower_body(b, spans, errs, k, func, poisoned);
+    // The verifier's errors are reported with the builder's: what was built of a kernel with
+    // errors still verifies (ops that failed were not built, nor what used them).
+    let module = verified(b.into_module(), &mut spans, errs, !ok)?;
+    if !ok {
+        return None;
+    }
+    Some(Lowered {
+        module,
+        func,
+        spans,
+    })
+}
+
+/// Creates function `name` for kernel `k` (its parameters, the symbolic dimensions they
+/// mention, its signature), without a body yet; returns it with the names of the
+/// parameters whose type was invalid (poisoned in the body).
+pub(crate) fn declare(
+    b: &mut IRBuilder,
+    spans: &SpanTable<'_>,
+    errs: &mut Errors,
+    k: &Kernel<'_>,
+    name: &str,
+    kind: pto_ir::FunctionKind,
+    entry: bool,
+) -> Option<(FuncId, Vec<Name>)> {
+    let mut poisoned = Vec::new();
     // Parameters, then the symbolic dimensions they mention (created once, shared by name).
     // The model spelled every name once; values share those names rather than copying them.
     let mut dims: Vec<(&Name, ValueId)> = Vec::new();
     let mut params = Vec::with_capacity(k.params.len());
     for p in &k.params {
         if matches!(p.ty, ParamTy::Invalid) {
-            lw.poisoned.insert(Name::clone(&p.name));
+            poisoned.push(Name::clone(&p.name));
             continue;
         }
-        let v =
-            lw.b.module_mut()
-                .new_value_named(Type::Unknown, Some(Name::clone(&p.name)));
+        let v = b
+            .module_mut()
+            .new_value_named(Type::Unknown, Some(Name::clone(&p.name)));
         let ty = match &p.ty {
             ParamTy::Scalar(d) => Type::Scalar(*d),
             ParamTy::Tensor { dtype, dims: ds } => {
@@ -130,7 +145,7 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
                             let dv = match dims.iter().find(|(n, _)| *n == name) {
                                 Some(&(_, dv)) => dv,
                                 None => {
-                                    let dv = lw.b.module_mut().new_value_named(
+                                    let dv = b.module_mut().new_value_named(
                                         Type::Scalar(DataType::Int64),
                                         Some(Name::clone(name)),
                                     );
@@ -151,7 +166,7 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
             ParamTy::Tile { dtype, shape } => Type::Tile(TileType::new(*dtype, shape.clone())),
             ParamTy::Invalid => Type::Unknown,
         };
-        if let Some(d) = lw.b.module_mut().values.get_mut(v) {
+        if let Some(d) = b.module_mut().values.get_mut(v) {
             d.ty = ty;
         }
         params.push(pto_ir::Param {
@@ -159,23 +174,47 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
             direction: p.direction,
         });
     }
-    let returns = k
-        .ret_dtype()
-        .map(|d| vec![Type::Scalar(d)])
-        .unwrap_or_default();
+    let returns = k.ret_dtypes().into_iter().map(Type::Scalar).collect();
     let sig = Signature { params, returns };
-    let func = match lw.b.create_function(&name, args.kind, sig, true) {
-        Ok(f) => f,
+    match b.create_function(name, kind, sig, entry) {
+        Ok(f) => Some((f, poisoned)),
         Err(d) => {
-            let e = lw.spans.error(&d);
-            lw.errs.push(e);
-            return None;
+            errs.push(spans.error(&d));
+            None
         }
+    }
+}
+
+/// Lowers the body of kernel `k` into its function `func` (made by [`declare`]); returns
+/// the builder and the span table back, and whether the body was built without errors.
+pub(crate) fn lower_body<'k>(
+    b: IRBuilder,
+    spans: SpanTable<'k>,
+    errs: &mut Errors,
+    k: &'k Kernel<'k>,
+    func: FuncId,
+    poisoned: Vec<Name>,
+) -> (IRBuilder, SpanTable<'k>, bool) {
+    let before = errs.len();
+    let mut ctx = IRBuilderContext::new();
+    // The kernel language assigns only `let mut` variables (through `assign_var`).
+    ctx.strict_mutability = true;
+    let mut lw = Lower {
+        b,
+        ctx,
+        spans,
+        errs,
+        kernel: k,
+        poisoned: poisoned.into_iter().collect(),
+        // Every loop body and `if` branch ends once: room for a typical kernel's.
+        ended: Vec::with_capacity(16),
+        names: Vec::new(),
+        returned: false,
     };
     if let Err(d) = lw.b.enter_function_body(&mut lw.ctx, func) {
-        let e = lw.spans.error(&d);
-        lw.errs.push(e);
-        return None;
+        lw.report(d);
+        let Lower { b, spans, .. } = lw;
+        return (b, spans, false);
     }
     let stmts = &k.body.stmts;
     lw.block(stmts, Tail::Func, None);
@@ -194,6 +233,14 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
             ),
         );
     }
+    if let Some((_, ty)) = &k.ret_tuple
+        && !lw.returned
+    {
+        lw.errs.push_spanned(
+            ty,
+            "the kernel returns a tuple, but its body does not end in one; end it with a `(a, b)` expression or `return (a, b);`",
+        );
+    }
     let Lower {
         b,
         ctx,
@@ -201,18 +248,23 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         errs,
         ..
     } = lw;
-    // The verifier's errors are reported with the builder's: what was built of a kernel with
-    // errors still verifies (ops that failed were not built, nor what used them).
-    let built_with_errors = !errs.is_empty();
-    let module = match b.finish(&ctx) {
-        Ok(m) => m,
-        Err(d) => {
-            if !built_with_errors {
-                errs.push(spans.error(&d));
-            }
-            return None;
-        }
-    };
+    let ok = errs.len() == before;
+    if ok && !ctx.is_balanced() {
+        let d = Diag::new(SpanId::NONE, "a scope was pushed but never popped");
+        errs.push(spans.error(&d));
+        return (b, spans, false);
+    }
+    (b, spans, ok)
+}
+
+/// Verifies a module built without errors (`built_with_errors`: with some, whose echoes
+/// the verifier's errors would repeat); `None` when it does not verify.
+pub(crate) fn verified(
+    module: ProgramModule,
+    spans: &mut SpanTable<'_>,
+    errs: &mut Errors,
+    built_with_errors: bool,
+) -> Option<ProgramModule> {
     if let Err(ds) = pto_ir::verify(&module) {
         // A statement that failed leaves its block without the terminator it would have
         // ended in: those verifier errors only echo a builder error already reported.
@@ -225,12 +277,5 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
         }
         return None;
     }
-    if built_with_errors {
-        return None;
-    }
-    Some(Lowered {
-        module,
-        func,
-        spans,
-    })
+    Some(module)
 }

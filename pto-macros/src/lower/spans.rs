@@ -23,7 +23,7 @@ pub(crate) struct SpanTable<'k> {
 }
 
 impl<'k> SpanTable<'k> {
-    pub(super) fn new(fallback: (Span, Span)) -> Self {
+    pub(crate) fn new(fallback: (Span, Span)) -> Self {
         SpanTable {
             // Every expression and statement takes a span: room for a typical kernel's.
             spans: Vec::with_capacity(128),

@@ -1,9 +1,9 @@
 //! Blocks and statements: `let`, assignments, `return`, tail values.
 
-use pto_ir::{DataType, InlineVec, TileType, Type};
+use pto_ir::{DataType, InlineVec, Name, TileType, Type};
 use quote::ToTokens;
 use syn::{
-    AngleBracketedGenericArguments, Expr, ExprReturn, GenericArgument, Local, Macro, Pat, Stmt,
+    AngleBracketedGenericArguments, Expr, ExprCall, ExprReturn, GenericArgument, Local, Macro, Pat, Stmt,
 };
 
 use super::ops::{Bin, bin_of, rs};
@@ -23,7 +23,9 @@ impl<'k> Lower<'k, '_> {
         let n = stmts.len();
         for (i, s) in stmts.iter().enumerate() {
             let last = i + 1 == n;
-            if let Some(attr) = stmt_attr(s) {
+            if let Some(attr) = stmt_attr(s)
+                && !attr.path().is_ident(crate::incore::MARKER)
+            {
                 self.errs.push_spanned(
                     attr,
                     "attributes cannot be used on a statement in a kernel: the kernel would keep the statement whatever the attribute says (a `#[cfg(..)]` is not evaluated); remove it, or choose with a `bool` parameter",
@@ -68,8 +70,15 @@ impl<'k> Lower<'k, '_> {
     pub(super) fn macro_use(&mut self, mac: &'k Macro) {
         let r = (range_of(&mac.path).0, mac.bang_token.span);
         if mac.path.is_ident("incore") {
-            self.errs
-                .push_range(r, "`incore! { .. }` regions are not supported yet");
+            // A region that parsed was rewritten (`crate::incore`): this one did not.
+            let why = match mac.parse_body_with(syn::Block::parse_within) {
+                Err(e) => e.to_string(),
+                Ok(_) => "expected statements".to_string(),
+            };
+            self.errs.push_range(
+                r,
+                format!("the body of `incore! {{ .. }}` must be kernel statements: {why}"),
+            );
         } else {
             let name = mac.path.to_token_stream().to_string().replace(' ', "");
             self.errs.push_range(
@@ -84,6 +93,11 @@ impl<'k> Lower<'k, '_> {
     fn func_tail(&mut self, e: &'k Expr) {
         if let Expr::Return(r) = e {
             self.ret_stmt(r);
+            return;
+        }
+        if self.kernel.ret_tuple.is_some() {
+            self.returned = true;
+            let _ = self.tuple_return(e, e);
             return;
         }
         match self.kernel.ret {
@@ -157,7 +171,16 @@ impl<'k> Lower<'k, '_> {
 
     fn ret_stmt(&mut self, r: &'k ExprReturn) {
         self.returned = true;
+        if let (Some(e), Some(_)) = (&r.expr, &self.kernel.ret_tuple) {
+            let _ = self.tuple_return(e, r);
+            return;
+        }
         let Some(e) = &r.expr else {
+            if self.kernel.ret_tuple.is_some() {
+                self.errs
+                    .push_spanned(r, "`return;` needs a value: the kernel returns a tuple");
+                return;
+            }
             if let Some(Some((d, _))) = self.kernel.ret {
                 self.errs.push_spanned(
                     r,
@@ -184,6 +207,196 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
+    /// An `incore! { .. }` region: `statement.scope incore { .. }`, transparent to SSA (what
+    /// it defines or assigns stays visible after it).
+    fn lower_incore(&mut self, b: &'k syn::ExprBlock) {
+        self.at(b);
+        let r = self
+            .b
+            .create_scope_stmt(&mut self.ctx, pto_ir::ScopeKind::InCore);
+        let Ok(ss) = self.check(r) else { return };
+        let r = self.b.enter_scope_body(&mut self.ctx, ss);
+        if self.check(r).is_err() {
+            return;
+        }
+        self.block(&b.block.stmts, Tail::Unit, None);
+        self.pop_scope("`incore!` region");
+        let r = self.b.exit_scope_statement(&mut self.ctx, ss);
+        let _ = self.check(r);
+    }
+
+    /// `let (a, b) = f(..);`: the parts of a tuple a function of the program returns (seed
+    /// 004's `TupleGetItem`, one name per part; `_` skips one).
+    fn let_tuple(&mut self, l: &'k Local, t: &'k syn::PatTuple) {
+        let mut names = Vec::with_capacity(t.elems.len());
+        let mut bad = false;
+        for p in &t.elems {
+            match p {
+                Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    names.push(Some((self.ident_name(&pi.ident), pi.mutability.is_some())));
+                }
+                Pat::Wild(_) => names.push(None),
+                other => {
+                    self.errs.push_spanned(
+                        other,
+                        "a tuple `let` binds plain names: `let (a, b) = f(..);`",
+                    );
+                    bad = true;
+                }
+            }
+        }
+        let poison = |this: &mut Self, names: &[Option<(Name, bool)>]| {
+            for (n, _) in names.iter().flatten() {
+                this.poisoned.insert(n.clone());
+            }
+        };
+        let call = match l.init.as_ref().map(|i| &*i.expr) {
+            Some(Expr::Call(c)) if self.program_callee(c).is_some() => c,
+            Some(e) => {
+                let _ = self.expr(e);
+                self.errs.push_spanned(
+                    e,
+                    "only a call of a function of the program that returns a tuple can be bound with `let (a, b) = ..`; bind one value per `let`",
+                );
+                poison(self, &names);
+                return;
+            }
+            None => {
+                self.errs.push_spanned(l, "a `let` in a kernel needs a value");
+                poison(self, &names);
+                return;
+            }
+        };
+        let name = self.program_callee(call).unwrap_or_default();
+        let span = self.spans.id(call);
+        let Ok(vals) = self.func_call(&name, call, span) else {
+            poison(self, &names);
+            return;
+        };
+        if bad {
+            poison(self, &names);
+            return;
+        }
+        if vals.len() != names.len() {
+            let n = vals.len();
+            self.errs.push_spanned(
+                t,
+                format!(
+                    "`{name}` returns {n} value{}, but the pattern binds {}",
+                    if n == 1 { "" } else { "s" },
+                    names.len()
+                ),
+            );
+            poison(self, &names);
+            return;
+        }
+        for (v, n) in vals.into_iter().zip(names) {
+            if let Some((n, mutable)) = n {
+                self.name_value(v, &n);
+                self.at(l);
+                self.declare(&n, v, mutable);
+            }
+        }
+    }
+
+    /// Returns the tuple `e` (`(a, b)`, or a call of a function of the program returning
+    /// the same tuple) from a kernel declared `-> (A, B, ..)`.
+    fn tuple_return(&mut self, e: &'k Expr, node: &'k dyn ToTokens) -> R<()> {
+        let want = self
+            .kernel
+            .ret_tuple
+            .as_ref()
+            .map(|(ds, _)| ds.clone())
+            .unwrap_or_default();
+        let spelled = |ds: &[DataType]| {
+            let names: Vec<String> = ds.iter().map(|d| rs(*d).to_string()).collect();
+            format!("({})", names.join(", "))
+        };
+        let vals = match e {
+            Expr::Tuple(t) if t.elems.len() == want.len() => {
+                let mut vals = Vec::with_capacity(want.len());
+                for (x, &d) in t.elems.iter().zip(&want) {
+                    let v = self.expr_h(x, Some(d))?;
+                    let v = self.materialize(v, Some(d))?;
+                    match self.ty(v).as_scalar() {
+                        Some(got) if got == d => vals.push(v),
+                        Some(got) => {
+                            return self.err(
+                                x,
+                                format!(
+                                    "mismatched return type: this part of the tuple is `{}`, the kernel returns `{}` here; convert it with `as {}`",
+                                    rs(got),
+                                    rs(d),
+                                    rs(d)
+                                ),
+                            );
+                        }
+                        None => {
+                            return self.err(
+                                x,
+                                "a kernel can only return scalars; write tiles to a `&mut Tensor` / `#[out]` parameter",
+                            );
+                        }
+                    }
+                }
+                vals
+            }
+            Expr::Call(c) if self.program_callee(c).is_some() => {
+                let name = self.program_callee(c).unwrap_or_default();
+                let span = self.sid(e);
+                let vals = self.func_call(&name, c, span)?;
+                let got: Vec<DataType> = vals
+                    .iter()
+                    .map(|&v| self.ty(v).as_scalar().unwrap_or(DataType::Unknown))
+                    .collect();
+                if got != want {
+                    return self.err(
+                        e,
+                        format!(
+                            "mismatched return type: `{name}` returns {}, the kernel returns {}",
+                            spelled(&got),
+                            spelled(&want)
+                        ),
+                    );
+                }
+                vals
+            }
+            _ => {
+                return self.err(
+                    e,
+                    format!(
+                        "the kernel returns the tuple {}: end it with a tuple of {} scalars, `(a, b)`",
+                        spelled(&want),
+                        want.len()
+                    ),
+                );
+            }
+        };
+        self.at(node);
+        let r = self.b.create_return(&mut self.ctx, vals);
+        self.check(r).map(|_| ())
+    }
+
+    /// The name of the program function `c` calls, if it calls one (not a built-in).
+    pub(super) fn program_callee(&self, c: &ExprCall) -> Option<String> {
+        let Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let ident = p.path.get_ident()?;
+        let name = crate::model::with_spelling(ident, str::to_string);
+        let builtin = [
+            "min",
+            "max",
+            "matmul",
+            "matmul_acc",
+            "matmul_bias",
+            "range",
+            "parallel",
+        ];
+        (!builtin.contains(&name.as_str()) && self.b.module().function_by_name(&name).is_some())
+            .then_some(name)
+    }
+
     /// An expression in statement position. Returns its value, `None` for statements.
     fn stmt_expr(
         &mut self,
@@ -196,6 +409,15 @@ impl<'k> Lower<'k, '_> {
             Expr::ForLoop(f) => {
                 self.lower_for(f);
                 Ok(None)
+            }
+            Expr::Block(b) if crate::incore::is_region(b) => {
+                self.lower_incore(b);
+                Ok(None)
+            }
+            Expr::Call(c) if !want && self.program_callee(c).is_some() => {
+                let name = self.program_callee(c).unwrap_or_default();
+                let span = self.sid(e);
+                self.func_call(&name, c, span).map(|_| None)
             }
             Expr::While(w) => {
                 self.lower_while(w);
@@ -268,6 +490,10 @@ impl<'k> Lower<'k, '_> {
                 (Some(&pi.ident), pi.mutability.is_some())
             }
             Pat::Wild(_) => (None, false),
+            Pat::Tuple(t) => {
+                self.let_tuple(l, t);
+                return;
+            }
             other => {
                 self.errs.push_spanned(
                     other,

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use pto_ir::{Constant, DataType, Opcode, ValueId};
+use pto_ir::{Constant, DataType, Opcode, Type, ValueId};
 
 use pto_ir::sem::{Binary, Sem};
 
@@ -522,7 +522,74 @@ impl Writer<'_> {
                 }
                 self.out.line(l, "return;");
             }
+            Inst::Call {
+                callee,
+                args,
+                results,
+            } => self.func_call(callee, args, results, l),
         }
+    }
+
+    /// A call of another function of the program: its results declared, then
+    /// `callee(args.., dims.., &r0, ..)`, the callee's symbolic dimensions taken from the
+    /// extents of the tensors passed for them. A barrier first and after: the callee's tile
+    /// work neither overtakes nor is overtaken by the caller's.
+    fn func_call(&mut self, callee: &str, args: &[ValueId], results: &[ValueId], l: Level) {
+        let m = self.m;
+        let Some(f) = m.function_by_name(callee).map(|f| &m.funcs[f]) else {
+            self.out.line(l, &format!("// func.call @{callee}: no such function"));
+            return;
+        };
+        for &r in results {
+            self.out.indent(l);
+            self.put(cpp_dtype(self.dtype(r)));
+            self.put(" ");
+            self.name(r);
+            self.put(";\n");
+        }
+        self.out.line(l, "pipe_barrier(PIPE_ALL);");
+        self.out.indent(l);
+        if !super::push_cpp_ident(&mut self.out.text, callee) {
+            self.put("kernel");
+        }
+        self.put("(");
+        let mut n = 0;
+        for &a in args {
+            self.out.sep(n);
+            n += 1;
+            match m.values[a].ty {
+                Type::Tensor(_) => self.name(a),
+                _ => self.scalar(a),
+            }
+        }
+        for &d in &f.dims {
+            self.out.sep(n);
+            n += 1;
+            // The first tensor parameter of the callee with `d` among its extents.
+            let passed = f.sig.params.iter().zip(args).find_map(|(p, &a)| {
+                let Type::Tensor(want) = &m.values[p.value].ty else {
+                    return None;
+                };
+                let Type::Tensor(got) = &m.values[a].ty else {
+                    return None;
+                };
+                let k = want.shape.iter().position(|x| *x == pto_ir::Dim::Value(d))?;
+                got.shape.get(k).copied()
+            });
+            match passed {
+                Some(pto_ir::Dim::Const(c)) => self.out.put_u64(c),
+                Some(pto_ir::Dim::Value(v)) => self.name(v),
+                _ => self.put("0 /* unknown extent */"),
+            }
+        }
+        for &r in results {
+            self.out.sep(n);
+            n += 1;
+            self.put("&");
+            self.name(r);
+        }
+        self.put(");\n");
+        self.out.line(l, "pipe_barrier(PIPE_ALL);");
     }
 
     fn carried(&mut self, carried: &[(ValueId, ValueId)], l: Level) {

@@ -247,7 +247,72 @@ impl<'a> Writer<'a> {
                 self.put_ok(vals);
                 self.put("; ");
             }
+            Inst::Call {
+                callee,
+                args,
+                results,
+            } => self.put_func_call(callee, args, results),
         }
+    }
+
+    /// `let (r0, r1): (T0, T1) = self::callee(args)?;`: the callee's host function, a sibling
+    /// item of the caller's in the program's module. A tensor the callee writes is reborrowed
+    /// mutably (`&mut *out`), any other shared (`&*x`).
+    fn put_func_call(&mut self, callee: &str, args: &[ValueId], results: &[ValueId]) {
+        let m = self.m;
+        let params = m
+            .function_by_name(callee)
+            .map(|f| m.funcs[f].sig.params.as_slice())
+            .unwrap_or_default();
+        match results {
+            [] => {}
+            [r] => {
+                self.put("let ");
+                self.put_ident(*r);
+                let ty = self.rust_ty(self.dtype(*r));
+                let _ = write!(self.out, ": {ty} = ");
+            }
+            rs => {
+                self.put("let (");
+                for &r in rs {
+                    self.put_ident(r);
+                    self.put(", ");
+                }
+                self.put("): (");
+                for &r in rs {
+                    let ty = self.rust_ty(self.dtype(r));
+                    let _ = write!(self.out, "{ty}, ");
+                }
+                self.put(") = ");
+            }
+        }
+        self.put("self:: ");
+        self.put(if super::valid_ident(callee) {
+            callee
+        } else {
+            "kernel"
+        });
+        self.put("(");
+        for (k, &a) in args.iter().enumerate() {
+            if k > 0 {
+                self.put(", ");
+            }
+            let param = params.get(k);
+            match &m.values[a].ty {
+                pto_ir::Type::Tensor(_) => {
+                    let writes = param.is_some_and(|p| p.direction != pto_ir::Direction::In);
+                    self.put(if writes { "&mut * " } else { "& * " });
+                    self.put_ident(a);
+                }
+                _ => {
+                    let d = param
+                        .and_then(|p| m.values[p.value].ty.dtype())
+                        .unwrap_or_else(|| self.dtype(a));
+                    self.put_scalar_as(a, d, false);
+                }
+            }
+        }
+        self.put(") ? ; ");
     }
 
     /// Writes bound `v` of a `for` loop over `ivt` whose other bound is `other`: a constant

@@ -1,0 +1,66 @@
+//! `#[pto::program]`: several kernels in one module, calls between them, `incore!` regions
+//! outlined into functions of their own, tuple returns; run on the CPU against plain Rust.
+
+use pto::prelude::*;
+
+#[pto::program(arch = "PTOv2", tile_default(M = 16, N = 16, K = 16), note = "calls", level = 2)]
+mod scaled {
+    /// out[r, :] = x[r, :] * s, 16 columns at a time (edge tiles included).
+    #[pto::kernel]
+    pub fn scale(x: &Tensor<f32, R, C>, s: f32, out: &mut Tensor<f32, R, C>) {
+        for r in 0..R {
+            for c in (0..C).step_by(16) {
+                let t = x.load::<1, 16>([r, c]);
+                out.store([r, c], t * s);
+            }
+        }
+    }
+
+    /// The number of rows and columns, and their product as a float.
+    #[pto::kernel]
+    pub fn dims(x: &Tensor<f32, R, C>) -> (i64, f32) {
+        (R + C, (R * C) as f32)
+    }
+
+    #[pto::kernel]
+    #[entry]
+    pub fn main(x: &Tensor<f32, R, C>, out: &mut Tensor<f32, R, C>) -> f32 {
+        let (n, p) = dims(x);
+        let s = n as f32 * 0.5;
+        scale(x, s, out);
+        p + s
+    }
+}
+
+fn reference(x: &[f32], r: usize, c: usize) -> (Vec<f32>, f32) {
+    let s = (r + c) as f32 * 0.5;
+    (x.iter().map(|v| v * s).collect(), (r * c) as f32 + s)
+}
+
+#[test]
+fn the_entry_runs_the_program_calls_included() {
+    for (r, c) in [(1, 1), (1, 16), (3, 17), (5, 40), (16, 33)] {
+        let data: Vec<f32> = (0..r * c).map(|i| i as f32 * 0.25 - 3.0).collect();
+        let x = pto::Tensor::<f32>::from_vec(data.clone(), [r, c]).unwrap();
+        let mut out = pto::Tensor::<f32>::zeros([r, c]);
+        let got = scaled::main(&x, &mut out).unwrap();
+        let (want, ret) = reference(&data, r, c);
+        assert_eq!(out.as_slice(), want.as_slice(), "{r} x {c}");
+        assert_eq!(got, ret, "{r} x {c}");
+    }
+}
+
+#[test]
+fn every_kernel_keeps_its_host_function_and_texts() {
+    let x = pto::Tensor::<f32>::from_vec(vec![1.0; 6], [2, 3]).unwrap();
+    assert_eq!(scaled::dims(&x).unwrap(), (5, 6.0));
+    assert!(scaled::scale::IR.contains("program.entry @scale"));
+    assert!(scaled::IR.contains("program.entry @main"));
+    assert!(scaled::IR.contains("attr tile_default_m = 16"));
+    assert!(scaled::IR.contains("attr note = \"calls\""));
+    assert!(scaled::IR.contains("func.call @dims"));
+    assert!(scaled::CPP.contains("__global__ AICORE void main("));
+    assert!(scaled::CPP.contains("AICORE inline void scale("));
+    let m = scaled::program();
+    assert_eq!(m.functions.len(), 3);
+}
