@@ -59,8 +59,45 @@ fn every_kernel_keeps_its_host_function_and_texts() {
     assert!(scaled::IR.contains("attr tile_default_m = 16"));
     assert!(scaled::IR.contains("attr note = \"calls\""));
     assert!(scaled::IR.contains("func.call @dims"));
-    assert!(scaled::CPP.contains("__global__ AICORE void main("));
+    assert!(scaled::CPP.contains("__global__ AICORE void main_("));
     assert!(scaled::CPP.contains("AICORE inline void scale("));
     let m = scaled::program();
     assert_eq!(m.functions.len(), 3);
+}
+
+#[pto::program(tile_default(M = 8, N = 16, K = 16))]
+mod outlined {
+    /// y = relu(x) + 1 row tile by row tile inside an `incore!` region; returns R * C and the
+    /// sum of the region's row count, computed inside and used after it.
+    #[pto::kernel]
+    #[entry]
+    pub fn main(x: &Tensor<f32, R, C>, y: &mut Tensor<f32, R, C>, bias: f32) -> i64 {
+        let mut rows = 0;
+        incore! {
+            for r in (0..R).step_by(8) {
+                for c in (0..C).step_by(16) {
+                    let t = x.load::<8, 16>([r, c]);
+                    y.store([r, c], t.relu() + bias);
+                }
+                rows += 1;
+            }
+        }
+        rows * C
+    }
+}
+
+#[test]
+fn an_incore_region_is_outlined_and_called() {
+    assert!(outlined::IR.contains("statement.scope incore"));
+    assert!(outlined::LOWERED.contains("main_incore_0"), "{}", outlined::LOWERED);
+    assert!(outlined::CPP.contains("AICORE inline void main_incore_0("), "{}", outlined::CPP);
+    for (r, c) in [(1, 1), (8, 16), (9, 17), (20, 50)] {
+        let data: Vec<f32> = (0..r * c).map(|i| (i as f32 - 7.5) * 0.5).collect();
+        let x = pto::Tensor::<f32>::from_vec(data.clone(), [r, c]).unwrap();
+        let mut y = pto::Tensor::<f32>::zeros([r, c]);
+        let got = outlined::main(&x, &mut y, 1.5).unwrap();
+        let want: Vec<f32> = data.iter().map(|v| v.max(0.0) + 1.5).collect();
+        assert_eq!(y.as_slice(), want.as_slice(), "{r} x {c}");
+        assert_eq!(got, (r.div_ceil(8) * c) as i64, "{r} x {c}");
+    }
 }

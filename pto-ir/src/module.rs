@@ -12,7 +12,11 @@ use crate::stmt::{Block, BlockRole, Operation, Statement, StmtList};
 use crate::types::Type;
 use crate::value::{Constant, ValueData, ValueDef};
 
-/// What a function is for (seed 003 `func.kind`).
+/// What a function is for: seed 003's `func.kind` (`control_flow`, `data_flow`, `kernel`)
+/// and seed 004's `FunctionType` (`Opaque`, `Orchestration`, `InCore`). The two sets are
+/// one enum, printed with each set's own spelling; the pairs that mean the same place are
+/// `control_flow` / `Orchestration` (host or AICPU side: control flow and calls) and
+/// `kernel` / `InCore` (one AICore); `data_flow` and `Opaque` have no counterpart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum FunctionKind {
     /// Host-side control flow.
@@ -22,23 +26,40 @@ pub enum FunctionKind {
     /// A leaf tile kernel.
     #[default]
     Kernel,
+    /// Seed 004: not specified.
+    Opaque,
+    /// Seed 004: runs on the host / AICPU, launching `InCore` functions.
+    Orchestration,
+    /// Seed 004: a subgraph on one AICore (what `outline-incore` makes of a scope).
+    InCore,
 }
 
 impl FunctionKind {
+    /// Every kind.
+    pub const ALL: [FunctionKind; 6] = [
+        Self::ControlFlow,
+        Self::DataFlow,
+        Self::Kernel,
+        Self::Opaque,
+        Self::Orchestration,
+        Self::InCore,
+    ];
+
     /// The printed name.
     pub fn name(self) -> &'static str {
         match self {
             FunctionKind::ControlFlow => "control_flow",
             FunctionKind::DataFlow => "data_flow",
             FunctionKind::Kernel => "kernel",
+            FunctionKind::Opaque => "Opaque",
+            FunctionKind::Orchestration => "Orchestration",
+            FunctionKind::InCore => "InCore",
         }
     }
 
-    /// Parses a printed name.
+    /// Parses a printed name (either set's spelling).
     pub fn from_name(s: &str) -> Option<Self> {
-        [Self::ControlFlow, Self::DataFlow, Self::Kernel]
-            .into_iter()
-            .find(|k| k.name() == s)
+        Self::ALL.into_iter().find(|k| k.name() == s)
     }
 }
 

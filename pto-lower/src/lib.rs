@@ -167,8 +167,11 @@ pub fn compile_program(mut m: ProgramModule) -> Result<ProgramArtifacts, Diagnos
         let a = artifacts(p)?;
         let name = m.funcs[f].name.clone();
         let cpp = emit::cpp::emit_program(&callees_first(&m, &progs, f), &name);
-        lowered.push_str(&a.lowered);
+        merge_lowered(&mut lowered, &a.lowered);
         funcs.push((name, Artifacts { cpp, ..a }, !user.contains(&f)));
+    }
+    if !lowered.is_empty() {
+        lowered.push_str("}\n");
     }
     let cpp = match m.entry {
         Some(e) => emit::cpp::emit_program(&callees_first(&m, &progs, e), &m.funcs[e].name),
@@ -233,4 +236,48 @@ fn callees_first<'p>(m: &ProgramModule, progs: &'p [Program], root: FuncId) -> V
     let mut out = Vec::new();
     visit(m, progs, root, &mut Vec::new(), &mut out);
     out
+}
+
+/// Appends one function's lowered text to the program's: one `module` around all functions,
+/// each after the comment line naming its passes.
+fn merge_lowered(out: &mut String, text: &str) {
+    let mut lines = text.lines();
+    let mut head = Vec::new();
+    for line in lines.by_ref() {
+        if line.starts_with("module") {
+            if out.is_empty() {
+                head.push(line);
+            }
+            break;
+        }
+        head.push(line);
+    }
+    let body: Vec<&str> = lines.collect();
+    // The text ends in the module's closing `}`.
+    let body = match body.split_last() {
+        Some((&"}", rest)) => rest,
+        _ => body.as_slice(),
+    };
+    if out.is_empty() {
+        // The comment lines, then `module .. {`.
+        if let Some((module, comments)) = head.split_last() {
+            out.push_str(module);
+            out.push('\n');
+            for c in comments {
+                out.push_str("  ");
+                out.push_str(c);
+                out.push('\n');
+            }
+        }
+    } else {
+        for c in head {
+            out.push_str("  ");
+            out.push_str(c);
+            out.push('\n');
+        }
+    }
+    for line in body {
+        out.push_str(line);
+        out.push('\n');
+    }
 }

@@ -453,6 +453,8 @@ fn is_cpp_keyword(s: &str) -> bool {
             | "inline"
             | "int"
             | "long"
+            // Not a keyword, but a function of that name must return `int`.
+            | "main"
             | "mutable"
             | "namespace"
             | "new"

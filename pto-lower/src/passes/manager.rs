@@ -7,7 +7,7 @@
 use pto_ir::{Diagnostics, ProgramModule};
 
 use super::Pass;
-use super::{bufferize, canonicalize, events, tile_info};
+use super::{bufferize, canonicalize, events, outline, tile_info};
 
 /// Runs passes in order.
 pub struct PassManager {
@@ -85,6 +85,9 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "infer-tile-info" => Box::new(tile_info::InferTileInfo),
         "insert-events" => Box::new(events::InsertEvents),
         "bufferize" => Box::new(bufferize::Bufferize),
+        // Not in the pipeline: `compile_program` runs it first, so a kernel on its own keeps
+        // its scopes (lowered in line).
+        "outline-incore" => Box::new(outline::OutlineIncore),
         _ => return None,
     })
 }

@@ -50,6 +50,38 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         }
     }
 
+    /// `%r = func.call @f(%a, %b) : (Ta, Tb) -> (Tr)` (MLIR's `func` dialect; the generic form
+    /// `"func.call"(%a, %b) {callee = @f}`).
+    fn call(&mut self, op: &Operation, l: Level) {
+        let callee = match op.attrs.get("callee") {
+            Some(Attr::Symbol(s) | Attr::Str(s) | Attr::Ident(s)) => s.as_str(),
+            _ => "",
+        };
+        self.out.indent(l);
+        if !op.results.is_empty() {
+            self.names(op.results.iter().copied());
+            self.put(" = ");
+        }
+        if GENERIC {
+            self.put("\"func.call\"(");
+            self.names(op.operands.iter().copied());
+            self.put(") {callee = @");
+            self.put(callee);
+            self.put("} : (");
+        } else {
+            self.put("func.call @");
+            self.put(callee);
+            self.put("(");
+            self.names(op.operands.iter().copied());
+            self.put(") : (");
+        }
+        self.vtys(op.operands.iter().copied());
+        self.put(") -> (");
+        self.vtys(op.results.iter().copied());
+        self.put(")");
+        self.out.end();
+    }
+
     /// `%c = pto.constant 1.0 : f32`.
     fn constant(&mut self, op: &Operation, l: Level) {
         let m = self.m;
@@ -176,6 +208,10 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         let class = op.opcode.class();
         if class == OpClass::Const {
             self.constant(op, l);
+            return;
+        }
+        if class == OpClass::Call {
+            self.call(op, l);
             return;
         }
         // The events this op waits for (those recorded earlier) and records.
