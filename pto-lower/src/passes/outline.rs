@@ -302,13 +302,15 @@ fn outline(
         let ty = map_type(&m.values[d].ty, &map);
         m.values[d].ty = ty;
     }
-    m.push_stmt(
-        gbody,
-        pto_ir::Statement {
-            kind: StmtKind::Return(inner_outs),
-            span,
-        },
-    );
+    if !inner_outs.is_empty() {
+        m.push_stmt(
+            gbody,
+            pto_ir::Statement {
+                kind: StmtKind::Return(inner_outs),
+                span,
+            },
+        );
+    }
     // The scope becomes the call.
     let call = m.ops.push(Operation {
         opcode: Opcode::Call,
