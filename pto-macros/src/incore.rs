@@ -41,7 +41,8 @@ fn stmts(v: &mut [Stmt]) {
                     .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
                 let marker = syn::Ident::new(MARKER, span);
                 let region = ExprBlock {
-                    attrs: vec![syn::parse_quote!(#[#marker])],
+                    // Spanned at `incore`, so the region's tokens start there.
+                    attrs: vec![syn::parse_quote_spanned!(span=> #[#marker])],
                     label: None,
                     block: Block {
                         brace_token,

@@ -94,7 +94,18 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
     let ident = &module.ident;
     let attrs = &module.attrs;
     let Some((module_ir, c)) = lowered else {
-        let stubs = models.into_iter().map(crate::fallback::stub);
+        // One stub per name: a second `fn a` would be an error of its own.
+        let mut names: Vec<String> = Vec::new();
+        let stubs: Vec<TokenStream> = models
+            .into_iter()
+            .filter(|k| {
+                let name = with_spelling(k.ident, str::to_string);
+                let first = !names.contains(&name);
+                names.push(name);
+                first
+            })
+            .map(crate::fallback::stub)
+            .collect();
         let body = quote! {
             #[allow(unused_imports)]
             use super::*;
@@ -321,7 +332,7 @@ fn lower_program<'k>(
     }
     let mut ok = true;
     for (k, (func, poisoned)) in models.iter().zip(declared) {
-        let (b2, s2, fine) = crate::lower::lower_body(b, spans, errs, k, func, poisoned);
+        let (b2, s2, fine) = crate::lower::lower_body(b, spans, errs, k, func, poisoned, true);
         b = b2;
         spans = s2;
         ok &= fine;

@@ -1231,6 +1231,44 @@ fn call(cx: &Cx<'_>) -> R<ResultTypes> {
             });
         }
     }
+    // A tensor the callee writes must be writable here, and passed once: the callee may
+    // write it while it reads its other arguments.
+    for (i, p) in func.sig.params.iter().enumerate() {
+        if p.direction == crate::module::Direction::In || !matches!(cx.ty(i), Type::Tensor(_)) {
+            continue;
+        }
+        let Some(&v) = cx.operands.get(i) else {
+            continue;
+        };
+        let read_only = match cx.m.values[v].def {
+            crate::value::ValueDef::Param(g, k) => cx
+                .m
+                .funcs
+                .get(g)
+                .and_then(|g| g.sig.params.get(k as usize))
+                .is_some_and(|q| q.direction == crate::module::Direction::In),
+            _ => false,
+        };
+        let name = cx.m.ssa_name(v);
+        if read_only {
+            return fail(|| {
+                InferError::new(format!(
+                    "argument {} of `@{callee}` is written by it ({}), but `{name}` is read only here (`#in`)",
+                    i + 1,
+                    p.direction.mark()
+                ))
+                .note("declare the caller's parameter `&mut Tensor<..>` to pass it on")
+            });
+        }
+        if cx.operands.iter().filter(|&&o| o == v).count() > 1 {
+            return fail(|| {
+                InferError::new(format!(
+                    "`{name}` is passed to `@{callee}` more than once, and `@{callee}` writes it (argument {}); a tensor a call writes is passed once",
+                    i + 1
+                ))
+            });
+        }
+    }
     let mut types = ResultTypes::from(func.sig.returns.as_slice());
     for t in &mut types {
         if let Type::Tile(tt) = t {

@@ -62,4 +62,56 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies) {
             }
         }
     }
+    recursion(v, bodies);
+}
+
+/// Calls between functions never recurse, directly or through others: each call of a kernel
+/// is a launch of its own, and the host code and C++ call the callee's function in place.
+/// Reported at every call on a cycle.
+fn recursion(v: &mut Verifier<'_>, bodies: &Bodies) {
+    let m = v.m;
+    // (caller, callee, the call's span), one per call.
+    let mut edges = Vec::new();
+    for body in bodies.iter() {
+        for &o in bodies.ops(body) {
+            let op = &m.ops[o];
+            if op.opcode != crate::ops::Opcode::Call {
+                continue;
+            }
+            if let Some(crate::attr::Attr::Symbol(name)) = op.attrs.get("callee")
+                && let Some(g) = m.function_by_name(name)
+            {
+                edges.push((body.func, g, op.span));
+            }
+        }
+    }
+    if edges.is_empty() {
+        return;
+    }
+    for &(from, to, span) in &edges {
+        // Does `to` reach `from`? Then this call closes a cycle.
+        let mut seen = vec![to];
+        let mut work = vec![to];
+        let mut cycle = from == to;
+        while let Some(f) = work.pop() {
+            for &(a, b, _) in &edges {
+                if a == f && !seen.contains(&b) {
+                    if b == from {
+                        cycle = true;
+                    }
+                    seen.push(b);
+                    work.push(b);
+                }
+            }
+        }
+        if cycle {
+            v.error(
+                span,
+                format!(
+                    "`@{}` calls `@{}`, which leads back to `@{}`: calls between functions cannot recurse",
+                    m.funcs[from].name, m.funcs[to].name, m.funcs[from].name
+                ),
+            );
+        }
+    }
 }

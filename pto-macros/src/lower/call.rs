@@ -439,7 +439,7 @@ impl<'k> Lower<'k, '_> {
             Err(Some(msg)) => return self.err(ident, msg),
             Err(None) => {
                 let name = crate::model::with_spelling(ident, str::to_string);
-                if self.b.module().function_by_name(&name).is_some() {
+                if self.in_program && self.b.module().function_by_name(&name).is_some() {
                     return self.func_call(&name, c, span).and_then(|rs| match rs.as_slice() {
                         [r] => Ok(Val::V(*r)),
                         [] => self.err(
@@ -459,7 +459,7 @@ impl<'k> Lower<'k, '_> {
                     .iter()
                     .map(|&f| format!("`{}`", self.b.module().funcs[f].name))
                     .collect();
-                let program = if others.is_empty() {
+                let program = if others.is_empty() || !self.in_program {
                     String::new()
                 } else {
                     format!("; the program's functions: {}", others.join(", "))

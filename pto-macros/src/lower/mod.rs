@@ -79,6 +79,8 @@ struct Lower<'k, 'e> {
     names: Vec<String>,
     /// Whether the function body ended in `return` / a tail value.
     returned: bool,
+    /// Whether the kernel is one of a `#[pto::program]`'s (which may call the others).
+    in_program: bool,
 }
 
 /// Lowers the kernel into a verified module; `None` when errors were reported.
@@ -95,7 +97,7 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     let mut b = IRBuilder::new(module);
     let spans = SpanTable::new(range_of(k.ident));
     let (func, poisoned) = declare(&mut b, &spans, errs, k, &name, args.kind, true)?;
-    let (b, mut spans, ok) = lower_body(b, spans, errs, k, func, poisoned);
+    let (b, mut spans, ok) = lower_body(b, spans, errs, k, func, poisoned, false);
     // The verifier's errors are reported with the builder's: what was built of a kernel with
     // errors still verifies (ops that failed were not built, nor what used them).
     let module = verified(b.into_module(), &mut spans, errs, !ok)?;
@@ -194,6 +196,7 @@ pub(crate) fn lower_body<'k>(
     k: &'k Kernel<'k>,
     func: FuncId,
     poisoned: Vec<Name>,
+    in_program: bool,
 ) -> (IRBuilder, SpanTable<'k>, bool) {
     let before = errs.len();
     let mut ctx = IRBuilderContext::new();
@@ -210,6 +213,7 @@ pub(crate) fn lower_body<'k>(
         ended: Vec::with_capacity(16),
         names: Vec::new(),
         returned: false,
+        in_program,
     };
     if let Err(d) = lw.b.enter_function_body(&mut lw.ctx, func) {
         lw.report(d);

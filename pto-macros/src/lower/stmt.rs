@@ -393,7 +393,9 @@ impl<'k> Lower<'k, '_> {
             "range",
             "parallel",
         ];
-        (!builtin.contains(&name.as_str()) && self.b.module().function_by_name(&name).is_some())
+        (self.in_program
+            && !builtin.contains(&name.as_str())
+            && self.b.module().function_by_name(&name).is_some())
             .then_some(name)
     }
 
