@@ -1,6 +1,6 @@
 //! A program (`#[pto::program]`): an orchestration entry that calls a kernel of the program
 //! and runs an `incore!` region, which the lowering outlines into a kernel of its own
-//! (`main_incore_0`). `out = max(alpha * x + y, lo)`, tile by tile, edge tiles included.
+//! (`run_incore_0`). `out = max(alpha * x + y, lo)`, tile by tile, edge tiles included.
 //!
 //! `cargo run --release --example program [--lowered] [--cpp] [ROWS]`
 
@@ -10,7 +10,7 @@ mod common;
 
 use pto::prelude::*;
 
-/// The program: `main` is the entry; `tiles` and `clamp` are kernels it calls.
+/// The program: `run` is the entry; `tiles` and `clamp` are kernels it calls.
 #[pto::program(arch = "PTOv2", tile_default(M = 16, N = 64, K = 16), purpose = "example")]
 pub mod axpy_clamp {
     /// How many 16 x 64 tiles cover an `r x c` tensor, and the share of them that are edge
@@ -36,10 +36,10 @@ pub mod axpy_clamp {
     }
 
     /// The entry: the tile work of `alpha * x + y` in an `incore!` region (outlined into
-    /// `main_incore_0(x, y, out, alpha)`), then a call of `clamp`; returns the tile count.
+    /// `run_incore_0(x, y, out, alpha)`), then a call of `clamp`; returns the tile count.
     #[pto::kernel]
     #[entry]
-    pub fn main(
+    pub fn run(
         alpha: f32,
         lo: f32,
         x: &Tensor<f32, R, C>,
@@ -70,7 +70,7 @@ pub fn check(rows: usize) -> Result<Vec<common::Outcome>, pto::Error> {
     let y = pto::Tensor::from_vec(yv.clone(), [rows, cols])?;
     let mut out = pto::Tensor::<f32>::zeros([rows, cols]);
     let (alpha, lo) = (0.75f32, -0.25f32);
-    let (r, took) = common::timed(|| axpy_clamp::main(alpha, lo, &x, &y, &mut out));
+    let (r, took) = common::timed(|| axpy_clamp::run(alpha, lo, &x, &y, &mut out));
     let count = r?;
     let want: Vec<f32> = xv
         .iter()

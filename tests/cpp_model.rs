@@ -40,6 +40,10 @@ mod matmul;
 #[path = "../examples/matmul_splitk.rs"]
 mod matmul_splitk;
 
+#[allow(dead_code)]
+#[path = "../examples/program.rs"]
+mod program;
+
 #[path = "edge/kernels.rs"]
 mod edge;
 
@@ -178,6 +182,29 @@ fn kernels() -> Vec<(
                 Ok(())
             },
             vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
+            // A program: the entry calls `tiles`, the outlined `run_incore_0` and `clamp`,
+            // device functions in the C++.
+            "axpy_clamp",
+            program::axpy_clamp::program(),
+            |a| {
+                let (x, y, mut out) = (
+                    tensor::<f32>(&a[2]),
+                    tensor::<f32>(&a[3]),
+                    tensor::<f32>(&a[4]),
+                );
+                program::axpy_clamp::run(
+                    scalar(&a[0]) as f32,
+                    scalar(&a[1]) as f32,
+                    &x,
+                    &y,
+                    &mut out,
+                )?;
+                put(&mut a[4], &out);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 200)]],
         ),
         (
             "matmul_f32",

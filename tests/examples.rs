@@ -46,6 +46,10 @@ mod matmul;
 #[path = "../examples/matmul_splitk.rs"]
 mod matmul_splitk;
 
+#[allow(dead_code)]
+#[path = "../examples/program.rs"]
+mod program;
+
 /// Runs an example's `check` and asserts every outcome is within its tolerance.
 macro_rules! within_tolerance {
     ($check:expr) => {{
@@ -118,6 +122,13 @@ fn matmul_at_three_sizes() {
 fn matmul_splitk_at_three_sizes() {
     for (m, n, k) in [(32, 32, 64), (40, 33, 130), (1, 70, 7)] {
         within_tolerance!(matmul_splitk::check(m, n, k));
+    }
+}
+
+#[test]
+fn program_at_three_sizes() {
+    for rows in [1, 16, 37] {
+        within_tolerance!(program::check(rows));
     }
 }
 
@@ -349,5 +360,22 @@ fn matmul_splitk_agrees() {
             );
             agree("matmul_splitk", &c, &args[4], 1e-5);
         }
+    }
+}
+
+#[test]
+fn program_agrees() {
+    // The interpreter runs the program's IR: the `incore` scope in line, the calls as calls.
+    for (rows, cols) in [(5, 70), (32, 128)] {
+        let (x, hx) = input(values(rows * cols, 11), &[rows, cols], DataType::Fp32);
+        let (y, hy) = input(values(rows * cols, 12), &[rows, cols], DataType::Fp32);
+        let (mut out, hout) = zeros::<f32>(&[rows, cols], DataType::Fp32);
+        let n = program::axpy_clamp::run(0.5, -0.1, &x, &y, &mut out).expect("runs");
+        let m = program::axpy_clamp::program();
+        let f = m.entry.expect("an entry");
+        let mut args = vec![HostValue::f32(0.5), HostValue::f32(-0.1), hx, hy, hout];
+        let ret = run(&m, f, &mut args).unwrap_or_else(|e| panic!("interpreter: {e}"));
+        agree("axpy_clamp", &out, &args[4], 1e-6);
+        assert_eq!(ret.first().and_then(HostValue::as_i64), Some(n));
     }
 }

@@ -83,7 +83,10 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
         let pass = pass_by_name(name).ok_or_else(|| {
             Diagnostics::from(pto_ir::Diag::new(
                 pto_ir::SpanId::NONE,
-                format!("unknown pass `{name}`; passes: {}", PIPELINE.join(", ")),
+                format!(
+                    "unknown pass `{name}`; passes: {}, outline-incore",
+                    PIPELINE.join(", ")
+                ),
             ))
         })?;
         pm.add(pass);

@@ -52,6 +52,12 @@ pub fn cpp_for(m: &ProgramModule, target: &str) -> Result<String, String> {
     let mut m = m.clone();
     m.attrs.set("arch", Attr::Str(target.into()));
     let f = m.entry.ok_or("the module has no entry")?;
+    // A program: every function, the entry the kernel, the others device functions.
+    if m.functions.len() > 1 {
+        return pto_lower::compile_program(m)
+            .map(|c| c.cpp)
+            .map_err(|e| e.to_string());
+    }
     pto_lower::compile(&m, f)
         .map(|c| c.cpp)
         .map_err(|e| e.to_string())

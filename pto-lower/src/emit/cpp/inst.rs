@@ -532,8 +532,8 @@ impl Writer<'_> {
 
     /// A call of another function of the program: its results declared, then
     /// `callee(args.., dims.., &r0, ..)`, the callee's symbolic dimensions taken from the
-    /// extents of the tensors passed for them. A barrier first and after: the callee's tile
-    /// work neither overtakes nor is overtaken by the caller's.
+    /// extents of the tensors passed for them. A barrier first and after a callee with
+    /// tensors: its tile work neither overtakes nor is overtaken by the caller's.
     fn func_call(&mut self, callee: &str, args: &[ValueId], results: &[ValueId], l: Level) {
         let m = self.m;
         let Some(f) = m.function_by_name(callee).map(|f| &m.funcs[f]) else {
@@ -547,7 +547,17 @@ impl Writer<'_> {
             self.name(r);
             self.put(";\n");
         }
-        self.out.line(l, "pipe_barrier(PIPE_ALL);");
+        // A callee without tensors does no tile work: nothing to order. Two calls in a row
+        // share the barrier between them.
+        let tile_work = f
+            .sig
+            .params
+            .iter()
+            .any(|p| !matches!(m.values[p.value].ty, Type::Scalar(_)));
+        const BARRIER: &str = "pipe_barrier(PIPE_ALL);";
+        if tile_work && !self.out.text.trim_end().ends_with(BARRIER) {
+            self.out.line(l, BARRIER);
+        }
         self.out.indent(l);
         if !super::push_cpp_ident(&mut self.out.text, callee) {
             self.put("kernel");
@@ -589,7 +599,9 @@ impl Writer<'_> {
             self.name(r);
         }
         self.put(");\n");
-        self.out.line(l, "pipe_barrier(PIPE_ALL);");
+        if tile_work {
+            self.out.line(l, BARRIER);
+        }
     }
 
     fn carried(&mut self, carried: &[(ValueId, ValueId)], l: Level) {
