@@ -11,7 +11,11 @@ mod common;
 use pto::prelude::*;
 
 /// The program: `run` is the entry; `tiles` and `clamp` are kernels it calls.
-#[pto::program(arch = "PTOv2", tile_default(M = 16, N = 64, K = 16), purpose = "example")]
+#[pto::program(
+    arch = "PTOv2",
+    tile_default(M = 16, N = 64, K = 16),
+    purpose = "example"
+)]
 pub mod axpy_clamp {
     /// How many 16 x 64 tiles cover an `r x c` tensor, and the share of them that are edge
     /// tiles (a tuple of scalars).

@@ -3,7 +3,12 @@
 
 use pto::prelude::*;
 
-#[pto::program(arch = "PTOv2", tile_default(M = 16, N = 16, K = 16), note = "calls", level = 2)]
+#[pto::program(
+    arch = "PTOv2",
+    tile_default(M = 16, N = 16, K = 16),
+    note = "calls",
+    level = 2
+)]
 mod scaled {
     /// out[r, :] = x[r, :] * s, 16 columns at a time (edge tiles included).
     #[pto::kernel]
@@ -89,8 +94,16 @@ mod outlined {
 #[test]
 fn an_incore_region_is_outlined_and_called() {
     assert!(outlined::IR.contains("statement.scope incore"));
-    assert!(outlined::LOWERED.contains("main_incore_0"), "{}", outlined::LOWERED);
-    assert!(outlined::CPP.contains("AICORE inline void main_incore_0("), "{}", outlined::CPP);
+    assert!(
+        outlined::LOWERED.contains("main_incore_0"),
+        "{}",
+        outlined::LOWERED
+    );
+    assert!(
+        outlined::CPP.contains("AICORE inline void main_incore_0("),
+        "{}",
+        outlined::CPP
+    );
     for (r, c) in [(1, 1), (8, 16), (9, 17), (20, 50)] {
         let data: Vec<f32> = (0..r * c).map(|i| (i as f32 - 7.5) * 0.5).collect();
         let x = pto::Tensor::<f32>::from_vec(data.clone(), [r, c]).unwrap();

@@ -384,3 +384,28 @@ pub fn for_each_dim(t: &Type, f: &mut impl FnMut(ValueId)) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::FunctionKind;
+
+    #[test]
+    fn both_sets_of_function_kinds_print_and_parse() {
+        for k in FunctionKind::ALL {
+            assert_eq!(FunctionKind::from_name(k.name()), Some(k));
+        }
+        assert_eq!(
+            FunctionKind::from_name("InCore"),
+            Some(FunctionKind::InCore)
+        );
+        assert_eq!(
+            FunctionKind::from_name("Orchestration"),
+            Some(FunctionKind::Orchestration)
+        );
+        assert_eq!(
+            FunctionKind::from_name("control_flow"),
+            Some(FunctionKind::ControlFlow)
+        );
+        assert_eq!(FunctionKind::from_name("incore"), None);
+    }
+}

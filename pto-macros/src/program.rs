@@ -113,10 +113,7 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
             #(#stubs)*
         };
         let texts = texts(ident, "", "", "");
-        return with_errors(
-            errs,
-            quote! { #(#attrs)* #vis mod #ident { #body #texts } },
-        );
+        return with_errors(errs, quote! { #(#attrs)* #vis mod #ident { #body #texts } });
     };
     let mut items = TokenStream::new();
     let mut models: Vec<Option<Kernel<'_>>> = models.into_iter().map(Some).collect();
@@ -137,7 +134,10 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
         }
         let model = models
             .iter_mut()
-            .find(|k| k.as_ref().is_some_and(|k| with_spelling(k.ident, |n| n == name)))
+            .find(|k| {
+                k.as_ref()
+                    .is_some_and(|k| with_spelling(k.ident, |n| n == name))
+            })
             .and_then(Option::take);
         let Some(model) = model else { continue };
         let mut m = module_ir.clone();
@@ -359,7 +359,8 @@ fn parse_args(tokens: TokenStream, errs: &mut Errors) -> ProgramArgs {
         arch: "PTOv2".to_string(),
         attrs: Vec::new(),
     };
-    const EXPECTED: &str = "expected `arch = \"PTOv2\"`, `tile_default(M = 16, N = 16, K = 16)` or `key = value`";
+    const EXPECTED: &str =
+        "expected `arch = \"PTOv2\"`, `tile_default(M = 16, N = 16, K = 16)` or `key = value`";
     let metas =
         match syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, tokens) {
             Ok(m) => m,
@@ -406,9 +407,8 @@ fn parse_args(tokens: TokenStream, errs: &mut Errors) -> ProgramArgs {
                 ),
             },
             Meta::List(l) if key == "tile_default" => {
-                let inner = l.parse_args_with(
-                    Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated,
-                );
+                let inner = l
+                    .parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated);
                 let inner = match inner {
                     Ok(i) => i,
                     Err(e) => {
@@ -439,10 +439,8 @@ fn parse_args(tokens: TokenStream, errs: &mut Errors) -> ProgramArgs {
                             &nv.path,
                             "`tile_default` takes the sizes `M`, `N` and `K`",
                         ),
-                        (_, None) => errs.push_spanned(
-                            &nv.value,
-                            "a tile size is a positive integer literal",
-                        ),
+                        (_, None) => errs
+                            .push_spanned(&nv.value, "a tile size is a positive integer literal"),
                     }
                 }
             }

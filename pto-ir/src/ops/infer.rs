@@ -1241,12 +1241,12 @@ fn call(cx: &Cx<'_>) -> R<ResultTypes> {
             continue;
         };
         let read_only = match cx.m.values[v].def {
-            crate::value::ValueDef::Param(g, k) => cx
-                .m
-                .funcs
-                .get(g)
-                .and_then(|g| g.sig.params.get(k as usize))
-                .is_some_and(|q| q.direction == crate::module::Direction::In),
+            crate::value::ValueDef::Param(g, k) => {
+                cx.m.funcs
+                    .get(g)
+                    .and_then(|g| g.sig.params.get(k as usize))
+                    .is_some_and(|q| q.direction == crate::module::Direction::In)
+            }
             _ => false,
         };
         let name = cx.m.ssa_name(v);

@@ -5,8 +5,8 @@
 pub mod bufferize;
 pub mod canonicalize;
 pub mod events;
-pub mod outline;
 mod manager;
+pub mod outline;
 mod pass;
 pub mod tile_info;
 

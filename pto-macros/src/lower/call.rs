@@ -531,9 +531,7 @@ impl<'k> Lower<'k, '_> {
         }
         let attrs = Attrs::of([("callee", Attr::Symbol(name.into()))]);
         self.ctx.set_span(span);
-        let r = self
-            .b
-            .build_op(&mut self.ctx, Opcode::Call, ids, attrs, "");
+        let r = self.b.build_op(&mut self.ctx, Opcode::Call, ids, attrs, "");
         let first = self.check(r)?;
         let m = self.b.module();
         Ok(match first.map(|v| m.values[v].def) {

@@ -3,7 +3,8 @@
 use pto_ir::{DataType, InlineVec, Name, TileType, Type};
 use quote::ToTokens;
 use syn::{
-    AngleBracketedGenericArguments, Expr, ExprCall, ExprReturn, GenericArgument, Local, Macro, Pat, Stmt,
+    AngleBracketedGenericArguments, Expr, ExprCall, ExprReturn, GenericArgument, Local, Macro, Pat,
+    Stmt,
 };
 
 use super::ops::{Bin, bin_of, rs};
@@ -262,7 +263,8 @@ impl<'k> Lower<'k, '_> {
                 return;
             }
             None => {
-                self.errs.push_spanned(l, "a `let` in a kernel needs a value");
+                self.errs
+                    .push_spanned(l, "a `let` in a kernel needs a value");
                 poison(self, &names);
                 return;
             }
@@ -396,7 +398,7 @@ impl<'k> Lower<'k, '_> {
         (self.in_program
             && !builtin.contains(&name.as_str())
             && self.b.module().function_by_name(&name).is_some())
-            .then_some(name)
+        .then_some(name)
     }
 
     /// An expression in statement position. Returns its value, `None` for statements.

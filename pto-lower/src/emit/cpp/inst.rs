@@ -537,7 +537,8 @@ impl Writer<'_> {
     fn func_call(&mut self, callee: &str, args: &[ValueId], results: &[ValueId], l: Level) {
         let m = self.m;
         let Some(f) = m.function_by_name(callee).map(|f| &m.funcs[f]) else {
-            self.out.line(l, &format!("// func.call @{callee}: no such function"));
+            self.out
+                .line(l, &format!("// func.call @{callee}: no such function"));
             return;
         };
         for &r in results {
@@ -583,7 +584,10 @@ impl Writer<'_> {
                 let Type::Tensor(got) = &m.values[a].ty else {
                     return None;
                 };
-                let k = want.shape.iter().position(|x| *x == pto_ir::Dim::Value(d))?;
+                let k = want
+                    .shape
+                    .iter()
+                    .position(|x| *x == pto_ir::Dim::Value(d))?;
                 got.shape.get(k).copied()
             });
             match passed {
