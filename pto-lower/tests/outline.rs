@@ -6,7 +6,7 @@
 
 mod common;
 
-use pto_ir::{FunctionKind, Opcode, StmtKind};
+use pto_ir::{FunctionKind, Opcode};
 use pto_lower::interp::{HostValue, run};
 use pto_lower::passes::{Pass, pass_by_name};
 

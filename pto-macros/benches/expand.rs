@@ -17,6 +17,8 @@ mod depth;
 mod expand;
 #[path = "../src/fallback.rs"]
 mod fallback;
+#[path = "../src/incore.rs"]
+mod incore;
 #[path = "../src/lower/mod.rs"]
 mod lower;
 #[path = "../src/model.rs"]

@@ -123,7 +123,13 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
             let host = pto_lower::lower_kernel(&c.module, *f)
                 .and_then(|p| pto_lower::emit::rust::emit_fn(&p));
             match host {
-                Ok(t) => items.extend(t),
+                Ok(t) => {
+                    let doc = format!(
+                        "The host function of `{name}`, an `incore!` region outlined into a function of its own."
+                    );
+                    items.extend(quote!(#[doc = #doc]));
+                    items.extend(t);
+                }
                 Err(ds) => {
                     for d in ds.iter() {
                         errs.push(syn::Error::new_spanned(ident, &d.message));

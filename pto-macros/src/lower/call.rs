@@ -457,7 +457,8 @@ impl<'k> Lower<'k, '_> {
                     .module()
                     .functions
                     .iter()
-                    .map(|&f| format!("`{}`", self.b.module().funcs[f].name))
+                    .filter_map(|&f| self.b.module().funcs.get(f))
+                    .map(|f| format!("`{}`", f.name))
                     .collect();
                 let program = if others.is_empty() || !self.in_program {
                     String::new()
@@ -511,11 +512,13 @@ impl<'k> Lower<'k, '_> {
         let Some(f) = m.function_by_name(name) else {
             return Err(Poison);
         };
-        let param_types: Vec<Option<DataType>> = m.funcs[f]
-            .sig
-            .params
+        let param_types: Vec<Option<DataType>> = m
+            .funcs
+            .get(f)
+            .map(|f| f.sig.params.as_slice())
+            .unwrap_or_default()
             .iter()
-            .map(|p| m.values[p.value].ty.as_scalar())
+            .map(|p| m.values.get(p.value).and_then(|d| d.ty.as_scalar()))
             .collect();
         let mut ids = ValueList::new();
         let mut ok = true;
@@ -534,8 +537,12 @@ impl<'k> Lower<'k, '_> {
         let r = self.b.build_op(&mut self.ctx, Opcode::Call, ids, attrs, "");
         let first = self.check(r)?;
         let m = self.b.module();
-        Ok(match first.map(|v| m.values[v].def) {
-            Some(pto_ir::ValueDef::OpResult(op, _)) => m.ops[op].results.to_vec(),
+        Ok(match first.and_then(|v| m.values.get(v)).map(|d| d.def) {
+            Some(pto_ir::ValueDef::OpResult(op, _)) => m
+                .ops
+                .get(op)
+                .map(|o| o.results.to_vec())
+                .unwrap_or_default(),
             _ => Vec::new(),
         })
     }
