@@ -114,3 +114,54 @@ fn an_incore_region_is_outlined_and_called() {
         assert_eq!(got, (r.div_ceil(8) * c) as i64, "{r} x {c}");
     }
 }
+
+/// A lone kernel may return a tuple of scalars too, by a tail or by `return`.
+#[pto::kernel]
+pub fn div_mod(a: i64, b: i64) -> (i64, f64) {
+    let q = if b == 0 { 0 } else { a / b };
+    return (q, (a - q * b) as f64);
+}
+
+#[test]
+fn a_lone_kernel_returns_a_tuple() {
+    for (a, b) in [
+        (7i64, 2i64),
+        (-7, 2),
+        (7, -3),
+        (0, 5),
+        (5, 0),
+        (i64::MAX, 1),
+    ] {
+        let want = if b == 0 {
+            (0, a as f64)
+        } else {
+            (a / b, (a % b) as f64)
+        };
+        assert_eq!(div_mod(a, b).unwrap(), want, "{a} / {b}");
+    }
+    assert!(div_mod::IR.contains("-> (int64, fp64)"));
+}
+
+/// The host code and the reference interpreter agree on a program with calls.
+#[test]
+fn the_interpreter_runs_the_calls_too() {
+    use pto_lower::interp::{HostValue, run};
+    let (r, c) = (3usize, 17usize);
+    let data: Vec<f32> = (0..r * c).map(|i| i as f32 * 0.5).collect();
+    let x = pto::Tensor::<f32>::from_vec(data.clone(), [r, c]).unwrap();
+    let mut out = pto::Tensor::<f32>::zeros([r, c]);
+    let got = scaled::main(&x, &mut out).unwrap();
+    let m = scaled::program();
+    let wide = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect();
+    let mut args = vec![
+        HostValue::tensor(pto::ir::DataType::Fp32, vec![r, c], wide(&data)).unwrap(),
+        HostValue::tensor(pto::ir::DataType::Fp32, vec![r, c], vec![0.0; r * c]).unwrap(),
+    ];
+    let ret = run(&m, m.entry.unwrap(), &mut args).unwrap();
+    assert_eq!(
+        ret.first().and_then(HostValue::as_f64),
+        Some(f64::from(got))
+    );
+    let interp = args[1].as_tensor().unwrap();
+    assert_eq!(interp.data, wide(out.as_slice()));
+}
