@@ -7,7 +7,9 @@
 //! Parses the file (errors print as `FILE:line:col: message`), verifies it, runs the named
 //! passes in order (or the whole lowering pipeline), verifying after each, and prints the
 //! result: the statement text (`ir`, the default), or the lowered entry function (or
-//! `--func`) as seed-002 MLIR, MLIR generic form, PTO-ISA C++, or the Rust host body.
+//! `--func`) as seed-002 MLIR, MLIR generic form, PTO-ISA C++, or the Rust host body. For a
+//! module of several functions, `pto-mlir` and `cpp` print the whole program (as
+//! `NAME::LOWERED` / `NAME::CPP` of a `#[pto::program]`) unless `--func` names one.
 
 use std::process::ExitCode;
 
@@ -105,6 +107,12 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
             "no such function to lower",
         ))
     })?;
+    // A program with calls: the whole program's LOWERED / C++ (its `incore` scopes
+    // outlined, the callees device functions), unless one function is asked for.
+    if m.functions.len() > 1 && o.func.is_none() && matches!(o.emit.as_str(), "pto-mlir" | "cpp") {
+        let c = pto_lower::compile_program(m).map_err(with_source)?;
+        return Ok(if o.emit == "cpp" { c.cpp } else { c.lowered });
+    }
     let c = pto_lower::compile(&m, f).map_err(with_source)?;
     Ok(match o.emit.as_str() {
         "pto-mlir" => c.lowered,

@@ -88,3 +88,34 @@ fn tensor_level_functions_are_an_error_not_an_empty_body() {
     }
     assert!(err.contains("memory_tensor_ops.pto:"), "{err}");
 }
+
+#[test]
+fn outline_incore_runs_alone_and_a_program_emits_as_a_whole() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../pto-lower/tests/files/outline-incore/scope_in_loop.pto"
+    );
+    let (ok, ir, err) = pto_opt(&[file, "--pass", "outline-incore"]);
+    assert!(ok, "{err}");
+    assert!(
+        ir.contains("func.call @main_incore_0(") && ir.contains("// func.kind = InCore"),
+        "{ir}"
+    );
+    assert!(!ir.contains("statement.scope"), "{ir}");
+    // Saved and read back: the C++ of the program holds both functions, the callee first.
+    let dir = std::env::temp_dir().join(format!("pto-opt-outline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("outlined.pto");
+    std::fs::write(&path, &ir).unwrap();
+    let (ok, cpp, err) = pto_opt(&[path.to_str().unwrap(), "--emit=cpp"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ok, "{err}");
+    let callee = cpp
+        .find("AICORE inline void main_incore_0(")
+        .expect("the callee");
+    let entry = cpp
+        .find("__global__ AICORE void main_(")
+        .expect("the entry");
+    assert!(callee < entry, "{cpp}");
+    assert!(cpp.contains("main_incore_0(x, y, r_7"), "{cpp}");
+}
