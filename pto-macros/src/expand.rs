@@ -231,7 +231,7 @@ fn host_params(params: Vec<crate::model::Param>) -> Group {
 /// character (what `Literal::string` does, and once most of the macro's cost for a small
 /// kernel).
 /// `src` is a scratch buffer for the literal's spelling.
-fn text_literal(src: &mut String, text: &str) -> Literal {
+pub(crate) fn text_literal(src: &mut String, text: &str) -> Literal {
     // A carriage return is not allowed in a raw string. Searched for in one pass without an
     // early exit, which the compiler vectorizes.
     let has_cr = text.bytes().fold(false, |cr, b| cr | (b == b'\r'));

@@ -44,18 +44,19 @@ pub fn emit_program(progs: &[&Program], entry: &str) -> String {
         let device = p.module.funcs[p.func].name != entry;
         let text = emit_as(p, device);
         // The part after the shared header (`using namespace pto;` and the helpers).
+        // The leading comment lines of each function stay with it; the includes and the
+        // `using` are written once.
+        let head_end = text.find("#include").unwrap_or(0);
         let body = match text.find(USING) {
             Some(at) => {
                 if out.is_empty() {
-                    out.push_str(text.get(..at + USING.len()).unwrap_or_default());
+                    out.push_str(text.get(head_end..at + USING.len()).unwrap_or_default());
                 }
                 let rest = text.get(at + USING.len()..).unwrap_or_default();
                 rest.strip_prefix(SCALAR_HELPERS).unwrap_or(rest)
             }
             None => text.as_str(),
         };
-        // The leading comment lines of each function stay with it.
-        let head_end = text.find("#include").unwrap_or(0);
         bodies.push('\n');
         bodies.push_str(text.get(..head_end).unwrap_or_default());
         bodies.push_str(body.trim_start_matches('\n'));
