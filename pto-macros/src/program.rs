@@ -100,9 +100,10 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
             .into_iter()
             .filter(|k| {
                 let name = with_spelling(k.ident, str::to_string);
-                let first = !names.contains(&name);
+                let keep = !names.contains(&name)
+                    && !["IR", "LOWERED", "CPP", "program"].contains(&name.as_str());
                 names.push(name);
-                first
+                keep
             })
             .map(crate::fallback::stub)
             .collect();
@@ -294,6 +295,16 @@ fn check_items(funcs: &[Func], module: &syn::ItemMod, errs: &mut Errors) {
                     ),
                 );
             }
+        }
+    }
+    for (f, name) in funcs.iter().zip(&names) {
+        if ["IR", "LOWERED", "CPP", "program"].contains(&name.as_str()) {
+            errs.push_spanned(
+                &f.item.sig.ident,
+                format!(
+                    "a kernel of a program cannot be named `{name}`: the program's module has its own `{name}`; rename the kernel"
+                ),
+            );
         }
     }
     for (i, (f, name)) in funcs.iter().zip(&names).enumerate() {

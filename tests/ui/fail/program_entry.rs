@@ -50,6 +50,15 @@ mod not_a_kernel {
     }
 }
 
+#[pto::program]
+mod reserved {
+    #[pto::kernel]
+    #[entry]
+    pub fn program(x: f32) -> f32 {
+        x
+    }
+}
+
 fn main() {
     // The stubs keep these calls compiling: no second cascade of errors.
     let _ = no_entry::a(1.0);
