@@ -102,3 +102,30 @@ fn a_tile_made_inside_and_used_after_is_an_error_at_the_scope() {
     assert!(e.contains("used after it"), "{e}");
     assert!(e.contains("scalars only"), "{e}");
 }
+
+#[test]
+fn a_break_out_of_the_region_is_an_error_at_the_scope() {
+    let src = "program.module @k {
+  program.entry @k
+  func.func @k(%n_0: int64) {
+    statement.op {
+      %1 = 0 : int64
+      %2 = 1 : int64
+    }
+    statement.for %i_3 = %1 to %n_0 step %2 {
+      statement.scope incore {
+        statement.break
+      }
+      statement.yield
+    }
+  }
+  // func.kind = kernel
+}
+";
+    let mut m = pto_ir::parse(src).unwrap();
+    let e = pto_lower::passes::outline::OutlineIncore
+        .run(&mut m)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("leaves a loop outside the region"), "{e}");
+}

@@ -136,6 +136,12 @@ fn outline(
     let StmtKind::Scope(_, body) = m.stmts[s].kind else {
         return Ok(());
     };
+    if leaves_a_loop(m, body) {
+        return Err(Diag::new(
+            span,
+            "a `break` or `continue` in an `incore` region leaves a loop outside the region, which an outlined function cannot do; put the region inside the loop body's branches instead",
+        ));
+    }
     let (mut uses, mut defs) = (Vec::new(), Vec::new());
     uses_and_defs(m, body, &mut uses, &mut defs);
     let live_in: Vec<ValueId> = uses.into_iter().filter(|v| !defs.contains(v)).collect();
@@ -328,6 +334,16 @@ fn outline(
         m.funcs[f].kind = FunctionKind::Orchestration;
     }
     Ok(())
+}
+
+/// Whether `b`'s tree holds a `break` / `continue` of a loop outside it.
+fn leaves_a_loop(m: &ProgramModule, b: BlockId) -> bool {
+    m.blocks[b].stmts.iter().any(|&s| match &m.stmts[s].kind {
+        StmtKind::Break(_) | StmtKind::Continue(_) => true,
+        // Those inside a loop of the region are its own.
+        StmtKind::For(_) | StmtKind::While(_) => false,
+        kind => kind.blocks().any(|c| leaves_a_loop(m, c)),
+    })
 }
 
 /// Rewrites, in `b`'s tree, every use and definition of a value `map` replaces.
