@@ -13,7 +13,7 @@
 use std::process::ExitCode;
 
 use pto_ir::{Diagnostics, ProgramModule};
-use pto_lower::passes::{PIPELINE, PassManager, pass_by_name};
+use pto_lower::passes::{PASSES, PIPELINE, PassManager, pass_by_name};
 
 const USAGE: &str = "usage: pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME] \
                      [--emit=ir|pypto|pto-mlir|mlir-generic|cpp|rust]";
@@ -84,7 +84,7 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
         let pass = pass_by_name(name).ok_or_else(|| {
             Diagnostics::from(pto_ir::Diag::new(
                 pto_ir::SpanId::NONE,
-                format!("unknown pass `{name}`; passes: {}", PIPELINE.join(", ")),
+                format!("unknown pass `{name}`; passes: {}", PASSES.join(", ")),
             ))
         })?;
         pm.add(pass);

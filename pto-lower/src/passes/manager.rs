@@ -7,7 +7,7 @@
 use pto_ir::{Diagnostics, ProgramModule};
 
 use super::Pass;
-use super::{bufferize, canonicalize, events, tile_info};
+use super::{bufferize, canonicalize, events, pipeline, tile_info};
 
 /// Runs passes in order.
 pub struct PassManager {
@@ -78,13 +78,36 @@ pub const PIPELINE: [&str; 4] = [
     "bufferize",
 ];
 
-/// A pass by its name.
+/// Every pass [`pass_by_name`] knows: the pipeline's, then the optional ones.
+pub const PASSES: [&str; 5] = [
+    "canonicalize",
+    "infer-tile-info",
+    "insert-events",
+    "bufferize",
+    "software-pipeline",
+];
+
+/// A pass by its name: the pipeline's, and the optional `software-pipeline`.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     Some(match name {
         "canonicalize" => Box::new(canonicalize::Canonicalize),
         "infer-tile-info" => Box::new(tile_info::InferTileInfo),
         "insert-events" => Box::new(events::InsertEvents),
         "bufferize" => Box::new(bufferize::Bufferize),
+        "software-pipeline" => Box::new(pipeline::SoftwarePipeline),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_pass_exists_under_its_name() {
+        for name in PASSES {
+            assert_eq!(pass_by_name(name).map(|p| p.name()), Some(name));
+        }
+        assert!(PIPELINE.iter().all(|p| PASSES.contains(p)));
+    }
 }
