@@ -85,6 +85,11 @@ fn canonicalize_files() {
 }
 
 #[test]
+fn canonicalize_views_files() {
+    run_dir("canonicalize-views");
+}
+
+#[test]
 fn infer_tile_info_files() {
     run_dir("infer-tile-info");
 }

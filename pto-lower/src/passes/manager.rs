@@ -7,7 +7,7 @@
 use pto_ir::{Diagnostics, ProgramModule};
 
 use super::Pass;
-use super::{bufferize, canonicalize, events, pipeline, tile_info};
+use super::{bufferize, canonicalize, events, pipeline, tile_info, views};
 
 /// Runs passes in order.
 pub struct PassManager {
@@ -30,7 +30,8 @@ impl PassManager {
         }
     }
 
-    /// The lowering pipeline: canonicalize, infer tile info, insert events, bufferize.
+    /// The lowering pipeline: canonicalize, canonicalize views, infer tile info, insert events,
+    /// bufferize.
     pub fn lowering_pipeline() -> Self {
         let mut pm = PassManager::new();
         for name in PIPELINE {
@@ -71,16 +72,18 @@ impl PassManager {
 }
 
 /// The pass names of the lowering pipeline, in order.
-pub const PIPELINE: [&str; 4] = [
+pub const PIPELINE: [&str; 5] = [
     "canonicalize",
+    "canonicalize-views",
     "infer-tile-info",
     "insert-events",
     "bufferize",
 ];
 
 /// Every pass [`pass_by_name`] knows: the pipeline's, then the optional ones.
-pub const PASSES: [&str; 5] = [
+pub const PASSES: [&str; 6] = [
     "canonicalize",
+    "canonicalize-views",
     "infer-tile-info",
     "insert-events",
     "bufferize",
@@ -91,6 +94,7 @@ pub const PASSES: [&str; 5] = [
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     Some(match name {
         "canonicalize" => Box::new(canonicalize::Canonicalize),
+        "canonicalize-views" => Box::new(views::CanonicalizeViews),
         "infer-tile-info" => Box::new(tile_info::InferTileInfo),
         "insert-events" => Box::new(events::InsertEvents),
         "bufferize" => Box::new(bufferize::Bufferize),

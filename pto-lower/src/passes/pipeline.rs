@@ -31,7 +31,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use pto_ir::stmt::{ForKind, ForStmt, IfStmt, IterArg, IterArgs, Operation, Statement};
+use pto_ir::stmt::{ForKind, ForStmt, IfStmt, IterArg, IterArgs, Statement};
 use pto_ir::{
     Attr, Attrs, BlockId, BlockRole, Constant, Diag, Diagnostics, Dim, OpClass, OpId, Opcode,
     ProgramModule, SpanId, StmtId, StmtKind, Type, ValueDef, ValueId, ValueList,
@@ -39,6 +39,7 @@ use pto_ir::{
 
 use super::Pass;
 use super::events::EventRole;
+use super::rewrite::new_op;
 
 /// The software-pipeline pass.
 pub struct SoftwarePipeline;
@@ -219,17 +220,17 @@ fn pipeline_loop(m: &mut ProgramModule, b: BlockId, s: StmtId, hoisted: &HashSet
     // The trip count of the pairs: ub2 = lb + (ub - lb) / (2 s) * (2 s).
     let mut pre = Vec::new();
     let two = m.new_constant(Constant::Int64(2), Some(int.clone()), Some("c2"));
-    pre.push(push_op(
+    pre.push(new_op(
         m,
         Opcode::Const,
         &[],
         two,
-        span,
         Attrs::of([("value", Attr::Int(2))]),
+        span,
     ));
     let mut scalar = |m: &mut ProgramModule, opcode, a, b, name| {
         let r = m.new_value(int.clone(), Some(name));
-        pre.push(push_op(m, opcode, &[a, b], r, span, Attrs::new()));
+        pre.push(new_op(m, opcode, &[a, b], r, Attrs::new(), span));
         r
     };
     let step2 = scalar(m, Opcode::ScalarMul, f.step, two, "step2");
@@ -266,13 +267,13 @@ fn pipeline_loop(m: &mut ProgramModule, b: BlockId, s: StmtId, hoisted: &HashSet
     // i + s for the second copy.
     let (ty, name) = (m.ty(f.iv).clone(), m.value(f.iv).name.clone());
     let second_iv = m.new_value_named(ty, name);
-    let add = push_op(
+    let add = new_op(
         m,
         Opcode::ScalarAdd,
         &[iv, f.step],
         second_iv,
-        span,
         Attrs::new(),
+        span,
     );
 
     // Copy A sees the main loop's iv and iter args; copy B sees iv + s and A's yields.
@@ -327,26 +328,6 @@ fn pipeline_loop(m: &mut ProgramModule, b: BlockId, s: StmtId, hoisted: &HashSet
     let at = m.blocks[b].stmts.iter().position(|&x| x == s).unwrap_or(0);
     m.blocks[b].stmts.insert(at, main);
     m.blocks[b].stmts.insert(at, pre_stmt);
-}
-
-/// Places a new op defining `result` (or nothing, when `result` is a dummy).
-fn push_op(
-    m: &mut ProgramModule,
-    opcode: Opcode,
-    operands: &[ValueId],
-    result: ValueId,
-    span: SpanId,
-    attrs: Attrs,
-) -> OpId {
-    let op = m.ops.push(Operation {
-        opcode,
-        operands: operands.iter().copied().collect(),
-        results: ValueList::from([result]),
-        attrs,
-        span,
-    });
-    m.values[result].def = ValueDef::OpResult(op, 0);
-    op
 }
 
 /// One copy of a loop body placed in the main loop.
