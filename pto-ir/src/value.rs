@@ -166,15 +166,19 @@ pub enum ValueKind {
 impl ValueData {
     /// The seed's `GetSSAName`: `%{name}_{number}` or `%{number}`.
     pub fn ssa_name(&self) -> String {
-        match &self.name {
-            Some(n) => format!("%{n}_{}", self.number),
-            None => format!("%{}", self.number),
-        }
+        let mut s = String::with_capacity(self.name.as_ref().map_or(0, |n| n.len()) + 12);
+        self.write_ssa_name(&mut s);
+        s
     }
 
     /// Appends [`ValueData::ssa_name`] to `out`.
     pub fn write_ssa_name(&self, out: &mut String) {
-        out.push_str(&self.ssa_name());
+        out.push('%');
+        if let Some(n) = &self.name {
+            out.push_str(n);
+            out.push('_');
+        }
+        crate::typefmt::push_u64(out, u64::from(self.number));
     }
 
     /// The value kind.
