@@ -82,7 +82,6 @@ impl Attr {
 
     /// [`Attr::for_each_value`] on an item of a list or map, recursing only into nested
     /// lists and maps: most items are integers (shapes, offsets), which name no value.
-    #[inline]
     fn visit_item(&self, f: &mut impl FnMut(ValueId)) {
         match self {
             Attr::Value(v) => f(*v),

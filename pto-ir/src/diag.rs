@@ -21,10 +21,7 @@ pub struct Diag {
 }
 
 impl Diag {
-    /// A diagnostic without notes. Cold: building IR from a valid kernel, verifying it
-    /// and lowering it create none, and telling the compiler so lays the message code of
-    /// every error site apart from those paths.
-    #[cold]
+    /// A diagnostic without notes.
     pub fn new(at: SpanId, message: impl Into<String>) -> Self {
         Diag {
             at,

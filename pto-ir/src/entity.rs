@@ -201,8 +201,7 @@ impl<K: EntityId, V: Clone + Default> Default for SecondaryMap<K, V> {
 }
 
 impl<K: EntityId, V: Clone> SecondaryMap<K, V> {
-    /// Stores the ids up to `index`, reading as the default (off the hot path of indexing).
-    #[cold]
+    /// Stores the ids up to `index`, reading as the default.
     fn grow(&mut self, index: usize) {
         self.items.resize(index + 1, self.default.clone());
     }
@@ -210,14 +209,12 @@ impl<K: EntityId, V: Clone> SecondaryMap<K, V> {
 
 impl<K: EntityId, V: Clone> std::ops::Index<K> for SecondaryMap<K, V> {
     type Output = V;
-    #[inline]
     fn index(&self, k: K) -> &V {
         self.items.get(k.index()).unwrap_or(&self.default)
     }
 }
 
 impl<K: EntityId, V: Clone> std::ops::IndexMut<K> for SecondaryMap<K, V> {
-    #[inline]
     fn index_mut(&mut self, k: K) -> &mut V {
         let i = k.index();
         if i >= self.items.len() {

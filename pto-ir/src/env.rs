@@ -55,9 +55,6 @@ impl Ordered {
     /// first bytes, so it costs about what hashing the name would up to this size.
     const SCAN: usize = 16;
 
-    /// Most tables a lookup walks through are empty (a scope's updates nearly always are),
-    /// so that case is settled inline, without a call.
-    #[inline]
     fn position(&self, name: &str) -> Option<usize> {
         if self.entries.is_empty() {
             return None;

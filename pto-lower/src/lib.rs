@@ -96,6 +96,7 @@ fn lower_kernel_unverified(mut m: ProgramModule, kernel: FuncId) -> Result<Progr
 fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
     check_kernel(&m, kernel)?;
     passes::canonicalize::Canonicalize.run(&mut m)?;
+    passes::views::CanonicalizeViews.run(&mut m)?;
     passes::tile_info::infer_for_lowering(&mut m);
     let events = passes::events::plan(&mut m);
     passes::bufferize::Bufferize.run(&mut m)?;

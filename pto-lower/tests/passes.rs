@@ -30,12 +30,19 @@ fn tile_table(m: &ProgramModule) -> String {
     out
 }
 
+/// Runs the pipeline up to and including `pass` on each file of `tests/files/<pass>/`.
 fn run_dir(pass: &str) -> usize {
-    let dir = common::dir().join("tests/files").join(pass);
     let upto = PIPELINE
         .iter()
         .position(|p| *p == pass)
         .expect("a pipeline pass");
+    run_files(pass, &PIPELINE[..=upto])
+}
+
+/// Runs `passes` on each file of `tests/files/<dir>/` and checks the result.
+fn run_files(dir: &str, passes: &[&str]) -> usize {
+    let pass = dir;
+    let dir = common::dir().join("tests/files").join(dir);
     let mut n = 0;
     let mut entries: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -47,7 +54,7 @@ fn run_dir(pass: &str) -> usize {
             continue;
         }
         let mut m = common::load(&path);
-        for name in &PIPELINE[..=upto] {
+        for name in passes {
             pass_by_name(name)
                 .unwrap()
                 .run(&mut m)
@@ -78,6 +85,11 @@ fn canonicalize_files() {
 }
 
 #[test]
+fn canonicalize_views_files() {
+    run_dir("canonicalize-views");
+}
+
+#[test]
 fn infer_tile_info_files() {
     run_dir("infer-tile-info");
 }
@@ -90,6 +102,12 @@ fn insert_events_files() {
 #[test]
 fn bufferize_files() {
     run_dir("bufferize");
+}
+
+#[test]
+fn software_pipeline_files() {
+    // Optional, so it is not in the pipeline: it runs alone, on IR as the macro builds it.
+    run_files("software-pipeline", &["software-pipeline"]);
 }
 
 #[test]

@@ -256,17 +256,26 @@ impl Checker<'_> {
 fn every_read_after_write_across_pipes_is_ordered() {
     let mut errors = BTreeSet::new();
     // The acceptance kernels, and one whose tiles flow through nested branches and loops.
+    // Each also after `software-pipeline`, whose pairs keep two copies' tiles live at once.
     for k in common::KERNELS.into_iter().chain(["branchy_matmul"]) {
-        let m = common::kernel(k);
-        let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
-        let mut c = Checker {
-            p: &p,
-            kernel: k,
-            loops: Vec::new(),
-            errors: BTreeSet::new(),
-        };
-        c.body(&p.body, &mut State::default());
-        errors.extend(c.errors);
+        for pipelined in [false, true] {
+            let mut m = common::kernel(k);
+            if pipelined {
+                pto_lower::passes::pass_by_name("software-pipeline")
+                    .unwrap()
+                    .run(&mut m)
+                    .unwrap();
+            }
+            let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
+            let mut c = Checker {
+                p: &p,
+                kernel: k,
+                loops: Vec::new(),
+                errors: BTreeSet::new(),
+            };
+            c.body(&p.body, &mut State::default());
+            errors.extend(c.errors);
+        }
     }
     assert!(
         errors.is_empty(),

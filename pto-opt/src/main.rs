@@ -2,22 +2,23 @@
 //!
 //! ```text
 //! pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME]
-//!         [--emit=ir|pto-mlir|mlir-generic|cpp|rust]
+//!         [--emit=ir|pypto|pto-mlir|mlir-generic|cpp|rust]
 //! ```
 //! Parses the file (errors print as `FILE:line:col: message`), verifies it, runs the named
 //! passes in order (or the whole lowering pipeline), verifying after each, and prints the
-//! result: the statement text (`ir`, the default), or the lowered entry function (or
-//! `--func`) as seed-002 MLIR, MLIR generic form, PTO-ISA C++, or the Rust host body. For a
-//! module of several functions, `pto-mlir` and `cpp` print the whole program (as
-//! `NAME::LOWERED` / `NAME::CPP` of a `#[pto::program]`) unless `--func` names one.
+//! result: the statement text (`ir`, the default), the same module as PyPTO Python (`pypto`,
+//! after the passes that ran), or the lowered entry function (or `--func`) as seed-002 MLIR,
+//! MLIR generic form, PTO-ISA C++, or the Rust host body. For a module of several functions,
+//! `pto-mlir` and `cpp` print the whole program (as `NAME::LOWERED` / `NAME::CPP` of a
+//! `#[pto::program]`) unless `--func` names one.
 
 use std::process::ExitCode;
 
 use pto_ir::{Diagnostics, ProgramModule};
-use pto_lower::passes::{PIPELINE, PassManager, pass_by_name};
+use pto_lower::passes::{PASSES, PIPELINE, PassManager, pass_by_name};
 
 const USAGE: &str = "usage: pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME] \
-                     [--emit=ir|pto-mlir|mlir-generic|cpp|rust]";
+                     [--emit=ir|pypto|pto-mlir|mlir-generic|cpp|rust]";
 
 struct Options {
     file: String,
@@ -44,7 +45,7 @@ fn options(args: &[String]) -> Result<Options, String> {
             s => return Err(format!("unexpected argument `{s}`")),
         }
     }
-    if !["ir", "pto-mlir", "mlir-generic", "cpp", "rust"].contains(&emit.as_str()) {
+    if !["ir", "pypto", "pto-mlir", "mlir-generic", "cpp", "rust"].contains(&emit.as_str()) {
         return Err(format!("unknown --emit value `{emit}`"));
     }
     let file = file.ok_or("no input file")?;
@@ -85,17 +86,16 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
         let pass = pass_by_name(name).ok_or_else(|| {
             Diagnostics::from(pto_ir::Diag::new(
                 pto_ir::SpanId::NONE,
-                format!(
-                    "unknown pass `{name}`; passes: {}, outline-incore",
-                    PIPELINE.join(", ")
-                ),
+                format!("unknown pass `{name}`; passes: {}", PASSES.join(", ")),
             ))
         })?;
         pm.add(pass);
     }
     pm.run(&mut m).map_err(with_source)?;
-    if o.emit == "ir" {
-        return Ok(m.to_string());
+    match o.emit.as_str() {
+        "ir" => return Ok(m.to_string()),
+        "pypto" => return Ok(pto_lower::emit::pypto::emit_pypto(&m)),
+        _ => {}
     }
     let f = match &o.func {
         Some(name) => m.function_by_name(name),

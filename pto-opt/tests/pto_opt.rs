@@ -47,6 +47,11 @@ fn prints_the_parsed_module_and_each_stage() {
         ok && cpp.contains("TLOAD(") && cpp.contains("__global__ AICORE void"),
         "{cpp}"
     );
+    let (ok, py, _) = pto_opt(&[KERNEL, "--emit=pypto"]);
+    assert!(
+        ok && py.contains("@pl.program") && py.contains("pl.load(x_2, [b_7, 0], [1, 128])"),
+        "{py}"
+    );
     let (ok, generic, _) = pto_opt(&[KERNEL, "--emit=mlir-generic"]);
     assert!(ok && generic.contains("\"pto.tile.load\""), "{generic}");
 }

@@ -407,7 +407,6 @@ impl IRBuilder {
 
     /// [`IRBuilder::build_op`] past the conversion of its operands: one copy of the code
     /// for every operand form (arrays of each length, lists) that callers pass.
-    #[inline(never)]
     fn build_op_list(
         &mut self,
         ctx: &mut IRBuilderContext,
@@ -627,18 +626,12 @@ impl IRBuilder {
     }
 }
 
-/// Fails with the diagnostic `f` builds. Out of line and cold: each message is formatted in
-/// its own function, laid out apart from the builder's paths through valid input (a loop's
-/// or an `if`'s closing ran through several KB of interleaved message code).
-#[cold]
-#[inline(never)]
+/// Fails with the diagnostic `f` builds.
 pub(crate) fn fail<T>(f: impl FnOnce() -> Diag) -> Result<T, Diag> {
     Err(f())
 }
 
 /// Why `name` cannot be assigned: no such variable, or (`immutable`) a `let` without `mut`.
-/// Kept out of line, off the assignment's path.
-#[cold]
 fn unassignable(ctx: &IRBuilderContext, name: &str, immutable: bool) -> Diag {
     if immutable {
         Diag::new(

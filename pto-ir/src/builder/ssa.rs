@@ -40,17 +40,8 @@ fn loop_of(b: &Block) -> Option<StmtId> {
     }
 }
 
-/// `a == b` for variable names, settled without calling `memcmp` when the lengths or first
-/// bytes differ (as most names a read is compared with do).
-#[inline]
-fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
-}
-
 impl IRBuilder {
-    /// The current block, or an error when there is no insertion point. Every builder
-    /// call starts here, so the check is inline and the error built out of line.
-    #[inline]
+    /// The current block, or an error when there is no insertion point.
     pub(crate) fn insertion_block(&self, ctx: &IRBuilderContext) -> Result<BlockId, Diag> {
         match ctx.compound {
             Some(b) if self.module.blocks.contains(b) => Ok(b),
@@ -109,7 +100,7 @@ impl IRBuilder {
             if let Some(lp) = loop_of(b)
                 && let Some(state) = ctx.loops.get(lp)
             {
-                if let Some(p) = state.provisionals.iter().find(|p| same_name(&p.name, name)) {
+                if let Some(p) = state.provisionals.iter().find(|p| &*p.name == name) {
                     return Some(p.value);
                 }
                 return self.resolve_through_loops(ctx, lp, parent, name);
@@ -120,7 +111,6 @@ impl IRBuilder {
 
     /// The rest of [`IRBuilder::resolve`]'s walk once it has passed `first`, an open loop
     /// without a provisional of `name`, continuing at `from` (that loop body's parent).
-    #[inline(never)]
     fn resolve_through_loops(
         &mut self,
         ctx: &mut IRBuilderContext,
@@ -143,7 +133,7 @@ impl IRBuilder {
             if let Some(lp) = loop_of(b)
                 && let Some(state) = ctx.loops.get(lp)
             {
-                if let Some(p) = state.provisionals.iter().find(|p| same_name(&p.name, name)) {
+                if let Some(p) = state.provisionals.iter().find(|p| &*p.name == name) {
                     break (p.value, p.value == p.outer, Name::clone(&p.name));
                 }
                 loops.push(lp);
@@ -729,7 +719,6 @@ impl IRBuilder {
 }
 
 /// Why there is no insertion point: a block of another module, or none at all.
-#[cold]
 fn no_insertion_point(ctx: &IRBuilderContext, block: Option<BlockId>) -> Diag {
     match block {
         Some(b) => Diag::new(ctx.span, format!("{b:?} is not a block of this module")),

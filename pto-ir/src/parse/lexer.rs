@@ -367,7 +367,7 @@ fn string(text: &str, start: usize) -> (Tok<'static>, usize) {
 
 /// Escapes a string for printing (the inverse of the lexer's unescaping).
 pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+    let mut out = String::new();
     out.push('"');
     for c in s.chars() {
         match c {

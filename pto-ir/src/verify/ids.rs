@@ -113,13 +113,13 @@ pub(super) fn check(v: &mut Verifier<'_>) -> Option<Walk> {
         v,
         reached: Reached::new(m),
         func: FuncId::new(0),
-        op_order: Vec::with_capacity(m.ops.len()),
+        op_order: Vec::new(),
         defs: Defs::with_len(m.values.len(), None),
         redefined: Vec::new(),
         vis: Visibility::new(m.values.len()),
     };
     let mut funcs = EntitySet::with_len(m.funcs.len());
-    let mut bodies = Vec::with_capacity(m.functions.len());
+    let mut bodies = Vec::new();
     for &f in &m.functions {
         let Some(func) = m.funcs.get(f) else {
             ids.v.error(
@@ -210,7 +210,6 @@ impl Ids<'_, '_> {
         }
     }
 
-    #[cold]
     fn bad(&mut self, at: SpanId, who: &str, id: &str, kind: &str) {
         self.v.error(
             at,
@@ -222,9 +221,6 @@ impl Ids<'_, '_> {
     }
 
     /// Checks a value id, and the first time the value is seen, the values its type names.
-    /// Kept small enough to inline at each use and definition: most values are scalars,
-    /// whose types name nothing.
-    #[inline]
     fn value(&mut self, val: ValueId, at: SpanId, who: Who<'_>) {
         match self.v.m.values.get(val) {
             None => self.bad_value(val, at, who),
@@ -236,13 +232,10 @@ impl Ids<'_, '_> {
         }
     }
 
-    #[cold]
-    #[inline(never)]
     fn bad_value(&mut self, val: ValueId, at: SpanId, who: Who<'_>) {
         self.bad(at, &who(), &format!("{val:?}"), "value");
     }
 
-    #[inline(never)]
     fn type_dims(&mut self, t: &Type, at: SpanId, who: Who<'_>) {
         if matches!(t, Type::Scalar(_)) {
             return;

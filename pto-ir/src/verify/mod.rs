@@ -155,15 +155,11 @@ impl<'a> Verifier<'a> {
     }
 
     /// Records an error.
-    /// (Cold: a valid module records none, and the checks' message code is laid out apart.)
-    #[cold]
     fn push(&mut self, d: Diag) {
         self.diags.push(d);
     }
 
     /// Records an error without notes.
-    /// (Cold: a valid module records none, and the checks' message code is laid out apart.)
-    #[cold]
     fn error(&mut self, at: SpanId, message: impl Into<String>) {
         self.diags.push(Diag::new(at, message));
     }

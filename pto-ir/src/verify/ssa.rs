@@ -106,7 +106,7 @@ impl Visibility {
             values,
             seen: SecondaryMap::with_len(values, Seen::Not),
             // No value is in more than one open scope.
-            in_scope: Vec::with_capacity(values),
+            in_scope: Vec::new(),
             scope_starts: InlineVec::new(),
             misses: Vec::new(),
         }
@@ -152,7 +152,6 @@ impl Visibility {
     }
 
     /// Uses `val` at `at` (out of range, it reads as not defined: the id check fails).
-    #[inline]
     pub fn use_value(&mut self, val: ValueId, at: SpanId, in_type_of: Option<ValueId>) {
         let hidden = match self.seen[val] {
             Seen::Live => return,
@@ -185,8 +184,6 @@ impl Visibility {
 }
 
 /// Reports a use of a value where it is not visible.
-#[cold]
-#[inline(never)]
 fn report_use(v: &mut Verifier<'_>, defs: &Defs, miss: &Miss) {
     let &Miss {
         val,

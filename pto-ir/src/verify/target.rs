@@ -309,9 +309,7 @@ impl Placement {
 }
 
 /// The problem with a tile of `need` bytes (`None`: more than can be addressed) in a buffer
-/// of `cap` bytes on target `target`. Out of line: a valid module never builds one.
-#[cold]
-#[inline(never)]
+/// of `cap` bytes on target `target`.
 fn too_large(
     target: &str,
     tt: &TileType,

@@ -96,8 +96,6 @@ fn well_formed(m: &ProgramModule, t: &Type) -> bool {
 
 /// What is wrong with a type, as phrases that follow a value's name (none exactly when
 /// [`well_formed`] holds).
-#[cold]
-#[inline(never)]
 pub(super) fn problems(m: &ProgramModule, t: &Type) -> Vec<String> {
     let mut out = Vec::new();
     let dtype = |out: &mut Vec<String>, d: crate::DataType| {

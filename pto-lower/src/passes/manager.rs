@@ -7,7 +7,7 @@
 use pto_ir::{Diagnostics, ProgramModule};
 
 use super::Pass;
-use super::{bufferize, canonicalize, events, outline, tile_info};
+use super::{bufferize, canonicalize, events, outline, pipeline, tile_info, views};
 
 /// Runs passes in order.
 pub struct PassManager {
@@ -30,7 +30,8 @@ impl PassManager {
         }
     }
 
-    /// The lowering pipeline: canonicalize, infer tile info, insert events, bufferize.
+    /// The lowering pipeline: canonicalize, canonicalize views, infer tile info, insert events,
+    /// bufferize.
     pub fn lowering_pipeline() -> Self {
         let mut pm = PassManager::new();
         for name in PIPELINE {
@@ -71,23 +72,50 @@ impl PassManager {
 }
 
 /// The pass names of the lowering pipeline, in order.
-pub const PIPELINE: [&str; 4] = [
+pub const PIPELINE: [&str; 5] = [
     "canonicalize",
+    "canonicalize-views",
     "infer-tile-info",
     "insert-events",
     "bufferize",
 ];
 
-/// A pass by its name.
+/// Every pass [`pass_by_name`] knows: the pipeline's, then the optional ones.
+pub const PASSES: [&str; 7] = [
+    "canonicalize",
+    "canonicalize-views",
+    "infer-tile-info",
+    "insert-events",
+    "bufferize",
+    "outline-incore",
+    "software-pipeline",
+];
+
+/// A pass by its name: the pipeline's, and the optional `software-pipeline`.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     Some(match name {
         "canonicalize" => Box::new(canonicalize::Canonicalize),
+        "canonicalize-views" => Box::new(views::CanonicalizeViews),
         "infer-tile-info" => Box::new(tile_info::InferTileInfo),
         "insert-events" => Box::new(events::InsertEvents),
         "bufferize" => Box::new(bufferize::Bufferize),
         // Not in the pipeline: `compile_program` runs it first, so a kernel on its own keeps
         // its scopes (lowered in line).
         "outline-incore" => Box::new(outline::OutlineIncore),
+        "software-pipeline" => Box::new(pipeline::SoftwarePipeline),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_pass_exists_under_its_name() {
+        for name in PASSES {
+            assert_eq!(pass_by_name(name).map(|p| p.name()), Some(name));
+        }
+        assert!(PIPELINE.iter().all(|p| PASSES.contains(p)));
+    }
 }

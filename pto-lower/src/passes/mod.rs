@@ -1,6 +1,7 @@
 //! The passes over PTO-IR that prepare a verified module for lowering (seed 002 section 8),
-//! in pipeline order: [`canonicalize`], [`tile_info`], [`events`], [`bufferize`]; the
-//! [`Pass`] trait they implement and the [`PassManager`] that runs them.
+//! in pipeline order: [`canonicalize`], [`views`], [`tile_info`], [`events`], [`bufferize`]; the optional
+//! [`pipeline`] (software pipelining, run before `insert-events` on request); the [`Pass`]
+//! trait they implement and the [`PassManager`] that runs them.
 
 pub mod bufferize;
 pub mod canonicalize;
@@ -8,7 +9,10 @@ pub mod events;
 mod manager;
 pub mod outline;
 mod pass;
+pub mod pipeline;
+mod rewrite;
 pub mod tile_info;
+pub mod views;
 
-pub use manager::{PIPELINE, PassManager, pass_by_name};
+pub use manager::{PASSES, PIPELINE, PassManager, pass_by_name};
 pub use pass::Pass;
