@@ -81,6 +81,6 @@ class control:
         self.noop()
         return h_46
 
-    @pl.function(type=pl.FunctionType.Orchestration)  # func.kind = data_flow
+    @pl.function(type=pl.FunctionType.Opaque)  # func.kind = data_flow
     def noop(self):
         return
