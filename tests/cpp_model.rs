@@ -43,6 +43,9 @@ mod matmul_splitk;
 #[path = "edge/kernels.rs"]
 mod edge;
 
+#[path = "ops/kernels.rs"]
+mod ops;
+
 #[path = "../pto-lower/tests/cpp/harness.rs"]
 mod harness;
 
@@ -307,6 +310,23 @@ fn kernels() -> Vec<(
                 vec![("M", 64), ("K", 64), ("N", 64)],
                 vec![("M", 70), ("K", 50), ("N", 45)],
             ],
+        ),
+        (
+            "pow_fmod",
+            ops::pow_fmod::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut o: Vec<Tensor<f32>> = (2..5).map(|k| tensor::<f32>(&a[k])).collect();
+                let [p, q, m] = &mut o[..] else {
+                    unreachable!()
+                };
+                ops::pow_fmod(&x, &y, p, q, m)?;
+                for (k, t) in o.iter().enumerate() {
+                    put(&mut a[k + 2], t);
+                }
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
         ),
     ]
 }

@@ -81,7 +81,10 @@ pub fn needs_scratch(class: OpClass, op: pto_ir::Opcode) -> bool {
     class == OpClass::Transpose
         || matches!(
             op,
-            pto_ir::Opcode::TileRowSum | pto_ir::Opcode::TileRowMax | pto_ir::Opcode::TileRowMin
+            pto_ir::Opcode::TileRowSum
+                | pto_ir::Opcode::TileRowMax
+                | pto_ir::Opcode::TileRowMin
+                | pto_ir::Opcode::TilePow
         )
 }
 

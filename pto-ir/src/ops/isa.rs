@@ -48,6 +48,8 @@ isa_ops! {
     TMatmulBias = "TMATMUL_BIAS" "tmatmul_bias"; TMov = "TMOV" "tmov"; TExpandS = "TEXPANDS" "texpands";
     TExtract = "TEXTRACT" "textract"; TInsert = "TINSERT" "tinsert"; TCvt = "TCVT" "tcvt";
     TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore";
+    // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands.
+    TPow = "TPOW" "tpow"; TPowS = "TPOWS" "tpows";
 }
 
 impl Isa {
@@ -68,6 +70,7 @@ impl Isa {
                 | TXor
                 | TShl
                 | TShr
+                | TPow
         )
     }
 
@@ -95,6 +98,7 @@ impl Isa {
                 | TXorS
                 | TShlS
                 | TShrS
+                | TPowS
         )
     }
 
@@ -141,7 +145,7 @@ impl Isa {
     pub fn needs_scratch(self) -> bool {
         matches!(
             self,
-            Isa::TRowSum | Isa::TRowMax | Isa::TRowMin | Isa::TTrans
+            Isa::TRowSum | Isa::TRowMax | Isa::TRowMin | Isa::TTrans | Isa::TPow | Isa::TPowS
         )
     }
 

@@ -230,6 +230,9 @@ op_table! {
     TileXor => "tile" "xor" "OP_XOR" TileBitwise [TXor, TXorS] {B(BitXor)} {Operator("^")} "a ^ b";
     TileShl => "tile" "shl" "OP_SHL" TileBitwise [TShl, TShlS] {B(Shl)} {Operator("<<")} "a << b";
     TileShr => "tile" "shr" "OP_SHR" TileBitwise [TShr, TShrS] {B(Shr)} {Operator(">>")} "a >> b";
+    // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands
+    TilePow => "tile" "pow" "OP_POW" TileBinary [TPow, TPowS] {B(Pow)} {Method("pow")} "a.pow(b)";
+    TileFMod => "tile" "fmod" "OP_FMOD" TileBinary [TFMod, TFModS] {B(Rem)} {Method("fmod")} "a.fmod(b)";
     // Tile unary.
     TileNeg => "tile" "neg" "OP_NEG" TileUnary [TNeg] {U(Neg)} {Operator("-")} "-a";
     TileAbs => "tile" "abs" "OP_ABS" TileUnary [TAbs] {U(Abs)} {Method("abs")} "a.abs()";

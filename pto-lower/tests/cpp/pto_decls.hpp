@@ -410,6 +410,23 @@ template <typename T> T rem_(T a, T b) {
     return T(x);
   }
 }
+// TPOW: integers wrap and a negative exponent truncates 1 / a^-b (only 1 and -1 survive);
+// floats are C's `pow` (the semantics module's `pow`).
+template <typename T> T pow_(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>) {
+      if (b < 0) return a == T(1) ? T(1) : a == T(-1) ? (b % 2 == 0 ? T(1) : a) : T(0);
+    }
+    T acc = T(1), base = a;
+    for (auto e = std::make_unsigned_t<T>(b); e > 0; e >>= 1) {
+      if (e & 1) acc = wrap_mul(acc, base);
+      base = wrap_mul(base, base);
+    }
+    return acc;
+  } else {
+    return T(std::pow(float(a), float(b)));
+  }
+}
 template <typename T> T max_(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     return a > b ? a : b;
@@ -525,6 +542,33 @@ RecordEvent TDIVS(D& dst, typename S::DType k, S& src, E&...) {
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TDIVS: row-major Vec tiles");
   model::each(dst, [&](int64_t i, int64_t j) { return model::div_(k, src.at(i, j)); });
+  return {};
+}
+
+// TPOW / TPOWS (docs/isa/TPOW.md): `(dst, base, exp, tmp)` and `(dst, base, k, tmp)`, Vec
+// tiles of one dtype and a scratch tile; the destination's valid region is the domain.
+template <typename D, typename A, typename B, typename Tmp, typename... E>
+  requires is_tile<B>::value
+RecordEvent TPOW(D& dst, A& a, B& b, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,
+                "TPOW: row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
+                "TPOW: one dtype");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TPOW: tmp is a Vec tile");
+  if (model::overlap(tmp, a) || model::overlap(tmp, b) || model::overlap(tmp, dst)) model::fail("TPOW: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::pow_(a.at(i, j), b.at(i, j)); });
+  model::clobber(tmp);
+  return {};
+}
+template <typename D, typename A, typename Tmp, typename... E>
+RecordEvent TPOWS(D& dst, A& a, typename D::DType k, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A>, "TPOWS: row-major Vec tiles");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TPOWS: tmp is a Vec tile");
+  if (model::overlap(tmp, a) || model::overlap(tmp, dst)) model::fail("TPOWS: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::pow_(typename D::DType(a.at(i, j)), k); });
+  model::clobber(tmp);
   return {};
 }
 

@@ -45,6 +45,7 @@ fn elementwise_name(isa: Isa) -> Option<(Import, &'static str)> {
         TMin | TMinS => (Element, "min"),
         TRem | TRemS => (Element, "floor_mod"),
         TFMod | TFModS => (Element, "rem"),
+        TPow | TPowS => (Element, "pow"),
         TAnd | TAndS => (Int, "and"),
         TOr | TOrS => (Int, "or"),
         TXor | TXorS => (Int, "xor"),
