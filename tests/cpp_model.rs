@@ -40,6 +40,10 @@ mod matmul;
 #[path = "../examples/matmul_splitk.rs"]
 mod matmul_splitk;
 
+#[allow(dead_code)]
+#[path = "../examples/clamp_relu.rs"]
+mod clamp_relu;
+
 #[path = "edge/kernels.rs"]
 mod edge;
 
@@ -324,6 +328,41 @@ fn kernels() -> Vec<(
                 for (k, t) in o.iter().enumerate() {
                     put(&mut a[k + 2], t);
                 }
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
+            "masks",
+            ops::masks::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut o: Vec<Tensor<f32>> = (2..5).map(|k| tensor::<f32>(&a[k])).collect();
+                let [l, c, p] = &mut o[..] else {
+                    unreachable!()
+                };
+                ops::masks(&x, &y, l, c, p)?;
+                for (k, t) in o.iter().enumerate() {
+                    put(&mut a[k + 2], t);
+                }
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
+            "clamp_relu",
+            clamp_relu::clamp_relu::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (alpha, lo, hi) = (
+                    scalar(&a[1]) as f32,
+                    scalar(&a[2]) as f32,
+                    scalar(&a[3]) as f32,
+                );
+                let (mut l, mut c) = (tensor::<f32>(&a[4]), tensor::<f32>(&a[5]));
+                clamp_relu::clamp_relu(&x, alpha, lo, hi, &mut l, &mut c)?;
+                put(&mut a[4], &l);
+                put(&mut a[5], &c);
                 Ok(())
             },
             vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],

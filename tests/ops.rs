@@ -96,3 +96,72 @@ fn pow_and_fmod_match_rust() {
         }
     }
 }
+
+#[test]
+fn compare_and_select_match_rust() {
+    for (r, c) in SIZES {
+        let mut x = values(r * c, (r * 5 + c) as u64, -3.0, 3.0);
+        let y = values(r * c, (r * 3 + c) as u64, -3.0, 3.0);
+        // Some equal pairs and a NaN, which compares false (and unequal).
+        for i in (0..r * c).step_by(7) {
+            x[i] = y[i];
+        }
+        x[1] = f32::NAN;
+        let (xt, yt) = (
+            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
+            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
+        );
+        let mut outs: Vec<Tensor<f32>> = (0..3).map(|_| Tensor::zeros([r, c])).collect();
+        let [l, k, p] = &mut outs[..] else {
+            unreachable!()
+        };
+        kernels::masks(&xt, &yt, l, k, p).unwrap();
+        let what = format!("{r} x {c}");
+        let want_l: Vec<f32> = x
+            .iter()
+            .map(|&a| if a > 0.0 { a } else { a * 0.1 })
+            .collect();
+        let want_k: Vec<f32> = x
+            .iter()
+            .map(|&a| {
+                let sign = if a >= 0.0 { 1.0 } else { -1.0 };
+                if !(a < -1.0 || a >= 1.0) { a } else { sign }
+            })
+            .collect();
+        let want_p: Vec<f32> = x
+            .iter()
+            .zip(&y)
+            .map(|(&a, &b)| if a == b || (a > b && a <= 2.0) { a } else { b })
+            .collect();
+        same(l.as_slice(), &want_l, &format!("leaky relu {what}"));
+        same(k.as_slice(), &want_k, &format!("clamp {what}"));
+        same(p.as_slice(), &want_p, &format!("picked {what}"));
+        let f = DataType::Fp32;
+        let zero = vec![0.0; r * c];
+        let got = interp(
+            &kernels::masks::program(),
+            vec![
+                arg(f, &f64s(&x), [r, c]),
+                arg(f, &f64s(&y), [r, c]),
+                arg(f, &zero, [r, c]),
+                arg(f, &zero, [r, c]),
+                arg(f, &zero, [r, c]),
+            ],
+        );
+        for (k, t) in [&*l, &*k, &*p].into_iter().enumerate() {
+            let by_interp: Vec<f32> = got[k + 2].iter().map(|&v| v as f32).collect();
+            same(
+                &by_interp,
+                t.as_slice(),
+                &format!("interpreter output {k} at {what}"),
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "prints the kernels' IR and C++ for the guide"]
+fn print_ops_text() {
+    println!("{}", kernels::masks::IR);
+    println!("{}", kernels::masks::CPP);
+}

@@ -39,6 +39,7 @@ mod memory;
 mod movement;
 mod reduce;
 mod scalar_ops;
+mod select;
 mod sync;
 
 pub use convert::*;
@@ -50,6 +51,7 @@ pub use memory::*;
 pub use movement::*;
 pub use reduce::*;
 pub use scalar_ops::*;
+pub use select::*;
 pub use sync::*;
 
 /// `dst[i][j] = f(src[i][j])` over the top-left `vr x vc` region.

@@ -24,3 +24,28 @@ pub fn pow_fmod(
         }
     }
 }
+
+/// Compare and select: a leaky ReLU (`x > 0 ? x : 0.1 x`), a clamp to `[-1, 1]` built
+/// from masks combined with `|` and `!`, and `x` where it equals `y` or lies in
+/// `(y, 2]` (`&`), `y` elsewhere.
+#[pto::kernel]
+pub fn masks(
+    x: &Tensor<f32, R, C>,
+    y: &Tensor<f32, R, C>,
+    #[out] leaky: &mut Tensor<f32, R, C>,
+    #[out] clamped: &mut Tensor<f32, R, C>,
+    #[out] picked: &mut Tensor<f32, R, C>,
+) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            leaky.store([r, c], a.gt(0.0).select(a, a * 0.1));
+            let outside: Tile<bool, 16, 64> = a.lt(-1.0) | a.ge(1.0);
+            let sign = a.ge(0.0).select(Tile::<f32, 16, 64>::full(1.0), -1.0);
+            clamped.store([r, c], (!outside).select(a, sign));
+            let m = a.eq(b) | (a.gt(b) & a.le(2.0));
+            picked.store([r, c], m.select(a, b));
+        }
+    }
+}

@@ -50,6 +50,7 @@ isa_ops! {
     TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore";
     // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands.
     TPow = "TPOW" "tpow"; TPowS = "TPOWS" "tpows";
+    TCmp = "TCMP" "tcmp"; TCmpS = "TCMPS" "tcmps"; TSel = "TSEL" "tsel"; TSelS = "TSELS" "tsels";
 }
 
 impl Isa {
@@ -145,7 +146,14 @@ impl Isa {
     pub fn needs_scratch(self) -> bool {
         matches!(
             self,
-            Isa::TRowSum | Isa::TRowMax | Isa::TRowMin | Isa::TTrans | Isa::TPow | Isa::TPowS
+            Isa::TRowSum
+                | Isa::TRowMax
+                | Isa::TRowMin
+                | Isa::TTrans
+                | Isa::TPow
+                | Isa::TPowS
+                | Isa::TSel
+                | Isa::TSelS
         )
     }
 

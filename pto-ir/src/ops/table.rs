@@ -52,6 +52,11 @@ pub enum OpClass {
     TileNot,
     /// Tile conversion to attribute `dtype` (optional `round`).
     TileCast,
+    /// Elementwise comparison of two numeric tiles of one shape and dtype, or of a tile and
+    /// a scalar, giving a mask (`tile<.., bool>`).
+    TileCompare,
+    /// `select(mask, a, b)`: `a` where the mask is set, `b` (a tile or a scalar) elsewhere.
+    Select,
     /// `R x C -> R x 1`.
     RowReduce,
     /// `R x C -> 1 x C`.
@@ -233,6 +238,13 @@ op_table! {
     // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands
     TilePow => "tile" "pow" "OP_POW" TileBinary [TPow, TPowS] {B(Pow)} {Method("pow")} "a.pow(b)";
     TileFMod => "tile" "fmod" "OP_FMOD" TileBinary [TFMod, TFModS] {B(Rem)} {Method("fmod")} "a.fmod(b)";
+    TileEq => "tile" "eq" "OP_EQ" TileCompare [TCmp, TCmpS] {C(Eq)} {Method("eq")} "a.eq(b)";
+    TileNe => "tile" "ne" "OP_NE" TileCompare [TCmp, TCmpS] {C(Ne)} {Method("ne")} "a.ne(b)";
+    TileLt => "tile" "lt" "OP_LT" TileCompare [TCmp, TCmpS] {C(Lt)} {Method("lt")} "a.lt(b)";
+    TileLe => "tile" "le" "OP_LE" TileCompare [TCmp, TCmpS] {C(Le)} {Method("le")} "a.le(b)";
+    TileGt => "tile" "gt" "OP_GT" TileCompare [TCmp, TCmpS] {C(Gt)} {Method("gt")} "a.gt(b)";
+    TileGe => "tile" "ge" "OP_GE" TileCompare [TCmp, TCmpS] {C(Ge)} {Method("ge")} "a.ge(b)";
+    TileSelect => "tile" "select" "OP_SEL" Select [TSel, TSelS] {Sem::Select} {Method("select")} "m.select(a, b)";
     // Tile unary.
     TileNeg => "tile" "neg" "OP_NEG" TileUnary [TNeg] {U(Neg)} {Operator("-")} "-a";
     TileAbs => "tile" "abs" "OP_ABS" TileUnary [TAbs] {U(Abs)} {Method("abs")} "a.abs()";
@@ -328,6 +340,15 @@ impl Opcode {
             Sem::Unary(k) => d.is_float() || (d.is_int() && k.on_ints()),
             _ => true,
         };
+        // Masks (`bool` tiles) combine with `&`, `|`, `^` and `!`.
+        if d == DataType::Bool
+            && matches!(
+                self,
+                Opcode::TileAnd | Opcode::TileOr | Opcode::TileXor | Opcode::TileNot
+            )
+        {
+            return true;
+        }
         by_sem
             && match self.class() {
                 OpClass::ScalarBitwise
@@ -343,7 +364,9 @@ impl Opcode {
                 | OpClass::TensorBinary
                 | OpClass::TensorUnary
                 | OpClass::RowReduce
-                | OpClass::ColReduce => numeric,
+                | OpClass::ColReduce
+                | OpClass::TileCompare
+                | OpClass::Select => numeric,
                 _ => d.is_concrete(),
             }
     }

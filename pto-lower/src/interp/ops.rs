@@ -10,6 +10,8 @@ use pto_ir::sem::{self, Binary, Sem, Value};
 use super::num::{self, RoundMode};
 use super::{HostScalar, HostTensor, HostTile, InterpError, ScalarValue, flat_index, shape_str};
 
+mod mask;
+
 type R<T> = Result<T, InterpError>;
 
 fn err<T>(msg: impl Into<String>) -> R<T> {
@@ -365,6 +367,8 @@ impl<'m> Interp<'m> {
             OpClass::TileBinary | OpClass::TileBitwise => {
                 self.tile_binary(fr, op).map(|t| vec![Rt::Tile(t)])
             }
+            OpClass::TileCompare => self.tile_compare(fr, op).map(|t| vec![Rt::Tile(t)]),
+            OpClass::Select => self.select(fr, op).map(|t| vec![Rt::Tile(t)]),
             OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
                 let src = self.tile(fr, self.operand(op, 0)?)?;
                 let mut out = blank_tile(src.dtype, src.shape.clone(), src.valid.clone());

@@ -572,6 +572,102 @@ RecordEvent TPOWS(D& dst, A& a, typename D::DType k, Tmp& tmp, E&...) {
   return {};
 }
 
+// Masks (pto-isa.md 6.2 / 6.4: TCMP, TCMPS, TSEL, TSELS). A mask is a packed bit tile of
+// uint8_t: row i holds the flag of column j in bit j % 8 of byte j / 8 (from its first
+// byte; the rest of the row is padding). TCMP / TCMPS write the flags over the source's
+// valid region; TSEL / TSELS read them over the destination's. A2A3 compares int32, half
+// and float only (TCmp.hpp); TSEL selects 2- and 4-byte elements on A2A3, 1 to 8 bytes on
+// A5 (TSel.hpp). The other tile instructions treat a mask as bytes (TAND / TOR / TXOR /
+// TNOT combine masks bitwise).
+enum class CmpMode { EQ, NE, LT, LE, GT, GE };
+namespace model {
+template <typename T> bool holds(CmpMode mode, T a, T b) {
+  using F = std::conditional_t<std::is_integral_v<T>, T, float>;
+  const F x = F(a), y = F(b);
+  switch (mode) {
+    case CmpMode::EQ: return x == y;
+    case CmpMode::NE: return x != y;
+    case CmpMode::LT: return x < y;
+    case CmpMode::LE: return x <= y;
+    case CmpMode::GT: return x > y;
+    default: return x >= y;
+  }
+}
+template <typename M> void set_flag(M& mask, int64_t i, int64_t j, bool v) {
+  uint8_t& byte = mask.at(i, j / 8);
+  byte = uint8_t(v ? byte | (1u << (j % 8)) : byte & ~(1u << (j % 8)));
+}
+template <typename M> bool flag(const M& mask, int64_t i, int64_t j) { return (mask.at(i, j / 8) >> (j % 8)) & 1u; }
+template <typename M, typename S> void check_mask() {
+  static_assert(vec_row_major<M> && std::is_same_v<typename M::DType, uint8_t>, "a mask is a row-major Vec tile of uint8_t");
+  static_assert(M::Rows_ >= S::Rows_ && M::Cols_ * 8 >= S::Cols_, "the mask has a bit per element");
+}
+template <typename T> constexpr bool cmp_dtype() {
+#if defined(PTO_TARGET_A2A3)
+  return std::is_same_v<T, int32_t> || std::is_same_v<T, half> || std::is_same_v<T, float>;
+#else
+  return sizeof(T) <= 8;
+#endif
+}
+template <typename T> constexpr bool sel_dtype() {
+#if defined(PTO_TARGET_A2A3)
+  return sizeof(T) == 2 || sizeof(T) == 4;
+#else
+  return sizeof(T) <= 8;
+#endif
+}
+}  // namespace model
+template <typename M, typename A, typename B, typename... E>
+  requires is_tile<B>::value
+RecordEvent TCMP(M& mask, A& a, B& b, CmpMode mode, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, A>();
+  static_assert(model::vec_row_major<A> && model::vec_row_major<B> && std::is_same_v<typename A::DType, typename B::DType>,
+                "TCMP: row-major Vec sources of one dtype");
+  static_assert(model::cmp_dtype<typename A::DType>(), "TCMP: A2A3 compares int32_t, half and float");
+  if (a.GetValidRow() != b.GetValidRow() || a.GetValidCol() != b.GetValidCol()) model::fail("TCMP: source valid regions differ");
+  for (int64_t i = 0; i < a.GetValidRow(); ++i)
+    for (int64_t j = 0; j < a.GetValidCol(); ++j) model::set_flag(mask, i, j, model::holds(mode, a.at(i, j), b.at(i, j)));
+  return {};
+}
+template <typename M, typename A, typename... E>
+RecordEvent TCMPS(M& mask, A& a, typename A::DType k, CmpMode mode, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, A>();
+  static_assert(model::vec_row_major<A>, "TCMPS: a row-major Vec source");
+  static_assert(model::cmp_dtype<typename A::DType>(), "TCMPS: A2A3 compares int32_t, half and float");
+  for (int64_t i = 0; i < a.GetValidRow(); ++i)
+    for (int64_t j = 0; j < a.GetValidCol(); ++j) model::set_flag(mask, i, j, model::holds(mode, a.at(i, j), k));
+  return {};
+}
+template <typename D, typename M, typename A, typename B, typename Tmp, typename... E>
+  requires is_tile<B>::value
+RecordEvent TSEL(D& dst, M& mask, A& a, B& b, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, D>();
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>, "TSEL: row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
+                "TSEL: one dtype");
+  static_assert(model::sel_dtype<typename D::DType>(), "TSEL: A2A3 selects 2- and 4-byte elements");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TSEL: tmp is a Vec tile");
+  if (model::overlap(tmp, mask) || model::overlap(tmp, dst)) model::fail("TSEL: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::flag(mask, i, j) ? a.at(i, j) : b.at(i, j); });
+  model::clobber(tmp);
+  return {};
+}
+template <typename D, typename M, typename A, typename Tmp, typename... E>
+RecordEvent TSELS(D& dst, M& mask, A& a, Tmp& tmp, typename A::DType k, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, D>();
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A>, "TSELS: row-major Vec tiles");
+  static_assert(model::sel_dtype<typename D::DType>(), "TSELS: A2A3 selects 2- and 4-byte elements");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TSELS: tmp is a Vec tile");
+  if (model::overlap(tmp, mask) || model::overlap(tmp, dst)) model::fail("TSELS: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::flag(mask, i, j) ? a.at(i, j) : k; });
+  model::clobber(tmp);
+  return {};
+}
+
 // TEXPANDS (pto-isa.md 6.4, 9.7): fills a Vec tile's valid region or a whole Mat tile; not
 // an Acc tile (an accumulator starts from TMATMUL).
 template <typename D, typename... E> RecordEvent TEXPANDS(D& dst, typename D::DType k, E&...) {

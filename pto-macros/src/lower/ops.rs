@@ -162,10 +162,14 @@ fn tile_method_arity(row: &OpInfo) -> Option<usize> {
         | OpClass::RowReduce
         | OpClass::ColReduce
         | OpClass::Transpose => Some(0),
-        OpClass::TileBinary | OpClass::TileBitwise => Some(1),
+        OpClass::TileBinary | OpClass::TileBitwise | OpClass::TileCompare => Some(1),
+        OpClass::Select => Some(2),
         _ => None,
     }
 }
+
+/// Why a mask (`Tile<bool, R, C>`) cannot be used as a number, for messages.
+pub(super) const MASK_NOT_A_NUMBER: &str = "a mask (`Tile<bool, R, C>`, from a comparison such as `a.gt(b)`) is not a number; pick values with it (`m.select(a, b)`) or combine masks with `&`, `|`, `^`, `!`";
 
 /// The op a tile method of the op table builds, and its number of arguments.
 pub(super) fn table_tile_method(name: &str) -> Option<(Opcode, usize)> {

@@ -140,6 +140,7 @@ impl<'a> Writer<'a> {
                             }
                             Arg::Tile(TileRef::Param(_)) => return None,
                             Arg::Scalar(_) | Arg::Imm(_) => {}
+                            Arg::Cmp(_) => return None,
                         }
                     }
                     let arity_ok = match args.len() {
@@ -334,6 +335,8 @@ impl<'a> Writer<'a> {
                     Arg::Tile(TileRef::Param(_)) => {}
                     Arg::Scalar(v) => self.put_scalar_as(v, dtype, true),
                     Arg::Imm(x) => self.put_lit(Constant::Double(x), dtype, true),
+                    // Not in a chain (`elementwise_name`).
+                    Arg::Cmp(_) => {}
                 }
             }
             self.put("); ");
