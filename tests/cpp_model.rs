@@ -367,6 +367,22 @@ fn kernels() -> Vec<(
             },
             vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
         ),
+        (
+            "products",
+            ops::products::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (mut rows, mut cols) = (tensor::<f32>(&a[1]), tensor::<f32>(&a[2]));
+                let (mut amax, mut amin) = (tensor::<i32>(&a[3]), tensor::<i32>(&a[4]));
+                ops::products(&x, &mut rows, &mut cols, &mut amax, &mut amin)?;
+                put(&mut a[1], &rows);
+                put(&mut a[2], &cols);
+                put(&mut a[3], &amax);
+                put(&mut a[4], &amin);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
+        ),
     ]
 }
 

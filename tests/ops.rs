@@ -165,3 +165,89 @@ fn print_ops_text() {
     println!("{}", kernels::masks::IR);
     println!("{}", kernels::masks::CPP);
 }
+
+#[test]
+fn products_arg_reductions_and_expands_match_rust() {
+    for (r, c) in [(32, 64), (37, 50), (5, 64), (16, 1)] {
+        let mut x = values(r * c, (r * 13 + c) as u64, 0.5, 1.5);
+        // Ties (the first index wins) and NaNs (never win; an all-NaN row gives 0).
+        if c > 3 {
+            x[2] = x[0]
+                .max(x[1])
+                .max(x[3..c].iter().copied().fold(f32::MIN, f32::max));
+            x[3] = x[2];
+            x[c + 1] = f32::NAN;
+        }
+        if r > 2 {
+            for v in &mut x[2 * c..3 * c] {
+                *v = f32::NAN;
+            }
+        }
+        let xt = Tensor::from_vec(x.clone(), [r, c]).unwrap();
+        let mut rows = Tensor::<f32>::zeros([r, c]);
+        let mut cols = Tensor::<f32>::zeros([r, c]);
+        let mut amax = Tensor::<i32>::zeros([r, 1]);
+        let mut amin = Tensor::<i32>::zeros([r, 1]);
+        kernels::products(&xt, &mut rows, &mut cols, &mut amax, &mut amin).unwrap();
+        let what = format!("{r} x {c}");
+        let row = |i: usize| &x[i * c..(i + 1) * c];
+        let first_best = |i: usize, better: fn(f32, f32) -> bool| {
+            let mut at = 0;
+            for (j, &v) in row(i).iter().enumerate() {
+                if better(v, row(i)[at]) || (row(i)[at].is_nan() && !v.is_nan()) {
+                    at = j;
+                }
+            }
+            at as i32
+        };
+        let mut want_rows = vec![0.0; r * c];
+        let mut want_cols = vec![0.0; r * c];
+        for i in 0..r {
+            let p = row(i).iter().fold(1.0f32, |a, &v| a * v);
+            want_rows[i * c..(i + 1) * c].fill(p);
+            let block = i / 16 * 16;
+            for j in 0..c {
+                want_cols[i * c + j] =
+                    (block..(block + 16).min(r)).fold(1.0f32, |a, k| a * x[k * c + j]);
+            }
+        }
+        let want_max: Vec<i32> = (0..r).map(|i| first_best(i, |v, b| v > b)).collect();
+        let want_min: Vec<i32> = (0..r).map(|i| first_best(i, |v, b| v < b)).collect();
+        same(rows.as_slice(), &want_rows, &format!("row_prod {what}"));
+        same(cols.as_slice(), &want_cols, &format!("col_prod {what}"));
+        assert_eq!(amax.as_slice(), want_max, "row_argmax {what}");
+        assert_eq!(amin.as_slice(), want_min, "row_argmin {what}");
+        if r > 2 {
+            assert_eq!(
+                (amax.as_slice()[2], amin.as_slice()[2]),
+                (0, 0),
+                "all-NaN row"
+            );
+        }
+        let (f, i) = (DataType::Fp32, DataType::Int32);
+        let got = interp(
+            &kernels::products::program(),
+            vec![
+                arg(f, &f64s(&x), [r, c]),
+                arg(f, &vec![0.0; r * c], [r, c]),
+                arg(f, &vec![0.0; r * c], [r, c]),
+                arg(i, &vec![0.0; r], [r, 1]),
+                arg(i, &vec![0.0; r], [r, 1]),
+            ],
+        );
+        let as_f32 = |k: usize| got[k].iter().map(|&v| v as f32).collect::<Vec<_>>();
+        let as_i32 = |k: usize| got[k].iter().map(|&v| v as i32).collect::<Vec<_>>();
+        same(
+            &as_f32(1),
+            rows.as_slice(),
+            &format!("interpreter row_prod {what}"),
+        );
+        same(
+            &as_f32(2),
+            cols.as_slice(),
+            &format!("interpreter col_prod {what}"),
+        );
+        assert_eq!(as_i32(3), amax.as_slice(), "interpreter row_argmax {what}");
+        assert_eq!(as_i32(4), amin.as_slice(), "interpreter row_argmin {what}");
+    }
+}

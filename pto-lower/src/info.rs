@@ -85,6 +85,10 @@ pub fn needs_scratch(class: OpClass, op: pto_ir::Opcode) -> bool {
                 | pto_ir::Opcode::TileRowMax
                 | pto_ir::Opcode::TileRowMin
                 | pto_ir::Opcode::TilePow
+                | pto_ir::Opcode::TileSelect
+                | pto_ir::Opcode::TileRowProd
+                | pto_ir::Opcode::TileRowArgMax
+                | pto_ir::Opcode::TileRowArgMin
         )
 }
 

@@ -30,6 +30,7 @@
 //! Synchronisation (`set_flag`, `wait_flag`, `pipe_barrier`) is a no-op on the CPU, where
 //! every instruction completes before the next one starts.
 
+mod argreduce;
 mod convert;
 mod elementwise;
 mod expand;
@@ -42,6 +43,7 @@ mod scalar_ops;
 mod select;
 mod sync;
 
+pub use argreduce::*;
 pub use convert::*;
 pub use elementwise::*;
 pub use expand::*;

@@ -49,3 +49,22 @@ pub fn masks(
         }
     }
 }
+
+/// Row and column products and arg-reductions of `x`'s 16 x 64 tiles (`C <= 64`), each
+/// broadcast back to the tile with the explicit `row_expand` / `col_expand`.
+#[pto::kernel]
+pub fn products(
+    x: &Tensor<f32, R, C>,
+    #[out] rows: &mut Tensor<f32, R, C>,
+    #[out] cols: &mut Tensor<f32, R, C>,
+    #[out] argmax: &mut Tensor<i32, R, 1>,
+    #[out] argmin: &mut Tensor<i32, R, 1>,
+) {
+    for r in (0..R).step_by(16) {
+        let t = x.load::<16, 64>([r, 0]);
+        rows.store([r, 0], t.row_prod().row_expand::<64>());
+        cols.store([r, 0], t.col_prod().col_expand::<16>());
+        argmax.store([r, 0], t.row_argmax());
+        argmin.store([r, 0], t.row_argmin());
+    }
+}

@@ -345,6 +345,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
         OpClass::TileCompare => tile_compare(cx),
         OpClass::Select => select(cx),
         OpClass::RowReduce | OpClass::ColReduce => reduce(cx),
+        OpClass::RowArgReduce => arg_reduce(cx),
         OpClass::RowExpand | OpClass::ColExpand => expand(cx),
         OpClass::Transpose => transpose(cx),
         OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => matmul(cx),
@@ -666,6 +667,28 @@ fn reduce(cx: &Cx<'_>) -> R<ResultTypes> {
             memref: None,
         }
     }))
+}
+
+/// `row_argmax` / `row_argmin`: the `int32` column index of each row's extremum, over the
+/// valid region.
+#[inline(never)]
+fn arg_reduce(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    if !t.dtype.is_numeric() {
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` needs a numeric tile, found {}",
+                cx.name(),
+                cx.show(cx.ty(0))
+            ))
+        });
+    }
+    one_tile(
+        DataType::Int32,
+        pair(t.shape[0], 1),
+        pair(t.valid[0], Dim::Const(1)),
+    )
 }
 
 /// Row and column broadcasts.

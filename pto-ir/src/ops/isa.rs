@@ -50,6 +50,8 @@ isa_ops! {
     TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore";
     // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands.
     TPow = "TPOW" "tpow"; TPowS = "TPOWS" "tpows";
+    TRowProd = "TROWPROD" "trowprod"; TColProd = "TCOLPROD" "tcolprod";
+    TRowArgMax = "TROWARGMAX" "trowargmax"; TRowArgMin = "TROWARGMIN" "trowargmin";
     TCmp = "TCMP" "tcmp"; TCmpS = "TCMPS" "tcmps"; TSel = "TSEL" "tsel"; TSelS = "TSELS" "tsels";
 }
 
@@ -137,7 +139,16 @@ impl Isa {
         use Isa::*;
         matches!(
             self,
-            TRowSum | TRowMax | TRowMin | TColSum | TColMax | TColMin
+            TRowSum
+                | TRowMax
+                | TRowMin
+                | TColSum
+                | TColMax
+                | TColMin
+                | TRowProd
+                | TColProd
+                | TRowArgMax
+                | TRowArgMin
         )
     }
 
@@ -154,6 +165,9 @@ impl Isa {
                 | Isa::TPowS
                 | Isa::TSel
                 | Isa::TSelS
+                | Isa::TRowProd
+                | Isa::TRowArgMax
+                | Isa::TRowArgMin
         )
     }
 

@@ -61,6 +61,8 @@ pub enum OpClass {
     RowReduce,
     /// `R x C -> 1 x C`.
     ColReduce,
+    /// `R x C -> R x 1` `int32` column indices of each row's extremum.
+    RowArgReduce,
     /// `R x 1 -> R x C` with attribute `shape`.
     RowExpand,
     /// `1 x C -> R x C` with attribute `shape`.
@@ -245,6 +247,10 @@ op_table! {
     TileGt => "tile" "gt" "OP_GT" TileCompare [TCmp, TCmpS] {C(Gt)} {Method("gt")} "a.gt(b)";
     TileGe => "tile" "ge" "OP_GE" TileCompare [TCmp, TCmpS] {C(Ge)} {Method("ge")} "a.ge(b)";
     TileSelect => "tile" "select" "OP_SEL" Select [TSel, TSelS] {Sem::Select} {Method("select")} "m.select(a, b)";
+    TileRowProd => "tile" "row_prod" "OP_ROW_PROD" RowReduce [TRowProd] {Sem::None} {Method("row_prod")} "a.row_prod()";
+    TileColProd => "tile" "col_prod" "OP_COL_PROD" ColReduce [TColProd] {Sem::None} {Method("col_prod")} "a.col_prod()";
+    TileRowArgMax => "tile" "row_argmax" "OP_ROW_ARGMAX" RowArgReduce [TRowArgMax] {Sem::None} {Method("row_argmax")} "a.row_argmax()";
+    TileRowArgMin => "tile" "row_argmin" "OP_ROW_ARGMIN" RowArgReduce [TRowArgMin] {Sem::None} {Method("row_argmin")} "a.row_argmin()";
     // Tile unary.
     TileNeg => "tile" "neg" "OP_NEG" TileUnary [TNeg] {U(Neg)} {Operator("-")} "-a";
     TileAbs => "tile" "abs" "OP_ABS" TileUnary [TAbs] {U(Abs)} {Method("abs")} "a.abs()";
@@ -263,8 +269,8 @@ op_table! {
     TileColSum => "tile" "col_sum" "OP_COL_SUM" ColReduce [TColSum] {Sem::None} {Method("col_sum")} "a.col_sum()";
     TileColMax => "tile" "col_max" "OP_COL_MAX" ColReduce [TColMax] {Sem::None} {Method("col_max")} "a.col_max()";
     TileColMin => "tile" "col_min" "OP_COL_MIN" ColReduce [TColMin] {Sem::None} {Method("col_min")} "a.col_min()";
-    TileRowExpand => "tile" "row_expand" "OP_ROW_EXPAND" RowExpand [TRowExpand] {Sem::None} {Method("row_expand")} "a.row_expand::<R, C>()";
-    TileColExpand => "tile" "col_expand" "OP_COL_EXPAND" ColExpand [TColExpand] {Sem::None} {Method("col_expand")} "a.col_expand::<R, C>()";
+    TileRowExpand => "tile" "row_expand" "OP_ROW_EXPAND" RowExpand [TRowExpand] {Sem::None} {Method("row_expand")} "a.row_expand::<C>()";
+    TileColExpand => "tile" "col_expand" "OP_COL_EXPAND" ColExpand [TColExpand] {Sem::None} {Method("col_expand")} "a.col_expand::<R>()";
     TileTranspose => "tile" "transpose" "OP_TRANSPOSE" Transpose [TTrans] {Sem::None} {Method("transpose")} "a.transpose()";
     // Matrix.
     TileMatmul => "tile" "matmul" "OP_MATMUL" Matmul [TMatmul] {Sem::None} {Function("matmul")} "matmul(a, b)";
@@ -366,7 +372,8 @@ impl Opcode {
                 | OpClass::RowReduce
                 | OpClass::ColReduce
                 | OpClass::TileCompare
-                | OpClass::Select => numeric,
+                | OpClass::Select
+                | OpClass::RowArgReduce => numeric,
                 _ => d.is_concrete(),
             }
     }

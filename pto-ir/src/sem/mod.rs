@@ -13,6 +13,7 @@
 //!
 //! The op table names each op's meaning with a [`Sem`] value.
 
+pub mod arg;
 pub mod convert;
 mod float;
 mod int;

@@ -625,7 +625,7 @@ impl<'a> Lowerer<'a> {
                 };
                 out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(rm), Arg::Tile(ra), alt]) });
             }
-            OpClass::RowReduce | OpClass::ColReduce | OpClass::Transpose => {
+            OpClass::RowReduce | OpClass::ColReduce | OpClass::RowArgReduce | OpClass::Transpose => {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 match isa_at(0) {

@@ -759,7 +759,39 @@ template <typename D, typename S, typename... E> RecordEvent TMOV(D& dst, S& src
 PTO_ROWRED(TROWSUM, T(0), model::wrap_add(acc, x))
 PTO_ROWRED(TROWMAX, T(0), model::max_(acc, x))
 PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x))
+PTO_ROWRED(TROWPROD, T(0), model::wrap_mul(acc, x))
 #undef PTO_ROWRED
+
+// TROWARGMAX / TROWARGMIN (docs/isa/TROWARGMAX.md): `(dst, src, tmp)`, dst an int32 (or
+// uint32) index per row, src a row-major Vec tile, tmp scratch. The first index wins a tie
+// and a NaN never wins (an all-NaN row gives 0), the rule pto-rs defines
+// (`pto_ir::sem::arg`).
+#define PTO_ROWARG(NAME, BETTER)                                                                \
+  template <typename D, typename S, typename Tmp, typename... E>                                \
+  RecordEvent NAME(D& dst, S& src, Tmp& tmp, E&...) {                                           \
+    PTO_EVENTS(E);                                                                              \
+    static_assert(model::vec_row_major<S>, #NAME ": the source must be a row-major Vec tile"); \
+    static_assert(D::Loc_ == TileType::Vec && (D::isRowMajor || D::Cols_ == 1),                 \
+                  #NAME ": the destination is row-major or one column");                       \
+    static_assert(std::is_same_v<typename D::DType, int32_t> || std::is_same_v<typename D::DType, uint32_t>, \
+                  #NAME ": the index tile is int32_t or uint32_t");                            \
+    static_assert(Tmp::Loc_ == TileType::Vec, #NAME ": tmp is a Vec tile");                    \
+    if (model::overlap(tmp, src) || model::overlap(tmp, dst)) model::fail(#NAME ": tmp overlaps an operand"); \
+    if (dst.GetValidRow() != src.GetValidRow()) model::fail(#NAME ": dst and src valid rows differ"); \
+    for (int64_t i = 0; i < dst.GetValidRow(); ++i) {                                           \
+      int64_t at = 0;                                                                           \
+      for (int64_t j = 1; j < src.GetValidCol(); ++j) {                                         \
+        const auto x = src.at(i, j), b = src.at(i, at);                                         \
+        if (BETTER) at = j;                                                                     \
+      }                                                                                         \
+      dst.at(i, 0) = typename D::DType(at);                                                     \
+    }                                                                                           \
+    model::clobber(tmp);                                                                        \
+    return {};                                                                                  \
+  }
+PTO_ROWARG(TROWARGMAX, (x > b || (b != b && x == x)))
+PTO_ROWARG(TROWARGMIN, (x < b || (b != b && x == x)))
+#undef PTO_ROWARG
 
 // Column reductions (pto-isa.md 9.4): `(dst, src)`, and TCOLSUM also `(dst, src, tmp,
 // isBinary)`.
@@ -783,6 +815,7 @@ PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x))
 PTO_COLRED(TCOLSUM, model::wrap_add(acc, x))
 PTO_COLRED(TCOLMAX, model::max_(acc, x))
 PTO_COLRED(TCOLMIN, model::min_(acc, x))
+PTO_COLRED(TCOLPROD, model::wrap_mul(acc, x))
 #undef PTO_COLRED
 template <typename D, typename S, typename Tmp, typename... E>
   requires is_tile<Tmp>::value

@@ -1,7 +1,8 @@
 //! Method calls (tensor, tile, scalar) and function calls.
 
 use pto_ir::{
-    Attr, Attrs, Constant, DataType, Direction, InlineVec, Name, Opcode, SpanId, ValueId, ValueList,
+    Attr, Attrs, Constant, DataType, Direction, InlineVec, Name, Opcode, SpanId, Type, ValueId,
+    ValueList,
 };
 use quote::ToTokens;
 use syn::{Expr, ExprCall, ExprMethodCall, GenericArgument, Ident};
@@ -275,6 +276,48 @@ impl<'k> Lower<'k, '_> {
                     ("round", Attr::Ident(mode.word().into())),
                 ]);
                 self.build(span, Opcode::TileCast, [t], attrs)
+            }
+            "row_expand" | "col_expand" => {
+                let row = name == "row_expand";
+                let usage = if row {
+                    "a.row_expand::<C>()"
+                } else {
+                    "a.col_expand::<R>()"
+                };
+                let Some(tf) = &m.turbofish else {
+                    return self.err(&m.method, format!("write the size to expand to: `{usage}`"));
+                };
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let size = self.sizes(&args, tf);
+                self.arity(&m.method, n, 0, &usage)?;
+                let size = size?;
+                let (Some(&k), 1) = (size.first(), size.len()) else {
+                    return self.err(tf, format!("`{usage}` takes one size"));
+                };
+                let Type::Tile(src) = self.ty(t) else {
+                    return Err(Poison);
+                };
+                // The other extent is the source's (`R x 1 -> R x C`, `1 x C -> R x C`);
+                // the verifier checks the source's shape.
+                let shape = match (row, src.shape.as_slice()) {
+                    (true, [r, _]) => [*r, k],
+                    (false, [_, c]) => [k, *c],
+                    _ => {
+                        return self.err(
+                            &m.method,
+                            format!(
+                                "`{usage}` expands a rank-2 tile, found {}",
+                                self.show(self.ty(t))
+                            ),
+                        );
+                    }
+                };
+                let op = if row {
+                    Opcode::TileRowExpand
+                } else {
+                    Opcode::TileColExpand
+                };
+                self.build(span, op, [t], Attrs::of([("shape", Attr::ints(&shape))]))
             }
             "extract" => {
                 let Some(tf) = &m.turbofish else {

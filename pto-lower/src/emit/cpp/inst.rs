@@ -107,8 +107,10 @@ impl Writer<'_> {
                 let b = b?;
                 (min(&a.0, &b.0), min(&a.1, &b.1))
             }
-            TRowSum | TRowMax | TRowMin => (a.0.clone(), "1".into()),
-            TColSum | TColMax | TColMin => ("1".into(), a.1.clone()),
+            TRowSum | TRowMax | TRowMin | TRowProd | TRowArgMax | TRowArgMin => {
+                (a.0.clone(), "1".into())
+            }
+            TColSum | TColMax | TColMin | TColProd => ("1".into(), a.1.clone()),
             TRowExpand => (a.0.clone(), own(1)),
             TColExpand => (own(0), a.1.clone()),
             TRowExpandAdd | TRowExpandSub | TRowExpandMul | TRowExpandDiv | TRowExpandMax
