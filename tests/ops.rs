@@ -164,6 +164,7 @@ fn compare_and_select_match_rust() {
 fn print_ops_text() {
     println!("{}", kernels::masks::IR);
     println!("{}", kernels::masks::CPP);
+    println!("{}", kernels::products::IR);
 }
 
 #[test]
@@ -249,5 +250,20 @@ fn products_arg_reductions_and_expands_match_rust() {
         );
         assert_eq!(as_i32(3), amax.as_slice(), "interpreter row_argmax {what}");
         assert_eq!(as_i32(4), amin.as_slice(), "interpreter row_argmin {what}");
+    }
+}
+
+#[test]
+fn a_mask_of_a_narrow_tile_matches_rust() {
+    for r in [16, 40] {
+        let x = values(r * 16, r as u64, -2.0, 2.0);
+        let xt = Tensor::from_vec(x.clone(), [r, 16]).unwrap();
+        let mut y = Tensor::<f32>::zeros([r, 16]);
+        kernels::narrow_abs(&xt, &mut y).unwrap();
+        let want: Vec<f32> = x
+            .iter()
+            .map(|v| if *v < 0.0 { 0.0 - v } else { *v })
+            .collect();
+        same(y.as_slice(), &want, &format!("narrow abs {r} x 16"));
     }
 }

@@ -68,3 +68,13 @@ pub fn products(
         argmin.store([r, 0], t.row_argmin());
     }
 }
+
+/// `|x|` through a mask of 16-column tiles (a mask row of 16 bits, padded to 32 bytes in
+/// the C++).
+#[pto::kernel]
+pub fn narrow_abs(x: &Tensor<f32, R, 16>, #[out] y: &mut Tensor<f32, R, 16>) {
+    for r in (0..R).step_by(16) {
+        let t = x.load::<16, 16>([r, 0]);
+        y.store([r, 0], t.lt(0.0).select(0.0 - t, t));
+    }
+}

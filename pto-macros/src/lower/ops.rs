@@ -185,7 +185,7 @@ pub(super) fn tile_methods() -> String {
     let mut out = String::new();
     for row in OPS {
         if tile_method_arity(row).is_some() || row.opcode == Opcode::TileCast {
-            let text = row.surface.strip_prefix("a.").unwrap_or(row.surface);
+            let text = row.surface.split_once('.').map_or(row.surface, |(_, m)| m);
             out.push_str(text);
             out.push_str(", ");
         }
