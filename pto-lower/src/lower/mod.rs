@@ -565,6 +565,30 @@ impl<'a> Lowerer<'a> {
         }
         let class = op.opcode.class();
         let res = op.results.first().copied();
+        // A mask is a packed bit tile in the C++: only the instructions that know that layout
+        // (compare, select, the bitwise ones, moves) may touch one.
+        let is_mask = |v: &ValueId| {
+            m.values[*v]
+                .ty
+                .as_tile()
+                .is_some_and(|t| t.dtype == DataType::Bool)
+        };
+        let mask_ok = matches!(
+            op.opcode,
+            Opcode::TileAnd | Opcode::TileOr | Opcode::TileXor | Opcode::TileNot | Opcode::TileMove
+        ) || matches!(
+            class,
+            OpClass::TileCompare | OpClass::Select | OpClass::Valid
+        );
+        if !mask_ok && (op.operands.iter().any(is_mask) || op.results.iter().any(is_mask)) {
+            self.err(
+                at,
+                format!(
+                    "`{}` cannot take or give a mask (a tile of bool)",
+                    op.opcode
+                ),
+            );
+        }
         let dst = |me: &mut Self| res.map(|r| me.slot(r, at)).unwrap_or(TileId(0));
         let isa_at = |k: usize| op.opcode.info().isa.get(k).copied();
         match class {
