@@ -124,8 +124,11 @@ fn compare_and_select_match_rust() {
         let want_k: Vec<f32> = x
             .iter()
             .map(|&a| {
+                // The kernel's mask in Rust: a NaN is not outside (`contains` would say it is).
+                #[allow(clippy::manual_range_contains)]
+                let outside = a < -1.0 || a >= 1.0;
                 let sign = if a >= 0.0 { 1.0 } else { -1.0 };
-                if !(a < -1.0 || a >= 1.0) { a } else { sign }
+                if !outside { a } else { sign }
             })
             .collect();
         let want_p: Vec<f32> = x
