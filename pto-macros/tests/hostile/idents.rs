@@ -29,7 +29,10 @@ fn bool_tensors_and_tiles_are_compile_errors() {
     let unsupported = "tensors and tiles of `bool` are not supported";
     for (src, want) in [
         ("pub fn t(x: &Tensor<bool, 16, 32>) { }", unsupported),
-        ("pub fn t(#[out] x: &mut Tile<bool, 16, 32>) { }", unsupported),
+        (
+            "pub fn t(#[out] x: &mut Tile<bool, 16, 32>) { }",
+            unsupported,
+        ),
         (
             "pub fn t(#[out] y: &mut Tensor<f32, 16, 32>) { let m = Tile::<bool, 16, 32>::zeros(); }",
             "comes from a comparison",
