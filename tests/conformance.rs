@@ -251,10 +251,10 @@ macro_rules! floats {
 fn tile_ops_agree_for_every_dtype_and_shape() {
     let n = ints!(i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u8 => UInt8, u16 => UInt16, u32 => UInt32, u64 => UInt64)
         + floats!(f16 => Fp16, bf16 => Bf16, f32 => Fp32, f64 => Fp64);
-    // 4 cases per (op form, dtype). Integers: 8 arithmetic ops and 5 bitwise ones, each
-    // tile-tile and tile-scalar, and 4 unary (neg abs relu not) = 30 forms; floats: 8 x 2
-    // and 8 unary = 24 forms.
-    assert_eq!(n, 4 * (8 * 30 + 4 * 24), "cases run");
+    // 4 cases per (op form, dtype). Integers: 10 arithmetic ops (pow and fmod included)
+    // and 5 bitwise ones, each tile-tile and tile-scalar, and 4 unary (neg abs relu not) =
+    // 34 forms; floats: 10 x 2 and 8 unary = 28 forms.
+    assert_eq!(n, 4 * (8 * 34 + 4 * 28), "cases run");
 }
 
 // ----- scalars: constant folding, interpreter, runtime element functions -----
@@ -497,4 +497,130 @@ fn casts_agree_for_every_dtype_pair_and_rounding() {
     );
     // 144 pairs x 8 roundings (none named, and the 7 modes) x 2 valid regions.
     assert_eq!(n, 144 * 8 * 2);
+}
+
+// ----- masks: compare then select, every comparison x dtype x tile case -----
+
+/// IR text of `o = select(cmp(a, b), a, b)`, or `select(cmp(a, k), a, -k)` with a constant
+/// `k`, on `R x C` tiles narrowed to `valid`.
+fn mask_module(
+    op: Opcode,
+    d: DataType,
+    shape: (usize, usize),
+    valid: (usize, usize),
+    scalar: bool,
+) -> String {
+    let (r, c) = shape;
+    let dt = d.name();
+    let ten = format!("tensor<[{r}, {c}], {dt}>");
+    let full = format!("tile<[{r}, {c}], [{r}, {c}], {dt}>");
+    let tv = format!("tile<[{}, {}], [{r}, {c}], {dt}>", valid.0, valid.1);
+    let mv = format!("tile<[{}, {}], [{r}, {c}], bool>", valid.0, valid.1);
+    let (k, alt) = if d.is_float() {
+        ("1.25", "-1.25")
+    } else {
+        ("3", "7")
+    };
+    let name = op.full_name();
+    let mut body = format!(
+        "      %a_4 = tile.load %x_1 : ({ten}) -> {full} {{shape=[{r}, {c}], offset=[0, 0]}}\n      %b_5 = tile.load %y_2 : ({ten}) -> {full} {{shape=[{r}, {c}], offset=[0, 0]}}\n      %m_6 = {} : int64\n      %n_7 = {} : int64\n      %av_8 = tile.valid %a_4, %m_6, %n_7 : ({full}, int64, int64) -> {tv}\n      %bv_9 = tile.valid %b_5, %m_6, %n_7 : ({full}, int64, int64) -> {tv}\n",
+        valid.0, valid.1
+    );
+    body += &if scalar {
+        format!(
+            "      %k_11 = {k} : {dt}\n      %j_12 = {alt} : {dt}\n      %c_10 = {name} %av_8, %k_11 : ({tv}, {dt}) -> {mv}\n      %r_13 = tile.select %c_10, %av_8, %j_12 : ({mv}, {tv}, {dt}) -> {tv}\n"
+        )
+    } else {
+        format!(
+            "      %c_10 = {name} %av_8, %bv_9 : ({tv}, {tv}) -> {mv}\n      %r_13 = tile.select %c_10, %av_8, %bv_9 : ({mv}, {tv}, {tv}) -> {tv}\n"
+        )
+    };
+    body += &format!("      tile.store %r_13, %o_3 : ({tv}, {ten}) -> () {{offset=[0, 0]}}\n");
+    format!(
+        "program.module @c {{\n  program.entry @k\n  func.func @k(%x_1: {ten} #in, %y_2: {ten} #in, %o_3: {ten} #out) {{\n    statement.op {{\n{body}    }}\n    statement.return\n  }}\n}}\n"
+    )
+}
+
+/// Every comparison on `T` for one tile case, tile-tile and tile-scalar, through
+/// `tcmp` / `tcmps` and `tsel` / `tsels` against the interpreter; returns the cases run.
+fn mask_ops<T: Element, const R: usize, const C: usize>(d: DataType, case: Case) -> usize {
+    let x = values(d, R * C, 1);
+    let mut y = values(d, R * C, 2);
+    // Equal pairs, so `eq` / `le` / `ge` hold somewhere.
+    for i in (0..R * C).step_by(3) {
+        y[i] = x[i];
+    }
+    let tile = |v: &[f64]| {
+        let t: Vec<T> = v.iter().map(|&e| T::from_f64(e)).collect();
+        Tile::<T, R, C>::from_slice(&t)
+            .unwrap()
+            .with_valid(case.valid.0, case.valid.1)
+            .unwrap()
+    };
+    let (a, b) = (tile(&x), tile(&y));
+    let (k, alt) = if d.is_float() {
+        (T::from_f64(1.25), T::from_f64(-1.25))
+    } else {
+        (T::from_f64(3.0), T::from_f64(7.0))
+    };
+    let mut n = 0;
+    for row in OPS.iter().filter(|r| r.class == OpClass::TileCompare) {
+        let Sem::Compare(mode) = row.sem else {
+            panic!("{}: a comparison without a comparison", row.opcode)
+        };
+        for scalar in [false, true] {
+            let mut m = Tile::<u8, R, C>::zeros();
+            let mut got = Tile::<T, R, C>::zeros();
+            if scalar {
+                isa::tcmps(&mut m, &a, k, mode);
+                isa::tsels(&mut got, &m, &a, alt);
+            } else {
+                isa::tcmp(&mut m, &a, &b, mode);
+                isa::tsel(&mut got, &m, &a, &b);
+            }
+            let what = format!("{} (scalar: {scalar}) on {d}, {}", row.opcode, case.name);
+            assert_eq!(got.valid(), case.valid, "{what}: valid region");
+            let host_v: Vec<f64> = got.to_vec().iter().map(|e| e.to_f64()).collect();
+            let text = mask_module(row.opcode, d, (R, C), case.valid, scalar);
+            let interp_v = interpret(&text, d, (R, C), case.valid, &x, &y);
+            for (i, (h, v)) in host_v.iter().zip(&interp_v).enumerate() {
+                assert!(
+                    same(*h, *v),
+                    "{what}: element {i}: host {h} vs interpreter {v}"
+                );
+            }
+            n += 1;
+        }
+    }
+    n
+}
+
+fn mask_cases<T: Element>(d: DataType) -> usize {
+    let full = Case {
+        name: "full 4 x 32",
+        valid: (4, 32),
+    };
+    let ragged = Case {
+        name: "ragged 3 x 21 of 4 x 32",
+        valid: (3, 21),
+    };
+    mask_ops::<T, 4, 32>(d, full) + mask_ops::<T, 4, 32>(d, ragged)
+}
+
+#[test]
+fn masks_agree_for_every_dtype_and_shape() {
+    let n = mask_cases::<i8>(DataType::Int8)
+        + mask_cases::<i16>(DataType::Int16)
+        + mask_cases::<i32>(DataType::Int32)
+        + mask_cases::<i64>(DataType::Int64)
+        + mask_cases::<u8>(DataType::UInt8)
+        + mask_cases::<u16>(DataType::UInt16)
+        + mask_cases::<u32>(DataType::UInt32)
+        + mask_cases::<u64>(DataType::UInt64)
+        + mask_cases::<f16>(DataType::Fp16)
+        + mask_cases::<bf16>(DataType::Bf16)
+        + mask_cases::<f32>(DataType::Fp32)
+        + mask_cases::<f64>(DataType::Fp64);
+    // 6 comparisons x {tile, scalar} x {full, ragged} x 12 dtypes.
+    assert_eq!(n, 6 * 2 * 2 * 12, "cases run");
 }

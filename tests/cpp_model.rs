@@ -44,8 +44,15 @@ mod matmul_splitk;
 #[path = "../examples/program.rs"]
 mod program;
 
+#[allow(dead_code)]
+#[path = "../examples/clamp_relu.rs"]
+mod clamp_relu;
+
 #[path = "edge/kernels.rs"]
 mod edge;
+
+#[path = "ops/kernels.rs"]
+mod ops;
 
 #[path = "../pto-lower/tests/cpp/harness.rs"]
 mod harness;
@@ -334,6 +341,85 @@ fn kernels() -> Vec<(
                 vec![("M", 64), ("K", 64), ("N", 64)],
                 vec![("M", 70), ("K", 50), ("N", 45)],
             ],
+        ),
+        (
+            "pow_fmod",
+            ops::pow_fmod::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut o: Vec<Tensor<f32>> = (2..5).map(|k| tensor::<f32>(&a[k])).collect();
+                let [p, q, m] = &mut o[..] else {
+                    unreachable!()
+                };
+                ops::pow_fmod(&x, &y, p, q, m)?;
+                for (k, t) in o.iter().enumerate() {
+                    put(&mut a[k + 2], t);
+                }
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
+            "masks",
+            ops::masks::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut o: Vec<Tensor<f32>> = (2..5).map(|k| tensor::<f32>(&a[k])).collect();
+                let [l, c, p] = &mut o[..] else {
+                    unreachable!()
+                };
+                ops::masks(&x, &y, l, c, p)?;
+                for (k, t) in o.iter().enumerate() {
+                    put(&mut a[k + 2], t);
+                }
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
+            "clamp_relu",
+            clamp_relu::clamp_relu::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (alpha, lo, hi) = (
+                    scalar(&a[1]) as f32,
+                    scalar(&a[2]) as f32,
+                    scalar(&a[3]) as f32,
+                );
+                let (mut l, mut c) = (tensor::<f32>(&a[4]), tensor::<f32>(&a[5]));
+                clamp_relu::clamp_relu(&x, alpha, lo, hi, &mut l, &mut c)?;
+                put(&mut a[4], &l);
+                put(&mut a[5], &c);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
+            "products",
+            ops::products::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (mut rows, mut cols) = (tensor::<f32>(&a[1]), tensor::<f32>(&a[2]));
+                let (mut amax, mut amin) = (tensor::<i32>(&a[3]), tensor::<i32>(&a[4]));
+                ops::products(&x, &mut rows, &mut cols, &mut amax, &mut amin)?;
+                put(&mut a[1], &rows);
+                put(&mut a[2], &cols);
+                put(&mut a[3], &amax);
+                put(&mut a[4], &amin);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
+        ),
+        (
+            "narrow_abs",
+            ops::narrow_abs::program(),
+            |a| {
+                let (x, mut y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                ops::narrow_abs(&x, &mut y)?;
+                put(&mut a[1], &y);
+                Ok(())
+            },
+            vec![vec![("R", 32)], vec![("R", 37)]],
         ),
     ]
 }

@@ -50,6 +50,10 @@ mod matmul_splitk;
 #[path = "../examples/program.rs"]
 mod program;
 
+#[allow(dead_code)]
+#[path = "../examples/clamp_relu.rs"]
+mod clamp_relu;
+
 /// Runs an example's `check` and asserts every outcome is within its tolerance.
 macro_rules! within_tolerance {
     ($check:expr) => {{
@@ -101,6 +105,13 @@ fn row_softmax_at_three_sizes() {
 fn reductions_at_three_sizes() {
     for (rows, cols) in [(32, 64), (33, 10), (100, 63)] {
         within_tolerance!(reductions::check(rows, cols));
+    }
+}
+
+#[test]
+fn clamp_relu_at_three_sizes() {
+    for (rows, cols) in [(32, 128), (5, 1), (37, 100)] {
+        within_tolerance!(clamp_relu::check(rows, cols));
     }
 }
 
@@ -311,6 +322,29 @@ fn broadcast_agrees() {
         let args = interpret(&broadcast::broadcast::program(), vec![hx, hv, hc, hs]);
         agree("x - rowmax(x)", &c, &args[2], 0.0);
         agree("x * v", &s, &args[3], 0.0);
+    }
+}
+
+#[test]
+fn clamp_relu_agrees() {
+    for (rows, cols) in [(17, 90), (32, 128)] {
+        let (x, hx) = input(values(rows * cols, 14), &[rows, cols], DataType::Fp32);
+        let (mut l, hl) = zeros::<f32>(&[rows, cols], DataType::Fp32);
+        let (mut c, hc) = zeros::<f32>(&[rows, cols], DataType::Fp32);
+        clamp_relu::clamp_relu(&x, 0.1, -0.5, 0.5, &mut l, &mut c).expect("runs");
+        let args = interpret(
+            &clamp_relu::clamp_relu::program(),
+            vec![
+                hx,
+                HostValue::f32(0.1),
+                HostValue::f32(-0.5),
+                HostValue::f32(0.5),
+                hl,
+                hc,
+            ],
+        );
+        agree("leaky relu", &l, &args[4], 0.0);
+        agree("clamp", &c, &args[5], 0.0);
     }
 }
 

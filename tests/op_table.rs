@@ -105,7 +105,7 @@ fn every_elementwise_op_means_something_for_every_dtype_it_accepts() {
                 Sem::Unary(k) => sem::unary(k, d, x).is_some(),
                 Sem::Compare(k) => sem::compare(k, x, y).is_some(),
                 Sem::Cast => sem::cast(x, d, DataType::Fp32, sem::RoundMode::CastRint).is_some(),
-                Sem::Logic(_) | Sem::None => true,
+                Sem::Logic(_) | Sem::Select | Sem::None => true,
             };
             assert!(
                 ok,

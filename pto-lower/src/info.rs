@@ -66,7 +66,7 @@ pub fn scratch_bytes(m: &ProgramModule, f: pto_ir::FuncId) -> u64 {
         };
         for &o in ops {
             let op = &m.ops[o];
-            if needs_scratch(op.opcode.class(), op.opcode)
+            if needs_scratch(op.opcode)
                 && let Some(&a) = op.operands.first()
             {
                 need = need.max(tile_bytes(&m.values[a].ty));
@@ -76,13 +76,10 @@ pub fn scratch_bytes(m: &ProgramModule, f: pto_ir::FuncId) -> u64 {
     need
 }
 
-/// Whether an op's instruction takes a scratch tile of its source's type.
-pub fn needs_scratch(class: OpClass, op: pto_ir::Opcode) -> bool {
-    class == OpClass::Transpose
-        || matches!(
-            op,
-            pto_ir::Opcode::TileRowSum | pto_ir::Opcode::TileRowMax | pto_ir::Opcode::TileRowMin
-        )
+/// Whether an op's instruction takes a scratch tile of its source's type: the op table's
+/// instructions say (`Isa::needs_scratch`, the one list).
+pub fn needs_scratch(op: pto_ir::Opcode) -> bool {
+    op.info().isa.iter().any(|i| i.needs_scratch())
 }
 
 /// Records the location of a tile value (keeping any address it has).

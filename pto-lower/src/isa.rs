@@ -78,6 +78,8 @@ pub enum Arg {
     Scalar(ValueId),
     /// An immediate the lowering introduced (`-1` of `s - a`).
     Imm(f64),
+    /// The comparison of a `TCMP` / `TCMPS` (pto-isa's `CmpMode`).
+    Cmp(pto_ir::sem::Compare),
 }
 
 /// The sources of an [`Inst::Op`] in PTO order, stored in line (an instruction takes at

@@ -188,6 +188,14 @@ binary_op!(
     Element::rem,
     "TFMOD"
 );
+binary_op!(
+    Element,
+    tpow,
+    tpow_inplace,
+    tpow_inplace_rev,
+    Element::pow,
+    "TPOW"
+);
 binary_op!(Int, tand, tand_inplace, Int::and, "TAND");
 binary_op!(Int, tor, tor_inplace, Int::or, "TOR");
 binary_op!(Int, txor, txor_inplace, Int::xor, "TXOR");

@@ -30,6 +30,7 @@
 //! Synchronisation (`set_flag`, `wait_flag`, `pipe_barrier`) is a no-op on the CPU, where
 //! every instruction completes before the next one starts.
 
+mod argreduce;
 mod convert;
 mod elementwise;
 mod expand;
@@ -39,8 +40,10 @@ mod memory;
 mod movement;
 mod reduce;
 mod scalar_ops;
+mod select;
 mod sync;
 
+pub use argreduce::*;
 pub use convert::*;
 pub use elementwise::*;
 pub use expand::*;
@@ -50,6 +53,7 @@ pub use memory::*;
 pub use movement::*;
 pub use reduce::*;
 pub use scalar_ops::*;
+pub use select::*;
 pub use sync::*;
 
 /// `dst[i][j] = f(src[i][j])` over the top-left `vr x vc` region.

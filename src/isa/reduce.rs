@@ -114,6 +114,25 @@ pub fn trowmin<T: Element, const R: usize, const C: usize>(
     row_reduce(dst, src, |s| s.iter().fold(T::HIGHEST, |a, &x| a.min(x)));
 }
 
+/// `TROWPROD`: `dst[i, 0] = prod_j src[i, j]` over `src`'s valid region, left to right
+/// (wrapping for integers).
+#[inline]
+pub fn trowprod<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tile<T, R, 1>,
+    src: &Tile<T, R, C>,
+) {
+    row_reduce(dst, src, |s| s.iter().fold(T::ONE, |a, &x| a.mul(x)));
+}
+
+/// `TCOLPROD`: `dst[0, j] = prod_i src[i, j]` over `src`'s valid region, top to bottom.
+#[inline]
+pub fn tcolprod<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tile<T, 1, C>,
+    src: &Tile<T, R, C>,
+) {
+    col_reduce(dst, src, T::ONE, T::mul);
+}
+
 /// `TCOLSUM`: `dst[0, j] = sum_i src[i, j]` over `src`'s valid region.
 #[inline]
 pub fn tcolsum<T: Element, const R: usize, const C: usize>(

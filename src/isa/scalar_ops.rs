@@ -98,6 +98,7 @@ scalar_op!(
     Element::rem,
     "TFMODS"
 );
+scalar_op!(Element, tpows, tpows_inplace, Element::pow, "TPOWS");
 scalar_op!(Int, tands, tands_inplace, Int::and, "TANDS");
 scalar_op!(Int, tors, tors_inplace, Int::or, "TORS");
 scalar_op!(Int, txors, txors_inplace, Int::xor, "TXORS");

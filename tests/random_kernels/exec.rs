@@ -536,6 +536,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     TMin => isa::tmin(d, &x, &y),
                     TRem => isa::trem(d, &x, &y),
                     TFMod => isa::tfmod(d, &x, &y),
+                    TPow => isa::tpow(d, &x, &y),
                     _ if T::special(op, d, &x, Some(&y), T::ZERO) => {}
                     _ => return Err(format!("binary {} not supported", op.name())),
                 }
@@ -551,6 +552,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     TMinS => isa::tmins(d, &x, k),
                     TRemS => isa::trems(d, &x, k),
                     TFModS => isa::tfmods(d, &x, k),
+                    TPowS => isa::tpows(d, &x, k),
                     _ if T::special(op, d, &x, None, k) => {}
                     _ => return Err(format!("tile-scalar {} not supported", op.name())),
                 }

@@ -342,7 +342,10 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
         OpClass::TileBinary | OpClass::TileBitwise => tile_binary(cx),
         OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => tile_unary(cx),
         OpClass::TileCast => tile_cast(cx),
+        OpClass::TileCompare => tile_compare(cx),
+        OpClass::Select => select(cx),
         OpClass::RowReduce | OpClass::ColReduce => reduce(cx),
+        OpClass::RowArgReduce => arg_reduce(cx),
         OpClass::RowExpand | OpClass::ColExpand => expand(cx),
         OpClass::Transpose => transpose(cx),
         OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => matmul(cx),
@@ -456,7 +459,8 @@ fn tile_unary(cx: &Cx<'_>) -> R<ResultTypes> {
     let ok = match op.class() {
         OpClass::TileUnary => t.dtype.is_numeric(),
         OpClass::TileUnaryFloat => t.dtype.is_float(),
-        _ => t.dtype.is_int(),
+        // `!` on a mask, as on a Rust `bool`.
+        _ => t.dtype.is_int() || t.dtype == DataType::Bool,
     };
     if !ok {
         let want = match op.class() {
@@ -485,6 +489,12 @@ fn tile_cast(cx: &Cx<'_>) -> R<ResultTypes> {
     if !to.is_concrete() || to == DataType::Bool {
         return fail(|| InferError::new(format!("cannot convert a tile to {to}")));
     }
+    if t.dtype == DataType::Bool {
+        return fail(|| {
+            InferError::new("a mask (a tile of bool) is not a number and has no conversion")
+                .note("pick values with the mask instead: `m.select(a, b)`")
+        });
+    }
     if let Some(r) = attrs.get("round") {
         let ok = r
             .as_ident()
@@ -501,6 +511,135 @@ fn tile_cast(cx: &Cx<'_>) -> R<ResultTypes> {
     let mut out = t.clone();
     out.dtype = to;
     one(Type::Tile(out))
+}
+
+/// A mask from comparing two tiles of one shape and dtype, or a tile and a scalar; it is
+/// valid where both operands are.
+#[inline(never)]
+fn tile_compare(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(2)?;
+    let mask = |t: &TileType, valid: Extents| {
+        one_tile(DataType::Bool, Shape::copied_from(&t.shape), valid)
+    };
+    let numeric = |t: &TileType, ty: &Type| -> R<()> {
+        if t.dtype.is_numeric() {
+            Ok(())
+        } else {
+            fail(|| {
+                InferError::new(format!(
+                    "`{}` compares numbers, found {}",
+                    cx.name(),
+                    cx.show(ty)
+                ))
+            })
+        }
+    };
+    match (cx.ty(0), cx.ty(1)) {
+        (Type::Tile(a), Type::Tile(b)) => {
+            numeric(a, cx.ty(0))?;
+            if a.dtype != b.dtype || a.shape != b.shape {
+                return fail(|| {
+                    InferError::new(format!(
+                        "`{}` compares tiles of one shape and dtype, found {} and {}",
+                        cx.name(),
+                        cx.show(cx.ty(0)),
+                        cx.show(cx.ty(1))
+                    ))
+                    .note("compare with a scalar, or convert one operand with `.cast::<T>()`")
+                });
+            }
+            let valid = a
+                .valid
+                .iter()
+                .zip(&b.valid)
+                .map(|(x, y)| meet(*x, *y))
+                .collect();
+            mask(a, valid)
+        }
+        (Type::Tile(a), Type::Scalar(s)) | (Type::Scalar(s), Type::Tile(a)) => {
+            let tile = if matches!(cx.ty(0), Type::Tile(_)) {
+                cx.ty(0)
+            } else {
+                cx.ty(1)
+            };
+            numeric(a, tile)?;
+            if !s.is_numeric() {
+                return fail(|| {
+                    InferError::new(format!(
+                        "`{}` cannot compare {} tile with {} scalar",
+                        cx.name(),
+                        article(a.dtype),
+                        article(*s)
+                    ))
+                });
+            }
+            mask(a, a.valid.clone())
+        }
+        (a, b) => fail(|| {
+            InferError::new(format!(
+                "`{}` needs a tile operand, found {} and {}",
+                cx.name(),
+                cx.show(a),
+                cx.show(b)
+            ))
+        }),
+    }
+}
+
+/// `select(mask, a, b)`: a mask and a numeric tile of its shape, and a tile of `a`'s type
+/// or a scalar; the result has `a`'s dtype and is valid where the mask and the tiles are.
+#[inline(never)]
+fn select(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(3)?;
+    let m = cx.tile(0)?;
+    if m.dtype != DataType::Bool {
+        return fail(|| {
+            InferError::new(format!(
+                "`tile.select` needs a mask (a tile of bool) first, found {}",
+                cx.show(cx.ty(0))
+            ))
+            .note("a mask comes from a comparison: `a.gt(b)`, `a.eq(0.0)`, ...")
+        });
+    }
+    let a = cx.tile(1)?;
+    if !a.dtype.is_numeric() || a.shape != m.shape {
+        return fail(|| {
+            InferError::new(format!(
+                "`tile.select` picks between numeric tiles of the mask's shape {}, found {}",
+                shape_x(&m.shape),
+                cx.show(cx.ty(1))
+            ))
+        });
+    }
+    let mut valid: Extents = m
+        .valid
+        .iter()
+        .zip(&a.valid)
+        .map(|(x, y)| meet(*x, *y))
+        .collect();
+    match cx.ty(2) {
+        Type::Tile(b) if b.dtype == a.dtype && b.shape == a.shape => {
+            valid = valid
+                .iter()
+                .zip(&b.valid)
+                .map(|(x, y)| meet(*x, *y))
+                .collect();
+        }
+        Type::Scalar(s) if s.is_numeric() => {}
+        other => {
+            return fail(|| {
+                InferError::new(format!(
+                    "`tile.select` alternatives differ: {} and {}",
+                    cx.show(cx.ty(1)),
+                    cx.show(other)
+                ))
+                .note(
+                    "the second alternative is a tile of the first's shape and dtype, or a scalar",
+                )
+            });
+        }
+    }
+    one_tile(a.dtype, Shape::copied_from(&a.shape), valid)
 }
 
 /// Row and column reductions.
@@ -528,6 +667,28 @@ fn reduce(cx: &Cx<'_>) -> R<ResultTypes> {
             memref: None,
         }
     }))
+}
+
+/// `row_argmax` / `row_argmin`: the `int32` column index of each row's extremum, over the
+/// valid region.
+#[inline(never)]
+fn arg_reduce(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    if !t.dtype.is_numeric() {
+        return fail(|| {
+            InferError::new(format!(
+                "`{}` needs a numeric tile, found {}",
+                cx.name(),
+                cx.show(cx.ty(0))
+            ))
+        });
+    }
+    one_tile(
+        DataType::Int32,
+        pair(t.shape[0], 1),
+        pair(t.valid[0], Dim::Const(1)),
+    )
 }
 
 /// Row and column broadcasts.
@@ -755,6 +916,15 @@ fn store(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
     let t = cx.tile(0)?;
     let dst = cx.tensor(1)?;
+    if t.dtype == DataType::Bool {
+        return fail(|| {
+            InferError::new(format!(
+                "cannot store a mask (a tile of bool) into a {} tensor: a mask is not a number",
+                dst.dtype
+            ))
+            .note("store values picked with the mask instead: `m.select(a, b)`")
+        });
+    }
     if t.dtype != dst.dtype {
         return fail(|| {
             InferError::new(format!(
@@ -983,8 +1153,14 @@ pub fn accumulates(op: Opcode) -> bool {
 fn tile_binary(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
     let bitwise = cx.op.class() == OpClass::TileBitwise;
+    // Masks combine with `&`, `|` and `^`, tile with tile only.
+    let mask_ok = cx.op.accepts(DataType::Bool) && matches!(cx.ty(1), Type::Tile(_));
     let check_dtype = |d: DataType, t: &Type| -> R<()> {
-        let ok = if bitwise { d.is_int() } else { d.is_numeric() };
+        let ok = if bitwise {
+            d.is_int() || (d == DataType::Bool && mask_ok)
+        } else {
+            d.is_numeric()
+        };
         if ok {
             Ok(())
         } else {

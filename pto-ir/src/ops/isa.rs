@@ -48,6 +48,11 @@ isa_ops! {
     TMatmulBias = "TMATMUL_BIAS" "tmatmul_bias"; TMov = "TMOV" "tmov"; TExpandS = "TEXPANDS" "texpands";
     TExtract = "TEXTRACT" "textract"; TInsert = "TINSERT" "tinsert"; TCvt = "TCVT" "tcvt";
     TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore";
+    // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands.
+    TPow = "TPOW" "tpow"; TPowS = "TPOWS" "tpows";
+    TRowProd = "TROWPROD" "trowprod"; TColProd = "TCOLPROD" "tcolprod";
+    TRowArgMax = "TROWARGMAX" "trowargmax"; TRowArgMin = "TROWARGMIN" "trowargmin";
+    TCmp = "TCMP" "tcmp"; TCmpS = "TCMPS" "tcmps"; TSel = "TSEL" "tsel"; TSelS = "TSELS" "tsels";
 }
 
 impl Isa {
@@ -68,6 +73,7 @@ impl Isa {
                 | TXor
                 | TShl
                 | TShr
+                | TPow
         )
     }
 
@@ -95,6 +101,7 @@ impl Isa {
                 | TXorS
                 | TShlS
                 | TShrS
+                | TPowS
         )
     }
 
@@ -132,7 +139,16 @@ impl Isa {
         use Isa::*;
         matches!(
             self,
-            TRowSum | TRowMax | TRowMin | TColSum | TColMax | TColMin
+            TRowSum
+                | TRowMax
+                | TRowMin
+                | TColSum
+                | TColMax
+                | TColMin
+                | TRowProd
+                | TColProd
+                | TRowArgMax
+                | TRowArgMin
         )
     }
 
@@ -141,7 +157,17 @@ impl Isa {
     pub fn needs_scratch(self) -> bool {
         matches!(
             self,
-            Isa::TRowSum | Isa::TRowMax | Isa::TRowMin | Isa::TTrans
+            Isa::TRowSum
+                | Isa::TRowMax
+                | Isa::TRowMin
+                | Isa::TTrans
+                | Isa::TPow
+                | Isa::TPowS
+                | Isa::TSel
+                | Isa::TSelS
+                | Isa::TRowProd
+                | Isa::TRowArgMax
+                | Isa::TRowArgMin
         )
     }
 

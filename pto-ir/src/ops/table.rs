@@ -52,10 +52,17 @@ pub enum OpClass {
     TileNot,
     /// Tile conversion to attribute `dtype` (optional `round`).
     TileCast,
+    /// Elementwise comparison of two numeric tiles of one shape and dtype, or of a tile and
+    /// a scalar, giving a mask (`tile<.., bool>`).
+    TileCompare,
+    /// `select(mask, a, b)`: `a` where the mask is set, `b` (a tile or a scalar) elsewhere.
+    Select,
     /// `R x C -> R x 1`.
     RowReduce,
     /// `R x C -> 1 x C`.
     ColReduce,
+    /// `R x C -> R x 1` `int32` column indices of each row's extremum.
+    RowArgReduce,
     /// `R x 1 -> R x C` with attribute `shape`.
     RowExpand,
     /// `1 x C -> R x C` with attribute `shape`.
@@ -230,6 +237,20 @@ op_table! {
     TileXor => "tile" "xor" "OP_XOR" TileBitwise [TXor, TXorS] {B(BitXor)} {Operator("^")} "a ^ b";
     TileShl => "tile" "shl" "OP_SHL" TileBitwise [TShl, TShlS] {B(Shl)} {Operator("<<")} "a << b";
     TileShr => "tile" "shr" "OP_SHR" TileBitwise [TShr, TShrS] {B(Shr)} {Operator(">>")} "a >> b";
+    // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands
+    TilePow => "tile" "pow" "OP_POW" TileBinary [TPow, TPowS] {B(Pow)} {Method("pow")} "a.pow(b)";
+    TileFMod => "tile" "fmod" "OP_FMOD" TileBinary [TFMod, TFModS] {B(Rem)} {Method("fmod")} "a.fmod(b)";
+    TileEq => "tile" "eq" "OP_EQ" TileCompare [TCmp, TCmpS] {C(Eq)} {Method("eq")} "a.eq(b)";
+    TileNe => "tile" "ne" "OP_NE" TileCompare [TCmp, TCmpS] {C(Ne)} {Method("ne")} "a.ne(b)";
+    TileLt => "tile" "lt" "OP_LT" TileCompare [TCmp, TCmpS] {C(Lt)} {Method("lt")} "a.lt(b)";
+    TileLe => "tile" "le" "OP_LE" TileCompare [TCmp, TCmpS] {C(Le)} {Method("le")} "a.le(b)";
+    TileGt => "tile" "gt" "OP_GT" TileCompare [TCmp, TCmpS] {C(Gt)} {Method("gt")} "a.gt(b)";
+    TileGe => "tile" "ge" "OP_GE" TileCompare [TCmp, TCmpS] {C(Ge)} {Method("ge")} "a.ge(b)";
+    TileSelect => "tile" "select" "OP_SEL" Select [TSel, TSelS] {Sem::Select} {Method("select")} "m.select(a, b)";
+    TileRowProd => "tile" "row_prod" "OP_ROW_PROD" RowReduce [TRowProd] {Sem::None} {Method("row_prod")} "a.row_prod()";
+    TileColProd => "tile" "col_prod" "OP_COL_PROD" ColReduce [TColProd] {Sem::None} {Method("col_prod")} "a.col_prod()";
+    TileRowArgMax => "tile" "row_argmax" "OP_ROW_ARGMAX" RowArgReduce [TRowArgMax] {Sem::None} {Method("row_argmax")} "a.row_argmax()";
+    TileRowArgMin => "tile" "row_argmin" "OP_ROW_ARGMIN" RowArgReduce [TRowArgMin] {Sem::None} {Method("row_argmin")} "a.row_argmin()";
     // Tile unary.
     TileNeg => "tile" "neg" "OP_NEG" TileUnary [TNeg] {U(Neg)} {Operator("-")} "-a";
     TileAbs => "tile" "abs" "OP_ABS" TileUnary [TAbs] {U(Abs)} {Method("abs")} "a.abs()";
@@ -248,8 +269,8 @@ op_table! {
     TileColSum => "tile" "col_sum" "OP_COL_SUM" ColReduce [TColSum] {Sem::None} {Method("col_sum")} "a.col_sum()";
     TileColMax => "tile" "col_max" "OP_COL_MAX" ColReduce [TColMax] {Sem::None} {Method("col_max")} "a.col_max()";
     TileColMin => "tile" "col_min" "OP_COL_MIN" ColReduce [TColMin] {Sem::None} {Method("col_min")} "a.col_min()";
-    TileRowExpand => "tile" "row_expand" "OP_ROW_EXPAND" RowExpand [TRowExpand] {Sem::None} {Method("row_expand")} "a.row_expand::<R, C>()";
-    TileColExpand => "tile" "col_expand" "OP_COL_EXPAND" ColExpand [TColExpand] {Sem::None} {Method("col_expand")} "a.col_expand::<R, C>()";
+    TileRowExpand => "tile" "row_expand" "OP_ROW_EXPAND" RowExpand [TRowExpand] {Sem::None} {Method("row_expand")} "a.row_expand::<C>()";
+    TileColExpand => "tile" "col_expand" "OP_COL_EXPAND" ColExpand [TColExpand] {Sem::None} {Method("col_expand")} "a.col_expand::<R>()";
     TileTranspose => "tile" "transpose" "OP_TRANSPOSE" Transpose [TTrans] {Sem::None} {Method("transpose")} "a.transpose()";
     // Matrix.
     TileMatmul => "tile" "matmul" "OP_MATMUL" Matmul [TMatmul] {Sem::None} {Function("matmul")} "matmul(a, b)";
@@ -325,6 +346,15 @@ impl Opcode {
             Sem::Unary(k) => d.is_float() || (d.is_int() && k.on_ints()),
             _ => true,
         };
+        // Masks (`bool` tiles) combine with `&`, `|`, `^` and `!`.
+        if d == DataType::Bool
+            && matches!(
+                self,
+                Opcode::TileAnd | Opcode::TileOr | Opcode::TileXor | Opcode::TileNot
+            )
+        {
+            return true;
+        }
         by_sem
             && match self.class() {
                 OpClass::ScalarBitwise
@@ -340,7 +370,10 @@ impl Opcode {
                 | OpClass::TensorBinary
                 | OpClass::TensorUnary
                 | OpClass::RowReduce
-                | OpClass::ColReduce => numeric,
+                | OpClass::ColReduce
+                | OpClass::TileCompare
+                | OpClass::Select
+                | OpClass::RowArgReduce => numeric,
                 _ => d.is_concrete(),
             }
     }

@@ -13,15 +13,18 @@
 //!
 //! The op table names each op's meaning with a [`Sem`] value.
 
+pub mod arg;
 pub mod convert;
 mod float;
 mod int;
 mod round;
+mod select;
 mod transcendental;
 
 pub use float::FloatSem;
 pub use int::IntSem;
 pub use round::RoundMode;
+pub use select::select;
 pub use transcendental::{exp_f32, ln_f32};
 
 use crate::DataType;
@@ -138,6 +141,8 @@ pub enum Sem {
     Logic(Logic),
     /// [`cast`].
     Cast,
+    /// [`select`]: a mask picks one of two values.
+    Select,
 }
 
 /// One scalar value, held exactly.
@@ -310,6 +315,13 @@ pub fn binary(op: Binary, d: DataType, a: Value, b: Value) -> Option<Value> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => int_binary(op, d, x, y).map(Value::Int),
         (Value::Float(x), Value::Float(y)) => float_binary(op, d, x, y).map(Value::Float),
+        // Masks: `&`, `|` and `^` on `bool` are the logical ones, as in Rust.
+        (Value::Bool(x), Value::Bool(y)) => match op {
+            Binary::BitAnd => Some(Value::Bool(x & y)),
+            Binary::BitOr => Some(Value::Bool(x | y)),
+            Binary::BitXor => Some(Value::Bool(x ^ y)),
+            _ => None,
+        },
         _ => None,
     }
 }

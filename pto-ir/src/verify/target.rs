@@ -333,7 +333,8 @@ fn too_large(
 /// The problem with a row-major tile whose rows are not a multiple of 32 bytes, if any.
 fn misaligned(tt: &TileType, span: SpanId) -> Option<Diag> {
     let (_, cols) = tt.rows_cols();
-    if cols == 1 {
+    // A mask is a packed bit tile whose rows the lowering pads to 32 bytes.
+    if cols == 1 || tt.dtype == crate::DataType::Bool {
         return None;
     }
     let bits = u64::from(tt.dtype.bits());

@@ -212,7 +212,13 @@ fn put_tile_type_valid(out: &mut Out, s: &TileSlot, valid: [Option<u64>; 2], a5:
     };
     let (rows, cols) = buffer_extents(s.space, s.layout, s.dtype, s.rows, s.cols);
     out.put(head);
-    out.put(cpp_dtype(s.dtype));
+    // A mask is pto-isa's packed bit tile: row `i` holds its flags from byte 0 on, one bit
+    // per column (bit `j % 8` of byte `j / 8`), in the slot's `cols` bytes.
+    out.put(if s.dtype == DataType::Bool {
+        "uint8_t"
+    } else {
+        cpp_dtype(s.dtype)
+    });
     out.put(", ");
     out.put_u64(rows);
     out.put(", ");

@@ -10,6 +10,8 @@ use pto_ir::sem::{self, Binary, Sem, Value};
 use super::num::{self, RoundMode};
 use super::{HostScalar, HostTensor, HostTile, InterpError, ScalarValue, flat_index, shape_str};
 
+mod mask;
+
 type R<T> = Result<T, InterpError>;
 
 fn err<T>(msg: impl Into<String>) -> R<T> {
@@ -365,6 +367,15 @@ impl<'m> Interp<'m> {
             OpClass::TileBinary | OpClass::TileBitwise => {
                 self.tile_binary(fr, op).map(|t| vec![Rt::Tile(t)])
             }
+            OpClass::TileCompare => self.tile_compare(fr, op).map(|t| vec![Rt::Tile(t)]),
+            OpClass::RowArgReduce => {
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                one(Rt::Tile(arg_reduce(
+                    op.opcode == Opcode::TileRowArgMax,
+                    src,
+                )?))
+            }
+            OpClass::Select => self.select(fr, op).map(|t| vec![Rt::Tile(t)]),
             OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => {
                 let src = self.tile(fr, self.operand(op, 0)?)?;
                 let mut out = blank_tile(src.dtype, src.shape.clone(), src.valid.clone());
@@ -998,12 +1009,28 @@ fn lane_sum(xs: &[f64], d: DataType) -> R<f64> {
 
 /// Row reductions (`R x C -> R x 1`) and column reductions (`R x C -> 1 x C`) over the valid
 /// region in the element dtype: row sums in [`lane_sum`]'s order, the others sequentially.
+/// `row_argmax` / `row_argmin`: each valid row's extremum's column index, by the semantics
+/// module's rule (`sem::arg`: the first index wins a tie, NaN never wins).
+fn arg_reduce(max: bool, src: &HostTile) -> R<HostTile> {
+    let (r, c) = require_rank2(src, "the source")?;
+    let (vr, vc) = (src.valid[0], src.valid[1]);
+    let mut out = blank_tile(DataType::Int32, vec![r, 1], vec![vr, 1]);
+    for i in 0..vr {
+        let row = src.data[i * c..i * c + vc]
+            .iter()
+            .map(|&x| to_value(elem_scalar(src.dtype, x).value));
+        out.data[i] = sem::arg::arg_best(max, row) as f64;
+    }
+    Ok(out)
+}
+
 fn reduce(op: Opcode, src: &HostTile) -> R<HostTile> {
     let (r, c) = require_rank2(src, "the source")?;
     let (vr, vc) = (src.valid[0], src.valid[1]);
     let d = src.dtype;
     let identity = match op {
         Opcode::TileRowSum | Opcode::TileColSum => 0.0,
+        Opcode::TileRowProd | Opcode::TileColProd => 1.0,
         Opcode::TileRowMax | Opcode::TileColMax if d.is_float() => f64::NEG_INFINITY,
         Opcode::TileRowMin | Opcode::TileColMin if d.is_float() => f64::INFINITY,
         Opcode::TileRowMax | Opcode::TileColMax => num::int_range(d)?.0 as f64,
@@ -1012,13 +1039,15 @@ fn reduce(op: Opcode, src: &HostTile) -> R<HostTile> {
     let combine = |acc: f64, x: f64| -> R<f64> {
         match op {
             Opcode::TileRowSum | Opcode::TileColSum => num::normalize(acc + x, d),
+            // Left to right, each product rounded (or wrapped) in the dtype.
+            Opcode::TileRowProd | Opcode::TileColProd => elem_binary(Opcode::TileMul, d, acc, x),
             Opcode::TileRowMax | Opcode::TileColMax => Ok(acc.max(x)),
             _ => Ok(acc.min(x)),
         }
     };
     let row = matches!(
         op,
-        Opcode::TileRowSum | Opcode::TileRowMax | Opcode::TileRowMin
+        Opcode::TileRowSum | Opcode::TileRowMax | Opcode::TileRowMin | Opcode::TileRowProd
     );
     if row {
         let mut out = blank_tile(d, vec![r, 1], vec![vr, 1]);

@@ -12,6 +12,7 @@
 mod fence;
 
 use pto_ir::entity::SecondaryMap;
+use pto_ir::sem::{Compare, Sem};
 use pto_ir::typefmt::push_u64;
 use pto_ir::verify::target::Target;
 use pto_ir::{
@@ -598,6 +599,30 @@ impl<'a> Lowerer<'a> {
         }
         let class = op.opcode.class();
         let res = op.results.first().copied();
+        // A mask is a packed bit tile in the C++: only the instructions that know that layout
+        // (compare, select, the bitwise ones, moves) may touch one.
+        let is_mask = |v: &ValueId| {
+            m.values[*v]
+                .ty
+                .as_tile()
+                .is_some_and(|t| t.dtype == DataType::Bool)
+        };
+        let mask_ok = matches!(
+            op.opcode,
+            Opcode::TileAnd | Opcode::TileOr | Opcode::TileXor | Opcode::TileNot | Opcode::TileMove
+        ) || matches!(
+            class,
+            OpClass::TileCompare | OpClass::Select | OpClass::Valid
+        );
+        if !mask_ok && (op.operands.iter().any(is_mask) || op.results.iter().any(is_mask)) {
+            self.err(
+                at,
+                format!(
+                    "`{}` cannot take or give a mask (a tile of bool)",
+                    op.opcode
+                ),
+            );
+        }
         let dst = |me: &mut Self| res.map(|r| me.slot(r, at)).unwrap_or(TileId(0));
         let isa_at = |k: usize| op.opcode.info().isa.get(k).copied();
         match class {
@@ -647,7 +672,18 @@ impl<'a> Lowerer<'a> {
                     _ => self.err(at, "`tile.cast` of a value that is not a tile"),
                 }
             }
-            OpClass::RowReduce | OpClass::ColReduce | OpClass::Transpose => {
+            OpClass::TileCompare => self.compare(o, out),
+            OpClass::Select => {
+                let d = dst(self);
+                let (m_, a, b) = (op.operands[0], op.operands[1], op.operands[2]);
+                let (rm, ra) = (self.tref(m_, at), self.tref(a, at));
+                let (isa, alt) = match m.values[b].ty {
+                    Type::Tile(_) => (Isa::TSel, Arg::Tile(self.tref(b, at))),
+                    _ => (Isa::TSelS, Arg::Scalar(b)),
+                };
+                out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(rm), Arg::Tile(ra), alt]) });
+            }
+            OpClass::RowReduce | OpClass::ColReduce | OpClass::RowArgReduce | OpClass::Transpose => {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
                 match isa_at(0) {
@@ -911,6 +947,51 @@ impl<'a> Lowerer<'a> {
             }
             _ => unsupported(self, "on these operands"),
         }
+    }
+
+    /// `TCMP(mask, a, b, mode)` or `TCMPS(mask, a, s, mode)`; a scalar on the left compares
+    /// the other way round (`s < a` is `a > s`).
+    fn compare(&mut self, o: OpId, out: &mut Vec<Inst>) {
+        let m = self.m;
+        let op = &m.ops[o];
+        let at = op.span;
+        let (Some(r), Sem::Compare(k)) = (op.results.first().copied(), op.opcode.info().sem) else {
+            return self.err(at, format!("`{}` is not a comparison", op.opcode));
+        };
+        let d = self.slot(r, at);
+        let (a, b) = (op.operands[0], op.operands[1]);
+        let args = match (&m.values[a].ty, &m.values[b].ty) {
+            (Type::Tile(_), Type::Tile(_)) => {
+                let (ra, rb) = (self.tref(a, at), self.tref(b, at));
+                (Isa::TCmp, [Arg::Tile(ra), Arg::Tile(rb), Arg::Cmp(k)])
+            }
+            (Type::Tile(_), _) => (
+                Isa::TCmpS,
+                [Arg::Tile(self.tref(a, at)), Arg::Scalar(b), Arg::Cmp(k)],
+            ),
+            _ => {
+                let flipped = match k {
+                    Compare::Lt => Compare::Gt,
+                    Compare::Le => Compare::Ge,
+                    Compare::Gt => Compare::Lt,
+                    Compare::Ge => Compare::Le,
+                    other => other,
+                };
+                (
+                    Isa::TCmpS,
+                    [
+                        Arg::Tile(self.tref(b, at)),
+                        Arg::Scalar(a),
+                        Arg::Cmp(flipped),
+                    ],
+                )
+            }
+        };
+        out.push(Inst::Op {
+            isa: args.0,
+            dst: d,
+            args: inline_of(&args.1),
+        });
     }
 
     fn negate(&mut self, out: &mut Vec<Inst>, d: TileId, dtype: &DataType) {

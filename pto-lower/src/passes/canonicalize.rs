@@ -176,7 +176,7 @@ fn eval(op: Opcode, args: &[DataType], res: DataType, a: &[Constant]) -> Option<
             None => x,
             Some(mode) => sem::cast(x, d, res, mode)?,
         },
-        Sem::None => return None,
+        Sem::Select | Sem::None => return None,
     };
     constant_of(r, res)
 }

@@ -410,6 +410,23 @@ template <typename T> T rem_(T a, T b) {
     return T(x);
   }
 }
+// TPOW: integers wrap and a negative exponent truncates 1 / a^-b (only 1 and -1 survive);
+// floats are C's `pow` (the semantics module's `pow`).
+template <typename T> T pow_(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>) {
+      if (b < 0) return a == T(1) ? T(1) : a == T(-1) ? (b % 2 == 0 ? T(1) : a) : T(0);
+    }
+    T acc = T(1), base = a;
+    for (auto e = std::make_unsigned_t<T>(b); e > 0; e >>= 1) {
+      if (e & 1) acc = wrap_mul(acc, base);
+      base = wrap_mul(base, base);
+    }
+    return acc;
+  } else {
+    return T(std::pow(float(a), float(b)));
+  }
+}
 template <typename T> T max_(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     return a > b ? a : b;
@@ -528,6 +545,129 @@ RecordEvent TDIVS(D& dst, typename S::DType k, S& src, E&...) {
   return {};
 }
 
+// TPOW / TPOWS (docs/isa/TPOW.md): `(dst, base, exp, tmp)` and `(dst, base, k, tmp)`, Vec
+// tiles of one dtype and a scratch tile; the destination's valid region is the domain.
+template <typename D, typename A, typename B, typename Tmp, typename... E>
+  requires is_tile<B>::value
+RecordEvent TPOW(D& dst, A& a, B& b, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,
+                "TPOW: row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
+                "TPOW: one dtype");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TPOW: tmp is a Vec tile");
+  if (model::overlap(tmp, a) || model::overlap(tmp, b) || model::overlap(tmp, dst)) model::fail("TPOW: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::pow_(a.at(i, j), b.at(i, j)); });
+  model::clobber(tmp);
+  return {};
+}
+template <typename D, typename A, typename Tmp, typename... E>
+RecordEvent TPOWS(D& dst, A& a, typename D::DType k, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A>, "TPOWS: row-major Vec tiles");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TPOWS: tmp is a Vec tile");
+  if (model::overlap(tmp, a) || model::overlap(tmp, dst)) model::fail("TPOWS: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::pow_(typename D::DType(a.at(i, j)), k); });
+  model::clobber(tmp);
+  return {};
+}
+
+// Masks (pto-isa.md 6.2 / 6.4: TCMP, TCMPS, TSEL, TSELS). A mask is a packed bit tile of
+// uint8_t: row i holds the flag of column j in bit j % 8 of byte j / 8 (from its first
+// byte; the rest of the row is padding). TCMP / TCMPS write the flags over the source's
+// valid region; TSEL / TSELS read them over the destination's. A2A3 compares int32, half
+// and float only (TCmp.hpp); TSEL selects 2- and 4-byte elements on A2A3, 1 to 8 bytes on
+// A5 (TSel.hpp). The other tile instructions treat a mask as bytes (TAND / TOR / TXOR /
+// TNOT combine masks bitwise).
+enum class CmpMode { EQ, NE, LT, LE, GT, GE };
+namespace model {
+template <typename T> bool holds(CmpMode mode, T a, T b) {
+  using F = std::conditional_t<std::is_integral_v<T>, T, float>;
+  const F x = F(a), y = F(b);
+  switch (mode) {
+    case CmpMode::EQ: return x == y;
+    case CmpMode::NE: return x != y;
+    case CmpMode::LT: return x < y;
+    case CmpMode::LE: return x <= y;
+    case CmpMode::GT: return x > y;
+    default: return x >= y;
+  }
+}
+template <typename M> void set_flag(M& mask, int64_t i, int64_t j, bool v) {
+  uint8_t& byte = mask.at(i, j / 8);
+  byte = uint8_t(v ? byte | (1u << (j % 8)) : byte & ~(1u << (j % 8)));
+}
+template <typename M> bool flag(const M& mask, int64_t i, int64_t j) { return (mask.at(i, j / 8) >> (j % 8)) & 1u; }
+template <typename M, typename S> void check_mask() {
+  static_assert(vec_row_major<M> && std::is_same_v<typename M::DType, uint8_t>, "a mask is a row-major Vec tile of uint8_t");
+  static_assert(M::Rows_ >= S::Rows_ && M::Cols_ * 8 >= S::Cols_, "the mask has a bit per element");
+}
+template <typename T> constexpr bool cmp_dtype() {
+#if defined(PTO_TARGET_A2A3)
+  return std::is_same_v<T, int32_t> || std::is_same_v<T, half> || std::is_same_v<T, float>;
+#else
+  return sizeof(T) <= 8;
+#endif
+}
+template <typename T> constexpr bool sel_dtype() {
+#if defined(PTO_TARGET_A2A3)
+  return sizeof(T) == 2 || sizeof(T) == 4;
+#else
+  return sizeof(T) <= 8;
+#endif
+}
+}  // namespace model
+template <typename M, typename A, typename B, typename... E>
+  requires is_tile<B>::value
+RecordEvent TCMP(M& mask, A& a, B& b, CmpMode mode, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, A>();
+  static_assert(model::vec_row_major<A> && model::vec_row_major<B> && std::is_same_v<typename A::DType, typename B::DType>,
+                "TCMP: row-major Vec sources of one dtype");
+  static_assert(model::cmp_dtype<typename A::DType>(), "TCMP: A2A3 compares int32_t, half and float");
+  if (a.GetValidRow() != b.GetValidRow() || a.GetValidCol() != b.GetValidCol()) model::fail("TCMP: source valid regions differ");
+  for (int64_t i = 0; i < a.GetValidRow(); ++i)
+    for (int64_t j = 0; j < a.GetValidCol(); ++j) model::set_flag(mask, i, j, model::holds(mode, a.at(i, j), b.at(i, j)));
+  return {};
+}
+template <typename M, typename A, typename... E>
+RecordEvent TCMPS(M& mask, A& a, typename A::DType k, CmpMode mode, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, A>();
+  static_assert(model::vec_row_major<A>, "TCMPS: a row-major Vec source");
+  static_assert(model::cmp_dtype<typename A::DType>(), "TCMPS: A2A3 compares int32_t, half and float");
+  for (int64_t i = 0; i < a.GetValidRow(); ++i)
+    for (int64_t j = 0; j < a.GetValidCol(); ++j) model::set_flag(mask, i, j, model::holds(mode, a.at(i, j), k));
+  return {};
+}
+template <typename D, typename M, typename A, typename B, typename Tmp, typename... E>
+  requires is_tile<B>::value
+RecordEvent TSEL(D& dst, M& mask, A& a, B& b, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, D>();
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>, "TSEL: row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
+                "TSEL: one dtype");
+  static_assert(model::sel_dtype<typename D::DType>(), "TSEL: A2A3 selects 2- and 4-byte elements");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TSEL: tmp is a Vec tile");
+  if (model::overlap(tmp, mask) || model::overlap(tmp, dst)) model::fail("TSEL: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::flag(mask, i, j) ? a.at(i, j) : b.at(i, j); });
+  model::clobber(tmp);
+  return {};
+}
+template <typename D, typename M, typename A, typename Tmp, typename... E>
+RecordEvent TSELS(D& dst, M& mask, A& a, Tmp& tmp, typename A::DType k, E&...) {
+  PTO_EVENTS(E);
+  model::check_mask<M, D>();
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A>, "TSELS: row-major Vec tiles");
+  static_assert(model::sel_dtype<typename D::DType>(), "TSELS: A2A3 selects 2- and 4-byte elements");
+  static_assert(Tmp::Loc_ == TileType::Vec, "TSELS: tmp is a Vec tile");
+  if (model::overlap(tmp, mask) || model::overlap(tmp, dst)) model::fail("TSELS: tmp overlaps an operand");
+  model::each(dst, [&](int64_t i, int64_t j) { return model::flag(mask, i, j) ? a.at(i, j) : k; });
+  model::clobber(tmp);
+  return {};
+}
+
 // TEXPANDS (pto-isa.md 6.4, 9.7): fills a Vec tile's valid region or a whole Mat tile; not
 // an Acc tile (an accumulator starts from TMATMUL).
 template <typename D, typename... E> RecordEvent TEXPANDS(D& dst, typename D::DType k, E&...) {
@@ -619,7 +759,39 @@ template <typename D, typename S, typename... E> RecordEvent TMOV(D& dst, S& src
 PTO_ROWRED(TROWSUM, T(0), model::wrap_add(acc, x))
 PTO_ROWRED(TROWMAX, T(0), model::max_(acc, x))
 PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x))
+PTO_ROWRED(TROWPROD, T(0), model::wrap_mul(acc, x))
 #undef PTO_ROWRED
+
+// TROWARGMAX / TROWARGMIN (docs/isa/TROWARGMAX.md): `(dst, src, tmp)`, dst an int32 (or
+// uint32) index per row, src a row-major Vec tile, tmp scratch. The first index wins a tie
+// and a NaN never wins (an all-NaN row gives 0), the rule pto-rs defines
+// (`pto_ir::sem::arg`).
+#define PTO_ROWARG(NAME, BETTER)                                                                \
+  template <typename D, typename S, typename Tmp, typename... E>                                \
+  RecordEvent NAME(D& dst, S& src, Tmp& tmp, E&...) {                                           \
+    PTO_EVENTS(E);                                                                              \
+    static_assert(model::vec_row_major<S>, #NAME ": the source must be a row-major Vec tile"); \
+    static_assert(D::Loc_ == TileType::Vec && (D::isRowMajor || D::Cols_ == 1),                 \
+                  #NAME ": the destination is row-major or one column");                       \
+    static_assert(std::is_same_v<typename D::DType, int32_t> || std::is_same_v<typename D::DType, uint32_t>, \
+                  #NAME ": the index tile is int32_t or uint32_t");                            \
+    static_assert(Tmp::Loc_ == TileType::Vec, #NAME ": tmp is a Vec tile");                    \
+    if (model::overlap(tmp, src) || model::overlap(tmp, dst)) model::fail(#NAME ": tmp overlaps an operand"); \
+    if (dst.GetValidRow() != src.GetValidRow()) model::fail(#NAME ": dst and src valid rows differ"); \
+    for (int64_t i = 0; i < dst.GetValidRow(); ++i) {                                           \
+      int64_t at = 0;                                                                           \
+      for (int64_t j = 1; j < src.GetValidCol(); ++j) {                                         \
+        const auto x = src.at(i, j), b = src.at(i, at);                                         \
+        if (BETTER) at = j;                                                                     \
+      }                                                                                         \
+      dst.at(i, 0) = typename D::DType(at);                                                     \
+    }                                                                                           \
+    model::clobber(tmp);                                                                        \
+    return {};                                                                                  \
+  }
+PTO_ROWARG(TROWARGMAX, (x > b || (b != b && x == x)))
+PTO_ROWARG(TROWARGMIN, (x < b || (b != b && x == x)))
+#undef PTO_ROWARG
 
 // Column reductions (pto-isa.md 9.4): `(dst, src)`, and TCOLSUM also `(dst, src, tmp,
 // isBinary)`.
@@ -643,6 +815,7 @@ PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x))
 PTO_COLRED(TCOLSUM, model::wrap_add(acc, x))
 PTO_COLRED(TCOLMAX, model::max_(acc, x))
 PTO_COLRED(TCOLMIN, model::min_(acc, x))
+PTO_COLRED(TCOLPROD, model::wrap_mul(acc, x))
 #undef PTO_COLRED
 template <typename D, typename S, typename Tmp, typename... E>
   requires is_tile<Tmp>::value

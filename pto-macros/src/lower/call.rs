@@ -1,13 +1,15 @@
 //! Method calls (tensor, tile, scalar) and function calls.
 
 use pto_ir::{
-    Attr, Attrs, Constant, DataType, Direction, InlineVec, Name, Opcode, SpanId, ValueId, ValueList,
+    Attr, Attrs, Constant, DataType, Direction, InlineVec, Name, Opcode, SpanId, Type, ValueId,
+    ValueList,
 };
 use quote::ToTokens;
 use syn::{Expr, ExprCall, ExprMethodCall, GenericArgument, Ident};
 
 use super::ops::{
-    Bin, FUNCTIONS, SCALAR_METHODS, TENSOR_METHODS, round_mode, table_tile_method, tile_methods,
+    Bin, FUNCTIONS, MASK_NOT_A_NUMBER, SCALAR_METHODS, TENSOR_METHODS, round_mode,
+    table_tile_method, tile_methods,
 };
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::items;
@@ -185,6 +187,10 @@ impl<'k> Lower<'k, '_> {
         span: SpanId,
     ) -> R<ValueId> {
         let n = m.args.len();
+        let is_mask = dtype == DataType::Bool;
+        if name == "select" || is_mask {
+            return self.mask_method(m, t, is_mask, name, span);
+        }
         // Methods the op table spells, with no argument (`a.exp()`) or one (`a.max(b)`).
         if let Some((op, arity)) = table_tile_method(name) {
             let usage = format_args!("a.{name}({})", if arity == 0 { "" } else { "b" });
@@ -271,6 +277,48 @@ impl<'k> Lower<'k, '_> {
                 ]);
                 self.build(span, Opcode::TileCast, [t], attrs)
             }
+            "row_expand" | "col_expand" => {
+                let row = name == "row_expand";
+                let usage = if row {
+                    "a.row_expand::<C>()"
+                } else {
+                    "a.col_expand::<R>()"
+                };
+                let Some(tf) = &m.turbofish else {
+                    return self.err(&m.method, format!("write the size to expand to: `{usage}`"));
+                };
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let size = self.sizes(&args, tf);
+                self.arity(&m.method, n, 0, &usage)?;
+                let size = size?;
+                let (Some(&k), 1) = (size.first(), size.len()) else {
+                    return self.err(tf, format!("`{usage}` takes one size"));
+                };
+                let Type::Tile(src) = self.ty(t) else {
+                    return Err(Poison);
+                };
+                // The other extent is the source's (`R x 1 -> R x C`, `1 x C -> R x C`);
+                // the verifier checks the source's shape.
+                let shape = match (row, src.shape.as_slice()) {
+                    (true, [r, _]) => [*r, k],
+                    (false, [_, c]) => [k, *c],
+                    _ => {
+                        return self.err(
+                            &m.method,
+                            format!(
+                                "`{usage}` expands a rank-2 tile, found {}",
+                                self.show(self.ty(t))
+                            ),
+                        );
+                    }
+                };
+                let op = if row {
+                    Opcode::TileRowExpand
+                } else {
+                    Opcode::TileColExpand
+                };
+                self.build(span, op, [t], Attrs::of([("shape", Attr::ints(&shape))]))
+            }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
                     return self.err(
@@ -331,6 +379,53 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
+    /// A method on a mask (only `m.select(a, b)`), or `select` on a tile that is not one.
+    fn mask_method(
+        &mut self,
+        m: &'k ExprMethodCall,
+        mask: ValueId,
+        is_mask: bool,
+        name: &str,
+        span: SpanId,
+    ) -> R<ValueId> {
+        if name != "select" {
+            return self.err(
+                &m.method,
+                format!("no method `{name}` on a mask: {MASK_NOT_A_NUMBER}"),
+            );
+        }
+        if !is_mask {
+            return self.err(
+                &*m.receiver,
+                "`select` is a method of a mask: `a.gt(b).select(x, y)` takes `x` where `a > b` and `y` elsewhere",
+            );
+        }
+        self.no_turbofish(m, &"m.select(a, b)")?;
+        self.arity(&m.method, m.args.len(), 2, &"m.select(a, b)")?;
+        let (Some(x), Some(y)) = (m.args.first(), m.args.get(1)) else {
+            return Err(Poison);
+        };
+        let (a, b) = (self.expr(x), self.expr(y));
+        let (a, b) = (a?, b?);
+        if self.is_tensor(&a) || self.is_tensor(&b) {
+            return self.err(
+                &m.args,
+                "`m.select(a, b)` picks between tiles (or a tile and a scalar), not tensors",
+            );
+        }
+        // The first alternative is a tile; its dtype types a literal second one.
+        let Some(dtype) = self.val_tile(&a) else {
+            return self.err(
+                x,
+                "the first alternative of `m.select(a, b)` is a tile (the second may be a scalar)",
+            );
+        };
+        self.ctx.set_span(span);
+        let a = self.materialize(a, Some(dtype))?;
+        let b = self.materialize(b, Some(dtype))?;
+        self.build(span, Opcode::TileSelect, [mask, a, b], Attrs::new())
+    }
+
     pub(super) fn call(&mut self, c: &'k ExprCall, e: &'k Expr) -> R<Val> {
         let Expr::Path(p) = &*c.func else {
             return self.err(
@@ -350,7 +445,7 @@ impl<'k> Lower<'k, '_> {
                     "write the tile type: `Tile::<f32, 16, 16>::zeros()`",
                 );
             };
-            let tile = self.tile_args(a, a);
+            let tile = self.tile_args(a, a, false);
             // `Some(takes a fill value)` for a known constructor.
             let full = with_spelling(&ctor.ident, |name| match name {
                 "zeros" => Some(false),

@@ -6,7 +6,7 @@ use pto_ir::{Attr, Attrs, Constant, DataType, Opcode, SpanId, Type};
 use quote::ToTokens;
 use syn::{Expr, Lit, UnOp};
 
-use super::ops::{Bin, bin_of, rs};
+use super::ops::{Bin, MASK_NOT_A_NUMBER, bin_of, rs};
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::{items, range_of};
 use crate::model::scalar_dtype;
@@ -190,6 +190,10 @@ impl<'k> Lower<'k, '_> {
         let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
         if let (Some(dtype), Bin::FloorDiv) = (tile, k) {
             return self.tile_floor_div(l, r, dtype, span);
+        }
+        if tile == Some(DataType::Bool) && !matches!(k, Bin::BitAnd | Bin::BitOr | Bin::BitXor) {
+            let (s, e) = self.spans.get(span);
+            return self.err_range((s, e), MASK_NOT_A_NUMBER);
         }
         if let Some(dtype) = tile {
             let Some(op) = k.tile() else {

@@ -147,8 +147,7 @@ pub(super) const FUNCTIONS: &str = "min(a, b), max(a, b), matmul(a, b), matmul_a
                          Tile::<T, R, C>::zeros(), Tile::<T, R, C>::full(v)";
 /// Tile methods the macro spells itself (composed of several ops, or with arguments that
 /// are not values), after the op table's.
-const TILE_METHODS_COMPOSED: &str =
-    "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), valid([m, n])";
+const TILE_METHODS_COMPOSED: &str = "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), valid([m, n]), row_expand::<C>(), col_expand::<R>()";
 
 /// The number of arguments of a tile method the op table spells: its elementwise,
 /// reduction and transpose rows written as a method (`a.exp()`, `a.max(b)`).
@@ -161,11 +160,16 @@ fn tile_method_arity(row: &OpInfo) -> Option<usize> {
         | OpClass::TileUnaryFloat
         | OpClass::RowReduce
         | OpClass::ColReduce
+        | OpClass::RowArgReduce
         | OpClass::Transpose => Some(0),
-        OpClass::TileBinary | OpClass::TileBitwise => Some(1),
+        OpClass::TileBinary | OpClass::TileBitwise | OpClass::TileCompare => Some(1),
+        OpClass::Select => Some(2),
         _ => None,
     }
 }
+
+/// Why a mask (`Tile<bool, R, C>`) cannot be used as a number, for messages.
+pub(super) const MASK_NOT_A_NUMBER: &str = "a mask (`Tile<bool, R, C>`, from a comparison such as `a.gt(b)`) is not a number; pick values with it (`m.select(a, b)`) or combine masks with `&`, `|`, `^`, `!`";
 
 /// The op a tile method of the op table builds, and its number of arguments.
 pub(super) fn table_tile_method(name: &str) -> Option<(Opcode, usize)> {
@@ -181,7 +185,7 @@ pub(super) fn tile_methods() -> String {
     let mut out = String::new();
     for row in OPS {
         if tile_method_arity(row).is_some() || row.opcode == Opcode::TileCast {
-            let text = row.surface.strip_prefix("a.").unwrap_or(row.surface);
+            let text = row.surface.split_once('.').map_or(row.surface, |(_, m)| m);
             out.push_str(text);
             out.push_str(", ");
         }

@@ -577,7 +577,7 @@ impl<'k> Lower<'k, '_> {
             && last.ident == "Tile"
             && let syn::PathArguments::AngleBracketed(a) = &last.arguments
         {
-            let (dtype, shape) = self.tile_args(a, t)?;
+            let (dtype, shape) = self.tile_args(a, t, true)?;
             return Ok(Type::Tile(TileType::new(dtype, shape)));
         }
         self.err(
@@ -586,16 +586,23 @@ impl<'k> Lower<'k, '_> {
         )
     }
 
-    /// `<T, R, C>` of a tile type.
+    /// `<T, R, C>` of a tile type; `Tile<bool, R, C>` (a mask) only where `mask_ok` (a
+    /// `let` annotation: masks come from comparisons, not constructors).
     pub(super) fn tile_args(
         &mut self,
         a: &'k AngleBracketedGenericArguments,
         node: &'k impl ToTokens,
+        mask_ok: bool,
     ) -> R<(DataType, pto_ir::Shape)> {
         let mut it = items(&a.args);
         let dtype = match it.next() {
             Some(GenericArgument::Type(t)) => match scalar_dtype(t) {
-                Some(DataType::Bool) => return self.err(t, crate::model::NO_BOOL_ELEMENTS),
+                Some(DataType::Bool) if !mask_ok => {
+                    return self.err(
+                        t,
+                        "a mask (`Tile<bool, R, C>`) comes from a comparison (`a.gt(b)`, `a.eq(0.0)`, ...), not a constructor",
+                    );
+                }
                 d => d,
             },
             _ => None,

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use pto_ir::{Constant, DataType, Opcode, Type, ValueId};
 
-use pto_ir::sem::{Binary, Sem};
+use pto_ir::sem::{Binary, Compare, Sem};
 
 use crate::emit::writer::Level;
 use crate::info::pipe_cpp;
@@ -40,6 +40,18 @@ fn binary_operator(op: Opcode) -> Option<&'static str> {
     })
 }
 
+/// pto-isa's `CmpMode` of a comparison.
+fn cmp_mode(k: Compare) -> &'static str {
+    match k {
+        Compare::Eq => "CmpMode::EQ",
+        Compare::Ne => "CmpMode::NE",
+        Compare::Lt => "CmpMode::LT",
+        Compare::Le => "CmpMode::LE",
+        Compare::Gt => "CmpMode::GT",
+        Compare::Ge => "CmpMode::GE",
+    }
+}
+
 /// A piece of a scalar op's C++ expression template.
 enum Piece<'s> {
     /// Literal text.
@@ -56,6 +68,7 @@ impl Writer<'_> {
             Arg::Tile(t) => self.tref(t),
             Arg::Scalar(v) => self.scalar_as(v, dty),
             Arg::Imm(f) => self.lit(Constant::Double(f), dty),
+            Arg::Cmp(k) => self.put(cmp_mode(k)),
         }
     }
 
@@ -75,6 +88,17 @@ impl Writer<'_> {
         use Isa::*;
         Some(match isa {
             TExpandS => return None,
+            // The mask covers where both operands are; a selection where the mask and
+            // both alternatives are.
+            TCmp => (min(&a.0, &b?.0), min(&a.1, &b?.1)),
+            TSel => {
+                let (x, y) = (b?, src.get(2)?);
+                (min(&min(&a.0, &x.0), &y.0), min(&min(&a.1, &x.1), &y.1))
+            }
+            TSelS => {
+                let b = b?;
+                (min(&a.0, &b.0), min(&a.1, &b.1))
+            }
             _ if isa.partial_form().is_some() => {
                 let b = b?;
                 (max(&a.0, &b.0), max(&a.1, &b.1))
@@ -83,8 +107,10 @@ impl Writer<'_> {
                 let b = b?;
                 (min(&a.0, &b.0), min(&a.1, &b.1))
             }
-            TRowSum | TRowMax | TRowMin => (a.0.clone(), "1".into()),
-            TColSum | TColMax | TColMin => ("1".into(), a.1.clone()),
+            TRowSum | TRowMax | TRowMin | TRowProd | TRowArgMax | TRowArgMin => {
+                (a.0.clone(), "1".into())
+            }
+            TColSum | TColMax | TColMin | TColProd => ("1".into(), a.1.clone()),
             TRowExpand => (a.0.clone(), own(1)),
             TColExpand => (own(0), a.1.clone()),
             TRowExpandAdd | TRowExpandSub | TRowExpandMul | TRowExpandDiv | TRowExpandMax
@@ -281,8 +307,39 @@ impl Writer<'_> {
         self.put(name);
         self.put("(");
         self.put(dst);
+        let scratch = if isa.needs_scratch() {
+            let src = tiles.first().and_then(|t| match t {
+                TileRef::Slot(id) => self.p.tile(*id),
+                TileRef::Param(_) => None,
+            });
+            src.and_then(|src| {
+                self.p
+                    .scratch
+                    .iter()
+                    .find(|s| s.dtype == src.dtype && s.rows == src.rows && s.cols == src.cols)
+            })
+            .map(|s| s.name.clone())
+        } else {
+            None
+        };
+        // A mask's scalar operand (`TCMPS`) has the compared tile's dtype.
+        let dty = match (dty, tiles.first()) {
+            (DataType::Bool, Some(TileRef::Slot(id))) => self.p.tile(*id).map_or(dty, |s| s.dtype),
+            (DataType::Bool, Some(TileRef::Param(v))) => {
+                self.m.values[*v].ty.dtype().unwrap_or(dty)
+            }
+            _ => dty,
+        };
         let mut next_tile = names.into_iter();
-        for &x in args {
+        for (k, &x) in args.iter().enumerate() {
+            // `TSELS(dst, mask, src, tmp, scalar)`: the scratch tile before the scalar.
+            if isa == Isa::TSelS
+                && k + 1 == args.len()
+                && let Some(s) = &scratch
+            {
+                self.put(", ");
+                self.put(s);
+            }
             self.put(", ");
             match x {
                 Arg::Tile(_) => {
@@ -292,21 +349,11 @@ impl Writer<'_> {
                 other => self.arg(other, dty),
             }
         }
-        if isa.needs_scratch() {
-            let src = tiles.first().and_then(|t| match t {
-                TileRef::Slot(id) => self.p.tile(*id),
-                TileRef::Param(_) => None,
-            });
-            let scratch = src.and_then(|src| {
-                self.p
-                    .scratch
-                    .iter()
-                    .find(|s| s.dtype == src.dtype && s.rows == src.rows && s.cols == src.cols)
-            });
-            if let Some(s) = scratch {
-                self.put(", ");
-                self.put(&s.name);
-            }
+        if isa != Isa::TSelS
+            && let Some(s) = &scratch
+        {
+            self.put(", ");
+            self.put(s);
         }
         self.put(");\n");
     }

@@ -45,6 +45,7 @@ fn elementwise_name(isa: Isa) -> Option<(Import, &'static str)> {
         TMin | TMinS => (Element, "min"),
         TRem | TRemS => (Element, "floor_mod"),
         TFMod | TFModS => (Element, "rem"),
+        TPow | TPowS => (Element, "pow"),
         TAnd | TAndS => (Int, "and"),
         TOr | TOrS => (Int, "or"),
         TXor | TXorS => (Int, "xor"),
@@ -139,6 +140,7 @@ impl<'a> Writer<'a> {
                             }
                             Arg::Tile(TileRef::Param(_)) => return None,
                             Arg::Scalar(_) | Arg::Imm(_) => {}
+                            Arg::Cmp(_) => return None,
                         }
                     }
                     let arity_ok = match args.len() {
@@ -333,6 +335,8 @@ impl<'a> Writer<'a> {
                     Arg::Tile(TileRef::Param(_)) => {}
                     Arg::Scalar(v) => self.put_scalar_as(v, dtype, true),
                     Arg::Imm(x) => self.put_lit(Constant::Double(x), dtype, true),
+                    // Not in a chain (`elementwise_name`).
+                    Arg::Cmp(_) => {}
                 }
             }
             self.put("); ");

@@ -447,16 +447,37 @@ impl<'a> Writer<'a> {
         self.put_isa(f, suffix);
         self.put("(");
         self.put_tile(dst);
-        let dtype = self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype);
+        let dtype = match self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype) {
+            // A mask's scalar operand (`TCMPS`) has the compared tile's dtype.
+            DataType::Bool => args
+                .iter()
+                .find_map(|a| match a {
+                    Arg::Tile(t) => self.tref_dtype(*t),
+                    _ => None,
+                })
+                .unwrap_or(DataType::Fp32),
+            d => d,
+        };
         for a in args {
             self.put(", ");
             match *a {
                 Arg::Tile(t) => self.put_tref(t),
                 Arg::Scalar(v) => self.put_scalar_as(v, dtype, true),
                 Arg::Imm(x) => self.put_lit(Constant::Double(x), dtype, true),
+                Arg::Cmp(k) => {
+                    let _ = write!(self.out, "::pto::isa::CmpMode::{k:?}");
+                }
             }
         }
         self.put("); ");
+    }
+
+    /// The element dtype of a tile operand.
+    fn tref_dtype(&self, t: TileRef) -> Option<DataType> {
+        match t {
+            TileRef::Slot(id) => self.p.tile(id).map(|s| s.dtype),
+            TileRef::Param(v) => self.m.values[v].ty.dtype(),
+        }
     }
 
     fn put_op(&mut self, isa: Isa, dst: TileId, args: &[Arg]) {

@@ -114,7 +114,12 @@ impl<'a> Writer<'a> {
                 }
                 self.put("]");
             }
-            let ty = self.rust_ty(s.dtype);
+            // A mask holds one byte per element, its low bit the flag (`pto::isa::tcmp`).
+            let ty = if s.dtype == DataType::Bool {
+                "u8"
+            } else {
+                self.rust_ty(s.dtype)
+            };
             self.import(Import::Tile);
             self.put(" = &mut Tile:: < ");
             self.put(ty);

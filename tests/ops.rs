@@ -1,0 +1,272 @@
+//! Issue 16 part A from a kernel: each op run by the host function and checked against plain
+//! Rust, and by the reference interpreter on the kernel's IR (which must agree exactly), at
+//! tile-multiple and ragged sizes. The C++ of the same kernels runs in `tests/cpp_model.rs`.
+#![allow(clippy::unwrap_used)]
+
+#[path = "ops/kernels.rs"]
+mod kernels;
+
+use pto::Tensor;
+use pto::ir::DataType;
+use pto_lower::interp::{HostTensor, HostValue, run};
+
+/// Deterministic values in `[lo, hi)`.
+fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
+        })
+        .collect()
+}
+
+/// A tensor argument for the interpreter.
+fn arg(d: DataType, data: &[f64], shape: [usize; 2]) -> HostValue {
+    HostValue::Tensor(HostTensor::new(d, shape.to_vec(), data.to_vec()).unwrap())
+}
+
+/// Runs `m` in the interpreter on `args`; the tensors' data afterwards.
+fn interp(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<f64>> {
+    run(m, m.entry.unwrap(), &mut args).unwrap();
+    args.iter()
+        .map(|a| a.as_tensor().unwrap().data.clone())
+        .collect()
+}
+
+fn f64s(t: &[f32]) -> Vec<f64> {
+    t.iter().map(|&x| f64::from(x)).collect()
+}
+
+/// Bitwise equality, every NaN equal to every NaN.
+fn same(got: &[f32], want: &[f32], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+            "{what}: element {i} is {g}, expected {w}"
+        );
+    }
+}
+
+const SIZES: [(usize, usize); 4] = [(32, 128), (37, 100), (5, 64), (16, 33)];
+
+#[test]
+fn pow_and_fmod_match_rust() {
+    for (r, c) in SIZES {
+        let x = values(r * c, (r * 7 + c) as u64, -4.0, 4.0);
+        let y = values(r * c, (r * 11 + c) as u64, -3.0, 3.0);
+        let (xt, yt) = (
+            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
+            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
+        );
+        let mut outs: Vec<Tensor<f32>> = (0..3).map(|_| Tensor::zeros([r, c])).collect();
+        let [p, q, m] = &mut outs[..] else {
+            unreachable!()
+        };
+        kernels::pow_fmod(&xt, &yt, p, q, m).unwrap();
+        let what = format!("{r} x {c}");
+        let want_p: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a.abs().powf(*b)).collect();
+        let want_q: Vec<f32> = x.iter().map(|a| a.powf(3.0)).collect();
+        let want_m: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a % b).collect();
+        same(p.as_slice(), &want_p, &format!("pow {what}"));
+        same(q.as_slice(), &want_q, &format!("pows {what}"));
+        same(m.as_slice(), &want_m, &format!("fmod {what}"));
+        let f = DataType::Fp32;
+        let zero = vec![0.0; r * c];
+        let got = interp(
+            &kernels::pow_fmod::program(),
+            vec![
+                arg(f, &f64s(&x), [r, c]),
+                arg(f, &f64s(&y), [r, c]),
+                arg(f, &zero, [r, c]),
+                arg(f, &zero, [r, c]),
+                arg(f, &zero, [r, c]),
+            ],
+        );
+        for (k, t) in [&*p, &*q, &*m].into_iter().enumerate() {
+            let by_interp: Vec<f32> = got[k + 2].iter().map(|&v| v as f32).collect();
+            same(
+                &by_interp,
+                t.as_slice(),
+                &format!("interpreter output {k} at {what}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn compare_and_select_match_rust() {
+    for (r, c) in SIZES {
+        let mut x = values(r * c, (r * 5 + c) as u64, -3.0, 3.0);
+        let y = values(r * c, (r * 3 + c) as u64, -3.0, 3.0);
+        // Some equal pairs and a NaN, which compares false (and unequal).
+        for i in (0..r * c).step_by(7) {
+            x[i] = y[i];
+        }
+        x[1] = f32::NAN;
+        let (xt, yt) = (
+            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
+            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
+        );
+        let mut outs: Vec<Tensor<f32>> = (0..3).map(|_| Tensor::zeros([r, c])).collect();
+        let [l, k, p] = &mut outs[..] else {
+            unreachable!()
+        };
+        kernels::masks(&xt, &yt, l, k, p).unwrap();
+        let what = format!("{r} x {c}");
+        let want_l: Vec<f32> = x
+            .iter()
+            .map(|&a| if a > 0.0 { a } else { a * 0.1 })
+            .collect();
+        let want_k: Vec<f32> = x
+            .iter()
+            .map(|&a| {
+                // The kernel's mask in Rust: a NaN is not outside (`contains` would say it is).
+                #[allow(clippy::manual_range_contains)]
+                let outside = a < -1.0 || a >= 1.0;
+                let sign = if a >= 0.0 { 1.0 } else { -1.0 };
+                if !outside { a } else { sign }
+            })
+            .collect();
+        let want_p: Vec<f32> = x
+            .iter()
+            .zip(&y)
+            .map(|(&a, &b)| if a == b || (a > b && a <= 2.0) { a } else { b })
+            .collect();
+        same(l.as_slice(), &want_l, &format!("leaky relu {what}"));
+        same(k.as_slice(), &want_k, &format!("clamp {what}"));
+        same(p.as_slice(), &want_p, &format!("picked {what}"));
+        let f = DataType::Fp32;
+        let zero = vec![0.0; r * c];
+        let got = interp(
+            &kernels::masks::program(),
+            vec![
+                arg(f, &f64s(&x), [r, c]),
+                arg(f, &f64s(&y), [r, c]),
+                arg(f, &zero, [r, c]),
+                arg(f, &zero, [r, c]),
+                arg(f, &zero, [r, c]),
+            ],
+        );
+        for (k, t) in [&*l, &*k, &*p].into_iter().enumerate() {
+            let by_interp: Vec<f32> = got[k + 2].iter().map(|&v| v as f32).collect();
+            same(
+                &by_interp,
+                t.as_slice(),
+                &format!("interpreter output {k} at {what}"),
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "prints the kernels' IR and C++ for the guide"]
+fn print_ops_text() {
+    println!("{}", kernels::masks::IR);
+    println!("{}", kernels::masks::CPP);
+    println!("{}", kernels::products::IR);
+}
+
+#[test]
+fn products_arg_reductions_and_expands_match_rust() {
+    for (r, c) in [(32, 64), (37, 50), (5, 64), (16, 1)] {
+        let mut x = values(r * c, (r * 13 + c) as u64, 0.5, 1.5);
+        // Ties (the first index wins) and NaNs (never win; an all-NaN row gives 0).
+        if c > 3 {
+            x[2] = x[0]
+                .max(x[1])
+                .max(x[3..c].iter().copied().fold(f32::MIN, f32::max));
+            x[3] = x[2];
+            x[c + 1] = f32::NAN;
+        }
+        if r > 2 {
+            for v in &mut x[2 * c..3 * c] {
+                *v = f32::NAN;
+            }
+        }
+        let xt = Tensor::from_vec(x.clone(), [r, c]).unwrap();
+        let mut rows = Tensor::<f32>::zeros([r, c]);
+        let mut cols = Tensor::<f32>::zeros([r, c]);
+        let mut amax = Tensor::<i32>::zeros([r, 1]);
+        let mut amin = Tensor::<i32>::zeros([r, 1]);
+        kernels::products(&xt, &mut rows, &mut cols, &mut amax, &mut amin).unwrap();
+        let what = format!("{r} x {c}");
+        let row = |i: usize| &x[i * c..(i + 1) * c];
+        let first_best = |i: usize, better: fn(f32, f32) -> bool| {
+            let mut at = 0;
+            for (j, &v) in row(i).iter().enumerate() {
+                if better(v, row(i)[at]) || (row(i)[at].is_nan() && !v.is_nan()) {
+                    at = j;
+                }
+            }
+            at as i32
+        };
+        let mut want_rows = vec![0.0; r * c];
+        let mut want_cols = vec![0.0; r * c];
+        for i in 0..r {
+            let p = row(i).iter().fold(1.0f32, |a, &v| a * v);
+            want_rows[i * c..(i + 1) * c].fill(p);
+            let block = i / 16 * 16;
+            for j in 0..c {
+                want_cols[i * c + j] =
+                    (block..(block + 16).min(r)).fold(1.0f32, |a, k| a * x[k * c + j]);
+            }
+        }
+        let want_max: Vec<i32> = (0..r).map(|i| first_best(i, |v, b| v > b)).collect();
+        let want_min: Vec<i32> = (0..r).map(|i| first_best(i, |v, b| v < b)).collect();
+        same(rows.as_slice(), &want_rows, &format!("row_prod {what}"));
+        same(cols.as_slice(), &want_cols, &format!("col_prod {what}"));
+        assert_eq!(amax.as_slice(), want_max, "row_argmax {what}");
+        assert_eq!(amin.as_slice(), want_min, "row_argmin {what}");
+        if r > 2 {
+            assert_eq!(
+                (amax.as_slice()[2], amin.as_slice()[2]),
+                (0, 0),
+                "all-NaN row"
+            );
+        }
+        let (f, i) = (DataType::Fp32, DataType::Int32);
+        let got = interp(
+            &kernels::products::program(),
+            vec![
+                arg(f, &f64s(&x), [r, c]),
+                arg(f, &vec![0.0; r * c], [r, c]),
+                arg(f, &vec![0.0; r * c], [r, c]),
+                arg(i, &vec![0.0; r], [r, 1]),
+                arg(i, &vec![0.0; r], [r, 1]),
+            ],
+        );
+        let as_f32 = |k: usize| got[k].iter().map(|&v| v as f32).collect::<Vec<_>>();
+        let as_i32 = |k: usize| got[k].iter().map(|&v| v as i32).collect::<Vec<_>>();
+        same(
+            &as_f32(1),
+            rows.as_slice(),
+            &format!("interpreter row_prod {what}"),
+        );
+        same(
+            &as_f32(2),
+            cols.as_slice(),
+            &format!("interpreter col_prod {what}"),
+        );
+        assert_eq!(as_i32(3), amax.as_slice(), "interpreter row_argmax {what}");
+        assert_eq!(as_i32(4), amin.as_slice(), "interpreter row_argmin {what}");
+    }
+}
+
+#[test]
+fn a_mask_of_a_narrow_tile_matches_rust() {
+    for r in [16, 40] {
+        let x = values(r * 16, r as u64, -2.0, 2.0);
+        let xt = Tensor::from_vec(x.clone(), [r, 16]).unwrap();
+        let mut y = Tensor::<f32>::zeros([r, 16]);
+        kernels::narrow_abs(&xt, &mut y).unwrap();
+        let want: Vec<f32> = x
+            .iter()
+            .map(|v| if *v < 0.0 { 0.0 - v } else { *v })
+            .collect();
+        same(y.as_slice(), &want, &format!("narrow abs {r} x 16"));
+    }
+}

@@ -1,0 +1,80 @@
+//! Kernels of issue 16 part A (masks, compare/select, pow, products, arg-reductions,
+//! explicit expands), shared by the CPU tests (`tests/ops.rs`) and the C++ model runs
+//! (`tests/cpp_model.rs`). Each walks its tensor in tiles, so sizes that are not tile
+//! multiples run the ops on ragged valid regions.
+
+use pto::prelude::*;
+
+/// `|x| ^ y`, `x ^ 3` and `x.fmod(y)` (the method spelling of `%`).
+#[pto::kernel]
+pub fn pow_fmod(
+    x: &Tensor<f32, R, C>,
+    y: &Tensor<f32, R, C>,
+    #[out] p: &mut Tensor<f32, R, C>,
+    #[out] q: &mut Tensor<f32, R, C>,
+    #[out] m: &mut Tensor<f32, R, C>,
+) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            p.store([r, c], a.abs().pow(b));
+            q.store([r, c], a.pow(3.0));
+            m.store([r, c], a.fmod(b));
+        }
+    }
+}
+
+/// Compare and select: a leaky ReLU (`x > 0 ? x : 0.1 x`), a clamp to `[-1, 1]` built
+/// from masks combined with `|` and `!`, and `x` where it equals `y` or lies in
+/// `(y, 2]` (`&`), `y` elsewhere.
+#[pto::kernel]
+pub fn masks(
+    x: &Tensor<f32, R, C>,
+    y: &Tensor<f32, R, C>,
+    #[out] leaky: &mut Tensor<f32, R, C>,
+    #[out] clamped: &mut Tensor<f32, R, C>,
+    #[out] picked: &mut Tensor<f32, R, C>,
+) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            leaky.store([r, c], a.gt(0.0).select(a, a * 0.1));
+            let outside: Tile<bool, 16, 64> = a.lt(-1.0) | a.ge(1.0);
+            let sign = a.ge(0.0).select(Tile::<f32, 16, 64>::full(1.0), -1.0);
+            clamped.store([r, c], (!outside).select(a, sign));
+            let m = a.eq(b) | (a.gt(b) & a.le(2.0));
+            picked.store([r, c], m.select(a, b));
+        }
+    }
+}
+
+/// Row and column products and arg-reductions of `x`'s 16 x 64 tiles (`C <= 64`), each
+/// broadcast back to the tile with the explicit `row_expand` / `col_expand`.
+#[pto::kernel]
+pub fn products(
+    x: &Tensor<f32, R, C>,
+    #[out] rows: &mut Tensor<f32, R, C>,
+    #[out] cols: &mut Tensor<f32, R, C>,
+    #[out] argmax: &mut Tensor<i32, R, 1>,
+    #[out] argmin: &mut Tensor<i32, R, 1>,
+) {
+    for r in (0..R).step_by(16) {
+        let t = x.load::<16, 64>([r, 0]);
+        rows.store([r, 0], t.row_prod().row_expand::<64>());
+        cols.store([r, 0], t.col_prod().col_expand::<16>());
+        argmax.store([r, 0], t.row_argmax());
+        argmin.store([r, 0], t.row_argmin());
+    }
+}
+
+/// `|x|` through a mask of 16-column tiles (a mask row of 16 bits, padded to 32 bytes in
+/// the C++).
+#[pto::kernel]
+pub fn narrow_abs(x: &Tensor<f32, R, 16>, #[out] y: &mut Tensor<f32, R, 16>) {
+    for r in (0..R).step_by(16) {
+        let t = x.load::<16, 16>([r, 0]);
+        y.store([r, 0], t.lt(0.0).select(0.0 - t, t));
+    }
+}
