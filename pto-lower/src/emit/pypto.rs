@@ -628,7 +628,7 @@ fn scalar_expr(sem: Sem, dtype: Option<DataType>, a: &[String]) -> Option<String
             (Unary::Not, [x]) => Some(format!("~{x}")),
             _ => None,
         },
-        Sem::Cast | Sem::None => None,
+        Sem::Cast | Sem::Select | Sem::None => None,
     }
 }
 
