@@ -117,10 +117,13 @@ pub enum Inst {
         /// Window sizes, one per tensor dimension.
         window: Window,
     },
-    /// `TSTORE(tensor[offsets..], src)`.
+    /// `TSTORE(tensor[offsets..], src)`; converts when the tile's dtype is not the tensor's
+    /// (from an `Acc` tile only, `pto_ir::sem::store`).
     Store {
         /// The tensor parameter.
         tensor: ValueId,
+        /// An atomic-add store (`store_add`): adds into the window instead of overwriting it.
+        add: bool,
         /// Source tile.
         src: TileRef,
         /// Element offsets.

@@ -39,6 +39,7 @@ mod memory;
 mod movement;
 mod reduce;
 mod scalar_ops;
+mod store_modes;
 mod sync;
 
 pub use convert::*;
@@ -50,6 +51,7 @@ pub use memory::*;
 pub use movement::*;
 pub use reduce::*;
 pub use scalar_ops::*;
+pub use store_modes::*;
 pub use sync::*;
 
 /// `dst[i][j] = f(src[i][j])` over the top-left `vr x vc` region.

@@ -755,13 +755,26 @@ fn store(cx: &Cx<'_>) -> R<ResultTypes> {
     cx.arity(2)?;
     let t = cx.tile(0)?;
     let dst = cx.tensor(1)?;
-    if t.dtype != dst.dtype {
+    if !crate::sem::store::store_converts(t.dtype, dst.dtype) {
         return fail(|| {
             InferError::new(format!(
                 "cannot store a {} tile into a {} tensor",
                 t.dtype, dst.dtype
             ))
-            .note("convert the tile first with `.cast::<T>()`")
+            .note(format!(
+                "a {} tile stores into {}; convert the tile first with `.cast::<T>()`",
+                t.dtype,
+                crate::sem::store::store_targets(t.dtype)
+            ))
+        });
+    }
+    if cx.op == Opcode::TileStoreAdd && !crate::sem::store::atomic_add_dtype(dst.dtype) {
+        return fail(|| {
+            InferError::new(format!(
+                "`store_add` cannot accumulate into a {} tensor",
+                dst.dtype
+            ))
+            .note("the atomic-add store accumulates in fp16, bf16, fp32, int8, int16 or int32")
         });
     }
     if t.shape.len() != dst.shape.len() {

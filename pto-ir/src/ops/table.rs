@@ -263,6 +263,8 @@ op_table! {
     TileLoad => "tile" "load" "OP_LOAD" Load [TLoad] {Sem::None} {Method("load")} "t.load::<R, C>([i, j])";
     TileStore => "tile" "store" "OP_STORE" Store [TStore] {Sem::None} {Method("store")} "t.store([i, j], tile)";
     TileMove => "tile" "move" "OP_MOVE" Move [TMov] {Sem::None} {Lowering} "(lowering)";
+    // Issue 16 part B: reshape, insert, padded loads, element access, atomic and converting stores
+    TileStoreAdd => "tile" "store_add" "OP_STORE_ADD" Store [TStore] {Sem::None} {Method("store_add")} "out.store_add([i, j], tile)";
     // Tensor level (control_flow / data_flow functions).
     TensorView => "tensor" "view" "OP_VIEW" TensorView [] {Sem::None} {Method("view")} "t.view([sizes], [offsets])";
     TensorAssemble => "tensor" "assemble" "OP_ASSEMBLE" TensorAssemble [] {Sem::None} {Method("assemble")} "out.assemble(v, [offsets])";
@@ -352,6 +354,13 @@ impl Opcode {
             self.class(),
             OpClass::Store | OpClass::Call | OpClass::TensorAssemble
         )
+    }
+
+    /// Whether the op reads memory it does not own as an operand value: a load, an
+    /// accumulating store (`store_add` reads the window it adds into), a call. Such an op
+    /// may not be reordered across a store to the same tensor.
+    pub fn reads_memory(self) -> bool {
+        matches!(self.class(), OpClass::Load | OpClass::Call) || self == Opcode::TileStoreAdd
     }
 
     /// Whether the op produces no result.

@@ -17,6 +17,7 @@ pub mod convert;
 mod float;
 mod int;
 mod round;
+pub mod store;
 mod transcendental;
 
 pub use float::FloatSem;

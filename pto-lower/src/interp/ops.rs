@@ -870,12 +870,11 @@ impl<'m> Interp<'m> {
                 dst_shape.len()
             ));
         }
-        if tile.dtype != self.tensors[id].dtype {
-            return err(format!(
-                "a {} tile into a {} tensor",
-                tile.dtype, self.tensors[id].dtype
-            ));
+        let (from, to) = (tile.dtype, self.tensors[id].dtype);
+        if !pto_ir::sem::store::store_converts(from, to) {
+            return err(format!("a {from} tile into a {to} tensor"));
         }
+        let add = op.opcode == Opcode::TileStoreAdd;
         let off = self.offset_attr(fr, op, dst_shape.len())?;
         self.check_static_window(tv, &tile.shape, &off, &dst_shape)?;
         // As `TSTORE` on the CPU runtime: the part of the valid region past the tensor's
@@ -884,8 +883,16 @@ impl<'m> Interp<'m> {
             .map(|d| tile.valid[d].min(dst_shape[d].saturating_sub(off[d])))
             .collect();
         let dst = &mut self.tensors[id];
+        // A converting store rounds to nearest even; `store_add` adds in the tensor's dtype.
         for_each_index(&region, |idx| {
-            dst.data[at(&dst_shape, &offset_index(&off, idx))?] = tile.data[at(&tile.shape, idx)?];
+            let x = tile.data[at(&tile.shape, idx)?];
+            let x = if from == to {
+                x
+            } else {
+                num::convert_elem(x, from, to, RoundMode::CastRint)?
+            };
+            let d = &mut dst.data[at(&dst_shape, &offset_index(&off, idx))?];
+            *d = if add { num::normalize(*d + x, to)? } else { x };
             Ok(())
         })
     }

@@ -727,7 +727,22 @@ impl<'a> Lowerer<'a> {
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
                 let window = m.values[tile].ty.as_tile().map(|t| inline_of(t.shape.as_slice())).unwrap_or_default();
-                out.push(Inst::Store { tensor, src, offsets, window });
+                if let (Some(tt), Some(dt)) = (m.values[tile].ty.as_tile(), m.values[tensor].ty.as_tensor())
+                    && pto_ir::sem::store::store_needs_acc(tt.dtype, dt.dtype)
+                    && space_of(m, tile) != Some(MemorySpace::Acc)
+                {
+                    self.err(
+                        at,
+                        format!(
+                            "storing a {} tile into a {} tensor converts, and only a matmul accumulator (an Acc tile) converts on the way out; convert a vector tile first with `.cast::<{}>()`",
+                            tt.dtype,
+                            dt.dtype,
+                            dt.dtype.rust_name().unwrap_or(dt.dtype.name())
+                        ),
+                    );
+                }
+                let add = op.opcode == Opcode::TileStoreAdd;
+                out.push(Inst::Store { tensor, add, src, offsets, window });
             }
             OpClass::Move => {
                 if let Some(r) = res {

@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::{Expr, ExprCall, ExprMethodCall, GenericArgument, Ident};
 
 use super::ops::{
-    Bin, FUNCTIONS, SCALAR_METHODS, TENSOR_METHODS, round_mode, table_tile_method, tile_methods,
+    Bin, FUNCTIONS, SCALAR_METHODS, round_mode, table_tile_method, tensor_methods, tile_methods,
 };
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::items;
@@ -140,9 +140,14 @@ impl<'k> Lower<'k, '_> {
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
-            "store" => {
-                self.no_turbofish(m, &"t.store([i, j], tile)")?;
-                self.arity(&m.method, n, 2, &"t.store([i, j], tile)")?;
+            "store" | "store_add" => {
+                let (opcode, usage) = if name == "store" {
+                    (Opcode::TileStore, "t.store([i, j], tile)")
+                } else {
+                    (Opcode::TileStoreAdd, "out.store_add([i, j], tile)")
+                };
+                self.no_turbofish(m, &usage)?;
+                self.arity(&m.method, n, 2, &usage)?;
                 let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
                 let off = self.offsets(o);
                 let tile = self.expr(v);
@@ -159,7 +164,7 @@ impl<'k> Lower<'k, '_> {
                 self.ctx.set_span(span);
                 let r = self.b.build_op(
                     &mut self.ctx,
-                    Opcode::TileStore,
+                    opcode,
                     [tile, t],
                     Attrs::of([("offset", Attr::List(off))]),
                     "",
@@ -172,7 +177,7 @@ impl<'k> Lower<'k, '_> {
                     "tensor-level operations (`t.{name}(..)`) are not supported yet; load tiles with `t.load::<R, C>([i, j])`"
                 ),
             ),
-            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {TENSOR_METHODS}")),
+            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {}", tensor_methods())),
         }
     }
 
@@ -314,7 +319,7 @@ impl<'k> Lower<'k, '_> {
                 }
                 self.build(span, Opcode::TileValid, operands, Attrs::new())
             }
-            "load" | "store" => self.err(
+            "load" | "store" | "store_add" => self.err(
                 &m.method,
                 format!(
                     "`{name}` is a tensor method, but the receiver is a tile; tile methods: {}",

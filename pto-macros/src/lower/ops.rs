@@ -201,7 +201,23 @@ pub(super) fn round_mode(e: &Expr) -> Option<RoundMode> {
     }
     with_spelling(&last.ident, RoundMode::from_surface)
 }
-pub(super) const TENSOR_METHODS: &str = "load::<R, C>([i, j]), store([i, j], tile)";
+/// The "tensor methods: .." list of messages: the op table's rows a kernel writes as a
+/// method on a tensor (loads, stores, element access).
+pub(super) fn tensor_methods() -> String {
+    let mut out = Vec::new();
+    for row in OPS {
+        if row.dialect == "tile"
+            && matches!(row.spelling, Spelling::Method(_))
+            && let Some(text) = row
+                .surface
+                .strip_prefix("t.")
+                .or(row.surface.strip_prefix("out."))
+        {
+            out.push(text);
+        }
+    }
+    out.join(", ")
+}
 pub(super) const SCALAR_METHODS: &str =
     "abs(), max(b), min(b), floor_div(b), floor_mod(b) (and `x as T` for conversions)";
 

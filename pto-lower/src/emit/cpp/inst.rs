@@ -350,10 +350,11 @@ impl Writer<'_> {
             } => self.load(l, *dst, *tensor, offsets, window),
             Inst::Store {
                 tensor,
+                add,
                 src,
                 offsets,
                 window,
-            } => self.store(l, *src, *tensor, offsets, window),
+            } => self.store(l, *src, *tensor, *add, offsets, window),
             Inst::Extract { dst, src, at } => {
                 // The window's part inside the source's valid region.
                 if let Some(d) = self.p.tile(*dst) {

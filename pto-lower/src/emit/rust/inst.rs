@@ -48,18 +48,26 @@ impl<'a> Writer<'a> {
             }
             Inst::Store {
                 tensor,
+                add,
                 src,
                 offsets,
                 window,
             } => {
-                self.put_isa(
-                    if window.len() > 2 {
-                        "tstore_window"
-                    } else {
-                        "tstore"
-                    },
-                    "",
-                );
+                // `tstore`, `tstore_add`, `tstore_cvt` (a converting store from an
+                // accumulator), `tstore_add_cvt`, each with a `_window` form for rank 3 / 4.
+                let converts = match src {
+                    TileRef::Slot(t) => {
+                        self.p.tile(*t).map(|s| s.dtype) != Some(self.dtype(*tensor))
+                    }
+                    TileRef::Param(_) => false,
+                };
+                let f = match (*add, converts) {
+                    (false, false) => "tstore",
+                    (true, false) => "tstore_add",
+                    (false, true) => "tstore_cvt",
+                    (true, true) => "tstore_add_cvt",
+                };
+                self.put_isa(f, if window.len() > 2 { "_window" } else { "" });
                 // A `&mut Tensor` parameter, reborrowed by the call.
                 self.put("(");
                 self.put_ident(*tensor);
