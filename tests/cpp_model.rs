@@ -40,6 +40,10 @@ mod matmul;
 #[path = "../examples/matmul_splitk.rs"]
 mod matmul_splitk;
 
+#[allow(dead_code)]
+#[path = "../examples/splitk_store_add.rs"]
+mod splitk_store_add;
+
 #[path = "edge/kernels.rs"]
 mod edge;
 
@@ -226,6 +230,36 @@ fn kernels() -> Vec<(
             vec![
                 vec![("M", 64), ("N", 64), ("K", 128)],
                 vec![("M", 70), ("N", 50), ("K", 100)],
+            ],
+        ),
+        (
+            "splitk_store_add",
+            splitk_store_add::splitk_store_add::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut c = tensor::<f32>(&a[2]);
+                splitk_store_add::splitk_store_add(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 64), ("N", 64), ("K", 128)],
+                vec![("M", 70), ("N", 50), ("K", 90)],
+            ],
+        ),
+        (
+            "matmul_to_f16",
+            splitk_store_add::matmul_to_f16::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut c = tensor::<f16>(&a[2]);
+                splitk_store_add::matmul_to_f16(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 64), ("N", 64), ("K", 128)],
+                vec![("M", 70), ("N", 50), ("K", 90)],
             ],
         ),
         (

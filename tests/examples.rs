@@ -46,6 +46,10 @@ mod matmul;
 #[path = "../examples/matmul_splitk.rs"]
 mod matmul_splitk;
 
+#[allow(dead_code)]
+#[path = "../examples/splitk_store_add.rs"]
+mod splitk_store_add;
+
 /// Runs an example's `check` and asserts every outcome is within its tolerance.
 macro_rules! within_tolerance {
     ($check:expr) => {{
@@ -118,6 +122,13 @@ fn matmul_at_three_sizes() {
 fn matmul_splitk_at_three_sizes() {
     for (m, n, k) in [(32, 32, 64), (40, 33, 130), (1, 70, 7)] {
         within_tolerance!(matmul_splitk::check(m, n, k));
+    }
+}
+
+#[test]
+fn splitk_store_add_at_three_sizes() {
+    for (m, n, k) in [(32, 32, 64), (70, 50, 90), (1, 33, 200)] {
+        within_tolerance!(splitk_store_add::check(m, n, k));
     }
 }
 
@@ -349,5 +360,28 @@ fn matmul_splitk_agrees() {
             );
             agree("matmul_splitk", &c, &args[4], 1e-5);
         }
+    }
+}
+
+#[test]
+fn splitk_store_add_agrees() {
+    for (m, n, k) in [(70, 50, 90), (32, 32, 128)] {
+        let (a, ha) = input(values(m * k, 19), &[m, k], DataType::Fp32);
+        let (b, hb) = input(values(k * n, 20), &[k, n], DataType::Fp32);
+        // `store_add` adds into what the output holds.
+        let (mut c, hc) = input(values(m * n, 21), &[m, n], DataType::Fp32);
+        splitk_store_add::splitk_store_add(&a, &b, &mut c).expect("runs");
+        let args = interpret(
+            &splitk_store_add::splitk_store_add::program(),
+            vec![ha.clone(), hb.clone(), hc],
+        );
+        agree("splitk_store_add", &c, &args[2], 1e-5);
+        let (mut h, hh) = zeros::<pto::f16>(&[m, n], DataType::Fp16);
+        splitk_store_add::matmul_to_f16(&a, &b, &mut h).expect("runs");
+        let args = interpret(
+            &splitk_store_add::matmul_to_f16::program(),
+            vec![ha, hb, hh],
+        );
+        agree("matmul_to_f16", &h, &args[2], 1e-3);
     }
 }

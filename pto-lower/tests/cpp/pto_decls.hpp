@@ -38,6 +38,8 @@ enum class SLayout { NoneBox, RowMajor, ColMajor };
 enum class PadValue { Null, Zero, Max, Min };
 enum class RoundMode { CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
 enum class Layout { ND, DN, NZ };
+// pto-isa.md TSTORE: the atomic mode of a store (`TSTORE<Tile, Global, AtomicType::AtomicAdd>`).
+enum class AtomicType { AtomicNone, AtomicAdd };
 
 // fp16 and bf16 are 2-byte types, as in pto-isa (tile sizes depend on it); the model
 // converts through float with round-to-nearest-even.
@@ -806,16 +808,57 @@ template <typename TileT, typename GT, typename... E> RecordEvent TLOAD(TileT& d
   model::each(dst, [&](int64_t i, int64_t j) { return typename TileT::DType(src.at(i, j)); });
   return {};
 }
-template <typename GT, typename TileT, typename... E> RecordEvent TSTORE(GT& dst, TileT& src, E&...) {
-  PTO_EVENTS(E);
+// pto-isa.md TSTORE: an Acc tile is float or int32 and is written, without a quantisation
+// scalar, as int32 / float / half / bfloat16 (the float-to-narrower conversions round to
+// nearest even); an atomic add accumulates in half / float / int16 / int32 / int8 / bfloat16.
+namespace model {
+template <typename TileT, typename GT> constexpr bool store_legal() {
+  using S = typename TileT::DType;
+  using D = typename GT::DType;
+  if constexpr (TileT::Loc_ != TileType::Acc) {
+    return sizeof(S) == sizeof(D);
+  } else {
+    return (std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
+           (std::is_same_v<D, int32_t> || std::is_same_v<D, float> || std::is_same_v<D, half> ||
+            std::is_same_v<D, bfloat16_t>);
+  }
+}
+template <typename D> constexpr bool atomic_add_legal() {
+  return std::is_same_v<D, half> || std::is_same_v<D, float> || std::is_same_v<D, int16_t> ||
+         std::is_same_v<D, int32_t> || std::is_same_v<D, int8_t> || std::is_same_v<D, bfloat16_t>;
+}
+template <AtomicType A, typename GT, typename TileT> void store(GT& dst, TileT& src) {
   static_assert(TileT::Loc_ == TileType::Vec || TileT::Loc_ == TileType::Mat || TileT::Loc_ == TileType::Acc,
                 "TSTORE: from Vec, Mat or Acc tiles");
-  static_assert(TileT::Loc_ == TileType::Acc || sizeof(typename TileT::DType) == sizeof(typename GT::DType),
-                "TSTORE: element sizes differ");
+  static_assert(store_legal<TileT, GT>(),
+                "TSTORE: from Vec / Mat the element sizes must be equal; from Acc a float / int32 tile into "
+                "int32 / float / half / bfloat16");
+  static_assert(A == AtomicType::AtomicNone || atomic_add_legal<typename GT::DType>(),
+                "TSTORE: atomic add into half / float / int16 / int32 / int8 / bfloat16 only");
   if (dst.rows() != src.GetValidRow() || dst.cols() != src.GetValidCol())
-    model::fail("TSTORE: the GlobalTensor's shape is not the tile's valid region");
+    fail("TSTORE: the GlobalTensor's shape is not the tile's valid region");
+  using D = typename GT::DType;
   for (int64_t i = 0; i < src.GetValidRow(); ++i)
-    for (int64_t j = 0; j < src.GetValidCol(); ++j) dst.at(i, j) = typename GT::DType(src.at(i, j));
+    for (int64_t j = 0; j < src.GetValidCol(); ++j) {
+      const D x = D(src.at(i, j));
+      if constexpr (A == AtomicType::AtomicAdd) {
+        dst.at(i, j) = D(dst.at(i, j) + x);
+      } else {
+        dst.at(i, j) = x;
+      }
+    }
+}
+}  // namespace model
+
+template <typename GT, typename TileT, typename... E> RecordEvent TSTORE(GT& dst, TileT& src, E&...) {
+  PTO_EVENTS(E);
+  model::store<AtomicType::AtomicNone>(dst, src);
+  return {};
+}
+// The atomic form names its types first, as pto-isa's does: `TSTORE<Tile, Global, AtomicAdd>`.
+template <typename TileT, typename GT, AtomicType A, typename... E> RecordEvent TSTORE(GT& dst, TileT& src, E&...) {
+  PTO_EVENTS(E);
+  model::store<A>(dst, src);
   return {};
 }
 
