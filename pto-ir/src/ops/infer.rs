@@ -721,11 +721,24 @@ fn valid(cx: &Cx<'_>) -> R<ResultTypes> {
     one_tile(t.dtype, Shape::copied_from(&t.shape), valid)
 }
 
-/// A tile loaded from a tensor window.
+/// A tile loaded from a tensor window; `load_or` pads the part outside the tensor with its
+/// second operand, so its tile is fully valid.
 #[inline(never)]
 fn load(cx: &Cx<'_>) -> R<ResultTypes> {
-    cx.arity(1)?;
+    let padded = cx.op == Opcode::TileLoadOr;
+    cx.arity(if padded { 2 } else { 1 })?;
     let src = cx.tensor(0)?;
+    if padded {
+        pad_value(cx, src.dtype)?;
+        if src.shape.len() > 2 {
+            return fail(|| {
+                InferError::new(format!(
+                    "`load_or` pads rank-1 and rank-2 windows, found a rank-{} tensor",
+                    src.shape.len()
+                ))
+            });
+        }
+    }
     let shape = cx.shape_attr("shape")?;
     if shape.len() != src.shape.len() {
         return fail(|| {
@@ -742,11 +755,35 @@ fn load(cx: &Cx<'_>) -> R<ResultTypes> {
     let mut valid = Extents::with_capacity(shape.len());
     for ((&s, o), d) in shape.iter().zip(&off).zip(&src.shape) {
         valid.push(match (o, d) {
+            _ if padded => Dim::Const(s),
             (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
             _ => Dim::Dynamic,
         });
     }
     one_tile(src.dtype, shape, valid)
+}
+
+/// The pad of a `load_or`: a constant (pto-isa's `TFILLPAD` takes it from the tile type's
+/// `PadValue`), which is 0, the dtype's largest or smallest value ([`crate::sem::pad`]), or
+/// any value for an fp32 tile.
+fn pad_value(cx: &Cx<'_>, dtype: DataType) -> R<()> {
+    let v = cx.operands.get(1).and_then(|&v| cx.m.values.get(v));
+    let Some(c) = v.and_then(|d| d.constant) else {
+        return fail(|| {
+            InferError::new("`load_or` pads with a constant, found a value known only at run time")
+                .note("pto-isa's TFILLPAD takes the pad from the tile type (its `PadValue`), so it is fixed when the kernel is compiled")
+        });
+    };
+    if crate::sem::pad::pad_kind(dtype, c.as_f64()).is_none() {
+        return fail(|| {
+            InferError::new(format!(
+                "`load_or` cannot pad a {dtype} tile with {}",
+                c.as_f64()
+            ))
+            .note("a pad is 0, the dtype's largest or smallest value, or any value for an fp32 tile (pto-isa's PadValue)")
+        });
+    }
+    Ok(())
 }
 
 /// A tile stored into a tensor window.

@@ -47,7 +47,7 @@ isa_ops! {
     TTrans = "TTRANS" "ttrans"; TMatmul = "TMATMUL" "tmatmul"; TMatmulAcc = "TMATMUL_ACC" "tmatmul_acc";
     TMatmulBias = "TMATMUL_BIAS" "tmatmul_bias"; TMov = "TMOV" "tmov"; TExpandS = "TEXPANDS" "texpands";
     TExtract = "TEXTRACT" "textract"; TInsert = "TINSERT" "tinsert"; TCvt = "TCVT" "tcvt";
-    TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore";
+    TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore"; TFillPad = "TFILLPAD" "tfillpad_inplace";
 }
 
 impl Isa {

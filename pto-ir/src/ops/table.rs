@@ -264,6 +264,7 @@ op_table! {
     TileStore => "tile" "store" "OP_STORE" Store [TStore] {Sem::None} {Method("store")} "t.store([i, j], tile)";
     TileMove => "tile" "move" "OP_MOVE" Move [TMov] {Sem::None} {Lowering} "(lowering)";
     // Issue 16 part B: reshape, insert, padded loads, element access, atomic and converting stores
+    TileLoadOr => "tile" "load_or" "OP_LOAD_OR" Load [TLoad, TFillPad] {Sem::None} {Method("load_or")} "t.load_or::<R, C>([i, j], v)";
     TileStoreAdd => "tile" "store_add" "OP_STORE_ADD" Store [TStore] {Sem::None} {Method("store_add")} "out.store_add([i, j], tile)";
     // Tensor level (control_flow / data_flow functions).
     TensorView => "tensor" "view" "OP_VIEW" TensorView [] {Sem::None} {Method("view")} "t.view([sizes], [offsets])";

@@ -16,6 +16,7 @@
 pub mod convert;
 mod float;
 mod int;
+pub mod pad;
 mod round;
 pub mod store;
 mod transcendental;

@@ -26,6 +26,7 @@ use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
 use crate::passes::events::Event;
 
 mod inst;
+mod pad;
 mod transfer;
 
 /// Emits the C++ source of `p`.

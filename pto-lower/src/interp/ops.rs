@@ -828,6 +828,23 @@ impl<'m> Interp<'m> {
             out.data[at(&shape, idx)?] = num::normalize(x, src.dtype)?;
             Ok(())
         })?;
+        if op.opcode == Opcode::TileLoadOr {
+            // `TFILLPAD`: the part of the tile outside the tensor is the pad; all of it is valid.
+            let pad = op.operands.get(1).and_then(|&v| self.m.values[v].constant);
+            let kind = pad.and_then(|c| sem::pad::pad_kind(out.dtype, c.as_f64()));
+            let Some(kind) = kind else {
+                return err("`load_or` needs a constant pad pto-isa can pad with");
+            };
+            let pad = sem::pad::pad_element(out.dtype, kind);
+            let inside = valid.clone();
+            for_each_index(&shape, |idx| {
+                if idx.iter().zip(&inside).any(|(i, v)| i >= v) {
+                    out.data[at(&shape, idx)?] = pad;
+                }
+                Ok(())
+            })?;
+            out.valid = shape.clone();
+        }
         Ok(out)
     }
 

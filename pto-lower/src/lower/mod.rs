@@ -231,6 +231,11 @@ impl<'a> Lowerer<'a> {
             };
             [rows, t.valid.last().and_then(|d| d.as_const())]
         };
+        // A padded load's tile is fully valid only after its `TFILLPAD`: its `TLOAD` gives it
+        // the window's valid region first, so the slot's valid region changes at run time.
+        let padded =
+            matches!(data.def, ValueDef::OpResult(o, _) if m.ops[o].opcode == Opcode::TileLoadOr);
+        let valid = if padded { [None, None] } else { valid };
         let id = TileId(self.tiles.len() as u32);
         // Walk the chain of slots at this (buffer, offset) for one of the same dtype and
         // shape; failing that, the link that ended the chain now names the slot made below.
@@ -717,6 +722,15 @@ impl<'a> Lowerer<'a> {
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
                 let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| inline_of(t.shape.as_slice())).unwrap_or_default();
                 out.push(Inst::Load { dst: d, tensor, offsets, window });
+                if op.opcode == Opcode::TileLoadOr
+                    && let Some(&pad) = op.operands.get(1)
+                {
+                    // `TFILLPAD` pads Vec tiles in place (the Mat form pads to the fractal).
+                    if res.and_then(|r| space_of(m, r)) != Some(MemorySpace::Vec) {
+                        self.err(at, "`load_or` pads a vector tile; a tile for a matmul is loaded with `load`, whose edge the matmul handles through its valid region");
+                    }
+                    out.push(Inst::Op { isa: Isa::TFillPad, dst: d, args: inline_of(&[Arg::Scalar(pad)]) });
+                }
             }
             OpClass::Store => {
                 let (tile, tensor) = (op.operands[0], op.operands[1]);

@@ -35,7 +35,12 @@ constexpr int DYNAMIC = -1;
 enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling };
 enum class BLayout { RowMajor, ColMajor };
 enum class SLayout { NoneBox, RowMajor, ColMajor };
-enum class PadValue { Null, Zero, Max, Min };
+// pto-isa.md TFILLPAD: a tile type's pad: Zero, Max (+inf, or the largest integer), Min
+// (-inf, or the smallest integer), or a custom fp32 value made with `PadValueCustom(v)`.
+enum class PadValue : uint64_t { Null = 0, Zero = 1, Max = 2, Min = 3, CustomBase = 0x100000000ULL };
+constexpr PadValue PadValueCustom(float v) {
+  return static_cast<PadValue>(static_cast<uint64_t>(PadValue::CustomBase) | __builtin_bit_cast(uint32_t, v));
+}
 enum class RoundMode { CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
 enum class Layout { ND, DN, NZ };
 // pto-isa.md TSTORE: the atomic mode of a store (`TSTORE<Tile, Global, AtomicType::AtomicAdd>`).
@@ -189,6 +194,7 @@ struct Tile {
   static constexpr int ValidCol_ = ValidCol;
   static constexpr bool isRowMajor = B == BLayout::RowMajor;
   static constexpr bool isBoxed = S != SLayout::NoneBox;
+  static constexpr PadValue Pad_ = Pad;
 
   // pto-isa.md 9.1: the constructors follow the dynamic valid dimensions: none, one
   // runtime value when exactly one is DYNAMIC, two when both are.
@@ -790,6 +796,38 @@ RecordEvent TINSERT(D& dst, S& src, uint16_t r0, uint16_t c0, E&...) {
   if (r0 + S::Rows_ > D::Rows_ || c0 + S::Cols_ > D::Cols_) model::fail("TINSERT: window outside the destination");
   for (int64_t i = 0; i < src.GetValidRow(); ++i)
     for (int64_t j = 0; j < src.GetValidCol(); ++j) dst.at(r0 + i, c0 + j) = src.at(i, j);
+  return {};
+}
+
+// TFILLPAD_INPLACE (pto-isa.md TFILLPAD): every element of the tile outside src's valid
+// region becomes the destination type's pad; Vec tiles of one dtype and shape over the same
+// storage. A custom pad is an fp32 bit pattern, so only fp32 tiles take one.
+template <typename D, typename S, typename... E> RecordEvent TFILLPAD_INPLACE(D& dst, S& src, E&...) {
+  PTO_EVENTS(E);
+  using T = typename D::DType;
+  static_assert(D::Loc_ == TileType::Vec && S::Loc_ == TileType::Vec, "TFILLPAD_INPLACE: Vec tiles");
+  static_assert(std::is_same_v<T, typename S::DType> && D::Rows_ == S::Rows_ && D::Cols_ == S::Cols_,
+                "TFILLPAD_INPLACE: one dtype and shape");
+  static_assert(D::Pad_ != PadValue::Null, "TFILLPAD: the destination type names no pad");
+  constexpr uint64_t p = static_cast<uint64_t>(D::Pad_);
+  static_assert(p < static_cast<uint64_t>(PadValue::CustomBase) || std::is_same_v<T, float>,
+                "TFILLPAD: a custom pad is an fp32 value");
+  if (dst.data_ != src.data_) model::fail("TFILLPAD_INPLACE: the tiles must share their storage");
+  T pad{};
+  if constexpr (p >= static_cast<uint64_t>(PadValue::CustomBase)) {
+    pad = __builtin_bit_cast(float, static_cast<uint32_t>(p & 0xffffffffULL));
+  } else if constexpr (D::Pad_ == PadValue::Max || D::Pad_ == PadValue::Min) {
+    constexpr bool max = D::Pad_ == PadValue::Max;
+    if constexpr (std::is_integral_v<T>) {
+      pad = max ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
+    } else {
+      pad = T(max ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+    }
+  }
+  const int64_t vr = src.GetValidRow(), vc = src.GetValidCol();
+  for (int64_t i = 0; i < D::Rows_; ++i)
+    for (int64_t j = 0; j < D::Cols_; ++j)
+      if (i >= vr || j >= vc) dst.at(i, j) = pad;
   return {};
 }
 

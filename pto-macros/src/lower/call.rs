@@ -140,6 +140,7 @@ impl<'k> Lower<'k, '_> {
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
+            "load_or" => self.load_or(m, t, span),
             "store" | "store_add" => {
                 let (opcode, usage) = if name == "store" {
                     (Opcode::TileStore, "t.store([i, j], tile)")
@@ -319,7 +320,7 @@ impl<'k> Lower<'k, '_> {
                 }
                 self.build(span, Opcode::TileValid, operands, Attrs::new())
             }
-            "load" | "store" | "store_add" => self.err(
+            "load" | "load_or" | "store" | "store_add" => self.err(
                 &m.method,
                 format!(
                     "`{name}` is a tensor method, but the receiver is a tile; tile methods: {}",

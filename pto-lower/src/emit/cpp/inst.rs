@@ -119,6 +119,9 @@ impl Writer<'_> {
             self.through_workspace(l, dst, src);
             return;
         }
+        if isa == Isa::TFillPad {
+            return self.fill_pad(l, dst, args);
+        }
         if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
             self.out.line(
                 l,
