@@ -299,6 +299,17 @@ fn kernels() -> Vec<(
             vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
         ),
         (
+            "element_access",
+            ops_b::element_access::program(),
+            |a| {
+                let (x, mut out) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[2]));
+                ops_b::element_access(&x, scalar(&a[1]) as i64, &mut out)?;
+                put(&mut a[2], &out);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
+        ),
+        (
             "matmul_to_bf16",
             ops_b::matmul_to_bf16::program(),
             |a| {

@@ -179,11 +179,65 @@ fn converting_store_rounds_an_accumulator_to_bf16() {
 }
 
 #[test]
+fn read_and_write_single_elements() {
+    for (r, c, row) in [(16, 64, 3usize), (37, 50, 36), (1, 2, 0)] {
+        let x = values(r * c, 9, -3.0, 3.0);
+        let xt = Tensor::from_vec(x.clone(), [r, c]).unwrap();
+        let mut out = Tensor::<f32>::zeros([r, c]);
+        let zero = out.clone();
+        kernels::element_access(&xt, row as i64, &mut out).unwrap();
+        let mut want: Vec<f32> = x.iter().map(|v| v * x[0]).collect();
+        want[0] = x[r * c - 1] + 1.0;
+        want[row * c + 1] = x[0];
+        assert_eq!(out.as_slice(), &want[..], "{r} x {c}");
+        let by_interp = interp(
+            &kernels::element_access::program(),
+            vec![
+                host(&xt, DataType::Fp32),
+                HostValue::scalar(DataType::Int64, row as f64).unwrap(),
+                host(&zero, DataType::Fp32),
+            ],
+        );
+        assert_eq!(
+            by_interp[2],
+            as_f64(&out),
+            "interpreter vs host at {r} x {c}"
+        );
+    }
+}
+
+#[test]
+fn an_element_index_outside_the_tensor_is_err() {
+    let xt = Tensor::from_vec(vec![1.0f32; 4 * 8], [4, 8]).unwrap();
+    let mut out = Tensor::<f32>::zeros([4, 8]);
+    for row in [4i64, -1, i64::MAX] {
+        let e = kernels::element_access(&xt, row, &mut out).unwrap_err();
+        assert!(matches!(e, pto::Error::OutOfBounds { .. }), "{e}");
+        let mut args = vec![
+            host(&xt, DataType::Fp32),
+            HostValue::scalar(DataType::Int64, row as f64).unwrap(),
+            host(&out, DataType::Fp32),
+        ];
+        let m = kernels::element_access::program();
+        assert!(
+            run(&m, m.entry.unwrap(), &mut args).is_err(),
+            "the interpreter at row {row}"
+        );
+    }
+}
+
+#[test]
 fn the_cpp_pads_through_the_tile_type() {
     let cpp = kernels::padded_row_sums::CPP;
     assert!(cpp.contains("PadValueCustom(1.0f)> pv;"), "{cpp}");
     assert!(cpp.contains("TFILLPAD_INPLACE(pv, "), "{cpp}");
     assert!(kernels::padded_col_max::CPP.contains("PadValue::Min> pv;"));
     assert!(kernels::add_twice::CPP.contains("AtomicType::AtomicAdd>("));
-    eprintln!("{}\n{cpp}", kernels::padded_row_sums::IR);
+    let access = kernels::element_access::CPP;
+    assert!(access.contains("const float s_"), "{access}");
+    eprintln!(
+        "{}\n{cpp}\n{}\n{access}",
+        kernels::padded_row_sums::IR,
+        kernels::element_access::IR
+    );
 }

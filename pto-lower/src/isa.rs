@@ -131,6 +131,24 @@ pub enum Inst {
         /// Window sizes (the tile's IR shape).
         window: Window,
     },
+    /// A scalar read of one tensor element: `result = tensor[offsets..]`.
+    Read {
+        /// The scalar it defines.
+        result: ValueId,
+        /// The tensor parameter.
+        tensor: ValueId,
+        /// One index per tensor dimension.
+        offsets: Offsets,
+    },
+    /// A scalar write of one tensor element: `tensor[offsets..] = value`.
+    Write {
+        /// The tensor parameter.
+        tensor: ValueId,
+        /// The scalar written.
+        value: ValueId,
+        /// One index per tensor dimension.
+        offsets: Offsets,
+    },
     /// `TEXTRACT(dst, src, r0, c0)`.
     Extract {
         /// Destination.

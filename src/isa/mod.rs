@@ -31,6 +31,7 @@
 //! every instruction completes before the next one starts.
 
 mod convert;
+mod element_access;
 mod elementwise;
 mod expand;
 mod fused;
@@ -43,6 +44,7 @@ mod store_modes;
 mod sync;
 
 pub use convert::*;
+pub use element_access::*;
 pub use elementwise::*;
 pub use expand::*;
 pub use fused::*;

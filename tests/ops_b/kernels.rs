@@ -57,3 +57,19 @@ pub fn matmul_to_bf16(
         }
     }
 }
+
+/// `out = x * x[0, 0]` tile by tile, then two single elements written: `out[0, 0]` becomes
+/// `x[R - 1, C - 1] + 1` (after the tile stores) and `out[row, 1]` becomes `x[0, 0]` (a run-time
+/// index: the host function returns `Err` when it is outside the tensor).
+#[pto::kernel]
+pub fn element_access(x: &Tensor<f32, R, C>, row: i64, out: &mut Tensor<f32, R, C>) {
+    let s = x.read([0, 0]);
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            out.store([r, c], x.load::<16, 64>([r, c]) * s);
+        }
+    }
+    let last = x.read([R - 1, C - 1]);
+    out.write([0, 0], last + 1.0);
+    out.write([row, 1], s);
+}

@@ -357,6 +357,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
         OpClass::TensorUnary => tensor_unary(cx),
         OpClass::TensorView => tensor_view(cx),
         OpClass::TensorAssemble => tensor_assemble(cx),
+        OpClass::ElementRead | OpClass::ElementWrite => element(cx),
     }
 }
 
@@ -919,6 +920,57 @@ fn tensor_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
     }
     cx.offset_attr("offset", dst.shape.len())?;
     one(Type::Tensor(dst.clone()))
+}
+
+/// One element of a tensor read as a scalar, or a scalar written into one: one index per
+/// dimension; a constant index must lie inside a static extent.
+#[inline(never)]
+fn element(cx: &Cx<'_>) -> R<ResultTypes> {
+    let write = cx.op.class() == OpClass::ElementWrite;
+    cx.arity(if write { 2 } else { 1 })?;
+    let t = cx.tensor(if write { 1 } else { 0 })?;
+    let what = if write { "write" } else { "read" };
+    if write {
+        let v = cx.scalar(0)?;
+        if v != t.dtype {
+            return fail(|| {
+                InferError::new(format!("cannot write a {v} into a {} tensor", t.dtype))
+                    .note("convert the value first with `as`")
+            });
+        }
+    }
+    let list = cx.list_attr("offset")?;
+    if list.len() != t.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`t.{what}` of a rank-{} tensor takes {} indices, found {}",
+                t.shape.len(),
+                t.shape.len(),
+                list.len()
+            ))
+            .note(format!(
+                "an element is named by one index per dimension: `t.{what}([i, j]{})`",
+                if write { ", s" } else { "" }
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", t.shape.len())?;
+    for (d, (o, dim)) in off.iter().zip(&t.shape).enumerate() {
+        if let (Some(o), Dim::Const(n)) = (o, dim)
+            && o >= n
+        {
+            return fail(|| {
+                InferError::new(format!(
+                    "{what} index {o} in dimension {d} is past the tensor's extent {n}"
+                ))
+            });
+        }
+    }
+    if write {
+        Ok(ResultTypes::new())
+    } else {
+        one(Type::Scalar(t.dtype))
+    }
 }
 
 /// `an fp32` / `a uint8`, as the names are read out, for messages.

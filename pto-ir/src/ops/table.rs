@@ -90,6 +90,10 @@ pub enum OpClass {
     TensorView,
     /// Writes a tensor view into another at attribute `offset`; result has the source's type.
     TensorAssemble,
+    /// One element of a tensor at attribute `offset` (one index per dimension), as a scalar.
+    ElementRead,
+    /// Writes a scalar into one element of a tensor at attribute `offset`; no result.
+    ElementWrite,
 }
 
 impl OpClass {
@@ -264,6 +268,8 @@ op_table! {
     TileStore => "tile" "store" "OP_STORE" Store [TStore] {Sem::None} {Method("store")} "t.store([i, j], tile)";
     TileMove => "tile" "move" "OP_MOVE" Move [TMov] {Sem::None} {Lowering} "(lowering)";
     // Issue 16 part B: reshape, insert, padded loads, element access, atomic and converting stores
+    TileRead => "tile" "read" "OP_READ" ElementRead [] {Sem::None} {Method("read")} "t.read([i, j])";
+    TileWrite => "tile" "write" "OP_WRITE" ElementWrite [] {Sem::None} {Method("write")} "t.write([i, j], s)";
     TileLoadOr => "tile" "load_or" "OP_LOAD_OR" Load [TLoad, TFillPad] {Sem::None} {Method("load_or")} "t.load_or::<R, C>([i, j], v)";
     TileStoreAdd => "tile" "store_add" "OP_STORE_ADD" Store [TStore] {Sem::None} {Method("store_add")} "out.store_add([i, j], tile)";
     // Tensor level (control_flow / data_flow functions).
@@ -353,7 +359,7 @@ impl Opcode {
     pub fn writes_memory(self) -> bool {
         matches!(
             self.class(),
-            OpClass::Store | OpClass::Call | OpClass::TensorAssemble
+            OpClass::Store | OpClass::Call | OpClass::TensorAssemble | OpClass::ElementWrite
         )
     }
 
@@ -361,12 +367,15 @@ impl Opcode {
     /// accumulating store (`store_add` reads the window it adds into), a call. Such an op
     /// may not be reordered across a store to the same tensor.
     pub fn reads_memory(self) -> bool {
-        matches!(self.class(), OpClass::Load | OpClass::Call) || self == Opcode::TileStoreAdd
+        matches!(
+            self.class(),
+            OpClass::Load | OpClass::Call | OpClass::ElementRead
+        ) || self == Opcode::TileStoreAdd
     }
 
     /// Whether the op produces no result.
     pub fn has_no_result(self) -> bool {
-        matches!(self.class(), OpClass::Store)
+        matches!(self.class(), OpClass::Store | OpClass::ElementWrite)
     }
 }
 

@@ -25,6 +25,7 @@ use crate::info::{buffer_extents, pipe_spelled};
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
 use crate::passes::events::Event;
 
+mod element;
 mod inst;
 mod pad;
 mod transfer;

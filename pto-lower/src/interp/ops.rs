@@ -280,6 +280,11 @@ impl<'m> Interp<'m> {
     }
 
     /// The `offset` attribute evaluated: integers or integer scalars, none negative.
+    /// The `offset` attribute's indices (an element access's, a window's).
+    pub(super) fn offset_list(&self, fr: &Frame, op: &Operation, rank: usize) -> R<Vec<usize>> {
+        self.offset_attr(fr, op, rank)
+    }
+
     fn offset_attr(&self, fr: &Frame, op: &Operation, rank: usize) -> R<Vec<usize>> {
         let list = self
             .attr(op, "offset")?
@@ -552,6 +557,7 @@ impl<'m> Interp<'m> {
                 one(Rt::Tile(out))
             }
             OpClass::Load => self.load(fr, op).map(|t| vec![Rt::Tile(t)]),
+            OpClass::ElementRead | OpClass::ElementWrite => self.element(fr, op),
             OpClass::Store => {
                 self.store(fr, op)?;
                 Ok(Vec::new())

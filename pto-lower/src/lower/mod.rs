@@ -763,6 +763,20 @@ impl<'a> Lowerer<'a> {
                     self.copy(out, r, op.operands[0], at);
                 }
             }
+            OpClass::ElementRead | OpClass::ElementWrite => {
+                let write = op.opcode.class() == OpClass::ElementWrite;
+                let tensor = op.operands[usize::from(write)];
+                if !self.is_param(tensor) {
+                    self.err(at, "an element access must name a tensor parameter of the kernel");
+                }
+                let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
+                let offsets = self.index_list(op.attrs.get("offset"), rank, at);
+                match (write, res) {
+                    (true, _) => out.push(Inst::Write { tensor, value: op.operands[0], offsets }),
+                    (false, Some(result)) => out.push(Inst::Read { result, tensor, offsets }),
+                    (false, None) => {}
+                }
+            }
             OpClass::TensorBinary | OpClass::TensorUnary | OpClass::TensorView | OpClass::TensorAssemble => self.err(
                 at,
                 format!("tensor-level `{}` cannot run in a tile kernel: tile it into loads, tile ops and stores", op.opcode),

@@ -103,7 +103,7 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, Name)> {
+    pub(super) fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, Name)> {
         let m = self.b.module();
         let f = m.functions.first()?;
         let func = m.funcs.get(*f)?;
@@ -141,6 +141,8 @@ impl<'k> Lower<'k, '_> {
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
             "load_or" => self.load_or(m, t, span),
+            "read" => self.read(m, t, span),
+            "write" => self.write(m, t, span),
             "store" | "store_add" => {
                 let (opcode, usage) = if name == "store" {
                     (Opcode::TileStore, "t.store([i, j], tile)")

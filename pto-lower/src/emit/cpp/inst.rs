@@ -358,6 +358,16 @@ impl Writer<'_> {
                 offsets,
                 window,
             } => self.store(l, *src, *tensor, *add, offsets, window),
+            Inst::Read {
+                result,
+                tensor,
+                offsets,
+            } => self.read(l, *result, *tensor, offsets),
+            Inst::Write {
+                tensor,
+                value,
+                offsets,
+            } => self.write(l, *tensor, *value, offsets),
             Inst::Extract { dst, src, at } => {
                 // The window's part inside the source's valid region.
                 if let Some(d) = self.p.tile(*dst) {

@@ -24,7 +24,7 @@ impl Writer<'_> {
     }
 
     /// The row-major stride of dimension `k`: `1 * d3 * d2` for the extents after it.
-    fn stride(&mut self, shape: &[Dim], k: usize) {
+    pub(super) fn stride(&mut self, shape: &[Dim], k: usize) {
         self.put("1");
         for d in shape[k + 1..].iter().rev() {
             self.put(" * ");

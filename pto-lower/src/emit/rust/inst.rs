@@ -75,6 +75,33 @@ impl<'a> Writer<'a> {
                 self.put_tref(*src);
                 self.put_transfer_end(offsets, window);
             }
+            Inst::Read {
+                result,
+                tensor,
+                offsets,
+            } => {
+                // `tread` returns `Err` for an index outside the tensor.
+                self.put("let ");
+                self.put_ident(*result);
+                let ty = self.rust_ty(self.dtype(*result));
+                let _ = write!(self.out, ": {ty} = ");
+                self.put_isa("tread", "");
+                self.put("(");
+                self.put_ident(*tensor);
+                self.put_transfer_end(offsets, &[]);
+            }
+            Inst::Write {
+                tensor,
+                value,
+                offsets,
+            } => {
+                self.put_isa("twrite", "");
+                self.put("(");
+                self.put_ident(*tensor);
+                self.put(", ");
+                self.put_scalar_as(*value, self.dtype(*tensor), true);
+                self.put_transfer_end(offsets, &[]);
+            }
             Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
                 let f = if matches!(i, Inst::Extract { .. }) {
                     "textract"
