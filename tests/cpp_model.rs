@@ -310,6 +310,19 @@ fn kernels() -> Vec<(
             vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
         ),
         (
+            "reshape_insert",
+            ops_b::reshape_insert::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (mut y, mut z) = (tensor::<f32>(&a[2]), tensor::<f32>(&a[3]));
+                ops_b::reshape_insert(&x, scalar(&a[1]) as i64, &mut y, &mut z)?;
+                put(&mut a[2], &y);
+                put(&mut a[3], &z);
+                Ok(())
+            },
+            vec![vec![("R", 16), ("C", 64)], vec![("R", 5), ("C", 40)]],
+        ),
+        (
             "matmul_to_bf16",
             ops_b::matmul_to_bf16::program(),
             |a| {

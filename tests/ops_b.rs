@@ -226,6 +226,68 @@ fn an_element_index_outside_the_tensor_is_err() {
     }
 }
 
+/// The plain-Rust `reshape_insert`: `x` padded with `pad` outside it, as `r x c` row-major.
+fn window(x: &[f32], (xr, xc): (usize, usize), (r, c): (usize, usize), pad: f32) -> Vec<f32> {
+    (0..r * c)
+        .map(|k| {
+            let (i, j) = (k / c, k % c);
+            if i < xr && j < xc { x[i * xc + j] } else { pad }
+        })
+        .collect()
+}
+
+#[test]
+fn reshape_and_insert() {
+    for (r, c, col) in [(16, 64, 8usize), (5, 40, 0), (20, 3, 3)] {
+        let x = values(r * c, 11, -3.0, 3.0);
+        let xt = Tensor::from_vec(x.clone(), [r, c]).unwrap();
+        let (mut y, mut z) = (
+            Tensor::<f32>::zeros([32, 32]),
+            Tensor::<f32>::zeros([16, 16]),
+        );
+        let (y0, z0) = (y.clone(), z.clone());
+        kernels::reshape_insert(&xt, col as i64, &mut y, &mut z).unwrap();
+        // The same elements, row-major, in the new shape.
+        assert_eq!(
+            y.as_slice(),
+            &window(&x, (r, c), (16, 64), 0.0)[..],
+            "{r} x {c}"
+        );
+        let small = window(&x, (r, c), (8, 8), -1.0);
+        let mut want = vec![0.0f32; 256];
+        for i in 0..8 {
+            for j in 0..8 {
+                want[(4 + i) * 16 + 8 + j] = small[i * 8 + j];
+            }
+        }
+        for i in 0..8 {
+            for j in 0..8 {
+                want[i * 16 + col + j] = small[i * 8 + j] * 2.0;
+            }
+        }
+        assert_eq!(z.as_slice(), &want[..], "{r} x {c} at column {col}");
+        let by_interp = interp(
+            &kernels::reshape_insert::program(),
+            vec![
+                host(&xt, DataType::Fp32),
+                HostValue::scalar(DataType::Int64, col as f64).unwrap(),
+                host(&y0, DataType::Fp32),
+                host(&z0, DataType::Fp32),
+            ],
+        );
+        assert_eq!(by_interp[2], as_f64(&y), "interpreter vs host at {r} x {c}");
+        assert_eq!(by_interp[3], as_f64(&z), "interpreter vs host at {r} x {c}");
+    }
+    // A run-time offset whose 8 x 8 tile does not fit the 16 x 16 one.
+    let xt = Tensor::from_vec(vec![1.0f32; 64], [8, 8]).unwrap();
+    let (mut y, mut z) = (
+        Tensor::<f32>::zeros([32, 32]),
+        Tensor::<f32>::zeros([16, 16]),
+    );
+    let e = kernels::reshape_insert(&xt, 9, &mut y, &mut z).unwrap_err();
+    assert!(matches!(e, pto::Error::OutOfBounds { .. }), "{e}");
+}
+
 #[test]
 fn the_cpp_pads_through_the_tile_type() {
     let cpp = kernels::padded_row_sums::CPP;

@@ -73,3 +73,22 @@ pub fn element_access(x: &Tensor<f32, R, C>, row: i64, out: &mut Tensor<f32, R, 
     out.write([0, 0], last + 1.0);
     out.write([row, 1], s);
 }
+
+/// `y` = the top-left 16 x 64 window of `x` (padded with 0 outside it) reshaped to 32 x 32;
+/// `z` = a 16 x 16 zero tile with the top-left 8 x 8 window of `x` (padded with -1) inserted
+/// at `[4, 8]` and twice it inserted at `[0, col]` (a run-time column: the host function
+/// returns `Err` when the 8 x 8 tile does not fit).
+#[pto::kernel]
+pub fn reshape_insert(
+    x: &Tensor<f32, R, C>,
+    col: i64,
+    #[out] y: &mut Tensor<f32, 32, 32>,
+    #[out] z: &mut Tensor<f32, 16, 16>,
+) {
+    let t = x.load_or::<16, 64>([0, 0], 0.0);
+    y.store([0, 0], t.reshape::<32, 32>());
+    let small = x.load_or::<8, 8>([0, 0], -1.0);
+    let big = Tile::<f32, 16, 16>::zeros();
+    let big = big.insert([4, 8], small);
+    z.store([0, 0], big.insert([0, col], small * 2.0));
+}

@@ -358,6 +358,7 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
         OpClass::TensorView => tensor_view(cx),
         OpClass::TensorAssemble => tensor_assemble(cx),
         OpClass::ElementRead | OpClass::ElementWrite => element(cx),
+        OpClass::Reshape => reshape(cx),
     }
 }
 
@@ -920,6 +921,46 @@ fn tensor_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
     }
     cx.offset_attr("offset", dst.shape.len())?;
     one(Type::Tensor(dst.clone()))
+}
+
+/// The same elements in another shape: the element counts must match, and the source must be
+/// fully valid (a reshape of a partial valid region would not be a region of the result; pad
+/// an edge tile with `load_or` first). The result is fully valid.
+#[inline(never)]
+fn reshape(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != 2 {
+        return fail(|| InferError::new("`tile.reshape` takes a rank-2 shape"));
+    }
+    let (n, n2) = (t.elements(), shape[0] * shape[1]);
+    if n != n2 {
+        return fail(|| {
+            InferError::new(format!(
+                "cannot reshape a {} tile ({n} elements) to {} ({n2} elements)",
+                shape_x(&t.shape),
+                shape_x(&shape)
+            ))
+            .note("a reshape keeps every element: the two shapes must have the same element count")
+        });
+    }
+    let full = t
+        .valid
+        .iter()
+        .zip(&t.shape)
+        .all(|(v, &s)| *v == Dim::Const(s));
+    if !full {
+        return fail(|| {
+            InferError::new(format!(
+                "`reshape` needs a fully valid tile, found {}",
+                cx.show(cx.ty(0))
+            ))
+            .note("an edge tile's partial valid region is not a region of the new shape; load it with `load_or` to pad it")
+        });
+    }
+    let valid = shape.iter().map(|&s| Dim::Const(s)).collect();
+    one_tile(t.dtype, shape, valid)
 }
 
 /// One element of a tensor read as a scalar, or a scalar written into one: one index per

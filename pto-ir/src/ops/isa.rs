@@ -48,6 +48,7 @@ isa_ops! {
     TMatmulBias = "TMATMUL_BIAS" "tmatmul_bias"; TMov = "TMOV" "tmov"; TExpandS = "TEXPANDS" "texpands";
     TExtract = "TEXTRACT" "textract"; TInsert = "TINSERT" "tinsert"; TCvt = "TCVT" "tcvt";
     TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore"; TFillPad = "TFILLPAD" "tfillpad_inplace";
+    TReshape = "TRESHAPE" "treshape";
 }
 
 impl Isa {

@@ -90,6 +90,8 @@ pub enum OpClass {
     TensorView,
     /// Writes a tensor view into another at attribute `offset`; result has the source's type.
     TensorAssemble,
+    /// The same elements (row-major) in the shape of attribute `shape`.
+    Reshape,
     /// One element of a tensor at attribute `offset` (one index per dimension), as a scalar.
     ElementRead,
     /// Writes a scalar into one element of a tensor at attribute `offset`; no result.
@@ -260,7 +262,7 @@ op_table! {
     TileMatmulAcc => "tile" "matmul_acc" "OP_MATMUL_ACC" MatmulAcc [TMatmulAcc] {Sem::None} {Function("matmul_acc")} "matmul_acc(acc, a, b)";
     TileMatmulBias => "tile" "matmul_bias" "OP_MATMUL_BIAS" MatmulBias [TMatmulBias] {Sem::None} {Function("matmul_bias")} "matmul_bias(a, b, bias)";
     TileExtract => "tile" "extract" "OP_EXTRACT" Extract [TExtract] {Sem::None} {Method("extract")} "a.extract::<R, C>([i, j])";
-    TileAssemble => "tile" "assemble" "OP_ASSEMBLE" TileAssemble [TInsert] {Sem::None} {Method("assemble")} "dst.assemble(src, [i, j])";
+    TileAssemble => "tile" "assemble" "OP_ASSEMBLE" TileAssemble [TInsert] {Sem::None} {Method("insert")} "a.insert([i, j], b)";
     // Constructors, valid regions, memory.
     TileFull => "tile" "full" "OP_FULL" Full [TExpandS] {Sem::None} {Function("full")} "Tile::<T, R, C>::full(v)";
     TileValid => "tile" "valid" "OP_VALID" Valid [] {Sem::None} {Method("valid")} "a.valid([m, n])";
@@ -268,6 +270,7 @@ op_table! {
     TileStore => "tile" "store" "OP_STORE" Store [TStore] {Sem::None} {Method("store")} "t.store([i, j], tile)";
     TileMove => "tile" "move" "OP_MOVE" Move [TMov] {Sem::None} {Lowering} "(lowering)";
     // Issue 16 part B: reshape, insert, padded loads, element access, atomic and converting stores
+    TileReshape => "tile" "reshape" "OP_RESHAPE" Reshape [TReshape] {Sem::None} {Method("reshape")} "a.reshape::<R2, C2>()";
     TileRead => "tile" "read" "OP_READ" ElementRead [] {Sem::None} {Method("read")} "t.read([i, j])";
     TileWrite => "tile" "write" "OP_WRITE" ElementWrite [] {Sem::None} {Method("write")} "t.write([i, j], s)";
     TileLoadOr => "tile" "load_or" "OP_LOAD_OR" Load [TLoad, TFillPad] {Sem::None} {Method("load_or")} "t.load_or::<R, C>([i, j], v)";

@@ -433,6 +433,18 @@ impl<'m> Interp<'m> {
                 })?;
                 one(Rt::Tile(out))
             }
+            OpClass::Reshape => {
+                // Row-major order is kept; the typing rule made the source fully valid.
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let shape = self.shape_attr(op)?;
+                if shape.iter().product::<usize>() != src.data.len() {
+                    return err("a reshape to another element count");
+                }
+                let mut out = src.clone();
+                out.valid = shape.clone();
+                out.shape = shape;
+                one(Rt::Tile(out))
+            }
             OpClass::Transpose => {
                 let src = self.tile(fr, self.operand(op, 0)?)?;
                 let (r, c) = require_rank2(src, "the source")?;
@@ -492,11 +504,12 @@ impl<'m> Interp<'m> {
                     ));
                 }
                 let off = self.offset_attr(fr, op, dst.shape.len())?;
+                // PTO's static rule, as for extract: the source's whole shape must fit.
                 for d in 0..off.len() {
-                    if off[d] + src.valid[d] > dst.shape[d] {
+                    if off[d] + src.shape[d] > dst.shape[d] {
                         return err(format!(
-                            "the source's valid region {} at offset {off:?} does not fit the {} destination",
-                            shape_str(&src.valid),
+                            "the {} source at offset {off:?} does not fit the {} destination",
+                            shape_str(&src.shape),
                             shape_str(&dst.shape)
                         ));
                     }

@@ -618,6 +618,25 @@ impl<'a> Lowerer<'a> {
                     _ => self.err(at, "`tile.cast` of a value that is not a tile"),
                 }
             }
+            OpClass::Reshape => {
+                let d = dst(self);
+                let a = self.tref(op.operands[0], at);
+                // TRESHAPE reinterprets the buffer, so both shapes must be rows without padding
+                // in a vector tile (a row-major Vec tile whose rows are whole 32-byte blocks).
+                let unpadded = |v: ValueId| {
+                    let t = m.values[v].ty.as_tile();
+                    t.is_some_and(|t| t.shape.last().is_some_and(|&c| c * u64::from(t.dtype.bits()) % 256 == 0))
+                        && space_of(m, v) == Some(MemorySpace::Vec)
+                };
+                let (src, res_ok) = (op.operands[0], res.is_some_and(unpadded));
+                if !(unpadded(src) && res_ok) {
+                    self.err(
+                        at,
+                        "`reshape` reinterprets a vector tile's buffer (pto-isa's TRESHAPE): both shapes need rows of whole 32-byte blocks (8 f32, 16 f16 columns ...)",
+                    );
+                }
+                out.push(Inst::Op { isa: Isa::TReshape, dst: d, args: inline_of(&[Arg::Tile(a)]) });
+            }
             OpClass::RowReduce | OpClass::ColReduce | OpClass::Transpose => {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);

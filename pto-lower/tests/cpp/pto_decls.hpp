@@ -831,6 +831,19 @@ template <typename D, typename S, typename... E> RecordEvent TFILLPAD_INPLACE(D&
   return {};
 }
 
+// TRESHAPE (pto-isa.md TRESHAPE): `dst` becomes another tile type over `src`'s storage; one
+// location, the same total bytes, both boxed or both not.
+template <typename D, typename S, typename... E> RecordEvent TRESHAPE(D& dst, S& src, E&...) {
+  PTO_EVENTS(E);
+  static_assert(D::Loc_ == S::Loc_, "TRESHAPE: one tile location");
+  static_assert(sizeof(typename D::DType) * D::Rows_ * D::Cols_ == sizeof(typename S::DType) * S::Rows_ * S::Cols_,
+                "TRESHAPE: the total byte size must match");
+  static_assert(D::isBoxed == S::isBoxed, "TRESHAPE: both boxed or both not");
+  if (!src.data_) model::fail("TRESHAPE: the source has no storage (TASSIGN)");
+  dst.data_ = reinterpret_cast<typename D::DType*>(src.data_);
+  return {};
+}
+
 // TLOAD / TSTORE (pto-isa.md 6.1, 9.3): the GlobalTensor's shape equals the tile's valid
 // region; Vec / Mat destinations; element sizes equal.
 template <typename TileT, typename GT, typename... E> RecordEvent TLOAD(TileT& dst, GT& src, E&...) {

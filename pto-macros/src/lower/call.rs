@@ -279,6 +279,29 @@ impl<'k> Lower<'k, '_> {
                 ]);
                 self.build(span, Opcode::TileCast, [t], attrs)
             }
+            "reshape" => {
+                let Some(tf) = &m.turbofish else {
+                    return self.err(&m.method, "write the new shape: `a.reshape::<R2, C2>()`");
+                };
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let shape = self.sizes(&args, tf)?;
+                self.arity(&m.method, n, 0, &"a.reshape::<R2, C2>()")?;
+                let attrs = Attrs::of([("shape", Attr::ints(&shape))]);
+                self.build(span, Opcode::TileReshape, [t], attrs)
+            }
+            "insert" => {
+                self.no_turbofish(m, &"a.insert([i, j], b)")?;
+                self.arity(&m.method, n, 2, &"a.insert([i, j], b)")?;
+                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else {
+                    return Err(Poison);
+                };
+                let off = self.offsets(o);
+                let b = self.expr(v);
+                let (off, b) = (off?, b?);
+                let b = self.materialize(b, Some(dtype))?;
+                let attrs = Attrs::of([("offset", Attr::List(off))]);
+                self.build(span, Opcode::TileAssemble, [b, t], attrs)
+            }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
                     return self.err(

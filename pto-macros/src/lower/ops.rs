@@ -147,8 +147,8 @@ pub(super) const FUNCTIONS: &str = "min(a, b), max(a, b), matmul(a, b), matmul_a
                          Tile::<T, R, C>::zeros(), Tile::<T, R, C>::full(v)";
 /// Tile methods the macro spells itself (composed of several ops, or with arguments that
 /// are not values), after the op table's.
-const TILE_METHODS_COMPOSED: &str =
-    "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), valid([m, n])";
+const TILE_METHODS_COMPOSED: &str = "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), \
+     insert([i, j], b), reshape::<R2, C2>(), valid([m, n])";
 
 /// The number of arguments of a tile method the op table spells: its elementwise,
 /// reduction and transpose rows written as a method (`a.exp()`, `a.max(b)`).

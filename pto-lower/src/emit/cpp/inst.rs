@@ -122,6 +122,9 @@ impl Writer<'_> {
         if isa == Isa::TFillPad {
             return self.fill_pad(l, dst, args);
         }
+        if let (Isa::TReshape, [Arg::Tile(src)]) = (isa, args) {
+            return self.reshape(l, dst, *src);
+        }
         if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
             self.out.line(
                 l,

@@ -1,6 +1,8 @@
-//! `TFILLPAD` of a padded load (`load_or`): pto-isa reads the pad from the destination tile
-//! type's `PadValue`, so the slot (declared with `PadValue::Null`) is padded through a view of
-//! the same storage whose type names the pad, and the slot becomes fully valid.
+//! Instructions that act through a second view of a slot's storage: `TFILLPAD` of a padded
+//! load (`load_or`; pto-isa reads the pad from the destination tile type's `PadValue`, so the
+//! slot, declared with `PadValue::Null`, is padded through a view whose type names the pad)
+//! and `TRESHAPE` (which re-points a tile of the new shape at the source's storage; the view
+//! is then copied into the destination slot with a Vec -> Vec `TMOV`).
 
 use crate::emit::writer::Level;
 use crate::isa::{Arg, TileId, TileRef};
@@ -49,6 +51,32 @@ impl Writer<'_> {
         self.put(");\n");
         let (r, c) = (slot.rows.to_string(), slot.cols.to_string());
         self.set_region(l1, dst, &r, &c);
+        self.out.line(l, "}");
+    }
+}
+
+impl Writer<'_> {
+    /// `TRESHAPE(view, src); TMOV(dst, view);` with a fully valid view of `dst`'s type.
+    pub(super) fn reshape(&mut self, l: Level, dst: TileId, src: TileRef) {
+        let Some(slot) = self.p.tile(dst).cloned() else {
+            return;
+        };
+        self.out.line(l, "{");
+        let l1 = l.next();
+        let mut ty = super::Out::default();
+        let a5 = self.a5();
+        put_tile_type_valid(&mut ty, &slot, [Some(slot.rows), Some(slot.cols)], a5);
+        self.out.line(l1, &format!("{} rv;", ty.text));
+        self.out.indent(l1);
+        self.put("TRESHAPE(rv, ");
+        self.tref(src);
+        self.put(");\n");
+        let (r, c) = (slot.rows.to_string(), slot.cols.to_string());
+        self.set_region(l1, dst, &r, &c);
+        self.out.indent(l1);
+        self.put("TMOV(");
+        self.tref(TileRef::Slot(dst));
+        self.put(", rv);\n");
         self.out.line(l, "}");
     }
 }
