@@ -296,7 +296,10 @@ fn the_cpp_pads_through_the_tile_type() {
     assert!(kernels::padded_col_max::CPP.contains("PadValue::Min> pv;"));
     assert!(kernels::add_twice::CPP.contains("AtomicType::AtomicAdd>("));
     let ri = kernels::reshape_insert::CPP;
-    assert!(ri.contains("TRESHAPE(rv, ") && ri.contains("TINSERT("), "{ri}");
+    assert!(
+        ri.contains("TRESHAPE(rv, ") && ri.contains("TINSERT("),
+        "{ri}"
+    );
     eprintln!("{}\n{ri}", kernels::reshape_insert::IR);
     let access = kernels::element_access::CPP;
     assert!(access.contains("const float s_"), "{access}");

@@ -640,12 +640,20 @@ fn tile_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
         });
     }
     let off = cx.offset_attr("offset", dst.shape.len())?;
-    check_fits(
-        cx,
-        &src.shape,
-        &off,
-        &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
-    )?;
+    // The kernel's `a.insert([i, j], b)`: `b`'s whole shape must fit (PTO's static rule).
+    for d in 0..dst.shape.len() {
+        if off[d].unwrap_or(0).saturating_add(src.shape[d]) > dst.shape[d] {
+            return fail(|| {
+                InferError::new(format!(
+                    "cannot insert a {} tile at offset [{}] into a {} tile",
+                    shape_x(&src.shape),
+                    fmt_offsets(&off),
+                    shape_x(&dst.shape)
+                ))
+                .note("`a.insert([i, j], b)` needs all of `b` inside `a` at the offset, in every dimension")
+            });
+        }
+    }
     one(Type::Tile(dst.clone()))
 }
 
@@ -779,7 +787,8 @@ fn pad_value(cx: &Cx<'_>, dtype: DataType) -> R<()> {
     if crate::sem::pad::pad_kind(dtype, c.as_f64()).is_none() {
         return fail(|| {
             InferError::new(format!(
-                "`load_or` cannot pad a {dtype} tile with {}",
+                "`load_or` cannot pad {} tile with {}",
+                article(dtype),
                 c.as_f64()
             ))
             .note("a pad is 0, the dtype's largest or smallest value, or any value for an fp32 tile (pto-isa's PadValue)")
@@ -797,12 +806,13 @@ fn store(cx: &Cx<'_>) -> R<ResultTypes> {
     if !crate::sem::store::store_converts(t.dtype, dst.dtype) {
         return fail(|| {
             InferError::new(format!(
-                "cannot store a {} tile into a {} tensor",
-                t.dtype, dst.dtype
+                "cannot store {} tile into {} tensor",
+                article(t.dtype),
+                article(dst.dtype)
             ))
             .note(format!(
-                "a {} tile stores into {}; convert the tile first with `.cast::<T>()`",
-                t.dtype,
+                "{} tile stores into {}; convert the tile first with `.cast::<T>()`",
+                article(t.dtype),
                 crate::sem::store::store_targets(t.dtype)
             ))
         });
@@ -810,8 +820,8 @@ fn store(cx: &Cx<'_>) -> R<ResultTypes> {
     if cx.op == Opcode::TileStoreAdd && !crate::sem::store::atomic_add_dtype(dst.dtype) {
         return fail(|| {
             InferError::new(format!(
-                "`store_add` cannot accumulate into a {} tensor",
-                dst.dtype
+                "`store_add` cannot accumulate into {} tensor",
+                article(dst.dtype)
             ))
             .note("the atomic-add store accumulates in fp16, bf16, fp32, int8, int16 or int32")
         });
@@ -1015,7 +1025,7 @@ fn element(cx: &Cx<'_>) -> R<ResultTypes> {
 }
 
 /// `an fp32` / `a uint8`, as the names are read out, for messages.
-fn article(d: DataType) -> String {
+pub fn article(d: DataType) -> String {
     let an = matches!(d.name().as_bytes().first(), Some(b'i' | b'f' | b'h'));
     format!("{} {d}", if an { "an" } else { "a" })
 }
@@ -1025,29 +1035,6 @@ fn fmt_offsets(off: &[Option<u64>]) -> String {
         .map(|o| o.map_or_else(|| "?".to_string(), |v| v.to_string()))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn check_fits(cx: &Cx<'_>, shape: &[u64], off: &[Option<u64>], bounds: &[Dim]) -> R<()> {
-    for d in 0..shape.len() {
-        if let Dim::Const(b) = bounds[d]
-            && off[d].unwrap_or(0).saturating_add(shape[d]) > b
-        {
-            return fail(|| {
-                InferError::new(format!(
-                    "`{}` window {} at offset [{}] does not fit inside {}",
-                    cx.name(),
-                    shape_x(shape),
-                    fmt_offsets(off),
-                    bounds
-                        .iter()
-                        .map(|d| crate::typefmt::dim_str(cx.m, d))
-                        .collect::<Vec<_>>()
-                        .join(" x ")
-                ))
-            });
-        }
-    }
-    Ok(())
 }
 
 /// A load/store/view window must not be larger than a static tensor dimension; a window that

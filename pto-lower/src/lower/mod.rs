@@ -767,9 +767,9 @@ impl<'a> Lowerer<'a> {
                     self.err(
                         at,
                         format!(
-                            "storing a {} tile into a {} tensor converts, and only a matmul accumulator (an Acc tile) converts on the way out; convert a vector tile first with `.cast::<{}>()`",
-                            tt.dtype,
-                            dt.dtype,
+                            "storing {} tile into {} tensor converts, and only a matmul accumulator (an Acc tile) converts on the way out; convert a vector tile first with `.cast::<{}>()`",
+                            pto_ir::ops::article(tt.dtype),
+                            pto_ir::ops::article(dt.dtype),
                             dt.dtype.rust_name().unwrap_or(dt.dtype.name())
                         ),
                     );
