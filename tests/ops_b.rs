@@ -301,6 +301,8 @@ fn the_cpp_pads_through_the_tile_type() {
         "{ri}"
     );
     eprintln!("{}\n{ri}", kernels::reshape_insert::IR);
+    eprintln!("{}", kernels::element_access::LOWERED);
+    eprintln!("{}", kernels::reshape_insert::LOWERED);
     let access = kernels::element_access::CPP;
     assert!(access.contains("const float s_"), "{access}");
     eprintln!(

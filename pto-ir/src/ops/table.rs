@@ -406,6 +406,24 @@ mod tests {
     }
 
     #[test]
+    fn memory_effects() {
+        // `store_add` reads the window it adds into and writes it: no pass may drop it or
+        // move it across another access of the tensor.
+        for op in [Opcode::TileStoreAdd, Opcode::TileStore, Opcode::TileWrite] {
+            assert!(op.writes_memory() && op.has_no_result(), "{op}");
+        }
+        for op in [
+            Opcode::TileStoreAdd,
+            Opcode::TileLoad,
+            Opcode::TileLoadOr,
+            Opcode::TileRead,
+        ] {
+            assert!(op.reads_memory(), "{op}");
+        }
+        assert!(!Opcode::TileStore.reads_memory() && !Opcode::TileRead.writes_memory());
+    }
+
+    #[test]
     fn seed_spellings_resolve() {
         assert_eq!(Opcode::lookup("tile", "OP_MUL"), Some(Opcode::TileMul));
         assert_eq!(Opcode::lookup("tensor", "OP_MUL"), Some(Opcode::TensorMul));
