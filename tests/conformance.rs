@@ -624,3 +624,163 @@ fn masks_agree_for_every_dtype_and_shape() {
     // 6 comparisons x {tile, scalar} x {full, ragged} x 12 dtypes.
     assert_eq!(n, 6 * 2 * 2 * 12, "cases run");
 }
+
+/// Issue 16 part B: a kernel in IR text on a `13 x 40` f32 tensor `x` (8 x 32 windows at an
+/// offset: `[0, 0]` is a full tile, `[9, 19]` a ragged 4 x 21 one) and an `8 x 32` tensor `o`
+/// holding `y`: run by the interpreter, it must give exactly what the `pto::isa` calls give.
+fn part_b_interp(body: &str, x: (&[f64], (usize, usize)), o: (&[f64], DataType)) -> Vec<f64> {
+    let (r, c) = x.1;
+    let od = o.1.name();
+    let text = format!(
+        "program.module @c {{\n  program.entry @k\n  func.func @k(%x_1: tensor<[{r}, {c}], fp32> #in, %o_2: tensor<[8, 32], {od}> #inout) {{\n    statement.op {{\n{body}    }}\n    statement.return\n  }}\n}}\n"
+    );
+    let m = pto::ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    pto::ir::verify(&m).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut args = vec![
+        HostValue::tensor(DataType::Fp32, vec![r, c], x.0.to_vec()).unwrap(),
+        HostValue::tensor(o.1, vec![8, 32], o.0.to_vec()).unwrap(),
+    ];
+    run(&m, m.entry.unwrap(), &mut args).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    args[1].as_tensor().unwrap().data.clone()
+}
+
+fn agree_bits(what: &str, host: &[f64], interp: &[f64]) {
+    assert_eq!(host.len(), interp.len(), "{what}");
+    for (i, (h, v)) in host.iter().zip(interp).enumerate() {
+        assert!(
+            same(*h, *v),
+            "{what}: element {i}: host {h} vs interpreter {v}"
+        );
+    }
+}
+
+#[test]
+fn part_b_memory_ops_agree_at_full_and_ragged_regions() {
+    use pto::Tensor;
+    let (r, c) = (13, 40);
+    for (i, j) in [(0usize, 0usize), (9, 19), (5, 8)] {
+        let what = |op: &str| format!("{op} at [{i}, {j}]");
+        let xv: Vec<f64> = values(DataType::Fp32, r * c, 3)
+            .into_iter()
+            .map(|v| if v.is_nan() { 0.25 } else { v })
+            .collect();
+        let yv = values(DataType::Fp32, 8 * 32, 4)
+            .into_iter()
+            .map(|v| if v.is_nan() { 0.5 } else { v })
+            .collect::<Vec<_>>();
+        let x = Tensor::from_vec_dyn(xv.iter().map(|&v| v as f32).collect(), &[r, c]).unwrap();
+        let y = || Tensor::from_vec_dyn(yv.iter().map(|&v| v as f32).collect(), &[8, 32]).unwrap();
+        let ten = format!("tensor<[{r}, {c}], fp32>");
+        let o32 = "tensor<[8, 32], fp32>";
+        let loaded = format!(
+            "tile<[{}, {}], [8, 32], fp32>",
+            (r - i).min(8),
+            (c - j).min(32)
+        );
+        let load = format!(
+            "      %t_3 = tile.load %x_1 : ({ten}) -> {loaded} {{shape=[8, 32], offset=[{i}, {j}]}}\n"
+        );
+        let mut t = Tile::<f32, 8, 32>::zeros();
+        isa::tload(&mut t, &x, &[i, j]).unwrap();
+        let bits = |o: &Tensor<f32>| {
+            o.as_slice()
+                .iter()
+                .map(|&v| f64::from(v))
+                .collect::<Vec<_>>()
+        };
+
+        // load_or pads with 1.5 and the whole tile is stored.
+        let body = format!(
+            "      %p_3 = 1.5 : fp32\n      %t_4 = tile.load_or %x_1, %p_3 : ({ten}, fp32) -> tile<[8, 32], [8, 32], fp32> {{shape=[8, 32], offset=[{i}, {j}]}}\n      tile.store %t_4, %o_2 : (tile<[8, 32], [8, 32], fp32>, {o32}) -> () {{offset=[0, 0]}}\n"
+        );
+        let mut padded = t.clone();
+        isa::tfillpad_inplace(&mut padded, 1.5);
+        let mut o = y();
+        isa::tstore(&mut o, &padded, &[0, 0]).unwrap();
+        agree_bits(
+            &what("load_or"),
+            &bits(&o),
+            &part_b_interp(&body, (&xv, (r, c)), (&yv, DataType::Fp32)),
+        );
+
+        // store_add of the (ragged) loaded tile into y.
+        let body = format!(
+            "{load}      tile.store_add %t_3, %o_2 : ({loaded}, {o32}) -> () {{offset=[0, 0]}}\n"
+        );
+        let mut o = y();
+        isa::tstore_add(&mut o, &t, &[0, 0]).unwrap();
+        agree_bits(
+            &what("store_add"),
+            &bits(&o),
+            &part_b_interp(&body, (&xv, (r, c)), (&yv, DataType::Fp32)),
+        );
+
+        // A converting store into fp16 (the interpreter runs the IR; the lowering takes it
+        // from an accumulator only).
+        let body = format!(
+            "{load}      tile.store %t_3, %o_2 : ({loaded}, tensor<[8, 32], fp16>) -> () {{offset=[0, 0]}}\n"
+        );
+        let y16: Vec<f64> = yv
+            .iter()
+            .map(|&v| f64::from(f16::from_f64(v).to_f32()))
+            .collect();
+        let mut o16 =
+            Tensor::from_vec_dyn(y16.iter().map(|&v| f16::from_f64(v)).collect(), &[8, 32])
+                .unwrap();
+        isa::tstore_cvt(&mut o16, &t, &[0, 0]).unwrap();
+        let host16: Vec<f64> = o16.as_slice().iter().map(|v| v.to_f64()).collect();
+        agree_bits(
+            &what("converting store"),
+            &host16,
+            &part_b_interp(&body, (&xv, (r, c)), (&y16, DataType::Fp16)),
+        );
+
+        // reshape of the padded tile to 16 x 16, stored as 8 x 32 through a second reshape.
+        let body = format!(
+            "      %p_3 = 0.0 : fp32\n      %t_4 = tile.load_or %x_1, %p_3 : ({ten}, fp32) -> tile<[8, 32], [8, 32], fp32> {{shape=[8, 32], offset=[{i}, {j}]}}\n      %s_5 = tile.reshape %t_4 : (tile<[8, 32], [8, 32], fp32>) -> tile<[16, 16], [16, 16], fp32> {{shape=[16, 16]}}\n      %u_6 = tile.reshape %s_5 : (tile<[16, 16], [16, 16], fp32>) -> tile<[8, 32], [8, 32], fp32> {{shape=[8, 32]}}\n      tile.store %u_6, %o_2 : (tile<[8, 32], [8, 32], fp32>, {o32}) -> () {{offset=[0, 0]}}\n"
+        );
+        let mut z = t.clone();
+        isa::tfillpad_inplace(&mut z, 0.0);
+        let (mut s, mut u) = (Tile::<f32, 16, 16>::zeros(), Tile::<f32, 8, 32>::zeros());
+        isa::treshape(&mut s, &z);
+        isa::treshape(&mut u, &s);
+        let mut o = y();
+        isa::tstore(&mut o, &u, &[0, 0]).unwrap();
+        agree_bits(
+            &what("reshape"),
+            &bits(&o),
+            &part_b_interp(&body, (&xv, (r, c)), (&yv, DataType::Fp32)),
+        );
+
+        // insert of a 4 x 8 window of the loaded tile into a full tile of 2.0 at [4, 16].
+        let body = format!(
+            "{load}      %e_4 = tile.extract %t_3 : ({loaded}) -> tile<[4, 8], [4, 8], fp32> {{shape=[4, 8], offset=[0, 0]}}\n      %k_5 = 2.0 : fp32\n      %f_6 = tile.full %k_5 : (fp32) -> tile<[8, 32], [8, 32], fp32> {{shape=[8, 32], dtype=fp32}}\n      %g_7 = tile.assemble %e_4, %f_6 : (tile<[4, 8], [4, 8], fp32>, tile<[8, 32], [8, 32], fp32>) -> tile<[8, 32], [8, 32], fp32> {{offset=[4, 16]}}\n      tile.store %g_7, %o_2 : (tile<[8, 32], [8, 32], fp32>, {o32}) -> () {{offset=[0, 0]}}\n"
+        );
+        let mut e = Tile::<f32, 4, 8>::zeros();
+        isa::textract(&mut e, &t, 0, 0).unwrap();
+        let mut g = Tile::<f32, 8, 32>::full(2.0);
+        isa::tinsert(&mut g, &e, 4, 16).unwrap();
+        let mut o = y();
+        isa::tstore(&mut o, &g, &[0, 0]).unwrap();
+        agree_bits(
+            &what("insert"),
+            &bits(&o),
+            &part_b_interp(&body, (&xv, (r, c)), (&yv, DataType::Fp32)),
+        );
+
+        // read the last element of x and write it into o[7, 31].
+        let body = format!(
+            "      %v_3 = tile.read %x_1 : ({ten}) -> fp32 {{offset=[{}, {}]}}\n      tile.write %v_3, %o_2 : (fp32, {o32}) -> () {{offset=[7, 31]}}\n",
+            r - 1 - i,
+            c - 1 - j
+        );
+        let mut o = y();
+        let v = isa::tread(&x, &[r - 1 - i, c - 1 - j]).unwrap();
+        isa::twrite(&mut o, v, &[7usize, 31]).unwrap();
+        agree_bits(
+            &what("read / write"),
+            &bits(&o),
+            &part_b_interp(&body, (&xv, (r, c)), (&yv, DataType::Fp32)),
+        );
+    }
+}

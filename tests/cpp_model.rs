@@ -48,16 +48,23 @@ mod program;
 #[path = "../examples/clamp_relu.rs"]
 mod clamp_relu;
 
+#[allow(dead_code)]
+#[path = "../examples/splitk_store_add.rs"]
+mod splitk_store_add;
+
 #[path = "edge/kernels.rs"]
 mod edge;
 
 #[path = "ops/kernels.rs"]
 mod ops;
 
+#[path = "ops_b/kernels.rs"]
+mod ops_b;
+
 #[path = "../pto-lower/tests/cpp/harness.rs"]
 mod harness;
 
-use pto::{Element, Tensor, f16};
+use pto::{Element, Tensor, bf16, f16};
 use pto_lower::interp::{HostTensor, HostValue};
 
 /// An argument as a host tensor of `T`.
@@ -260,6 +267,108 @@ fn kernels() -> Vec<(
             vec![
                 vec![("M", 64), ("N", 64), ("K", 128)],
                 vec![("M", 70), ("N", 50), ("K", 100)],
+            ],
+        ),
+        (
+            "splitk_store_add",
+            splitk_store_add::splitk_store_add::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut c = tensor::<f32>(&a[2]);
+                splitk_store_add::splitk_store_add(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 64), ("N", 64), ("K", 128)],
+                vec![("M", 70), ("N", 50), ("K", 90)],
+            ],
+        ),
+        (
+            "matmul_to_f16",
+            splitk_store_add::matmul_to_f16::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut c = tensor::<f16>(&a[2]);
+                splitk_store_add::matmul_to_f16(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 64), ("N", 64), ("K", 128)],
+                vec![("M", 70), ("N", 50), ("K", 90)],
+            ],
+        ),
+        (
+            "padded_row_sums",
+            ops_b::padded_row_sums::program(),
+            |a| {
+                let (x, mut out) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                ops_b::padded_row_sums(&x, &mut out)?;
+                put(&mut a[1], &out);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 50)]],
+        ),
+        (
+            "padded_col_max",
+            ops_b::padded_col_max::program(),
+            |a| {
+                let (x, mut out) = (tensor::<i32>(&a[0]), tensor::<i32>(&a[1]));
+                ops_b::padded_col_max(&x, &mut out)?;
+                put(&mut a[1], &out);
+                Ok(())
+            },
+            vec![vec![("R", 16), ("C", 16)], vec![("R", 13), ("C", 21)]],
+        ),
+        (
+            "add_twice",
+            ops_b::add_twice::program(),
+            |a| {
+                let (x, mut out) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                ops_b::add_twice(&x, &mut out)?;
+                put(&mut a[1], &out);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
+        ),
+        (
+            "element_access",
+            ops_b::element_access::program(),
+            |a| {
+                let (x, mut out) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[2]));
+                ops_b::element_access(&x, scalar(&a[1]) as i64, &mut out)?;
+                put(&mut a[2], &out);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
+        ),
+        (
+            "reshape_insert",
+            ops_b::reshape_insert::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (mut y, mut z) = (tensor::<f32>(&a[2]), tensor::<f32>(&a[3]));
+                ops_b::reshape_insert(&x, scalar(&a[1]) as i64, &mut y, &mut z)?;
+                put(&mut a[2], &y);
+                put(&mut a[3], &z);
+                Ok(())
+            },
+            vec![vec![("R", 16), ("C", 64)], vec![("R", 5), ("C", 40)]],
+        ),
+        (
+            "matmul_to_bf16",
+            ops_b::matmul_to_bf16::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut c = tensor::<bf16>(&a[2]);
+                ops_b::matmul_to_bf16(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 32)],
+                vec![("M", 20), ("N", 37), ("K", 32)],
             ],
         ),
         (

@@ -54,6 +54,10 @@ mod program;
 #[path = "../examples/clamp_relu.rs"]
 mod clamp_relu;
 
+#[allow(dead_code)]
+#[path = "../examples/splitk_store_add.rs"]
+mod splitk_store_add;
+
 /// Runs an example's `check` and asserts every outcome is within its tolerance.
 macro_rules! within_tolerance {
     ($check:expr) => {{
@@ -140,6 +144,13 @@ fn matmul_splitk_at_three_sizes() {
 fn program_at_three_sizes() {
     for rows in [1, 16, 37] {
         within_tolerance!(program::check(rows));
+    }
+}
+
+#[test]
+fn splitk_store_add_at_three_sizes() {
+    for (m, n, k) in [(32, 32, 64), (70, 50, 90), (1, 33, 200)] {
+        within_tolerance!(splitk_store_add::check(m, n, k));
     }
 }
 
@@ -411,5 +422,28 @@ fn program_agrees() {
         let ret = run(&m, f, &mut args).unwrap_or_else(|e| panic!("interpreter: {e}"));
         agree("axpy_clamp", &out, &args[4], 1e-6);
         assert_eq!(ret.first().and_then(HostValue::as_i64), Some(n));
+    }
+}
+
+#[test]
+fn splitk_store_add_agrees() {
+    for (m, n, k) in [(70, 50, 90), (32, 32, 128)] {
+        let (a, ha) = input(values(m * k, 19), &[m, k], DataType::Fp32);
+        let (b, hb) = input(values(k * n, 20), &[k, n], DataType::Fp32);
+        // `store_add` adds into what the output holds.
+        let (mut c, hc) = input(values(m * n, 21), &[m, n], DataType::Fp32);
+        splitk_store_add::splitk_store_add(&a, &b, &mut c).expect("runs");
+        let args = interpret(
+            &splitk_store_add::splitk_store_add::program(),
+            vec![ha.clone(), hb.clone(), hc],
+        );
+        agree("splitk_store_add", &c, &args[2], 1e-5);
+        let (mut h, hh) = zeros::<pto::f16>(&[m, n], DataType::Fp16);
+        splitk_store_add::matmul_to_f16(&a, &b, &mut h).expect("runs");
+        let args = interpret(
+            &splitk_store_add::matmul_to_f16::program(),
+            vec![ha, hb, hh],
+        );
+        agree("matmul_to_f16", &h, &args[2], 1e-3);
     }
 }

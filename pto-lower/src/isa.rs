@@ -119,16 +119,37 @@ pub enum Inst {
         /// Window sizes, one per tensor dimension.
         window: Window,
     },
-    /// `TSTORE(tensor[offsets..], src)`.
+    /// `TSTORE(tensor[offsets..], src)`; converts when the tile's dtype is not the tensor's
+    /// (from an `Acc` tile only, `pto_ir::sem::store`).
     Store {
         /// The tensor parameter.
         tensor: ValueId,
+        /// An atomic-add store (`store_add`): adds into the window instead of overwriting it.
+        add: bool,
         /// Source tile.
         src: TileRef,
         /// Element offsets.
         offsets: Offsets,
         /// Window sizes (the tile's IR shape).
         window: Window,
+    },
+    /// A scalar read of one tensor element: `result = tensor[offsets..]`.
+    Read {
+        /// The scalar it defines.
+        result: ValueId,
+        /// The tensor parameter.
+        tensor: ValueId,
+        /// One index per tensor dimension.
+        offsets: Offsets,
+    },
+    /// A scalar write of one tensor element: `tensor[offsets..] = value`.
+    Write {
+        /// The tensor parameter.
+        tensor: ValueId,
+        /// The scalar written.
+        value: ValueId,
+        /// One index per tensor dimension.
+        offsets: Offsets,
     },
     /// `TEXTRACT(dst, src, r0, c0)`.
     Extract {

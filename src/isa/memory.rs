@@ -18,7 +18,7 @@ use crate::tensor::MAX_RANK;
 use crate::{Error, Tensor, Tile};
 
 /// The default window for a tile `R x C` over a rank-`rank` tensor.
-fn default_window(rank: usize, rows: usize, cols: usize) -> [usize; MAX_RANK] {
+pub(super) fn default_window(rank: usize, rows: usize, cols: usize) -> [usize; MAX_RANK] {
     let mut w = [1; MAX_RANK];
     if rank >= 2 {
         w[rank - 2] = rows;
@@ -99,17 +99,17 @@ fn copy_out<T: Copy, const C: usize>(dst: &mut [T], src: &[[T; C]], stride: usiz
 }
 
 /// A checked window: per-dimension extents clipped to the tensor, and the window's tile shape.
-struct Window<'a> {
+pub(super) struct Window<'a> {
     offset: &'a [usize],
     window: &'a [usize],
     /// In-bounds extent per dimension.
-    ext: [usize; MAX_RANK],
+    pub(super) ext: [usize; MAX_RANK],
     /// Rows of the window (product of the leading dimensions).
-    rows: usize,
+    pub(super) rows: usize,
 }
 
 impl<'a> Window<'a> {
-    fn new<T>(
+    pub(super) fn new<T>(
         what: &'static str,
         tensor: &Tensor<T>,
         offset: &'a [usize],
@@ -161,13 +161,13 @@ impl<'a> Window<'a> {
         })
     }
 
-    fn lead(&self) -> usize {
+    pub(super) fn lead(&self) -> usize {
         self.window.len() - 1
     }
 
     /// Tensor linear index of flattened window row `idx` (window coordinates), column 0, or
     /// `None` when the row lies outside the tensor.
-    fn row_start(&self, idx: &[usize; MAX_RANK], strides: &[usize]) -> Option<usize> {
+    pub(super) fn row_start(&self, idx: &[usize; MAX_RANK], strides: &[usize]) -> Option<usize> {
         let lead = self.lead();
         let mut at = self.offset[lead] * strides[lead];
         for d in 0..lead {
@@ -180,7 +180,7 @@ impl<'a> Window<'a> {
     }
 
     /// Advances a window-coordinate row index (odometer over the leading dimensions).
-    fn next_row(&self, idx: &mut [usize; MAX_RANK]) {
+    pub(super) fn next_row(&self, idx: &mut [usize; MAX_RANK]) {
         for d in (0..self.lead()).rev() {
             idx[d] += 1;
             if idx[d] < self.window[d] {

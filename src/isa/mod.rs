@@ -32,6 +32,7 @@
 
 mod argreduce;
 mod convert;
+mod element_access;
 mod elementwise;
 mod expand;
 mod fused;
@@ -41,10 +42,12 @@ mod movement;
 mod reduce;
 mod scalar_ops;
 mod select;
+mod store_modes;
 mod sync;
 
 pub use argreduce::*;
 pub use convert::*;
+pub use element_access::*;
 pub use elementwise::*;
 pub use expand::*;
 pub use fused::*;
@@ -54,6 +57,7 @@ pub use movement::*;
 pub use reduce::*;
 pub use scalar_ops::*;
 pub use select::*;
+pub use store_modes::*;
 pub use sync::*;
 
 /// `dst[i][j] = f(src[i][j])` over the top-left `vr x vc` region.

@@ -66,21 +66,37 @@ pub fn textract<T: Copy, const R: usize, const C: usize, const R2: usize, const 
 
 /// `TINSERT(dst, src, r0, c0)`: `dst[r0 + i, c0 + j] = src[i, j]` over `src`'s valid region.
 ///
-/// That region, placed at `(r0, c0)`, must fit in `dst`'s `R x C` storage, else
-/// [`Error::OutOfBounds`]. `dst`'s valid region is unchanged (assemble into a tile whose valid
-/// region already covers the window).
+/// `src`'s whole `R2 x C2` storage, placed at `(r0, c0)`, must fit in `dst`'s `R x C`
+/// storage (PTO's static rule, as for [`textract`]), else [`Error::OutOfBounds`]. `dst`'s
+/// valid region is unchanged (insert into a tile whose valid region already covers the
+/// window).
 pub fn tinsert<T: Copy, const R: usize, const C: usize, const R2: usize, const C2: usize>(
     dst: &mut Tile<T, R, C>,
     src: &Tile<T, R2, C2>,
     r0: usize,
     c0: usize,
 ) -> Result<(), Error> {
+    check_window("tinsert window", r0, c0, R2, C2, [R, C])?;
     let (vr, vc) = src.valid();
-    check_window("tinsert window", r0, c0, vr, vc, [R, C])?;
     for (d, s) in dst.data[r0..r0 + vr].iter_mut().zip(&src.data[..vr]) {
         d[c0..c0 + vc].copy_from_slice(&s[..vc]);
     }
     Ok(())
+}
+
+/// `TRESHAPE(dst, src)`: the same elements in row-major order, in `dst`'s shape (pto-isa
+/// reinterprets the buffer; the CPU copies it). The element counts must match (a compile
+/// error otherwise); `dst` becomes fully valid (the kernel language reshapes fully valid
+/// tiles only).
+pub fn treshape<T: Copy, const R: usize, const C: usize, const R2: usize, const C2: usize>(
+    dst: &mut Tile<T, R2, C2>,
+    src: &Tile<T, R, C>,
+) {
+    const { assert!(R * C == R2 * C2, "TRESHAPE: the element counts differ") };
+    dst.data
+        .as_flattened_mut()
+        .copy_from_slice(src.data.as_flattened());
+    dst.set_valid_clamped(R2, C2);
 }
 
 /// `TTRANS(dst, src)`: `dst[j, i] = src[i, j]` over `src`'s valid region; `dst` gets the
@@ -203,10 +219,13 @@ mod tests {
         assert_eq!(big.as_rows()[3], [0, 0, 0, 3, 4]);
         assert_eq!(big.valid(), (4, 5));
         assert!(tinsert(&mut big, &small, 3, 0).is_err());
-        // A partial small tile only needs its valid region to fit.
+        // The whole small tile must fit, even where only part of it is valid; only the
+        // valid part is written.
         let part = small.with_valid(1, 2).unwrap();
-        tinsert(&mut big, &part, 3, 0).unwrap();
-        assert_eq!(big.as_rows()[3], [1, 2, 0, 3, 4]);
+        assert!(tinsert(&mut big, &part, 3, 0).is_err());
+        tinsert(&mut big, &part, 0, 0).unwrap();
+        assert_eq!(big.as_rows()[0], [1, 2, 0, 0, 0]);
+        assert_eq!(big.as_rows()[1], [0, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -366,6 +366,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
             }
             Inst::Store {
                 tensor,
+                add,
                 src,
                 offsets,
                 window,
@@ -379,10 +380,13 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 };
                 let slot = self.slots[s.0 as usize].clone();
                 let dst = self.tensor(*tensor, args)?;
-                let r = match &slot {
-                    Slot::Full(t) => isa::tstore(dst, t, &at),
-                    Slot::Col(t) => isa::tstore(dst, t, &at),
-                    Slot::Row(t) => isa::tstore(dst, t, &at),
+                let r = match (&slot, add) {
+                    (Slot::Full(t), false) => isa::tstore(dst, t, &at),
+                    (Slot::Col(t), false) => isa::tstore(dst, t, &at),
+                    (Slot::Row(t), false) => isa::tstore(dst, t, &at),
+                    (Slot::Full(t), true) => isa::tstore_add(dst, t, &at),
+                    (Slot::Col(t), true) => isa::tstore_add(dst, t, &at),
+                    (Slot::Row(t), true) => isa::tstore_add(dst, t, &at),
                 };
                 r.map_err(|e| e.to_string())?;
             }

@@ -360,6 +360,8 @@ fn infer_placed(cx: &Cx<'_>) -> Result<ResultTypes, InferError> {
         OpClass::TensorUnary => tensor_unary(cx),
         OpClass::TensorView => tensor_view(cx),
         OpClass::TensorAssemble => tensor_assemble(cx),
+        OpClass::ElementRead | OpClass::ElementWrite => element(cx),
+        OpClass::Reshape => reshape(cx),
     }
 }
 
@@ -799,12 +801,20 @@ fn tile_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
         });
     }
     let off = cx.offset_attr("offset", dst.shape.len())?;
-    check_fits(
-        cx,
-        &src.shape,
-        &off,
-        &dst.shape.iter().map(|&s| Dim::Const(s)).collect::<Vec<_>>(),
-    )?;
+    // The kernel's `a.insert([i, j], b)`: `b`'s whole shape must fit (PTO's static rule).
+    for d in 0..dst.shape.len() {
+        if off[d].unwrap_or(0).saturating_add(src.shape[d]) > dst.shape[d] {
+            return fail(|| {
+                InferError::new(format!(
+                    "cannot insert a {} tile at offset [{}] into a {} tile",
+                    shape_x(&src.shape),
+                    fmt_offsets(&off),
+                    shape_x(&dst.shape)
+                ))
+                .note("`a.insert([i, j], b)` needs all of `b` inside `a` at the offset, in every dimension")
+            });
+        }
+    }
     one(Type::Tile(dst.clone()))
 }
 
@@ -882,11 +892,24 @@ fn valid(cx: &Cx<'_>) -> R<ResultTypes> {
     one_tile(t.dtype, Shape::copied_from(&t.shape), valid)
 }
 
-/// A tile loaded from a tensor window.
+/// A tile loaded from a tensor window; `load_or` pads the part outside the tensor with its
+/// second operand, so its tile is fully valid.
 #[inline(never)]
 fn load(cx: &Cx<'_>) -> R<ResultTypes> {
-    cx.arity(1)?;
+    let padded = cx.op == Opcode::TileLoadOr;
+    cx.arity(if padded { 2 } else { 1 })?;
     let src = cx.tensor(0)?;
+    if padded {
+        pad_value(cx, src.dtype)?;
+        if src.shape.len() > 2 {
+            return fail(|| {
+                InferError::new(format!(
+                    "`load_or` pads rank-1 and rank-2 windows, found a rank-{} tensor",
+                    src.shape.len()
+                ))
+            });
+        }
+    }
     let shape = cx.shape_attr("shape")?;
     if shape.len() != src.shape.len() {
         return fail(|| {
@@ -903,11 +926,36 @@ fn load(cx: &Cx<'_>) -> R<ResultTypes> {
     let mut valid = Extents::with_capacity(shape.len());
     for ((&s, o), d) in shape.iter().zip(&off).zip(&src.shape) {
         valid.push(match (o, d) {
+            _ if padded => Dim::Const(s),
             (Some(o), Dim::Const(d)) => Dim::Const((d - o).min(s)),
             _ => Dim::Dynamic,
         });
     }
     one_tile(src.dtype, shape, valid)
+}
+
+/// The pad of a `load_or`: a constant (pto-isa's `TFILLPAD` takes it from the tile type's
+/// `PadValue`), which is 0, the dtype's largest or smallest value ([`crate::sem::pad`]), or
+/// any value for an fp32 tile.
+fn pad_value(cx: &Cx<'_>, dtype: DataType) -> R<()> {
+    let v = cx.operands.get(1).and_then(|&v| cx.m.values.get(v));
+    let Some(c) = v.and_then(|d| d.constant) else {
+        return fail(|| {
+            InferError::new("`load_or` pads with a constant, found a value known only at run time")
+                .note("pto-isa's TFILLPAD takes the pad from the tile type (its `PadValue`), so it is fixed when the kernel is compiled")
+        });
+    };
+    if crate::sem::pad::pad_kind(dtype, c.as_f64()).is_none() {
+        return fail(|| {
+            InferError::new(format!(
+                "`load_or` cannot pad {} tile with {}",
+                article(dtype),
+                c.as_f64()
+            ))
+            .note("a pad is 0, the dtype's largest or smallest value, or any value for an fp32 tile (pto-isa's PadValue)")
+        });
+    }
+    Ok(())
 }
 
 /// A tile stored into a tensor window.
@@ -925,13 +973,27 @@ fn store(cx: &Cx<'_>) -> R<ResultTypes> {
             .note("store values picked with the mask instead: `m.select(a, b)`")
         });
     }
-    if t.dtype != dst.dtype {
+    if !crate::sem::store::store_converts(t.dtype, dst.dtype) {
         return fail(|| {
             InferError::new(format!(
-                "cannot store a {} tile into a {} tensor",
-                t.dtype, dst.dtype
+                "cannot store {} tile into {} tensor",
+                article(t.dtype),
+                article(dst.dtype)
             ))
-            .note("convert the tile first with `.cast::<T>()`")
+            .note(format!(
+                "{} tile stores into {}; convert the tile first with `.cast::<T>()`",
+                article(t.dtype),
+                crate::sem::store::store_targets(t.dtype)
+            ))
+        });
+    }
+    if cx.op == Opcode::TileStoreAdd && !crate::sem::store::atomic_add_dtype(dst.dtype) {
+        return fail(|| {
+            InferError::new(format!(
+                "`store_add` cannot accumulate into {} tensor",
+                article(dst.dtype)
+            ))
+            .note("the atomic-add store accumulates in fp16, bf16, fp32, int8, int16 or int32")
         });
     }
     if t.shape.len() != dst.shape.len() {
@@ -1041,8 +1103,99 @@ fn tensor_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
     one(Type::Tensor(dst.clone()))
 }
 
+/// The same elements in another shape: the element counts must match, and the source must be
+/// fully valid (a reshape of a partial valid region would not be a region of the result; pad
+/// an edge tile with `load_or` first). The result is fully valid.
+#[inline(never)]
+fn reshape(cx: &Cx<'_>) -> R<ResultTypes> {
+    cx.arity(1)?;
+    let t = cx.tile2(0)?;
+    let shape = cx.shape_attr("shape")?;
+    if shape.len() != 2 {
+        return fail(|| InferError::new("`tile.reshape` takes a rank-2 shape"));
+    }
+    let (n, n2) = (t.elements(), shape[0] * shape[1]);
+    if n != n2 {
+        return fail(|| {
+            InferError::new(format!(
+                "cannot reshape a {} tile ({n} elements) to {} ({n2} elements)",
+                shape_x(&t.shape),
+                shape_x(&shape)
+            ))
+            .note("a reshape keeps every element: the two shapes must have the same element count")
+        });
+    }
+    let full = t
+        .valid
+        .iter()
+        .zip(&t.shape)
+        .all(|(v, &s)| *v == Dim::Const(s));
+    if !full {
+        return fail(|| {
+            InferError::new(format!(
+                "`reshape` needs a fully valid tile, found {}",
+                cx.show(cx.ty(0))
+            ))
+            .note("an edge tile's partial valid region is not a region of the new shape; load it with `load_or` to pad it")
+        });
+    }
+    let valid = shape.iter().map(|&s| Dim::Const(s)).collect();
+    one_tile(t.dtype, shape, valid)
+}
+
+/// One element of a tensor read as a scalar, or a scalar written into one: one index per
+/// dimension; a constant index must lie inside a static extent.
+#[inline(never)]
+fn element(cx: &Cx<'_>) -> R<ResultTypes> {
+    let write = cx.op.class() == OpClass::ElementWrite;
+    cx.arity(if write { 2 } else { 1 })?;
+    let t = cx.tensor(if write { 1 } else { 0 })?;
+    let what = if write { "write" } else { "read" };
+    if write {
+        let v = cx.scalar(0)?;
+        if v != t.dtype {
+            return fail(|| {
+                InferError::new(format!("cannot write a {v} into a {} tensor", t.dtype))
+                    .note("convert the value first with `as`")
+            });
+        }
+    }
+    let list = cx.list_attr("offset")?;
+    if list.len() != t.shape.len() {
+        return fail(|| {
+            InferError::new(format!(
+                "`t.{what}` of a rank-{} tensor takes {} indices, found {}",
+                t.shape.len(),
+                t.shape.len(),
+                list.len()
+            ))
+            .note(format!(
+                "an element is named by one index per dimension: `t.{what}([i, j]{})`",
+                if write { ", s" } else { "" }
+            ))
+        });
+    }
+    let off = cx.offset_attr("offset", t.shape.len())?;
+    for (d, (o, dim)) in off.iter().zip(&t.shape).enumerate() {
+        if let (Some(o), Dim::Const(n)) = (o, dim)
+            && o >= n
+        {
+            return fail(|| {
+                InferError::new(format!(
+                    "{what} index {o} in dimension {d} is past the tensor's extent {n}"
+                ))
+            });
+        }
+    }
+    if write {
+        Ok(ResultTypes::new())
+    } else {
+        one(Type::Scalar(t.dtype))
+    }
+}
+
 /// `an fp32` / `a uint8`, as the names are read out, for messages.
-fn article(d: DataType) -> String {
+pub fn article(d: DataType) -> String {
     let an = matches!(d.name().as_bytes().first(), Some(b'i' | b'f' | b'h'));
     format!("{} {d}", if an { "an" } else { "a" })
 }
@@ -1052,29 +1205,6 @@ fn fmt_offsets(off: &[Option<u64>]) -> String {
         .map(|o| o.map_or_else(|| "?".to_string(), |v| v.to_string()))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn check_fits(cx: &Cx<'_>, shape: &[u64], off: &[Option<u64>], bounds: &[Dim]) -> R<()> {
-    for d in 0..shape.len() {
-        if let Dim::Const(b) = bounds[d]
-            && off[d].unwrap_or(0).saturating_add(shape[d]) > b
-        {
-            return fail(|| {
-                InferError::new(format!(
-                    "`{}` window {} at offset [{}] does not fit inside {}",
-                    cx.name(),
-                    shape_x(shape),
-                    fmt_offsets(off),
-                    bounds
-                        .iter()
-                        .map(|d| crate::typefmt::dim_str(cx.m, d))
-                        .collect::<Vec<_>>()
-                        .join(" x ")
-                ))
-            });
-        }
-    }
-    Ok(())
 }
 
 /// A load/store/view window must not be larger than a static tensor dimension; a window that

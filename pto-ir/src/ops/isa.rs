@@ -47,7 +47,8 @@ isa_ops! {
     TTrans = "TTRANS" "ttrans"; TMatmul = "TMATMUL" "tmatmul"; TMatmulAcc = "TMATMUL_ACC" "tmatmul_acc";
     TMatmulBias = "TMATMUL_BIAS" "tmatmul_bias"; TMov = "TMOV" "tmov"; TExpandS = "TEXPANDS" "texpands";
     TExtract = "TEXTRACT" "textract"; TInsert = "TINSERT" "tinsert"; TCvt = "TCVT" "tcvt";
-    TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore";
+    TLoad = "TLOAD" "tload"; TStore = "TSTORE" "tstore"; TFillPad = "TFILLPAD" "tfillpad_inplace";
+    TReshape = "TRESHAPE" "treshape";
     // Issue 16 part A: masks, compare/select, pow, products, arg-reductions, expands.
     TPow = "TPOW" "tpow"; TPowS = "TPOWS" "tpows";
     TRowProd = "TROWPROD" "trowprod"; TColProd = "TCOLPROD" "tcolprod";

@@ -5,6 +5,6 @@ mod isa;
 mod table;
 
 pub use infer::{
-    InferError, ResultTypes, infer, matmul_acc_dtype, meet, merge_types, same_up_to_valid,
+    InferError, ResultTypes, article, infer, matmul_acc_dtype, meet, merge_types, same_up_to_valid,
 };
 pub use table::{Isa, OPS, OpClass, OpInfo, Opcode, Spelling};

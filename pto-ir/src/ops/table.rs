@@ -97,6 +97,12 @@ pub enum OpClass {
     TensorView,
     /// Writes a tensor view into another at attribute `offset`; result has the source's type.
     TensorAssemble,
+    /// The same elements (row-major) in the shape of attribute `shape`.
+    Reshape,
+    /// One element of a tensor at attribute `offset` (one index per dimension), as a scalar.
+    ElementRead,
+    /// Writes a scalar into one element of a tensor at attribute `offset`; no result.
+    ElementWrite,
 }
 
 impl OpClass {
@@ -277,13 +283,19 @@ op_table! {
     TileMatmulAcc => "tile" "matmul_acc" "OP_MATMUL_ACC" MatmulAcc [TMatmulAcc] {Sem::None} {Function("matmul_acc")} "matmul_acc(acc, a, b)";
     TileMatmulBias => "tile" "matmul_bias" "OP_MATMUL_BIAS" MatmulBias [TMatmulBias] {Sem::None} {Function("matmul_bias")} "matmul_bias(a, b, bias)";
     TileExtract => "tile" "extract" "OP_EXTRACT" Extract [TExtract] {Sem::None} {Method("extract")} "a.extract::<R, C>([i, j])";
-    TileAssemble => "tile" "assemble" "OP_ASSEMBLE" TileAssemble [TInsert] {Sem::None} {Method("assemble")} "dst.assemble(src, [i, j])";
+    TileAssemble => "tile" "assemble" "OP_ASSEMBLE" TileAssemble [TInsert] {Sem::None} {Method("insert")} "a.insert([i, j], b)";
     // Constructors, valid regions, memory.
     TileFull => "tile" "full" "OP_FULL" Full [TExpandS] {Sem::None} {Function("full")} "Tile::<T, R, C>::full(v)";
     TileValid => "tile" "valid" "OP_VALID" Valid [] {Sem::None} {Method("valid")} "a.valid([m, n])";
     TileLoad => "tile" "load" "OP_LOAD" Load [TLoad] {Sem::None} {Method("load")} "t.load::<R, C>([i, j])";
     TileStore => "tile" "store" "OP_STORE" Store [TStore] {Sem::None} {Method("store")} "t.store([i, j], tile)";
     TileMove => "tile" "move" "OP_MOVE" Move [TMov] {Sem::None} {Lowering} "(lowering)";
+    // Issue 16 part B: reshape, insert, padded loads, element access, atomic and converting stores
+    TileReshape => "tile" "reshape" "OP_RESHAPE" Reshape [TReshape] {Sem::None} {Method("reshape")} "a.reshape::<R2, C2>()";
+    TileRead => "tile" "read" "OP_READ" ElementRead [] {Sem::None} {Method("read")} "t.read([i, j])";
+    TileWrite => "tile" "write" "OP_WRITE" ElementWrite [] {Sem::None} {Method("write")} "t.write([i, j], s)";
+    TileLoadOr => "tile" "load_or" "OP_LOAD_OR" Load [TLoad, TFillPad] {Sem::None} {Method("load_or")} "t.load_or::<R, C>([i, j], v)";
+    TileStoreAdd => "tile" "store_add" "OP_STORE_ADD" Store [TStore] {Sem::None} {Method("store_add")} "out.store_add([i, j], tile)";
     // Tensor level (control_flow / data_flow functions).
     TensorView => "tensor" "view" "OP_VIEW" TensorView [] {Sem::None} {Method("view")} "t.view([sizes], [offsets])";
     TensorAssemble => "tensor" "assemble" "OP_ASSEMBLE" TensorAssemble [] {Sem::None} {Method("assemble")} "out.assemble(v, [offsets])";
@@ -383,13 +395,23 @@ impl Opcode {
     pub fn writes_memory(self) -> bool {
         matches!(
             self.class(),
-            OpClass::Store | OpClass::Call | OpClass::TensorAssemble
+            OpClass::Store | OpClass::Call | OpClass::TensorAssemble | OpClass::ElementWrite
         )
+    }
+
+    /// Whether the op reads memory it does not own as an operand value: a load, an
+    /// accumulating store (`store_add` reads the window it adds into), a call. Such an op
+    /// may not be reordered across a store to the same tensor.
+    pub fn reads_memory(self) -> bool {
+        matches!(
+            self.class(),
+            OpClass::Load | OpClass::Call | OpClass::ElementRead
+        ) || self == Opcode::TileStoreAdd
     }
 
     /// Whether the op produces no result.
     pub fn has_no_result(self) -> bool {
-        matches!(self.class(), OpClass::Store)
+        matches!(self.class(), OpClass::Store | OpClass::ElementWrite)
     }
 }
 
@@ -414,6 +436,24 @@ mod tests {
             );
             assert_eq!(Opcode::lookup(row.dialect, row.mnemonic), Some(row.opcode));
         }
+    }
+
+    #[test]
+    fn memory_effects() {
+        // `store_add` reads the window it adds into and writes it: no pass may drop it or
+        // move it across another access of the tensor.
+        for op in [Opcode::TileStoreAdd, Opcode::TileStore, Opcode::TileWrite] {
+            assert!(op.writes_memory() && op.has_no_result(), "{op}");
+        }
+        for op in [
+            Opcode::TileStoreAdd,
+            Opcode::TileLoad,
+            Opcode::TileLoadOr,
+            Opcode::TileRead,
+        ] {
+            assert!(op.reads_memory(), "{op}");
+        }
+        assert!(!Opcode::TileStore.reads_memory() && !Opcode::TileRead.writes_memory());
     }
 
     #[test]

@@ -17,8 +17,10 @@ pub mod arg;
 pub mod convert;
 mod float;
 mod int;
+pub mod pad;
 mod round;
 mod select;
+pub mod store;
 mod transcendental;
 
 pub use float::FloatSem;

@@ -25,7 +25,9 @@ use crate::info::{buffer_extents, pipe_spelled};
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
 use crate::passes::events::Event;
 
+mod element;
 mod inst;
+mod pad;
 mod transfer;
 
 /// Emits the C++ source of `p`.

@@ -149,6 +149,8 @@ fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
             | Inst::WaitFlag(_)
             | Inst::Barrier(_)
             | Inst::Call { .. }
+            | Inst::Read { .. }
+            | Inst::Write { .. }
             | Inst::Scalar { .. }
             | Inst::Assign(_)
             | Inst::Break
@@ -209,7 +211,12 @@ fn signature_word(s: &str, symbol: bool) -> bool {
 fn touched_tensors(insts: &[Inst], out: &mut Vec<ValueId>) -> Option<()> {
     for i in insts {
         match i {
-            Inst::Load { tensor, .. } | Inst::Store { tensor, .. } if !out.contains(tensor) => {
+            Inst::Load { tensor, .. }
+            | Inst::Store { tensor, .. }
+            | Inst::Read { tensor, .. }
+            | Inst::Write { tensor, .. }
+                if !out.contains(tensor) =>
+            {
                 out.push(*tensor);
             }
             Inst::For { body, .. } => touched_tensors(body, out)?,

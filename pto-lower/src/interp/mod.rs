@@ -56,6 +56,7 @@
 //!
 //! Bad input never panics: every failure is an [`InterpError`].
 
+mod element;
 mod exec;
 mod num;
 mod ops;

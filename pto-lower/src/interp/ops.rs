@@ -282,6 +282,11 @@ impl<'m> Interp<'m> {
     }
 
     /// The `offset` attribute evaluated: integers or integer scalars, none negative.
+    /// The `offset` attribute's indices (an element access's, a window's).
+    pub(super) fn offset_list(&self, fr: &Frame, op: &Operation, rank: usize) -> R<Vec<usize>> {
+        self.offset_attr(fr, op, rank)
+    }
+
     fn offset_attr(&self, fr: &Frame, op: &Operation, rank: usize) -> R<Vec<usize>> {
         let list = self
             .attr(op, "offset")?
@@ -439,6 +444,18 @@ impl<'m> Interp<'m> {
                 })?;
                 one(Rt::Tile(out))
             }
+            OpClass::Reshape => {
+                // Row-major order is kept; the typing rule made the source fully valid.
+                let src = self.tile(fr, self.operand(op, 0)?)?;
+                let shape = self.shape_attr(op)?;
+                if shape.iter().product::<usize>() != src.data.len() {
+                    return err("a reshape to another element count");
+                }
+                let mut out = src.clone();
+                out.valid = shape.clone();
+                out.shape = shape;
+                one(Rt::Tile(out))
+            }
             OpClass::Transpose => {
                 let src = self.tile(fr, self.operand(op, 0)?)?;
                 let (r, c) = require_rank2(src, "the source")?;
@@ -498,11 +515,12 @@ impl<'m> Interp<'m> {
                     ));
                 }
                 let off = self.offset_attr(fr, op, dst.shape.len())?;
+                // PTO's static rule, as for extract: the source's whole shape must fit.
                 for d in 0..off.len() {
-                    if off[d] + src.valid[d] > dst.shape[d] {
+                    if off[d] + src.shape[d] > dst.shape[d] {
                         return err(format!(
-                            "the source's valid region {} at offset {off:?} does not fit the {} destination",
-                            shape_str(&src.valid),
+                            "the {} source at offset {off:?} does not fit the {} destination",
+                            shape_str(&src.shape),
                             shape_str(&dst.shape)
                         ));
                     }
@@ -563,6 +581,7 @@ impl<'m> Interp<'m> {
                 one(Rt::Tile(out))
             }
             OpClass::Load => self.load(fr, op).map(|t| vec![Rt::Tile(t)]),
+            OpClass::ElementRead | OpClass::ElementWrite => self.element(fr, op),
             OpClass::Store => {
                 self.store(fr, op)?;
                 Ok(Vec::new())
@@ -839,6 +858,23 @@ impl<'m> Interp<'m> {
             out.data[at(&shape, idx)?] = num::normalize(x, src.dtype)?;
             Ok(())
         })?;
+        if op.opcode == Opcode::TileLoadOr {
+            // `TFILLPAD`: the part of the tile outside the tensor is the pad; all of it is valid.
+            let pad = op.operands.get(1).and_then(|&v| self.m.values[v].constant);
+            let kind = pad.and_then(|c| sem::pad::pad_kind(out.dtype, c.as_f64()));
+            let Some(kind) = kind else {
+                return err("`load_or` needs a constant pad pto-isa can pad with");
+            };
+            let pad = sem::pad::pad_element(out.dtype, kind);
+            let inside = valid.clone();
+            for_each_index(&shape, |idx| {
+                if idx.iter().zip(&inside).any(|(i, v)| i >= v) {
+                    out.data[at(&shape, idx)?] = pad;
+                }
+                Ok(())
+            })?;
+            out.valid = shape.clone();
+        }
         Ok(out)
     }
 
@@ -881,12 +917,11 @@ impl<'m> Interp<'m> {
                 dst_shape.len()
             ));
         }
-        if tile.dtype != self.tensors[id].dtype {
-            return err(format!(
-                "a {} tile into a {} tensor",
-                tile.dtype, self.tensors[id].dtype
-            ));
+        let (from, to) = (tile.dtype, self.tensors[id].dtype);
+        if !pto_ir::sem::store::store_converts(from, to) {
+            return err(format!("a {from} tile into a {to} tensor"));
         }
+        let add = op.opcode == Opcode::TileStoreAdd;
         let off = self.offset_attr(fr, op, dst_shape.len())?;
         self.check_static_window(tv, &tile.shape, &off, &dst_shape)?;
         // As `TSTORE` on the CPU runtime: the part of the valid region past the tensor's
@@ -895,8 +930,16 @@ impl<'m> Interp<'m> {
             .map(|d| tile.valid[d].min(dst_shape[d].saturating_sub(off[d])))
             .collect();
         let dst = &mut self.tensors[id];
+        // A converting store rounds to nearest even; `store_add` adds in the tensor's dtype.
         for_each_index(&region, |idx| {
-            dst.data[at(&dst_shape, &offset_index(&off, idx))?] = tile.data[at(&tile.shape, idx)?];
+            let x = tile.data[at(&tile.shape, idx)?];
+            let x = if from == to {
+                x
+            } else {
+                num::convert_elem(x, from, to, RoundMode::CastRint)?
+            };
+            let d = &mut dst.data[at(&dst_shape, &offset_index(&off, idx))?];
+            *d = if add { num::normalize(*d + x, to)? } else { x };
             Ok(())
         })
     }

@@ -469,6 +469,7 @@ mod tests {
     fn store(src: u32) -> Inst {
         Inst::Store {
             tensor: ValueId::new(0),
+            add: false,
             src: TileRef::Slot(TileId(src)),
             offsets: Default::default(),
             window: Default::default(),

@@ -232,6 +232,11 @@ impl<'a> Lowerer<'a> {
             };
             [rows, t.valid.last().and_then(|d| d.as_const())]
         };
+        // A padded load's tile is fully valid only after its `TFILLPAD`: its `TLOAD` gives it
+        // the window's valid region first, so the slot's valid region changes at run time.
+        let padded =
+            matches!(data.def, ValueDef::OpResult(o, _) if m.ops[o].opcode == Opcode::TileLoadOr);
+        let valid = if padded { [None, None] } else { valid };
         let id = TileId(self.tiles.len() as u32);
         // Walk the chain of slots at this (buffer, offset) for one of the same dtype and
         // shape; failing that, the link that ended the chain now names the slot made below.
@@ -683,6 +688,25 @@ impl<'a> Lowerer<'a> {
                 };
                 out.push(Inst::Op { isa, dst: d, args: inline_of(&[Arg::Tile(rm), Arg::Tile(ra), alt]) });
             }
+            OpClass::Reshape => {
+                let d = dst(self);
+                let a = self.tref(op.operands[0], at);
+                // TRESHAPE reinterprets the buffer, so both shapes must be rows without padding
+                // in a vector tile (a row-major Vec tile whose rows are whole 32-byte blocks).
+                let unpadded = |v: ValueId| {
+                    let t = m.values[v].ty.as_tile();
+                    t.is_some_and(|t| t.shape.last().is_some_and(|&c| c * u64::from(t.dtype.bits()) % 256 == 0))
+                        && space_of(m, v) == Some(MemorySpace::Vec)
+                };
+                let (src, res_ok) = (op.operands[0], res.is_some_and(unpadded));
+                if !(unpadded(src) && res_ok) {
+                    self.err(
+                        at,
+                        "`reshape` reinterprets a vector tile's buffer (pto-isa's TRESHAPE): both shapes need rows of whole 32-byte blocks (8 f32, 16 f16 columns ...)",
+                    );
+                }
+                out.push(Inst::Op { isa: Isa::TReshape, dst: d, args: inline_of(&[Arg::Tile(a)]) });
+            }
             OpClass::RowReduce | OpClass::ColReduce | OpClass::RowArgReduce | OpClass::Transpose => {
                 let d = dst(self);
                 let a = self.tref(op.operands[0], at);
@@ -787,6 +811,15 @@ impl<'a> Lowerer<'a> {
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
                 let window = res.and_then(|r| m.values[r].ty.as_tile()).map(|t| inline_of(t.shape.as_slice())).unwrap_or_default();
                 out.push(Inst::Load { dst: d, tensor, offsets, window });
+                if op.opcode == Opcode::TileLoadOr
+                    && let Some(&pad) = op.operands.get(1)
+                {
+                    // `TFILLPAD` pads Vec tiles in place (the Mat form pads to the fractal).
+                    if res.and_then(|r| space_of(m, r)) != Some(MemorySpace::Vec) {
+                        self.err(at, "`load_or` pads a vector tile; a tile for a matmul is loaded with `load`, whose edge the matmul handles through its valid region");
+                    }
+                    out.push(Inst::Op { isa: Isa::TFillPad, dst: d, args: inline_of(&[Arg::Scalar(pad)]) });
+                }
             }
             OpClass::Store => {
                 let (tile, tensor) = (op.operands[0], op.operands[1]);
@@ -797,11 +830,40 @@ impl<'a> Lowerer<'a> {
                 let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
                 let offsets = self.index_list(op.attrs.get("offset"), rank, at);
                 let window = m.values[tile].ty.as_tile().map(|t| inline_of(t.shape.as_slice())).unwrap_or_default();
-                out.push(Inst::Store { tensor, src, offsets, window });
+                if let (Some(tt), Some(dt)) = (m.values[tile].ty.as_tile(), m.values[tensor].ty.as_tensor())
+                    && pto_ir::sem::store::store_needs_acc(tt.dtype, dt.dtype)
+                    && space_of(m, tile) != Some(MemorySpace::Acc)
+                {
+                    self.err(
+                        at,
+                        format!(
+                            "storing {} tile into {} tensor converts, and only a matmul accumulator (an Acc tile) converts on the way out; convert a vector tile first with `.cast::<{}>()`",
+                            pto_ir::ops::article(tt.dtype),
+                            pto_ir::ops::article(dt.dtype),
+                            dt.dtype.rust_name().unwrap_or(dt.dtype.name())
+                        ),
+                    );
+                }
+                let add = op.opcode == Opcode::TileStoreAdd;
+                out.push(Inst::Store { tensor, add, src, offsets, window });
             }
             OpClass::Move => {
                 if let Some(r) = res {
                     self.copy(out, r, op.operands[0], at);
+                }
+            }
+            OpClass::ElementRead | OpClass::ElementWrite => {
+                let write = op.opcode.class() == OpClass::ElementWrite;
+                let tensor = op.operands[usize::from(write)];
+                if !self.is_param(tensor) {
+                    self.err(at, "an element access must name a tensor parameter of the kernel");
+                }
+                let rank = m.values[tensor].ty.as_tensor().map_or(0, |t| t.shape.len());
+                let offsets = self.index_list(op.attrs.get("offset"), rank, at);
+                match (write, res) {
+                    (true, _) => out.push(Inst::Write { tensor, value: op.operands[0], offsets }),
+                    (false, Some(result)) => out.push(Inst::Read { result, tensor, offsets }),
+                    (false, None) => {}
                 }
             }
             OpClass::TensorBinary | OpClass::TensorUnary | OpClass::TensorView | OpClass::TensorAssemble => self.err(

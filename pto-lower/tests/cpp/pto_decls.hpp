@@ -35,9 +35,16 @@ constexpr int DYNAMIC = -1;
 enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling };
 enum class BLayout { RowMajor, ColMajor };
 enum class SLayout { NoneBox, RowMajor, ColMajor };
-enum class PadValue { Null, Zero, Max, Min };
+// pto-isa.md TFILLPAD: a tile type's pad: Zero, Max (+inf, or the largest integer), Min
+// (-inf, or the smallest integer), or a custom fp32 value made with `PadValueCustom(v)`.
+enum class PadValue : uint64_t { Null = 0, Zero = 1, Max = 2, Min = 3, CustomBase = 0x100000000ULL };
+constexpr PadValue PadValueCustom(float v) {
+  return static_cast<PadValue>(static_cast<uint64_t>(PadValue::CustomBase) | __builtin_bit_cast(uint32_t, v));
+}
 enum class RoundMode { CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
 enum class Layout { ND, DN, NZ };
+// pto-isa.md TSTORE: the atomic mode of a store (`TSTORE<Tile, Global, AtomicType::AtomicAdd>`).
+enum class AtomicType { AtomicNone, AtomicAdd };
 
 // fp16 and bf16 are 2-byte types, as in pto-isa (tile sizes depend on it); the model
 // converts through float with round-to-nearest-even.
@@ -187,6 +194,7 @@ struct Tile {
   static constexpr int ValidCol_ = ValidCol;
   static constexpr bool isRowMajor = B == BLayout::RowMajor;
   static constexpr bool isBoxed = S != SLayout::NoneBox;
+  static constexpr PadValue Pad_ = Pad;
 
   // pto-isa.md 9.1: the constructors follow the dynamic valid dimensions: none, one
   // runtime value when exactly one is DYNAMIC, two when both are.
@@ -964,6 +972,51 @@ RecordEvent TINSERT(D& dst, S& src, uint16_t r0, uint16_t c0, E&...) {
   return {};
 }
 
+// TFILLPAD_INPLACE (pto-isa.md TFILLPAD): every element of the tile outside src's valid
+// region becomes the destination type's pad; Vec tiles of one dtype and shape over the same
+// storage. A custom pad is an fp32 bit pattern, so only fp32 tiles take one.
+template <typename D, typename S, typename... E> RecordEvent TFILLPAD_INPLACE(D& dst, S& src, E&...) {
+  PTO_EVENTS(E);
+  using T = typename D::DType;
+  static_assert(D::Loc_ == TileType::Vec && S::Loc_ == TileType::Vec, "TFILLPAD_INPLACE: Vec tiles");
+  static_assert(std::is_same_v<T, typename S::DType> && D::Rows_ == S::Rows_ && D::Cols_ == S::Cols_,
+                "TFILLPAD_INPLACE: one dtype and shape");
+  static_assert(D::Pad_ != PadValue::Null, "TFILLPAD: the destination type names no pad");
+  constexpr uint64_t p = static_cast<uint64_t>(D::Pad_);
+  static_assert(p < static_cast<uint64_t>(PadValue::CustomBase) || std::is_same_v<T, float>,
+                "TFILLPAD: a custom pad is an fp32 value");
+  if (dst.data_ != src.data_) model::fail("TFILLPAD_INPLACE: the tiles must share their storage");
+  T pad{};
+  if constexpr (p >= static_cast<uint64_t>(PadValue::CustomBase)) {
+    pad = __builtin_bit_cast(float, static_cast<uint32_t>(p & 0xffffffffULL));
+  } else if constexpr (D::Pad_ == PadValue::Max || D::Pad_ == PadValue::Min) {
+    constexpr bool max = D::Pad_ == PadValue::Max;
+    if constexpr (std::is_integral_v<T>) {
+      pad = max ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
+    } else {
+      pad = T(max ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+    }
+  }
+  const int64_t vr = src.GetValidRow(), vc = src.GetValidCol();
+  for (int64_t i = 0; i < D::Rows_; ++i)
+    for (int64_t j = 0; j < D::Cols_; ++j)
+      if (i >= vr || j >= vc) dst.at(i, j) = pad;
+  return {};
+}
+
+// TRESHAPE (pto-isa.md TRESHAPE): `dst` becomes another tile type over `src`'s storage; one
+// location, the same total bytes, both boxed or both not.
+template <typename D, typename S, typename... E> RecordEvent TRESHAPE(D& dst, S& src, E&...) {
+  PTO_EVENTS(E);
+  static_assert(D::Loc_ == S::Loc_, "TRESHAPE: one tile location");
+  static_assert(sizeof(typename D::DType) * D::Rows_ * D::Cols_ == sizeof(typename S::DType) * S::Rows_ * S::Cols_,
+                "TRESHAPE: the total byte size must match");
+  static_assert(D::isBoxed == S::isBoxed, "TRESHAPE: both boxed or both not");
+  if (!src.data_) model::fail("TRESHAPE: the source has no storage (TASSIGN)");
+  dst.data_ = reinterpret_cast<typename D::DType*>(src.data_);
+  return {};
+}
+
 // TLOAD / TSTORE (pto-isa.md 6.1, 9.3): the GlobalTensor's shape equals the tile's valid
 // region; Vec / Mat destinations; element sizes equal.
 template <typename TileT, typename GT, typename... E> RecordEvent TLOAD(TileT& dst, GT& src, E&...) {
@@ -979,16 +1032,57 @@ template <typename TileT, typename GT, typename... E> RecordEvent TLOAD(TileT& d
   model::each(dst, [&](int64_t i, int64_t j) { return typename TileT::DType(src.at(i, j)); });
   return {};
 }
-template <typename GT, typename TileT, typename... E> RecordEvent TSTORE(GT& dst, TileT& src, E&...) {
-  PTO_EVENTS(E);
+// pto-isa.md TSTORE: an Acc tile is float or int32 and is written, without a quantisation
+// scalar, as int32 / float / half / bfloat16 (the float-to-narrower conversions round to
+// nearest even); an atomic add accumulates in half / float / int16 / int32 / int8 / bfloat16.
+namespace model {
+template <typename TileT, typename GT> constexpr bool store_legal() {
+  using S = typename TileT::DType;
+  using D = typename GT::DType;
+  if constexpr (TileT::Loc_ != TileType::Acc) {
+    return sizeof(S) == sizeof(D);
+  } else {
+    return (std::is_same_v<S, float> || std::is_same_v<S, int32_t>) &&
+           (std::is_same_v<D, int32_t> || std::is_same_v<D, float> || std::is_same_v<D, half> ||
+            std::is_same_v<D, bfloat16_t>);
+  }
+}
+template <typename D> constexpr bool atomic_add_legal() {
+  return std::is_same_v<D, half> || std::is_same_v<D, float> || std::is_same_v<D, int16_t> ||
+         std::is_same_v<D, int32_t> || std::is_same_v<D, int8_t> || std::is_same_v<D, bfloat16_t>;
+}
+template <AtomicType A, typename GT, typename TileT> void store(GT& dst, TileT& src) {
   static_assert(TileT::Loc_ == TileType::Vec || TileT::Loc_ == TileType::Mat || TileT::Loc_ == TileType::Acc,
                 "TSTORE: from Vec, Mat or Acc tiles");
-  static_assert(TileT::Loc_ == TileType::Acc || sizeof(typename TileT::DType) == sizeof(typename GT::DType),
-                "TSTORE: element sizes differ");
+  static_assert(store_legal<TileT, GT>(),
+                "TSTORE: from Vec / Mat the element sizes must be equal; from Acc a float / int32 tile into "
+                "int32 / float / half / bfloat16");
+  static_assert(A == AtomicType::AtomicNone || atomic_add_legal<typename GT::DType>(),
+                "TSTORE: atomic add into half / float / int16 / int32 / int8 / bfloat16 only");
   if (dst.rows() != src.GetValidRow() || dst.cols() != src.GetValidCol())
-    model::fail("TSTORE: the GlobalTensor's shape is not the tile's valid region");
+    fail("TSTORE: the GlobalTensor's shape is not the tile's valid region");
+  using D = typename GT::DType;
   for (int64_t i = 0; i < src.GetValidRow(); ++i)
-    for (int64_t j = 0; j < src.GetValidCol(); ++j) dst.at(i, j) = typename GT::DType(src.at(i, j));
+    for (int64_t j = 0; j < src.GetValidCol(); ++j) {
+      const D x = D(src.at(i, j));
+      if constexpr (A == AtomicType::AtomicAdd) {
+        dst.at(i, j) = D(dst.at(i, j) + x);
+      } else {
+        dst.at(i, j) = x;
+      }
+    }
+}
+}  // namespace model
+
+template <typename GT, typename TileT, typename... E> RecordEvent TSTORE(GT& dst, TileT& src, E&...) {
+  PTO_EVENTS(E);
+  model::store<AtomicType::AtomicNone>(dst, src);
+  return {};
+}
+// The atomic form names its types first, as pto-isa's does: `TSTORE<Tile, Global, AtomicAdd>`.
+template <typename TileT, typename GT, AtomicType A, typename... E> RecordEvent TSTORE(GT& dst, TileT& src, E&...) {
+  PTO_EVENTS(E);
+  model::store<A>(dst, src);
   return {};
 }
 

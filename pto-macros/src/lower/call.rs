@@ -8,8 +8,8 @@ use quote::ToTokens;
 use syn::{Expr, ExprCall, ExprMethodCall, GenericArgument, Ident};
 
 use super::ops::{
-    Bin, FUNCTIONS, MASK_NOT_A_NUMBER, SCALAR_METHODS, TENSOR_METHODS, round_mode,
-    table_tile_method, tile_methods,
+    Bin, FUNCTIONS, MASK_NOT_A_NUMBER, SCALAR_METHODS, round_mode, table_tile_method,
+    tensor_methods, tile_methods,
 };
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::items;
@@ -105,7 +105,7 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, Name)> {
+    pub(super) fn tensor_param_direction(&self, t: ValueId) -> Option<(Direction, Name)> {
         let m = self.b.module();
         let f = m.functions.first()?;
         let func = m.funcs.get(*f)?;
@@ -142,9 +142,17 @@ impl<'k> Lower<'k, '_> {
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
-            "store" => {
-                self.no_turbofish(m, &"t.store([i, j], tile)")?;
-                self.arity(&m.method, n, 2, &"t.store([i, j], tile)")?;
+            "load_or" => self.load_or(m, t, span),
+            "read" => self.read(m, t, span),
+            "write" => self.write(m, t, span),
+            "store" | "store_add" => {
+                let (opcode, usage) = if name == "store" {
+                    (Opcode::TileStore, "t.store([i, j], tile)")
+                } else {
+                    (Opcode::TileStoreAdd, "out.store_add([i, j], tile)")
+                };
+                self.no_turbofish(m, &usage)?;
+                self.arity(&m.method, n, 2, &usage)?;
                 let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
                 let off = self.offsets(o);
                 let tile = self.expr(v);
@@ -161,7 +169,7 @@ impl<'k> Lower<'k, '_> {
                 self.ctx.set_span(span);
                 let r = self.b.build_op(
                     &mut self.ctx,
-                    Opcode::TileStore,
+                    opcode,
                     [tile, t],
                     Attrs::of([("offset", Attr::List(off))]),
                     "",
@@ -174,7 +182,7 @@ impl<'k> Lower<'k, '_> {
                     "tensor-level operations (`t.{name}(..)`) are not supported yet; load tiles with `t.load::<R, C>([i, j])`"
                 ),
             ),
-            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {TENSOR_METHODS}")),
+            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {}", tensor_methods())),
         }
     }
 
@@ -319,6 +327,29 @@ impl<'k> Lower<'k, '_> {
                 };
                 self.build(span, op, [t], Attrs::of([("shape", Attr::ints(&shape))]))
             }
+            "reshape" => {
+                let Some(tf) = &m.turbofish else {
+                    return self.err(&m.method, "write the new shape: `a.reshape::<R2, C2>()`");
+                };
+                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let shape = self.sizes(&args, tf)?;
+                self.arity(&m.method, n, 0, &"a.reshape::<R2, C2>()")?;
+                let attrs = Attrs::of([("shape", Attr::ints(&shape))]);
+                self.build(span, Opcode::TileReshape, [t], attrs)
+            }
+            "insert" => {
+                self.no_turbofish(m, &"a.insert([i, j], b)")?;
+                self.arity(&m.method, n, 2, &"a.insert([i, j], b)")?;
+                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else {
+                    return Err(Poison);
+                };
+                let off = self.offsets(o);
+                let b = self.expr(v);
+                let (off, b) = (off?, b?);
+                let b = self.materialize(b, Some(dtype))?;
+                let attrs = Attrs::of([("offset", Attr::List(off))]);
+                self.build(span, Opcode::TileAssemble, [b, t], attrs)
+            }
             "extract" => {
                 let Some(tf) = &m.turbofish else {
                     return self.err(
@@ -362,7 +393,7 @@ impl<'k> Lower<'k, '_> {
                 }
                 self.build(span, Opcode::TileValid, operands, Attrs::new())
             }
-            "load" | "store" => self.err(
+            "load" | "load_or" | "store" | "store_add" => self.err(
                 &m.method,
                 format!(
                     "`{name}` is a tensor method, but the receiver is a tile; tile methods: {}",

@@ -10,6 +10,7 @@
 //! skipped, so one mistake gives one error), an ill-typed condition or loop bound is replaced
 //! by a placeholder constant so the body is still checked, and scopes are always popped.
 
+mod access;
 mod call;
 mod control;
 mod expr;

@@ -147,7 +147,8 @@ pub(super) const FUNCTIONS: &str = "min(a, b), max(a, b), matmul(a, b), matmul_a
                          Tile::<T, R, C>::zeros(), Tile::<T, R, C>::full(v)";
 /// Tile methods the macro spells itself (composed of several ops, or with arguments that
 /// are not values), after the op table's.
-const TILE_METHODS_COMPOSED: &str = "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), valid([m, n]), row_expand::<C>(), col_expand::<R>()";
+const TILE_METHODS_COMPOSED: &str = "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), \
+     insert([i, j], b), reshape::<R2, C2>(), valid([m, n]), row_expand::<C>(), col_expand::<R>()";
 
 /// The number of arguments of a tile method the op table spells: its elementwise,
 /// reduction and transpose rows written as a method (`a.exp()`, `a.max(b)`).
@@ -205,7 +206,23 @@ pub(super) fn round_mode(e: &Expr) -> Option<RoundMode> {
     }
     with_spelling(&last.ident, RoundMode::from_surface)
 }
-pub(super) const TENSOR_METHODS: &str = "load::<R, C>([i, j]), store([i, j], tile)";
+/// The "tensor methods: .." list of messages: the op table's rows a kernel writes as a
+/// method on a tensor (loads, stores, element access).
+pub(super) fn tensor_methods() -> String {
+    let mut out = Vec::new();
+    for row in OPS {
+        if row.dialect == "tile"
+            && matches!(row.spelling, Spelling::Method(_))
+            && let Some(text) = row
+                .surface
+                .strip_prefix("t.")
+                .or(row.surface.strip_prefix("out."))
+        {
+            out.push(text);
+        }
+    }
+    out.join(", ")
+}
 pub(super) const SCALAR_METHODS: &str =
     "abs(), max(b), min(b), floor_div(b), floor_mod(b) (and `x as T` for conversions)";
 

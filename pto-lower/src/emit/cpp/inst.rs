@@ -145,6 +145,12 @@ impl Writer<'_> {
             self.through_workspace(l, dst, src);
             return;
         }
+        if isa == Isa::TFillPad {
+            return self.fill_pad(l, dst, args);
+        }
+        if let (Isa::TReshape, [Arg::Tile(src)]) = (isa, args) {
+            return self.reshape(l, dst, *src);
+        }
         if self.zeroed.contains(&dst) && isa == Isa::TExpandS {
             self.out.line(
                 l,
@@ -397,10 +403,21 @@ impl Writer<'_> {
             } => self.load(l, *dst, *tensor, offsets, window),
             Inst::Store {
                 tensor,
+                add,
                 src,
                 offsets,
                 window,
-            } => self.store(l, *src, *tensor, offsets, window),
+            } => self.store(l, *src, *tensor, *add, offsets, window),
+            Inst::Read {
+                result,
+                tensor,
+                offsets,
+            } => self.read(l, *result, *tensor, offsets),
+            Inst::Write {
+                tensor,
+                value,
+                offsets,
+            } => self.write(l, *tensor, *value, offsets),
             Inst::Extract { dst, src, at } => {
                 // The window's part inside the source's valid region.
                 if let Some(d) = self.p.tile(*dst) {

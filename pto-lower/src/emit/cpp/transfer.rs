@@ -24,7 +24,7 @@ impl Writer<'_> {
     }
 
     /// The row-major stride of dimension `k`: `1 * d3 * d2` for the extents after it.
-    fn stride(&mut self, shape: &[Dim], k: usize) {
+    pub(super) fn stride(&mut self, shape: &[Dim], k: usize) {
         self.put("1");
         for d in shape[k + 1..].iter().rev() {
             self.put(" * ");
@@ -247,6 +247,7 @@ impl Writer<'_> {
         l: Level,
         src: TileRef,
         tensor: ValueId,
+        add: bool,
         offsets: &[Index],
         window: &[u64],
     ) {
@@ -287,7 +288,16 @@ impl Writer<'_> {
         self.put(");\n");
         let g = self.global(l1, tensor, offsets, &exts);
         self.out.indent(l1);
-        self.put("TSTORE(");
+        if add {
+            // pto-isa's atomic form names the tile and GlobalTensor types before the mode.
+            self.put("TSTORE<decltype(sv), GT");
+            if let Some(id) = g {
+                self.out.put_u64(u64::from(id));
+            }
+            self.put(", AtomicType::AtomicAdd>(");
+        } else {
+            self.put("TSTORE(");
+        }
         self.global_ref(g);
         self.put(", sv);\n");
         self.out.line(l, "}");

@@ -231,7 +231,12 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         }
         // Only these classes print offsets: the others need not look the attribute up.
         let offs = match class {
-            OpClass::Load | OpClass::Store | OpClass::Extract | OpClass::TileAssemble => op
+            OpClass::Load
+            | OpClass::Store
+            | OpClass::Extract
+            | OpClass::TileAssemble
+            | OpClass::ElementRead
+            | OpClass::ElementWrite => op
                 .attrs
                 .get("offset")
                 .and_then(Attr::as_list)
@@ -251,7 +256,12 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
             // Dynamic offsets become operands, all of them a `static_offsets` attribute.
             let with_offsets = matches!(
                 class,
-                OpClass::Load | OpClass::Store | OpClass::Extract | OpClass::TileAssemble
+                OpClass::Load
+                    | OpClass::Store
+                    | OpClass::Extract
+                    | OpClass::TileAssemble
+                    | OpClass::ElementRead
+                    | OpClass::ElementWrite
             );
             let offs = if with_offsets { offs } else { &[] };
             let dynamic = || offs.iter().filter_map(|a| offset(m, a).0);
@@ -303,11 +313,16 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
             self.mnemonic(op);
             self.put(" ");
             match class {
-                OpClass::Load => {
+                OpClass::Load | OpClass::ElementRead => {
+                    // `%x[%i, %j]`, then a padded load's pad.
                     self.names(op.operands.first().copied());
                     self.offsets(offs);
+                    if op.operands.len() > 1 {
+                        self.put(", ");
+                        self.names(op.operands.iter().skip(1).copied());
+                    }
                 }
-                OpClass::Store => {
+                OpClass::Store | OpClass::ElementWrite => {
                     self.names(op.operands.iter().take(2).copied());
                     self.offsets(offs);
                 }
@@ -332,7 +347,7 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
                     self.put(", ");
                     self.first_result_ty(op, &records);
                 }
-                OpClass::Store => {
+                OpClass::Store | OpClass::ElementWrite => {
                     self.vtys(op.operands.get(1).copied());
                     self.put(", ");
                     self.vtys(op.operands.first().copied());

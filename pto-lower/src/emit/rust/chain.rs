@@ -162,6 +162,7 @@ impl<'a> Writer<'a> {
                 i if is_sync(i) => {}
                 Inst::Store {
                     tensor,
+                    add: false,
                     src: TileRef::Slot(t),
                     offsets,
                     window,

@@ -48,24 +48,59 @@ impl<'a> Writer<'a> {
             }
             Inst::Store {
                 tensor,
+                add,
                 src,
                 offsets,
                 window,
             } => {
-                self.put_isa(
-                    if window.len() > 2 {
-                        "tstore_window"
-                    } else {
-                        "tstore"
-                    },
-                    "",
-                );
+                // `tstore`, `tstore_add`, `tstore_cvt` (a converting store from an
+                // accumulator), `tstore_add_cvt`, each with a `_window` form for rank 3 / 4.
+                let converts = match src {
+                    TileRef::Slot(t) => {
+                        self.p.tile(*t).map(|s| s.dtype) != Some(self.dtype(*tensor))
+                    }
+                    TileRef::Param(_) => false,
+                };
+                let f = match (*add, converts) {
+                    (false, false) => "tstore",
+                    (true, false) => "tstore_add",
+                    (false, true) => "tstore_cvt",
+                    (true, true) => "tstore_add_cvt",
+                };
+                self.put_isa(f, if window.len() > 2 { "_window" } else { "" });
                 // A `&mut Tensor` parameter, reborrowed by the call.
                 self.put("(");
                 self.put_ident(*tensor);
                 self.put(", ");
                 self.put_tref(*src);
                 self.put_transfer_end(offsets, window);
+            }
+            Inst::Read {
+                result,
+                tensor,
+                offsets,
+            } => {
+                // `tread` returns `Err` for an index outside the tensor.
+                self.put("let ");
+                self.put_ident(*result);
+                let ty = self.rust_ty(self.dtype(*result));
+                let _ = write!(self.out, ": {ty} = ");
+                self.put_isa("tread", "");
+                self.put("(");
+                self.put_ident(*tensor);
+                self.put_transfer_end(offsets, &[]);
+            }
+            Inst::Write {
+                tensor,
+                value,
+                offsets,
+            } => {
+                self.put_isa("twrite", "");
+                self.put("(");
+                self.put_ident(*tensor);
+                self.put(", ");
+                self.put_scalar_as(*value, self.dtype(*tensor), true);
+                self.put_transfer_end(offsets, &[]);
             }
             Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
                 let f = if matches!(i, Inst::Extract { .. }) {

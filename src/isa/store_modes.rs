@@ -1,0 +1,175 @@
+//! The other `TSTORE` forms: the atomic-add store (`tstore_add`, a kernel's `store_add`) and
+//! the converting store from an accumulator (`tstore_cvt`, an `f32` matmul result written
+//! into an `f16` / `bf16` tensor).
+//!
+//! Both address the window as [`super::tstore`] does (offsets inside the tensor, the tile's
+//! valid region clipped to the tensor; the `_window` forms take the window of a rank-3 / 4
+//! transfer) and write exactly the elements `tstore` would. A converting store rounds to
+//! nearest even ([`crate::element::convert`] with [`RoundMode::CastRint`]); an adding store
+//! adds in the tensor's dtype (`dst = dst + convert(src)`, rounded once more to the
+//! tensor's dtype), as pto-isa's atomic add does in global memory. On the CPU one
+//! instruction runs at a time, so the add needs no atomics; the kernel macro keeps
+//! iterations whose windows may overlap in order.
+
+use super::memory::{Offset, Window, default_window};
+use crate::element::{Element, RoundMode, convert};
+use crate::tensor::MAX_RANK;
+use crate::{Error, Tensor, Tile};
+
+/// Writes `f(dst element, src element)` over `src`'s valid region placed at `offset` with
+/// `window`, clipped to the tensor (the element walk of `tstore_window`).
+fn store_with<S: Copy, D: Copy, const R: usize, const C: usize>(
+    what: &'static str,
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: &[usize],
+    window: &[usize],
+    f: impl Fn(D, S) -> D,
+) -> Result<(), Error> {
+    let w = Window::new(what, dst, offset, window, [R, C])?;
+    let lead = w.lead();
+    let rows = src.valid_rows.min(w.rows);
+    let cols = src.valid_cols.min(w.ext[lead]);
+    let mut strides = [0; MAX_RANK];
+    strides[..=lead].copy_from_slice(dst.strides());
+    let data = dst.as_mut_slice();
+    let mut idx = [0; MAX_RANK];
+    for row in src.data.iter().take(rows) {
+        if let Some(start) = w.row_start(&idx, &strides[..=lead])
+            && let Some(line) = data.get_mut(start..start + cols)
+        {
+            for (d, &s) in line.iter_mut().zip(&row[..cols]) {
+                *d = f(*d, s);
+            }
+        }
+        w.next_row(&mut idx);
+    }
+    Ok(())
+}
+
+/// The default window of a plain transfer of an `R x C` tile into `dst`.
+fn plain_window<T>(dst: &Tensor<T>, rows: usize, cols: usize) -> [usize; MAX_RANK] {
+    default_window(dst.rank(), rows, cols)
+}
+
+/// `TSTORE<.., AtomicType::AtomicAdd>(dst[offset..], src)`: adds `src`'s valid region into
+/// the window at `offset`.
+pub fn tstore_add<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<T>,
+    src: &Tile<T, R, C>,
+    offset: impl Offset,
+) -> Result<(), Error> {
+    let w = plain_window(dst, R, C);
+    let rank = dst.rank();
+    tstore_add_window(dst, src, offset.into_usizes().as_ref(), &w[..rank])
+}
+
+/// [`tstore_add`] with an explicit window (one size per tensor dimension).
+pub fn tstore_add_window<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<T>,
+    src: &Tile<T, R, C>,
+    offset: &[usize],
+    window: &[usize],
+) -> Result<(), Error> {
+    store_with("tstore_add window", dst, src, offset, window, T::add)
+}
+
+/// `TSTORE(dst[offset..], src)` from an accumulator of another dtype: stores `src`'s valid
+/// region converted to the tensor's dtype, rounding to nearest even.
+pub fn tstore_cvt<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: impl Offset,
+) -> Result<(), Error> {
+    let w = plain_window(dst, R, C);
+    let rank = dst.rank();
+    tstore_cvt_window(dst, src, offset.into_usizes().as_ref(), &w[..rank])
+}
+
+/// [`tstore_cvt`] with an explicit window.
+pub fn tstore_cvt_window<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: &[usize],
+    window: &[usize],
+) -> Result<(), Error> {
+    store_with("tstore window", dst, src, offset, window, |_, s| {
+        convert::<S, D>(s, RoundMode::CastRint)
+    })
+}
+
+/// The atomic-add store from an accumulator of another dtype: `dst += convert(src)`.
+pub fn tstore_add_cvt<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: impl Offset,
+) -> Result<(), Error> {
+    let w = plain_window(dst, R, C);
+    let rank = dst.rank();
+    tstore_add_cvt_window(dst, src, offset.into_usizes().as_ref(), &w[..rank])
+}
+
+/// [`tstore_add_cvt`] with an explicit window.
+pub fn tstore_add_cvt_window<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: &[usize],
+    window: &[usize],
+) -> Result<(), Error> {
+    store_with("tstore_add window", dst, src, offset, window, |d, s| {
+        d.add(convert::<S, D>(s, RoundMode::CastRint))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::f16;
+
+    #[test]
+    fn store_add_accumulates_the_valid_region_clipped() {
+        let mut out = Tensor::<f32>::full([5, 6], 1.0);
+        let mut t = Tile::<f32, 4, 4>::full(2.0);
+        tstore_add(&mut out, &t, &[3, 4]).unwrap();
+        tstore_add(&mut out, &t, &[3, 4]).unwrap();
+        // A 2 x 2 corner is inside; it got 1 + 2 + 2.
+        assert_eq!(out.get(&[4, 5]), Some(5.0));
+        assert_eq!(out.get(&[3, 4]), Some(5.0));
+        assert_eq!(out.get(&[2, 4]), Some(1.0));
+        assert_eq!(out.as_slice().iter().sum::<f32>(), 30.0 + 16.0);
+        // Only the valid region adds.
+        t.set_valid(1, 1).unwrap();
+        tstore_add(&mut out, &t, [0i64, 0]).unwrap();
+        assert_eq!(out.get(&[0, 0]), Some(3.0));
+        assert_eq!(out.get(&[0, 1]), Some(1.0));
+        assert!(matches!(
+            tstore_add(&mut out, &t, &[5, 0]),
+            Err(Error::OutOfBounds { .. })
+        ));
+    }
+
+    #[test]
+    fn converting_store_rounds_to_nearest_even() {
+        // 1 + 2^-11 is a tie between two halves: nearest even keeps 1.0; 1 + 3 * 2^-11 rounds up.
+        let t =
+            Tile::<f32, 1, 4>::from_slice(&[1.0 + 1.0 / 2048.0, 1.0 + 3.0 / 2048.0, 70000.0, -0.5])
+                .unwrap();
+        let mut out = Tensor::<f16>::zeros([1, 4]);
+        tstore_cvt(&mut out, &t, &[0, 0]).unwrap();
+        assert_eq!(out.get(&[0, 0]), Some(f16::from_f32(1.0)));
+        assert_eq!(out.get(&[0, 1]), Some(f16::from_f32(1.0 + 4.0 / 2048.0)));
+        assert_eq!(out.get(&[0, 2]), Some(f16::INFINITY));
+        assert_eq!(out.get(&[0, 3]), Some(f16::from_f32(-0.5)));
+        tstore_add_cvt(&mut out, &t, &[0, 0]).unwrap();
+        assert_eq!(out.get(&[0, 3]), Some(f16::from_f32(-1.0)));
+    }
+
+    #[test]
+    fn windows_of_rank_3() {
+        let t = Tile::<i32, 4, 2>::full(3);
+        let mut out = Tensor::<i32>::zeros([2, 2, 2]);
+        tstore_add_window(&mut out, &t, &[0, 0, 0], &[2, 2, 2]).unwrap();
+        tstore_add_window(&mut out, &t, &[1, 0, 0], &[2, 2, 2]).unwrap();
+        assert_eq!(out.as_slice(), &[3, 3, 3, 3, 6, 6, 6, 6]);
+    }
+}
