@@ -529,6 +529,7 @@ mod tests {
             carried: Vec::new(),
             body,
             results: Vec::new(),
+            exec: crate::isa::LoopExec::Sequential,
         }
     }
 

@@ -62,7 +62,7 @@ impl<'a> Writer<'a> {
                 );
                 // A `&mut Tensor` parameter, reborrowed by the call.
                 self.put("(");
-                self.put_ident(*tensor);
+                self.put_store_tensor(*tensor);
                 self.put(", ");
                 self.put_tref(*src);
                 self.put_transfer_end(offsets, window);
@@ -153,7 +153,11 @@ impl<'a> Writer<'a> {
                 carried,
                 body,
                 results,
+                exec,
             } => {
+                if matches!(exec, crate::isa::LoopExec::Parallel { .. }) {
+                    return self.put_parallel_loop(*iv, [*lb, *ub, *step], body);
+                }
                 if carried.is_empty()
                     && results.is_empty()
                     && self.put_chain_loop(*iv, *lb, *ub, *step, body)
