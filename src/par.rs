@@ -26,6 +26,12 @@ impl<'a, T> Locked<'a, T> {
         Locked(Mutex::new(t))
     }
 
+    /// Whether the tensor has no elements (the host code skips the repeats of an inner loop
+    /// over empty tensors).
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
     /// The tensor, for one store. (A poisoned lock is taken over: no code here panics while
     /// holding it, and the tensor is plain data.)
     pub fn lock(&self) -> Guard<'_, 'a, T> {
@@ -98,14 +104,21 @@ mod tests {
     fn runs_every_iteration_once_and_stores_land() {
         let mut out = Tensor::<i64>::zeros([10, 1]);
         let locked = Locked::new(&mut out);
-        let r = for_range(&mut Meter::start(), 0, 10, 3, || 0u32, |n, _, i| {
-            *n += 1;
-            let mut t = locked.lock();
-            let at = [i as usize, 0];
-            let old = t.get(&at).unwrap_or(0);
-            t.set(&at, old + i + 1)?;
-            Ok(())
-        });
+        let r = for_range(
+            &mut Meter::start(),
+            0,
+            10,
+            3,
+            || 0u32,
+            |n, _, i| {
+                *n += 1;
+                let mut t = locked.lock();
+                let at = [i as usize, 0];
+                let old = t.get(&at).unwrap_or(0);
+                t.set(&at, old + i + 1)?;
+                Ok(())
+            },
+        );
         assert_eq!(r, Ok(()));
         let got: Vec<i64> = out.as_slice().to_vec();
         assert_eq!(got, vec![1, 0, 0, 4, 0, 0, 7, 0, 0, 10]);
@@ -113,18 +126,32 @@ mod tests {
 
     #[test]
     fn stops_at_an_error_and_rejects_a_bad_step() {
-        let r = for_range(&mut Meter::start(), 0, 100, 1, || (), |_, _, i| {
-            if i == 42 {
-                Err(Error::Unsupported("boom".into()))
-            } else {
-                Ok(())
-            }
-        });
+        let r = for_range(
+            &mut Meter::start(),
+            0,
+            100,
+            1,
+            || (),
+            |_, _, i| {
+                if i == 42 {
+                    Err(Error::Unsupported("boom".into()))
+                } else {
+                    Ok(())
+                }
+            },
+        );
         assert_eq!(r, Err(Error::Unsupported("boom".into())));
         let r = for_range(&mut Meter::start(), 0, 10, 0, || (), |_, _, _| Ok(()));
         assert!(matches!(r, Err(Error::Unsupported(_))));
         assert_eq!(
-            for_range(&mut Meter::start(), 5, 0, 1, || (), |_, _, _| Err(Error::Unsupported("never".into()))),
+            for_range(
+                &mut Meter::start(),
+                5,
+                0,
+                1,
+                || (),
+                |_, _, _| Err(Error::Unsupported("never".into()))
+            ),
             Ok(())
         );
     }

@@ -57,6 +57,17 @@ pub fn par_interleaved(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R2, 16>) {
     }
 }
 
+/// A parallel loop in a parallel loop: the outer one uses the cores, the inner runs in order.
+#[pto::kernel]
+pub fn par_in_par(x: &Tensor<f32, R, C>, out: &mut Tensor<f32, R, C>) {
+    for r in parallel(0..R) {
+        for c in parallel((0..C).step_by(16)) {
+            let t = x.load::<1, 16>([r, c]);
+            out.store([r, c], t + 1.0);
+        }
+    }
+}
+
 /// Deterministic values in `[lo, hi)`.
 fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
     let mut s = seed;
@@ -87,7 +98,14 @@ fn interp(m: &pto::ir::ProgramModule, args: &[(&[f32], [usize; 2])]) -> Vec<Vec<
         .collect();
     run(m, m.entry.unwrap(), &mut host).unwrap();
     host.iter()
-        .map(|a| a.as_tensor().unwrap().data.iter().map(|&x| x as f32).collect())
+        .map(|a| {
+            a.as_tensor()
+                .unwrap()
+                .data
+                .iter()
+                .map(|&x| x as f32)
+                .collect()
+        })
         .collect()
 }
 
@@ -128,14 +146,26 @@ fn softmax_runs_in_parallel_and_matches_plain_rust_at_edge_sizes() {
         par_softmax(&xt, &mut out).unwrap();
         let what = format!("softmax {rows} x {cols}");
         close(out.as_slice(), &softmax_ref(&x, rows, cols), 1e-5, &what);
-        let got = interp(&par_softmax::program(), &[(&x, [rows, cols]), (&vec![0.0; rows * cols], [rows, cols])]);
-        close(&got[1], out.as_slice(), 1e-5, &format!("{what}, interpreter"));
+        let got = interp(
+            &par_softmax::program(),
+            &[(&x, [rows, cols]), (&vec![0.0; rows * cols], [rows, cols])],
+        );
+        close(
+            &got[1],
+            out.as_slice(),
+            1e-5,
+            &format!("{what}, interpreter"),
+        );
     }
 }
 
 #[test]
 fn nested_loops_share_a_read_only_tile_and_match_plain_rust() {
-    assert!(par_nested::LOWERED.contains("iterations run in parallel"), "{}", par_nested::LOWERED);
+    assert!(
+        par_nested::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_nested::LOWERED
+    );
     for (rows, cols) in [(1, 1), (3, 17), (4, 16), (13, 40), (257, 33)] {
         let x = values(rows * cols, (rows + cols) as u64, -2.0, 2.0);
         let b = values(16, 5, -1.0, 1.0);
@@ -149,18 +179,27 @@ fn nested_loops_share_a_read_only_tile_and_match_plain_rust() {
         let want: Vec<f32> = (0..rows * cols)
             .map(|k| x[k] * 2.0 + b[(k % cols) % 16])
             .collect();
-        close(out.as_slice(), &want, 1e-6, &format!("nested {rows} x {cols}"));
+        close(
+            out.as_slice(),
+            &want,
+            1e-6,
+            &format!("nested {rows} x {cols}"),
+        );
     }
 }
 
 #[test]
 fn overlapping_windows_run_in_order_and_say_why() {
     assert!(
-        par_overlapping::LOWERED.contains("// parallel loop run sequentially: the store windows of `out` cannot be shown disjoint"),
+        par_overlapping::LOWERED.contains(
+            "// parallel loop run sequentially: the store windows of `out` cannot be shown disjoint"
+        ),
         "{}",
         par_overlapping::LOWERED
     );
-    assert!(par_overlapping::CPP.contains("// parallel loop run in order: the store windows of `out`"));
+    assert!(
+        par_overlapping::CPP.contains("// parallel loop run in order: the store windows of `out`")
+    );
     assert!(!par_overlapping::CPP.contains("get_block_idx"));
     for rows in [1, 2, 5, 64] {
         let x = values(rows * 16, rows as u64, -1.0, 1.0);
@@ -187,7 +226,11 @@ fn a_tensor_read_and_written_runs_in_order() {
 
 #[test]
 fn stores_at_affine_offsets_in_one_iteration_are_disjoint() {
-    assert!(par_interleaved::LOWERED.contains("iterations run in parallel"), "{}", par_interleaved::LOWERED);
+    assert!(
+        par_interleaved::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_interleaved::LOWERED
+    );
     for rows in [1, 3, 100] {
         let x = values(rows * 16, 9, -1.0, 1.0);
         let mut out = Tensor::<f32>::zeros([2 * rows, 16]);
@@ -209,7 +252,11 @@ fn a_parallel_loop_charges_the_budget() {
     let mut out = Tensor::<f32>::zeros([128, 16]);
     let r = pto::Budget::iterations(10).run(|| par_interleaved(&x, &mut out));
     assert!(matches!(r, Err(pto::Error::Budget { .. })), "{r:?}");
-    assert!(pto::Budget::iterations(64).run(|| par_interleaved(&x, &mut out)).is_ok());
+    assert!(
+        pto::Budget::iterations(64)
+            .run(|| par_interleaved(&x, &mut out))
+            .is_ok()
+    );
 }
 
 #[test]
@@ -220,5 +267,33 @@ fn the_cpp_gives_each_block_its_share_of_the_iterations() {
         par_softmax::CPP
     );
     assert!(par_softmax::CPP.contains("static_cast<int64_t>(get_block_num()) * 8LL"));
-    assert!(par_softmax::IR.contains("{parallel}"), "{}", par_softmax::IR);
+    assert!(
+        par_softmax::IR.contains("{parallel}"),
+        "{}",
+        par_softmax::IR
+    );
+}
+
+#[test]
+fn a_parallel_loop_inside_a_parallel_loop_runs_in_order() {
+    let lowered = par_in_par::LOWERED;
+    assert!(
+        lowered.contains("// parallel loop: iterations run in parallel"),
+        "{lowered}"
+    );
+    assert!(
+        lowered.contains("// parallel loop run sequentially: it is nested in a parallel loop"),
+        "{lowered}"
+    );
+    for (rows, cols) in [(1, 1), (5, 33), (64, 64)] {
+        let x = values(rows * cols, 77, -1.0, 1.0);
+        let mut out = Tensor::<f32>::zeros([rows, cols]);
+        par_in_par(
+            &Tensor::from_vec(x.clone(), [rows, cols]).unwrap(),
+            &mut out,
+        )
+        .unwrap();
+        let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+        close(out.as_slice(), &want, 0.0, "parallel in parallel");
+    }
 }

@@ -18,15 +18,14 @@ use pto_ir::entity::SecondaryMap;
 use pto_ir::typefmt::push_u64;
 use pto_ir::verify::target::Target;
 use pto_ir::{
-    Attr, BlockId, DataType, Diag, Diagnostics, ForKind, FuncId, IterArg, MemorySpace, OpClass, OpId,
-    Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
+    Attr, BlockId, DataType, Diag, Diagnostics, ForKind, FuncId, IterArg, MemorySpace, OpClass,
+    OpId, Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
 use rustc_hash::FxHashMap;
 
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
 use crate::isa::{
-    Arg, Args, Index, Inst, Isa, LoopExec, Offsets, Program, RoundMode, TileId, TileRef,
-    TileSlot,
+    Arg, Args, Index, Inst, Isa, LoopExec, Offsets, Program, RoundMode, TileId, TileRef, TileSlot,
 };
 use crate::passes::bufferize::module_target;
 use crate::passes::events::{EventRole, OpEvents};

@@ -100,7 +100,13 @@ fn mark_blocks(insts: &mut [Inst], all: &[ValueId]) {
                 touches(body, &mut mine);
                 let mut loads = Vec::new();
                 let mut stores = Vec::new();
-                collect(body, &mut loads, &mut stores, &mut Vec::new(), &mut Vec::new());
+                collect(
+                    body,
+                    &mut loads,
+                    &mut stores,
+                    &mut Vec::new(),
+                    &mut Vec::new(),
+                );
                 let count = |list: &[ValueId], t: ValueId| list.iter().filter(|&&x| x == t).count();
                 *blocks = stores.iter().all(|s| count(all, s.0) == count(&mine, s.0));
             }
@@ -150,8 +156,20 @@ fn independent(m: &ProgramModule, iv: ValueId, step: ValueId, body: &[Inst]) -> 
     let mut stores = Vec::new();
     let mut defined = Vec::new();
     let mut scalar_defs = Vec::new();
-    collect(body, &mut loads, &mut stores, &mut defined, &mut scalar_defs);
-    let name = |v: ValueId| m.values[v].name.as_deref().unwrap_or("a tensor").to_string();
+    collect(
+        body,
+        &mut loads,
+        &mut stores,
+        &mut defined,
+        &mut scalar_defs,
+    );
+    let name = |v: ValueId| {
+        m.values[v]
+            .name
+            .as_deref()
+            .unwrap_or("a tensor")
+            .to_string()
+    };
     for &(t, ..) in &stores {
         if loads.contains(&t) {
             return Err(format!(
@@ -205,7 +223,12 @@ fn independent(m: &ProgramModule, iv: ValueId, step: ValueId, body: &[Inst]) -> 
 
 /// Whether dimension `d` keeps the windows of the stores `stores` of different iterations
 /// apart.
-fn separates(ctx: &AffineCtx<'_>, stores: &[&(ValueId, &[Index], &[u64])], d: usize, step: i64) -> bool {
+fn separates(
+    ctx: &AffineCtx<'_>,
+    stores: &[&(ValueId, &[Index], &[u64])],
+    d: usize,
+    step: i64,
+) -> bool {
     let mut common: Option<(i64, Option<ValueId>)> = None;
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
     for (_, offsets, window) in stores {
@@ -271,7 +294,11 @@ impl AffineCtx<'_> {
             return None;
         }
         if v == self.iv {
-            return Some(Affine { a: 1, sym: None, c: 0 });
+            return Some(Affine {
+                a: 1,
+                sym: None,
+                c: 0,
+            });
         }
         if let Some(c) = self.m.values[v].constant {
             return (!c.is_float()).then(|| Affine {
@@ -482,4 +509,136 @@ pub(crate) fn slot_use(body: &[Inst]) -> (Vec<TileId>, Vec<TileId>) {
 fn shared_written_slot(body: &[Inst]) -> Option<TileId> {
     let (written, live_in) = slot_use(body);
     live_in.into_iter().find(|t| written.contains(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel over `x`, `out` (`[R, 16]` f32) whose body is `body` (IR statements; `%x_0`,
+    /// `%out_2`, `%R_1` are the parameters, `%c0`, `%c1`, `%c2`, `%c4` integer constants).
+    fn kernel(body: &str) -> String {
+        format!(
+            "program.module @k {{
+  program.entry @k
+  func.func @k(%x_0: tensor<[%R_1, 16], fp32> #in, %out_2: tensor<[%R_1, 16], fp32> #out) {{
+    statement.op {{
+      %c0_3 = 0 : int64
+      %c1_4 = 1 : int64
+      %c2_5 = 2 : int64
+      %c4_6 = 4 : int64
+    }}
+{body}
+  }}
+}}
+"
+        )
+    }
+
+    /// The `exec` of each `for` of the lowered kernel, outermost first.
+    fn execs(text: &str) -> Vec<LoopExec> {
+        fn walk(insts: &[Inst], out: &mut Vec<LoopExec>) {
+            for i in insts {
+                if let Inst::For { exec, body, .. } = i {
+                    out.push(exec.clone());
+                    walk(body, out);
+                }
+            }
+        }
+        let m = pto_ir::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let f = m.entry.expect("an entry");
+        let p = crate::lower_kernel(&m, f).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut out = Vec::new();
+        walk(&p.body, &mut out);
+        out
+    }
+
+    /// A parallel loop over `%i` from 0 to R by `step` loading `rows` x 16 at `[%i, 0]` and
+    /// storing it to `out` at `[off, 0]` (`off` computed from `%i` by `offset_ops`).
+    fn copy_loop(step: &str, rows: u32, offset_ops: &str, off: &str) -> String {
+        format!(
+            "    statement.for %i_7 = %c0_3 to %R_1 step {step} {{parallel}} {{
+      statement.op {{
+        {offset_ops}
+        %t_9 = tile.load %x_0 : (tensor<[%R_1, 16], fp32>) -> tile<[?, 16], [{rows}, 16], fp32> {{shape=[{rows}, 16], offset=[%i_7, 0]}}
+        tile.store %t_9, %out_2 : (tile<[?, 16], [{rows}, 16], fp32>, tensor<[%R_1, 16], fp32>) -> () {{offset=[{off}, 0]}}
+      }}
+      statement.yield
+    }}"
+        )
+    }
+
+    #[test]
+    fn a_stride_of_at_least_the_window_runs_in_parallel_on_blocks() {
+        let text = kernel(&copy_loop("%c4_6", 4, "", "%i_7"));
+        assert_eq!(execs(&text), vec![LoopExec::Parallel { blocks: true }]);
+        // 2 * i with 2-row windows and step 1: stride 2 >= 2.
+        let text = kernel(&copy_loop(
+            "%c1_4",
+            2,
+            "%o_8 = scalar.mul %i_7, %c2_5 : (int64, int64) -> int64",
+            "%o_8",
+        ));
+        assert_eq!(execs(&text), vec![LoopExec::Parallel { blocks: true }]);
+    }
+
+    #[test]
+    fn overlapping_or_unprovable_windows_run_in_order() {
+        for (step, rows, ops, off) in [
+            ("%c1_4", 2, "", "%i_7"),
+            (
+                "%c4_6",
+                4,
+                "%o_8 = scalar.floordiv %i_7, %c2_5 : (int64, int64) -> int64",
+                "%o_8",
+            ),
+            ("%c4_6", 4, "", "%c0_3"),
+            ("%R_1", 4, "", "%i_7"),
+        ] {
+            let text = kernel(&copy_loop(step, rows, ops, off));
+            match execs(&text).as_slice() {
+                [LoopExec::Serialized(why)] => {
+                    assert!(why.contains("store windows of `out`"), "{why}")
+                }
+                other => panic!("{step} {rows} {off}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_tensor_stored_outside_the_loop_keeps_every_block_on_every_iteration() {
+        let body = format!(
+            "{}
+    statement.op {{
+      %z_20 = tile.load %x_0 : (tensor<[%R_1, 16], fp32>) -> tile<[?, 16], [1, 16], fp32> {{shape=[1, 16], offset=[%c0_3, 0]}}
+      tile.store %z_20, %out_2 : (tile<[?, 16], [1, 16], fp32>, tensor<[%R_1, 16], fp32>) -> () {{offset=[%c0_3, 0]}}
+    }}",
+            copy_loop("%c4_6", 4, "", "%i_7")
+        );
+        assert_eq!(
+            execs(&kernel(&body)),
+            vec![LoopExec::Parallel { blocks: false }]
+        );
+    }
+
+    #[test]
+    fn a_parallel_loop_in_a_loop_that_cannot_be_parallel_runs_in_parallel_itself() {
+        let body = format!(
+            "    statement.for %j_30 = %c0_3 to %c2_5 step %c1_4 {{parallel}} {{
+{}
+      statement.yield
+    }}",
+            copy_loop("%c4_6", 4, "", "%i_7")
+        );
+        match execs(&kernel(&body)).as_slice() {
+            // The outer loop stores the same windows in each of its iterations.
+            [
+                LoopExec::Serialized(outer),
+                LoopExec::Parallel { blocks: false },
+            ] => {
+                assert!(outer.contains("cannot be shown disjoint"), "{outer}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

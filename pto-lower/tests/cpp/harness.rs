@@ -287,7 +287,11 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32) -> String {
 /// The blocks of the launch: 3 (an odd count, so the last block's share is uneven) when
 /// the kernel gives blocks shares of a parallel loop, else 1.
 fn launch_blocks(cpp: &str) -> u32 {
-    if cpp.contains("get_block_idx()") { 3 } else { 1 }
+    if cpp.contains("get_block_idx()") {
+        3
+    } else {
+        1
+    }
 }
 
 /// Builds `m`'s entry kernel's C++ for `target` with the model into `dir`.
@@ -303,8 +307,11 @@ pub fn build(
     let work = dir.join(format!("{name}-{target}"));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     std::fs::write(work.join("kernel.cpp"), &cpp).map_err(|e| e.to_string())?;
-    std::fs::write(work.join("driver.cpp"), driver(m, f, workspace_bytes(&cpp), launch_blocks(&cpp)))
-        .map_err(|e| e.to_string())?;
+    std::fs::write(
+        work.join("driver.cpp"),
+        driver(m, f, workspace_bytes(&cpp), launch_blocks(&cpp)),
+    )
+    .map_err(|e| e.to_string())?;
     let exe = work.join("run");
     // `PTO_CPP_HEADERS` replaces the model by other flags (another implementation of the
     // API, checked locally; no test depends on one).

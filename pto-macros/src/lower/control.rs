@@ -137,20 +137,15 @@ impl<'k> Lower<'k, '_> {
             let [inner] = args.as_slice() else {
                 return self.err(
                     &c.func,
-                    format!("`parallel(a..b)` takes 1 argument (the range), found {}", args.len()),
+                    format!(
+                        "`parallel(a..b)` takes 1 argument (the range), found {}",
+                        args.len()
+                    ),
                 );
             };
-            let (a, b, s, nested) = self.range_head(inner)?;
-            if nested {
-                return self.err(inner, "`parallel` is given twice");
-            }
+            let (a, b, s) = self.range_bounds(inner)?;
             return Ok((a, b, s, true));
         }
-        self.range_head(e)
-    }
-
-    /// [`Lower::for_head`] without the `parallel(..)` around it.
-    fn range_head(&mut self, e: &'k Expr) -> R<(&'k Expr, &'k Expr, Option<&'k Expr>, bool)> {
         self.range_bounds(e).map(|(a, b, s)| (a, b, s, false))
     }
 
@@ -193,7 +188,10 @@ impl<'k> Lower<'k, '_> {
                             [a, b, s] => Ok((a, b, Some(s))),
                             _ => self.err(
                                 &c.func,
-                                format!("`range(a, b, s)` takes 2 or 3 arguments, found {}", args.len()),
+                                format!(
+                                    "`range(a, b, s)` takes 2 or 3 arguments, found {}",
+                                    args.len()
+                                ),
                             ),
                         }
                     }
@@ -331,14 +329,9 @@ impl<'k> Lower<'k, '_> {
         let range = (f.for_token.span, range_of(&*f.expr).1);
         let span = self.spans.id_range(range);
         self.ctx.set_span(span);
-        let r = self.b.create_for_stmt_kind(
-            &mut self.ctx,
-            iv,
-            lb,
-            ub,
-            step,
-            kind,
-        );
+        let r = self
+            .b
+            .create_for_stmt_kind(&mut self.ctx, iv, lb, ub, step, kind);
         let Ok(fs) = self.check(r) else { return };
         let r = self.b.enter_for_body(&mut self.ctx, fs);
         if self.check(r).is_err() {

@@ -8,7 +8,7 @@ use pto_ir::sem::{Binary, Sem};
 
 use crate::emit::writer::Level;
 use crate::info::pipe_cpp;
-use crate::isa::{LoopExec, Arg, Index, Inst, Isa, TileId, TileRef, TileSlot};
+use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
 
 use super::{
     Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise, push_hex,

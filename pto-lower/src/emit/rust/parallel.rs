@@ -98,7 +98,8 @@ impl<'a> Writer<'a> {
         self.import(Import::Tile);
         self.put("Tile:: < ");
         self.put(ty);
-        let _ = std::fmt::Write::write_fmt(&mut self.out, format_args!(", {rows}, {cols}> ::zeros()"));
+        let _ =
+            std::fmt::Write::write_fmt(&mut self.out, format_args!(", {rows}, {cols}> ::zeros()"));
     }
 
     /// Writes tensor `t` as the destination of a store: the parameter, or inside a parallel
@@ -139,7 +140,9 @@ fn private_uses(insts: &[Inst], out: &mut [usize]) {
                 let mut counts = vec![0usize; out.len()];
                 super::count_tile_uses(body, &mut counts);
                 for t in written {
-                    if let (Some(o), Some(c)) = (out.get_mut(t.0 as usize), counts.get(t.0 as usize)) {
+                    if let (Some(o), Some(c)) =
+                        (out.get_mut(t.0 as usize), counts.get(t.0 as usize))
+                    {
                         *o += c;
                     }
                 }

@@ -94,7 +94,13 @@ impl<'a> Writer<'a> {
         let ty_of = |s: &crate::isa::TileSlot| (s.dtype, s.rows, s.cols);
         for (i, s) in tiles.iter().enumerate() {
             let ty = ty_of(s);
-            if !declared(i) || tiles.iter().take(i).enumerate().any(|(k, e)| declared(k) && ty_of(e) == ty) {
+            if !declared(i)
+                || tiles
+                    .iter()
+                    .take(i)
+                    .enumerate()
+                    .any(|(k, e)| declared(k) && ty_of(e) == ty)
+            {
                 continue;
             }
             let ids = || {
