@@ -68,6 +68,20 @@ pub fn par_in_par(x: &Tensor<f32, R, C>, out: &mut Tensor<f32, R, C>) {
     }
 }
 
+/// An `i32` loop variable, a scalar parameter used inside, an `if` giving a value per
+/// iteration, and a store outside the loop to the tensor the loop stores to (so the C++
+/// keeps every block on every iteration).
+#[pto::kernel]
+pub fn par_branchy(x: &Tensor<f32, 64, 16>, n: i32, s: f32, out: &mut Tensor<f32, 65, 16>) {
+    let k = s * 2.0;
+    for i in parallel(0..n) {
+        let t = x.load::<1, 16>([i, 0]);
+        let y = if i % 2 == 0 { t * k } else { t + k };
+        out.store([i + 1, 0], y);
+    }
+    out.store([0, 0], Tile::<f32, 1, 16>::full(s));
+}
+
 /// Deterministic values in `[lo, hi)`.
 fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
     let mut s = seed;
@@ -295,5 +309,40 @@ fn a_parallel_loop_inside_a_parallel_loop_runs_in_order() {
         .unwrap();
         let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
         close(out.as_slice(), &want, 0.0, "parallel in parallel");
+    }
+}
+
+#[test]
+fn branches_scalars_and_an_i32_loop_variable_run_in_parallel() {
+    assert!(
+        par_branchy::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_branchy::LOWERED
+    );
+    assert!(
+        par_branchy::CPP.contains("every block runs all iterations"),
+        "{}",
+        par_branchy::CPP
+    );
+    assert!(!par_branchy::CPP.contains("get_block_idx"));
+    let x = values(64 * 16, 4, -1.0, 1.0);
+    for n in [0, 1, 37, 64] {
+        let mut out = Tensor::<f32>::zeros([65, 16]);
+        par_branchy(
+            &Tensor::from_vec(x.clone(), [64, 16]).unwrap(),
+            n,
+            0.5,
+            &mut out,
+        )
+        .unwrap();
+        let mut want = vec![0.0; 65 * 16];
+        want[..16].fill(0.5);
+        for i in 0..n as usize {
+            for c in 0..16 {
+                let v = x[i * 16 + c];
+                want[(i + 1) * 16 + c] = if i % 2 == 0 { v * 1.0 } else { v + 1.0 };
+            }
+        }
+        close(out.as_slice(), &want, 0.0, &format!("branchy n = {n}"));
     }
 }
