@@ -84,14 +84,17 @@ where
         0
     };
     meter.charge(trips)?;
+    let at = |k: u64| lb.wrapping_add((k as i64).wrapping_mul(step));
+    // One iteration, or one thread: no pool round trip.
+    if trips <= 1 || rayon::current_num_threads() <= 1 {
+        let mut state = init();
+        return (0..trips).try_for_each(|k| body(&mut state, meter, at(k)));
+    }
     let fork = meter.clone();
     (0..trips).into_par_iter().try_for_each_init(
         || (init(), fork.clone()),
-        |(state, meter), k| {
-            // `k < trips`, so `lb + k * step < ub` fits an `i64`.
-            let i = lb.wrapping_add((k as i64).wrapping_mul(step));
-            body(state, meter, i)
-        },
+        // `k < trips`, so `lb + k * step < ub` fits an `i64`.
+        |(state, meter), k| body(state, meter, at(k)),
     )
 }
 
