@@ -82,6 +82,28 @@ pub fn par_branchy(x: &Tensor<f32, 64, 16>, n: i32, s: f32, out: &mut Tensor<f32
     out.store([0, 0], Tile::<f32, 1, 16>::full(s));
 }
 
+/// `continue` ends one iteration; `break` would end the loop, so that loop runs in order.
+#[pto::kernel]
+pub fn par_skip(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        if r % 3 == 1 {
+            continue;
+        }
+        for c in (0..16).step_by(8) {
+            if c == 8 {
+                continue;
+            }
+            out.store([r, c], x.load::<1, 8>([r, c]) * 2.0);
+        }
+    }
+    for r in parallel(0..R) {
+        if r == 5 {
+            break;
+        }
+        out.store([r, 8], x.load::<1, 8>([r, 8]));
+    }
+}
+
 /// Deterministic values in `[lo, hi)`.
 fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
     let mut s = seed;
@@ -344,5 +366,37 @@ fn branches_scalars_and_an_i32_loop_variable_run_in_parallel() {
             }
         }
         close(out.as_slice(), &want, 0.0, &format!("branchy n = {n}"));
+    }
+}
+
+#[test]
+fn continue_ends_an_iteration_and_break_runs_the_loop_in_order() {
+    let lowered = par_skip::LOWERED;
+    assert!(
+        lowered.contains("// parallel loop: iterations run in parallel"),
+        "{lowered}"
+    );
+    assert!(
+        lowered.contains("// parallel loop run sequentially: its body returns from the kernel or leaves the loop (`break`)"),
+        "{lowered}"
+    );
+    for rows in [1, 4, 7, 50] {
+        let x = values(rows * 16, 12, -1.0, 1.0);
+        let mut out = Tensor::<f32>::zeros([rows, 16]);
+        par_skip(&Tensor::from_vec(x.clone(), [rows, 16]).unwrap(), &mut out).unwrap();
+        let mut want = vec![0.0; rows * 16];
+        for r in 0..rows {
+            for c in 0..8 {
+                if r % 3 != 1 {
+                    want[r * 16 + c] = x[r * 16 + c] * 2.0;
+                }
+            }
+            for c in 8..16 {
+                if r < 5 {
+                    want[r * 16 + c] = x[r * 16 + c];
+                }
+            }
+        }
+        close(out.as_slice(), &want, 0.0, &format!("skip {rows}"));
     }
 }

@@ -310,6 +310,8 @@ struct Writer<'a> {
     locked: Vec<ValueId>,
     /// Per tile slot, whether only parallel loops use it (each declares its own copy).
     private: Vec<bool>,
+    /// Inside a parallel loop's closure: how many loops deep (0 in its body itself).
+    par_depth: Option<u32>,
 }
 
 impl<'a> Writer<'a> {
@@ -341,6 +343,7 @@ impl<'a> Writer<'a> {
             isa_names: Vec::with_capacity(16),
             locked: Vec::new(),
             private,
+            par_depth: None,
         }
     }
 

@@ -5,7 +5,7 @@
 //! The lowering proves independence here, on the ISA program, and a loop it cannot prove
 //! runs in order ([`LoopExec::Serialized`], with the reason shown in `LOWERED`). A loop runs
 //! in parallel when:
-//! - its body neither returns nor leaves an iteration early (`break` / `continue`);
+//! - its body neither returns nor leaves the loop (`break`; `continue` is fine);
 //! - no tensor is both loaded and stored in it;
 //! - for each tensor it stores to, one dimension separates the iterations: every store's
 //!   offset along it is `a * i + s + c` (the loop variable `i`, one loop-invariant value
@@ -150,7 +150,7 @@ fn touches(insts: &[Inst], out: &mut Vec<ValueId>) {
 /// they may not be.
 fn independent(m: &ProgramModule, iv: ValueId, step: ValueId, body: &[Inst]) -> Result<(), String> {
     if leaves_early(body, 0) {
-        return Err("its body returns or leaves an iteration early (`break` / `continue`)".into());
+        return Err("its body returns from the kernel or leaves the loop (`break`)".into());
     }
     let mut loads = Vec::new();
     let mut stores = Vec::new();
@@ -356,12 +356,12 @@ fn mul(x: Affine, y: Affine) -> Option<Affine> {
     })
 }
 
-/// Whether `body` returns, or breaks / continues the loop it is the body of (`depth` 0);
-/// those of loops nested in it are theirs.
+/// Whether `body` returns, or breaks the loop it is the body of (`depth` 0; a `continue`
+/// only ends its own iteration); those of loops nested in it are theirs.
 fn leaves_early(body: &[Inst], depth: u32) -> bool {
     body.iter().any(|i| match i {
         Inst::Return(_) => true,
-        Inst::Break | Inst::Continue => depth == 0,
+        Inst::Break => depth == 0,
         Inst::For { body, .. } => leaves_early(body, depth + 1),
         Inst::While { cond, body, .. } => {
             leaves_early(cond, depth + 1) || leaves_early(body, depth + 1)

@@ -22,6 +22,14 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The body (or condition) of a loop nested in the code being written.
+    fn put_loop_body(&mut self, insts: &[Inst]) {
+        let outer = self.par_depth;
+        self.par_depth = outer.map(|d| d + 1);
+        self.put_insts(insts);
+        self.par_depth = outer;
+    }
+
     fn put_inst(&mut self, i: &Inst) {
         match i {
             Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
@@ -203,7 +211,7 @@ impl<'a> Writer<'a> {
                     let _ = write!(self.out, ".take(if {guard} {{ 1 }} else {{ usize::MAX }})");
                 }
                 self.put(" { __pto_meter.tick()? ; ");
-                self.put_insts(body);
+                self.put_loop_body(body);
                 self.put("} ");
                 self.put_result_decls(results);
             }
@@ -216,11 +224,11 @@ impl<'a> Writer<'a> {
             } => {
                 self.put_carried_decls(carried);
                 self.put("loop { __pto_meter.tick()? ; ");
-                self.put_insts(cond);
+                self.put_loop_body(cond);
                 self.put("if ! ");
                 self.put_scalar(*cond_value, false);
                 self.put(" { break; } ");
-                self.put_insts(body);
+                self.put_loop_body(body);
                 self.put("} ");
                 self.put_result_decls(results);
             }
@@ -245,6 +253,10 @@ impl<'a> Writer<'a> {
                 self.put("} ");
             }
             Inst::Break => self.put("break; "),
+            // At the top of a parallel loop's body, the next iteration is the closure's return.
+            Inst::Continue if self.par_depth == Some(0) => {
+                self.put("return ::core::result::Result::Ok(()); ")
+            }
             Inst::Continue => self.put("continue; "),
             Inst::Return(vals) => {
                 self.put("return ");

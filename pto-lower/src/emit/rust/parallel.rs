@@ -85,7 +85,9 @@ impl<'a> Writer<'a> {
             self.put("; ");
         }
         let outer = std::mem::replace(&mut self.locked, stores);
+        let depth = self.par_depth.replace(0);
         self.put_insts(body);
+        self.par_depth = depth;
         self.locked = outer;
         self.put("::core::result::Result::Ok(()) }) ? ; } ");
     }
