@@ -86,7 +86,7 @@ const CLOCK_EVERY: u64 = 1024;
 /// What one host function call has spent of the budget in force when it started. The
 /// generated host code makes one and calls [`Meter::tick`] at every loop iteration.
 #[doc(hidden)]
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Meter {
     limit: Option<Budget>,
     spent: u64,

@@ -70,6 +70,7 @@ pub mod budget;
 pub mod element;
 mod error;
 pub mod isa;
+pub mod par;
 mod shapes;
 pub mod tensor;
 mod tile;

@@ -52,6 +52,10 @@ mod clamp_relu;
 #[path = "../examples/splitk_store_add.rs"]
 mod splitk_store_add;
 
+#[allow(dead_code)]
+#[path = "../examples/parallel_softmax.rs"]
+mod parallel_softmax;
+
 #[path = "edge/kernels.rs"]
 mod edge;
 
@@ -166,6 +170,18 @@ fn kernels() -> Vec<(
                 Ok(())
             },
             vec![vec![("R", 32), ("C", 256)], vec![("R", 37), ("C", 200)]],
+        ),
+        (
+            // A parallel loop: the driver launches 3 blocks, each running its share.
+            "softmax_par",
+            parallel_softmax::softmax_par::program(),
+            |a| {
+                let (x, mut out) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                parallel_softmax::softmax_par(&x, &mut out)?;
+                put(&mut a[1], &out);
+                Ok(())
+            },
+            vec![vec![("R", 64), ("C", 1024)], vec![("R", 37), ("C", 1000)]],
         ),
         (
             "reductions",

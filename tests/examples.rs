@@ -31,6 +31,10 @@ mod axpy;
 mod row_softmax;
 
 #[allow(dead_code)]
+#[path = "../examples/parallel_softmax.rs"]
+mod parallel_softmax;
+
+#[allow(dead_code)]
 #[path = "../examples/reductions.rs"]
 mod reductions;
 
@@ -102,6 +106,14 @@ fn row_softmax_at_three_sizes() {
     // 16-row tiles, rows of up to 256 columns.
     for (rows, cols) in [(16, 256), (17, 100), (50, 3)] {
         within_tolerance!(row_softmax::check(rows, cols));
+    }
+}
+
+#[test]
+fn parallel_softmax_at_three_sizes() {
+    // 8-row tiles in a parallel loop, rows of up to 1024 columns.
+    for (rows, cols) in [(8, 1024), (1, 1), (1001, 999)] {
+        within_tolerance!(parallel_softmax::check(rows, cols));
     }
 }
 

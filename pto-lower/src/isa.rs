@@ -221,6 +221,8 @@ pub enum Inst {
         body: Vec<Inst>,
         /// (result, iter arg) of carried scalars.
         results: Vec<(ValueId, ValueId)>,
+        /// How the iterations run: in order, or (a `parallel` loop shown safe) on all cores.
+        exec: LoopExec,
     },
     /// `while`: `cond` runs before each iteration and ends by computing `cond_value`.
     While {
@@ -264,6 +266,24 @@ pub enum Inst {
         /// The scalar results, in order.
         results: Vec<ValueId>,
     },
+}
+
+/// How the iterations of a [`Inst::For`] run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoopExec {
+    /// A sequential `for`: in order.
+    Sequential,
+    /// A `parallel` loop whose iterations were shown independent (`lower/parallel.rs`): the
+    /// CPU runs them on all cores; the C++ distributes them over the blocks of the launch
+    /// when `blocks` (the loop is in no other loop, and no code outside it touches the
+    /// tensors it stores to, which every block runs), else each block runs them all.
+    Parallel {
+        /// Whether the C++ gives each block its share of the iterations.
+        blocks: bool,
+    },
+    /// A `parallel` loop run in order, for the reason given (stores that cannot be shown
+    /// disjoint, a tensor both read and written, ...).
+    Serialized(String),
 }
 
 /// One lowered kernel.

@@ -84,6 +84,35 @@ fn scale_rows_host_shape() {
     }
 }
 
+/// The host body of a parallel loop shown independent, pinned
+/// (`tests/files/host/parallel_softmax.tokens`): the iterations go to `pto::par::for_range`,
+/// each worker with its own tiles, the output behind a lock taken per store.
+#[test]
+fn parallel_softmax_host_shape() {
+    let c = common::compile("parallel_softmax");
+    let host = c.host.to_string();
+    let path = common::dir().join("tests/files/host/parallel_softmax.tokens");
+    common::check_snapshot(&path, &format!("{host}\n"));
+    for want in [
+        "let out = :: pto :: par :: Locked :: new (& mut * out) ;",
+        ":: pto :: par :: for_range (& mut __pto_meter , 0 , r_1 , 8 , || (Tile :: < f32 , 8 , 1024 > :: zeros () , Tile :: < f32 , 8 , 1 > :: zeros () ,)",
+        "tstore (& mut * out . lock () ,",
+    ] {
+        assert!(host.contains(want), "missing `{want}` in\n{host}");
+    }
+    assert!(
+        !host.contains("zeros_n"),
+        "no tile is allocated outside the loop:\n{host}"
+    );
+    assert!(
+        c.lowered
+            .contains("// parallel loop: iterations run in parallel"),
+        "{}",
+        c.lowered
+    );
+    assert!(c.cpp.contains("get_block_idx()"), "{}", c.cpp);
+}
+
 /// Tiles are created once, before any loop.
 #[test]
 fn tiles_are_allocated_before_loops() {

@@ -438,6 +438,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 carried,
                 body,
                 results,
+                ..
             } => {
                 for &(it, init) in carried {
                     let v = self.any(init)?;

@@ -571,6 +571,16 @@ impl IRBuilder {
             None => Err(unassignable(ctx, name.as_ref(), false)),
             Some((_, false)) => Err(unassignable(ctx, name.as_ref(), true)),
             Some(_) => {
+                if self.parallel_loop_between(block, name.as_ref()).is_some() {
+                    return Err(Diag::new(
+                        ctx.span,
+                        format!(
+                            "`{}` is assigned in a parallel loop, which would make it loop-carried",
+                            name.as_ref()
+                        ),
+                    )
+                    .note("iterations of a parallel loop are independent: assign a variable declared inside the loop, or use a sequential `for`"));
+                }
                 let env = &mut self.module.blocks[block].env;
                 let kind = if env.local(name.as_ref()).is_some() {
                     BindingKind::Local

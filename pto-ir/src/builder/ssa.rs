@@ -65,6 +65,24 @@ impl IRBuilder {
         }
     }
 
+    /// The innermost parallel `for` whose body lies between `block` and the declaration of
+    /// variable `name` (so that assigning `name` in `block` would carry it across iterations).
+    pub(crate) fn parallel_loop_between(&self, mut block: BlockId, name: &str) -> Option<StmtId> {
+        loop {
+            let b = self.module.blocks.get(block)?;
+            if b.env.local(name).is_some() {
+                return None;
+            }
+            if b.role == BlockRole::ForBody
+                && let Some(s) = b.owner
+                && matches!(&self.module.stmts[s].kind, StmtKind::For(f) if f.kind == crate::stmt::ForKind::Parallel)
+            {
+                return Some(s);
+            }
+            block = self.scope_parent(block)?;
+        }
+    }
+
     /// The block whose environment a block's lookups continue in.
     fn scope_parent(&self, block: BlockId) -> Option<BlockId> {
         self.module.blocks.get(block)?.parent

@@ -46,6 +46,7 @@ use crate::isa::{Arg, Inst, Program, TileId, TileRef};
 mod chain;
 mod inst;
 mod lex;
+mod parallel;
 mod signature;
 mod values;
 
@@ -314,6 +315,12 @@ struct Writer<'a> {
     /// The names of `pto::isa` the text uses unqualified (`tload`, `tmov`, `LoopRange`):
     /// imported at the top, so each call is `tload(..)` rather than `isa::tload(..)`.
     isa_names: Vec<(&'static str, &'static str)>,
+    /// Tensors stored to by the parallel loop being written: locked at each store.
+    locked: Vec<ValueId>,
+    /// Per tile slot, whether only parallel loops use it (each declares its own copy).
+    private: Vec<bool>,
+    /// Inside a parallel loop's closure: how many loops deep (0 in its body itself).
+    par_depth: Option<u32>,
 }
 
 impl<'a> Writer<'a> {
@@ -327,6 +334,7 @@ impl<'a> Writer<'a> {
             .collect();
         let mut tile_uses = vec![0; p.tiles.len()];
         count_tile_uses(&p.body, &mut tile_uses);
+        let private = Writer::private_slots(&p.body, &tile_uses);
         Writer {
             p,
             m,
@@ -342,6 +350,9 @@ impl<'a> Writer<'a> {
             imports: 0,
             // A kernel calls a dozen or so: one allocation.
             isa_names: Vec::with_capacity(16),
+            locked: Vec::new(),
+            private,
+            par_depth: None,
         }
     }
 

@@ -530,6 +530,7 @@ mod tests {
             carried: Vec::new(),
             body,
             results: Vec::new(),
+            exec: crate::isa::LoopExec::Sequential,
         }
     }
 

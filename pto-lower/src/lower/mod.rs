@@ -10,20 +10,23 @@
 //! Last, the fence step (`fence.rs`) puts the barriers the events pass could not see.
 
 mod fence;
+mod parallel;
+
+pub(crate) use parallel::slot_use;
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::sem::{Compare, Sem};
 use pto_ir::typefmt::push_u64;
 use pto_ir::verify::target::Target;
 use pto_ir::{
-    Attr, BlockId, DataType, Diag, Diagnostics, FuncId, IterArg, MemorySpace, OpClass, OpId,
-    Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
+    Attr, BlockId, DataType, Diag, Diagnostics, ForKind, FuncId, IterArg, MemorySpace, OpClass,
+    OpId, Opcode, PipeKind, ProgramModule, SpanId, StmtKind, Type, ValueDef, ValueId,
 };
 use rustc_hash::FxHashMap;
 
 use crate::info::{addr_of, layout_name, space_of, tile_bytes};
 use crate::isa::{
-    Arg, Args, Index, Inst, Isa, Offsets, Program, RoundMode, TileId, TileRef, TileSlot,
+    Arg, Args, Index, Inst, Isa, LoopExec, Offsets, Program, RoundMode, TileId, TileRef, TileSlot,
 };
 use crate::passes::bufferize::module_target;
 use crate::passes::events::{EventRole, OpEvents};
@@ -66,6 +69,11 @@ pub fn lower_with_events(
     };
     let mut body = lw.block(f.body);
     let Lowerer { tiles, diags, .. } = lw;
+    let mut verdicts = Vec::new();
+    parallel::decide(&m, &mut body, false, &mut verdicts);
+    parallel::spread_over_blocks(&mut body);
+    let mut m = m;
+    mark_parallel_loops(&mut m, &verdicts);
     fence::insert(&mut body, &tiles);
     let scratch = scratch_slots(&body, &tiles);
     if !diags.is_empty() {
@@ -85,6 +93,25 @@ pub fn lower_with_events(
         events,
         span,
     })
+}
+
+/// Records on each `parallel` loop of `m` whether it runs in parallel (`exec = "parallel"`)
+/// or in order (`exec = "sequential"` and `reason`), for `LOWERED` to show.
+fn mark_parallel_loops(m: &mut ProgramModule, verdicts: &[(ValueId, Option<String>)]) {
+    for (iv, why) in verdicts {
+        let ValueDef::Iv(s) = m.values[*iv].def else {
+            continue;
+        };
+        if let StmtKind::For(f) = &mut m.stmts[s].kind {
+            match why {
+                None => f.attrs.set("exec", Attr::Str("parallel".into())),
+                Some(why) => {
+                    f.attrs.set("exec", Attr::Str("sequential".into()));
+                    f.attrs.set("reason", Attr::Str(why.clone()));
+                }
+            }
+        }
+    }
 }
 
 /// One scratch slot per source type of the instructions that need one, all at the first
@@ -393,6 +420,11 @@ impl<'a> Lowerer<'a> {
                         carried,
                         body,
                         results,
+                        exec: match l.kind {
+                            ForKind::Sequential => LoopExec::Sequential,
+                            // Decided once the whole kernel is lowered (`parallel.rs`).
+                            ForKind::Parallel => LoopExec::Parallel { blocks: false },
+                        },
                     });
                     out.extend(after);
                 }

@@ -177,7 +177,7 @@ fn workspace_bytes(cpp: &str) -> u64 {
 
 /// The driver's C++ for the entry kernel of `m` (its emitted C++ is `kernel.cpp`), which
 /// asks for `workspace` bytes of GM workspace (last parameter, guarded like the tensors).
-fn driver(m: &ProgramModule, f: FuncId, workspace: u64) -> String {
+fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32) -> String {
     let func = &m.funcs[f];
     let mut d = String::from(
         "#include \"kernel.cpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <vector>\n\n",
@@ -273,11 +273,31 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64) -> String {
     } else {
         "kernel".into()
     };
-    let _ = writeln!(d, "  {name}({});", call.join(", "));
+    if blocks > 1 {
+        // A kernel that distributes a parallel loop over blocks runs as a launch of `blocks`
+        // blocks, one after another (every block runs the code outside that loop).
+        let _ = writeln!(
+            d,
+            "  for (int64_t b = 0; b < {blocks}; ++b) {{\n    pto_model_block_idx() = b;\n    pto_model_block_num() = {blocks};\n    {name}({});\n  }}",
+            call.join(", ")
+        );
+    } else {
+        let _ = writeln!(d, "  {name}({});", call.join(", "));
+    }
     d.push_str(&checks);
     d.push_str(&writes);
     d.push_str("  return 0;\n}\n");
     d
+}
+
+/// The blocks of the launch: 3 (an odd count, so the last block's share is uneven) when
+/// the kernel gives blocks shares of a parallel loop, else 1.
+fn launch_blocks(cpp: &str) -> u32 {
+    if cpp.contains("get_block_idx()") {
+        3
+    } else {
+        1
+    }
 }
 
 /// Builds `m`'s entry kernel's C++ for `target` with the model into `dir`.
@@ -293,8 +313,11 @@ pub fn build(
     let work = dir.join(format!("{name}-{target}"));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     std::fs::write(work.join("kernel.cpp"), &cpp).map_err(|e| e.to_string())?;
-    std::fs::write(work.join("driver.cpp"), driver(m, f, workspace_bytes(&cpp)))
-        .map_err(|e| e.to_string())?;
+    std::fs::write(
+        work.join("driver.cpp"),
+        driver(m, f, workspace_bytes(&cpp), launch_blocks(&cpp)),
+    )
+    .map_err(|e| e.to_string())?;
     let exe = work.join("run");
     // `PTO_CPP_HEADERS` replaces the model by other flags (another implementation of the
     // API, checked locally; no test depends on one).

@@ -1095,3 +1095,11 @@ enum event_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5,
 inline void set_flag(pipe_t, pipe_t, event_t) {}
 inline void wait_flag(pipe_t, pipe_t, event_t) {}
 inline void pipe_barrier(pipe_t) {}
+
+// SPMD identity (pto-isa.md: get_block_idx / get_block_num; the CPU stub keeps the block
+// per thread). The model runs the blocks of a launch one after another: the driver sets the
+// block and the block count before each call of the kernel.
+inline int64_t& pto_model_block_idx() { static int64_t b = 0; return b; }
+inline int64_t& pto_model_block_num() { static int64_t n = 1; return n; }
+inline int64_t get_block_idx() { return pto_model_block_idx(); }
+inline int64_t get_block_num() { return pto_model_block_num(); }

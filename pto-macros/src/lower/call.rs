@@ -553,7 +553,7 @@ impl<'k> Lower<'k, '_> {
                 "`range(a, b, s)` is only written as the bounds of a `for` loop",
             )),
             "parallel" => Err(Some(
-                "`parallel` loops are not supported yet; use a sequential `for i in a..b` loop",
+                "`parallel(a..b)` is only written as the range of a `for` loop",
             )),
             "Tile" => Err(Some(
                 "tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`",

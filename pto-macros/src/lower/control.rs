@@ -126,8 +126,31 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
+    /// `a..b`, `(a..b).step_by(s)`, `range(a, b, s)`, each maybe in `parallel(..)`: the bound
+    /// expressions and whether the loop is parallel.
+    fn for_head(&mut self, e: &'k Expr) -> R<(&'k Expr, &'k Expr, Option<&'k Expr>, bool)> {
+        if let Expr::Call(c) = e
+            && let Expr::Path(p) = &*c.func
+            && p.path.is_ident("parallel")
+        {
+            let args: InlineVec<&Expr, 2> = items(&c.args).collect();
+            let [inner] = args.as_slice() else {
+                return self.err(
+                    &c.func,
+                    format!(
+                        "`parallel(a..b)` takes 1 argument (the range), found {}",
+                        args.len()
+                    ),
+                );
+            };
+            let (a, b, s) = self.range_bounds(inner)?;
+            return Ok((a, b, s, true));
+        }
+        self.range_bounds(e).map(|(a, b, s)| (a, b, s, false))
+    }
+
     /// `a..b`, `(a..b).step_by(s)`, `range(a, b, s)`: the bound expressions.
-    fn for_head(&mut self, e: &'k Expr) -> R<(&'k Expr, &'k Expr, Option<&'k Expr>)> {
+    fn range_bounds(&mut self, e: &'k Expr) -> R<(&'k Expr, &'k Expr, Option<&'k Expr>)> {
         const SUPPORTED: &str = "a `for` loop iterates over `a..b`, `(a..b).step_by(s)` or `range(a, b, s)` (integer bounds)";
         match e {
             Expr::Range(r) => match (&r.start, &r.end, &r.limits) {
@@ -138,9 +161,9 @@ impl<'k> Lower<'k, '_> {
                 ),
                 _ => self.err(e, "a loop range needs both bounds: `a..b`"),
             },
-            Expr::Paren(p) => self.for_head(&p.expr),
+            Expr::Paren(p) => self.range_bounds(&p.expr),
             Expr::MethodCall(m) if m.method == "step_by" => {
-                let (a, b, s) = self.for_head(&m.receiver)?;
+                let (a, b, s) = self.range_bounds(&m.receiver)?;
                 if s.is_some() {
                     return self.err(&m.method, "`step_by` is given twice");
                 }
@@ -165,13 +188,16 @@ impl<'k> Lower<'k, '_> {
                             [a, b, s] => Ok((a, b, Some(s))),
                             _ => self.err(
                                 &c.func,
-                                format!("`range(a, b, s)` takes 2 or 3 arguments, found {}", args.len()),
+                                format!(
+                                    "`range(a, b, s)` takes 2 or 3 arguments, found {}",
+                                    args.len()
+                                ),
                             ),
                         }
                     }
                     Some("parallel") => self.err(
                         &c.func,
-                        "`parallel` loops are not supported yet; use a sequential `for i in a..b` loop",
+                        "`parallel(..)` goes around the whole range: `parallel((a..b).step_by(s))`",
                     ),
                     _ => self.err(e, SUPPORTED),
                 }
@@ -280,8 +306,12 @@ impl<'k> Lower<'k, '_> {
             let c = this.const_of(Constant::Int64(1), DataType::Int64)?;
             Ok((a, b, c))
         };
+        let kind = match head {
+            Ok((.., true)) => pto_ir::ForKind::Parallel,
+            _ => pto_ir::ForKind::Sequential,
+        };
         let bounds = match head {
-            Ok((a, b, s)) => self.bounds([Some(a), Some(b), s]),
+            Ok((a, b, s, _)) => self.bounds([Some(a), Some(b), s]),
             Err(Poison) => Err(Poison),
         };
         let (lb, ub, step) = match bounds {
@@ -299,14 +329,9 @@ impl<'k> Lower<'k, '_> {
         let range = (f.for_token.span, range_of(&*f.expr).1);
         let span = self.spans.id_range(range);
         self.ctx.set_span(span);
-        let r = self.b.create_for_stmt_kind(
-            &mut self.ctx,
-            iv,
-            lb,
-            ub,
-            step,
-            pto_ir::ForKind::Sequential,
-        );
+        let r = self
+            .b
+            .create_for_stmt_kind(&mut self.ctx, iv, lb, ub, step, kind);
         let Ok(fs) = self.check(r) else { return };
         let r = self.b.enter_for_body(&mut self.ctx, fs);
         if self.check(r).is_err() {

@@ -8,7 +8,7 @@ use pto_ir::sem::{Binary, Compare, Sem};
 
 use crate::emit::writer::Level;
 use crate::info::pipe_cpp;
-use crate::isa::{Arg, Index, Inst, Isa, TileId, TileRef, TileSlot};
+use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
 
 use super::{
     Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise, push_hex,
@@ -513,15 +513,41 @@ impl Writer<'_> {
                 carried,
                 body,
                 results,
+                exec,
             } => {
                 self.carried(carried, l);
+                let blocks = matches!(exec, LoopExec::Parallel { blocks: true });
+                match exec {
+                    LoopExec::Sequential => {}
+                    LoopExec::Parallel { blocks: true } => self.out.line(
+                        l,
+                        "// parallel: each block runs iterations get_block_idx(), get_block_idx() + get_block_num(), ...",
+                    ),
+                    LoopExec::Parallel { blocks: false } => self.out.line(
+                        l,
+                        "// parallel, but every block runs all iterations: it is inside another loop, or code outside it touches the tensors it stores to",
+                    ),
+                    LoopExec::Serialized(why) => {
+                        self.out.indent(l);
+                        self.put("// parallel loop run in order: ");
+                        self.put(&why.replace('\n', " "));
+                        self.put("\n");
+                    }
+                }
                 self.out.indent(l);
                 self.put("for (");
-                self.put(cpp_dtype(self.dtype(*iv)));
+                let ivt = cpp_dtype(self.dtype(*iv));
+                self.put(ivt);
                 self.put(" ");
                 self.name(*iv);
                 self.put(" = ");
                 self.scalar(*lb);
+                if blocks {
+                    self.put(" + static_cast<");
+                    self.put(ivt);
+                    self.put(">(get_block_idx()) * ");
+                    self.scalar(*step);
+                }
                 self.put("; ");
                 self.name(*iv);
                 self.put(" < ");
@@ -529,6 +555,11 @@ impl Writer<'_> {
                 self.put("; ");
                 self.name(*iv);
                 self.put(" += ");
+                if blocks {
+                    self.put("static_cast<");
+                    self.put(ivt);
+                    self.put(">(get_block_num()) * ");
+                }
                 self.scalar(*step);
                 self.put(") {\n");
                 self.insts(body, l.next());

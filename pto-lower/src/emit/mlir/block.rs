@@ -18,6 +18,24 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
                 }
                 StmtKind::For(x) => {
                     let inits = || x.iter_args.iter().map(|a| a.init);
+                    // How a `parallel` loop runs (the lowering's decision, `lower/parallel.rs`).
+                    match (x.attrs.get("exec"), x.attrs.get("reason")) {
+                        (Some(pto_ir::Attr::Str(e)), Some(pto_ir::Attr::Str(why))) => {
+                            self.out.indent(l);
+                            self.put("// parallel loop run ");
+                            self.put(e);
+                            self.put("ly: ");
+                            self.put(&why.replace('\n', " "));
+                            self.put("\n");
+                        }
+                        (Some(pto_ir::Attr::Str(e)), None) => {
+                            self.out.indent(l);
+                            self.put("// parallel loop: iterations run in ");
+                            self.put(e);
+                            self.put(" (all CPU cores; C++ blocks)\n");
+                        }
+                        _ => {}
+                    }
                     self.out.indent(l);
                     self.results_lhs(&x.results);
                     if GENERIC {

@@ -300,7 +300,7 @@ impl<'a> Writer<'a> {
             self.put(", ");
         }
         // A `&mut Tensor` parameter, reborrowed by the call.
-        self.put_ident(c.store.0);
+        self.put_store_tensor(c.store.0);
         self.put(", &");
         self.put_chain_offsets(c.store.2, iv);
         self.put(", ");

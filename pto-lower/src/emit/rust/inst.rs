@@ -22,6 +22,14 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The body (or condition) of a loop nested in the code being written.
+    fn put_loop_body(&mut self, insts: &[Inst]) {
+        let outer = self.par_depth;
+        self.par_depth = outer.map(|d| d + 1);
+        self.put_insts(insts);
+        self.par_depth = outer;
+    }
+
     fn put_inst(&mut self, i: &Inst) {
         match i {
             Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
@@ -70,7 +78,7 @@ impl<'a> Writer<'a> {
                 self.put_isa(f, if window.len() > 2 { "_window" } else { "" });
                 // A `&mut Tensor` parameter, reborrowed by the call.
                 self.put("(");
-                self.put_ident(*tensor);
+                self.put_store_tensor(*tensor);
                 self.put(", ");
                 self.put_tref(*src);
                 self.put_transfer_end(offsets, window);
@@ -188,7 +196,11 @@ impl<'a> Writer<'a> {
                 carried,
                 body,
                 results,
+                exec,
             } => {
+                if matches!(exec, crate::isa::LoopExec::Parallel { .. }) {
+                    return self.put_parallel_loop(*iv, [*lb, *ub, *step], body);
+                }
                 if carried.is_empty()
                     && results.is_empty()
                     && self.put_chain_loop(*iv, *lb, *ub, *step, body)
@@ -234,7 +246,7 @@ impl<'a> Writer<'a> {
                     let _ = write!(self.out, ".take(if {guard} {{ 1 }} else {{ usize::MAX }})");
                 }
                 self.put(" { __pto_meter.tick()? ; ");
-                self.put_insts(body);
+                self.put_loop_body(body);
                 self.put("} ");
                 self.put_result_decls(results);
             }
@@ -247,11 +259,11 @@ impl<'a> Writer<'a> {
             } => {
                 self.put_carried_decls(carried);
                 self.put("loop { __pto_meter.tick()? ; ");
-                self.put_insts(cond);
+                self.put_loop_body(cond);
                 self.put("if ! ");
                 self.put_scalar(*cond_value, false);
                 self.put(" { break; } ");
-                self.put_insts(body);
+                self.put_loop_body(body);
                 self.put("} ");
                 self.put_result_decls(results);
             }
@@ -276,6 +288,10 @@ impl<'a> Writer<'a> {
                 self.put("} ");
             }
             Inst::Break => self.put("break; "),
+            // At the top of a parallel loop's body, the next iteration is the closure's return.
+            Inst::Continue if self.par_depth == Some(0) => {
+                self.put("return ::core::result::Result::Ok(()); ")
+            }
             Inst::Continue => self.put("continue; "),
             Inst::Return(vals) => {
                 self.put("return ");

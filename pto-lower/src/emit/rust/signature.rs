@@ -89,15 +89,23 @@ impl<'a> Writer<'a> {
         // in order of their first slot. (A kernel has a few slots: a scan per slot costs less
         // than collecting the groups.)
         let tiles = &self.p.tiles;
+        let private = std::mem::take(&mut self.private);
+        let declared = |k: usize| private.get(k) != Some(&true);
         let ty_of = |s: &crate::isa::TileSlot| (s.dtype, s.rows, s.cols);
         for (i, s) in tiles.iter().enumerate() {
             let ty = ty_of(s);
-            if tiles.iter().take(i).any(|e| ty_of(e) == ty) {
+            if !declared(i)
+                || tiles
+                    .iter()
+                    .take(i)
+                    .enumerate()
+                    .any(|(k, e)| declared(k) && ty_of(e) == ty)
+            {
                 continue;
             }
             let ids = || {
                 (i..tiles.len())
-                    .filter(move |&k| tiles.get(k).map(ty_of) == Some(ty))
+                    .filter(move |&k| declared(k) && tiles.get(k).map(ty_of) == Some(ty))
                     .map(|k| TileId(k as u32))
             };
             let n = ids().count();

@@ -1,0 +1,402 @@
+//! `for i in parallel(a..b)` loops (`docs/guide.md`, "Parallel loops"): run on all cores
+//! where the lowering shows the iterations independent, in order (and saying why in
+//! `LOWERED`) where it cannot; either way the result is the plain-Rust one, at edge sizes,
+//! and the interpreter on the kernel's IR agrees.
+#![allow(clippy::unwrap_used)]
+
+use pto::prelude::*;
+use pto_lower::interp::{HostTensor, HostValue, run};
+
+/// Row softmax, 8 rows per iteration, the row tiles in parallel.
+#[pto::kernel]
+pub fn par_softmax(x: &Tensor<f32, R, C>, out: &mut Tensor<f32, R, C>) {
+    for r in parallel((0..R).step_by(8)) {
+        let t = x.load::<8, 256>([r, 0]);
+        let e = (t - t.row_max()).exp();
+        out.store([r, 0], e / e.row_sum());
+    }
+}
+
+/// `out = x * 2 + b` over 4 x 16 tiles: row tiles in parallel, column tiles in order inside.
+#[pto::kernel]
+pub fn par_nested(x: &Tensor<f32, R, C>, b: &Tensor<f32, 1, 16>, out: &mut Tensor<f32, R, C>) {
+    let bias = b.load::<1, 16>([0, 0]);
+    for r in parallel(range(0, R, 4)) {
+        for c in (0..C).step_by(16) {
+            let t = x.load::<4, 16>([r, c]);
+            out.store([r, c], t * 2.0 + bias);
+        }
+    }
+}
+
+/// Windows of 2 rows at a stride of 1 row overlap: the loop runs in order.
+#[pto::kernel]
+pub fn par_overlapping(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        let t = x.load::<2, 16>([r, 0]);
+        out.store([r, 0], t + 1.0);
+    }
+}
+
+/// A tensor read and written by the loop: the loop runs in order.
+#[pto::kernel]
+pub fn par_inout(y: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        let t = y.load::<1, 16>([r, 0]);
+        y.store([r, 0], t * 3.0);
+    }
+}
+
+/// Two stores per iteration, at `2 * i` and `2 * i + 1`, of one-row tiles: disjoint.
+#[pto::kernel]
+pub fn par_interleaved(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R2, 16>) {
+    for i in parallel(0..R) {
+        let t = x.load::<1, 16>([i, 0]);
+        out.store([2 * i, 0], t);
+        out.store([2 * i + 1, 0], -t);
+    }
+}
+
+/// A parallel loop in a parallel loop: the outer one uses the cores, the inner runs in order.
+#[pto::kernel]
+pub fn par_in_par(x: &Tensor<f32, R, C>, out: &mut Tensor<f32, R, C>) {
+    for r in parallel(0..R) {
+        for c in parallel((0..C).step_by(16)) {
+            let t = x.load::<1, 16>([r, c]);
+            out.store([r, c], t + 1.0);
+        }
+    }
+}
+
+/// An `i32` loop variable, a scalar parameter used inside, an `if` giving a value per
+/// iteration, and a store outside the loop to the tensor the loop stores to (so the C++
+/// keeps every block on every iteration).
+#[pto::kernel]
+pub fn par_branchy(x: &Tensor<f32, 64, 16>, n: i32, s: f32, out: &mut Tensor<f32, 65, 16>) {
+    let k = s * 2.0;
+    for i in parallel(0..n) {
+        let t = x.load::<1, 16>([i, 0]);
+        let y = if i % 2 == 0 { t * k } else { t + k };
+        out.store([i + 1, 0], y);
+    }
+    out.store([0, 0], Tile::<f32, 1, 16>::full(s));
+}
+
+/// `continue` ends one iteration; `break` would end the loop, so that loop runs in order.
+#[pto::kernel]
+pub fn par_skip(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        if r % 3 == 1 {
+            continue;
+        }
+        for c in (0..16).step_by(8) {
+            if c == 8 {
+                continue;
+            }
+            out.store([r, c], x.load::<1, 8>([r, c]) * 2.0);
+        }
+    }
+    for r in parallel(0..R) {
+        if r == 5 {
+            break;
+        }
+        out.store([r, 8], x.load::<1, 8>([r, 8]));
+    }
+}
+
+/// Deterministic values in `[lo, hi)`.
+fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
+        })
+        .collect()
+}
+
+/// Runs `m` in the interpreter on `args` (f32 tensors); the tensors after the run.
+fn interp(m: &pto::ir::ProgramModule, args: &[(&[f32], [usize; 2])]) -> Vec<Vec<f32>> {
+    let mut host: Vec<HostValue> = args
+        .iter()
+        .map(|(d, s)| {
+            HostValue::Tensor(
+                HostTensor::new(
+                    pto::ir::DataType::Fp32,
+                    s.to_vec(),
+                    d.iter().map(|&x| f64::from(x)).collect(),
+                )
+                .unwrap(),
+            )
+        })
+        .collect();
+    run(m, m.entry.unwrap(), &mut host).unwrap();
+    host.iter()
+        .map(|a| {
+            a.as_tensor()
+                .unwrap()
+                .data
+                .iter()
+                .map(|&x| x as f32)
+                .collect()
+        })
+        .collect()
+}
+
+fn close(got: &[f32], want: &[f32], tol: f32, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= tol * w.abs().max(1.0),
+            "{what}: element {i} is {g}, expected {w}"
+        );
+    }
+}
+
+fn softmax_ref(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0; rows * cols];
+    for r in 0..rows {
+        let row = &x[r * cols..(r + 1) * cols];
+        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let s: f32 = row.iter().map(|v| (v - m).exp()).sum();
+        for c in 0..cols {
+            out[r * cols + c] = (row[c] - m).exp() / s;
+        }
+    }
+    out
+}
+
+#[test]
+fn softmax_runs_in_parallel_and_matches_plain_rust_at_edge_sizes() {
+    assert!(
+        par_softmax::LOWERED.contains("// parallel loop: iterations run in parallel"),
+        "{}",
+        par_softmax::LOWERED
+    );
+    for (rows, cols) in [(1, 1), (7, 5), (8, 256), (9, 255), (100, 17), (1001, 256)] {
+        let x = values(rows * cols, (rows * 31 + cols) as u64, -8.0, 8.0);
+        let xt = Tensor::from_vec(x.clone(), [rows, cols]).unwrap();
+        let mut out = Tensor::<f32>::zeros([rows, cols]);
+        par_softmax(&xt, &mut out).unwrap();
+        let what = format!("softmax {rows} x {cols}");
+        close(out.as_slice(), &softmax_ref(&x, rows, cols), 1e-5, &what);
+        let got = interp(
+            &par_softmax::program(),
+            &[(&x, [rows, cols]), (&vec![0.0; rows * cols], [rows, cols])],
+        );
+        close(
+            &got[1],
+            out.as_slice(),
+            1e-5,
+            &format!("{what}, interpreter"),
+        );
+    }
+}
+
+#[test]
+fn nested_loops_share_a_read_only_tile_and_match_plain_rust() {
+    assert!(
+        par_nested::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_nested::LOWERED
+    );
+    for (rows, cols) in [(1, 1), (3, 17), (4, 16), (13, 40), (257, 33)] {
+        let x = values(rows * cols, (rows + cols) as u64, -2.0, 2.0);
+        let b = values(16, 5, -1.0, 1.0);
+        let mut out = Tensor::<f32>::zeros([rows, cols]);
+        par_nested(
+            &Tensor::from_vec(x.clone(), [rows, cols]).unwrap(),
+            &Tensor::from_vec(b.clone(), [1, 16]).unwrap(),
+            &mut out,
+        )
+        .unwrap();
+        let want: Vec<f32> = (0..rows * cols)
+            .map(|k| x[k] * 2.0 + b[(k % cols) % 16])
+            .collect();
+        close(
+            out.as_slice(),
+            &want,
+            1e-6,
+            &format!("nested {rows} x {cols}"),
+        );
+    }
+}
+
+#[test]
+fn overlapping_windows_run_in_order_and_say_why() {
+    assert!(
+        par_overlapping::LOWERED.contains(
+            "// parallel loop run sequentially: the store windows of `out` cannot be shown disjoint"
+        ),
+        "{}",
+        par_overlapping::LOWERED
+    );
+    assert!(
+        par_overlapping::CPP.contains("// parallel loop run in order: the store windows of `out`")
+    );
+    assert!(!par_overlapping::CPP.contains("get_block_idx"));
+    for rows in [1, 2, 5, 64] {
+        let x = values(rows * 16, rows as u64, -1.0, 1.0);
+        let mut out = Tensor::<f32>::zeros([rows, 16]);
+        par_overlapping(&Tensor::from_vec(x.clone(), [rows, 16]).unwrap(), &mut out).unwrap();
+        let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+        close(out.as_slice(), &want, 0.0, "overlapping");
+    }
+}
+
+#[test]
+fn a_tensor_read_and_written_runs_in_order() {
+    assert!(
+        par_inout::LOWERED.contains("run sequentially: `y` is both loaded and stored in the loop"),
+        "{}",
+        par_inout::LOWERED
+    );
+    let y0 = values(7 * 16, 3, -1.0, 1.0);
+    let mut y = Tensor::from_vec(y0.clone(), [7, 16]).unwrap();
+    par_inout(&mut y).unwrap();
+    let want: Vec<f32> = y0.iter().map(|v| v * 3.0).collect();
+    close(y.as_slice(), &want, 0.0, "inout");
+}
+
+#[test]
+fn stores_at_affine_offsets_in_one_iteration_are_disjoint() {
+    assert!(
+        par_interleaved::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_interleaved::LOWERED
+    );
+    for rows in [1, 3, 100] {
+        let x = values(rows * 16, 9, -1.0, 1.0);
+        let mut out = Tensor::<f32>::zeros([2 * rows, 16]);
+        par_interleaved(&Tensor::from_vec(x.clone(), [rows, 16]).unwrap(), &mut out).unwrap();
+        let mut want = vec![0.0; 2 * rows * 16];
+        for r in 0..rows {
+            for c in 0..16 {
+                want[2 * r * 16 + c] = x[r * 16 + c];
+                want[(2 * r + 1) * 16 + c] = -x[r * 16 + c];
+            }
+        }
+        close(out.as_slice(), &want, 0.0, "interleaved");
+    }
+}
+
+#[test]
+fn a_parallel_loop_charges_the_budget() {
+    let x = Tensor::<f32>::zeros([64, 16]);
+    let mut out = Tensor::<f32>::zeros([128, 16]);
+    let r = pto::Budget::iterations(10).run(|| par_interleaved(&x, &mut out));
+    assert!(matches!(r, Err(pto::Error::Budget { .. })), "{r:?}");
+    assert!(
+        pto::Budget::iterations(64)
+            .run(|| par_interleaved(&x, &mut out))
+            .is_ok()
+    );
+}
+
+#[test]
+fn the_cpp_gives_each_block_its_share_of_the_iterations() {
+    assert!(
+        par_softmax::CPP.contains("+ static_cast<int64_t>(get_block_idx()) * 8LL; r_"),
+        "{}",
+        par_softmax::CPP
+    );
+    assert!(par_softmax::CPP.contains("static_cast<int64_t>(get_block_num()) * 8LL"));
+    assert!(
+        par_softmax::IR.contains("{parallel}"),
+        "{}",
+        par_softmax::IR
+    );
+}
+
+#[test]
+fn a_parallel_loop_inside_a_parallel_loop_runs_in_order() {
+    let lowered = par_in_par::LOWERED;
+    assert!(
+        lowered.contains("// parallel loop: iterations run in parallel"),
+        "{lowered}"
+    );
+    assert!(
+        lowered.contains("// parallel loop run sequentially: it is nested in a parallel loop"),
+        "{lowered}"
+    );
+    for (rows, cols) in [(1, 1), (5, 33), (64, 64)] {
+        let x = values(rows * cols, 77, -1.0, 1.0);
+        let mut out = Tensor::<f32>::zeros([rows, cols]);
+        par_in_par(
+            &Tensor::from_vec(x.clone(), [rows, cols]).unwrap(),
+            &mut out,
+        )
+        .unwrap();
+        let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+        close(out.as_slice(), &want, 0.0, "parallel in parallel");
+    }
+}
+
+#[test]
+fn branches_scalars_and_an_i32_loop_variable_run_in_parallel() {
+    assert!(
+        par_branchy::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_branchy::LOWERED
+    );
+    assert!(
+        par_branchy::CPP.contains("every block runs all iterations"),
+        "{}",
+        par_branchy::CPP
+    );
+    assert!(!par_branchy::CPP.contains("get_block_idx"));
+    let x = values(64 * 16, 4, -1.0, 1.0);
+    for n in [0, 1, 37, 64] {
+        let mut out = Tensor::<f32>::zeros([65, 16]);
+        par_branchy(
+            &Tensor::from_vec(x.clone(), [64, 16]).unwrap(),
+            n,
+            0.5,
+            &mut out,
+        )
+        .unwrap();
+        let mut want = vec![0.0; 65 * 16];
+        want[..16].fill(0.5);
+        for i in 0..n as usize {
+            for c in 0..16 {
+                let v = x[i * 16 + c];
+                want[(i + 1) * 16 + c] = if i % 2 == 0 { v * 1.0 } else { v + 1.0 };
+            }
+        }
+        close(out.as_slice(), &want, 0.0, &format!("branchy n = {n}"));
+    }
+}
+
+#[test]
+fn continue_ends_an_iteration_and_break_runs_the_loop_in_order() {
+    let lowered = par_skip::LOWERED;
+    assert!(
+        lowered.contains("// parallel loop: iterations run in parallel"),
+        "{lowered}"
+    );
+    assert!(
+        lowered.contains("// parallel loop run sequentially: its body returns from the kernel or leaves the loop (`break`)"),
+        "{lowered}"
+    );
+    for rows in [1, 4, 7, 50] {
+        let x = values(rows * 16, 12, -1.0, 1.0);
+        let mut out = Tensor::<f32>::zeros([rows, 16]);
+        par_skip(&Tensor::from_vec(x.clone(), [rows, 16]).unwrap(), &mut out).unwrap();
+        let mut want = vec![0.0; rows * 16];
+        for r in 0..rows {
+            for c in 0..8 {
+                if r % 3 != 1 {
+                    want[r * 16 + c] = x[r * 16 + c] * 2.0;
+                }
+            }
+            for c in 8..16 {
+                if r < 5 {
+                    want[r * 16 + c] = x[r * 16 + c];
+                }
+            }
+        }
+        close(out.as_slice(), &want, 0.0, &format!("skip {rows}"));
+    }
+}
