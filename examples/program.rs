@@ -1,6 +1,7 @@
 //! A program (`#[pto::program]`): an orchestration entry that calls a kernel of the program
 //! and runs an `incore!` region, which the lowering outlines into a kernel of its own
-//! (`run_incore_0`). `out = max(alpha * x + y, lo)`, tile by tile, edge tiles included.
+//! (`run_incore_0`), whose row tiles run in a `parallel` loop (on all cores on the CPU, over
+//! blocks in the C++). `out = max(alpha * x + y, lo)`, tile by tile, edge tiles included.
 //!
 //! `cargo run --release --example program [--lowered] [--cpp] [ROWS]`
 
@@ -52,7 +53,7 @@ pub mod axpy_clamp {
     ) -> i64 {
         let (n, _edge) = tiles(R, C);
         incore! {
-            for r in (0..R).step_by(16) {
+            for r in parallel((0..R).step_by(16)) {
                 for c in (0..C).step_by(64) {
                     let xt = x.load::<16, 64>([r, c]);
                     let yt = y.load::<16, 64>([r, c]);

@@ -47,6 +47,54 @@ pub fn par_inout(y: &mut Tensor<f32, R, 16>) {
     }
 }
 
+/// Every row accumulates into one output row: overlapping `store_add` windows, in order.
+#[pto::kernel]
+pub fn par_store_add(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, 1, 16>) {
+    for r in parallel(0..R) {
+        let t = x.load::<1, 16>([r, 0]);
+        out.store_add([0, 0], t);
+    }
+}
+
+/// One row per iteration accumulated with `store_add`: disjoint windows, in parallel.
+#[pto::kernel]
+pub fn par_store_add_rows(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        let t = x.load::<1, 16>([r, 0]);
+        out.store_add([r, 0], t * 2.0);
+    }
+}
+
+/// A single-element read in the body: element access keeps the loop in order.
+#[pto::kernel]
+pub fn par_read(x: &Tensor<f32, R, 16>, s: &Tensor<f32, R, 1>, out: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        let k = s.read([r, 0]);
+        let t = x.load::<1, 16>([r, 0]);
+        out.store([r, 0], t * k);
+    }
+}
+
+/// A call in a parallel body: the callee's accesses are not analysed, so the loop runs in order.
+#[pto::program]
+pub mod par_calls {
+    #[pto::kernel]
+    pub fn add_one(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+        for r in 0..R {
+            let t = x.load::<1, 16>([r, 0]);
+            out.store([r, 0], t + 1.0);
+        }
+    }
+
+    #[pto::kernel]
+    #[entry]
+    pub fn run(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+        for k in parallel(0..2) {
+            add_one(x, out);
+        }
+    }
+}
+
 /// Two stores per iteration, at `2 * i` and `2 * i + 1`, of one-row tiles: disjoint.
 #[pto::kernel]
 pub fn par_interleaved(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R2, 16>) {
@@ -244,6 +292,73 @@ fn overlapping_windows_run_in_order_and_say_why() {
         let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
         close(out.as_slice(), &want, 0.0, "overlapping");
     }
+}
+
+#[test]
+fn store_add_in_a_parallel_loop_runs_in_parallel_only_on_disjoint_windows() {
+    assert!(
+        par_store_add::LOWERED.contains("run sequentially: the store windows of `out`"),
+        "{}",
+        par_store_add::LOWERED
+    );
+    assert!(
+        par_store_add_rows::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_store_add_rows::LOWERED
+    );
+    for rows in [1, 7, 64] {
+        let x = values(rows * 16, rows as u64 + 5, -1.0, 1.0);
+        let xt = Tensor::from_vec(x.clone(), [rows, 16]).unwrap();
+        let mut sum = Tensor::from_vec(vec![1.0f32; 16], [1, 16]).unwrap();
+        par_store_add(&xt, &mut sum).unwrap();
+        let mut want = vec![1.0f32; 16];
+        for r in 0..rows {
+            for c in 0..16 {
+                want[c] += x[r * 16 + c];
+            }
+        }
+        close(sum.as_slice(), &want, 1e-6, "store_add sum");
+        let mut out = Tensor::from_vec(vec![0.5f32; rows * 16], [rows, 16]).unwrap();
+        par_store_add_rows(&xt, &mut out).unwrap();
+        let want: Vec<f32> = x.iter().map(|v| 0.5 + v * 2.0).collect();
+        close(out.as_slice(), &want, 0.0, "store_add rows");
+    }
+}
+
+#[test]
+fn element_access_keeps_a_parallel_loop_in_order() {
+    assert!(
+        par_read::LOWERED
+            .contains("run sequentially: its body reads or writes single tensor elements"),
+        "{}",
+        par_read::LOWERED
+    );
+    let rows = 9;
+    let x = values(rows * 16, 4, -1.0, 1.0);
+    let k = values(rows, 6, -2.0, 2.0);
+    let mut out = Tensor::<f32>::zeros([rows, 16]);
+    par_read(
+        &Tensor::from_vec(x.clone(), [rows, 16]).unwrap(),
+        &Tensor::from_vec(k.clone(), [rows, 1]).unwrap(),
+        &mut out,
+    )
+    .unwrap();
+    let want: Vec<f32> = x.iter().enumerate().map(|(i, v)| v * k[i / 16]).collect();
+    close(out.as_slice(), &want, 0.0, "read");
+}
+
+#[test]
+fn a_call_keeps_a_parallel_loop_in_order() {
+    assert!(
+        par_calls::LOWERED.contains("run sequentially: its body calls another kernel"),
+        "{}",
+        par_calls::LOWERED
+    );
+    let x = values(5 * 16, 8, -1.0, 1.0);
+    let mut out = Tensor::<f32>::zeros([5, 16]);
+    par_calls::run(&Tensor::from_vec(x.clone(), [5, 16]).unwrap(), &mut out).unwrap();
+    let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+    close(out.as_slice(), &want, 0.0, "call");
 }
 
 #[test]

@@ -152,6 +152,9 @@ fn independent(m: &ProgramModule, iv: ValueId, step: ValueId, body: &[Inst]) -> 
     if leaves_early(body, 0) {
         return Err("its body returns from the kernel or leaves the loop (`break`)".into());
     }
+    if let Some(why) = runs_in_order(body) {
+        return Err(why.into());
+    }
     let mut loads = Vec::new();
     let mut stores = Vec::new();
     let mut defined = Vec::new();
@@ -372,6 +375,25 @@ fn leaves_early(body: &[Inst], depth: u32) -> bool {
             ..
         } => leaves_early(then_body, depth) || leaves_early(else_body, depth),
         _ => false,
+    })
+}
+
+/// Why `body` must run in order whatever its windows: a call (the callee's accesses are not
+/// analysed here) or single-element access (not part of the window analysis).
+fn runs_in_order(body: &[Inst]) -> Option<&'static str> {
+    body.iter().find_map(|i| match i {
+        Inst::Call { .. } => Some("its body calls another kernel, whose accesses are not analysed"),
+        Inst::Read { .. } | Inst::Write { .. } => {
+            Some("its body reads or writes single tensor elements (`read` / `write`)")
+        }
+        Inst::For { body, .. } => runs_in_order(body),
+        Inst::While { cond, body, .. } => runs_in_order(cond).or_else(|| runs_in_order(body)),
+        Inst::If {
+            then_body,
+            else_body,
+            ..
+        } => runs_in_order(then_body).or_else(|| runs_in_order(else_body)),
+        _ => None,
     })
 }
 
