@@ -78,6 +78,7 @@ pub fn par_read(x: &Tensor<f32, R, 16>, s: &Tensor<f32, R, 1>, out: &mut Tensor<
 /// A call in a parallel body: the callee's accesses are not analysed, so the loop runs in order.
 #[pto::program]
 pub mod par_calls {
+    /// out = x + 1.
     #[pto::kernel]
     pub fn add_one(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
         for r in 0..R {
@@ -86,6 +87,7 @@ pub mod par_calls {
         }
     }
 
+    /// Calls `add_one` from each iteration of a parallel loop.
     #[pto::kernel]
     #[entry]
     pub fn run(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
