@@ -7,8 +7,8 @@
 use pto_ir::entity::SecondaryMap;
 use pto_ir::module::for_each_dim;
 use pto_ir::{
-    BlockId, FuncId, InlineVec, Name, OpId, Operation, ProgramModule, SpanId, Statement, StmtId,
-    StmtKind, Type, ValueDef, ValueId,
+    Attr, Attrs, BlockId, Constant, DataType, FuncId, InlineVec, Name, OpId, Opcode, Operation,
+    ProgramModule, SpanId, Statement, StmtId, StmtKind, Type, ValueDef, ValueId,
 };
 
 /// A value renaming (`None`: keep the value).
@@ -169,6 +169,55 @@ pub(crate) fn new_op_named(
     });
     m.values[v].def = ValueDef::OpResult(op, 0);
     (op, v)
+}
+
+/// An integer constant of `dtype` (named `name`), its `const` op appended to `ops`.
+pub(crate) fn constant(
+    m: &mut ProgramModule,
+    dtype: DataType,
+    c: i64,
+    name: Option<&str>,
+    span: SpanId,
+    ops: &mut Vec<OpId>,
+) -> ValueId {
+    let attrs = Attrs::of([("value", Attr::Int(c))]);
+    let (op, v) = new_op_named(
+        m,
+        Opcode::Const,
+        InlineVec::new(),
+        attrs,
+        Type::Scalar(dtype),
+        name.map(Name::from),
+        span,
+    );
+    m.values[v].constant = Some(Constant::Int64(c));
+    ops.push(op);
+    v
+}
+
+/// `opcode(a, b)` of `a`'s type (named `name`), its op appended to `ops`.
+pub(crate) fn scalar_op(
+    m: &mut ProgramModule,
+    opcode: Opcode,
+    a: ValueId,
+    b: ValueId,
+    name: Option<&str>,
+    span: SpanId,
+    ops: &mut Vec<OpId>,
+) -> ValueId {
+    let ty = m.ty(a).clone();
+    let operands = inline_of(&[a, b]);
+    let (op, v) = new_op_named(
+        m,
+        opcode,
+        operands,
+        Attrs::new(),
+        ty,
+        name.map(Name::from),
+        span,
+    );
+    ops.push(op);
+    v
 }
 
 /// Inserts op `op` into block `block` just before statement index `at`, reusing a directly

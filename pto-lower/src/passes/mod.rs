@@ -10,7 +10,6 @@ mod manager;
 pub mod outline;
 mod pass;
 pub mod pipeline;
-mod rewrite;
 pub mod tile_info;
 pub mod views;
 

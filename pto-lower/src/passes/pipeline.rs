@@ -33,13 +33,13 @@ use std::collections::{HashMap, HashSet};
 
 use pto_ir::stmt::{ForKind, ForStmt, IfStmt, IterArg, IterArgs, Statement};
 use pto_ir::{
-    Attr, Attrs, BlockId, BlockRole, Constant, Diag, Diagnostics, Dim, OpClass, OpId, Opcode,
-    ProgramModule, SpanId, StmtId, StmtKind, Type, ValueDef, ValueId, ValueList,
+    Attr, Attrs, BlockId, BlockRole, Diag, Diagnostics, Dim, OpClass, OpId, Opcode, ProgramModule,
+    SpanId, StmtId, StmtKind, Type, ValueDef, ValueId, ValueList,
 };
 
 use super::Pass;
 use super::events::EventRole;
-use super::rewrite::new_op;
+use crate::walk::{constant, inline_of, new_op_named, scalar_op};
 
 /// The software-pipeline pass.
 pub struct SoftwarePipeline;
@@ -216,22 +216,14 @@ fn pipeline_loop(m: &mut ProgramModule, b: BlockId, s: StmtId, hoisted: &HashSet
         return;
     };
     let span = m.stmts[s].span;
-    let int = m.ty(f.step).clone();
     // The trip count of the pairs: ub2 = lb + (ub - lb) / (2 s) * (2 s).
     let mut pre = Vec::new();
-    let two = m.new_constant(Constant::Int64(2), Some(int.clone()), Some("c2"));
-    pre.push(new_op(
-        m,
-        Opcode::Const,
-        &[],
-        two,
-        Attrs::of([("value", Attr::Int(2))]),
-        span,
-    ));
+    let Some(dtype) = m.ty(f.step).as_scalar() else {
+        return;
+    };
+    let two = constant(m, dtype, 2, Some("c2"), span, &mut pre);
     let mut scalar = |m: &mut ProgramModule, opcode, a, b, name| {
-        let r = m.new_value(int.clone(), Some(name));
-        pre.push(new_op(m, opcode, &[a, b], r, Attrs::new(), span));
-        r
+        scalar_op(m, opcode, a, b, Some(name), span, &mut pre)
     };
     let step2 = scalar(m, Opcode::ScalarMul, f.step, two, "step2");
     let trip = scalar(m, Opcode::ScalarSub, f.ub, f.lb, "trip");
@@ -266,15 +258,9 @@ fn pipeline_loop(m: &mut ProgramModule, b: BlockId, s: StmtId, hoisted: &HashSet
     }
     // i + s for the second copy.
     let (ty, name) = (m.ty(f.iv).clone(), m.value(f.iv).name.clone());
-    let second_iv = m.new_value_named(ty, name);
-    let add = new_op(
-        m,
-        Opcode::ScalarAdd,
-        &[iv, f.step],
-        second_iv,
-        Attrs::new(),
-        span,
-    );
+    let operands = inline_of(&[iv, f.step]);
+    let (add, second_iv) =
+        new_op_named(m, Opcode::ScalarAdd, operands, Attrs::new(), ty, name, span);
 
     // Copy A sees the main loop's iv and iter args; copy B sees iv + s and A's yields.
     let first = c.copy(m, &f, body, hoisted);

@@ -18,13 +18,11 @@
 use std::collections::{HashMap, HashSet};
 
 use pto_ir::{
-    Attr, Attrs, Constant, DataType, Diagnostics, Dim, OpId, Opcode, ProgramModule, SpanId,
-    StmtKind, Type, ValueId,
+    Attr, Attrs, Diagnostics, Dim, OpId, Opcode, ProgramModule, SpanId, StmtKind, Type, ValueId,
 };
 
 use super::Pass;
-use super::rewrite::new_op;
-use crate::walk::Tree;
+use crate::walk::{Tree, constant, scalar_op};
 
 /// The canonicalize-views pass.
 pub struct CanonicalizeViews;
@@ -170,14 +168,14 @@ fn add_offsets(
             (Attr::Int(0), v @ Attr::Value(_)) | (v @ Attr::Value(_), Attr::Int(0)) => v.clone(),
             (Attr::Value(v), Attr::Int(c)) | (Attr::Int(c), Attr::Value(v)) => {
                 let d = m.ty(*v).as_scalar()?;
-                let c = constant(m, d, *c, span, before);
-                Attr::Value(scalar_op(m, Opcode::ScalarAdd, *v, c, span, before))
+                let c = constant(m, d, *c, None, span, before);
+                Attr::Value(scalar_op(m, Opcode::ScalarAdd, *v, c, None, span, before))
             }
             (Attr::Value(p), Attr::Value(q)) => {
                 if m.ty(*p) != m.ty(*q) {
                     return None;
                 }
-                Attr::Value(scalar_op(m, Opcode::ScalarAdd, *p, *q, span, before))
+                Attr::Value(scalar_op(m, Opcode::ScalarAdd, *p, *q, None, span, before))
             }
             _ => return None,
         });
@@ -207,7 +205,7 @@ fn strides(
                 v = Some(match v {
                     None => x,
                     Some(p) if m.ty(p) == m.ty(x) => {
-                        scalar_op(m, Opcode::ScalarMul, p, x, span, before)
+                        scalar_op(m, Opcode::ScalarMul, p, x, None, span, before)
                     }
                     Some(_) => return None,
                 })
@@ -219,37 +217,10 @@ fn strides(
             Some(x) if k == 1 => Attr::Value(x),
             Some(x) => {
                 let dt = m.ty(x).as_scalar()?;
-                let c = constant(m, dt, k, span, before);
-                Attr::Value(scalar_op(m, Opcode::ScalarMul, x, c, span, before))
+                let c = constant(m, dt, k, None, span, before);
+                Attr::Value(scalar_op(m, Opcode::ScalarMul, x, c, None, span, before))
             }
         };
     }
     Some(out)
-}
-
-fn constant(
-    m: &mut ProgramModule,
-    dtype: DataType,
-    c: i64,
-    span: SpanId,
-    before: &mut Vec<OpId>,
-) -> ValueId {
-    let v = m.new_constant(Constant::Int64(c), Some(Type::Scalar(dtype)), None);
-    let attrs = Attrs::of([("value", Attr::Int(c))]);
-    before.push(new_op(m, Opcode::Const, &[], v, attrs, span));
-    v
-}
-
-fn scalar_op(
-    m: &mut ProgramModule,
-    opcode: Opcode,
-    a: ValueId,
-    b: ValueId,
-    span: SpanId,
-    before: &mut Vec<OpId>,
-) -> ValueId {
-    let ty = m.ty(a).clone();
-    let r = m.new_value(ty, None);
-    before.push(new_op(m, opcode, &[a, b], r, Attrs::new(), span));
-    r
 }
