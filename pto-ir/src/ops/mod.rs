@@ -7,4 +7,4 @@ mod table;
 pub use infer::{
     InferError, ResultTypes, article, infer, matmul_acc_dtype, meet, merge_types, same_up_to_valid,
 };
-pub use table::{Isa, OPS, OpClass, OpInfo, Opcode, Spelling};
+pub use table::{Isa, OPS, OpClass, OpInfo, Opcode, Operand, Spelling};

@@ -14,7 +14,7 @@ use std::fmt;
 
 pub use super::isa::Isa;
 use crate::DataType;
-use crate::sem::Sem;
+use crate::sem::{Sem, Unary};
 
 /// How an op's operands are typed and its results inferred (see `infer.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,19 +124,82 @@ impl OpClass {
     }
 }
 
-/// How a kernel spells an op.
+impl OpClass {
+    /// What a kernel applies an op of this class to; `None` for constants and calls.
+    pub fn operand(self) -> Option<Operand> {
+        use OpClass::*;
+        Some(match self {
+            Const | Call => return None,
+            ScalarArith | ScalarCompare | ScalarLogic | ScalarBitwise | ScalarUnary | ScalarNot
+            | ScalarBitNot | ScalarCast => Operand::Scalar,
+            Load | Store | ElementRead | ElementWrite | TensorBinary | TensorUnary | TensorView
+            | TensorAssemble => Operand::Tensor,
+            TileBinary | TileBitwise | TileUnaryFloat | TileUnary | TileNot | TileCast
+            | TileCompare | Select | RowReduce | ColReduce | RowArgReduce | RowExpand
+            | ColExpand | Transpose | Matmul | MatmulAcc | MatmulBias | Extract | TileAssemble
+            | Full | Valid | Move | Reshape => Operand::Tile,
+        })
+    }
+}
+
+/// How a kernel spells an op. The macro finds the op a kernel means by this spelling and
+/// the class of its operands ([`Opcode::spelled`]), and its messages list the spellings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Spelling {
+pub enum Spelling<'a> {
     /// A literal (constants).
     Literal,
-    /// An operator (`+`, `-a`, `as`).
-    Operator(&'static str),
+    /// A binary operator (`a + b`, `a && b`) or `as`.
+    Operator(&'a str),
+    /// A prefix operator (`-a`, `!a`).
+    Prefix(&'a str),
     /// A method on the first operand (`a.exp()`, `t.load::<R, C>(..)`).
-    Method(&'static str),
-    /// A free function (`matmul(a, b)`) or constructor (`Tile::full`).
-    Function(&'static str),
+    Method(&'a str),
+    /// A method on the first operand that may also be written as a free function of all
+    /// operands: `a.max(b)` or `max(a, b)`.
+    MethodOrFunction(&'a str),
+    /// A free function (`matmul(a, b)`).
+    Function(&'a str),
+    /// A tile constructor (`Tile::<T, R, C>::full(v)`).
+    Constructor(&'a str),
     /// Not written in a kernel: the lowering introduces it.
     Lowering,
+}
+
+impl<'a> Spelling<'a> {
+    /// Whether a kernel that writes `written` writes this spelling (a `MethodOrFunction` row
+    /// is written as either).
+    pub fn matches(self, written: Spelling<'_>) -> bool {
+        match (self, written) {
+            (Spelling::MethodOrFunction(a), Spelling::Method(b) | Spelling::Function(b)) => a == b,
+            _ => self == written,
+        }
+    }
+
+    /// The operator or name (`+`, `max`), empty for literals and lowering-only ops.
+    pub fn text(self) -> &'a str {
+        match self {
+            Spelling::Operator(s)
+            | Spelling::Prefix(s)
+            | Spelling::Method(s)
+            | Spelling::MethodOrFunction(s)
+            | Spelling::Function(s)
+            | Spelling::Constructor(s) => s,
+            Spelling::Literal | Spelling::Lowering => "",
+        }
+    }
+}
+
+/// What a kernel applies an op to, which picks the op a spelling means: `a + b` is
+/// `scalar.add` on scalars, `tile.add` when either side is a tile (a mask included), and
+/// `tensor.add` on tensors; a method's receiver decides for a method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// Scalars (and literals).
+    Scalar,
+    /// Tiles.
+    Tile,
+    /// Tensors (a load's or a store's receiver, tensor-level ops).
+    Tensor,
 }
 
 /// One row of the op table.
@@ -157,7 +220,7 @@ pub struct OpInfo {
     /// The meaning per element (`Sem::None` for ops that are not elementwise).
     pub sem: Sem,
     /// How a kernel writes it.
-    pub spelling: Spelling,
+    pub spelling: Spelling<'static>,
     /// The Rust surface form in a kernel, for messages (`a + b`, `a.row_sum()`, ...).
     pub surface: &'static str,
 }
@@ -205,10 +268,10 @@ op_table! {
     ScalarMul => "scalar" "mul" "OP_SCALAR_MUL" ScalarArith [] {B(Mul)} {Operator("*")} "a * b";
     ScalarDiv => "scalar" "div" "OP_SCALAR_DIV" ScalarArith [] {B(Div)} {Operator("/")} "a / b";
     ScalarRem => "scalar" "rem" "OP_SCALAR_REM" ScalarArith [] {B(Rem)} {Operator("%")} "a % b";
-    ScalarFloorDiv => "scalar" "floordiv" "OP_SCALAR_FLOORDIV" ScalarArith [] {B(FloorDiv)} {Method("floor_div")} "floor(a / b)";
-    ScalarFloorMod => "scalar" "floormod" "OP_SCALAR_FLOORMOD" ScalarArith [] {B(FloorMod)} {Method("floor_mod")} "a - floor(a / b) * b";
-    ScalarMin => "scalar" "min" "OP_SCALAR_MIN" ScalarArith [] {B(Min)} {Function("min")} "min(a, b)";
-    ScalarMax => "scalar" "max" "OP_SCALAR_MAX" ScalarArith [] {B(Max)} {Function("max")} "max(a, b)";
+    ScalarFloorDiv => "scalar" "floordiv" "OP_SCALAR_FLOORDIV" ScalarArith [] {B(FloorDiv)} {Method("floor_div")} "a.floor_div(b)";
+    ScalarFloorMod => "scalar" "floormod" "OP_SCALAR_FLOORMOD" ScalarArith [] {B(FloorMod)} {Method("floor_mod")} "a.floor_mod(b)";
+    ScalarMin => "scalar" "min" "OP_SCALAR_MIN" ScalarArith [] {B(Min)} {MethodOrFunction("min")} "min(a, b)";
+    ScalarMax => "scalar" "max" "OP_SCALAR_MAX" ScalarArith [] {B(Max)} {MethodOrFunction("max")} "max(a, b)";
     ScalarPow => "scalar" "pow" "OP_SCALAR_POW" ScalarArith [] {B(Pow)} {Method("pow")} "a.pow(b)";
     ScalarEq => "scalar" "eq" "OP_SCALAR_EQ" ScalarCompare [] {C(Eq)} {Operator("==")} "a == b";
     ScalarNe => "scalar" "ne" "OP_SCALAR_NE" ScalarCompare [] {C(Ne)} {Operator("!=")} "a != b";
@@ -224,18 +287,18 @@ op_table! {
     ScalarBitXor => "scalar" "bitxor" "OP_SCALAR_BITXOR" ScalarBitwise [] {B(BitXor)} {Operator("^")} "a ^ b";
     ScalarShl => "scalar" "shl" "OP_SCALAR_SHL" ScalarBitwise [] {B(Shl)} {Operator("<<")} "a << b";
     ScalarShr => "scalar" "shr" "OP_SCALAR_SHR" ScalarBitwise [] {B(Shr)} {Operator(">>")} "a >> b";
-    ScalarNeg => "scalar" "neg" "OP_SCALAR_NEG" ScalarUnary [] {U(Neg)} {Operator("-")} "-a";
+    ScalarNeg => "scalar" "neg" "OP_SCALAR_NEG" ScalarUnary [] {U(Neg)} {Prefix("-")} "-a";
     ScalarAbs => "scalar" "abs" "OP_SCALAR_ABS" ScalarUnary [] {U(Abs)} {Method("abs")} "a.abs()";
-    ScalarNot => "scalar" "not" "OP_SCALAR_NOT" ScalarNot [] {U(Not)} {Operator("!")} "!a";
-    ScalarBitNot => "scalar" "bitnot" "OP_SCALAR_BITNOT" ScalarBitNot [] {U(Not)} {Operator("!")} "!a";
+    ScalarNot => "scalar" "not" "OP_SCALAR_NOT" ScalarNot [] {U(Not)} {Prefix("!")} "!a";
+    ScalarBitNot => "scalar" "bitnot" "OP_SCALAR_BITNOT" ScalarBitNot [] {U(Not)} {Prefix("!")} "!a";
     ScalarCast => "scalar" "cast" "OP_SCALAR_CAST" ScalarCast [] {Cast} {Operator("as")} "a as T";
     // Tile elementwise, by operand form: tile-tile, tile-scalar, row broadcast, column broadcast.
     TileAdd => "tile" "add" "OP_ADD" TileBinary [TAdd, TAddS, TRowExpandAdd, TColExpandAdd] {B(Add)} {Operator("+")} "a + b";
     TileSub => "tile" "sub" "OP_SUB" TileBinary [TSub, TSubS, TRowExpandSub, TColExpandSub] {B(Sub)} {Operator("-")} "a - b";
     TileMul => "tile" "mul" "OP_MUL" TileBinary [TMul, TMulS, TRowExpandMul, TColExpandMul] {B(Mul)} {Operator("*")} "a * b";
     TileDiv => "tile" "div" "OP_DIV" TileBinary [TDiv, TDivS, TRowExpandDiv, TColExpandDiv] {B(Div)} {Operator("/")} "a / b";
-    TileMax => "tile" "max" "OP_MAX" TileBinary [TMax, TMaxS, TRowExpandMax, TColExpandMax] {B(Max)} {Method("max")} "a.max(b)";
-    TileMin => "tile" "min" "OP_MIN" TileBinary [TMin, TMinS, TRowExpandMin, TColExpandMin] {B(Min)} {Method("min")} "a.min(b)";
+    TileMax => "tile" "max" "OP_MAX" TileBinary [TMax, TMaxS, TRowExpandMax, TColExpandMax] {B(Max)} {MethodOrFunction("max")} "a.max(b)";
+    TileMin => "tile" "min" "OP_MIN" TileBinary [TMin, TMinS, TRowExpandMin, TColExpandMin] {B(Min)} {MethodOrFunction("min")} "a.min(b)";
     TileRem => "tile" "rem" "OP_REM" TileBinary [TFMod, TFModS] {B(Rem)} {Operator("%")} "a % b";
     TileFloorMod => "tile" "floormod" "OP_FLOORMOD" TileBinary [TRem, TRemS] {B(FloorMod)} {Method("floor_mod")} "a.floor_mod(b)";
     TileAnd => "tile" "and" "OP_AND" TileBitwise [TAnd, TAndS] {B(BitAnd)} {Operator("&")} "a & b";
@@ -258,7 +321,7 @@ op_table! {
     TileRowArgMax => "tile" "row_argmax" "OP_ROW_ARGMAX" RowArgReduce [TRowArgMax] {Sem::None} {Method("row_argmax")} "a.row_argmax()";
     TileRowArgMin => "tile" "row_argmin" "OP_ROW_ARGMIN" RowArgReduce [TRowArgMin] {Sem::None} {Method("row_argmin")} "a.row_argmin()";
     // Tile unary.
-    TileNeg => "tile" "neg" "OP_NEG" TileUnary [TNeg] {U(Neg)} {Operator("-")} "-a";
+    TileNeg => "tile" "neg" "OP_NEG" TileUnary [TNeg] {U(Neg)} {Prefix("-")} "-a";
     TileAbs => "tile" "abs" "OP_ABS" TileUnary [TAbs] {U(Abs)} {Method("abs")} "a.abs()";
     TileRelu => "tile" "relu" "OP_RELU" TileUnary [TRelu] {U(Relu)} {Method("relu")} "a.relu()";
     TileExp => "tile" "exp" "OP_EXP" TileUnaryFloat [TExp] {U(Exp)} {Method("exp")} "a.exp()";
@@ -266,7 +329,7 @@ op_table! {
     TileSqrt => "tile" "sqrt" "OP_SQRT" TileUnaryFloat [TSqrt] {U(Sqrt)} {Method("sqrt")} "a.sqrt()";
     TileRsqrt => "tile" "rsqrt" "OP_RSQRT" TileUnaryFloat [TRsqrt] {U(Rsqrt)} {Method("rsqrt")} "a.rsqrt()";
     TileRecip => "tile" "recip" "OP_RECIP" TileUnaryFloat [TRecip] {U(Recip)} {Method("recip")} "a.recip()";
-    TileNot => "tile" "not" "OP_NOT" TileNot [TNot] {U(Not)} {Operator("!")} "!a";
+    TileNot => "tile" "not" "OP_NOT" TileNot [TNot] {U(Not)} {Prefix("!")} "!a";
     TileCast => "tile" "cast" "OP_CAST" TileCast [TCvt] {Cast} {Method("cast")} "a.cast::<T>()";
     // Reductions, broadcast, transpose.
     TileRowSum => "tile" "row_sum" "OP_ROW_SUM" RowReduce [TRowSum] {Sem::None} {Method("row_sum")} "a.row_sum()";
@@ -285,7 +348,7 @@ op_table! {
     TileExtract => "tile" "extract" "OP_EXTRACT" Extract [TExtract] {Sem::None} {Method("extract")} "a.extract::<R, C>([i, j])";
     TileAssemble => "tile" "assemble" "OP_ASSEMBLE" TileAssemble [TInsert] {Sem::None} {Method("insert")} "a.insert([i, j], b)";
     // Constructors, valid regions, memory.
-    TileFull => "tile" "full" "OP_FULL" Full [TExpandS] {Sem::None} {Function("full")} "Tile::<T, R, C>::full(v)";
+    TileFull => "tile" "full" "OP_FULL" Full [TExpandS] {Sem::None} {Constructor("full")} "Tile::<T, R, C>::full(v)";
     TileValid => "tile" "valid" "OP_VALID" Valid [] {Sem::None} {Method("valid")} "a.valid([m, n])";
     TileLoad => "tile" "load" "OP_LOAD" Load [TLoad] {Sem::None} {Method("load")} "t.load::<R, C>([i, j])";
     TileStore => "tile" "store" "OP_STORE" Store [TStore] {Sem::None} {Method("store")} "t.store([i, j], tile)";
@@ -305,7 +368,7 @@ op_table! {
     TensorDiv => "tensor" "div" "OP_DIV" TensorBinary [] {B(Div)} {Operator("/")} "a / b";
     TensorMax => "tensor" "max" "OP_MAX" TensorBinary [] {B(Max)} {Method("max")} "a.max(b)";
     TensorMin => "tensor" "min" "OP_MIN" TensorBinary [] {B(Min)} {Method("min")} "a.min(b)";
-    TensorNeg => "tensor" "neg" "OP_NEG" TensorUnary [] {U(Neg)} {Operator("-")} "-a";
+    TensorNeg => "tensor" "neg" "OP_NEG" TensorUnary [] {U(Neg)} {Prefix("-")} "-a";
     TensorExp => "tensor" "exp" "OP_EXP" TensorUnary [] {U(Exp)} {Method("exp")} "a.exp()";
     TensorAbs => "tensor" "abs" "OP_ABS" TensorUnary [] {U(Abs)} {Method("abs")} "a.abs()";
     TensorSqrt => "tensor" "sqrt" "OP_SQRT" TensorUnary [] {U(Sqrt)} {Method("sqrt")} "a.sqrt()";
@@ -348,6 +411,26 @@ impl Opcode {
             .map(|r| r.opcode)
     }
 
+    /// The op a kernel means by `spelling` on operands of class `operand`: of the rows so
+    /// spelled, the first that accepts `dtype` (the operands' element dtype: `!` is
+    /// `scalar.not` on a `bool`, `scalar.bitnot` on an integer), else the first (whose
+    /// typing rule then reports the dtype).
+    pub fn spelled(
+        spelling: Spelling<'_>,
+        operand: Operand,
+        dtype: Option<DataType>,
+    ) -> Option<Opcode> {
+        let mut rows = OPS
+            .iter()
+            .filter(|r| r.spelling.matches(spelling) && r.class.operand() == Some(operand));
+        let first = rows.next()?.opcode;
+        let accepted = |op: &Opcode| dtype.is_none_or(|d| op.accepts(d));
+        if accepted(&first) {
+            return Some(first);
+        }
+        Some(rows.map(|r| r.opcode).find(accepted).unwrap_or(first))
+    }
+
     /// Whether the op accepts element dtype `d` (the dtype of its tile or scalar operands):
     /// the class decides (bitwise ops take integers, transcendental ones floats, logic
     /// `bool`), narrowed by what the semantics column defines.
@@ -355,7 +438,11 @@ impl Opcode {
         let numeric = d.is_int() || d.is_float();
         let by_sem = match self.info().sem {
             Sem::Binary(k) => d.is_int() || (d.is_float() && k.on_floats()),
-            Sem::Unary(k) => d.is_float() || (d.is_int() && k.on_ints()),
+            Sem::Unary(k) => {
+                d.is_float()
+                    || (d.is_int() && k.on_ints())
+                    || (d == DataType::Bool && k == Unary::Not)
+            }
             _ => true,
         };
         // Masks (`bool` tiles) combine with `&`, `|`, `^` and `!`.
@@ -454,6 +541,59 @@ mod tests {
             assert!(op.reads_memory(), "{op}");
         }
         assert!(!Opcode::TileStore.reads_memory() && !Opcode::TileRead.writes_memory());
+    }
+
+    #[test]
+    fn kernel_spellings_resolve_by_operand_and_dtype() {
+        use DataType::{Bool, Fp32, Int32};
+        let op = |s, o, d| Opcode::spelled(s, o, d);
+        assert_eq!(
+            op(Operator("+"), Operand::Scalar, Some(Fp32)),
+            Some(Opcode::ScalarAdd)
+        );
+        assert_eq!(
+            op(Operator("+"), Operand::Tile, Some(Fp32)),
+            Some(Opcode::TileAdd)
+        );
+        assert_eq!(
+            op(Operator("+"), Operand::Tensor, None),
+            Some(Opcode::TensorAdd)
+        );
+        assert_eq!(
+            op(Prefix("!"), Operand::Scalar, Some(Bool)),
+            Some(Opcode::ScalarNot)
+        );
+        assert_eq!(
+            op(Prefix("!"), Operand::Scalar, Some(Int32)),
+            Some(Opcode::ScalarBitNot)
+        );
+        assert_eq!(
+            op(Operator("^"), Operand::Scalar, Some(Bool)),
+            Some(Opcode::ScalarXor)
+        );
+        assert_eq!(
+            op(Operator("^"), Operand::Scalar, Some(Int32)),
+            Some(Opcode::ScalarBitXor)
+        );
+        // A `MethodOrFunction` row answers both forms.
+        assert_eq!(
+            op(Function("max"), Operand::Tile, None),
+            Some(Opcode::TileMax)
+        );
+        assert_eq!(
+            op(Method("max"), Operand::Scalar, None),
+            Some(Opcode::ScalarMax)
+        );
+        assert_eq!(
+            op(Method("load"), Operand::Tensor, None),
+            Some(Opcode::TileLoad)
+        );
+        // No tile row is spelled `<` (tiles compare with `a.lt(b)`); no dtype gives none.
+        assert_eq!(op(Operator("<"), Operand::Tile, Some(Fp32)), None);
+        assert_eq!(
+            op(Operator("&"), Operand::Scalar, Some(Bool)),
+            Some(Opcode::ScalarBitAnd)
+        );
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! Method calls (tensor, tile, scalar) and function calls.
 
+use pto_ir::ops::{Operand, Spelling};
 use pto_ir::{
-    Attr, Attrs, Constant, DataType, Direction, InlineVec, Name, Opcode, SpanId, Type, ValueId,
-    ValueList,
+    Attr, Attrs, Constant, DataType, Direction, InlineVec, Name, OpClass, Opcode, SpanId, Type,
+    ValueId, ValueList,
 };
 use quote::ToTokens;
 use syn::{Expr, ExprCall, ExprMethodCall, GenericArgument, Ident};
 
 use super::ops::{
-    Bin, FUNCTIONS, MASK_NOT_A_NUMBER, SCALAR_METHODS, round_mode, table_tile_method,
-    tensor_methods, tile_methods,
+    CAST_ROUND, COMPOSED, MASK_NOT_A_NUMBER, TILE_FLOOR_DIV, functions, methods,
+    not_in_the_macro_yet, round_mode, spelled, value_operands,
 };
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::items;
@@ -68,29 +69,26 @@ impl<'k> Lower<'k, '_> {
                 .tile_method(m, t, dtype, name, span)
                 .map(|v| Some(Val::V(v)));
         }
-        // Scalars (and literals).
-        match name {
-            "abs" => {
-                self.no_turbofish(m, &"x.abs()")?;
-                self.arity(&m.method, n, 0, &"x.abs()")?;
+        // Scalars (and literals): the op table's methods on scalars.
+        let method = Spelling::Method(name);
+        let op = spelled(method, Operand::Scalar, self.val_scalar(&recv));
+        match op.and_then(|op| Some((op, value_operands(op.class())?))) {
+            Some((op, 1)) => {
+                let usage = op.info().surface;
+                self.no_turbofish(m, &usage)?;
+                self.arity(&m.method, n, 0, &usage)?;
                 let id = self.materialize(recv, None)?;
-                self.build(span, Opcode::ScalarAbs, [id], Attrs::new())
+                self.build(span, op, [id], Attrs::new())
                     .map(|v| Some(Val::V(v)))
             }
-            "max" | "min" | "floor_div" | "floor_mod" => {
+            Some((_, 2)) => {
                 self.no_turbofish(m, &format_args!("x.{name}(y)"))?;
                 self.arity(&m.method, n, 1, &format_args!("x.{name}(y)"))?;
                 let Some(arg) = m.args.first() else {
                     return Err(Poison);
                 };
                 let other = self.expr(arg)?;
-                let k = match name {
-                    "max" => Bin::Max,
-                    "min" => Bin::Min,
-                    "floor_div" => Bin::FloorDiv,
-                    _ => Bin::FloorMod,
-                };
-                self.apply_binary(k, recv, other, span, None).map(Some)
+                self.apply_binary(method, recv, other, span, None).map(Some)
             }
             _ => {
                 let what = match recv {
@@ -99,7 +97,10 @@ impl<'k> Lower<'k, '_> {
                 };
                 self.err(
                     &m.method,
-                    format!("no method `{name}` on {what}; scalar methods: {SCALAR_METHODS}"),
+                    format!(
+                        "no method `{name}` on {what}; scalar methods: {} (and `x as T` for conversions)",
+                        methods(Operand::Scalar)
+                    ),
                 )
             }
         }
@@ -128,8 +129,8 @@ impl<'k> Lower<'k, '_> {
         span: SpanId,
     ) -> R<Option<ValueId>> {
         let n = m.args.len();
-        match name {
-            "load" => {
+        match spelled(Spelling::Method(name), Operand::Tensor, None) {
+            Some(Opcode::TileLoad) => {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the window size: `t.load::<R, C>([i, j])`");
                 };
@@ -142,15 +143,11 @@ impl<'k> Lower<'k, '_> {
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileLoad, [t], attrs).map(Some)
             }
-            "load_or" => self.load_or(m, t, span),
-            "read" => self.read(m, t, span),
-            "write" => self.write(m, t, span),
-            "store" | "store_add" => {
-                let (opcode, usage) = if name == "store" {
-                    (Opcode::TileStore, "t.store([i, j], tile)")
-                } else {
-                    (Opcode::TileStoreAdd, "out.store_add([i, j], tile)")
-                };
+            Some(Opcode::TileLoadOr) => self.load_or(m, t, span),
+            Some(Opcode::TileRead) => self.read(m, t, span),
+            Some(Opcode::TileWrite) => self.write(m, t, span),
+            Some(opcode @ (Opcode::TileStore | Opcode::TileStoreAdd)) => {
+                let usage = opcode.info().surface;
                 self.no_turbofish(m, &usage)?;
                 self.arity(&m.method, n, 2, &usage)?;
                 let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
@@ -176,13 +173,13 @@ impl<'k> Lower<'k, '_> {
                 );
                 self.check(r).map(|_| None)
             }
-            "view" | "assemble" | "exp" | "abs" | "sqrt" | "relu" | "max" | "min" => self.err(
+            Some(op) if not_in_the_macro_yet(op.class()) => self.err(
                 &m.method,
                 format!(
                     "tensor-level operations (`t.{name}(..)`) are not supported yet; load tiles with `t.load::<R, C>([i, j])`"
                 ),
             ),
-            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {}", tensor_methods())),
+            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {}", methods(Operand::Tensor))),
         }
     }
 
@@ -199,8 +196,11 @@ impl<'k> Lower<'k, '_> {
         if name == "select" || is_mask {
             return self.mask_method(m, t, is_mask, name, span);
         }
-        // Methods the op table spells, with no argument (`a.exp()`) or one (`a.max(b)`).
-        if let Some((op, arity)) = table_tile_method(name) {
+        let method = Spelling::Method(name);
+        let op = spelled(method, Operand::Tile, Some(dtype));
+        let class = op.map(Opcode::class);
+        // The op table's methods whose arguments are values (`a.exp()`, `a.max(b)`).
+        if let Some((op, arity)) = op.and_then(|op| Some((op, value_operands(op.class())? - 1))) {
             let usage = format_args!("a.{name}({})", if arity == 0 { "" } else { "b" });
             self.no_turbofish(m, &usage)?;
             self.arity(&m.method, n, arity, &usage)?;
@@ -221,21 +221,24 @@ impl<'k> Lower<'k, '_> {
             let other = self.materialize(other, Some(dtype))?;
             return self.build(span, op, [t, other], Attrs::new());
         }
-        match name {
-            "floor_div" => {
+        // The rest by class (their arguments are sizes, offsets, a dtype), and the composed.
+        match class {
+            None if method == TILE_FLOOR_DIV => {
                 self.no_turbofish(m, &"a.floor_div(b)")?;
                 self.arity(&m.method, n, 1, &"a.floor_div(b)")?;
                 let Some(arg) = m.args.first() else {
                     return Err(Poison);
                 };
                 let other = self.expr(arg)?;
-                match self.apply_binary(Bin::FloorDiv, Val::V(t), other, span, Some(dtype))? {
+                match self.apply_binary(method, Val::V(t), other, span, Some(dtype))? {
                     Val::V(v) => Ok(v),
                     _ => Err(Poison),
                 }
             }
-            "cast" | "cast_round" => {
-                let usage = if name == "cast" {
+            // `a.cast::<T>()`, the table's, or the composed `a.cast_round::<T>(mode)`.
+            Some(OpClass::TileCast) | None if class.is_some() || method == CAST_ROUND => {
+                let cast = class.is_some();
+                let usage = if cast {
                     "a.cast::<T>()"
                 } else {
                     "a.cast_round::<T>(Round::Nearest)"
@@ -256,7 +259,7 @@ impl<'k> Lower<'k, '_> {
                 if d == DataType::Bool {
                     return self.err(&m.method, crate::model::NO_BOOL_ELEMENTS);
                 }
-                if name == "cast" {
+                if cast {
                     self.arity(&m.method, n, 0, &usage)?;
                     // A cast to the tile's own dtype is the identity, as `as` is.
                     if d == dtype {
@@ -285,8 +288,8 @@ impl<'k> Lower<'k, '_> {
                 ]);
                 self.build(span, Opcode::TileCast, [t], attrs)
             }
-            "row_expand" | "col_expand" => {
-                let row = name == "row_expand";
+            Some(c @ (OpClass::RowExpand | OpClass::ColExpand)) => {
+                let row = c == OpClass::RowExpand;
                 let usage = if row {
                     "a.row_expand::<C>()"
                 } else {
@@ -320,14 +323,10 @@ impl<'k> Lower<'k, '_> {
                         );
                     }
                 };
-                let op = if row {
-                    Opcode::TileRowExpand
-                } else {
-                    Opcode::TileColExpand
-                };
+                let op = op.unwrap_or(Opcode::TileRowExpand);
                 self.build(span, op, [t], Attrs::of([("shape", Attr::ints(&shape))]))
             }
-            "reshape" => {
+            Some(OpClass::Reshape) => {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the new shape: `a.reshape::<R2, C2>()`");
                 };
@@ -337,7 +336,7 @@ impl<'k> Lower<'k, '_> {
                 let attrs = Attrs::of([("shape", Attr::ints(&shape))]);
                 self.build(span, Opcode::TileReshape, [t], attrs)
             }
-            "insert" => {
+            Some(OpClass::TileAssemble) => {
                 self.no_turbofish(m, &"a.insert([i, j], b)")?;
                 self.arity(&m.method, n, 2, &"a.insert([i, j], b)")?;
                 let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else {
@@ -350,7 +349,7 @@ impl<'k> Lower<'k, '_> {
                 let attrs = Attrs::of([("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileAssemble, [b, t], attrs)
             }
-            "extract" => {
+            Some(OpClass::Extract) => {
                 let Some(tf) = &m.turbofish else {
                     return self.err(
                         &m.method,
@@ -368,7 +367,7 @@ impl<'k> Lower<'k, '_> {
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
                 self.build(span, Opcode::TileExtract, [t], attrs)
             }
-            "valid" => {
+            Some(OpClass::Valid) => {
                 self.no_turbofish(m, &"a.valid([m, n])")?;
                 self.arity(&m.method, n, 1, &"a.valid([m, n])")?;
                 let Some(Expr::Array(arr)) = m.args.first() else {
@@ -393,18 +392,18 @@ impl<'k> Lower<'k, '_> {
                 }
                 self.build(span, Opcode::TileValid, operands, Attrs::new())
             }
-            "load" | "load_or" | "store" | "store_add" => self.err(
+            _ if spelled(method, Operand::Tensor, None).is_some() => self.err(
                 &m.method,
                 format!(
                     "`{name}` is a tensor method, but the receiver is a tile; tile methods: {}",
-                    tile_methods()
+                    methods(Operand::Tile)
                 ),
             ),
             _ => self.err(
                 &m.method,
                 format!(
                     "no method `{name}` on a tile; tile methods: {}",
-                    tile_methods()
+                    methods(Operand::Tile)
                 ),
             ),
         }
@@ -461,7 +460,10 @@ impl<'k> Lower<'k, '_> {
         let Expr::Path(p) = &*c.func else {
             return self.err(
                 &c.func,
-                format!("only the built-in functions can be called in a kernel: {FUNCTIONS}"),
+                format!(
+                    "only the built-in functions can be called in a kernel: {}",
+                    functions()
+                ),
             );
         };
         let mut segs = items(&p.path.segments);
@@ -477,11 +479,15 @@ impl<'k> Lower<'k, '_> {
                 );
             };
             let tile = self.tile_args(a, a, false);
-            // `Some(takes a fill value)` for a known constructor.
-            let full = with_spelling(&ctor.ident, |name| match name {
-                "zeros" => Some(false),
-                "full" => Some(true),
-                _ => None,
+            // `Some(takes a fill value)` for a known constructor: the table's `full(v)`, the
+            // composed `zeros()`.
+            let full = with_spelling(&ctor.ident, |name| {
+                let ctor = Spelling::Constructor(name);
+                if spelled(ctor, Operand::Tile, None) == Some(Opcode::TileFull) {
+                    Some(true)
+                } else {
+                    COMPOSED.iter().any(|c| c.spelling == ctor).then_some(false)
+                }
             });
             let fill = match full {
                 Some(false) => {
@@ -527,40 +533,38 @@ impl<'k> Lower<'k, '_> {
             return self.err(
                 &p.path,
                 format!(
-                    "cannot find function `{}`; the kernel language has: {FUNCTIONS}",
-                    p.path.to_token_stream().to_string().replace(' ', "")
+                    "cannot find function `{}`; the kernel language has: {}",
+                    p.path.to_token_stream().to_string().replace(' ', ""),
+                    functions()
                 ),
             );
         };
-        // The function, or the message for a name that is not one (`None`: unknown).
-        let callee = with_spelling(ident, |name| match name {
-            "min" => Ok((Some(Bin::Min), None, 2, "min(a, b)")),
-            "max" => Ok((Some(Bin::Max), None, 2, "max(a, b)")),
-            "matmul" => Ok((None, Some(Opcode::TileMatmul), 2, "matmul(a, b)")),
-            "matmul_acc" => Ok((
-                None,
-                Some(Opcode::TileMatmulAcc),
-                3,
-                "matmul_acc(acc, a, b)",
-            )),
-            "matmul_bias" => Ok((
-                None,
-                Some(Opcode::TileMatmulBias),
-                3,
-                "matmul_bias(a, b, bias)",
-            )),
-            "range" => Err(Some(
-                "`range(a, b, s)` is only written as the bounds of a `for` loop",
-            )),
-            "parallel" => Err(Some(
-                "`parallel(a..b)` is only written as the range of a `for` loop",
-            )),
-            "Tile" => Err(Some(
-                "tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`",
-            )),
-            _ => Err(None),
+        // The function's op (the table's row of any operand class: the arguments pick the
+        // class of `max(a, b)`), or the message for a name that is not one (`None`: unknown).
+        let callee = with_spelling(ident, |name| {
+            let f = Spelling::Function(name);
+            let row = [Operand::Scalar, Operand::Tile]
+                .into_iter()
+                .find_map(|on| spelled(f, on, None))
+                .map(Opcode::info);
+            match (row, name) {
+                (Some(row), _) => match value_operands(row.class) {
+                    Some(want) => Ok((row.spelling, row.opcode, want, row.surface)),
+                    None => Err(None),
+                },
+                (None, "range") => Err(Some(
+                    "`range(a, b, s)` is only written as the bounds of a `for` loop",
+                )),
+                (None, "parallel") => Err(Some(
+                    "`parallel(a..b)` is only written as the range of a `for` loop",
+                )),
+                (None, "Tile") => Err(Some(
+                    "tiles are created with `Tile::<T, R, C>::zeros()` or `Tile::<T, R, C>::full(v)`",
+                )),
+                _ => Err(None),
+            }
         });
-        let (bin, op, want, usage) = match callee {
+        let (spelling, op, want, usage) = match callee {
             Ok(c) => c,
             Err(Some(msg)) => return self.err(ident, msg),
             Err(None) => {
@@ -593,7 +597,10 @@ impl<'k> Lower<'k, '_> {
                 };
                 return self.err(
                     ident,
-                    format!("cannot find function `{ident}`; the kernel language has: {FUNCTIONS}{program}"),
+                    format!(
+                        "cannot find function `{ident}`; the kernel language has: {}{program}",
+                        functions()
+                    ),
                 );
             }
         };
@@ -610,16 +617,18 @@ impl<'k> Lower<'k, '_> {
         if !ok {
             return Err(Poison);
         }
-        match (bin, op, vals.as_slice()) {
-            (Some(k), _, [a, b]) => self.apply_binary(k, *a, *b, span, None),
-            (_, Some(op), _) => {
+        // `max(a, b)` is the scalar or the tile op by its arguments, as `a.max(b)` is.
+        match (spelling, vals.as_slice()) {
+            (Spelling::MethodOrFunction(name), [a, b]) => {
+                self.apply_binary(Spelling::Function(name), *a, *b, span, None)
+            }
+            _ => {
                 let mut ids = ValueList::new();
                 for v in vals {
                     ids.push(self.materialize(v, None)?);
                 }
                 self.build(span, op, ids, Attrs::new()).map(Val::V)
             }
-            _ => Err(Poison),
         }
     }
 }

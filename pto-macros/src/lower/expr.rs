@@ -1,12 +1,15 @@
 //! Expressions: literals, operators, casts, offsets.
 
 use proc_macro2::Span;
+use pto_ir::ops::{Operand, Spelling};
 use pto_ir::sem::RoundMode;
 use pto_ir::{Attr, Attrs, Constant, DataType, Opcode, SpanId, Type};
 use quote::ToTokens;
 use syn::{Expr, Lit, UnOp};
 
-use super::ops::{Bin, MASK_NOT_A_NUMBER, bin_of, rs};
+use super::ops::{
+    MASK_NOT_A_NUMBER, TILE_FLOOR_DIV, bin_of, rs, same_meaning, spelled, tile_operators,
+};
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::{items, range_of};
 use crate::model::scalar_dtype;
@@ -169,9 +172,11 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
+    /// `l op r` for a binary spelling of the op table (`+`, `max`, `floor_div`): the row
+    /// for the operands' class (a tile on either side makes it a tile op) and dtype.
     pub(super) fn apply_binary(
         &mut self,
-        k: Bin,
+        k: Spelling<'_>,
         l: Val,
         r: Val,
         span: SpanId,
@@ -183,26 +188,31 @@ impl<'k> Lower<'k, '_> {
                 (s, e),
                 format!(
                     "tensor-level arithmetic (`{}` on tensors) is not supported yet; load tiles with `t.load::<R, C>([i, j])` and compute on them",
-                    k.symbol()
+                    k.text()
                 ),
             );
         }
         let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
-        if let (Some(dtype), Bin::FloorDiv) = (tile, k) {
+        if let (Some(dtype), TILE_FLOOR_DIV) = (tile, k) {
             return self.tile_floor_div(l, r, dtype, span);
         }
-        if tile == Some(DataType::Bool) && !matches!(k, Bin::BitAnd | Bin::BitOr | Bin::BitXor) {
-            let (s, e) = self.spans.get(span);
-            return self.err_range((s, e), MASK_NOT_A_NUMBER);
-        }
         if let Some(dtype) = tile {
-            let Some(op) = k.tile() else {
+            let op = spelled(k, Operand::Tile, Some(dtype));
+            if dtype == DataType::Bool && !op.is_some_and(|op| op.accepts(dtype)) {
                 let (s, e) = self.spans.get(span);
+                return self.err_range((s, e), MASK_NOT_A_NUMBER);
+            }
+            let Some(op) = op else {
+                let (s, e) = self.spans.get(span);
+                let instead = spelled(k, Operand::Scalar, None)
+                    .and_then(|op| same_meaning(op, Operand::Tile))
+                    .map_or(String::new(), |row| format!("; write `{}`", row.surface));
                 return self.err_range(
                     (s, e),
                     format!(
-                        "`{}` is not an operation on tiles; tiles support + - * / % and .max(b) / .min(b) (comparisons and `&&` / `||` are for scalars)",
-                        k.symbol()
+                        "`{}` is not an operation on tiles{instead} (tile operators: {})",
+                        k.text(),
+                        tile_operators()
                     ),
                 );
             };
@@ -218,11 +228,17 @@ impl<'k> Lower<'k, '_> {
             }
             (None, None) => hint.filter(|d| d.is_numeric()).unwrap_or(DataType::Int64),
         };
+        let Some(op) = spelled(k, Operand::Scalar, Some(d)) else {
+            let (s, e) = self.spans.get(span);
+            return self.err_range(
+                (s, e),
+                format!("`{}` is not an operation on scalars", k.text()),
+            );
+        };
         self.ctx.set_span(span);
         let lv = self.materialize(l, Some(d))?;
         let rv = self.materialize(r, Some(d))?;
-        self.build(span, k.scalar(), [lv, rv], Attrs::new())
-            .map(Val::V)
+        self.build(span, op, [lv, rv], Attrs::new()).map(Val::V)
     }
 
     /// `a.floor_div(b)` on tiles, composed from ops every backend has: for floats the
@@ -246,50 +262,48 @@ impl<'k> Lower<'k, '_> {
             .map(Val::V)
     }
 
+    /// `-a` / `!a`: the op table's prefix row for the operand's class and dtype.
     fn unary(&mut self, u: &'k syn::ExprUnary, e: &'k Expr, hint: Option<DataType>) -> R<Val> {
-        match &u.op {
-            UnOp::Neg(_) => {
-                let v = self.expr_h(&u.expr, hint)?;
-                let span = self.sid(e);
-                match v {
-                    Val::Int(i, _) => Ok(Val::Int(i.wrapping_neg(), span)),
-                    Val::Float(f, _) => Ok(Val::Float(-f, span)),
-                    Val::V(id) => match self.ty(id) {
-                        Type::Tile(_) => self
-                            .build(span, Opcode::TileNeg, [id], Attrs::new())
-                            .map(Val::V),
-                        Type::Scalar(_) => self
-                            .build(span, Opcode::ScalarNeg, [id], Attrs::new())
-                            .map(Val::V),
-                        _ => self.err(
-                            e,
-                            "tensor-level negation is not supported yet; load tiles first",
-                        ),
-                    },
-                }
+        let spelling = match &u.op {
+            UnOp::Neg(_) => Spelling::Prefix("-"),
+            UnOp::Not(_) => Spelling::Prefix("!"),
+            UnOp::Deref(_) => {
+                return self.err(
+                    e,
+                    "dereferencing (`*x`) is not supported in a kernel; values are used directly",
+                );
             }
-            UnOp::Not(_) => {
-                let v = self.expr(&u.expr)?;
-                let span = self.sid(e);
-                let id = self.materialize(v, None)?;
-                let op = match self.ty(id) {
-                    Type::Tile(_) => Opcode::TileNot,
-                    Type::Scalar(DataType::Bool) => Opcode::ScalarNot,
-                    Type::Scalar(_) => Opcode::ScalarBitNot,
-                    _ => {
-                        return self.err(
-                            e,
-                            "`!` applies to `bool` and integer scalars and integer tiles",
-                        );
-                    }
-                };
+            _ => return self.err(e, "unsupported unary operator"),
+        };
+        let neg = matches!(u.op, UnOp::Neg(_));
+        let v = if neg {
+            self.expr_h(&u.expr, hint)?
+        } else {
+            self.expr(&u.expr)?
+        };
+        let span = self.sid(e);
+        let id = match v {
+            Val::Int(i, _) if neg => return Ok(Val::Int(i.wrapping_neg(), span)),
+            Val::Float(f, _) if neg => return Ok(Val::Float(-f, span)),
+            v => self.materialize(v, None)?,
+        };
+        let (on, dtype) = match self.ty(id) {
+            Type::Tile(t) => (Operand::Tile, Some(t.dtype)),
+            Type::Scalar(d) => (Operand::Scalar, Some(*d)),
+            _ => (Operand::Tensor, None),
+        };
+        match spelled(spelling, on, dtype) {
+            Some(op) if on != Operand::Tensor => {
                 self.build(span, op, [id], Attrs::new()).map(Val::V)
             }
-            UnOp::Deref(_) => self.err(
+            _ if neg => self.err(
                 e,
-                "dereferencing (`*x`) is not supported in a kernel; values are used directly",
+                "tensor-level negation is not supported yet; load tiles first",
             ),
-            _ => self.err(e, "unsupported unary operator"),
+            _ => self.err(
+                e,
+                "`!` applies to `bool` and integer scalars and integer tiles",
+            ),
         }
     }
 
@@ -326,10 +340,11 @@ impl<'k> Lower<'k, '_> {
                 let id = self.materialize(v, None)?;
                 match self.ty(id) {
                     Type::Scalar(s) if *s == d => Ok(Val::V(id)),
-                    Type::Scalar(_) => self
+                    Type::Scalar(s) => self
                         .build(
                             span,
-                            Opcode::ScalarCast,
+                            spelled(Spelling::Operator("as"), Operand::Scalar, Some(*s))
+                                .unwrap_or(Opcode::ScalarCast),
                             [id],
                             Attrs::of([("dtype", Attr::Ident(d.name().into()))]),
                         )

@@ -1,199 +1,219 @@
 //! Rust operators and method names to ops, and the lists of methods messages show.
 
-use pto_ir::ops::{OPS, OpInfo, Spelling};
+use pto_ir::ops::{OPS, OpInfo, Operand, Spelling};
 use pto_ir::sem::RoundMode;
 use pto_ir::{DataType, OpClass, Opcode};
 use syn::{BinOp, Expr, Ident};
 
 use crate::model::with_spelling;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Bin {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    And,
-    Or,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Shl,
-    Shr,
-    Max,
-    Min,
-    FloorDiv,
-    FloorMod,
-}
-
-impl Bin {
-    pub(super) fn scalar(self) -> Opcode {
-        match self {
-            Bin::Add => Opcode::ScalarAdd,
-            Bin::Sub => Opcode::ScalarSub,
-            Bin::Mul => Opcode::ScalarMul,
-            Bin::Div => Opcode::ScalarDiv,
-            Bin::Rem => Opcode::ScalarRem,
-            Bin::Eq => Opcode::ScalarEq,
-            Bin::Ne => Opcode::ScalarNe,
-            Bin::Lt => Opcode::ScalarLt,
-            Bin::Le => Opcode::ScalarLe,
-            Bin::Gt => Opcode::ScalarGt,
-            Bin::Ge => Opcode::ScalarGe,
-            Bin::And => Opcode::ScalarAnd,
-            Bin::Or => Opcode::ScalarOr,
-            Bin::BitAnd => Opcode::ScalarBitAnd,
-            Bin::BitOr => Opcode::ScalarBitOr,
-            Bin::BitXor => Opcode::ScalarBitXor,
-            Bin::Shl => Opcode::ScalarShl,
-            Bin::Shr => Opcode::ScalarShr,
-            Bin::Max => Opcode::ScalarMax,
-            Bin::Min => Opcode::ScalarMin,
-            Bin::FloorDiv => Opcode::ScalarFloorDiv,
-            Bin::FloorMod => Opcode::ScalarFloorMod,
-        }
-    }
-
-    pub(super) fn tile(self) -> Option<Opcode> {
-        Some(match self {
-            Bin::Add => Opcode::TileAdd,
-            Bin::Sub => Opcode::TileSub,
-            Bin::Mul => Opcode::TileMul,
-            Bin::Div => Opcode::TileDiv,
-            Bin::Rem => Opcode::TileRem,
-            Bin::Max => Opcode::TileMax,
-            Bin::Min => Opcode::TileMin,
-            Bin::BitAnd => Opcode::TileAnd,
-            Bin::BitOr => Opcode::TileOr,
-            Bin::BitXor => Opcode::TileXor,
-            Bin::Shl => Opcode::TileShl,
-            Bin::Shr => Opcode::TileShr,
-            Bin::FloorMod => Opcode::TileFloorMod,
-            _ => return None,
-        })
-    }
-
-    pub(super) fn symbol(self) -> &'static str {
-        match self {
-            Bin::Add => "+",
-            Bin::Sub => "-",
-            Bin::Mul => "*",
-            Bin::Div => "/",
-            Bin::Rem => "%",
-            Bin::Eq => "==",
-            Bin::Ne => "!=",
-            Bin::Lt => "<",
-            Bin::Le => "<=",
-            Bin::Gt => ">",
-            Bin::Ge => ">=",
-            Bin::And => "&&",
-            Bin::Or => "||",
-            Bin::BitAnd => "&",
-            Bin::BitOr => "|",
-            Bin::BitXor => "^",
-            Bin::Shl => "<<",
-            Bin::Shr => ">>",
-            Bin::Max => "max",
-            Bin::Min => "min",
-            Bin::FloorDiv => "floor_div",
-            Bin::FloorMod => "floor_mod",
-        }
-    }
-}
-
-/// `(binary op, compound-assignment?)` for a syn operator.
-pub(super) fn bin_of(op: &BinOp) -> Option<(Bin, bool)> {
-    Some(match op {
-        BinOp::Add(_) => (Bin::Add, false),
-        BinOp::Sub(_) => (Bin::Sub, false),
-        BinOp::Mul(_) => (Bin::Mul, false),
-        BinOp::Div(_) => (Bin::Div, false),
-        BinOp::Rem(_) => (Bin::Rem, false),
-        BinOp::And(_) => (Bin::And, false),
-        BinOp::Or(_) => (Bin::Or, false),
-        BinOp::BitXor(_) => (Bin::BitXor, false),
-        BinOp::BitAnd(_) => (Bin::BitAnd, false),
-        BinOp::BitOr(_) => (Bin::BitOr, false),
-        BinOp::Shl(_) => (Bin::Shl, false),
-        BinOp::Shr(_) => (Bin::Shr, false),
-        BinOp::Eq(_) => (Bin::Eq, false),
-        BinOp::Lt(_) => (Bin::Lt, false),
-        BinOp::Le(_) => (Bin::Le, false),
-        BinOp::Ne(_) => (Bin::Ne, false),
-        BinOp::Ge(_) => (Bin::Ge, false),
-        BinOp::Gt(_) => (Bin::Gt, false),
-        BinOp::AddAssign(_) => (Bin::Add, true),
-        BinOp::SubAssign(_) => (Bin::Sub, true),
-        BinOp::MulAssign(_) => (Bin::Mul, true),
-        BinOp::DivAssign(_) => (Bin::Div, true),
-        BinOp::RemAssign(_) => (Bin::Rem, true),
-        BinOp::BitXorAssign(_) => (Bin::BitXor, true),
-        BinOp::BitAndAssign(_) => (Bin::BitAnd, true),
-        BinOp::BitOrAssign(_) => (Bin::BitOr, true),
-        BinOp::ShlAssign(_) => (Bin::Shl, true),
-        BinOp::ShrAssign(_) => (Bin::Shr, true),
+/// `(operator, compound-assignment?)` for a syn operator: the spelling the op table's rows
+/// are found by (`+=` is `+`).
+pub(super) fn bin_of(op: &BinOp) -> Option<(Spelling<'static>, bool)> {
+    let (sym, compound) = match op {
+        BinOp::Add(_) => ("+", false),
+        BinOp::Sub(_) => ("-", false),
+        BinOp::Mul(_) => ("*", false),
+        BinOp::Div(_) => ("/", false),
+        BinOp::Rem(_) => ("%", false),
+        BinOp::And(_) => ("&&", false),
+        BinOp::Or(_) => ("||", false),
+        BinOp::BitXor(_) => ("^", false),
+        BinOp::BitAnd(_) => ("&", false),
+        BinOp::BitOr(_) => ("|", false),
+        BinOp::Shl(_) => ("<<", false),
+        BinOp::Shr(_) => (">>", false),
+        BinOp::Eq(_) => ("==", false),
+        BinOp::Lt(_) => ("<", false),
+        BinOp::Le(_) => ("<=", false),
+        BinOp::Ne(_) => ("!=", false),
+        BinOp::Ge(_) => (">=", false),
+        BinOp::Gt(_) => (">", false),
+        BinOp::AddAssign(_) => ("+", true),
+        BinOp::SubAssign(_) => ("-", true),
+        BinOp::MulAssign(_) => ("*", true),
+        BinOp::DivAssign(_) => ("/", true),
+        BinOp::RemAssign(_) => ("%", true),
+        BinOp::BitXorAssign(_) => ("^", true),
+        BinOp::BitAndAssign(_) => ("&", true),
+        BinOp::BitOrAssign(_) => ("|", true),
+        BinOp::ShlAssign(_) => ("<<", true),
+        BinOp::ShrAssign(_) => (">>", true),
         _ => return None,
-    })
+    };
+    Some((Spelling::Operator(sym), compound))
 }
 
-pub(super) const FUNCTIONS: &str = "min(a, b), max(a, b), matmul(a, b), matmul_acc(acc, a, b), matmul_bias(a, b, bias), \
-                         Tile::<T, R, C>::zeros(), Tile::<T, R, C>::full(v)";
-/// Tile methods the macro spells itself (composed of several ops, or with arguments that
-/// are not values), after the op table's.
-const TILE_METHODS_COMPOSED: &str = "floor_div(b), cast_round::<T>(Round::Nearest), extract::<R, C>([i, j]), \
-     insert([i, j], b), reshape::<R2, C2>(), valid([m, n]), row_expand::<C>(), col_expand::<R>()";
+/// A method or constructor the macro composes from ops of the table (`a.floor_div(b)` is
+/// `tile.floormod`, `tile.sub` and `tile.div` on integers), by the class of its receiver.
+pub(super) struct Composed {
+    /// The receiver's class.
+    pub on: Operand,
+    /// How a kernel writes it.
+    pub spelling: Spelling<'static>,
+    /// The usage, as messages show it (without the receiver).
+    pub usage: &'static str,
+}
 
-/// The number of arguments of a tile method the op table spells: its elementwise,
-/// reduction and transpose rows written as a method (`a.exp()`, `a.max(b)`).
-fn tile_method_arity(row: &OpInfo) -> Option<usize> {
-    if row.dialect != "tile" || !matches!(row.spelling, Spelling::Method(_)) {
-        return None;
-    }
-    match row.class {
-        OpClass::TileUnary
-        | OpClass::TileUnaryFloat
-        | OpClass::RowReduce
-        | OpClass::ColReduce
-        | OpClass::RowArgReduce
-        | OpClass::Transpose => Some(0),
-        OpClass::TileBinary | OpClass::TileBitwise | OpClass::TileCompare => Some(1),
-        OpClass::Select => Some(2),
+/// Everything the macro spells itself; the op table spells the rest.
+pub(super) const COMPOSED: &[Composed] = &[
+    Composed {
+        on: Operand::Tile,
+        spelling: TILE_FLOOR_DIV,
+        usage: "floor_div(b)",
+    },
+    Composed {
+        on: Operand::Tile,
+        spelling: CAST_ROUND,
+        usage: "cast_round::<T>(Round::Nearest)",
+    },
+    Composed {
+        on: Operand::Tile,
+        spelling: Spelling::Constructor("zeros"),
+        usage: "Tile::<T, R, C>::zeros()",
+    },
+];
+
+/// `a.cast_round::<T>(mode)`: `tile.cast` with a rounding mode.
+pub(super) const CAST_ROUND: Spelling<'static> = Spelling::Method("cast_round");
+
+/// `a.floor_div(b)` on tiles (composed: `tile_floor_div`).
+pub(super) const TILE_FLOOR_DIV: Spelling<'static> = Spelling::Method("floor_div");
+
+/// The number of value operands (a method's receiver included) of an op of `class` that
+/// the macro builds from its arguments alone; `None` for classes whose arguments are not
+/// all values (sizes, offsets, a dtype), which it spells one by one.
+pub(super) fn value_operands(class: OpClass) -> Option<usize> {
+    use OpClass::*;
+    match class {
+        TileUnary | TileUnaryFloat | TileNot | RowReduce | ColReduce | RowArgReduce | Transpose
+        | ScalarUnary | ScalarNot | ScalarBitNot | TensorUnary => Some(1),
+        TileBinary | TileBitwise | TileCompare | ScalarArith | ScalarCompare | ScalarLogic
+        | ScalarBitwise | TensorBinary | Matmul => Some(2),
+        Select | MatmulAcc | MatmulBias => Some(3),
         _ => None,
     }
 }
 
-/// Why a mask (`Tile<bool, R, C>`) cannot be used as a number, for messages.
-pub(super) const MASK_NOT_A_NUMBER: &str = "a mask (`Tile<bool, R, C>`, from a comparison such as `a.gt(b)`) is not a number; pick values with it (`m.select(a, b)`) or combine masks with `&`, `|`, `^`, `!`";
-
-/// The op a tile method of the op table builds, and its number of arguments.
-pub(super) fn table_tile_method(name: &str) -> Option<(Opcode, usize)> {
-    OPS.iter().find_map(|row| {
-        let arity = tile_method_arity(row)?;
-        matches!(row.spelling, Spelling::Method(m) if m == name).then_some((row.opcode, arity))
-    })
+/// Tensor-level ops (dsl.md section 5.7), which the macro recognizes and rejects until it
+/// tiles them: its messages do not offer them.
+pub(super) fn not_in_the_macro_yet(class: OpClass) -> bool {
+    matches!(
+        class,
+        OpClass::TensorBinary
+            | OpClass::TensorUnary
+            | OpClass::TensorView
+            | OpClass::TensorAssemble
+    )
 }
 
-/// The "tile methods: .." list of messages: the op table's methods, `cast`, then the composed
+/// The op of the table written `spelling` on `on`, for a dtype.
+pub(super) fn spelled(
+    spelling: Spelling<'_>,
+    on: Operand,
+    dtype: Option<DataType>,
+) -> Option<Opcode> {
+    Opcode::spelled(spelling, on, dtype)
+}
+
+/// How a list shows a row written as a method or a function (`max(b)` / `max(a, b)`, the
+/// surface without its receiver).
+fn usage(row: &OpInfo, method: bool) -> String {
+    match row.spelling {
+        Spelling::MethodOrFunction(name) => {
+            let n = value_operands(row.class).unwrap_or(1);
+            let names = ["a", "b", "c"];
+            let args = if method {
+                names.get(1..n)
+            } else {
+                names.get(..n)
+            };
+            format!("{name}({})", args.unwrap_or_default().join(", "))
+        }
+        Spelling::Method(_) => row
+            .surface
+            .split_once('.')
+            .map_or(row.surface, |(_, m)| m)
+            .to_string(),
+        _ => row.surface.to_string(),
+    }
+}
+
+/// The methods a kernel may call on `on`, for messages: the op table's, then the composed
 /// ones.
-pub(super) fn tile_methods() -> String {
-    let mut out = String::new();
+pub(super) fn methods(on: Operand) -> String {
+    let mut out: Vec<String> = Vec::new();
     for row in OPS {
-        if tile_method_arity(row).is_some() || row.opcode == Opcode::TileCast {
-            let text = row.surface.split_once('.').map_or(row.surface, |(_, m)| m);
-            out.push_str(text);
-            out.push_str(", ");
+        if row.class.operand() == Some(on)
+            && !not_in_the_macro_yet(row.class)
+            && matches!(
+                row.spelling,
+                Spelling::Method(_) | Spelling::MethodOrFunction(_)
+            )
+        {
+            let u = usage(row, true);
+            if !out.contains(&u) {
+                out.push(u);
+            }
         }
     }
-    out.push_str(TILE_METHODS_COMPOSED);
-    out
+    for c in COMPOSED {
+        if c.on == on && matches!(c.spelling, Spelling::Method(_)) {
+            out.push(c.usage.to_string());
+        }
+    }
+    out.join(", ")
 }
+
+/// The free functions and constructors a kernel may call, for messages.
+pub(super) fn functions() -> String {
+    let mut out: Vec<String> = Vec::new();
+    let rows = OPS.iter().filter(|r| r.class != OpClass::Call);
+    for row in rows {
+        let u = match row.spelling {
+            Spelling::MethodOrFunction(_) => usage(row, false),
+            Spelling::Function(_) | Spelling::Constructor(_) => row.surface.to_string(),
+            _ => continue,
+        };
+        if !out.contains(&u) {
+            out.push(u);
+        }
+    }
+    for c in COMPOSED {
+        if matches!(c.spelling, Spelling::Constructor(_)) {
+            out.push(c.usage.to_string());
+        }
+    }
+    out.join(", ")
+}
+
+/// The operators tiles have, for messages (`+ - * / % & | ^ << >>`).
+pub(super) fn tile_operators() -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for row in OPS {
+        if let (Spelling::Operator(s), Some(Operand::Tile)) = (row.spelling, row.class.operand())
+            && !out.contains(&s)
+        {
+            out.push(s);
+        }
+    }
+    out.join(" ")
+}
+
+/// The spelling of the `on` row that means what `op` means (`a.lt(b)` for scalar `<`), for
+/// messages about an operator another operand class writes as a method.
+pub(super) fn same_meaning(op: Opcode, on: Operand) -> Option<&'static OpInfo> {
+    let sem = op.info().sem;
+    (sem != pto_ir::sem::Sem::None)
+        .then(|| {
+            OPS.iter()
+                .find(|r| r.sem == sem && r.class.operand() == Some(on))
+        })
+        .flatten()
+}
+
+/// Why a mask (`Tile<bool, R, C>`) cannot be used as a number, for messages.
+pub(super) const MASK_NOT_A_NUMBER: &str = "a mask (`Tile<bool, R, C>`, from a comparison such as `a.gt(b)`) is not a number; pick values with it (`m.select(a, b)`) or combine masks with `&`, `|`, `^`, `!`";
 
 /// The rounding mode a `Round::X` argument names.
 pub(super) fn round_mode(e: &Expr) -> Option<RoundMode> {
@@ -206,26 +226,6 @@ pub(super) fn round_mode(e: &Expr) -> Option<RoundMode> {
     }
     with_spelling(&last.ident, RoundMode::from_surface)
 }
-/// The "tensor methods: .." list of messages: the op table's rows a kernel writes as a
-/// method on a tensor (loads, stores, element access).
-pub(super) fn tensor_methods() -> String {
-    let mut out = Vec::new();
-    for row in OPS {
-        if row.dialect == "tile"
-            && matches!(row.spelling, Spelling::Method(_))
-            && let Some(text) = row
-                .surface
-                .strip_prefix("t.")
-                .or(row.surface.strip_prefix("out."))
-        {
-            out.push(text);
-        }
-    }
-    out.join(", ")
-}
-pub(super) const SCALAR_METHODS: &str =
-    "abs(), max(b), min(b), floor_div(b), floor_mod(b) (and `x as T` for conversions)";
-
 /// Spells `ident` into `buf` (reused, so spelling allocates only when `buf` must grow).
 pub(super) fn spell(buf: &mut String, ident: &Ident) {
     use std::fmt::Write;
@@ -243,3 +243,6 @@ pub(super) fn rs(d: DataType) -> String {
     d.rust_name()
         .map_or_else(|| d.name().to_string(), str::to_string)
 }
+
+#[cfg(test)]
+mod tests;

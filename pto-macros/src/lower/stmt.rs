@@ -7,7 +7,7 @@ use syn::{
     Stmt,
 };
 
-use super::ops::{Bin, bin_of, rs};
+use super::ops::{bin_of, rs};
 use super::spans::stmt_attr;
 use super::{Lower, Poison, R, Tail, Val};
 use crate::ctxt::{items, range_of};
@@ -657,7 +657,7 @@ impl<'k> Lower<'k, '_> {
         &mut self,
         left: &'k Expr,
         right: &'k Expr,
-        op: Option<Bin>,
+        op: Option<pto_ir::ops::Spelling<'static>>,
         whole: &'k Expr,
     ) {
         let ident = match left {
