@@ -170,15 +170,17 @@ fn every_kernel_op_is_in_the_guide() {
             "docs/guide.md does not mention `{name}`"
         );
         match row.spelling {
-            Spelling::Method(m) => assert!(
+            Spelling::Method(m) | Spelling::MethodOrFunction(m) => assert!(
                 guide.contains(&format!(".{m}")),
                 "{name}: `.{m}(..)` not in the guide"
             ),
-            Spelling::Function(f) => assert!(
+            Spelling::Function(f) | Spelling::Constructor(f) => assert!(
                 guide.contains(&format!("{f}(")),
                 "{name}: `{f}(..)` not in the guide"
             ),
-            Spelling::Operator(o) => assert!(guide.contains(o), "{name}: `{o}` not in the guide"),
+            Spelling::Operator(o) | Spelling::Prefix(o) => {
+                assert!(guide.contains(o), "{name}: `{o}` not in the guide")
+            }
             Spelling::Literal | Spelling::Lowering => {}
         }
     }

@@ -43,14 +43,37 @@ enum Node {
     Store { src: usize },
     /// A tile filled with a constant.
     Full,
-    /// A row (`row`) or column reduction (`kind`: sum / max / min) of a tile, broadcast back
-    /// onto another tile with a binary op.
+    /// A row (`row`) or column reduction (`kind`: sum / max / min, and for `int32` the row
+    /// arg-max / arg-min) of a tile, broadcast back onto another tile with a binary op: by
+    /// the fused broadcast form, or (`expand`) by `row_expand` / `col_expand` first.
     Reduce {
         row: bool,
         kind: usize,
         src: usize,
         onto: usize,
         op: usize,
+        expand: bool,
+    },
+    /// A mask from a comparison (`cmp` picks `eq` .. `ge`) of two tiles or of a tile and
+    /// the constant, then `mask.select(a, b)` with `b` a tile or the constant.
+    Select {
+        cmp: usize,
+        lhs: usize,
+        rhs: usize,
+        a: usize,
+        b: usize,
+        scalar_rhs: bool,
+        scalar_alt: bool,
+    },
+    /// `load_or` of `x` or `y`: the part of the window outside the tensor is the constant.
+    LoadOr { y: bool },
+    /// Row `i` of a tile extracted (`extract::<1, C>([i, 0])`) and inserted into another
+    /// tile at row `j` (`insert`).
+    Rows {
+        src: usize,
+        i: usize,
+        onto: usize,
+        j: usize,
     },
     /// `if iv < k` with a tile result yielded by each branch.
     If {
@@ -67,6 +90,14 @@ enum Node {
         scalar: bool,
         body: Vec<Node>,
     },
+    /// A `while` loop carrying a tile (initialised from `init`) and a counter `w`:
+    /// `while w < limit`, and after the body `break` when the counter passes the element
+    /// `x[row, 0]` (a data-dependent exit, with the carried values of that iteration).
+    While {
+        init: usize,
+        limit: usize,
+        body: Vec<Node>,
+    },
 }
 
 fn node() -> impl Strategy<Value = Node> {
@@ -76,8 +107,13 @@ fn node() -> impl Strategy<Value = Node> {
         2 => any::<bool>().prop_map(|y| Node::Load { y }),
         1 => (0..64usize).prop_map(|src| Node::Store { src }),
         1 => Just(Node::Full),
-        2 => (any::<bool>(), 0..3usize, 0..64usize, 0..64usize, 0..64usize)
-            .prop_map(|(row, kind, src, onto, op)| Node::Reduce { row, kind, src, onto, op }),
+        2 => (any::<bool>(), 0..5usize, 0..64usize, 0..64usize, 0..64usize, any::<bool>())
+            .prop_map(|(row, kind, src, onto, op, expand)| Node::Reduce { row, kind, src, onto, op, expand }),
+        1 => (0..6usize, 0..64usize, 0..64usize, 0..64usize, 0..64usize, any::<bool>(), any::<bool>())
+            .prop_map(|(cmp, lhs, rhs, a, b, scalar_rhs, scalar_alt)| Node::Select { cmp, lhs, rhs, a, b, scalar_rhs, scalar_alt }),
+        1 => any::<bool>().prop_map(|y| Node::LoadOr { y }),
+        1 => (0..64usize, 0..R, 0..64usize, 0..R)
+            .prop_map(|(src, i, onto, j)| Node::Rows { src, i, onto, j }),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
@@ -91,7 +127,7 @@ fn node() -> impl Strategy<Value = Node> {
                 0..64usize,
                 0..4usize,
                 any::<bool>(),
-                prop::collection::vec(inner, 1..5)
+                prop::collection::vec(inner.clone(), 1..5)
             )
                 .prop_map(|(init, bound, scalar, body)| Node::For {
                     init,
@@ -99,6 +135,8 @@ fn node() -> impl Strategy<Value = Node> {
                     scalar,
                     body
                 }),
+            (0..64usize, 0..4usize, prop::collection::vec(inner, 1..4))
+                .prop_map(|(init, limit, body)| Node::While { init, limit, body }),
         ]
     })
 }
@@ -265,9 +303,16 @@ impl Gen {
                     src,
                     onto,
                     op,
+                    expand,
                 } => {
                     let (src, onto) = (env[src % env.len()].clone(), env[onto % env.len()].clone());
-                    let kind = ["sum", "max", "min"][kind % 3];
+                    // The arg-reductions give `int32` indices: broadcast onto `int32` tiles only.
+                    let arg = *by_row && *kind >= 3 && self.d == DataType::Int32;
+                    let kind = if arg {
+                        ["argmax", "argmin"][kind - 3]
+                    } else {
+                        ["sum", "max", "min"][kind % 3]
+                    };
                     let (f, red) = if *by_row {
                         ("row", format!("tile<[?, 1], [{R}, 1], {dt}>"))
                     } else {
@@ -281,10 +326,136 @@ impl Gen {
                         depth + 1,
                         &format!("{red_v} = tile.{f}_{kind} {src} : ({full}) -> {red}"),
                     );
+                    if *expand {
+                        let e = self.fresh("e");
+                        self.line(
+                            depth + 1,
+                            &format!("{e} = tile.{f}_expand {red_v} : ({red}) -> {full} {{shape=[{R}, {c}]}}", c = self.c),
+                        );
+                        self.line(
+                            depth + 1,
+                            &format!("{out} = {b} {onto}, {e} : ({full}, {full}) -> {full}"),
+                        );
+                    } else {
+                        self.line(
+                            depth + 1,
+                            &format!("{out} = {b} {onto}, {red_v} : ({full}, {red}) -> {full}"),
+                        );
+                    }
+                    self.line(depth, "}");
+                }
+                Node::Select {
+                    cmp,
+                    lhs,
+                    rhs,
+                    a,
+                    b,
+                    scalar_rhs,
+                    scalar_alt,
+                } => {
+                    let mask = format!("tile<[?, ?], [{R}, {}], bool>", self.c);
+                    let cmp = ["eq", "ne", "lt", "le", "gt", "ge"][cmp % 6];
+                    let (l, a) = (env[lhs % env.len()].clone(), env[a % env.len()].clone());
+                    let k = if self.d.is_float() { "0.5" } else { "1" };
+                    let (r, rty) = if *scalar_rhs {
+                        (self.konst(depth, k, dt), dt.to_string())
+                    } else {
+                        (env[rhs % env.len()].clone(), full.clone())
+                    };
+                    let (b, bty) = if *scalar_alt {
+                        (self.konst(depth, "-3", dt), dt.to_string())
+                    } else {
+                        (env[b % env.len()].clone(), full.clone())
+                    };
+                    let m = self.fresh("m");
+                    self.line(depth, "statement.op {");
                     self.line(
                         depth + 1,
-                        &format!("{out} = {b} {onto}, {red_v} : ({full}, {red}) -> {full}"),
+                        &format!("{m} = tile.{cmp} {l}, {r} : ({full}, {rty}) -> {mask}"),
                     );
+                    self.line(
+                        depth + 1,
+                        &format!("{out} = tile.select {m}, {a}, {b} : ({mask}, {full}, {bty}) -> {full}"),
+                    );
+                    self.line(depth, "}");
+                }
+                Node::LoadOr { y } => {
+                    let src = if *y { &t.y } else { &t.x };
+                    let (src, ten) = (src.clone(), t.ty.clone());
+                    // A pad pto-isa can spell (`PadValue`): a custom fp32, else zero or the
+                    // integer dtype's extreme.
+                    let pad = match self.d {
+                        DataType::Fp32 => "-2.5",
+                        DataType::Int32 if *y => "2147483647",
+                        DataType::Int32 => "-2147483648",
+                        DataType::Int16 if *y => "32767",
+                        DataType::Int16 => "-32768",
+                        _ => "0.0",
+                    };
+                    let pad = self.konst(depth, pad, dt);
+                    self.op(depth, &format!("{out} = tile.load_or {src}, {pad} : ({ten}, {dt}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {col}]}}", c = self.c));
+                }
+                Node::Rows { src, i, onto, j } => {
+                    let (src, onto) = (env[src % env.len()].clone(), env[onto % env.len()].clone());
+                    let line = format!("tile<[?, ?], [1, {}], {dt}>", self.c);
+                    let e = self.fresh("x");
+                    self.line(depth, "statement.op {");
+                    self.line(
+                        depth + 1,
+                        &format!("{e} = tile.extract {src} : ({full}) -> {line} {{shape=[1, {c}], offset=[{i}, 0]}}", c = self.c),
+                    );
+                    self.line(
+                        depth + 1,
+                        &format!("{out} = tile.assemble {e}, {onto} : ({line}, {full}) -> {full} {{offset=[{j}, 0]}}"),
+                    );
+                    self.line(depth, "}");
+                }
+                Node::While { init, limit, body } => {
+                    let init = env[init % env.len()].clone();
+                    let zero = self.konst(depth, "0", "int64");
+                    let one = self.konst(depth, "1", "int64");
+                    let lim = self.konst(depth, &(limit + 1).to_string(), "int64");
+                    let (acc, w, c, w2) = (self.fresh("acc"), self.fresh("w"), self.fresh("c"), self.fresh("w"));
+                    let wout = self.fresh("wo");
+                    self.line(
+                        depth,
+                        &format!("{out}, {wout} = statement.while iter_args({acc} = {init} : {full}, {w} = {zero} : int64) cond {{"),
+                    );
+                    self.op(
+                        depth + 1,
+                        &format!("{c} = scalar.lt {w}, {lim} : (int64, int64) -> bool"),
+                    );
+                    self.line(depth + 1, &format!("statement.condition {c}"));
+                    self.line(depth, "} do {");
+                    self.op(
+                        depth + 1,
+                        &format!("{w2} = scalar.add {w}, {one} : (int64, int64) -> int64"),
+                    );
+                    let mut inner = env.clone();
+                    inner.push(acc);
+                    let last = self.nodes(depth + 1, body, &mut inner, t, row, col, &w2);
+                    let (e, wf, stop) = (self.fresh("el"), self.fresh("wf"), self.fresh("stop"));
+                    let (x, ten) = (t.x.clone(), t.ty.clone());
+                    self.line(depth + 1, "statement.op {");
+                    self.line(
+                        depth + 2,
+                        &format!("{e} = tile.read {x} : ({ten}) -> {dt} {{offset=[{row}, 0]}}"),
+                    );
+                    self.line(
+                        depth + 2,
+                        &format!("{wf} = scalar.cast {w2} : (int64) -> {dt} {{dtype={dt}}}"),
+                    );
+                    self.line(
+                        depth + 2,
+                        &format!("{stop} = scalar.lt {e}, {wf} : ({dt}, {dt}) -> bool"),
+                    );
+                    self.line(depth + 1, "}");
+                    self.line(depth + 1, &format!("statement.if {stop} {{"));
+                    self.line(depth + 2, &format!("statement.break {last}, {w2}"));
+                    self.line(depth + 1, "} else {");
+                    self.line(depth + 2, "statement.yield");
+                    self.line(depth + 1, "}");
+                    self.line(depth + 1, &format!("statement.yield {last}, {w2}"));
                     self.line(depth, "}");
                 }
                 Node::If { k, then, els } => {
@@ -582,6 +753,21 @@ fn simpler(body: &[Node]) -> Vec<Vec<Node>> {
                         body: s,
                     };
                     out.push(splice(&[f]));
+                }
+            }
+            Node::While {
+                init,
+                limit,
+                body: b,
+            } => {
+                out.push(splice(b));
+                for s in simpler(b) {
+                    let w = Node::While {
+                        init: *init,
+                        limit: *limit,
+                        body: s,
+                    };
+                    out.push(splice(&[w]));
                 }
             }
             _ => {}

@@ -23,6 +23,16 @@ enum Slot<T, const C: usize> {
     Full(Tile<T, R, C>),
     Col(Tile<T, R, 1>),
     Row(Tile<T, 1, C>),
+    /// A mask (`tile<.., bool>`), one byte per element as the runtime holds it.
+    Mask(Tile<u8, R, C>),
+}
+
+/// How a block of instructions ended.
+#[derive(Debug, PartialEq)]
+enum Flow {
+    Next,
+    Break,
+    Continue,
 }
 
 /// A scalar value: an element or an index / `bool`.
@@ -48,6 +58,15 @@ pub trait Kind: Element {
         b: Option<&Tile<Self, R, C>>,
         k: Self,
     ) -> bool;
+
+    /// Runs the row arg-reduction `isa` into an index tile of this dtype (`int32` only).
+    fn arg_reduce<const C: usize>(
+        _isa: Isa,
+        _d: &mut Tile<Self, R, 1>,
+        _s: &Tile<Self, R, C>,
+    ) -> bool {
+        false
+    }
 }
 
 impl Kind for i32 {
@@ -59,6 +78,15 @@ impl Kind for i32 {
         k: i32,
     ) -> bool {
         int_special(isa, d, a, b, k)
+    }
+
+    fn arg_reduce<const C: usize>(isa: Isa, d: &mut Tile<i32, R, 1>, s: &Tile<i32, R, C>) -> bool {
+        match isa {
+            Isa::TRowArgMax => isa::trowargmax(d, s),
+            Isa::TRowArgMin => isa::trowargmin(d, s),
+            _ => return false,
+        }
+        true
     }
 }
 
@@ -166,6 +194,10 @@ pub fn run_program<T: Kind, const C: usize>(
         fuel: 1_000_000,
     };
     for s in &p.tiles {
+        if s.dtype == pto::ir::DataType::Bool && (s.rows as usize, s.cols as usize) == (R, C) {
+            e.slots.push(Slot::Mask(Tile::zeros()));
+            continue;
+        }
         if s.dtype.name() != T::NAME {
             return Err(format!("slot {} is {}", s.name, s.dtype.name()));
         }
@@ -189,7 +221,7 @@ pub fn run_program<T: Kind, const C: usize>(
             }
         }
     }
-    e.block(&p.body, args)
+    e.block(&p.body, args).map(|_| ())
 }
 
 impl<T: Kind, const C: usize> Exec<'_, T, C> {
@@ -229,6 +261,19 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
 
     /// An index / `bool` op (`int64` arithmetic wraps, as the emitted `Element` calls do).
     fn int_op(&self, op: Opcode, a: &[ValueId]) -> Result<i64, String> {
+        if self.is_element(a[0]) {
+            // A comparison of element scalars (the emitted code compares them with `<` ..).
+            let (x, y) = (self.element(a[0])?, self.element(a[1])?);
+            return Ok(i64::from(match op {
+                Opcode::ScalarLt => x < y,
+                Opcode::ScalarLe => x <= y,
+                Opcode::ScalarGt => x > y,
+                Opcode::ScalarGe => x >= y,
+                Opcode::ScalarEq => x == y,
+                Opcode::ScalarNe => x != y,
+                other => return Err(format!("element comparison {other} not supported")),
+            }));
+        }
         let x = self.scalar(a[0])?;
         let y = match a.get(1) {
             Some(&b) => self.scalar(b)?,
@@ -320,6 +365,16 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
         }
     }
 
+    fn mask(&self, a: &Arg) -> Result<Tile<u8, R, C>, String> {
+        match a {
+            Arg::Tile(TileRef::Slot(t)) => match &self.slots[t.0 as usize] {
+                Slot::Mask(x) => Ok(x.clone()),
+                _ => Err(format!("{t:?} is not a mask")),
+            },
+            other => Err(format!("operand {other:?} not supported")),
+        }
+    }
+
     fn konst(&self, a: &Arg) -> Result<T, String> {
         match a {
             Arg::Scalar(v) => self.element(*v),
@@ -328,11 +383,14 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
         }
     }
 
-    fn block(&mut self, insts: &[Inst], args: &mut [KArg<T>]) -> Result<(), String> {
+    fn block(&mut self, insts: &[Inst], args: &mut [KArg<T>]) -> Result<Flow, String> {
         for i in insts {
-            self.inst(i, args)?;
+            match self.inst(i, args)? {
+                Flow::Next => {}
+                f => return Ok(f),
+            }
         }
-        Ok(())
+        Ok(Flow::Next)
     }
 
     fn tensor<'a>(&self, v: ValueId, args: &'a mut [KArg<T>]) -> Result<&'a mut Tensor<T>, String> {
@@ -342,7 +400,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
         }
     }
 
-    fn inst(&mut self, i: &Inst, args: &mut [KArg<T>]) -> Result<(), String> {
+    fn inst(&mut self, i: &Inst, args: &mut [KArg<T>]) -> Result<Flow, String> {
         self.fuel = self.fuel.checked_sub(1).ok_or("out of fuel")?;
         match i {
             Inst::Op { isa, dst, args: a } => self.op(*isa, dst.0 as usize, a)?,
@@ -361,6 +419,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     Slot::Full(t) => isa::tload(t, src, &at),
                     Slot::Col(t) => isa::tload(t, src, &at),
                     Slot::Row(t) => isa::tload(t, src, &at),
+                    Slot::Mask(_) => return Err("a load into a mask".into()),
                 };
                 r.map_err(|e| e.to_string())?;
             }
@@ -387,6 +446,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     (Slot::Full(t), true) => isa::tstore_add(dst, t, &at),
                     (Slot::Col(t), true) => isa::tstore_add(dst, t, &at),
                     (Slot::Row(t), true) => isa::tstore_add(dst, t, &at),
+                    (Slot::Mask(_), _) => return Err("a store of a mask".into()),
                 };
                 r.map_err(|e| e.to_string())?;
             }
@@ -396,6 +456,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     Slot::Full(t) => t.set_valid(r, c),
                     Slot::Col(t) => t.set_valid(r, c),
                     Slot::Row(t) => t.set_valid(r, c),
+                    Slot::Mask(t) => t.set_valid(r, c),
                 };
                 res.map_err(|e| e.to_string())?;
             }
@@ -404,6 +465,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     Slot::Full(t) => t.set_valid(R, C),
                     Slot::Col(t) => t.set_valid(R, 1),
                     Slot::Row(t) => t.set_valid(1, C),
+                    Slot::Mask(t) => t.set_valid(R, C),
                 };
                 res.map_err(|e| e.to_string())?;
             }
@@ -451,7 +513,9 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 let mut k = lb;
                 while k < ub {
                     self.scalars.insert(*iv, k);
-                    self.block(body, args)?;
+                    if self.block(body, args)? == Flow::Break {
+                        break;
+                    }
                     k += step;
                 }
                 for &(r, it) in results {
@@ -465,17 +529,72 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 else_body,
                 ..
             } => {
-                if self.scalar(*cond)? != 0 {
-                    self.block(then_body, args)?;
+                return if self.scalar(*cond)? != 0 {
+                    self.block(then_body, args)
                 } else {
-                    self.block(else_body, args)?;
+                    self.block(else_body, args)
+                };
+            }
+            Inst::While {
+                carried,
+                cond,
+                cond_value,
+                body,
+                results,
+            } => {
+                for &(it, init) in carried {
+                    let v = self.any(init)?;
+                    self.set_any(it, v);
+                }
+                loop {
+                    self.fuel = self.fuel.checked_sub(1).ok_or("out of fuel")?;
+                    if self.block(cond, args)? != Flow::Next {
+                        return Err("control flow out of a `while` condition".into());
+                    }
+                    if self.scalar(*cond_value)? == 0 || self.block(body, args)? == Flow::Break {
+                        break;
+                    }
+                }
+                for &(r, it) in results {
+                    let v = self.any(it)?;
+                    self.set_any(r, v);
+                }
+            }
+            Inst::Break => return Ok(Flow::Break),
+            Inst::Continue => return Ok(Flow::Continue),
+            Inst::Read {
+                result,
+                tensor,
+                offsets,
+            } => {
+                if offsets.len() != 2 {
+                    return Err("rank-2 reads only".into());
+                }
+                let at = [self.index(offsets[0])?, self.index(offsets[1])?];
+                let v = isa::tread(&*self.tensor(*tensor, args)?, &at).map_err(|e| e.to_string())?;
+                self.elems.insert(*result, v);
+            }
+            Inst::Extract { dst, src, at } => {
+                let (r0, c0) = (self.index(at[0])?, self.index(at[1])?);
+                let src = self.full(&Arg::Tile(*src))?;
+                match &mut self.slots[dst.0 as usize] {
+                    Slot::Row(d) => isa::textract(d, &src, r0, c0).map_err(|e| e.to_string())?,
+                    _ => return Err("extract into a slot that is not 1 x C".into()),
+                }
+            }
+            Inst::Insert { dst, src, at } => {
+                let (r0, c0) = (self.index(at[0])?, self.index(at[1])?);
+                let src = self.row(&Arg::Tile(*src))?;
+                match &mut self.slots[dst.0 as usize] {
+                    Slot::Full(d) => isa::tinsert(d, &src, r0, c0).map_err(|e| e.to_string())?,
+                    _ => return Err("insert into a slot that is not R x C".into()),
                 }
             }
             // The last instruction of a kernel without results.
             Inst::Return(v) if v.is_empty() => {}
             other => return Err(format!("instruction {other:?} not supported")),
         }
-        Ok(())
+        Ok(Flow::Next)
     }
 
     fn op(&mut self, op: Isa, dst: usize, a: &[Arg]) -> Result<(), String> {
@@ -488,6 +607,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     TRowSum => isa::trowsum(d, &s),
                     TRowMax => isa::trowmax(d, &s),
                     TRowMin => isa::trowmin(d, &s),
+                    _ if T::arg_reduce(op, d, &s) => {}
                     _ => return Err(format!("{} into R x 1", op.name())),
                 }
             }
@@ -501,6 +621,25 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 }
             }
             (Slot::Full(d), [k]) if op == TExpandS => isa::texpands(d, self.konst(k)?),
+            (Slot::Full(d), [k]) if op == TFillPad => isa::tfillpad_inplace(d, self.konst(k)?),
+            (Slot::Full(d), [s]) if op == TRowExpand => isa::trowexpand(d, &self.col(s)?),
+            (Slot::Full(d), [s]) if op == TColExpand => isa::tcolexpand(d, &self.row(s)?),
+            (Slot::Mask(d), [x, y, Arg::Cmp(k)]) => {
+                let x = self.full(x)?;
+                match op {
+                    TCmp => isa::tcmp(d, &x, &self.full(y)?, *k),
+                    TCmpS => isa::tcmps(d, &x, self.konst(y)?, *k),
+                    _ => return Err(format!("{} into a mask", op.name())),
+                }
+            }
+            (Slot::Full(d), [m, x, y]) if matches!(op, TSel | TSelS) => {
+                let (m, x) = (self.mask(m)?, self.full(x)?);
+                if op == TSel {
+                    isa::tsel(d, &m, &x, &self.full(y)?);
+                } else {
+                    isa::tsels(d, &m, &x, self.konst(y)?);
+                }
+            }
             (Slot::Full(d), [s]) if op == TMov => isa::tmov(d, &self.full(s)?),
             (Slot::Full(d), [s]) => {
                 let s = self.full(s)?;

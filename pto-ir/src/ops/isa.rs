@@ -2,6 +2,8 @@
 //! lowering cannot disagree on a spelling), with the `pto::isa` function that runs each on
 //! the CPU.
 
+use super::table::{OPS, OpClass};
+
 macro_rules! isa_ops {
     ($($v:ident = $name:literal $rust:literal;)*) => {
         /// A PTO-ISA compute instruction.
@@ -57,25 +59,23 @@ isa_ops! {
 }
 
 impl Isa {
+    /// Whether the op table has a row of one of `classes` with this instruction at operand
+    /// form `form` (0 tile-tile, 1 tile-scalar, 2 row broadcast, 3 column broadcast), or
+    /// at any form for `None`. The classifications below read the table, so a new row's
+    /// instructions are classified by its class and position alone.
+    fn in_table(self, classes: &[OpClass], form: Option<usize>) -> bool {
+        OPS.iter().any(|r| {
+            classes.contains(&r.class)
+                && match form {
+                    Some(i) => r.isa.get(i) == Some(&self),
+                    None => r.isa.contains(&self),
+                }
+        })
+    }
+
     /// Elementwise tile-tile binary ops.
     pub fn is_binary(self) -> bool {
-        use Isa::*;
-        matches!(
-            self,
-            TAdd | TSub
-                | TMul
-                | TDiv
-                | TMax
-                | TMin
-                | TRem
-                | TFMod
-                | TAnd
-                | TOr
-                | TXor
-                | TShl
-                | TShr
-                | TPow
-        )
+        self.in_table(&[OpClass::TileBinary, OpClass::TileBitwise], Some(0))
     }
 
     /// Commutative binary ops (`a op b == b op a`).
@@ -86,71 +86,33 @@ impl Isa {
 
     /// Tile-scalar ops.
     pub fn is_scalar_form(self) -> bool {
-        use Isa::*;
-        matches!(
-            self,
-            TAddS
-                | TSubS
-                | TMulS
-                | TDivS
-                | TMaxS
-                | TMinS
-                | TRemS
-                | TFModS
-                | TAndS
-                | TOrS
-                | TXorS
-                | TShlS
-                | TShrS
-                | TPowS
-        )
+        self.in_table(&[OpClass::TileBinary, OpClass::TileBitwise], Some(1))
     }
 
     /// Elementwise unary ops.
     pub fn is_unary(self) -> bool {
-        use Isa::*;
-        matches!(
-            self,
-            TNeg | TAbs | TRelu | TExp | TLog | TSqrt | TRsqrt | TRecip | TNot
-        )
+        let unary = [
+            OpClass::TileUnary,
+            OpClass::TileUnaryFloat,
+            OpClass::TileNot,
+        ];
+        self.in_table(&unary, Some(0))
     }
 
     /// The fused row / column broadcast ops (`TROWEXPANDSUB` ...).
     pub fn is_expand_op(self) -> bool {
-        use Isa::*;
-        matches!(
-            self,
-            TRowExpandAdd
-                | TRowExpandSub
-                | TRowExpandMul
-                | TRowExpandDiv
-                | TRowExpandMax
-                | TRowExpandMin
-                | TColExpandAdd
-                | TColExpandSub
-                | TColExpandMul
-                | TColExpandDiv
-                | TColExpandMax
-                | TColExpandMin
-        )
+        self.in_table(&[OpClass::TileBinary], Some(2))
+            || self.in_table(&[OpClass::TileBinary], Some(3))
     }
 
     /// Reductions (the C++ form takes a scratch tile).
     pub fn is_reduction(self) -> bool {
-        use Isa::*;
-        matches!(
-            self,
-            TRowSum
-                | TRowMax
-                | TRowMin
-                | TColSum
-                | TColMax
-                | TColMin
-                | TRowProd
-                | TColProd
-                | TRowArgMax
-                | TRowArgMin
-        )
+        let reductions = [
+            OpClass::RowReduce,
+            OpClass::ColReduce,
+            OpClass::RowArgReduce,
+        ];
+        self.in_table(&reductions, None)
     }
 
     /// Instructions whose C++ form takes a scratch tile of the source's type (`tmp`), which
@@ -183,5 +145,20 @@ impl Isa {
             Isa::TMin => "TPARTMIN",
             _ => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Isa::*;
+
+    #[test]
+    fn classifications_follow_the_table() {
+        assert!(TAdd.is_binary() && TPow.is_binary() && TRem.is_binary() && !TAddS.is_binary());
+        assert!(TShlS.is_scalar_form() && !TAdd.is_scalar_form() && !TCmpS.is_scalar_form());
+        assert!(TExp.is_unary() && TNot.is_unary() && !TCvt.is_unary() && !TRowSum.is_unary());
+        assert!(TRowExpandDiv.is_expand_op() && TColExpandMin.is_expand_op());
+        assert!(!TRowExpand.is_expand_op() && !TAdd.is_expand_op());
+        assert!(TRowArgMin.is_reduction() && TColProd.is_reduction() && !TTrans.is_reduction());
     }
 }

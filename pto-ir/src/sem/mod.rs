@@ -84,6 +84,29 @@ impl Binary {
     }
 }
 
+/// The trait of the runtime (`pto::element`) whose function computes an operation per
+/// element in the host code: `Element` for every dtype, `Float` / `Int` for one kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum ElementTrait {
+    Element,
+    Float,
+    Int,
+}
+
+impl Binary {
+    /// The runtime function the host code calls per element (`Element::add`, `Int::and`).
+    pub fn runtime_fn(self) -> (ElementTrait, &'static str) {
+        match self {
+            Binary::BitAnd => (ElementTrait::Int, "and"),
+            Binary::BitOr => (ElementTrait::Int, "or"),
+            Binary::BitXor => (ElementTrait::Int, "xor"),
+            Binary::Shl | Binary::Shr => (ElementTrait::Int, self.fn_name()),
+            _ => (ElementTrait::Element, self.fn_name()),
+        }
+    }
+}
+
 /// A unary operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
@@ -104,6 +127,21 @@ impl Unary {
     /// Whether the operation is defined on integers (the transcendental ones are float only).
     pub fn on_ints(self) -> bool {
         matches!(self, Unary::Neg | Unary::Abs | Unary::Relu | Unary::Not)
+    }
+
+    /// The runtime function the host code calls per element (`Element::neg`, `Float::ln`).
+    pub fn runtime_fn(self) -> (ElementTrait, &'static str) {
+        match self {
+            Unary::Neg => (ElementTrait::Element, "neg"),
+            Unary::Abs => (ElementTrait::Element, "abs"),
+            Unary::Relu => (ElementTrait::Element, "relu"),
+            Unary::Exp => (ElementTrait::Float, "exp"),
+            Unary::Log => (ElementTrait::Float, "ln"),
+            Unary::Sqrt => (ElementTrait::Float, "sqrt"),
+            Unary::Rsqrt => (ElementTrait::Float, "rsqrt"),
+            Unary::Recip => (ElementTrait::Float, "recip"),
+            Unary::Not => (ElementTrait::Int, "not"),
+        }
     }
 }
 

@@ -165,23 +165,26 @@ pub(super) fn methods(on: Operand) -> String {
     out.join(", ")
 }
 
-/// The free functions and constructors a kernel may call, for messages.
+/// The free functions and constructors a kernel may call, for messages: the op table's
+/// functions, then the constructors (the composed `zeros()` first).
 pub(super) fn functions() -> String {
     let mut out: Vec<String> = Vec::new();
-    let rows = OPS.iter().filter(|r| r.class != OpClass::Call);
-    for row in rows {
-        let u = match row.spelling {
-            Spelling::MethodOrFunction(_) => usage(row, false),
-            Spelling::Function(_) | Spelling::Constructor(_) => row.surface.to_string(),
-            _ => continue,
-        };
-        if !out.contains(&u) {
-            out.push(u);
+    for row in OPS.iter().filter(|r| r.class != OpClass::Call) {
+        if matches!(
+            row.spelling,
+            Spelling::MethodOrFunction(_) | Spelling::Function(_)
+        ) {
+            let u = usage(row, false);
+            if !out.contains(&u) {
+                out.push(u);
+            }
         }
     }
-    for c in COMPOSED {
-        if matches!(c.spelling, Spelling::Constructor(_)) {
-            out.push(c.usage.to_string());
+    let composed = COMPOSED.iter().map(|c| (c.spelling, c.usage));
+    let table = OPS.iter().map(|r| (r.spelling, r.surface));
+    for (spelling, usage) in composed.chain(table) {
+        if matches!(spelling, Spelling::Constructor(_)) {
+            out.push(usage.to_string());
         }
     }
     out.join(", ")

@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use pto_ir::ops::{OPS, OpClass};
+use pto_ir::sem::{ElementTrait, Sem};
 use pto_ir::{Constant, DataType, ValueId};
 
 use super::{Import, Writer, is_sync};
@@ -34,34 +36,26 @@ pub(super) struct ChainLoop {
 /// element operation an elementwise instruction applies, operands in the instruction's
 /// order; `None` for the others.
 fn elementwise_name(isa: Isa) -> Option<(Import, &'static str)> {
-    use Import::{Element, Float, Int};
-    use Isa::*;
-    Some(match isa {
-        TAdd | TAddS => (Element, "add"),
-        TSub | TSubS => (Element, "sub"),
-        TMul | TMulS => (Element, "mul"),
-        TDiv | TDivS => (Element, "div"),
-        TMax | TMaxS => (Element, "max"),
-        TMin | TMinS => (Element, "min"),
-        TRem | TRemS => (Element, "floor_mod"),
-        TFMod | TFModS => (Element, "rem"),
-        TPow | TPowS => (Element, "pow"),
-        TAnd | TAndS => (Int, "and"),
-        TOr | TOrS => (Int, "or"),
-        TXor | TXorS => (Int, "xor"),
-        TShl | TShlS => (Int, "shl"),
-        TShr | TShrS => (Int, "shr"),
-        TNeg => (Element, "neg"),
-        TAbs => (Element, "abs"),
-        TRelu => (Element, "relu"),
-        TExp => (Float, "exp"),
-        TLog => (Float, "ln"),
-        TSqrt => (Float, "sqrt"),
-        TRsqrt => (Float, "rsqrt"),
-        TRecip => (Float, "recip"),
-        TNot => (Int, "not"),
+    // The meaning of the op table's row whose tile-tile / tile-scalar (or unary) form `isa` is.
+    let sem = OPS.iter().find_map(|r| {
+        let forms = match r.class {
+            OpClass::TileBinary | OpClass::TileBitwise => 2,
+            OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot => 1,
+            _ => 0,
+        };
+        r.isa.get(..forms)?.contains(&isa).then_some(r.sem)
+    })?;
+    let (t, name) = match sem {
+        Sem::Binary(k) => k.runtime_fn(),
+        Sem::Unary(k) => k.runtime_fn(),
         _ => return None,
-    })
+    };
+    let t = match t {
+        ElementTrait::Element => Import::Element,
+        ElementTrait::Float => Import::Float,
+        ElementTrait::Int => Import::Int,
+    };
+    Some((t, name))
 }
 
 impl<'a> Writer<'a> {
