@@ -1,7 +1,14 @@
 //! Differential conformance, issue 12 point 6 (b) and (c): random well-typed kernels with
-//! nested `for` loops (a symbolic bound from a scalar parameter and constant bounds), `if` /
-//! `else` with a merged tile result, tiles carried through loops, loads and stores of
-//! tensors whose sizes are not tile multiples, row / column reductions and their broadcasts.
+//! nested `for` loops (a symbolic bound from a scalar parameter and constant bounds),
+//! `while` loops with a counter condition and a data-dependent `break` (an element read of
+//! the input), `if` / `else` with a merged tile result, tiles carried through loops, loads
+//! (plain and `load_or` with a pad) and stores of tensors whose sizes are not tile
+//! multiples, row / column reductions (and `int32` arg-reductions) and their broadcasts
+//! (fused, or by `row_expand` / `col_expand`), compare masks and `select`, rows moved
+//! between tiles by `extract` / `insert`, and conversions with a named rounding.
+//!
+//! Not generated yet: matmul / matmul_acc and casts to another dtype (the executor holds one
+//! element type and the shapes above).
 //!
 //! Each kernel is IR text; it must parse, verify and re-parse structurally equal after
 //! printing (c). It then runs two ways: through the reference interpreter, and through the
@@ -12,7 +19,7 @@
 //! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
 //!
 //! 4 dtypes (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16` on 4 x 16) x 300 kernels =
-//! 1,200 kernels per run, about 20 s in a debug build.
+//! 1,200 kernels per run, about 30 s in a debug build.
 //! `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release` runs a longer campaign.
 #[path = "random_kernels/exec.rs"]
 mod exec;
@@ -67,6 +74,9 @@ enum Node {
     },
     /// `load_or` of `x` or `y`: the part of the window outside the tensor is the constant.
     LoadOr { y: bool },
+    /// A conversion to the tile's own dtype with a named rounding (`cast_round`, `TCVT`:
+    /// for floats, rounding to an integral value).
+    Round { src: usize, mode: usize },
     /// Row `i` of a tile extracted (`extract::<1, C>([i, 0])`) and inserted into another
     /// tile at row `j` (`insert`).
     Rows {
@@ -112,6 +122,7 @@ fn node() -> impl Strategy<Value = Node> {
         1 => (0..6usize, 0..64usize, 0..64usize, 0..64usize, 0..64usize, any::<bool>(), any::<bool>())
             .prop_map(|(cmp, lhs, rhs, a, b, scalar_rhs, scalar_alt)| Node::Select { cmp, lhs, rhs, a, b, scalar_rhs, scalar_alt }),
         1 => any::<bool>().prop_map(|y| Node::LoadOr { y }),
+        1 => (0..64usize, 0..5usize).prop_map(|(src, mode)| Node::Round { src, mode }),
         1 => (0..64usize, 0..R, 0..64usize, 0..R)
             .prop_map(|(src, i, onto, j)| Node::Rows { src, i, onto, j }),
     ];
@@ -375,7 +386,9 @@ impl Gen {
                     );
                     self.line(
                         depth + 1,
-                        &format!("{out} = tile.select {m}, {a}, {b} : ({mask}, {full}, {bty}) -> {full}"),
+                        &format!(
+                            "{out} = tile.select {m}, {a}, {b} : ({mask}, {full}, {bty}) -> {full}"
+                        ),
                     );
                     self.line(depth, "}");
                 }
@@ -394,6 +407,11 @@ impl Gen {
                     };
                     let pad = self.konst(depth, pad, dt);
                     self.op(depth, &format!("{out} = tile.load_or {src}, {pad} : ({ten}, {dt}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {col}]}}", c = self.c));
+                }
+                Node::Round { src, mode } => {
+                    let src = env[src % env.len()].clone();
+                    let mode = ["rint", "round", "floor", "ceil", "trunc"][mode % 5];
+                    self.op(depth, &format!("{out} = tile.cast {src} : ({full}) -> {full} {{dtype={dt}, round={mode}}}"));
                 }
                 Node::Rows { src, i, onto, j } => {
                     let (src, onto) = (env[src % env.len()].clone(), env[onto % env.len()].clone());
@@ -415,7 +433,12 @@ impl Gen {
                     let zero = self.konst(depth, "0", "int64");
                     let one = self.konst(depth, "1", "int64");
                     let lim = self.konst(depth, &(limit + 1).to_string(), "int64");
-                    let (acc, w, c, w2) = (self.fresh("acc"), self.fresh("w"), self.fresh("c"), self.fresh("w"));
+                    let (acc, w, c, w2) = (
+                        self.fresh("acc"),
+                        self.fresh("w"),
+                        self.fresh("c"),
+                        self.fresh("w"),
+                    );
                     let wout = self.fresh("wo");
                     self.line(
                         depth,

@@ -571,8 +571,16 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     return Err("rank-2 reads only".into());
                 }
                 let at = [self.index(offsets[0])?, self.index(offsets[1])?];
-                let v = isa::tread(&*self.tensor(*tensor, args)?, &at).map_err(|e| e.to_string())?;
+                let v =
+                    isa::tread(&*self.tensor(*tensor, args)?, &at).map_err(|e| e.to_string())?;
                 self.elems.insert(*result, v);
+            }
+            Inst::Cvt { dst, src, round } => {
+                let src = self.full(&Arg::Tile(*src))?;
+                match &mut self.slots[dst.0 as usize] {
+                    Slot::Full(d) => isa::tcvt(d, &src, *round),
+                    _ => return Err("a conversion into a slot that is not R x C".into()),
+                }
             }
             Inst::Extract { dst, src, at } => {
                 let (r0, c0) = (self.index(at[0])?, self.index(at[1])?);
