@@ -7,6 +7,63 @@ use pto::ir::DataType;
 use pto::{Element, Tensor};
 use pto_lower::interp::{HostValue, run};
 
+/// Spellings the macro finds in the op table by operand class and dtype (issue 12): scalar
+/// `a.pow(b)` (`scalar.pow`, not reachable before), `max` as a function and `min` as a
+/// method, `bool ^ bool` (`scalar.xor`, before: an error for `scalar.bitxor` on `bool`)
+/// and `!` on an integer (`scalar.bitnot`).
+#[pto::kernel]
+pub fn table_spellings(a: i32, b: i32, p: bool, q: bool, #[out] out: &mut Tensor<i32, 4, 8>) {
+    out.store([0, 0], Tile::<i32, 1, 8>::full(a.pow(b)));
+    out.store([1, 0], Tile::<i32, 1, 8>::full(max(a, b) - a.min(b)));
+    out.store([2, 0], Tile::<i32, 1, 8>::full((p ^ q) as i32));
+    out.store([3, 0], Tile::<i32, 1, 8>::full(!a));
+}
+
+#[test]
+fn table_spellings_mean_rust_in_every_backend() {
+    for (a, b, p, q) in [
+        (3i32, 4i32, true, false),
+        (-2, 3, true, true),
+        (7, 0, false, false),
+    ] {
+        let want = [
+            a.wrapping_pow(b as u32),
+            std::cmp::max(a, b) - std::cmp::min(a, b),
+            i32::from(p ^ q),
+            !a,
+        ];
+        let mut out = Tensor::<i32>::try_zeros(&[4, 8]).unwrap();
+        table_spellings(a, b, p, q, &mut out).unwrap();
+        let host: Vec<i32> = out.as_slice().chunks(8).map(|r| r[0]).collect();
+        assert_eq!(host, want, "host {a} {b} {p} {q}");
+        let m = table_spellings::program();
+        let mut args = vec![
+            HostValue::i32(a),
+            HostValue::i32(b),
+            HostValue::bool(p),
+            HostValue::bool(q),
+            host_value(&out, DataType::Int32),
+        ];
+        run(&m, m.entry.unwrap(), &mut args).unwrap();
+        let interp: Vec<i32> = interp_data(&args[4])
+            .chunks(8)
+            .map(|r| r[0] as i32)
+            .collect();
+        assert_eq!(interp, want, "interpreter {a} {b} {p} {q}");
+    }
+    let ir = table_spellings::IR;
+    for op in [
+        "scalar.pow",
+        "scalar.max",
+        "scalar.min",
+        "scalar.xor",
+        "scalar.bitnot",
+    ] {
+        assert!(ir.contains(op), "{op} not in\n{ir}");
+    }
+    assert!(table_spellings::CPP.contains("__builtin_pow("));
+}
+
 /// Scalar division and remainder, truncating and floored, written into one row each.
 #[pto::kernel]
 pub fn scalar_div(a: i32, b: i32, #[out] out: &mut Tensor<i32, 4, 8>) {
