@@ -65,6 +65,9 @@ mod ops;
 #[path = "ops_b/kernels.rs"]
 mod ops_b;
 
+#[path = "quant/kernels.rs"]
+mod quant;
+
 #[path = "../pto-lower/tests/cpp/harness.rs"]
 mod harness;
 
@@ -385,6 +388,67 @@ fn kernels() -> Vec<(
             vec![
                 vec![("M", 32), ("N", 32), ("K", 32)],
                 vec![("M", 20), ("N", 37), ("K", 32)],
+            ],
+        ),
+        (
+            "matmul_i8",
+            quant::matmul_i8::program(),
+            |a| {
+                let (x, y) = (tensor::<i8>(&a[0]), tensor::<i8>(&a[1]));
+                let (mut c, mut u) = (tensor::<i8>(&a[2]), tensor::<u8>(&a[3]));
+                quant::matmul_i8(&x, &y, &mut c, &mut u)?;
+                put(&mut a[2], &c);
+                put(&mut a[3], &u);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
+            ],
+        ),
+        (
+            "matmul_f32_to_i8",
+            quant::matmul_f32_to_i8::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut c = tensor::<i8>(&a[2]);
+                quant::matmul_f32_to_i8(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
+            ],
+        ),
+        (
+            "matmul_i8_to_f16",
+            quant::matmul_i8_to_f16::program(),
+            |a| {
+                let (x, y) = (tensor::<i8>(&a[0]), tensor::<i8>(&a[1]));
+                let mut c = tensor::<f16>(&a[2]);
+                quant::matmul_i8_to_f16(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
+            ],
+        ),
+        (
+            "splitk_i8",
+            quant::splitk_i8::program(),
+            |a| {
+                let (x, y) = (tensor::<i8>(&a[0]), tensor::<i8>(&a[1]));
+                let mut c = tensor::<i8>(&a[2]);
+                quant::splitk_i8(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
             ],
         ),
         (
