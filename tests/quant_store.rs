@@ -83,7 +83,10 @@ fn i32_accumulator_into_i8_and_u8() {
         let mut u = Tensor::<u8>::zeros([m, n]);
         kernels::matmul_i8(&a, &b, &mut c, &mut u).unwrap();
         let p = product(&av, &bv, m, n, k);
-        let want_c: Vec<f64> = p.iter().map(|&x| to_8bit(x as f64, -128.0, 127.0)).collect();
+        let want_c: Vec<f64> = p
+            .iter()
+            .map(|&x| to_8bit(x as f64, -128.0, 127.0))
+            .collect();
         let want_u: Vec<f64> = p.iter().map(|&x| to_8bit(x as f64, 0.0, 255.0)).collect();
         assert_eq!(as_f64(&c), want_c, "{m} x {n} x {k} into i8");
         assert_eq!(as_f64(&u), want_u, "{m} x {n} x {k} into u8");
@@ -120,7 +123,10 @@ fn f32_accumulator_into_i8() {
             .collect();
         let want: Vec<f64> = p.iter().map(|&x| to_8bit(x, -128.0, 127.0)).collect();
         assert_eq!(as_f64(&c), want, "{m} x {n} x {k}");
-        assert!(p.iter().any(|&x| x.fract().abs() == 0.5), "no ties at {m} x {n} x {k}");
+        assert!(
+            p.iter().any(|&x| x.fract().abs() == 0.5),
+            "no ties at {m} x {n} x {k}"
+        );
         assert!(
             k < 32 || p.iter().any(|&x| x.abs() > 128.0),
             "no saturation at {m} x {n} x {k}"
@@ -152,7 +158,10 @@ fn i32_accumulator_into_f16_saturates() {
             .collect();
         assert_eq!(as_f64(&c), want, "{m} x {n} x {k}");
         if k >= 50 {
-            assert!(p.iter().any(|&x| x.abs() > 65504), "no saturation at {m} x {n} x {k}");
+            assert!(
+                p.iter().any(|&x| x.abs() > 65504),
+                "no saturation at {m} x {n} x {k}"
+            );
         }
         let got = interp(
             &kernels::matmul_i8_to_f16::program(),
@@ -179,7 +188,9 @@ fn split_k_quantised_store_add_wraps_in_i8() {
         let mut want = start.clone();
         for k0 in (0..k).step_by(32) {
             let w = (k - k0).min(32);
-            let ac: Vec<i32> = (0..m).flat_map(|i| av[i * k + k0..i * k + k0 + w].to_vec()).collect();
+            let ac: Vec<i32> = (0..m)
+                .flat_map(|i| av[i * k + k0..i * k + k0 + w].to_vec())
+                .collect();
             let bc: Vec<i32> = bv[k0 * n..(k0 + w) * n].to_vec();
             for (d, x) in want.iter_mut().zip(product(&ac, &bc, m, n, w)) {
                 *d = d.wrapping_add(to_8bit(x as f64, -128.0, 127.0) as i8);

@@ -15,10 +15,10 @@
 
 use super::memory::{Offset, Window, default_window};
 use crate::element::{Element, RoundMode, convert};
-use pto_ir::DataType;
-use pto_ir::sem::store::{Quant, quant_of, quantize};
 use crate::tensor::MAX_RANK;
 use crate::{Error, Tensor, Tile};
+use pto_ir::DataType;
+use pto_ir::sem::store::{Quant, quant_of, quantize};
 
 /// Writes `f(dst element, src element)` over `src`'s valid region placed at `offset` with
 /// `window`, clipped to the tensor (the element walk of `tstore_window`).

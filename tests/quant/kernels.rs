@@ -70,7 +70,10 @@ pub fn splitk_i8(a: &Tensor<i8, M, K>, b: &Tensor<i8, K, N>, c: &mut Tensor<i8, 
     for i in (0..M).step_by(16) {
         for j in (0..N).step_by(16) {
             for k in (0..K).step_by(32) {
-                c.store_add([i, j], matmul(a.load::<16, 32>([i, k]), b.load::<32, 16>([k, j])));
+                c.store_add(
+                    [i, j],
+                    matmul(a.load::<16, 32>([i, k]), b.load::<32, 16>([k, j])),
+                );
             }
         }
     }

@@ -140,10 +140,16 @@ mod tests {
             [q(0.5), q(1.5), q(2.5), q(-0.5), q(-2.5), q(126.6)],
             [0.0, 2.0, 2.0, 0.0, -2.0, 127.0]
         );
-        assert_eq!([q(300.0), q(-129.0), q(f32::NEG_INFINITY)], [127.0, -128.0, -128.0]);
+        assert_eq!(
+            [q(300.0), q(-129.0), q(f32::NEG_INFINITY)],
+            [127.0, -128.0, -128.0]
+        );
         assert_eq!(q(f32::NAN), 0.0);
         let u = |x: f32| quantize(x, Quant::ToUInt8, 1.0);
-        assert_eq!([u(-3.0), u(255.4), u(255.5), u(1000.0)], [0.0, 255.0, 255.0, 255.0]);
+        assert_eq!(
+            [u(-3.0), u(255.4), u(255.5), u(1000.0)],
+            [0.0, 255.0, 255.0, 255.0]
+        );
         // The scale multiplies in fp32 before the rounding.
         assert_eq!(quantize(5.0, Quant::ToInt8, 0.5), 2.0);
         assert_eq!(quantize(7.0, Quant::ToInt8, 0.5), 4.0);

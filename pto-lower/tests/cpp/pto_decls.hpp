@@ -1145,6 +1145,13 @@ inline void set_flag(pipe_t, pipe_t, event_t) {}
 inline void wait_flag(pipe_t, pipe_t, event_t) {}
 inline void pipe_barrier(pipe_t) {}
 
+// The AI core's stop instruction, which pto-isa's failed checks (debug.h DEBUG_CHECK) call:
+// the launch fails. The model ends the run with a message.
+[[noreturn]] inline void trap() {
+  std::fprintf(stderr, "pto model: trap: the kernel stopped\n");
+  std::abort();
+}
+
 // SPMD identity (pto-isa.md: get_block_idx / get_block_num; the CPU stub keeps the block
 // per thread). The model runs the blocks of a launch one after another: the driver sets the
 // block and the block count before each call of the kernel.

@@ -11,7 +11,7 @@ use super::{WORKSPACE, Writer, cpp_dtype, cpp_min, push_hex, put_tile_type_valid
 
 impl Writer<'_> {
     /// One extent of a tensor for a stride expression.
-    fn dim(&mut self, d: &Dim) {
+    pub(super) fn dim(&mut self, d: &Dim) {
         match d {
             Dim::Const(c) => self.out.put_u64(*c),
             Dim::Value(v) => {
