@@ -600,6 +600,17 @@ fn kernels() -> Vec<(
             vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
         ),
         (
+            "column_fill",
+            ops::column_fill::program(),
+            |a| {
+                let (x, mut y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                ops::column_fill(&x, &mut y)?;
+                put(&mut a[1], &y);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
             "narrow_abs",
             ops::narrow_abs::program(),
             |a| {

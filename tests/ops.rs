@@ -270,3 +270,29 @@ fn a_mask_of_a_narrow_tile_matches_rust() {
         same(y.as_slice(), &want, &format!("narrow abs {r} x 16"));
     }
 }
+
+#[test]
+fn column_tiles_fill_and_accumulate() {
+    for (r, c) in [(32, 128), (37, 100), (5, 10)] {
+        // Multiples of 1/8: every partial sum is exact, whatever the order.
+        let x: Vec<f32> = values(r * c, 21, -8.0, 8.0)
+            .iter()
+            .map(|v| (v * 8.0).round() / 8.0)
+            .collect();
+        let xt = Tensor::from_vec(x.clone(), [r, c]).unwrap();
+        let mut out = Tensor::<f32>::zeros([r, 1]);
+        kernels::column_fill(&xt, &mut out).unwrap();
+        let want: Vec<f32> = (0..r)
+            .map(|i| x[i * c..(i + 1) * c].iter().sum::<f32>() + 0.5)
+            .collect();
+        same(out.as_slice(), &want, &format!("column fill {r} x {c}"));
+        let got = interp(
+            &kernels::column_fill::program(),
+            vec![
+                arg(DataType::Fp32, &f64s(&x), [r, c]),
+                arg(DataType::Fp32, &vec![0.0; r], [r, 1]),
+            ],
+        );
+        assert_eq!(got[1], f64s(&want), "interpreter, column fill {r} x {c}");
+    }
+}

@@ -285,9 +285,14 @@ fn cpp_max(a: &str, b: &str) -> String {
     }
 }
 
-/// Whether an instruction works element by element (these need row-major tiles).
+/// Whether an instruction works element by element (these need row-major tiles; a fill,
+/// `TEXPANDS`, too: pto-isa rejects it on a column-major Vec tile).
 fn is_elementwise(isa: Isa) -> bool {
-    isa.is_binary() || isa.is_scalar_form() || isa.is_unary() || isa == Isa::TMov
+    isa.is_binary()
+        || isa.is_scalar_form()
+        || isa.is_unary()
+        || isa == Isa::TMov
+        || isa == Isa::TExpandS
 }
 
 /// Whether slot `s` is an `R x 1` column-major Vec tile (a row reduction's result).

@@ -275,6 +275,11 @@ impl Writer<'_> {
                 self.out
                     .line(l1, &format!("{}_row.SetValidCol({r});", dslot.name));
             }
+        } else if column {
+            // A fill (`TEXPANDS`) keeps the destination's region: its view takes it.
+            let r = self.vdim(TileRef::Slot(dst), 0);
+            self.out
+                .line(l1, &format!("{}_row.SetValidCol({r});", dslot.name));
         }
         let dst_name = if column {
             format!("{}_row", dslot.name)
