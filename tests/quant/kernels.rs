@@ -1,7 +1,8 @@
 //! Quantising stores (issue 16: an `f32` / `i32` matmul accumulator stored into an `i8`,
 //! `u8` or `f16` tensor), shared by `tests/quant_store.rs` (against plain Rust and the
 //! interpreter) and `tests/cpp_model.rs` (their C++ in the pto-isa model against the host
-//! functions).
+//! functions). The `i8` kernels take 32-column tiles of `b`: pto-isa's `int8` Mat tile is boxed in
+//! 16 x 32 fractals, so its columns are a multiple of 32.
 
 use pto::prelude::*;
 
@@ -15,10 +16,10 @@ pub fn matmul_i8(
     #[out] u: &mut Tensor<u8, M, N>,
 ) {
     for i in (0..M).step_by(16) {
-        for j in (0..N).step_by(16) {
-            let mut acc = matmul(a.load::<16, 32>([i, 0]), b.load::<32, 16>([0, j]));
+        for j in (0..N).step_by(32) {
+            let mut acc = matmul(a.load::<16, 32>([i, 0]), b.load::<32, 32>([0, j]));
             for k in (32..K).step_by(32) {
-                acc = matmul_acc(acc, a.load::<16, 32>([i, k]), b.load::<32, 16>([k, j]));
+                acc = matmul_acc(acc, a.load::<16, 32>([i, k]), b.load::<32, 32>([k, j]));
             }
             c.store([i, j], acc);
             u.store([i, j], acc);
@@ -53,10 +54,10 @@ pub fn matmul_i8_to_f16(
     #[out] c: &mut Tensor<f16, M, N>,
 ) {
     for i in (0..M).step_by(16) {
-        for j in (0..N).step_by(16) {
-            let mut acc = matmul(a.load::<16, 32>([i, 0]), b.load::<32, 16>([0, j]));
+        for j in (0..N).step_by(32) {
+            let mut acc = matmul(a.load::<16, 32>([i, 0]), b.load::<32, 32>([0, j]));
             for k in (32..K).step_by(32) {
-                acc = matmul_acc(acc, a.load::<16, 32>([i, k]), b.load::<32, 16>([k, j]));
+                acc = matmul_acc(acc, a.load::<16, 32>([i, k]), b.load::<32, 32>([k, j]));
             }
             c.store([i, j], acc);
         }
@@ -68,11 +69,11 @@ pub fn matmul_i8_to_f16(
 #[pto::kernel]
 pub fn splitk_i8(a: &Tensor<i8, M, K>, b: &Tensor<i8, K, N>, c: &mut Tensor<i8, M, N>) {
     for i in (0..M).step_by(16) {
-        for j in (0..N).step_by(16) {
+        for j in (0..N).step_by(32) {
             for k in (0..K).step_by(32) {
                 c.store_add(
                     [i, j],
-                    matmul(a.load::<16, 32>([i, k]), b.load::<32, 16>([k, j])),
+                    matmul(a.load::<16, 32>([i, k]), b.load::<32, 32>([k, j])),
                 );
             }
         }

@@ -18,8 +18,9 @@ use super::{Writer, cpp_dtype};
 
 impl Writer<'_> {
     /// `if (i < 0 || i >= n || ..) pto_rs::out_of_bounds();` for each `(index, bound)` pair
-    /// (the index must be below the bound); nothing when there are none.
-    fn guard(&mut self, l: Level, checks: &[(String, String)]) {
+    /// (the index must be below the bound; a constant index is not negative); nothing when
+    /// there are none.
+    fn guard(&mut self, l: Level, checks: &[(Index, String)]) {
         if checks.is_empty() {
             return;
         }
@@ -29,18 +30,20 @@ impl Writer<'_> {
             if k > 0 {
                 self.put(" || ");
             }
-            self.put(&format!("{i} < 0 || {i} >= {n}"));
+            match i {
+                Index::Const(c) => self.out.put_u64(*c),
+                Index::Value(_) => {
+                    let i = self.text(|me| {
+                        me.put("static_cast<int64_t>(");
+                        me.index(*i);
+                        me.put(")");
+                    });
+                    self.put(&format!("{i} < 0 || {i}"));
+                }
+            }
+            self.put(&format!(" >= {n}"));
         }
         self.put(") pto_rs::out_of_bounds();\n");
-    }
-
-    /// `static_cast<int64_t>(index)`.
-    fn index_i64(&mut self, i: Index) -> String {
-        self.text(|me| {
-            me.put("static_cast<int64_t>(");
-            me.index(i);
-            me.put(")");
-        })
     }
 
     /// The guard of an element access: each index that is not a constant inside a static
@@ -55,9 +58,8 @@ impl Writer<'_> {
             if let (Index::Const(_), Dim::Const(_)) = (o, d) {
                 continue;
             }
-            let i = self.index_i64(*o);
             let n = self.text(|me| me.dim(d));
-            checks.push((i, n));
+            checks.push((*o, n));
         }
         self.guard(l, &checks);
     }
@@ -72,8 +74,7 @@ impl Writer<'_> {
         let mut checks = Vec::new();
         for k in 0..2 {
             if let Index::Value(_) = at[k] {
-                let i = self.index_i64(at[k]);
-                checks.push((i, (b[k] + 1).saturating_sub(s[k]).to_string()));
+                checks.push((at[k], (b[k] + 1).saturating_sub(s[k]).to_string()));
             }
         }
         self.guard(l, &checks);
