@@ -735,6 +735,35 @@ fn part_b_memory_ops_agree_at_full_and_ragged_regions() {
             &part_b_interp(&body, (&xv, (r, c)), (&y16, DataType::Fp16)),
         );
 
+        // Quantising stores into int8 and uint8 (scale 1.0: ties to even, saturation; the
+        // interpreter runs the IR, the lowering takes them from an accumulator only).
+        for (d, lo, hi) in [
+            (DataType::Int8, -128.0, 127.0),
+            (DataType::UInt8, 0.0, 255.0),
+        ] {
+            let body = format!(
+                "{load}      tile.store %t_3, %o_2 : ({loaded}, tensor<[8, 32], {}>) -> () {{offset=[0, 0]}}\n",
+                d.name()
+            );
+            let y8: Vec<f64> = yv.iter().map(|&v| v.round().clamp(lo, hi)).collect();
+            let host8: Vec<f64> = if d == DataType::Int8 {
+                let mut o8 =
+                    Tensor::from_vec_dyn(y8.iter().map(|&v| v as i8).collect(), &[8, 32]).unwrap();
+                isa::tstore_quant(&mut o8, &t, &[0, 0], 1.0).unwrap();
+                o8.as_slice().iter().map(|&v| f64::from(v)).collect()
+            } else {
+                let mut o8 =
+                    Tensor::from_vec_dyn(y8.iter().map(|&v| v as u8).collect(), &[8, 32]).unwrap();
+                isa::tstore_quant(&mut o8, &t, &[0, 0], 1.0).unwrap();
+                o8.as_slice().iter().map(|&v| f64::from(v)).collect()
+            };
+            agree_bits(
+                &what(&format!("quantising store into {}", d.name())),
+                &host8,
+                &part_b_interp(&body, (&xv, (r, c)), (&y8, d)),
+            );
+        }
+
         // reshape of the padded tile to 16 x 16, stored as 8 x 32 through a second reshape.
         let body = format!(
             "      %p_3 = 0.0 : fp32\n      %t_4 = tile.load_or %x_1, %p_3 : ({ten}, fp32) -> tile<[8, 32], [8, 32], fp32> {{shape=[8, 32], offset=[{i}, {j}]}}\n      %s_5 = tile.reshape %t_4 : (tile<[8, 32], [8, 32], fp32>) -> tile<[16, 16], [16, 16], fp32> {{shape=[16, 16]}}\n      %u_6 = tile.reshape %s_5 : (tile<[16, 16], [16, 16], fp32>) -> tile<[8, 32], [8, 32], fp32> {{shape=[8, 32]}}\n      tile.store %u_6, %o_2 : (tile<[8, 32], [8, 32], fp32>, {o32}) -> () {{offset=[0, 0]}}\n"

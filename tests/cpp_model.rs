@@ -65,6 +65,9 @@ mod ops;
 #[path = "ops_b/kernels.rs"]
 mod ops_b;
 
+#[path = "quant/kernels.rs"]
+mod quant;
+
 #[path = "../pto-lower/tests/cpp/harness.rs"]
 mod harness;
 
@@ -388,6 +391,67 @@ fn kernels() -> Vec<(
             ],
         ),
         (
+            "matmul_i8",
+            quant::matmul_i8::program(),
+            |a| {
+                let (x, y) = (tensor::<i8>(&a[0]), tensor::<i8>(&a[1]));
+                let (mut c, mut u) = (tensor::<i8>(&a[2]), tensor::<u8>(&a[3]));
+                quant::matmul_i8(&x, &y, &mut c, &mut u)?;
+                put(&mut a[2], &c);
+                put(&mut a[3], &u);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
+            ],
+        ),
+        (
+            "matmul_f32_to_i8",
+            quant::matmul_f32_to_i8::program(),
+            |a| {
+                let (x, y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                let mut c = tensor::<i8>(&a[2]);
+                quant::matmul_f32_to_i8(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
+            ],
+        ),
+        (
+            "matmul_i8_to_f16",
+            quant::matmul_i8_to_f16::program(),
+            |a| {
+                let (x, y) = (tensor::<i8>(&a[0]), tensor::<i8>(&a[1]));
+                let mut c = tensor::<f16>(&a[2]);
+                quant::matmul_i8_to_f16(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
+            ],
+        ),
+        (
+            "splitk_i8",
+            quant::splitk_i8::program(),
+            |a| {
+                let (x, y) = (tensor::<i8>(&a[0]), tensor::<i8>(&a[1]));
+                let mut c = tensor::<i8>(&a[2]);
+                quant::splitk_i8(&x, &y, &mut c)?;
+                put(&mut a[2], &c);
+                Ok(())
+            },
+            vec![
+                vec![("M", 32), ("N", 32), ("K", 64)],
+                vec![("M", 37), ("N", 21), ("K", 50)],
+            ],
+        ),
+        (
             "carried_sum",
             edge::carried_sum::program(),
             |a| {
@@ -536,6 +600,17 @@ fn kernels() -> Vec<(
             vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
         ),
         (
+            "column_fill",
+            ops::column_fill::program(),
+            |a| {
+                let (x, mut y) = (tensor::<f32>(&a[0]), tensor::<f32>(&a[1]));
+                ops::column_fill(&x, &mut y)?;
+                put(&mut a[1], &y);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
             "narrow_abs",
             ops::narrow_abs::program(),
             |a| {
@@ -609,6 +684,98 @@ fn every_example_runs_in_the_cpp_model_like_its_host_function() {
                         }
                     }
                     Err(e) => failures.push(format!("{name} {target} {set:?}: {e}")),
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A run-time index outside its tensor (`out.write([row, 1], s)` with `row` = -1 or `R`) or a
+/// run-time `insert` offset that does not fit (`[0, col]` of an 8 x 8 tile in a 16 x 16 one
+/// with `col` = 9 or -1): the host function returns `Err`, and the C++ must stop the kernel
+/// (`trap()`) before the access instead of writing outside the tensor or tile; in range, both
+/// agree.
+#[test]
+fn out_of_range_run_time_indices_stop_the_cpp_kernel() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the C++ was not run");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-bounds-cpp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(
+        &str,
+        pto::ir::ProgramModule,
+        Host,
+        Vec<(&str, usize)>,
+        [i64; 4],
+    ); 2] = [
+        (
+            "element_access",
+            ops_b::element_access::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let mut out = tensor::<f32>(&a[2]);
+                ops_b::element_access(&x, scalar(&a[1]) as i64, &mut out)?;
+                put(&mut a[2], &out);
+                Ok(())
+            },
+            vec![("R", 37), ("C", 50)],
+            // In range, then out: below, at the end, far past it.
+            [36, -1, 37, 1 << 40],
+        ),
+        (
+            "reshape_insert",
+            ops_b::reshape_insert::program(),
+            |a| {
+                let x = tensor::<f32>(&a[0]);
+                let (mut y, mut z) = (tensor::<f32>(&a[2]), tensor::<f32>(&a[3]));
+                ops_b::reshape_insert(&x, scalar(&a[1]) as i64, &mut y, &mut z)?;
+                put(&mut a[2], &y);
+                put(&mut a[3], &z);
+                Ok(())
+            },
+            vec![("R", 5), ("C", 40)],
+            [8, -1, 9, 1 << 40],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, m, host, set, indices) in cases {
+        for target in ["A2A3", "A5"] {
+            let built = harness::build(&gxx, &m, target, &dir, name).unwrap();
+            let dims = harness::dims_by_name(&m, &set);
+            for (k, &index) in indices.iter().enumerate() {
+                let mut args = harness::args_for(&m, &dims, 5, false);
+                args[1] = HostValue::scalar(pto::ir::DataType::Int64, index as f64).unwrap();
+                let mut want = args.clone();
+                let host_result = host(&mut want);
+                let got = built.run(&args);
+                match (k, host_result, got) {
+                    (0, Ok(()), Ok((got, _))) => {
+                        let err = got
+                            .iter()
+                            .zip(&want)
+                            .filter_map(|(g, w)| {
+                                Some(harness::max_error(
+                                    &g.as_tensor()?.data,
+                                    &w.as_tensor()?.data,
+                                ))
+                            })
+                            .fold(0.0, f64::max);
+                        if err > 0.0 {
+                            failures.push(format!(
+                                "{name} {target} index {index}: max error {err:.2e}"
+                            ));
+                        }
+                    }
+                    (k, Err(_), Err(e)) if k > 0 && e.contains("trap") => {}
+                    (_, h, g) => failures.push(format!(
+                        "{name} {target} index {index}: host {:?}, C++ {:?}",
+                        h.map_err(|e| e.to_string()),
+                        g.map(|_| "ran to the end")
+                    )),
                 }
             }
         }

@@ -28,11 +28,11 @@ fn arg(d: DataType, data: &[f64], shape: [usize; 2]) -> HostValue {
     HostValue::Tensor(HostTensor::new(d, shape.to_vec(), data.to_vec()).unwrap())
 }
 
-/// Runs `m` in the interpreter on `args`; the tensors' data afterwards.
+/// Runs `m` in the interpreter on `args`; the tensors' data afterwards (empty for others).
 fn interp(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<f64>> {
     run(m, m.entry.unwrap(), &mut args).unwrap();
     args.iter()
-        .map(|a| a.as_tensor().unwrap().data.clone())
+        .map(|a| a.as_tensor().map(|t| t.data.clone()).unwrap_or_default())
         .collect()
 }
 
@@ -268,5 +268,76 @@ fn a_mask_of_a_narrow_tile_matches_rust() {
             .map(|v| if *v < 0.0 { 0.0 - v } else { *v })
             .collect();
         same(y.as_slice(), &want, &format!("narrow abs {r} x 16"));
+    }
+}
+
+#[test]
+fn column_tiles_fill_and_accumulate() {
+    for (r, c) in [(32, 128), (37, 100), (5, 10)] {
+        // Multiples of 1/8: every partial sum is exact, whatever the order.
+        let x: Vec<f32> = values(r * c, 21, -8.0, 8.0)
+            .iter()
+            .map(|v| (v * 8.0).round() / 8.0)
+            .collect();
+        let xt = Tensor::from_vec(x.clone(), [r, c]).unwrap();
+        let mut out = Tensor::<f32>::zeros([r, 1]);
+        kernels::column_fill(&xt, &mut out).unwrap();
+        let want: Vec<f32> = (0..r)
+            .map(|i| x[i * c..(i + 1) * c].iter().sum::<f32>() + 0.5)
+            .collect();
+        same(out.as_slice(), &want, &format!("column fill {r} x {c}"));
+        let got = interp(
+            &kernels::column_fill::program(),
+            vec![
+                arg(DataType::Fp32, &f64s(&x), [r, c]),
+                arg(DataType::Fp32, &vec![0.0; r], [r, 1]),
+            ],
+        );
+        assert_eq!(got[1], f64s(&want), "interpreter, column fill {r} x {c}");
+    }
+}
+
+#[test]
+fn mask_parameters_pick_like_computed_masks() {
+    // A checkerboard mask with one odd row; bit 0 is the flag (2 has it clear).
+    let flags: Vec<u8> = (0..256)
+        .map(|k| {
+            if k / 16 == 5 {
+                2
+            } else {
+                ((k / 16 + k % 16) % 2) as u8
+            }
+        })
+        .collect();
+    let m = pto::Tile::<u8, 16, 16>::from_slice(&flags).unwrap();
+    for r in [32, 37, 3] {
+        let x = values(r * 16, 41, -2.0, 2.0);
+        let xt = Tensor::from_vec(x.clone(), [r, 16]).unwrap();
+        let mut y = Tensor::<f32>::zeros([r, 16]);
+        kernels::mask_param(&xt, &m, &mut y).unwrap();
+        let want: Vec<f32> = x
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| {
+                let set = flags[(k / 16 % 16) * 16 + k % 16] & 1 == 1;
+                if v > 0.0 && set { v } else { -1.0 }
+            })
+            .collect();
+        same(y.as_slice(), &want, &format!("mask parameter {r} x 16"));
+        let mask = pto_lower::interp::HostTile::new(
+            DataType::Bool,
+            vec![16, 16],
+            flags.iter().map(|&f| f64::from(f & 1)).collect(),
+        )
+        .unwrap();
+        let got = interp(
+            &kernels::mask_param::program(),
+            vec![
+                arg(DataType::Fp32, &f64s(&x), [r, 16]),
+                HostValue::Tile(mask),
+                arg(DataType::Fp32, &vec![0.0; r * 16], [r, 16]),
+            ],
+        );
+        assert_eq!(got[2], f64s(&want), "interpreter, mask parameter {r} x 16");
     }
 }

@@ -1,6 +1,8 @@
 //! The other `TSTORE` forms: the atomic-add store (`tstore_add`, a kernel's `store_add`) and
 //! the converting store from an accumulator (`tstore_cvt`, an `f32` matmul result written
-//! into an `f16` / `bf16` tensor).
+//! into an `f16` / `bf16` tensor) and the quantising store (`tstore_quant`, an `f32` / `i32`
+//! accumulator written into an `i8` / `u8` tensor, or an `i32` one into `f16`: pto-isa's
+//! `TSTORE(global, acc, preQuantScalar)`, with the rule of `pto_ir::sem::store`).
 //!
 //! Both address the window as [`super::tstore`] does (offsets inside the tensor, the tile's
 //! valid region clipped to the tensor; the `_window` forms take the window of a rank-3 / 4
@@ -15,6 +17,8 @@ use super::memory::{Offset, Window, default_window};
 use crate::element::{Element, RoundMode, convert};
 use crate::tensor::MAX_RANK;
 use crate::{Error, Tensor, Tile};
+use pto_ir::DataType;
+use pto_ir::sem::store::{Quant, quant_of, quantize};
 
 /// Writes `f(dst element, src element)` over `src`'s valid region placed at `offset` with
 /// `window`, clipped to the tensor (the element walk of `tstore_window`).
@@ -121,6 +125,80 @@ pub fn tstore_add_cvt_window<S: Element, D: Element, const R: usize, const C: us
     })
 }
 
+/// The quantising conversion from `S` to `D`, or `Err` when pto-isa has none.
+fn quant<S: Element, D: Element>() -> Result<Quant, Error> {
+    DataType::from_name(S::NAME)
+        .zip(DataType::from_name(D::NAME))
+        .and_then(|(s, d)| quant_of(s, d))
+        .ok_or_else(|| {
+            Error::Unsupported(format!(
+                "a quantising store from {} into {}: pto-isa quantises fp32 into int8 / uint8 and int32 into int8 / uint8 / fp16",
+                S::NAME,
+                D::NAME
+            ))
+        })
+}
+
+/// One element through the quantising store `q` with `scale`.
+#[inline(always)]
+fn quantized<S: Element, D: Element>(s: S, q: Quant, scale: f32) -> D {
+    D::from_f32_rounded(quantize(s.to_f32(), q, scale), RoundMode::CastRint)
+}
+
+/// `TSTORE(dst[offset..], src, preQuantScalar)` from an accumulator: stores `src`'s valid
+/// region multiplied by `scale`, rounded and saturated into `D` (`pto_ir::sem::store`).
+pub fn tstore_quant<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: impl Offset,
+    scale: f32,
+) -> Result<(), Error> {
+    let w = plain_window(dst, R, C);
+    let rank = dst.rank();
+    tstore_quant_window(dst, src, offset.into_usizes().as_ref(), &w[..rank], scale)
+}
+
+/// [`tstore_quant`] with an explicit window.
+pub fn tstore_quant_window<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: &[usize],
+    window: &[usize],
+    scale: f32,
+) -> Result<(), Error> {
+    let q = quant::<S, D>()?;
+    store_with("tstore window", dst, src, offset, window, |_, s| {
+        quantized(s, q, scale)
+    })
+}
+
+/// The atomic-add form of [`tstore_quant`]: `dst += quantize(src)`, added in `D` (wrapping
+/// for integers).
+pub fn tstore_add_quant<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: impl Offset,
+    scale: f32,
+) -> Result<(), Error> {
+    let w = plain_window(dst, R, C);
+    let rank = dst.rank();
+    tstore_add_quant_window(dst, src, offset.into_usizes().as_ref(), &w[..rank], scale)
+}
+
+/// [`tstore_add_quant`] with an explicit window.
+pub fn tstore_add_quant_window<S: Element, D: Element, const R: usize, const C: usize>(
+    dst: &mut Tensor<D>,
+    src: &Tile<S, R, C>,
+    offset: &[usize],
+    window: &[usize],
+    scale: f32,
+) -> Result<(), Error> {
+    let q = quant::<S, D>()?;
+    store_with("tstore_add window", dst, src, offset, window, |d, s| {
+        d.add(quantized(s, q, scale))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +240,38 @@ mod tests {
         assert_eq!(out.get(&[0, 3]), Some(f16::from_f32(-0.5)));
         tstore_add_cvt(&mut out, &t, &[0, 0]).unwrap();
         assert_eq!(out.get(&[0, 3]), Some(f16::from_f32(-1.0)));
+    }
+
+    #[test]
+    fn quantising_store_rounds_saturates_and_clips() {
+        let t = Tile::<i32, 2, 4>::from_slice(&[1, -2, 300, -300, 5, 6, 7, 8]).unwrap();
+        let mut out = Tensor::<i8>::full([2, 3], 9);
+        tstore_quant(&mut out, &t, &[0, 0], 1.0).unwrap();
+        assert_eq!(out.as_slice(), &[1, -2, 127, 5, 6, 7]);
+        // 5 * 0.5 = 2.5 and 7 * 0.5 = 3.5 round to even.
+        tstore_quant(&mut out, &t, &[0, 0], 0.5).unwrap();
+        assert_eq!(out.as_slice(), &[0, -1, 127, 2, 3, 4]);
+        let f = Tile::<f32, 1, 4>::from_slice(&[-0.5, 254.5, f32::NAN, -7.0]).unwrap();
+        let mut u = Tensor::<u8>::zeros([1, 4]);
+        tstore_quant(&mut u, &f, &[0, 0], 1.0).unwrap();
+        assert_eq!(u.as_slice(), &[0, 254, 0, 0]);
+        let mut h = Tensor::<f16>::zeros([2, 3]);
+        let big = Tile::<i32, 2, 4>::from_slice(&[70000, -70000, 2049, 0, 0, 0, 0, 0]).unwrap();
+        tstore_quant(&mut h, &big, &[0, 0], 1.0).unwrap();
+        assert_eq!(h.get(&[0, 0]), Some(f16::from_f32(65504.0)));
+        assert_eq!(h.get(&[0, 1]), Some(f16::from_f32(-65504.0)));
+        assert_eq!(h.get(&[0, 2]), Some(f16::from_f32(2048.0)));
+        tstore_add_quant(&mut out, &t, &[0, 0], 1.0).unwrap();
+        assert_eq!(out.as_slice(), &[1, -3, -2, 7, 9, 11]);
+        assert!(matches!(
+            tstore_quant(&mut out, &Tile::<f32, 1, 1>::zeros(), &[0, 0], 1.0),
+            Ok(())
+        ));
+        let mut bad = Tensor::<i16>::zeros([1, 1]);
+        assert!(matches!(
+            tstore_quant(&mut bad, &Tile::<f32, 1, 1>::zeros(), &[0, 0], 1.0),
+            Err(Error::Unsupported(_))
+        ));
     }
 
     #[test]

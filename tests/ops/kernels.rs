@@ -78,3 +78,32 @@ pub fn narrow_abs(x: &Tensor<f32, R, 16>, #[out] y: &mut Tensor<f32, R, 16>) {
         y.store([r, 0], t.lt(0.0).select(0.0 - t, t));
     }
 }
+
+/// Row sums of `x` accumulated into a column tile that starts as
+/// `Tile::<f32, 16, 1>::zeros()`, plus a column tile of 0.5 (`TEXPANDS` into `R x 1` tiles,
+/// which the C++ fills through their row-major views).
+#[pto::kernel]
+pub fn column_fill(x: &Tensor<f32, R, C>, #[out] out: &mut Tensor<f32, R, 1>) {
+    for r in (0..R).step_by(16) {
+        let mut acc = Tile::<f32, 16, 1>::zeros();
+        for c in (0..C).step_by(64) {
+            acc = acc + x.load::<16, 64>([r, c]).row_sum();
+        }
+        out.store([r, 0], acc + Tile::<f32, 16, 1>::full(0.5));
+    }
+}
+
+/// `y = x` where `x > 0` and the mask parameter `m` are both set, else -1, tile by tile
+/// (a `&Tile<bool, 16, 16>` parameter: the host function takes `pto::isa`'s mask, a
+/// `&Tile<u8, 16, 16>` whose bit 0 is the flag).
+#[pto::kernel]
+pub fn mask_param(
+    x: &Tensor<f32, R, 16>,
+    m: &Tile<bool, 16, 16>,
+    #[out] y: &mut Tensor<f32, R, 16>,
+) {
+    for r in (0..R).step_by(16) {
+        let t = x.load::<16, 16>([r, 0]);
+        y.store([r, 0], (t.gt(0.0) & m).select(t, -1.0));
+    }
+}

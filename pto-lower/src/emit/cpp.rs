@@ -105,7 +105,8 @@ pub(super) const WORKSPACE: &str = "pto_workspace";
 /// integer `as`, as the semantics module (`pto_ir::sem`) defines them: total (by zero:
 /// quotient 0, remainder the dividend; `MIN / -1` wraps), `/` and `%` truncating, `min` /
 /// `max` ignoring a NaN, `as` saturating with NaN to 0. C++'s own operators and casts are
-/// undefined for those inputs.
+/// undefined for those inputs. Also the stop of a kernel whose run-time index is out of
+/// bounds (`out_of_bounds`).
 const SCALAR_HELPERS: &str = r#"#include <limits>
 #include <type_traits>
 namespace pto_rs {
@@ -155,6 +156,16 @@ template <typename D, typename S> AICORE inline D cast_trunc(S x) {
 }
 template <typename T> AICORE inline T min(T a, T b) { return (b < a || a != a) ? b : a; }
 template <typename T> AICORE inline T max(T a, T b) { return (b > a || a != a) ? b : a; }
+// A run-time index outside its tensor or tile, where the host function returns Err: the
+// kernel stops before the access. pto-isa's failed checks trap(); its CPU simulation has no
+// trap(), so there the process aborts.
+[[noreturn]] AICORE inline void out_of_bounds() {
+#if defined(__CPU_SIM)
+    __builtin_trap();
+#else
+    trap();
+#endif
+}
 }  // namespace pto_rs
 "#;
 
@@ -274,9 +285,14 @@ fn cpp_max(a: &str, b: &str) -> String {
     }
 }
 
-/// Whether an instruction works element by element (these need row-major tiles).
+/// Whether an instruction works element by element (these need row-major tiles; a fill,
+/// `TEXPANDS`, too: pto-isa rejects it on a column-major Vec tile).
 fn is_elementwise(isa: Isa) -> bool {
-    isa.is_binary() || isa.is_scalar_form() || isa.is_unary() || isa == Isa::TMov
+    isa.is_binary()
+        || isa.is_scalar_form()
+        || isa.is_unary()
+        || isa == Isa::TMov
+        || isa == Isa::TExpandS
 }
 
 /// Whether slot `s` is an `R x 1` column-major Vec tile (a row reduction's result).

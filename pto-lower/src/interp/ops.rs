@@ -930,11 +930,16 @@ impl<'m> Interp<'m> {
             .map(|d| tile.valid[d].min(dst_shape[d].saturating_sub(off[d])))
             .collect();
         let dst = &mut self.tensors[id];
-        // A converting store rounds to nearest even; `store_add` adds in the tensor's dtype.
+        // A converting store rounds to nearest even, a quantising one scales by 1.0, rounds
+        // and saturates (`pto_ir::sem::store`); `store_add` adds in the tensor's dtype.
+        let quant = pto_ir::sem::store::quant_of(from, to);
         for_each_index(&region, |idx| {
             let x = tile.data[at(&tile.shape, idx)?];
             let x = if from == to {
                 x
+            } else if let Some(q) = quant {
+                let y = pto_ir::sem::store::quantize(x as f32, q, 1.0);
+                num::convert_elem(f64::from(y), DataType::Fp32, to, RoundMode::CastRint)?
             } else {
                 num::convert_elem(x, from, to, RoundMode::CastRint)?
             };

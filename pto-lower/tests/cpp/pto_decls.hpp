@@ -1051,12 +1051,8 @@ template <typename D> constexpr bool atomic_add_legal() {
   return std::is_same_v<D, half> || std::is_same_v<D, float> || std::is_same_v<D, int16_t> ||
          std::is_same_v<D, int32_t> || std::is_same_v<D, int8_t> || std::is_same_v<D, bfloat16_t>;
 }
-template <AtomicType A, typename GT, typename TileT> void store(GT& dst, TileT& src) {
-  static_assert(TileT::Loc_ == TileType::Vec || TileT::Loc_ == TileType::Mat || TileT::Loc_ == TileType::Acc,
-                "TSTORE: from Vec, Mat or Acc tiles");
-  static_assert(store_legal<TileT, GT>(),
-                "TSTORE: from Vec / Mat the element sizes must be equal; from Acc a float / int32 tile into "
-                "int32 / float / half / bfloat16");
+// The store's element walk: `cvt` converts one element of the tile.
+template <AtomicType A, typename GT, typename TileT, typename F> void store_each(GT& dst, TileT& src, F cvt) {
   static_assert(A == AtomicType::AtomicNone || atomic_add_legal<typename GT::DType>(),
                 "TSTORE: atomic add into half / float / int16 / int32 / int8 / bfloat16 only");
   if (dst.rows() != src.GetValidRow() || dst.cols() != src.GetValidCol())
@@ -1064,13 +1060,53 @@ template <AtomicType A, typename GT, typename TileT> void store(GT& dst, TileT& 
   using D = typename GT::DType;
   for (int64_t i = 0; i < src.GetValidRow(); ++i)
     for (int64_t j = 0; j < src.GetValidCol(); ++j) {
-      const D x = D(src.at(i, j));
+      const D x = cvt(src.at(i, j));
       if constexpr (A == AtomicType::AtomicAdd) {
         dst.at(i, j) = D(dst.at(i, j) + x);
       } else {
         dst.at(i, j) = x;
       }
     }
+}
+template <AtomicType A, typename GT, typename TileT> void store(GT& dst, TileT& src) {
+  static_assert(TileT::Loc_ == TileType::Vec || TileT::Loc_ == TileType::Mat || TileT::Loc_ == TileType::Acc,
+                "TSTORE: from Vec, Mat or Acc tiles");
+  static_assert(store_legal<TileT, GT>(),
+                "TSTORE: from Vec / Mat the element sizes must be equal; from Acc a float / int32 tile into "
+                "int32 / float / half / bfloat16");
+  store_each<A>(dst, src, [](auto x) { return typename GT::DType(x); });
+}
+// pto-isa.md TSTORE `TSTORE(global, acc, preQuantScalar)`: from an Acc tile only, float into
+// int8 / uint8 and int32 into int8 / uint8 / half (TStore.hpp's CheckAcc2gm with isQuant).
+template <typename TileT, typename GT> constexpr bool quant_legal() {
+  using S = typename TileT::DType;
+  using D = typename GT::DType;
+  constexpr bool b8 = std::is_same_v<D, int8_t> || std::is_same_v<D, uint8_t>;
+  return TileT::Loc_ == TileType::Acc &&
+         ((std::is_same_v<S, float> && b8) || (std::is_same_v<S, int32_t> && (b8 || std::is_same_v<D, half>)));
+}
+// One element of a quantising store, as pto-isa's CPU simulation computes it for a scalar
+// `preQuantScalar` (read from its cpu/TStore.hpp and cpu/common.hpp; the rule is written out in
+// pto_ir::sem::store): the low 32 bits are an fp32 scale and bit 46 asks for a signed 8-bit
+// range. The element goes to float, is multiplied by the scale in float, then rounded to
+// nearest even and saturated (8-bit targets; a NaN gives 0, which the simulation leaves to
+// an undefined cast) or saturated to +-65504 and rounded to nearest even (half).
+template <typename D, typename S> D quantize(S x, uint64_t scalar) {
+  const float y = float(x) * float_of(uint32_t(scalar & 0xffffffffu));
+  if constexpr (std::is_same_v<D, half>) {
+    return D(std::fmin(std::fmax(y, -65504.0f), 65504.0f));
+  } else {
+    if (std::isnan(y)) return D(0);
+    const bool sign = (scalar >> 46) & 1u;
+    const float r = std::nearbyint(y);
+    return D(int(std::fmin(std::fmax(r, sign ? -128.0f : 0.0f), sign ? 127.0f : 255.0f)));
+  }
+}
+template <AtomicType A, typename GT, typename TileT> void store_quant(GT& dst, TileT& src, uint64_t scalar) {
+  static_assert(quant_legal<TileT, GT>(),
+                "TSTORE with a quantisation scalar: from an Acc tile, float into int8 / uint8 or int32 into int8 / "
+                "uint8 / half");
+  store_each<A>(dst, src, [&](auto x) { return quantize<typename GT::DType>(x, scalar); });
 }
 }  // namespace model
 
@@ -1085,6 +1121,19 @@ template <typename TileT, typename GT, AtomicType A, typename... E> RecordEvent 
   model::store<A>(dst, src);
   return {};
 }
+// The quantising forms take the `preQuantScalar` after the tile (pto-isa.md TSTORE).
+template <typename GT, typename TileT, typename... E>
+RecordEvent TSTORE(GT& dst, TileT& src, uint64_t preQuantScalar, E&...) {
+  PTO_EVENTS(E);
+  model::store_quant<AtomicType::AtomicNone>(dst, src, preQuantScalar);
+  return {};
+}
+template <typename TileT, typename GT, AtomicType A, typename... E>
+RecordEvent TSTORE(GT& dst, TileT& src, uint64_t preQuantScalar, E&...) {
+  PTO_EVENTS(E);
+  model::store_quant<A>(dst, src, preQuantScalar);
+  return {};
+}
 
 }  // namespace pto
 
@@ -1095,6 +1144,13 @@ enum event_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5,
 inline void set_flag(pipe_t, pipe_t, event_t) {}
 inline void wait_flag(pipe_t, pipe_t, event_t) {}
 inline void pipe_barrier(pipe_t) {}
+
+// The AI core's stop instruction, which pto-isa's failed checks (debug.h DEBUG_CHECK) call:
+// the launch fails. The model ends the run with a message.
+[[noreturn]] inline void trap() {
+  std::fprintf(stderr, "pto model: trap: the kernel stopped\n");
+  std::abort();
+}
 
 // SPMD identity (pto-isa.md: get_block_idx / get_block_num; the CPU stub keeps the block
 // per thread). The model runs the blocks of a launch one after another: the driver sets the

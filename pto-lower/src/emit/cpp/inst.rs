@@ -275,6 +275,11 @@ impl Writer<'_> {
                 self.out
                     .line(l1, &format!("{}_row.SetValidCol({r});", dslot.name));
             }
+        } else if column {
+            // A fill (`TEXPANDS`) keeps the destination's region: its view takes it.
+            let r = self.vdim(TileRef::Slot(dst), 0);
+            self.out
+                .line(l1, &format!("{}_row.SetValidCol({r});", dslot.name));
         }
         let dst_name = if column {
             format!("{}_row", dslot.name)
@@ -434,9 +439,13 @@ impl Writer<'_> {
                     }
                     self.set_region(l, *dst, &ext[0], &ext[1]);
                 }
+                self.guard_window(l, *src, TileRef::Slot(*dst), *at);
                 self.tile_at(l, "TEXTRACT", *dst, *src, *at)
             }
-            Inst::Insert { dst, src, at } => self.tile_at(l, "TINSERT", *dst, *src, *at),
+            Inst::Insert { dst, src, at } => {
+                self.guard_window(l, TileRef::Slot(*dst), *src, *at);
+                self.tile_at(l, "TINSERT", *dst, *src, *at)
+            }
             Inst::Cvt { dst, src, round } => {
                 let (r, c) = (self.vdim(*src, 0), self.vdim(*src, 1));
                 self.set_region(l, *dst, &r, &c);

@@ -11,7 +11,7 @@ use super::{WORKSPACE, Writer, cpp_dtype, cpp_min, push_hex, put_tile_type_valid
 
 impl Writer<'_> {
     /// One extent of a tensor for a stride expression.
-    fn dim(&mut self, d: &Dim) {
+    pub(super) fn dim(&mut self, d: &Dim) {
         match d {
             Dim::Const(c) => self.out.put_u64(*c),
             Dim::Value(v) => {
@@ -299,7 +299,15 @@ impl Writer<'_> {
             self.put("TSTORE(");
         }
         self.global_ref(g);
-        self.put(", sv);\n");
+        // A quantising store passes its `preQuantScalar`: the scale 1.0 and, into int8,
+        // the sign bit (`pto_ir::sem::store::quant_scalar`).
+        match pto_ir::sem::store::quant_of(slot.dtype, self.dtype(tensor)) {
+            Some(q) => {
+                let bits = pto_ir::sem::store::quant_scalar(q, 1.0);
+                let _ = writeln!(self.out.text, ", sv, 0x{bits:x}ULL);");
+            }
+            None => self.put(", sv);\n"),
+        }
         self.out.line(l, "}");
     }
 

@@ -62,18 +62,22 @@ impl<'a> Writer<'a> {
                 window,
             } => {
                 // `tstore`, `tstore_add`, `tstore_cvt` (a converting store from an
-                // accumulator), `tstore_add_cvt`, each with a `_window` form for rank 3 / 4.
-                let converts = match src {
-                    TileRef::Slot(t) => {
-                        self.p.tile(*t).map(|s| s.dtype) != Some(self.dtype(*tensor))
-                    }
-                    TileRef::Param(_) => false,
+                // accumulator), `tstore_quant` (a quantising one, with the scale 1.0), and
+                // their `_add` forms, each with a `_window` form for rank 3 / 4.
+                let from = match src {
+                    TileRef::Slot(t) => self.p.tile(*t).map(|s| s.dtype),
+                    TileRef::Param(_) => None,
                 };
-                let f = match (*add, converts) {
-                    (false, false) => "tstore",
-                    (true, false) => "tstore_add",
-                    (false, true) => "tstore_cvt",
-                    (true, true) => "tstore_add_cvt",
+                let to = self.dtype(*tensor);
+                let quant = from.is_some_and(|f| pto_ir::sem::store::quant_of(f, to).is_some());
+                let converts = from.is_some_and(|f| f != to);
+                let f = match (*add, converts, quant) {
+                    (false, false, _) => "tstore",
+                    (true, false, _) => "tstore_add",
+                    (false, true, false) => "tstore_cvt",
+                    (true, true, false) => "tstore_add_cvt",
+                    (false, true, true) => "tstore_quant",
+                    (true, true, true) => "tstore_add_quant",
                 };
                 self.put_isa(f, if window.len() > 2 { "_window" } else { "" });
                 // A `&mut Tensor` parameter, reborrowed by the call.
@@ -81,7 +85,8 @@ impl<'a> Writer<'a> {
                 self.put_store_tensor(*tensor);
                 self.put(", ");
                 self.put_tref(*src);
-                self.put_transfer_end(offsets, window);
+                self.put_transfer_args(offsets, window);
+                self.put(if quant { ", 1.0f32) ? ; " } else { ") ? ; " });
             }
             Inst::Read {
                 result,

@@ -202,6 +202,12 @@ impl<'a> Writer<'a> {
     /// ([`pto::isa::Offset`]), or the `&[offsets], &[window]` of the `_window` form (more
     /// than 2-D), then `)?;`.
     pub(super) fn put_transfer_end(&mut self, offsets: &[Index], window: &[u64]) {
+        self.put_transfer_args(offsets, window);
+        self.put(") ? ; ");
+    }
+
+    /// The offsets (and, past rank 2, the window) of a transfer call, after its tile.
+    pub(super) fn put_transfer_args(&mut self, offsets: &[Index], window: &[u64]) {
         if window.len() > 2 {
             self.put(", &");
             self.put_indices(offsets);
@@ -220,7 +226,6 @@ impl<'a> Writer<'a> {
                 Index::Value(v) => w.put_scalar_as(v, DataType::Int64, true),
             });
         }
-        self.put(") ? ; ");
     }
 
     fn put_window(&mut self, window: &[u64]) {
