@@ -136,7 +136,9 @@ impl<'k> Lower<'k, '_> {
                 let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
                 self.arity(&m.method, n, 1, &"t.load::<R, C>([i, j])")?;
-                let Some(arg) = m.args.first() else { return Err(Poison) };
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
@@ -153,7 +155,9 @@ impl<'k> Lower<'k, '_> {
                 };
                 self.no_turbofish(m, &usage)?;
                 self.arity(&m.method, n, 2, &usage)?;
-                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
+                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else {
+                    return Err(Poison);
+                };
                 let off = self.offsets(o);
                 let tile = self.expr(v);
                 let (off, tile) = (off?, tile?);
@@ -176,13 +180,14 @@ impl<'k> Lower<'k, '_> {
                 );
                 self.check(r).map(|_| None)
             }
-            "view" | "assemble" | "exp" | "abs" | "sqrt" | "relu" | "max" | "min" => self.err(
+            _ if Self::is_tensor_level_method(name) => self.tensor_level_method(m, t, name, span),
+            _ => self.err(
                 &m.method,
                 format!(
-                    "tensor-level operations (`t.{name}(..)`) are not supported yet; load tiles with `t.load::<R, C>([i, j])`"
+                    "no method `{name}` on a tensor; tensor methods: {}",
+                    tensor_methods()
                 ),
             ),
-            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {}", tensor_methods())),
         }
     }
 

@@ -178,14 +178,7 @@ impl<'k> Lower<'k, '_> {
         hint: Option<DataType>,
     ) -> R<Val> {
         if self.is_tensor(&l) || self.is_tensor(&r) {
-            let (s, e) = self.spans.get(span);
-            return self.err_range(
-                (s, e),
-                format!(
-                    "tensor-level arithmetic (`{}` on tensors) is not supported yet; load tiles with `t.load::<R, C>([i, j])` and compute on them",
-                    k.symbol()
-                ),
-            );
+            return self.tensor_binary(k, l, r, span);
         }
         let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
         if let (Some(dtype), Bin::FloorDiv) = (tile, k) {
@@ -261,10 +254,7 @@ impl<'k> Lower<'k, '_> {
                         Type::Scalar(_) => self
                             .build(span, Opcode::ScalarNeg, [id], Attrs::new())
                             .map(Val::V),
-                        _ => self.err(
-                            e,
-                            "tensor-level negation is not supported yet; load tiles first",
-                        ),
+                        _ => self.tensor_neg(e, id, span),
                     },
                 }
             }
