@@ -166,7 +166,7 @@ fn a_view_at_a_runtime_offset_in_a_loop() {
 #[test]
 fn lowered_shows_the_tile_loops_and_no_tensor_op() {
     for lowered in [whole::LOWERED, windows::LOWERED, rows::LOWERED] {
-        assert!(lowered.contains("scf.for %ti_"), "{lowered}");
+        assert!(lowered.contains("scf.for %tj_"), "{lowered}");
         assert!(lowered.contains("pto.tile.load"), "{lowered}");
         for op in ["tensor.view", "tensor.assemble", "tensor.mul", "tensor.add"] {
             assert!(!lowered.contains(op), "{op} in {lowered}");
