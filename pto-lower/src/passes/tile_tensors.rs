@@ -387,6 +387,11 @@ fn check_hazards(
     dst_offsets: &[Attr],
 ) -> Result<(), Diag> {
     let span = m.ops[sink].span;
+    let src_shape: Vec<Dim> = match m.ty(m.ops[sink].operands[0]) {
+        Type::Tensor(t) => t.shape.iter().copied().collect(),
+        _ => Vec::new(),
+    };
+    let src_shape = src_shape.as_slice();
     let pos = positions(m, site.block);
     let sink_pos = (site.stmt, site.op);
     let tree = Tree::of(m, f);
@@ -414,7 +419,7 @@ fn check_hazards(
                 }
             }
         }
-        if leaf.base == dst && leaf.offsets.as_slice() != dst_offsets {
+        if leaf.base == dst && !same_or_disjoint(m, &leaf.offsets, dst_offsets, src_shape) {
             return Err(Diag::new(
                 span,
                 format!(
@@ -469,6 +474,29 @@ fn check_hazards(
         }
     }
     Ok(())
+}
+
+/// Whether two windows of one shape, at offsets `a` and `b`, are the same window (each
+/// tile then reads only what it writes itself) or are shown disjoint by constant offsets in
+/// some dimension (no tile reads what another wrote).
+fn same_or_disjoint(m: &ProgramModule, a: &[Attr], b: &[Attr], shape: &[Dim]) -> bool {
+    let konst = |x: &Attr| match x {
+        Attr::Value(v) => m.values[*v].constant.map(|c| c.as_i64()),
+        other => other.as_int(),
+    };
+    let same = a
+        .iter()
+        .zip(b)
+        .all(|(x, y)| x == y || konst(x).is_some_and(|p| konst(y) == Some(p)));
+    let disjoint = a
+        .iter()
+        .zip(b)
+        .zip(shape)
+        .any(|((x, y), d)| match (konst(x), konst(y), d) {
+            (Some(p), Some(q), Dim::Const(n)) => p.abs_diff(q) >= *n,
+            _ => false,
+        });
+    same || disjoint
 }
 
 /// The loops of a nest: per dimension, its index (a constant 0 when the dimension is one
