@@ -178,3 +178,34 @@ fn lowered_shows_the_tile_loops_and_no_tensor_op() {
     assert!(windows::LOWERED.contains("pto.tile.valid"));
     assert!(windows::CPP.contains("TLOAD"));
 }
+
+/// A tensor-level kernel on its own (no program, so no `tile_default`: 16 x 16 tiles), which
+/// reads its destination at a window disjoint from the one it writes.
+#[pto::kernel(data_flow)]
+pub fn mirror(y: &mut Tensor<f32, 40, 24>) {
+    let top = y.view([20, 24], [0, 0]);
+    y.assemble(top * -1.0 + 0.5, [20, 0]);
+}
+
+#[test]
+fn a_lone_data_flow_kernel_reads_and_writes_disjoint_windows_of_one_tensor() {
+    let v = data(40 * 24, 0.5);
+    let mut y = pto::Tensor::<f32>::from_vec(v.clone(), [40, 24]).unwrap();
+    mirror(&mut y).unwrap();
+    let mut want = v.clone();
+    for i in 0..20 * 24 {
+        want[20 * 24 + i] = v[i] * -1.0 + 0.5;
+    }
+    assert_eq!(y.as_slice(), want.as_slice());
+    // 16 x 16 tiles: 20 rows and 24 columns both end in an edge tile.
+    assert!(
+        mirror::LOWERED.contains("pto.tile.valid"),
+        "{}",
+        mirror::LOWERED
+    );
+    assert!(
+        mirror::LOWERED.contains("tile<16x16xf32>"),
+        "{}",
+        mirror::LOWERED
+    );
+}
