@@ -194,7 +194,7 @@ fn a_lone_data_flow_kernel_reads_and_writes_disjoint_windows_of_one_tensor() {
     mirror(&mut y).unwrap();
     let mut want = v.clone();
     for i in 0..20 * 24 {
-        want[20 * 24 + i] = v[i] * -1.0 + 0.5;
+        want[20 * 24 + i] = 0.5 - v[i];
     }
     assert_eq!(y.as_slice(), want.as_slice());
     // 16 x 16 tiles: 20 rows and 24 columns both end in an edge tile.

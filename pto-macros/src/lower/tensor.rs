@@ -93,10 +93,10 @@ impl<'k> Lower<'k, '_> {
             }
             Opcode::TensorAssemble => {
                 self.arity(&m.method, n, 2, &usage)?;
-                let (Some(v), Some(offsets)) = (args.first(), args.get(1)) else {
+                let (Some(&value), Some(offsets)) = (args.first(), args.get(1)) else {
                     return Err(Poison);
                 };
-                let v = self.expr(v);
+                let v = self.expr(value);
                 let off = self.offsets(offsets);
                 let (v, off) = (v?, off?);
                 if let Some((Direction::In, pname)) = self.tensor_param_direction(t) {
@@ -109,7 +109,7 @@ impl<'k> Lower<'k, '_> {
                 }
                 if !self.is_tensor(&v) {
                     return self.err(
-                        &m.args[0],
+                        value,
                         format!("`{usage}` writes a tensor value (a view or tensor arithmetic), not a tile or a scalar; store a tile with `t.store([i, j], tile)`"),
                     );
                 }
