@@ -423,11 +423,11 @@ fn check_hazards(
             return Err(Diag::new(
                 span,
                 format!(
-                    "cannot tile this `assemble`: it reads {} at another window than the one it writes, so tile by tile it would read what it has just written",
+                    "cannot tile this `assemble`: it reads {} at a window that may overlap the one it writes, so tile by tile it would read what it has just written",
                     shown(m, dst)
                 ),
             )
-            .note("read from another tensor, or assemble into the window the values come from"));
+            .note("read from another tensor, or from the window written, or from one disjoint from it at constant offsets"));
         }
         // Where the chain reads the base: the view, or the ops that take the parameter.
         let readers: Vec<OpId> = if leaf.view {
