@@ -56,6 +56,10 @@ mod splitk_store_add;
 #[path = "../examples/parallel_softmax.rs"]
 mod parallel_softmax;
 
+#[allow(dead_code)]
+#[path = "../examples/tensor_level.rs"]
+mod tensor_level;
+
 #[path = "edge/kernels.rs"]
 mod edge;
 
@@ -234,6 +238,25 @@ fn kernels() -> Vec<(
                     &y,
                     &mut out,
                 )?;
+                put(&mut a[4], &out);
+                Ok(())
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 200)]],
+        ),
+        (
+            // Tensor-level functions tiled by `tile-tensor-ops` (16 x 64 tiles, edge tiles of
+            // the symbolic shape and of a 1 x 100 view narrowed with `tile.valid`), called
+            // from the entry.
+            "tensor_level",
+            tensor_level::tensor_level::program(),
+            |a| {
+                let (x, b, bias, mut out) = (
+                    tensor::<f32>(&a[1]),
+                    tensor::<f32>(&a[2]),
+                    tensor::<f32>(&a[3]),
+                    tensor::<f32>(&a[4]),
+                );
+                tensor_level::tensor_level::run(scalar(&a[0]) as f32, &x, &b, &bias, &mut out)?;
                 put(&mut a[4], &out);
                 Ok(())
             },

@@ -55,6 +55,10 @@ mod matmul_splitk;
 mod program;
 
 #[allow(dead_code)]
+#[path = "../examples/tensor_level.rs"]
+mod tensor_level;
+
+#[allow(dead_code)]
 #[path = "../examples/clamp_relu.rs"]
 mod clamp_relu;
 
@@ -156,6 +160,13 @@ fn matmul_splitk_at_three_sizes() {
 fn program_at_three_sizes() {
     for rows in [1, 16, 37] {
         within_tolerance!(program::check(rows));
+    }
+}
+
+#[test]
+fn tensor_level_at_three_sizes() {
+    for (rows, cols) in [(37, 200), (32, 128), (1, 100)] {
+        within_tolerance!(tensor_level::check(rows, cols));
     }
 }
 

@@ -97,6 +97,7 @@ fn lower_kernel_owned(mut m: ProgramModule, kernel: FuncId) -> Result<Program, D
     check_kernel(&m, kernel)?;
     passes::canonicalize::Canonicalize.run(&mut m)?;
     passes::views::CanonicalizeViews.run(&mut m)?;
+    passes::tile_tensors::TileTensorOps.run(&mut m)?;
     passes::tile_info::infer_for_lowering(&mut m);
     let events = passes::events::plan(&mut m);
     passes::bufferize::Bufferize.run(&mut m)?;

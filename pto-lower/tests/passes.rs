@@ -90,6 +90,11 @@ fn canonicalize_views_files() {
 }
 
 #[test]
+fn tile_tensor_ops_files() {
+    run_dir("tile-tensor-ops");
+}
+
+#[test]
 fn infer_tile_info_files() {
     run_dir("infer-tile-info");
 }

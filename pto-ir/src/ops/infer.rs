@@ -1078,6 +1078,8 @@ fn tensor_view(cx: &Cx<'_>) -> R<ResultTypes> {
     }
     let off = cx.offset_attr("offset", src.shape.len())?;
     check_window(cx, "view", &shape, &off, &src.shape)?;
+    let sizes: Vec<Dim> = shape.iter().map(|&n| Dim::Const(n)).collect();
+    check_inside(cx, "view", &sizes, &off, &src.shape)?;
     one(Type::Tensor(TensorType {
         dtype: src.dtype,
         shape: shape.into_iter().map(Dim::Const).collect(),
@@ -1099,8 +1101,46 @@ fn tensor_assemble(cx: &Cx<'_>) -> R<ResultTypes> {
             ))
         });
     }
-    cx.offset_attr("offset", dst.shape.len())?;
+    let off = cx.offset_attr("offset", dst.shape.len())?;
+    check_inside(cx, "assemble", &src.shape, &off, &dst.shape)?;
     one(Type::Tensor(dst.clone()))
+}
+
+/// A tensor-level window (a view, or where `assemble` writes) lies inside its tensor, unlike
+/// a tile load's, which may reach past the edge: tensor values have no valid region. Checked
+/// where the sizes, the offset and the extent are all static.
+fn check_inside(
+    cx: &Cx<'_>,
+    what: &str,
+    sizes: &[Dim],
+    off: &[Option<u64>],
+    dims: &[Dim],
+) -> R<()> {
+    for (d, ((s, o), n)) in sizes.iter().zip(off).zip(dims).enumerate() {
+        if let (Dim::Const(s), Some(o), Dim::Const(n)) = (s, o, n)
+            && o + s > *n
+        {
+            let show = |v: &[Dim]| {
+                v.iter()
+                    .map(|x| crate::typefmt::dim_str(cx.m, x))
+                    .collect::<Vec<_>>()
+                    .join(" x ")
+            };
+            return fail(|| {
+                InferError::new(format!(
+                    "{what} window {} at offset [{}] does not fit the {} tensor: in dimension {d}, {o} + {s} > {n}",
+                    show(sizes),
+                    off.iter()
+                        .map(|o| o.map_or_else(|| "?".to_string(), |v| v.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    show(dims)
+                ))
+                .note(format!("a tensor-level {what} window lies inside its tensor"))
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The same elements in another shape: the element counts must match, and the source must be

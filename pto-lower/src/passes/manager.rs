@@ -7,7 +7,7 @@
 use pto_ir::{Diagnostics, ProgramModule};
 
 use super::Pass;
-use super::{bufferize, canonicalize, events, outline, pipeline, tile_info, views};
+use super::{bufferize, canonicalize, events, outline, pipeline, tile_info, tile_tensors, views};
 
 /// Runs passes in order.
 pub struct PassManager {
@@ -30,7 +30,7 @@ impl PassManager {
         }
     }
 
-    /// The lowering pipeline: canonicalize, canonicalize views, infer tile info, insert events,
+    /// The lowering pipeline: canonicalize, canonicalize views, tile tensor ops, infer tile info, insert events,
     /// bufferize.
     pub fn lowering_pipeline() -> Self {
         let mut pm = PassManager::new();
@@ -72,18 +72,20 @@ impl PassManager {
 }
 
 /// The pass names of the lowering pipeline, in order.
-pub const PIPELINE: [&str; 5] = [
+pub const PIPELINE: [&str; 6] = [
     "canonicalize",
     "canonicalize-views",
+    "tile-tensor-ops",
     "infer-tile-info",
     "insert-events",
     "bufferize",
 ];
 
 /// Every pass [`pass_by_name`] knows: the pipeline's, then the optional ones.
-pub const PASSES: [&str; 7] = [
+pub const PASSES: [&str; 8] = [
     "canonicalize",
     "canonicalize-views",
+    "tile-tensor-ops",
     "infer-tile-info",
     "insert-events",
     "bufferize",
@@ -96,6 +98,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     Some(match name {
         "canonicalize" => Box::new(canonicalize::Canonicalize),
         "canonicalize-views" => Box::new(views::CanonicalizeViews),
+        "tile-tensor-ops" => Box::new(tile_tensors::TileTensorOps),
         "infer-tile-info" => Box::new(tile_info::InferTileInfo),
         "insert-events" => Box::new(events::InsertEvents),
         "bufferize" => Box::new(bufferize::Bufferize),

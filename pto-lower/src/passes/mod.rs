@@ -1,5 +1,5 @@
 //! The passes over PTO-IR that prepare a verified module for lowering (seed 002 section 8),
-//! in pipeline order: [`canonicalize`], [`views`], [`tile_info`], [`events`], [`bufferize`]; the optional
+//! in pipeline order: [`canonicalize`], [`views`], [`tile_tensors`], [`tile_info`], [`events`], [`bufferize`]; the optional
 //! [`pipeline`] (software pipelining, run before `insert-events` on request); the [`Pass`]
 //! trait they implement and the [`PassManager`] that runs them.
 
@@ -11,6 +11,7 @@ pub mod outline;
 mod pass;
 pub mod pipeline;
 pub mod tile_info;
+pub mod tile_tensors;
 pub mod views;
 
 pub use manager::{PASSES, PIPELINE, PassManager, pass_by_name};

@@ -38,9 +38,9 @@ impl Pass for InferTileInfo {
     }
 }
 
-/// Tensor-level ops have no tile location: until a tiling pass exists, each one is an error
-/// naming it (the pipeline would otherwise hand on a function whose tensor ops no later
-/// step lowers).
+/// Tensor-level ops have no tile location: `tile-tensor-ops` (before this pass in the
+/// pipeline) tiles them or refuses them, so one left here (this pass run alone) is an error
+/// naming it, never a function whose tensor ops no later step lowers.
 fn untiled_tensor_ops(m: &ProgramModule) -> Result<(), Diagnostics> {
     let mut out = Diagnostics::new();
     for &f in &m.functions {
@@ -56,7 +56,7 @@ fn untiled_tensor_ops(m: &ProgramModule) -> Result<(), Diagnostics> {
                         pto_ir::Diag::new(
                             op.span,
                             format!(
-                                "`{}` in `{}` is a tensor-level op, and tiling tensor ops into tiles is not implemented yet",
+                                "`{}` in `{}` is a tensor-level op, not tiled yet: run `tile-tensor-ops` first",
                                 op.opcode, m.funcs[f].name
                             ),
                         )

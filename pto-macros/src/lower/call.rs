@@ -9,8 +9,8 @@ use quote::ToTokens;
 use syn::{Expr, ExprCall, ExprMethodCall, GenericArgument, Ident};
 
 use super::ops::{
-    CAST_ROUND, COMPOSED, MASK_NOT_A_NUMBER, TILE_FLOOR_DIV, functions, methods,
-    not_in_the_macro_yet, round_mode, spelled, value_operands,
+    CAST_ROUND, COMPOSED, MASK_NOT_A_NUMBER, TILE_FLOOR_DIV, functions, methods, round_mode,
+    spelled, value_operands,
 };
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::items;
@@ -137,7 +137,9 @@ impl<'k> Lower<'k, '_> {
                 let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
                 let shape = self.sizes(&args, tf);
                 self.arity(&m.method, n, 1, &"t.load::<R, C>([i, j])")?;
-                let Some(arg) = m.args.first() else { return Err(Poison) };
+                let Some(arg) = m.args.first() else {
+                    return Err(Poison);
+                };
                 let off = self.offsets(arg);
                 let (shape, off) = (shape?, off?);
                 let attrs = Attrs::of([("shape", Attr::ints(&shape)), ("offset", Attr::List(off))]);
@@ -150,7 +152,9 @@ impl<'k> Lower<'k, '_> {
                 let usage = opcode.info().surface;
                 self.no_turbofish(m, &usage)?;
                 self.arity(&m.method, n, 2, &usage)?;
-                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else { return Err(Poison) };
+                let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else {
+                    return Err(Poison);
+                };
                 let off = self.offsets(o);
                 let tile = self.expr(v);
                 let (off, tile) = (off?, tile?);
@@ -173,13 +177,14 @@ impl<'k> Lower<'k, '_> {
                 );
                 self.check(r).map(|_| None)
             }
-            Some(op) if not_in_the_macro_yet(op.class()) => self.err(
+            Some(op) if op.info().dialect == "tensor" => self.tensor_level_method(m, t, op, span),
+            _ => self.err(
                 &m.method,
                 format!(
-                    "tensor-level operations (`t.{name}(..)`) are not supported yet; load tiles with `t.load::<R, C>([i, j])`"
+                    "no method `{name}` on a tensor; tensor methods: {}",
+                    methods(Operand::Tensor)
                 ),
             ),
-            _ => self.err(&m.method, format!("no method `{name}` on a tensor; tensor methods: {}", methods(Operand::Tensor))),
         }
     }
 

@@ -183,14 +183,7 @@ impl<'k> Lower<'k, '_> {
         hint: Option<DataType>,
     ) -> R<Val> {
         if self.is_tensor(&l) || self.is_tensor(&r) {
-            let (s, e) = self.spans.get(span);
-            return self.err_range(
-                (s, e),
-                format!(
-                    "tensor-level arithmetic (`{}` on tensors) is not supported yet; load tiles with `t.load::<R, C>([i, j])` and compute on them",
-                    k.text()
-                ),
-            );
+            return self.tensor_binary(k, l, r, span);
         }
         let tile = self.val_tile(&l).or_else(|| self.val_tile(&r));
         if let (Some(dtype), TILE_FLOOR_DIV) = (tile, k) {
@@ -293,13 +286,8 @@ impl<'k> Lower<'k, '_> {
             _ => (Operand::Tensor, None),
         };
         match spelled(spelling, on, dtype) {
-            Some(op) if on != Operand::Tensor => {
-                self.build(span, op, [id], Attrs::new()).map(Val::V)
-            }
-            _ if neg => self.err(
-                e,
-                "tensor-level negation is not supported yet; load tiles first",
-            ),
+            Some(Opcode::TensorNeg) => self.tensor_neg(e, id, span),
+            Some(op) => self.build(span, op, [id], Attrs::new()).map(Val::V),
             _ => self.err(
                 e,
                 "`!` applies to `bool` and integer scalars and integer tiles",

@@ -18,6 +18,7 @@ mod ops;
 mod scope;
 mod spans;
 mod stmt;
+mod tensor;
 mod values;
 
 use rustc_hash::FxHashSet;

@@ -95,18 +95,6 @@ pub(super) fn value_operands(class: OpClass) -> Option<usize> {
     }
 }
 
-/// Tensor-level ops (dsl.md section 5.7), which the macro recognizes and rejects until it
-/// tiles them: its messages do not offer them.
-pub(super) fn not_in_the_macro_yet(class: OpClass) -> bool {
-    matches!(
-        class,
-        OpClass::TensorBinary
-            | OpClass::TensorUnary
-            | OpClass::TensorView
-            | OpClass::TensorAssemble
-    )
-}
-
 /// The op of the table written `spelling` on `on`, for a dtype.
 pub(super) fn spelled(
     spelling: Spelling<'_>,
@@ -145,7 +133,6 @@ pub(super) fn methods(on: Operand) -> String {
     let mut out: Vec<String> = Vec::new();
     for row in OPS {
         if row.class.operand() == Some(on)
-            && !not_in_the_macro_yet(row.class)
             && matches!(
                 row.spelling,
                 Spelling::Method(_) | Spelling::MethodOrFunction(_)
