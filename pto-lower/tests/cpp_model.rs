@@ -183,3 +183,29 @@ fn pipelined_kernels_run_in_the_cpp_model_like_the_interpreter() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ran >= 10, "only {ran} pipelined runs");
 }
+
+/// Issue 14 point 3: a split-K loop that runs no iteration (K = 0) stores the zero
+/// accumulator, which the cube never wrote (pto-isa has no fill of an Acc tile, so the C++
+/// keeps "zero" as a flag): the interpreter and the C++ both give zeros, on both targets.
+#[test]
+fn splitk_without_iterations_stores_zeros() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the split-K kernel's C++ was not run");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-splitk0-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = common::kernel("splitk");
+    let args = harness::args_for(&m, &[0], 3, false);
+    let mut want = args.clone();
+    run(&m, m.entry.unwrap(), &mut want).unwrap();
+    let c = want[2].as_tensor().unwrap();
+    assert!(c.data.iter().all(|&x| x == 0.0), "interpreter: {:?}", c.data);
+    for target in ["A2A3", "A5"] {
+        let built = harness::build(&gxx, &m, target, &dir, "splitk0").unwrap();
+        let (got, _) = built.run(&args).unwrap();
+        let g = got[2].as_tensor().unwrap();
+        assert_eq!(g.data, c.data, "{target}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

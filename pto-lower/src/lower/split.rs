@@ -77,7 +77,8 @@ pub struct CoreSplit {
     pub vector: Vec<Inst>,
     /// The instructions of vector core 1: control flow and transfers only.
     pub peer: Vec<Inst>,
-    /// Bytes of GM the transfer slot needs: [`SLOT_HEADER`] and the largest Acc tile moved.
+    /// Bytes of GM the transfer slot needs: [`SLOT_HEADER`] and the largest Acc tile moved
+    /// (0: the parts exchange nothing).
     pub slot_bytes: u64,
 }
 
@@ -100,6 +101,13 @@ pub fn route(p: &Program) -> Route {
         return Route::Unsplit(why);
     }
     match s.block(&p.body, BOTH, true) {
+        // Without transfers the parts need no slot and vector core 1 has nothing to do.
+        Ok((cube, vector)) if s.largest == 0 => Route::Split(CoreSplit {
+            cube,
+            vector,
+            peer: Vec::new(),
+            slot_bytes: 0,
+        }),
         Ok((cube, vector)) => {
             let peer = peer(p, &vector);
             Route::Split(CoreSplit {
@@ -627,13 +635,20 @@ impl CoreSplit {
     /// per line, with the transfers and their cross-core flags.
     pub fn describe(&self, p: &Program) -> String {
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n\
-             // AIV 0 and its control flow on AIV 1; a cube result reaches the vector core through\n\
-             // a {} byte GM slot (cross-core flag {FLAG_READY}: ready, flag {FLAG_FREE}: free).",
-            self.slot_bytes
-        );
+        if self.slot_bytes == 0 {
+            out.push_str(
+                "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n\
+                 // AIV 0; they exchange nothing.\n",
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n\
+                 // AIV 0 and its control flow on AIV 1; a cube result reaches the vector core through\n\
+                 // a {} byte GM slot (cross-core flag {FLAG_READY}: ready, flag {FLAG_FREE}: free).",
+                self.slot_bytes
+            );
+        }
         for (title, part) in [
             ("aic (cube)", &self.cube),
             ("aiv 0 (vector)", &self.vector),
@@ -682,7 +697,7 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                     TileRef::Slot(t) => tile(*t),
                     TileRef::Param(v) => name(*v),
                 };
-                format!("TSTORE {} -> {s}", name(*tensor))
+                format!("TSTORE {s} -> {}", name(*tensor))
             }
             Inst::Read { result, .. } => format!("{} = read", name(*result)),
             Inst::Write { tensor, .. } => format!("write {}", name(*tensor)),

@@ -32,6 +32,18 @@ impl Writer<'_> {
     /// The header comment of a split kernel.
     pub(super) fn put_split_head(&mut self, s: &CoreSplit) {
         let name = self.m.funcs[self.p.func].name.clone();
+        if s.slot_bytes == 0 {
+            let _ = write!(
+                self.out.text,
+                "// The kernel mixes cube and vector work, which A2A3 runs on separate cores: `{name}_aic`\n\
+                 // is its cube part (AIC), `{name}_aiv` its vector part (AIV, subblock 0; the parts\n\
+                 // exchange nothing). `{name}` runs the part of the core it is built for\n\
+                 // (`__DAV_CUBE__` / `__DAV_VEC__`); a simulator that defines both runs `{name}_aic`\n\
+                 // and `{name}_aiv` (once per subblock) as threads. `{name}` takes the FFTS base\n\
+                 // address last (`{FFTS}`).\n"
+            );
+            return;
+        }
         let _ = write!(
             self.out.text,
             "// The kernel mixes cube and vector work, which A2A3 runs on separate cores: `{name}_aic`\n\
@@ -57,23 +69,28 @@ impl Writer<'_> {
         self.put_signature(Kind::Part("_aic"));
         self.put(" {\n");
         self.put_function_body(&s.cube, Some(MemorySpace::Acc));
-        // The vector cores signal "free" once more than the cube waits inside its part.
-        self.out.line(
-            l1,
-            &format!("wait_flag_dev({FLAG_FREE}); // the vector cores are done with the slot"),
-        );
+        let slot = s.slot_bytes > 0;
+        if slot {
+            // The vector cores signal "free" once more than the cube waits inside its part.
+            self.out.line(
+                l1,
+                &format!("wait_flag_dev({FLAG_FREE}); // the vector cores are done with the slot"),
+            );
+        }
         self.out.line(l0, "}");
         self.out.line(l0, "");
         self.part = Part::Vector;
         self.put_signature(Kind::Part("_aiv"));
         self.put(" {\n");
-        self.out.line(
-            l1,
-            &format!(
-                "ffts_cross_core_sync(PIPE_MTE2, 0x{:x}); // the slot starts free",
-                cross_core_config(FLAG_FREE)
-            ),
-        );
+        if slot {
+            self.out.line(
+                l1,
+                &format!(
+                    "ffts_cross_core_sync(PIPE_MTE2, 0x{:x}); // the slot starts free",
+                    cross_core_config(FLAG_FREE)
+                ),
+            );
+        }
         self.out.line(l1, "if (get_subblockid() == 0) {");
         let start = self.out.text.len();
         self.put_function_body(&s.vector, Some(MemorySpace::Vec));
@@ -129,7 +146,9 @@ impl Writer<'_> {
         for i in 0..f.sig.returns.len() {
             args.push(format!("{}{i}", super::RET));
         }
-        args.push(WORKSPACE.into());
+        if self.workspace > 0 {
+            args.push(WORKSPACE.into());
+        }
         args.join(", ")
     }
 
