@@ -813,7 +813,11 @@ impl Writer<'_> {
             self.put_split(s);
             return;
         }
-        self.put_signature(if self.device { Kind::Device } else { Kind::Entry });
+        self.put_signature(if self.device {
+            Kind::Device
+        } else {
+            Kind::Entry
+        });
         self.put(" {\n");
         self.put_function_body(&p.body, None);
         self.out.line(l0, "}");

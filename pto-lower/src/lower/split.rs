@@ -224,7 +224,9 @@ struct Splitter<'a> {
 impl Splitter<'_> {
     fn name(&self, v: ValueId) -> String {
         let d = &self.p.module.values[v];
-        d.name.as_deref().map_or_else(|| format!("%{}", d.number), str::to_string)
+        d.name
+            .as_deref()
+            .map_or_else(|| format!("%{}", d.number), str::to_string)
     }
 
     /// Records which core reads and writes each tensor; a tensor one core writes and the
@@ -370,7 +372,9 @@ impl Splitter<'_> {
                     }
                     put(c, i.clone());
                 }
-                Inst::Cvt { dst, .. } | Inst::FullValid(dst) => put(core_of(p, *dst) & on, i.clone()),
+                Inst::Cvt { dst, .. } | Inst::FullValid(dst) => {
+                    put(core_of(p, *dst) & on, i.clone())
+                }
                 Inst::Read {
                     result,
                     tensor,
@@ -383,9 +387,7 @@ impl Splitter<'_> {
                     self.avail.insert(*result, c);
                     put(c, i.clone());
                 }
-                Inst::Write {
-                    value, offsets, ..
-                } => {
+                Inst::Write { value, offsets, .. } => {
                     let c = VECTOR & on;
                     self.need(*value, c)?;
                     for &o in offsets {
@@ -475,7 +477,9 @@ impl Splitter<'_> {
                     let c = if w != 0 {
                         w & on
                     } else {
-                        carried.iter().fold(on, |c, &(_, init)| c & self.avail(init))
+                        carried
+                            .iter()
+                            .fold(on, |c, &(_, init)| c & self.avail(init))
                     };
                     for &(a, init) in carried {
                         self.need(init, c)?;
@@ -663,7 +667,10 @@ impl CoreSplit {
 
 fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut String) {
     let pad = "  ".repeat(depth);
-    let tile = |t: TileId| p.tile(t).map_or_else(|| format!("t{}", t.0), |s| s.name.clone());
+    let tile = |t: TileId| {
+        p.tile(t)
+            .map_or_else(|| format!("t{}", t.0), |s| s.name.clone())
+    };
     let name = |v: ValueId| {
         let d = &p.module.values[v];
         match (&d.constant, &d.name) {
@@ -706,7 +713,9 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
             Inst::Cvt { dst, .. } => format!("TCVT {}", tile(*dst)),
             Inst::SetValid { dst, .. } => format!("valid {}", tile(*dst)),
             Inst::FullValid(t) => format!("valid {} (whole)", tile(*t)),
-            Inst::SetFlag((a, b, id)) => format!("set_flag({}, {}, {id})", pipe_cpp(*a), pipe_cpp(*b)),
+            Inst::SetFlag((a, b, id)) => {
+                format!("set_flag({}, {}, {id})", pipe_cpp(*a), pipe_cpp(*b))
+            }
             Inst::WaitFlag((a, b, id)) => {
                 format!("wait_flag({}, {}, {id})", pipe_cpp(*a), pipe_cpp(*b))
             }
@@ -717,7 +726,12 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                 format!("assign {}", d.join(", "))
             }
             Inst::For {
-                iv, lb, ub, step, body, ..
+                iv,
+                lb,
+                ub,
+                step,
+                body,
+                ..
             } => {
                 let _ = writeln!(
                     out,

@@ -322,11 +322,24 @@ template <typename... E>
 constexpr bool only_events = (std::is_same_v<std::remove_cvref_t<E>, Event> && ...);
 #define PTO_EVENTS(E) static_assert(only_events<E...>, "a trailing instruction argument must be an event")
 
+// The core the calling thread models in a split A2A3 kernel (see the cross-core section at
+// the end): -1 when the kernel is not split, 0 for the cube core (AIC), 1 for a vector core
+// (AIV, subblock `core_sub`).
+namespace model {
+inline thread_local int core_kind = -1;
+inline thread_local int core_sub = 0;
+}  // namespace model
+
 // TASSIGN: pto-isa.md 5.3: a tile's byte offset in its buffer, inside the buffer's capacity.
+// pto-programs.md section A: on A2A3 the AIC has the Mat / Left / Right / Acc / Bias buffers
+// and the AIV the unified (Vec) buffer, so a split kernel's part may place only its core's
+// tiles.
 template <typename TileT>
   requires is_tile<TileT>::value
 void TASSIGN(TileT& tile, uint64_t byte_offset) {
   constexpr uint64_t bytes = uint64_t(TileT::Rows_) * TileT::Cols_ * sizeof(typename TileT::DType);
+  if (model::core_kind == 0 && TileT::Loc_ == TileType::Vec) model::fail("TASSIGN: a Vec tile on the cube core");
+  if (model::core_kind == 1 && TileT::Loc_ != TileType::Vec) model::fail("TASSIGN: a cube tile on a vector core");
   if (byte_offset % 32 != 0) model::fail("TASSIGN: offset is not 32-byte aligned");
   if (byte_offset + bytes > model::capacity(TileT::Loc_)) model::fail("TASSIGN: tile past the buffer's capacity");
   tile.data_ = reinterpret_cast<typename TileT::DType*>(model::buffer(TileT::Loc_) + byte_offset);
@@ -1136,8 +1149,6 @@ inline Cores& cores() {
   static Cores c;
   return c;
 }
-inline thread_local int core_kind = -1;  // -1: not on a core of a split kernel, 0: AIC, 1: AIV
-inline thread_local int core_sub = 0;
 }}  // namespace pto::model
 
 // The driver's: the calling thread is the AIC (`kind` 0) or AIV `sub` (`kind` 1).

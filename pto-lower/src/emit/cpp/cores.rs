@@ -140,7 +140,13 @@ impl Writer<'_> {
         let m = self.m;
         let f = &m.funcs[self.p.func];
         let mut args = Vec::new();
-        for q in f.sig.params.iter().map(|q| q.value).chain(f.dims.iter().copied()) {
+        for q in f
+            .sig
+            .params
+            .iter()
+            .map(|q| q.value)
+            .chain(f.dims.iter().copied())
+        {
             args.push(self.text(|me| me.name(q)));
         }
         for i in 0..f.sig.returns.len() {
@@ -234,8 +240,7 @@ impl Writer<'_> {
                 l1,
                 "dcci(reinterpret_cast<__gm__ void*>(const_cast<__gm__ int64_t*>(hdr)), cache_line_t::SINGLE_CACHE_LINE);",
             );
-            self.out
-                .line(l1, "const int64_t r0 = hdr[0], c0 = hdr[1];");
+            self.out.line(l1, "const int64_t r0 = hdr[0], c0 = hdr[1];");
             self.out.line(l1, "pipe_barrier(PIPE_ALL);");
             self.set_region(l1, dst, "r0", "c0");
             let id = self.slot_view(l1, cpp_dtype(from.dtype), from.cols);

@@ -280,7 +280,9 @@ impl Writer<'_> {
         let cols = exts.last().cloned().unwrap_or_else(|| "1".into());
         // An accumulator still "zero" (its flag set: a split-K loop ran no iteration) was
         // never written: the window gets zeros, from the scalar unit.
-        let zero = self.zeroed.contains(&id) && n >= 1 && exts[..n.saturating_sub(2)].iter().all(|e| e == "1");
+        let zero = self.zeroed.contains(&id)
+            && n >= 1
+            && exts[..n.saturating_sub(2)].iter().all(|e| e == "1");
         let l1 = if zero {
             self.zero_window(l1, &slot.name, tensor, offsets, &rows, &cols);
             l1.next()
