@@ -54,6 +54,7 @@ fn kernels() -> Vec<&'static str> {
     let mut k = common::KERNELS.to_vec();
     k.push("branchy_matmul");
     k.push("matmul_relu");
+    k.push("attention_scores");
     k
 }
 
@@ -250,7 +251,12 @@ fn user_names_do_not_clash_with_generated_names() {
 /// keeps one program with its direct `TMOV`.
 #[test]
 fn a2a3_mixed_kernels_are_split_into_cube_and_vector_parts() {
-    for k in ["matmul_relu", "matmul", "branchy_matmul"] {
+    for k in [
+        "matmul_relu",
+        "matmul",
+        "branchy_matmul",
+        "attention_scores",
+    ] {
         let m = common::kernel(k);
         let cpp = harness::cpp_for(&m, "A2A3").unwrap();
         assert!(harness::is_split(&cpp), "{k}:\n{cpp}");

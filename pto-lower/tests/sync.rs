@@ -386,9 +386,10 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
     }
     let mut errors = BTreeSet::new();
     let mut split = 0;
-    for k in common::KERNELS
-        .into_iter()
-        .chain(["branchy_matmul", "matmul_relu"])
+    for k in
+        common::KERNELS
+            .into_iter()
+            .chain(["branchy_matmul", "matmul_relu", "attention_scores"])
     {
         let m = common::kernel(k);
         let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
@@ -417,7 +418,7 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
             "{k}: vector core 0's and vector core 1's transfers differ"
         );
     }
-    assert!(split >= 3, "only {split} split kernels");
+    assert!(split >= 4, "only {split} split kernels");
     assert!(
         errors.is_empty(),
         "unordered reads:\n{}",
