@@ -778,3 +778,42 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
         let _ = writeln!(out, "//{pad}{line}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pto_ir::entity::EntityId;
+
+    #[test]
+    fn events_go_to_the_core_of_their_pipes() {
+        use PipeKind::*;
+        assert_eq!(core_of_event(Mte2, Mte1), CUBE);
+        assert_eq!(core_of_event(M, Fix), CUBE);
+        assert_eq!(core_of_event(Mte2, V), VECTOR);
+        assert_eq!(core_of_event(V, Mte3), VECTOR);
+        // A cube pipe and a vector pipe: the transfer orders them instead.
+        assert_eq!(core_of_event(Fix, V), 0);
+        assert_eq!(core_of_event(V, M), 0);
+        // Pipes both cores have.
+        assert_eq!(core_of_event(S, Mte2), BOTH);
+    }
+
+    #[test]
+    fn a_break_in_a_branch_leaves_the_loop_but_not_from_a_nested_loop() {
+        let inner = Inst::If {
+            cond: ValueId::new(0),
+            then_body: vec![Inst::Break],
+            else_body: Vec::new(),
+            results: Vec::new(),
+        };
+        assert!(leaves_loop(std::slice::from_ref(&inner)));
+        let nested = Inst::While {
+            carried: Vec::new(),
+            cond: Vec::new(),
+            cond_value: ValueId::new(0),
+            body: vec![inner],
+            results: Vec::new(),
+        };
+        assert!(!leaves_loop(&[nested]));
+    }
+}

@@ -276,3 +276,15 @@ impl Writer<'_> {
         id
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cross_core_configuration_is_mode_2_with_the_flag() {
+        assert_eq!(cross_core_config(FLAG_READY), 0x21);
+        assert_eq!(cross_core_config(FLAG_FREE), 0x121);
+        assert_eq!(cross_core_config(15), 0xf21);
+    }
+}
