@@ -309,6 +309,8 @@ fn kernels() -> Vec<(
             vec![
                 vec![("M", 64), ("N", 64), ("K", 128)],
                 vec![("M", 70), ("N", 50), ("K", 100)],
+                // No K chunk: the accumulator stays zero (issue 14 point 3).
+                vec![("M", 70), ("N", 50), ("K", 0)],
             ],
         ),
         (

@@ -306,6 +306,9 @@ pub struct Program {
     pub events: OpEvents,
     /// The kernel's span, for messages.
     pub span: SpanId,
+    /// Where the work runs on the target: one core, or (A2A3) a cube part and a vector
+    /// part ([`crate::lower::split`]).
+    pub route: crate::lower::split::Route,
 }
 
 impl Program {

@@ -242,28 +242,29 @@ fn d7_accumulators_start_with_tmatmul_and_moves_follow_the_target() {
     );
 }
 
-/// Defect 7, the moves the target lacks: on A2A3 a cube result reaches the vector unit
-/// through the GM workspace (`TSTORE` from the Acc tile, `TLOAD` into the Vec tile), a
-/// parameter the header comment sizes; A5 keeps its `TMOV` Acc -> Vec and has no workspace.
-/// A split-K accumulator carried through an `if` keeps one Acc slot (no `TMOV` Acc -> Acc).
+/// Defect 7, the moves the target lacks: on A2A3 a cube result reaches the vector core
+/// through a GM slot (`TSTORE` from the Acc tile on the cube core, `TLOAD` into the Vec tile
+/// on the vector core, cross-core flags between), a parameter the header comment sizes; A5
+/// keeps its `TMOV` Acc -> Vec and has no workspace. A split-K accumulator carried through
+/// an `if` keeps one Acc slot (no `TMOV` Acc -> Acc).
 #[test]
 fn d7_moves_the_target_lacks_take_a_legal_route() {
     let m = common::kernel("matmul");
     let c = harness::cpp_for(&m, "A2A3").unwrap();
     assert!(
-        c.contains("// pto_workspace: 4096 bytes of global memory"),
+        c.contains("// pto_workspace: 4160 bytes of global memory"),
         "{c}"
     );
     assert!(c.contains("__gm__ uint8_t* pto_workspace)"), "{c}");
     assert!(
-        c.contains("(reinterpret_cast<__gm__ float*>(pto_workspace), {r0, c0});"),
+        c.contains("(reinterpret_cast<__gm__ float*>(pto_workspace + 64), {r0, c0});"),
         "{c}"
     );
     assert!(
-        c.contains("TSTORE(gt3, sv);\n    pipe_barrier(PIPE_ALL);"),
+        c.contains("TSTORE(gt3, sv);\n    ffts_cross_core_sync(PIPE_FIX, 0x21); // ready"),
         "{c}"
     );
-    assert!(c.contains("TLOAD(t5_ct_vec, gt3);"), "{c}");
+    assert!(c.contains("TLOAD(t5_ct_vec, gt4);"), "{c}");
     assert!(!c.contains("TMOV(t5_ct_vec"), "{c}");
     let c5 = harness::cpp_for(&m, "A5").unwrap();
     assert!(!c5.contains("pto_workspace"), "{c5}");
@@ -306,10 +307,10 @@ fn d8_pto_inst_is_included_first() {
 #[test]
 fn d9_returned_scalars_go_to_out_pointers() {
     let c = common::compile("control").cpp;
-    assert!(c.contains(", __gm__ int64_t* ret0)"), "{c}");
-    assert!(c.contains("*ret0 = "), "{c}");
+    assert!(c.contains(", __gm__ int64_t* pto_ret0)"), "{c}");
+    assert!(c.contains("*pto_ret0 = "), "{c}");
     assert!(
-        c.contains("The kernel's returned scalars are written to `ret0`"),
+        c.contains("The kernel's returned scalars are written to `pto_ret0`"),
         "{c}"
     );
     if let Some(gxx) = harness::gxx() {

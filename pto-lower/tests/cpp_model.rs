@@ -54,6 +54,7 @@ fn kernels() -> Vec<&'static str> {
     let mut k = common::KERNELS.to_vec();
     k.push("branchy_matmul");
     k.push("matmul_relu");
+    k.push("attention_scores");
     k
 }
 
@@ -182,4 +183,128 @@ fn pipelined_kernels_run_in_the_cpp_model_like_the_interpreter() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ran >= 10, "only {ran} pipelined runs");
+}
+
+/// Issue 14 point 3: a split-K loop that runs no iteration (K = 0) stores the zero
+/// accumulator, which the cube never wrote (pto-isa has no fill of an Acc tile, so the C++
+/// keeps "zero" as a flag): the interpreter and the C++ both give zeros, on both targets.
+#[test]
+fn splitk_without_iterations_stores_zeros() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the split-K kernel's C++ was not run");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-splitk0-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = common::kernel("splitk");
+    let args = harness::args_for(&m, &[0], 3, false);
+    let mut want = args.clone();
+    run(&m, m.entry.unwrap(), &mut want).unwrap();
+    let c = want[2].as_tensor().unwrap();
+    assert!(
+        c.data.iter().all(|&x| x == 0.0),
+        "interpreter: {:?}",
+        c.data
+    );
+    for target in ["A2A3", "A5"] {
+        let built = harness::build(&gxx, &m, target, &dir, "splitk0").unwrap();
+        let (got, _) = built.run(&args).unwrap();
+        let g = got[2].as_tensor().unwrap();
+        assert_eq!(g.data, c.data, "{target}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 14 point 4: parameters named like the names the C++ generates (`pto_workspace`,
+/// block locals such as `e0` and `sv`, tile names such as `t0_at`) are renamed, so the A2A3
+/// C++ of a kernel with them compiles and runs like the interpreter.
+#[test]
+fn user_names_do_not_clash_with_generated_names() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the renamed kernel's C++ was not run");
+        return;
+    };
+    let text = std::fs::read_to_string(common::dir().join("tests/kernels/matmul_relu.pto"))
+        .unwrap()
+        .replace("%a_0", "%pto_workspace_0")
+        .replace("%b_3", "%t0_at_3")
+        .replace("%r_5", "%e0_5");
+    let m = pto_ir::parse(&text).unwrap();
+    pto_ir::verify(&m).unwrap();
+    let cpp = harness::cpp_for(&m, "A2A3").unwrap();
+    for name in ["pto_workspace_", "t0_at_", "e0_"] {
+        assert!(cpp.contains(&format!("* {name},")), "{name}:\n{cpp}");
+    }
+    let dir = std::env::temp_dir().join(format!("pto-cpp-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let built = harness::build(&gxx, &m, "A2A3", &dir, "names").unwrap();
+    for (dims, flag) in size_sets(&m) {
+        let err = compare(&built, &m, &dims, flag).unwrap();
+        assert!(err <= 1e-5, "{dims:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 14 point 1: on A2A3 a kernel with cube and vector work is a cube part and a vector
+/// part (cores of their own), each placing only its core's tiles, with the Acc -> Vec move
+/// as a transfer through the GM slot under cross-core flags; `LOWERED` shows the route. A5
+/// keeps one program with its direct `TMOV`.
+#[test]
+fn a2a3_mixed_kernels_are_split_into_cube_and_vector_parts() {
+    for k in [
+        "matmul_relu",
+        "matmul",
+        "branchy_matmul",
+        "attention_scores",
+    ] {
+        let m = common::kernel(k);
+        let cpp = harness::cpp_for(&m, "A2A3").unwrap();
+        assert!(harness::is_split(&cpp), "{k}:\n{cpp}");
+        let aic = &cpp[cpp.find("_aic(").unwrap()..cpp.find("_aiv(").unwrap()];
+        let aiv = &cpp[cpp.find("_aiv(").unwrap()..cpp.find("__global__").unwrap()];
+        assert!(
+            !aic.contains("TileType::Vec"),
+            "{k}: a Vec tile in the cube part"
+        );
+        for loc in ["Mat", "Left", "Right", "Acc"] {
+            assert!(
+                !aiv.contains(&format!("TileType::{loc}")),
+                "{k}: a {loc} tile in the vector part"
+            );
+        }
+        assert!(
+            !harness::is_split(&harness::cpp_for(&m, "A5").unwrap()),
+            "{k} A5"
+        );
+    }
+    let m = common::kernel("matmul_relu");
+    let cpp = harness::cpp_for(&m, "A2A3").unwrap();
+    let aic = &cpp[cpp.find("_aic(").unwrap()..cpp.find("_aiv(").unwrap()];
+    let aiv = &cpp[cpp.find("_aiv(").unwrap()..cpp.find("__global__").unwrap()];
+    assert_eq!(
+        aic.matches("ffts_cross_core_sync(PIPE_FIX, 0x21)").count(),
+        1
+    );
+    assert_eq!(aic.matches("wait_flag_dev(1)").count(), 2, "{aic}");
+    // Vector core 0 pops, vector core 1 synchronises: two pops, and the priming "free".
+    assert_eq!(aiv.matches("wait_flag_dev(0)").count(), 2, "{aiv}");
+    assert_eq!(
+        aiv.matches("ffts_cross_core_sync(PIPE_MTE2, 0x121)")
+            .count(),
+        3
+    );
+    assert!(!aiv.contains("TMOV") && !aic.contains("TLOAD(t5_ct_vec"));
+    let mut a2a3 = m.clone();
+    a2a3.attrs.set("arch", pto_ir::Attr::Str("A2A3".into()));
+    let lowered = pto_lower::compile(&a2a3, a2a3.entry.unwrap())
+        .unwrap()
+        .lowered;
+    for line in [
+        "// aic (cube):",
+        "// aiv 0 (vector):",
+        "push t4_ct -> GM slot",
+        "pop GM slot -> t5_ct_vec",
+    ] {
+        assert!(lowered.contains(line), "{line}:\n{lowered}");
+    }
 }

@@ -285,3 +285,143 @@ fn every_read_after_write_across_pipes_is_ordered() {
         errors.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// A split part with each transfer as what the C++ makes of it: the push and the pop start
+/// and end with `pipe_barrier(PIPE_ALL)` (the cross-core flags order the cores).
+fn with_transfers_as_barriers(p: &Program, insts: &[Inst]) -> Vec<Inst> {
+    use pto_lower::lower::split::transfer_source;
+    let mut out = Vec::new();
+    for i in insts {
+        if transfer_source(p, i).is_some() {
+            out.push(Inst::Barrier(PipeKind::All));
+            continue;
+        }
+        out.push(match i {
+            Inst::For { body, .. } => {
+                let mut i = i.clone();
+                if let Inst::For { body: b, .. } = &mut i {
+                    *b = with_transfers_as_barriers(p, body);
+                }
+                i
+            }
+            Inst::While { cond, body, .. } => {
+                let mut i = i.clone();
+                if let Inst::While {
+                    cond: c, body: b, ..
+                } = &mut i
+                {
+                    *c = with_transfers_as_barriers(p, cond);
+                    *b = with_transfers_as_barriers(p, body);
+                }
+                i
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                let mut i = i.clone();
+                if let Inst::If {
+                    then_body: t,
+                    else_body: e,
+                    ..
+                } = &mut i
+                {
+                    *t = with_transfers_as_barriers(p, then_body);
+                    *e = with_transfers_as_barriers(p, else_body);
+                }
+                i
+            }
+            other => other.clone(),
+        });
+    }
+    out
+}
+
+/// The cross-core route (A2A3, `lower/split.rs`): each core's part is synchronised on its
+/// own, the events between a cube pipe and a vector pipe having been dropped for the
+/// transfers, and the transfers sit at the same place of the same control flow in the cube
+/// part and the vector part (so every push has its pop on every path).
+#[test]
+fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
+    use pto_lower::lower::split::{Route, transfer_source};
+    /// The loops, branches and transfers of a part, as text.
+    fn skeleton(p: &Program, insts: &[Inst], out: &mut String) {
+        for i in insts {
+            if transfer_source(p, i).is_some() {
+                out.push_str("T;");
+            }
+            match i {
+                Inst::For { iv, body, .. } => {
+                    let mut inner = String::new();
+                    skeleton(p, body, &mut inner);
+                    if !inner.is_empty() {
+                        out.push_str(&format!("for {iv:?} {{{inner}}}"));
+                    }
+                }
+                Inst::While { cond, body, .. } => {
+                    let mut inner = String::new();
+                    skeleton(p, cond, &mut inner);
+                    skeleton(p, body, &mut inner);
+                    if !inner.is_empty() {
+                        out.push_str(&format!("while {{{inner}}}"));
+                    }
+                }
+                Inst::If {
+                    cond,
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    let (mut t, mut e) = (String::new(), String::new());
+                    skeleton(p, then_body, &mut t);
+                    skeleton(p, else_body, &mut e);
+                    if !t.is_empty() || !e.is_empty() {
+                        out.push_str(&format!("if {cond:?} {{{t}}} else {{{e}}}"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut errors = BTreeSet::new();
+    let mut split = 0;
+    for k in
+        common::KERNELS
+            .into_iter()
+            .chain(["branchy_matmul", "matmul_relu", "attention_scores"])
+    {
+        let m = common::kernel(k);
+        let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
+        let Route::Split(s) = &p.route else {
+            continue;
+        };
+        split += 1;
+        for part in [&s.cube, &s.vector] {
+            let part = with_transfers_as_barriers(&p, part);
+            let mut c = Checker {
+                p: &p,
+                kernel: k,
+                loops: Vec::new(),
+                errors: BTreeSet::new(),
+            };
+            c.body(&part, &mut State::default());
+            errors.extend(c.errors);
+        }
+        let (mut a, mut v, mut w) = (String::new(), String::new(), String::new());
+        skeleton(&p, &s.cube, &mut a);
+        skeleton(&p, &s.vector, &mut v);
+        skeleton(&p, &s.peer, &mut w);
+        assert_eq!(a, v, "{k}: the cube's and vector core 0's transfers differ");
+        assert_eq!(
+            v, w,
+            "{k}: vector core 0's and vector core 1's transfers differ"
+        );
+    }
+    assert!(split >= 4, "only {split} split kernels");
+    assert!(
+        errors.is_empty(),
+        "unordered reads:\n{}",
+        errors.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}

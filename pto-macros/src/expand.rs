@@ -363,15 +363,15 @@ mod tests {
                 "#;
                     /// The lowered kernel as PTO-ISA C++ source.
                     pub const CPP: &str = r#"// double lowered by pto-lower for A2A3.
-                // The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element
+                // The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
                 // global-memory buffers, after the symbolic dimensions.
                 #include <pto/pto-inst.hpp>
                 #include "common/pto_instr.hpp"
                 using namespace pto;
 
-                __global__ AICORE void double_(float a, __gm__ float* ret0) {
+                __global__ AICORE void double_(float a, __gm__ float* pto_ret0) {
                   float v2 = (a * 2.0f);
-                  *ret0 = v2;
+                  *pto_ret0 = v2;
                   return;
                 }
                 "#;

@@ -75,13 +75,13 @@ module attributes {pto.target = #pto.target<A2A3>} {
 "#;
     /// The lowered kernel as PTO-ISA C++ source.
     pub const CPP: &str = r#"// clamp_add lowered by pto-lower for A2A3.
-// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element
+// The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
 // global-memory buffers, after the symbolic dimensions.
 #include <pto/pto-inst.hpp>
 #include "common/pto_instr.hpp"
 using namespace pto;
 
-__global__ AICORE void clamp_add(float a, float limit, bool flag, __gm__ float* ret0) {
+__global__ AICORE void clamp_add(float a, float limit, bool flag, __gm__ float* pto_ret0) {
   float v_5;
   if (flag) {
     float v_4 = (a + 1.0f);
@@ -96,7 +96,7 @@ __global__ AICORE void clamp_add(float a, float limit, bool flag, __gm__ float* 
   } else {
     v7 = v_5;
   }
-  *ret0 = v7;
+  *pto_ret0 = v7;
   return;
 }
 "#;

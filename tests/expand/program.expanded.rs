@@ -73,13 +73,13 @@ module attributes {pto.target = #pto.target<A2A3>} {
 using namespace pto;
 
 // rows lowered by pto-lower for A2A3.
-// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element
+// The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
 // global-memory buffers, after the symbolic dimensions.
-__global__ AICORE void rows(__gm__ float* x, int64_t r_1 /* symbolic dimension */, __gm__ int64_t* ret0, __gm__ float* ret1) {
+__global__ AICORE void rows(__gm__ float* x, int64_t r_1 /* symbolic dimension */, __gm__ int64_t* pto_ret0, __gm__ float* pto_ret1) {
   float v5 = static_cast<float>(r_1);
   float v7 = (v5 * 0.5f);
-  *ret0 = r_1;
-  *ret1 = v7;
+  *pto_ret0 = r_1;
+  *pto_ret1 = v7;
   return;
 }
 "#;
@@ -167,13 +167,13 @@ module attributes {pto.target = #pto.target<A2A3>} {
 using namespace pto;
 
 // rows lowered by pto-lower for A2A3.
-// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element
+// The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
 // global-memory buffers, after the symbolic dimensions.
-AICORE inline void rows(__gm__ float* x, int64_t r_1 /* symbolic dimension */, int64_t* ret0, float* ret1) {
+AICORE inline void rows(__gm__ float* x, int64_t r_1 /* symbolic dimension */, int64_t* pto_ret0, float* pto_ret1) {
   float v5 = static_cast<float>(r_1);
   float v7 = (v5 * 0.5f);
-  *ret0 = r_1;
-  *ret1 = v7;
+  *pto_ret0 = r_1;
+  *pto_ret1 = v7;
   return;
 }
 
@@ -208,9 +208,9 @@ AICORE inline void run_incore_0(__gm__ float* x, __gm__ float* y, int64_t n, int
 }
 
 // run lowered by pto-lower for A2A3.
-// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element
+// The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
 // global-memory buffers, after the symbolic dimensions.
-__global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symbolic dimension */, __gm__ float* ret0) {
+__global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symbolic dimension */, __gm__ float* pto_ret0) {
   int64_t n_8;
   float h_9;
   pipe_barrier(PIPE_ALL);
@@ -218,7 +218,7 @@ __global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symb
   pipe_barrier(PIPE_ALL);
   run_incore_0(x, y, n_8, r_3);
   pipe_barrier(PIPE_ALL);
-  *ret0 = h_9;
+  *pto_ret0 = h_9;
   return;
 }
 "#;
@@ -357,13 +357,13 @@ __global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symb
 using namespace pto;
 
 // rows lowered by pto-lower for A2A3.
-// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element
+// The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
 // global-memory buffers, after the symbolic dimensions.
-AICORE inline void rows(__gm__ float* x, int64_t r_1 /* symbolic dimension */, int64_t* ret0, float* ret1) {
+AICORE inline void rows(__gm__ float* x, int64_t r_1 /* symbolic dimension */, int64_t* pto_ret0, float* pto_ret1) {
   float v5 = static_cast<float>(r_1);
   float v7 = (v5 * 0.5f);
-  *ret0 = r_1;
-  *ret1 = v7;
+  *pto_ret0 = r_1;
+  *pto_ret1 = v7;
   return;
 }
 
@@ -398,9 +398,9 @@ AICORE inline void run_incore_0(__gm__ float* x, __gm__ float* y, int64_t n, int
 }
 
 // run lowered by pto-lower for A2A3.
-// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element
+// The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
 // global-memory buffers, after the symbolic dimensions.
-__global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symbolic dimension */, __gm__ float* ret0) {
+__global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symbolic dimension */, __gm__ float* pto_ret0) {
   int64_t n_8;
   float h_9;
   pipe_barrier(PIPE_ALL);
@@ -408,7 +408,7 @@ __global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symb
   pipe_barrier(PIPE_ALL);
   run_incore_0(x, y, n_8, r_3);
   pipe_barrier(PIPE_ALL);
-  *ret0 = h_9;
+  *pto_ret0 = h_9;
   return;
 }
 "#;

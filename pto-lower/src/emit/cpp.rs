@@ -23,8 +23,10 @@ use pto_ir::{Constant, DataType, MemorySpace, PipeKind, ProgramModule, Type, Val
 use super::writer::{Level, Out};
 use crate::info::{buffer_extents, pipe_spelled};
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef, TileSlot};
+use crate::lower::split::Route;
 use crate::passes::events::Event;
 
+mod cores;
 mod element;
 mod inst;
 mod pad;
@@ -84,6 +86,7 @@ fn emit_as(p: &Program, device: bool) -> String {
         name_text: String::with_capacity(16 * p.module.values.len()),
         zeroed: Vec::new(),
         workspace: 0,
+        part: Part::Whole,
     };
     w.put_program();
     let mut text = w.out.text;
@@ -98,8 +101,36 @@ fn emit_as(p: &Program, device: bool) -> String {
 
 const USING: &str = "using namespace pto;\n";
 
-/// The name of the GM workspace parameter (see [`workspace_bytes`]).
+/// The name of the GM workspace parameter (see [`workspace_bytes`]). Generated names
+/// start with `pto_`; a user's parameter named so is renamed ([`push_cpp_name`]).
 pub(super) const WORKSPACE: &str = "pto_workspace";
+
+/// The prefix of the result pointer parameters (`pto_ret0`, ...).
+pub(super) const RET: &str = "pto_ret";
+
+/// What function [`Writer::put_signature`] writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The `__global__` kernel.
+    Entry,
+    /// A device function of a program, called from its entry.
+    Device,
+    /// One core's part of a split kernel, named with this suffix (`_aic`, `_aiv`).
+    Part(&'static str),
+}
+
+/// Which part of the kernel the writer is writing (a `TMOV` Acc -> Vec is written by part).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The whole kernel on one core.
+    Whole,
+    /// The cube part of a split kernel: `TMOV` Acc -> Vec pushes.
+    Cube,
+    /// Vector core 0's part: `TMOV` Acc -> Vec pops into the Vec tile.
+    Vector,
+    /// Vector core 1's part: `TMOV` Acc -> Vec only takes part in the synchronisation.
+    Peer,
+}
 
 /// The kernel language's scalar division, remainder, floor forms, min / max and float to
 /// integer `as`, as the semantics module (`pto_ir::sem`) defines them: total (by zero:
@@ -335,7 +366,7 @@ fn column_tiles(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
 
 /// Whether `TMOV(dst, src)` goes from an Acc tile to a Vec tile, which A2A3 has no
 /// instruction for (pto-isa.md, TMOV: Acc -> Vec is A5).
-pub(super) fn acc_to_vec(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileId> {
+pub(crate) fn acc_to_vec(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileId> {
     let src = match args {
         [Arg::Tile(TileRef::Slot(src))] => *src,
         _ => return None,
@@ -527,6 +558,35 @@ fn is_cpp_keyword(s: &str) -> bool {
     )
 }
 
+/// Whether a parameter named `name` could clash with a name the emitter makes: the
+/// `pto_` prefix (`pto_workspace`, `pto_ret0`, `pto_rs::`), the shapes of value names
+/// (`acc_7`, `v7`), tile names (`t0_x`, `scratch..`) and block locals (`e0`, `w1`, `r0`,
+/// `c0`, `gt0`, `GT0`, `tmp0`, `sv`, `hdr`). Such a parameter gets a `_` appended, and so does
+/// one that already ends with `_`, which keeps the renaming one to one (no generated name
+/// ends with `_`).
+fn is_generated_name(name: &str) -> bool {
+    let digits_after = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let tile_name = name
+        .strip_prefix('t')
+        .and_then(|r| r.split_once('_'))
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let value_name = name
+        .rsplit_once('_')
+        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    name.starts_with("pto_")
+        || name.starts_with("scratch")
+        || name.ends_with('_')
+        || tile_name
+        || value_name
+        || matches!(name, "sv" | "hdr")
+        || ["v", "e", "w", "r", "c", "gt", "GT", "tmp"]
+            .iter()
+            .any(|p| digits_after(p))
+}
+
 /// Appends `name` as a C++ identifier to `out`: itself, with `_` appended when it is a C++
 /// keyword; `false` (nothing appended) when it is not an identifier at all.
 fn push_cpp_ident(out: &mut String, name: &str) -> bool {
@@ -548,6 +608,9 @@ fn push_cpp_name(out: &mut String, m: &ProgramModule, v: ValueId) {
     if let (ValueDef::Param(..), Some(n)) = (d.def, &d.name)
         && push_cpp_ident(out, n)
     {
+        if is_generated_name(n) && !is_cpp_keyword(n) {
+            out.push('_');
+        }
         return;
     }
     // Sanitizing maps each char to one of `[a-z0-9_]`, so the result is an identifier when
@@ -578,6 +641,8 @@ struct Writer<'a> {
     workspace: u64,
     /// A device function a program's entry calls (`AICORE inline`), not a `__global__` kernel.
     device: bool,
+    /// The part being written.
+    part: Part,
 }
 
 impl Writer<'_> {
@@ -719,33 +784,75 @@ impl Writer<'_> {
         self.put(p.target);
         self.put(".\n");
         if !f.sig.returns.is_empty() {
-            self.put("// The kernel's returned scalars are written to `ret0`, `ret1`, ...: one-element\n");
-            self.put("// global-memory buffers, after the symbolic dimensions.\n");
-        }
-        if !self.a5() {
-            self.workspace = workspace_bytes(p, &p.body);
-        }
-        if self.workspace > 0 {
-            let _ = write!(
+            let _ = writeln!(
                 self.out.text,
-                "// {WORKSPACE}: {} bytes of global memory, the last parameter. A2A3 has no TMOV\n\
-                 // from an Acc tile to a Vec tile, so a cube result reaches the vector unit\n\
-                 // through it: TSTORE from the Acc tile, then TLOAD into the Vec tile.\n",
-                self.workspace
+                "// The kernel's returned scalars are written to `{RET}0`, `{RET}1`, ...: one-element\n\
+                 // global-memory buffers, after the symbolic dimensions."
             );
+        }
+        // A device function of a program runs on the core of its caller: not split.
+        let split = match &p.route {
+            Route::Split(s) if !self.device => Some(s),
+            _ => None,
+        };
+        if let Some(s) = split {
+            self.workspace = s.slot_bytes;
+            self.put_split_head(s);
+        } else {
+            if !self.a5() {
+                self.workspace = workspace_bytes(p, &p.body);
+            }
+            if self.workspace > 0 {
+                let _ = write!(
+                    self.out.text,
+                    "// {WORKSPACE}: {} bytes of global memory, the last parameter. A2A3 has no TMOV\n\
+                     // from an Acc tile to a Vec tile, so a cube result reaches the vector unit\n\
+                     // through it: TSTORE from the Acc tile, then TLOAD into the Vec tile.\n",
+                    self.workspace
+                );
+            }
+            if let Route::Unsplit(why) = &p.route {
+                let _ = writeln!(
+                    self.out.text,
+                    "// Not split into cube and vector parts ({}): this C++ needs a core with both\n\
+                     // units, which A2A3 does not have.",
+                    why.replace('\n', " ")
+                );
+            }
         }
         // pto-isa's entry header comes first: `common/pto_instr.hpp` alone does not compile.
         self.out.line(l0, "#include <pto/pto-inst.hpp>");
         self.out.line(l0, "#include \"common/pto_instr.hpp\"");
         self.out.line(l0, "using namespace pto;");
         self.out.line(l0, "");
-        self.put(if self.device {
-            "AICORE inline void "
+        if let Some(s) = split {
+            self.put_split(s);
+            return;
+        }
+        self.put_signature(if self.device {
+            Kind::Device
         } else {
-            "__global__ AICORE void "
+            Kind::Entry
+        });
+        self.put(" {\n");
+        self.put_function_body(&p.body, None);
+        self.out.line(l0, "}");
+    }
+
+    /// `__global__ AICORE void NAME(params..)` (without the body): the kernel's parameters,
+    /// then its symbolic dimensions, its result pointers and the GM workspace.
+    fn put_signature(&mut self, kind: Kind) {
+        let m = self.m;
+        let f = &m.funcs[self.p.func];
+        self.put(match kind {
+            Kind::Entry => "__global__ AICORE void ",
+            Kind::Device | Kind::Part(_) => "AICORE inline void ",
         });
         if !push_cpp_ident(&mut self.out.text, &f.name) {
             self.put("kernel");
+        }
+        if let Kind::Part(suffix) = kind {
+            self.put(suffix);
         }
         self.put("(");
         for (i, q) in f.sig.params.iter().enumerate() {
@@ -782,22 +889,34 @@ impl Writer<'_> {
                 self.put("__gm__ ");
             }
             self.put(cpp_dtype(t.dtype().unwrap_or(DataType::Fp32)));
-            let _ = write!(self.out, "* ret{i}");
+            let _ = write!(self.out, "* {RET}{i}");
         }
         if self.workspace > 0 {
             let n = f.sig.params.len() + f.dims.len() + f.sig.returns.len();
             self.out.sep(n);
             let _ = write!(self.out, "__gm__ uint8_t* {WORKSPACE}");
         }
-        self.put(") {\n");
-        let l1 = l0.next();
-        for s in p.tiles.iter().chain(&p.scratch) {
+        self.put(")");
+    }
+
+    /// The declarations of the tiles `insts` use (those of core `only` when given) and the
+    /// instructions, at level 1.
+    fn put_function_body(&mut self, insts: &[Inst], only: Option<MemorySpace>) {
+        let p = self.p;
+        let l1 = Level::default().next();
+        // A part declares the tiles of its core only: the other core has no such buffer.
+        let mine = |s: &TileSlot| match only {
+            None => true,
+            Some(MemorySpace::Vec) => matches!(s.space, MemorySpace::Vec | MemorySpace::Ddr),
+            Some(_) => !matches!(s.space, MemorySpace::Vec | MemorySpace::Ddr),
+        };
+        for s in p.tiles.iter().chain(&p.scratch).filter(|s| mine(s)) {
             self.declare(l1, s, &s.name, s.valid);
         }
         // Row-major `[1, R]` views of the `[R, 1]` column-major tiles that elementwise and
         // scalar instructions use: those require row-major tiles.
         let mut cols = Vec::new();
-        column_tiles(p, &p.body, &mut cols);
+        column_tiles(p, insts, &mut cols);
         for t in cols {
             if let Some(s) = p.tile(t) {
                 let v = row_view(s);
@@ -808,15 +927,14 @@ impl Writer<'_> {
         // flag instead: the next matmul into it starts the sum (`TMATMUL`) rather than
         // adding to it (`TMATMUL_ACC`).
         let mut zeroed = Vec::new();
-        zero_filled_accs(p, &p.body, &mut zeroed);
+        zero_filled_accs(p, insts, &mut zeroed);
         for t in &zeroed {
             if let Some(s) = p.tile(*t) {
                 self.out.line(l1, &format!("bool {}_zero = false;", s.name));
             }
         }
         self.zeroed = zeroed;
-        self.insts(&p.body, l1);
-        self.out.line(l0, "}");
+        self.insts(insts, l1);
     }
 
     /// `Tile<..> name(dynamic extents); TASSIGN(name, addr);`: a tile object over slot `s`'s

@@ -28,7 +28,21 @@ mod op;
 
 /// The custom form (`NAME::LOWERED`).
 pub fn emit_lowered(p: &Program) -> String {
-    Writer::<false>::new(p).run()
+    let mut text = Writer::<false>::new(p).run();
+    // The A2A3 route of a kernel that mixes cube and vector work (`lower/split.rs`), as
+    // comments after the function: which instructions run on which core, and the transfers.
+    match &p.route {
+        crate::lower::split::Route::Split(s) => text.push_str(&s.describe(p)),
+        crate::lower::split::Route::Unsplit(why) => {
+            let _ = writeln!(
+                text,
+                "// A2A3 route: one program, not split into cube and vector parts ({})",
+                why.replace('\n', " ")
+            );
+        }
+        crate::lower::split::Route::Single => {}
+    }
+    text
 }
 
 /// The generic operation form.

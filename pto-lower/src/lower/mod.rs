@@ -7,10 +7,13 @@
 //! `s - a` is `TMULS(d, a, -1); TADDS(d, d, s)` (`TNEG` for unsigned tiles), `s / a` is the
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
-//! Last, the fence step (`fence.rs`) puts the barriers the events pass could not see.
+//! Then the fence step (`fence.rs`) puts the barriers the events pass could not see, and
+//! last the split step (`split.rs`) decides the A2A3 route: one core, or a cube part and a
+//! vector part with transfers between them.
 
 mod fence;
 mod parallel;
+pub mod split;
 
 pub(crate) use parallel::slot_use;
 
@@ -83,7 +86,7 @@ pub fn lower_with_events(
         }
         return Err(d);
     }
-    Ok(Program {
+    let mut p = Program {
         module: m,
         func,
         target,
@@ -92,7 +95,10 @@ pub fn lower_with_events(
         scratch,
         events,
         span,
-    })
+        route: split::Route::Single,
+    };
+    p.route = split::route(&p);
+    Ok(p)
 }
 
 /// Records on each `parallel` loop of `m` whether it runs in parallel (`exec = "parallel"`)

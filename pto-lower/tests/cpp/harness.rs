@@ -177,10 +177,10 @@ fn workspace_bytes(cpp: &str) -> u64 {
 
 /// The driver's C++ for the entry kernel of `m` (its emitted C++ is `kernel.cpp`), which
 /// asks for `workspace` bytes of GM workspace (last parameter, guarded like the tensors).
-fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32) -> String {
+fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32, split: bool) -> String {
     let func = &m.funcs[f];
     let mut d = String::from(
-        "#include \"kernel.cpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <vector>\n\n",
+        "#include \"kernel.cpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <thread>\n#include <vector>\n\n",
     );
     d.push_str("template <typename T> T rd() { T x; if (std::fread(&x, sizeof x, 1, stdin) != 1) std::exit(9); return x; }\n");
     d.push_str("template <typename W, typename T> void rd_into(T* p, int64_t n) { for (int64_t i = 0; i < n; ++i) p[i] = T(rd<W>()); }\n");
@@ -273,7 +273,16 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32) -> String {
     } else {
         "kernel".into()
     };
-    if blocks > 1 {
+    if split {
+        // A split kernel (A2A3 cube and vector parts): each block runs its cube part and its
+        // vector part on both vector subblocks as three threads, like a cluster; every
+        // cross-core signal must be consumed by the end.
+        let args = call.join(", ");
+        let _ = writeln!(
+            d,
+            "  for (int64_t b = 0; b < {blocks}; ++b) {{\n    pto_model_block_idx() = b;\n    pto_model_block_num() = {blocks};\n    std::thread aic([&] {{ pto_model_enter(0, 0); {name}_aic({args}); }});\n    std::thread aiv0([&] {{ pto_model_enter(1, 0); {name}_aiv({args}); }});\n    std::thread aiv1([&] {{ pto_model_enter(1, 1); {name}_aiv({args}); }});\n    aic.join();\n    aiv0.join();\n    aiv1.join();\n    if (!pto_model_cores_idle()) {{ std::fprintf(stderr, \"a cross-core signal was not consumed\\n\"); return 3; }}\n  }}"
+        );
+    } else if blocks > 1 {
         // A kernel that distributes a parallel loop over blocks runs as a launch of `blocks`
         // blocks, one after another (every block runs the code outside that loop).
         let _ = writeln!(
@@ -288,6 +297,11 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32) -> String {
     d.push_str(&writes);
     d.push_str("  return 0;\n}\n");
     d
+}
+
+/// Whether the C++ is a split kernel (a cube part `NAME_aic` and a vector part `NAME_aiv`).
+pub fn is_split(cpp: &str) -> bool {
+    cpp.contains("_aic(") && cpp.contains("_aiv(")
 }
 
 /// The blocks of the launch: 3 (an odd count, so the last block's share is uneven) when
@@ -315,7 +329,13 @@ pub fn build(
     std::fs::write(work.join("kernel.cpp"), &cpp).map_err(|e| e.to_string())?;
     std::fs::write(
         work.join("driver.cpp"),
-        driver(m, f, workspace_bytes(&cpp), launch_blocks(&cpp)),
+        driver(
+            m,
+            f,
+            workspace_bytes(&cpp),
+            launch_blocks(&cpp),
+            is_split(&cpp),
+        ),
     )
     .map_err(|e| e.to_string())?;
     let exe = work.join("run");
@@ -326,7 +346,13 @@ pub fn build(
         Err(_) => vec!["-I".into(), include_dir().display().to_string()],
     };
     let o = Command::new(gxx)
-        .args(["-std=c++20", "-O1", "-w", &format!("-DPTO_TARGET_{target}")])
+        .args([
+            "-std=c++20",
+            "-O1",
+            "-w",
+            "-pthread",
+            &format!("-DPTO_TARGET_{target}"),
+        ])
         .args(&headers)
         .arg("-I")
         .arg(&work)

@@ -322,11 +322,24 @@ template <typename... E>
 constexpr bool only_events = (std::is_same_v<std::remove_cvref_t<E>, Event> && ...);
 #define PTO_EVENTS(E) static_assert(only_events<E...>, "a trailing instruction argument must be an event")
 
+// The core the calling thread models in a split A2A3 kernel (see the cross-core section at
+// the end): -1 when the kernel is not split, 0 for the cube core (AIC), 1 for a vector core
+// (AIV, subblock `core_sub`).
+namespace model {
+inline thread_local int core_kind = -1;
+inline thread_local int core_sub = 0;
+}  // namespace model
+
 // TASSIGN: pto-isa.md 5.3: a tile's byte offset in its buffer, inside the buffer's capacity.
+// pto-programs.md section A: on A2A3 the AIC has the Mat / Left / Right / Acc / Bias buffers
+// and the AIV the unified (Vec) buffer, so a split kernel's part may place only its core's
+// tiles.
 template <typename TileT>
   requires is_tile<TileT>::value
 void TASSIGN(TileT& tile, uint64_t byte_offset) {
   constexpr uint64_t bytes = uint64_t(TileT::Rows_) * TileT::Cols_ * sizeof(typename TileT::DType);
+  if (model::core_kind == 0 && TileT::Loc_ == TileType::Vec) model::fail("TASSIGN: a Vec tile on the cube core");
+  if (model::core_kind == 1 && TileT::Loc_ != TileType::Vec) model::fail("TASSIGN: a cube tile on a vector core");
   if (byte_offset % 32 != 0) model::fail("TASSIGN: offset is not 32-byte aligned");
   if (byte_offset + bytes > model::capacity(TileT::Loc_)) model::fail("TASSIGN: tile past the buffer's capacity");
   tile.data_ = reinterpret_cast<typename TileT::DType*>(model::buffer(TileT::Loc_) + byte_offset);
@@ -1159,3 +1172,107 @@ inline int64_t& pto_model_block_idx() { static int64_t b = 0; return b; }
 inline int64_t& pto_model_block_num() { static int64_t n = 1; return n; }
 inline int64_t get_block_idx() { return pto_model_block_idx(); }
 inline int64_t get_block_num() { return pto_model_block_num(); }
+
+// Cross-core synchronisation between the cube core (AIC) and the vector cores (AIV) of an
+// A2A3 cluster (shared/spec/pto-programs.md section A, from pto-isa's
+// docs/isa/scalar/ops/pipeline-sync/set-cross-core.md and wait-flag-dev.md and the A2A3
+// TPUSH / TPOP code, which is built on these):
+// - a cluster is one AIC and two AIVs, which run separate programs; each AIV knows its
+//   subblock (`get_subblockid()`, 0 or 1);
+// - `ffts_cross_core_sync(pipe, cfg)` signals flag `(cfg >> 8) & 15` once the work issued
+//   before it on `pipe` is done; `cfg = 1 | mode << 4 | flag << 8`, mode 2 being the
+//   cube / vector mode, in which a signal of the AIC reaches both AIVs;
+// - `wait_flag_dev(flag)` blocks the core until the flag was signalled to it, and consumes
+//   the signal; in mode 2 the AIC's wait ends only once both AIVs signalled. There are 16
+//   flags, and they count;
+// - the FFTS base address is set first (`set_ffts_base_addr`, the host passes it).
+// pto-isa's CPU simulation has no such calls (its TPUSH / TPOP have their own CPU code). The
+// model runs each core as a thread (the driver calls `pto_model_enter`), counts the signals
+// per receiving core, stops a wait that nothing will end (no signal for 20 s: a deadlock),
+// and lets the driver check that every signal was consumed (`pto_model_cores_idle`).
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace pto { namespace model {
+struct Cores {
+  std::mutex m;
+  std::condition_variable cv;
+  int64_t to_cube[2][16] = {};  // signals of each AIV to the AIC
+  int64_t to_vec[2][16] = {};   // signals of the AIC to each AIV
+};
+inline Cores& cores() {
+  static Cores c;
+  return c;
+}
+}}  // namespace pto::model
+
+// The driver's: the calling thread is the AIC (`kind` 0) or AIV `sub` (`kind` 1).
+inline void pto_model_enter(int kind, int sub) {
+  pto::model::core_kind = kind;
+  pto::model::core_sub = sub;
+}
+inline int64_t get_subblockid() { return pto::model::core_sub; }
+inline void set_ffts_base_addr(uint64_t) {}
+
+inline void ffts_cross_core_sync(pipe_t, uint64_t cfg) {
+  using namespace pto::model;
+  if ((cfg & 0xf) != 1) fail("ffts_cross_core_sync: the configuration's low bits must be 1");
+  if (((cfg >> 4) & 3) != 2) fail("ffts_cross_core_sync: the model has mode 2 (cube / vector) only");
+  const int flag = int((cfg >> 8) & 15);
+  auto& c = cores();
+  {
+    std::lock_guard<std::mutex> g(c.m);
+    if (core_kind == 0) {
+      c.to_vec[0][flag]++;
+      c.to_vec[1][flag]++;
+    } else if (core_kind == 1) {
+      c.to_cube[core_sub][flag]++;
+    } else {
+      fail("ffts_cross_core_sync: not on a core of a split kernel");
+    }
+  }
+  c.cv.notify_all();
+}
+
+inline void wait_flag_dev(int64_t flag) {
+  using namespace pto::model;
+  if (flag < 0 || flag > 15) fail("wait_flag_dev: flags are 0..15");
+  auto& c = cores();
+  std::unique_lock<std::mutex> g(c.m);
+  const bool ok = c.cv.wait_for(g, std::chrono::seconds(20), [&] {
+    if (core_kind == 0) return c.to_cube[0][flag] > 0 && c.to_cube[1][flag] > 0;
+    return c.to_vec[core_sub][flag] > 0;
+  });
+  if (core_kind != 0 && core_kind != 1) fail("wait_flag_dev: not on a core of a split kernel");
+  if (!ok) fail("wait_flag_dev: no signal came (deadlock)");
+  if (core_kind == 0) {
+    c.to_cube[0][flag]--;
+    c.to_cube[1][flag]--;
+  } else {
+    c.to_vec[core_sub][flag]--;
+  }
+}
+
+// Whether every cross-core signal was consumed (checked after a launch).
+inline bool pto_model_cores_idle() {
+  auto& c = pto::model::cores();
+  std::lock_guard<std::mutex> g(c.m);
+  for (int s = 0; s < 2; ++s)
+    for (int f = 0; f < 16; ++f)
+      if (c.to_cube[s][f] != 0 || c.to_vec[s][f] != 0) return false;
+  return true;
+}
+
+// The scalar unit's data cache (pto-isa's A2A3 intrinsics; its CPU stub has them as no-ops):
+// a value written to GM through a plain pointer reaches GM, and another core's read sees it,
+// only after `dcci` on its cache line; `dsb(DSB_DDR)` orders that before what follows. The
+// model has no cache.
+struct cache_line_t {
+  static constexpr int SINGLE_CACHE_LINE = 0;
+  static constexpr int ENTIRE_DATA_CACHE = 1;
+};
+using mem_dsb_t = int;
+inline constexpr mem_dsb_t DSB_DDR = 0;
+inline void dcci(const volatile void*, int) {}
+inline void dsb(mem_dsb_t) {}

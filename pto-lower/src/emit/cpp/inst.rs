@@ -11,8 +11,8 @@ use crate::info::pipe_cpp;
 use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
 
 use super::{
-    Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise, push_hex,
-    put_tile_type_valid, row_view,
+    Part, RET, Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise,
+    push_hex, put_tile_type_valid, row_view,
 };
 
 /// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
@@ -142,7 +142,12 @@ impl Writer<'_> {
             && self.workspace > 0
             && let Some(src) = acc_to_vec(self.p, dst, args)
         {
-            self.through_workspace(l, dst, src);
+            match self.part {
+                Part::Whole => self.through_workspace(l, dst, src),
+                Part::Cube => self.push(l, src),
+                Part::Vector => self.pop(l, Some(dst), src),
+                Part::Peer => self.pop(l, None, src),
+            }
             return;
         }
         if isa == Isa::TFillPad {
@@ -620,7 +625,7 @@ impl Writer<'_> {
             Inst::Return(vals) => {
                 for (i, &v) in vals.iter().enumerate() {
                     self.out.indent(l);
-                    let _ = write!(self.out, "*ret{i} = ");
+                    let _ = write!(self.out, "*{RET}{i} = ");
                     self.scalar(v);
                     self.put(";\n");
                 }

@@ -278,6 +278,17 @@ impl Writer<'_> {
             "1".into()
         };
         let cols = exts.last().cloned().unwrap_or_else(|| "1".into());
+        // An accumulator still "zero" (its flag set: a split-K loop ran no iteration) was
+        // never written: the window gets zeros, from the scalar unit.
+        let zero = self.zeroed.contains(&id)
+            && n >= 1
+            && exts[..n.saturating_sub(2)].iter().all(|e| e == "1");
+        let l1 = if zero {
+            self.zero_window(l1, &slot.name, tensor, offsets, &rows, &cols);
+            l1.next()
+        } else {
+            l1
+        };
         self.out.indent(l1);
         let a5 = self.a5();
         put_tile_type_valid(&mut self.out, &slot, [None, None], a5);
@@ -308,7 +319,66 @@ impl Writer<'_> {
             }
             None => self.put(", sv);\n"),
         }
+        if zero {
+            self.out.line(l.next(), "}");
+        }
         self.out.line(l, "}");
+    }
+
+    /// `if (NAME_zero) { tensor[window] = 0 .. } else {`: the zeros of an accumulator that
+    /// was never written, stored element by element (the cube core cannot fill an Acc tile),
+    /// then written back from the scalar unit's data cache.
+    fn zero_window(
+        &mut self,
+        l: Level,
+        acc: &str,
+        tensor: ValueId,
+        offsets: &[Index],
+        rows: &str,
+        cols: &str,
+    ) {
+        let Type::Tensor(t) = &self.m.values[tensor].ty else {
+            return;
+        };
+        let shape = t.shape.to_vec();
+        let n = shape.len();
+        self.out.line(l, &format!("if ({acc}_zero) {{"));
+        let l1 = l.next();
+        self.out.indent(l1);
+        self.put("__gm__ ");
+        self.put(cpp_dtype(t.dtype));
+        self.put("* z = ");
+        self.name(tensor);
+        for (k, &o) in offsets.iter().take(n).enumerate() {
+            self.put(" + static_cast<int64_t>(");
+            self.index(o);
+            self.put(") * (");
+            self.stride(&shape, k);
+            self.put(")");
+        }
+        self.put(";\n");
+        let row_stride = if n >= 2 {
+            self.text(|me| me.stride(&shape, n - 2))
+        } else {
+            "0".into()
+        };
+        let zero = if t.dtype.is_float() {
+            format!("{}(0.0f)", cpp_dtype(t.dtype))
+        } else {
+            format!("{}(0)", cpp_dtype(t.dtype))
+        };
+        self.out.line(
+            l1,
+            &format!(
+                "for (int64_t i = 0; i < {rows}; ++i) for (int64_t j = 0; j < {cols}; ++j) z[i * ({row_stride}) + j] = {zero};"
+            ),
+        );
+        self.out.line(
+            l1,
+            "dcci(reinterpret_cast<__gm__ void*>(z), cache_line_t::ENTIRE_DATA_CACHE);",
+        );
+        self.out.line(l1, "dsb(DSB_DDR);");
+        self.out.line(l, "} else {");
     }
 
     /// `TMOV` Acc -> Vec on A2A3, which has no such instruction: the Acc tile's valid region

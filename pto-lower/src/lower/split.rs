@@ -1,0 +1,819 @@
+//! The A2A3 cube/vector split: a lowering step after the fence step.
+//!
+//! On A2A3 the cube unit (AIC) and the vector unit (AIV) are separate cores: a cluster is one
+//! AIC and two AIVs, each with its own buffers (`shared/spec/pto-programs.md` section A). A
+//! kernel whose tile work uses both therefore runs as two programs, one per core kind, and a
+//! cube result reaches the vector core through global memory. This step partitions such a
+//! kernel's [`Program::body`] into a [`CoreSplit`]:
+//!
+//! - each tile instruction goes to the core that owns its tiles (Vec tiles: the vector core;
+//!   Mat, Left, Right, Acc and Bias tiles: the cube core), each event to the core of its
+//!   pipes (an event between a cube pipe and a vector pipe is replaced by the transfer);
+//! - scalar work and control flow go to every core that needs them (each core computes its
+//!   loop bounds, offsets and branch conditions itself);
+//! - a `TMOV` from an Acc tile to a Vec tile is the transfer: the cube half waits for the GM
+//!   slot to be free, writes the tile's valid extents and data into it and signals "ready"
+//!   (`ffts_cross_core_sync`); the vector half waits for "ready" (`wait_flag_dev`), loads
+//!   the slot and signals "free". The vector cores signal "free" once at the start, and the
+//!   cube waits for the last "free" at its end, so every signal is consumed;
+//! - the second vector core of the cluster (subblock 1) runs [`CoreSplit::peer`]: the vector
+//!   part's control flow and transfers without its tile work, because the cross-core signal
+//!   mode pto-isa's pipes use (mode 2) reaches both AIVs and a cube wait ends only once both
+//!   signalled.
+//!
+//! The interpreter and the host function keep [`Program::body`]: the split changes where
+//! work runs, not what it computes. A kernel whose work is all on one core is not split (a
+//! pure vector or pure cube kernel runs on that core), nor is any kernel for A5, whose cores
+//! have a direct Acc -> Vec `TMOV`. A kernel that cannot be split (a tensor written on one
+//! core and read on the other, a scalar one core needs but only the other computes, a call)
+//! keeps the single-core route, and the reason is given.
+
+use std::fmt::Write;
+
+use pto_ir::{MemorySpace, PipeKind, ValueId};
+use rustc_hash::FxHashMap;
+
+use crate::info::pipe_cpp;
+use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef};
+
+/// A bit set of cores: [`CUBE`], [`VECTOR`] or both.
+type Cores = u8;
+/// The cube core (AIC).
+const CUBE: Cores = 1;
+/// The vector cores (AIV).
+const VECTOR: Cores = 2;
+/// Both kinds of core.
+const BOTH: Cores = CUBE | VECTOR;
+
+/// The cross-core flag the cube sets when the GM slot holds a tile ("ready").
+pub const FLAG_READY: u8 = 0;
+/// The cross-core flag the vector cores set when they are done with the slot ("free").
+pub const FLAG_FREE: u8 = 1;
+/// Bytes at the start of the GM slot that carry the moved tile's valid rows and columns
+/// (two `int64_t`, padded to a cache line): the vector core cannot compute them, they
+/// depend on the cube tiles' regions.
+pub const SLOT_HEADER: u64 = 64;
+
+/// A kernel's A2A3 route: what runs on the cube core and what on the vector cores.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Route {
+    /// One core does all the tile work (or the target has no split): [`Program::body`].
+    Single,
+    /// Split into a cube part and a vector part.
+    Split(CoreSplit),
+    /// Mixed work that this step cannot split, and why; the body runs as one program with
+    /// the Acc -> Vec moves through the GM workspace and barriers (legal only where cube and
+    /// vector share a core).
+    Unsplit(String),
+}
+
+/// The two programs of a split kernel. In every part a `TMOV` from an Acc slot to a Vec slot
+/// stands for its half of the transfer (see the module doc).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoreSplit {
+    /// The cube core's instructions.
+    pub cube: Vec<Inst>,
+    /// The instructions of vector core 0.
+    pub vector: Vec<Inst>,
+    /// The instructions of vector core 1: control flow and transfers only.
+    pub peer: Vec<Inst>,
+    /// Bytes of GM the transfer slot needs: [`SLOT_HEADER`] and the largest Acc tile moved
+    /// (0: the parts exchange nothing).
+    pub slot_bytes: u64,
+}
+
+/// Decides the route of `p` (A2A3 only; other targets are [`Route::Single`]).
+pub fn route(p: &Program) -> Route {
+    if p.target != "A2A3" {
+        return Route::Single;
+    }
+    let mut s = Splitter {
+        p,
+        avail: FxHashMap::default(),
+        writers: FxHashMap::default(),
+        readers: FxHashMap::default(),
+        largest: 0,
+    };
+    if work(p, &p.body) != BOTH {
+        return Route::Single;
+    }
+    if let Err(why) = s.tensors(&p.body) {
+        return Route::Unsplit(why);
+    }
+    match s.block(&p.body, BOTH, true) {
+        // Without transfers the parts need no slot and vector core 1 has nothing to do.
+        Ok((cube, vector)) if s.largest == 0 => Route::Split(CoreSplit {
+            cube,
+            vector,
+            peer: Vec::new(),
+            slot_bytes: 0,
+        }),
+        Ok((cube, vector)) => {
+            let peer = peer(p, &vector);
+            Route::Split(CoreSplit {
+                cube,
+                vector,
+                peer,
+                slot_bytes: SLOT_HEADER + s.largest,
+            })
+        }
+        Err(why) => Route::Unsplit(why),
+    }
+}
+
+/// The core that owns slot `t`'s buffer.
+fn core_of(p: &Program, t: TileId) -> Cores {
+    match p.tile(t).map(|s| s.space) {
+        Some(MemorySpace::Vec | MemorySpace::Ddr) | None => VECTOR,
+        Some(_) => CUBE,
+    }
+}
+
+fn core_of_ref(p: &Program, t: TileRef) -> Cores {
+    match t {
+        TileRef::Slot(t) => core_of(p, t),
+        TileRef::Param(_) => VECTOR,
+    }
+}
+
+/// The Acc slot a `TMOV` into a Vec slot reads: the transfer.
+pub fn transfer_source(p: &Program, i: &Inst) -> Option<TileId> {
+    let Inst::Op {
+        isa: Isa::TMov,
+        dst,
+        args,
+    } = i
+    else {
+        return None;
+    };
+    crate::emit::cpp::acc_to_vec(p, *dst, args)
+}
+
+/// The core a pipe belongs to (0: either, `MTE2`, the scalar unit and `ALL` exist on both).
+fn core_of_pipe(pipe: PipeKind) -> Cores {
+    match pipe {
+        PipeKind::M | PipeKind::Mte1 | PipeKind::Fix => CUBE,
+        PipeKind::V | PipeKind::Mte3 => VECTOR,
+        PipeKind::S | PipeKind::Mte2 | PipeKind::All => 0,
+    }
+}
+
+/// The cores an event between `a` and `b` belongs to: 0 when it links a cube pipe to a
+/// vector pipe (the transfer replaces it), `BOTH` when neither pipe is core-specific.
+fn core_of_event(a: PipeKind, b: PipeKind) -> Cores {
+    match core_of_pipe(a) | core_of_pipe(b) {
+        BOTH => 0,
+        0 => BOTH,
+        c => c,
+    }
+}
+
+/// The cores with tile work in `insts` (a transfer is work on both).
+fn work(p: &Program, insts: &[Inst]) -> Cores {
+    let mut c = 0;
+    for i in insts {
+        c |= match i {
+            _ if transfer_source(p, i).is_some() => BOTH,
+            Inst::Op { dst, .. }
+            | Inst::Load { dst, .. }
+            | Inst::Extract { dst, .. }
+            | Inst::Insert { dst, .. }
+            | Inst::Cvt { dst, .. }
+            | Inst::SetValid { dst, .. }
+            | Inst::FullValid(dst) => core_of(p, *dst),
+            Inst::Store { src, .. } => core_of_ref(p, *src),
+            Inst::Write { .. } => VECTOR,
+            Inst::For { body, .. } => work(p, body),
+            Inst::While { cond, body, .. } => work(p, cond) | work(p, body),
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => work(p, then_body) | work(p, else_body),
+            _ => 0,
+        };
+    }
+    c
+}
+
+/// Whether `insts` leave the loop they are in (a `break` / `continue` outside nested loops).
+fn leaves_loop(insts: &[Inst]) -> bool {
+    insts.iter().any(|i| match i {
+        Inst::Break | Inst::Continue => true,
+        Inst::If {
+            then_body,
+            else_body,
+            ..
+        } => leaves_loop(then_body) || leaves_loop(else_body),
+        _ => false,
+    })
+}
+
+struct Splitter<'a> {
+    p: &'a Program,
+    /// The cores that hold each scalar computed so far (absent: a parameter or constant,
+    /// which every core has).
+    avail: FxHashMap<ValueId, Cores>,
+    /// The cores that write / read each tensor.
+    writers: FxHashMap<ValueId, Cores>,
+    readers: FxHashMap<ValueId, Cores>,
+    /// The bytes of the largest Acc tile moved.
+    largest: u64,
+}
+
+impl Splitter<'_> {
+    fn name(&self, v: ValueId) -> String {
+        let d = &self.p.module.values[v];
+        d.name
+            .as_deref()
+            .map_or_else(|| format!("%{}", d.number), str::to_string)
+    }
+
+    /// Records which core reads and writes each tensor; a tensor one core writes and the
+    /// other touches would need ordering across the cores, which this step does not plan.
+    fn tensors(&mut self, insts: &[Inst]) -> Result<(), String> {
+        let p = self.p;
+        for i in insts {
+            match i {
+                Inst::Load { dst, tensor, .. } => {
+                    *self.readers.entry(*tensor).or_default() |= core_of(p, *dst)
+                }
+                Inst::Store { src, tensor, .. } => {
+                    *self.writers.entry(*tensor).or_default() |= core_of_ref(p, *src)
+                }
+                Inst::Write { tensor, .. } => *self.writers.entry(*tensor).or_default() |= VECTOR,
+                Inst::For { body, .. } => self.tensors(body)?,
+                Inst::While { cond, body, .. } => {
+                    self.tensors(cond)?;
+                    self.tensors(body)?;
+                }
+                Inst::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.tensors(then_body)?;
+                    self.tensors(else_body)?;
+                }
+                Inst::Call { callee, .. } => {
+                    return Err(format!("it calls `{callee}`, whose work is not split"));
+                }
+                _ => {}
+            }
+        }
+        for (&t, &w) in &self.writers {
+            let r = self.readers.get(&t).copied().unwrap_or(0);
+            if w == BOTH || (r | w) == BOTH {
+                return Err(format!(
+                    "tensor `{}` is written on one core and used on the other",
+                    self.name(t)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn avail(&self, v: ValueId) -> Cores {
+        self.avail.get(&v).copied().unwrap_or(BOTH)
+    }
+
+    fn index_avail(&self, i: Index) -> Cores {
+        match i {
+            Index::Const(_) => BOTH,
+            Index::Value(v) => self.avail(v),
+        }
+    }
+
+    /// Fails unless every core of `on` has scalar `v`.
+    fn need(&self, v: ValueId, on: Cores) -> Result<(), String> {
+        if self.avail(v) & on == on {
+            return Ok(());
+        }
+        Err(format!(
+            "scalar `{}` is computed on the {} core but used on the {} core",
+            self.name(v),
+            core_name(self.avail(v)),
+            core_name(on & !self.avail(v)),
+        ))
+    }
+
+    fn need_index(&self, i: Index, on: Cores) -> Result<(), String> {
+        match i {
+            Index::Value(v) => self.need(v, on),
+            Index::Const(_) => Ok(()),
+        }
+    }
+
+    fn need_args(&self, args: &[Arg], on: Cores) -> Result<(), String> {
+        for a in args {
+            if let Arg::Scalar(v) = a {
+                self.need(*v, on)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Splits `insts`, which run on cores `on`, into the cube's and the vector's
+    /// instructions. `top`: the kernel's body (where its `return` is).
+    fn block(
+        &mut self,
+        insts: &[Inst],
+        on: Cores,
+        top: bool,
+    ) -> Result<(Vec<Inst>, Vec<Inst>), String> {
+        let p = self.p;
+        let (mut cube, mut vector) = (Vec::new(), Vec::new());
+        for i in insts {
+            let mut put = |c: Cores, inst: Inst| {
+                if c & CUBE != 0 {
+                    cube.push(inst.clone());
+                }
+                if c & VECTOR != 0 {
+                    vector.push(inst);
+                }
+            };
+            if let Some(src) = transfer_source(p, i) {
+                let bytes = p.tile(src).map_or(0, |s| s.bytes);
+                self.largest = self.largest.max(bytes);
+                put(on, i.clone());
+                continue;
+            }
+            match i {
+                Inst::Op { dst, args, .. } => {
+                    let c = core_of(p, *dst) & on;
+                    self.need_args(args, c)?;
+                    put(c, i.clone());
+                }
+                Inst::Load { dst, offsets, .. } => {
+                    let c = core_of(p, *dst) & on;
+                    for &o in offsets {
+                        self.need_index(o, c)?;
+                    }
+                    put(c, i.clone());
+                }
+                Inst::Store { src, offsets, .. } => {
+                    let c = core_of_ref(p, *src) & on;
+                    for &o in offsets {
+                        self.need_index(o, c)?;
+                    }
+                    put(c, i.clone());
+                }
+                Inst::Extract { dst, at, .. } | Inst::Insert { dst, at, .. } => {
+                    let c = core_of(p, *dst) & on;
+                    for &o in at {
+                        self.need_index(o, c)?;
+                    }
+                    put(c, i.clone());
+                }
+                Inst::SetValid { dst, dims } => {
+                    let c = core_of(p, *dst) & on;
+                    for &o in dims {
+                        self.need_index(o, c)?;
+                    }
+                    put(c, i.clone());
+                }
+                Inst::Cvt { dst, .. } | Inst::FullValid(dst) => {
+                    put(core_of(p, *dst) & on, i.clone())
+                }
+                Inst::Read {
+                    result,
+                    tensor,
+                    offsets,
+                } => {
+                    let mut c = on & self.writers.get(tensor).copied().unwrap_or(BOTH);
+                    for &o in offsets {
+                        c &= self.index_avail(o);
+                    }
+                    self.avail.insert(*result, c);
+                    put(c, i.clone());
+                }
+                Inst::Write { value, offsets, .. } => {
+                    let c = VECTOR & on;
+                    self.need(*value, c)?;
+                    for &o in offsets {
+                        self.need_index(o, c)?;
+                    }
+                    put(c, i.clone());
+                }
+                Inst::SetFlag((a, b, _)) | Inst::WaitFlag((a, b, _)) => {
+                    put(core_of_event(*a, *b) & on, i.clone())
+                }
+                Inst::Barrier(pipe) => {
+                    let c = match core_of_pipe(*pipe) {
+                        0 => BOTH,
+                        c => c,
+                    };
+                    put(c & on, i.clone());
+                }
+                Inst::Scalar { result, args, .. } => {
+                    let c = args.iter().fold(on, |c, &a| c & self.avail(a));
+                    self.avail.insert(*result, c);
+                    put(c, i.clone());
+                }
+                Inst::Assign(pairs) => {
+                    let mut c = on;
+                    for &(d, s) in pairs {
+                        c &= self.avail(d);
+                        self.need(s, self.avail(d) & on)?;
+                    }
+                    put(c, i.clone());
+                }
+                Inst::For {
+                    iv,
+                    lb,
+                    ub,
+                    step,
+                    carried,
+                    body,
+                    results,
+                    exec,
+                } => {
+                    let w = work(p, body);
+                    let c = if w != 0 {
+                        w & on
+                    } else {
+                        [*lb, *ub, *step]
+                            .iter()
+                            .chain(carried.iter().map(|(_, init)| init))
+                            .fold(on, |c, &v| c & self.avail(v))
+                    };
+                    for v in [*lb, *ub, *step] {
+                        self.need(v, c)?;
+                    }
+                    for &(a, init) in carried {
+                        self.need(init, c)?;
+                        self.avail.insert(a, c);
+                    }
+                    self.avail.insert(*iv, c);
+                    let (bc, bv) = self.block(body, c, false)?;
+                    for &(r, _) in results {
+                        self.avail.insert(r, c);
+                    }
+                    let with = |body: Vec<Inst>| Inst::For {
+                        iv: *iv,
+                        lb: *lb,
+                        ub: *ub,
+                        step: *step,
+                        carried: carried.clone(),
+                        body,
+                        results: results.clone(),
+                        exec: exec.clone(),
+                    };
+                    if c & CUBE != 0 {
+                        cube.push(with(bc));
+                    }
+                    if c & VECTOR != 0 {
+                        vector.push(with(bv));
+                    }
+                }
+                Inst::While {
+                    carried,
+                    cond,
+                    cond_value,
+                    body,
+                    results,
+                } => {
+                    let w = work(p, cond) | work(p, body);
+                    let c = if w != 0 {
+                        w & on
+                    } else {
+                        carried
+                            .iter()
+                            .fold(on, |c, &(_, init)| c & self.avail(init))
+                    };
+                    for &(a, init) in carried {
+                        self.need(init, c)?;
+                        self.avail.insert(a, c);
+                    }
+                    let (cc, cv) = self.block(cond, c, false)?;
+                    self.need(*cond_value, c)?;
+                    let (bc, bv) = self.block(body, c, false)?;
+                    for &(r, _) in results {
+                        self.avail.insert(r, c);
+                    }
+                    let with = |cond: Vec<Inst>, body: Vec<Inst>| Inst::While {
+                        carried: carried.clone(),
+                        cond,
+                        cond_value: *cond_value,
+                        body,
+                        results: results.clone(),
+                    };
+                    if c & CUBE != 0 {
+                        cube.push(with(cc, bc));
+                    }
+                    if c & VECTOR != 0 {
+                        vector.push(with(cv, bv));
+                    }
+                }
+                Inst::If {
+                    cond,
+                    then_body,
+                    else_body,
+                    results,
+                } => {
+                    let w = work(p, then_body) | work(p, else_body);
+                    // A branch that leaves the loop must run wherever the loop does.
+                    let c = if leaves_loop(then_body) || leaves_loop(else_body) {
+                        on
+                    } else if w != 0 {
+                        w & on
+                    } else {
+                        on & self.avail(*cond)
+                    };
+                    self.need(*cond, c)?;
+                    for &r in results {
+                        self.avail.insert(r, c);
+                    }
+                    let (tc, tv) = self.block(then_body, c, false)?;
+                    let (ec, ev) = self.block(else_body, c, false)?;
+                    let with = |then_body: Vec<Inst>, else_body: Vec<Inst>| Inst::If {
+                        cond: *cond,
+                        then_body,
+                        else_body,
+                        results: results.clone(),
+                    };
+                    if c & CUBE != 0 {
+                        cube.push(with(tc, ec));
+                    }
+                    if c & VECTOR != 0 {
+                        vector.push(with(tv, ev));
+                    }
+                }
+                Inst::Break | Inst::Continue => put(on, i.clone()),
+                Inst::Return(vals) => {
+                    if !top {
+                        return Err("it returns from inside a loop or branch".into());
+                    }
+                    // Vector core 0 writes the results; the cube ends its part after its
+                    // last transfer (the emitter drains the last "free" there).
+                    for &v in vals {
+                        self.need(v, VECTOR)?;
+                    }
+                    vector.push(i.clone());
+                }
+                Inst::Call { callee, .. } => {
+                    return Err(format!("it calls `{callee}`, whose work is not split"));
+                }
+            }
+        }
+        Ok((cube, vector))
+    }
+}
+
+/// The part of vector core 1: `vector` without its tile work, stores and results (the
+/// control flow and the scalars it needs, and the transfers' synchronisation).
+fn peer(p: &Program, vector: &[Inst]) -> Vec<Inst> {
+    let mut out = Vec::new();
+    for i in vector {
+        if transfer_source(p, i).is_some() {
+            out.push(i.clone());
+            continue;
+        }
+        match i {
+            Inst::Scalar { .. }
+            | Inst::Read { .. }
+            | Inst::Assign(_)
+            | Inst::Break
+            | Inst::Continue => out.push(i.clone()),
+            Inst::Return(_) => out.push(Inst::Return(Vec::new())),
+            Inst::For {
+                iv,
+                lb,
+                ub,
+                step,
+                carried,
+                body,
+                results,
+                exec,
+            } => out.push(Inst::For {
+                iv: *iv,
+                lb: *lb,
+                ub: *ub,
+                step: *step,
+                carried: carried.clone(),
+                body: peer(p, body),
+                results: results.clone(),
+                exec: exec.clone(),
+            }),
+            Inst::While {
+                carried,
+                cond,
+                cond_value,
+                body,
+                results,
+            } => out.push(Inst::While {
+                carried: carried.clone(),
+                cond: peer(p, cond),
+                cond_value: *cond_value,
+                body: peer(p, body),
+                results: results.clone(),
+            }),
+            Inst::If {
+                cond,
+                then_body,
+                else_body,
+                results,
+            } => out.push(Inst::If {
+                cond: *cond,
+                then_body: peer(p, then_body),
+                else_body: peer(p, else_body),
+                results: results.clone(),
+            }),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn core_name(c: Cores) -> &'static str {
+    match c {
+        CUBE => "cube",
+        VECTOR => "vector",
+        BOTH => "cube and vector",
+        _ => "no",
+    }
+}
+
+impl CoreSplit {
+    /// The route as `//` comment lines for `NAME::LOWERED`: each core's instructions, one
+    /// per line, with the transfers and their cross-core flags.
+    pub fn describe(&self, p: &Program) -> String {
+        let mut out = String::new();
+        if self.slot_bytes == 0 {
+            out.push_str(
+                "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n\
+                 // AIV 0; they exchange nothing.\n",
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n\
+                 // AIV 0 and its control flow on AIV 1; a cube result reaches the vector core through\n\
+                 // a {} byte GM slot (cross-core flag {FLAG_READY}: ready, flag {FLAG_FREE}: free).",
+                self.slot_bytes
+            );
+        }
+        for (title, part) in [
+            ("aic (cube)", &self.cube),
+            ("aiv 0 (vector)", &self.vector),
+            ("aiv 1 (vector, control and transfers only)", &self.peer),
+        ] {
+            let _ = writeln!(out, "// {title}:");
+            describe(p, part, 1, title.starts_with("aic"), &mut out);
+        }
+        out
+    }
+}
+
+fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    let tile = |t: TileId| {
+        p.tile(t)
+            .map_or_else(|| format!("t{}", t.0), |s| s.name.clone())
+    };
+    let name = |v: ValueId| {
+        let d = &p.module.values[v];
+        match (&d.constant, &d.name) {
+            (Some(c), _) => format!("{}", c.as_f64()),
+            (None, Some(n)) => format!("%{n}_{}", d.number),
+            (None, None) => format!("%{}", d.number),
+        }
+    };
+    for i in insts {
+        let line = match i {
+            _ if transfer_source(p, i).is_some() => {
+                let (Some(src), Inst::Op { dst, .. }) = (transfer_source(p, i), i) else {
+                    continue;
+                };
+                if cube {
+                    format!(
+                        "push {} -> GM slot: wait_flag_dev({FLAG_FREE}); TSTORE; ffts_cross_core_sync(PIPE_FIX, flag {FLAG_READY})",
+                        tile(src)
+                    )
+                } else {
+                    format!(
+                        "pop GM slot -> {}: wait_flag_dev({FLAG_READY}); TLOAD; ffts_cross_core_sync(PIPE_MTE2, flag {FLAG_FREE})",
+                        tile(*dst)
+                    )
+                }
+            }
+            Inst::Op { isa, dst, .. } => format!("{} {}", isa.name(), tile(*dst)),
+            Inst::Load { dst, tensor, .. } => format!("TLOAD {} <- {}", tile(*dst), name(*tensor)),
+            Inst::Store { src, tensor, .. } => {
+                let s = match src {
+                    TileRef::Slot(t) => tile(*t),
+                    TileRef::Param(v) => name(*v),
+                };
+                format!("TSTORE {s} -> {}", name(*tensor))
+            }
+            Inst::Read { result, .. } => format!("{} = read", name(*result)),
+            Inst::Write { tensor, .. } => format!("write {}", name(*tensor)),
+            Inst::Extract { dst, .. } => format!("TEXTRACT {}", tile(*dst)),
+            Inst::Insert { dst, .. } => format!("TINSERT {}", tile(*dst)),
+            Inst::Cvt { dst, .. } => format!("TCVT {}", tile(*dst)),
+            Inst::SetValid { dst, .. } => format!("valid {}", tile(*dst)),
+            Inst::FullValid(t) => format!("valid {} (whole)", tile(*t)),
+            Inst::SetFlag((a, b, id)) => {
+                format!("set_flag({}, {}, {id})", pipe_cpp(*a), pipe_cpp(*b))
+            }
+            Inst::WaitFlag((a, b, id)) => {
+                format!("wait_flag({}, {}, {id})", pipe_cpp(*a), pipe_cpp(*b))
+            }
+            Inst::Barrier(pipe) => format!("pipe_barrier({})", pipe_cpp(*pipe)),
+            Inst::Scalar { op, result, .. } => format!("{} = {}", name(*result), op.full_name()),
+            Inst::Assign(pairs) => {
+                let d: Vec<String> = pairs.iter().map(|&(d, _)| name(d)).collect();
+                format!("assign {}", d.join(", "))
+            }
+            Inst::For {
+                iv,
+                lb,
+                ub,
+                step,
+                body,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "//{pad}for {} = {} to {} step {} {{",
+                    name(*iv),
+                    name(*lb),
+                    name(*ub),
+                    name(*step)
+                );
+                describe(p, body, depth + 1, cube, out);
+                let _ = writeln!(out, "//{pad}}}");
+                continue;
+            }
+            Inst::While { cond, body, .. } => {
+                let _ = writeln!(out, "//{pad}while {{");
+                describe(p, cond, depth + 1, cube, out);
+                let _ = writeln!(out, "//{pad}}} do {{");
+                describe(p, body, depth + 1, cube, out);
+                let _ = writeln!(out, "//{pad}}}");
+                continue;
+            }
+            Inst::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => {
+                let _ = writeln!(out, "//{pad}if {} {{", name(*cond));
+                describe(p, then_body, depth + 1, cube, out);
+                let _ = writeln!(out, "//{pad}}} else {{");
+                describe(p, else_body, depth + 1, cube, out);
+                let _ = writeln!(out, "//{pad}}}");
+                continue;
+            }
+            Inst::Break => "break".into(),
+            Inst::Continue => "continue".into(),
+            Inst::Return(v) if v.is_empty() => "return".into(),
+            Inst::Return(v) => {
+                let v: Vec<String> = v.iter().map(|&x| name(x)).collect();
+                format!("return {}", v.join(", "))
+            }
+            Inst::Call { callee, .. } => format!("call {callee}"),
+        };
+        let _ = writeln!(out, "//{pad}{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pto_ir::entity::EntityId;
+
+    #[test]
+    fn events_go_to_the_core_of_their_pipes() {
+        use PipeKind::*;
+        assert_eq!(core_of_event(Mte2, Mte1), CUBE);
+        assert_eq!(core_of_event(M, Fix), CUBE);
+        assert_eq!(core_of_event(Mte2, V), VECTOR);
+        assert_eq!(core_of_event(V, Mte3), VECTOR);
+        // A cube pipe and a vector pipe: the transfer orders them instead.
+        assert_eq!(core_of_event(Fix, V), 0);
+        assert_eq!(core_of_event(V, M), 0);
+        // Pipes both cores have.
+        assert_eq!(core_of_event(S, Mte2), BOTH);
+    }
+
+    #[test]
+    fn a_break_in_a_branch_leaves_the_loop_but_not_from_a_nested_loop() {
+        let inner = Inst::If {
+            cond: ValueId::new(0),
+            then_body: vec![Inst::Break],
+            else_body: Vec::new(),
+            results: Vec::new(),
+        };
+        assert!(leaves_loop(std::slice::from_ref(&inner)));
+        let nested = Inst::While {
+            carried: Vec::new(),
+            cond: Vec::new(),
+            cond_value: ValueId::new(0),
+            body: vec![inner],
+            results: Vec::new(),
+        };
+        assert!(!leaves_loop(&[nested]));
+    }
+}
