@@ -5,10 +5,14 @@
 //! (plain and `load_or` with a pad) and stores of tensors whose sizes are not tile
 //! multiples, row / column reductions (and `int32` arg-reductions) and their broadcasts
 //! (fused, or by `row_expand` / `col_expand`), compare masks and `select`, rows moved
-//! between tiles by `extract` / `insert`, and conversions with a named rounding.
+//! between tiles by `extract` / `insert`, conversions with a named rounding, conversions to
+//! a second dtype and back (`cast` / `cast_round`: int32 -> fp32, fp32 -> int32,
+//! int16 -> int32, fp16 -> fp32, and back), and matmul K loops (`tile.matmul` then a carried
+//! `tile.matmul_acc`, or a zero accumulator) over ragged M / N / K for fp32 and fp16 (an fp32
+//! accumulator converted back to fp16).
 //!
-//! Not generated yet: matmul / matmul_acc and casts to another dtype (the executor holds one
-//! element type and the shapes above).
+//! Not generated: integer matmul. The IR takes int8 (not int32 / int16) matmul inputs, and
+//! an int8 tile row must be 32 elements, which the 4 x 8 / 4 x 16 tiles here are not.
 //!
 //! Each kernel is IR text; it must parse, verify and re-parse structurally equal after
 //! printing (c). It then runs two ways: through the reference interpreter, and through the
@@ -19,7 +23,8 @@
 //! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
 //!
 //! 4 dtypes (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16` on 4 x 16) x 300 kernels =
-//! 1,200 kernels per run, about 30 s in a debug build.
+//! 1,200 kernels per run (about half of the float ones with a matmul), about 30 s in a
+//! debug build.
 //! `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release` runs a longer campaign.
 #[path = "random_kernels/exec.rs"]
 mod exec;

@@ -2,8 +2,9 @@
 //! emitter (`pto_lower::emit::rust`) writes for it: zeroed slots, `tload` / `tstore` at the
 //! program's offsets, `set_valid` for `SetValid` / `FullValid`, scalar ops with Rust's
 //! integer semantics, and structured `for` / `if` with parallel assignment of carried
-//! scalars. Only the shapes the random kernels use are supported (`R x C` tiles and their
-//! `R x 1` / `1 x C` reductions, one element type); anything else is an `Err`, never a pass.
+//! scalars. Only the shapes the random kernels use are supported (`R x C` tiles, their
+//! `R x 1` / `1 x C` reductions and `C x C` matmul right operands, of the element type, and
+//! `R x C` tiles of one second dtype, [`Kind::Alt`]); anything else is an `Err`, never a pass.
 //! Not mirrored: the emitter's fusion of elementwise chains into one loop (the fused code
 //! calls the same element functions).
 
