@@ -5,10 +5,14 @@
 //! (plain and `load_or` with a pad) and stores of tensors whose sizes are not tile
 //! multiples, row / column reductions (and `int32` arg-reductions) and their broadcasts
 //! (fused, or by `row_expand` / `col_expand`), compare masks and `select`, rows moved
-//! between tiles by `extract` / `insert`, and conversions with a named rounding.
+//! between tiles by `extract` / `insert`, conversions with a named rounding, conversions to
+//! a second dtype and back (`cast` / `cast_round`: int32 -> fp32, fp32 -> int32,
+//! int16 -> int32, fp16 -> fp32, and back), and matmul K loops (`tile.matmul` then a carried
+//! `tile.matmul_acc`, or a zero accumulator) over ragged M / N / K for fp32 and fp16 (an fp32
+//! accumulator converted back to fp16).
 //!
-//! Not generated yet: matmul / matmul_acc and casts to another dtype (the executor holds one
-//! element type and the shapes above).
+//! Not generated: integer matmul. The IR takes int8 (not int32 / int16) matmul inputs, and
+//! an int8 tile row must be 32 elements, which the 4 x 8 / 4 x 16 tiles here are not.
 //!
 //! Each kernel is IR text; it must parse, verify and re-parse structurally equal after
 //! printing (c). It then runs two ways: through the reference interpreter, and through the
@@ -19,7 +23,8 @@
 //! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
 //!
 //! 4 dtypes (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16` on 4 x 16) x 300 kernels =
-//! 1,200 kernels per run, about 30 s in a debug build.
+//! 1,200 kernels per run (about half of the float ones with a matmul), about 30 s in a
+//! debug build.
 //! `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release` runs a longer campaign.
 #[path = "random_kernels/exec.rs"]
 mod exec;
@@ -85,6 +90,22 @@ enum Node {
         onto: usize,
         j: usize,
     },
+    /// A conversion to the kernel's other dtype ([`alt`]) and back: `mode` 0 is the plain
+    /// `cast` (`t.cast::<U>()`), 1..=5 a named rounding (`cast_round::<U>(mode)`); `back`
+    /// likewise for the conversion back.
+    Cast {
+        src: usize,
+        mode: usize,
+        back: usize,
+    },
+    /// `x[row, :] @ w[:, col]` by a K loop over `R x C` / `C x C` tiles of `x` and the
+    /// `N x N` tensor `w` (ragged in M, N and K): `tile.matmul` of the first K tile then
+    /// `tile.matmul_acc` carried through the loop, or (`zero`) a zero accumulator and
+    /// `matmul_acc` from the first; an accumulator wider than the dtype (`fp16` inputs
+    /// accumulate in `fp32`) is converted back; then combined with `onto` by the broadcast
+    /// op `op`. Floats only (the IR's matmul takes fp16 / bf16 / fp32 / int8): for integer
+    /// kernels this node is a [`Node::Cast`].
+    Matmul { onto: usize, op: usize, zero: bool },
     /// `if iv < k` with a tile result yielded by each branch.
     If {
         k: usize,
@@ -125,6 +146,10 @@ fn node() -> impl Strategy<Value = Node> {
         1 => (0..64usize, 0..5usize).prop_map(|(src, mode)| Node::Round { src, mode }),
         1 => (0..64usize, 0..R, 0..64usize, 0..R)
             .prop_map(|(src, i, onto, j)| Node::Rows { src, i, onto, j }),
+        1 => (0..64usize, 0..6usize, 0..6usize)
+            .prop_map(|(src, mode, back)| Node::Cast { src, mode, back }),
+        1 => (0..64usize, 0..64usize, any::<bool>())
+            .prop_map(|(onto, op, zero)| Node::Matmul { onto, op, zero }),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
@@ -167,6 +192,27 @@ fn kernel() -> impl Strategy<Value = Kernel> {
         prop::collection::vec(node(), 1..6),
     )
         .prop_map(|(m, n, body)| Kernel { m, n, body })
+}
+
+/// The second dtype of a kernel over `d`: conversions go there and back, and an `fp16`
+/// matmul accumulates in it.
+fn alt(d: DataType) -> DataType {
+    match d {
+        DataType::Int32 | DataType::Fp16 => DataType::Fp32,
+        DataType::Fp32 | DataType::Int16 => DataType::Int32,
+        other => other,
+    }
+}
+
+/// The `tile.cast` attributes converting to `to`: mode 0 plain, else a named rounding.
+fn cast_attrs(to: DataType, mode: usize) -> String {
+    match mode % 6 {
+        0 => format!("{{dtype={to}}}"),
+        m => format!(
+            "{{dtype={to}, round={}}}",
+            ["rint", "round", "floor", "ceil", "trunc"][m - 1]
+        ),
+    }
 }
 
 fn candidates(d: DataType) -> Vec<&'static OpInfo> {
@@ -219,6 +265,24 @@ impl Gen {
         }
         self.text.push_str(s);
         self.text.push('\n');
+    }
+
+    /// A conversion of `src` to the other dtype and back (see [`Node::Cast`]) into `out`.
+    fn cast(&mut self, depth: usize, out: &str, src: &str, mode: usize, back: usize) {
+        let (full, a) = (self.full(), alt(self.d));
+        let alt_full = format!("tile<[?, ?], [{R}, {}], {a}>", self.c);
+        let mid = self.fresh("cv");
+        let (there, home) = (cast_attrs(a, mode), cast_attrs(self.d, back));
+        self.line(depth, "statement.op {");
+        self.line(
+            depth + 1,
+            &format!("{mid} = tile.cast {src} : ({full}) -> {alt_full} {there}"),
+        );
+        self.line(
+            depth + 1,
+            &format!("{out} = tile.cast {mid} : ({alt_full}) -> {full} {home}"),
+        );
+        self.line(depth, "}");
     }
 
     /// `statement.op { .. }` around one op line.
@@ -413,6 +477,86 @@ impl Gen {
                     let mode = ["rint", "round", "floor", "ceil", "trunc"][mode % 5];
                     self.op(depth, &format!("{out} = tile.cast {src} : ({full}) -> {full} {{dtype={dt}, round={mode}}}"));
                 }
+                Node::Cast { src, mode, back } => {
+                    let src = env[src % env.len()].clone();
+                    self.cast(depth, &out, &src, *mode, *back);
+                }
+                Node::Matmul { onto, .. } if !self.d.is_float() => {
+                    let src = env[onto % env.len()].clone();
+                    self.cast(depth, &out, &src, 0, 0);
+                }
+                Node::Matmul { onto, op, zero } => {
+                    let onto = env[onto % env.len()].clone();
+                    let (c, x, w) = (self.c, t.x.clone(), t.w.clone());
+                    let (ten, wten) = (t.ty.clone(), t.wty.clone());
+                    let acc_dt = DataType::Fp32;
+                    let acc = format!("tile<[?, ?], [{R}, {c}], {acc_dt}>");
+                    let sq = format!("tile<[?, ?], [{c}, {c}], {dt}>");
+                    let zero_i = self.konst(depth, "0", "int64");
+                    let one = self.konst(depth, "1", "int64");
+                    let cc = self.konst(depth, &c.to_string(), "int64");
+                    let first = if *zero {
+                        let (k0, z) = (self.fresh("k"), self.fresh("z"));
+                        self.line(depth, "statement.op {");
+                        self.line(depth + 1, &format!("{k0} = 0.0 : {acc_dt}"));
+                        self.line(depth + 1, &format!("{z} = tile.full {k0} : ({acc_dt}) -> {acc} {{shape=[{R}, {c}], dtype={acc_dt}}}"));
+                        self.line(depth, "}");
+                        (z, zero_i.clone())
+                    } else {
+                        let (a0, b0, m0) = (self.fresh("a"), self.fresh("b"), self.fresh("m"));
+                        self.line(depth, "statement.op {");
+                        self.line(depth + 1, &format!("{a0} = tile.load {x} : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {zero_i}]}}"));
+                        self.line(depth + 1, &format!("{b0} = tile.load {w} : ({wten}) -> {sq} {{shape=[{c}, {c}], offset=[{zero_i}, {col}]}}"));
+                        self.line(
+                            depth + 1,
+                            &format!("{m0} = tile.matmul {a0}, {b0} : ({full}, {sq}) -> {acc}"),
+                        );
+                        self.line(depth, "}");
+                        (m0, one.clone())
+                    };
+                    let (kk, ma, mf) = (self.fresh("kk"), self.fresh("ma"), self.fresh("mf"));
+                    let (lb, init) = (first.1, first.0);
+                    let nc = t.col_tiles.clone();
+                    self.line(depth, &format!("{mf} = statement.for {kk} = {lb} to {nc} step {one} iter_args({ma} = {init} : {acc}) {{"));
+                    let (kc, a, b, m2) = (
+                        self.fresh("kc"),
+                        self.fresh("a"),
+                        self.fresh("b"),
+                        self.fresh("m"),
+                    );
+                    self.line(depth + 1, "statement.op {");
+                    self.line(
+                        depth + 2,
+                        &format!("{kc} = scalar.mul {kk}, {cc} : (int64, int64) -> int64"),
+                    );
+                    self.line(depth + 2, &format!("{a} = tile.load {x} : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {kc}]}}"));
+                    self.line(depth + 2, &format!("{b} = tile.load {w} : ({wten}) -> {sq} {{shape=[{c}, {c}], offset=[{kc}, {col}]}}"));
+                    self.line(
+                        depth + 2,
+                        &format!(
+                            "{m2} = tile.matmul_acc {ma}, {a}, {b} : ({acc}, {full}, {sq}) -> {acc}"
+                        ),
+                    );
+                    self.line(depth + 1, "}");
+                    self.line(depth + 1, &format!("statement.yield {m2}"));
+                    self.line(depth, "}");
+                    let prod = if self.d == acc_dt {
+                        mf
+                    } else {
+                        let back = self.fresh("mc");
+                        self.op(
+                            depth,
+                            &format!("{back} = tile.cast {mf} : ({acc}) -> {full} {{dtype={dt}}}"),
+                        );
+                        back
+                    };
+                    let bin = self.broadcast_ops();
+                    let b = bin[op % bin.len()].opcode.full_name();
+                    self.op(
+                        depth,
+                        &format!("{out} = {b} {onto}, {prod} : ({full}, {full}) -> {full}"),
+                    );
+                }
                 Node::Rows { src, i, onto, j } => {
                     let (src, onto) = (env[src % env.len()].clone(), env[onto % env.len()].clone());
                     let line = format!("tile<[?, ?], [1, {}], {dt}>", self.c);
@@ -583,6 +727,9 @@ struct Tensors {
     y: String,
     o: String,
     ty: String,
+    /// The matmul right operand `N x N`, and its type.
+    w: String,
+    wty: String,
     col_tiles: String,
 }
 
@@ -602,12 +749,14 @@ fn kernel_text(k: &Kernel, d: DataType, c: usize) -> String {
         y: "%y_2".into(),
         o: "%o_3".into(),
         ty: ten.clone(),
+        w: "%w_9".into(),
+        wty: format!("tensor<[%N_8, %N_8], {}>", d.name()),
         col_tiles: "%nc_5".into(),
     };
     let full = g.full();
     g.line(0, "program.module @fuzz {");
     g.line(1, "program.entry @k");
-    g.line(1, &format!("func.func @k(%x_1: {ten} #in, %y_2: {ten} #in, %o_3: {ten} #out, %nr_4: int64, %nc_5: int64) {{"));
+    g.line(1, &format!("func.func @k(%x_1: {ten} #in, %y_2: {ten} #in, %o_3: {ten} #out, %nr_4: int64, %nc_5: int64, %w_9: {wty} #in) {{", wty = t.wty));
     let zero = g.konst(2, "0", "int64");
     let one = g.konst(2, "1", "int64");
     let rr = g.konst(2, &R.to_string(), "int64");
@@ -674,6 +823,7 @@ fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), S
         inputs(mm * nn, d.is_float(), 11),
         inputs(mm * nn, d.is_float(), 12),
     );
+    let w = inputs(nn * nn, d.is_float(), 13);
     let sentinel = vec![7.0; mm * nn];
     let (nr, nc) = (mm.div_ceil(R) as i64, nn.div_ceil(C) as i64);
     let sh = vec![mm, nn];
@@ -683,11 +833,12 @@ fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), S
         HostValue::tensor(d, sh, sentinel.clone()).map_err(|e| e.to_string())?,
         HostValue::i64(nr),
         HostValue::i64(nc),
+        HostValue::tensor(d, vec![nn, nn], w.clone()).map_err(|e| e.to_string())?,
     ];
     let interp = run(&m, entry, &mut iargs);
 
-    let ten = |v: &[f64]| {
-        pto::Tensor::from_vec(v.iter().map(|&e| T::from_f64(e)).collect(), [mm, nn])
+    let ten = |v: &[f64], shape: [usize; 2]| {
+        pto::Tensor::from_vec(v.iter().map(|&e| T::from_f64(e)).collect(), shape)
             .map(exec::KArg::Tensor)
             .map_err(|e| e.to_string())
     };
@@ -699,11 +850,12 @@ fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), S
         .zip([mm as i64, nn as i64])
         .collect();
     let mut hargs = vec![
-        ten(&x)?,
-        ten(&y)?,
-        ten(&sentinel)?,
+        ten(&x, [mm, nn])?,
+        ten(&y, [mm, nn])?,
+        ten(&sentinel, [mm, nn])?,
         exec::KArg::Scalar(nr),
         exec::KArg::Scalar(nc),
+        ten(&w, [nn, nn])?,
     ];
     let host = exec::run_program::<T, C>(&p, &dims, &mut hargs);
     match (interp, host) {

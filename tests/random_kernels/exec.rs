@@ -2,8 +2,9 @@
 //! emitter (`pto_lower::emit::rust`) writes for it: zeroed slots, `tload` / `tstore` at the
 //! program's offsets, `set_valid` for `SetValid` / `FullValid`, scalar ops with Rust's
 //! integer semantics, and structured `for` / `if` with parallel assignment of carried
-//! scalars. Only the shapes the random kernels use are supported (`R x C` tiles and their
-//! `R x 1` / `1 x C` reductions, one element type); anything else is an `Err`, never a pass.
+//! scalars. Only the shapes the random kernels use are supported (`R x C` tiles, their
+//! `R x 1` / `1 x C` reductions and `C x C` matmul right operands, of the element type, and
+//! `R x C` tiles of one second dtype, [`Kind::Alt`]); anything else is an `Err`, never a pass.
 //! Not mirrored: the emitter's fusion of elementwise chains into one loop (the fused code
 //! calls the same element functions).
 
@@ -19,8 +20,13 @@ use super::R;
 
 /// One tile slot, by shape.
 #[derive(Clone)]
-enum Slot<T, const C: usize> {
+pub enum Slot<T: Kind, const C: usize> {
     Full(Tile<T, R, C>),
+    /// An `R x C` tile of the other dtype ([`Kind::Alt`]): a conversion's result, or a
+    /// matmul accumulator wider than the inputs.
+    Alt(Tile<T::Alt, R, C>),
+    /// A `C x C` tile: a matmul's right operand.
+    Sq(Tile<T, C, C>),
     Col(Tile<T, R, 1>),
     Row(Tile<T, 1, C>),
     /// A mask (`tile<.., bool>`), one byte per element as the runtime holds it.
@@ -50,6 +56,21 @@ pub enum KArg<T> {
 
 /// The dtype-specific instructions (bitwise ops for integers, transcendental ones for floats).
 pub trait Kind: Element {
+    /// The second dtype a kernel may hold (conversions to it and back; for `fp16`, the
+    /// matmul accumulator).
+    type Alt: Element;
+
+    /// `TMATMUL` (`acc` is `None`) or `TMATMUL_ACC` of `a` and `b` into `d`, where this
+    /// dtype's inputs accumulate; `Err` for a dtype matmul does not take.
+    fn matmul<const C: usize>(
+        _d: &mut Slot<Self, C>,
+        _acc: Option<&Slot<Self, C>>,
+        _a: &Tile<Self, R, C>,
+        _b: &Tile<Self, C, C>,
+    ) -> Result<(), String> {
+        Err(format!("matmul of {}", Self::NAME))
+    }
+
     /// Runs `isa` if it is one of this kind's; `false` if it is not.
     fn special<const C: usize>(
         isa: Isa,
@@ -70,6 +91,8 @@ pub trait Kind: Element {
 }
 
 impl Kind for i32 {
+    type Alt = f32;
+
     fn special<const C: usize>(
         isa: Isa,
         d: &mut Tile<i32, R, C>,
@@ -91,6 +114,8 @@ impl Kind for i32 {
 }
 
 impl Kind for i16 {
+    type Alt = i32;
+
     fn special<const C: usize>(
         isa: Isa,
         d: &mut Tile<i16, R, C>,
@@ -103,6 +128,22 @@ impl Kind for i16 {
 }
 
 impl Kind for pto::f16 {
+    type Alt = f32;
+
+    fn matmul<const C: usize>(
+        d: &mut Slot<Self, C>,
+        acc: Option<&Slot<Self, C>>,
+        a: &Tile<Self, R, C>,
+        b: &Tile<Self, C, C>,
+    ) -> Result<(), String> {
+        match (d, acc) {
+            (Slot::Alt(d), None) => isa::tmatmul(d, a, b),
+            (Slot::Alt(d), Some(Slot::Alt(c))) => isa::tmatmul_acc(d, c, a, b),
+            _ => return Err("an fp16 matmul accumulates in an fp32 slot".into()),
+        }
+        Ok(())
+    }
+
     fn special<const C: usize>(
         isa: Isa,
         d: &mut Tile<pto::f16, R, C>,
@@ -115,6 +156,22 @@ impl Kind for pto::f16 {
 }
 
 impl Kind for f32 {
+    type Alt = i32;
+
+    fn matmul<const C: usize>(
+        d: &mut Slot<Self, C>,
+        acc: Option<&Slot<Self, C>>,
+        a: &Tile<Self, R, C>,
+        b: &Tile<Self, C, C>,
+    ) -> Result<(), String> {
+        match (d, acc) {
+            (Slot::Full(d), None) => isa::tmatmul(d, a, b),
+            (Slot::Full(d), Some(Slot::Full(c))) => isa::tmatmul_acc(d, c, a, b),
+            _ => return Err("an fp32 matmul accumulates in an fp32 slot".into()),
+        }
+        Ok(())
+    }
+
     fn special<const C: usize>(
         isa: Isa,
         d: &mut Tile<f32, R, C>,
@@ -166,7 +223,7 @@ fn float_special<T: Float, const C: usize>(
     true
 }
 
-struct Exec<'p, T, const C: usize> {
+struct Exec<'p, T: Kind, const C: usize> {
     p: &'p Program,
     slots: Vec<Slot<T, C>>,
     scalars: HashMap<ValueId, i64>,
@@ -198,11 +255,17 @@ pub fn run_program<T: Kind, const C: usize>(
             e.slots.push(Slot::Mask(Tile::zeros()));
             continue;
         }
+        let shape = (s.rows as usize, s.cols as usize);
+        if s.dtype.name() == T::Alt::NAME && shape == (R, C) {
+            e.slots.push(Slot::Alt(Tile::zeros()));
+            continue;
+        }
         if s.dtype.name() != T::NAME {
             return Err(format!("slot {} is {}", s.name, s.dtype.name()));
         }
-        e.slots.push(match (s.rows as usize, s.cols as usize) {
+        e.slots.push(match shape {
             (R, c) if c == C => Slot::Full(Tile::zeros()),
+            (r, c) if (r, c) == (C, C) => Slot::Sq(Tile::zeros()),
             (R, 1) => Slot::Col(Tile::zeros()),
             (1, c) if c == C => Slot::Row(Tile::zeros()),
             other => return Err(format!("slot shape {other:?} not supported")),
@@ -365,6 +428,16 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
         }
     }
 
+    fn sq(&self, a: &Arg) -> Result<Tile<T, C, C>, String> {
+        match a {
+            Arg::Tile(TileRef::Slot(t)) => match &self.slots[t.0 as usize] {
+                Slot::Sq(x) => Ok(x.clone()),
+                _ => Err(format!("{t:?} is not C x C")),
+            },
+            other => Err(format!("operand {other:?} not supported")),
+        }
+    }
+
     fn mask(&self, a: &Arg) -> Result<Tile<u8, R, C>, String> {
         match a {
             Arg::Tile(TileRef::Slot(t)) => match &self.slots[t.0 as usize] {
@@ -419,7 +492,10 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     Slot::Full(t) => isa::tload(t, src, &at),
                     Slot::Col(t) => isa::tload(t, src, &at),
                     Slot::Row(t) => isa::tload(t, src, &at),
-                    Slot::Mask(_) => return Err("a load into a mask".into()),
+                    Slot::Sq(t) => isa::tload(t, src, &at),
+                    Slot::Mask(_) | Slot::Alt(_) => {
+                        return Err("a load into a mask or another dtype".into());
+                    }
                 };
                 r.map_err(|e| e.to_string())?;
             }
@@ -446,7 +522,9 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     (Slot::Full(t), true) => isa::tstore_add(dst, t, &at),
                     (Slot::Col(t), true) => isa::tstore_add(dst, t, &at),
                     (Slot::Row(t), true) => isa::tstore_add(dst, t, &at),
-                    (Slot::Mask(_), _) => return Err("a store of a mask".into()),
+                    (Slot::Mask(_) | Slot::Alt(_) | Slot::Sq(_), _) => {
+                        return Err("a store of a mask, another dtype or a C x C tile".into());
+                    }
                 };
                 r.map_err(|e| e.to_string())?;
             }
@@ -457,6 +535,8 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     Slot::Col(t) => t.set_valid(r, c),
                     Slot::Row(t) => t.set_valid(r, c),
                     Slot::Mask(t) => t.set_valid(r, c),
+                    Slot::Alt(t) => t.set_valid(r, c),
+                    Slot::Sq(t) => t.set_valid(r, c),
                 };
                 res.map_err(|e| e.to_string())?;
             }
@@ -466,6 +546,8 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                     Slot::Col(t) => t.set_valid(R, 1),
                     Slot::Row(t) => t.set_valid(1, C),
                     Slot::Mask(t) => t.set_valid(R, C),
+                    Slot::Alt(t) => t.set_valid(R, C),
+                    Slot::Sq(t) => t.set_valid(C, C),
                 };
                 res.map_err(|e| e.to_string())?;
             }
@@ -576,10 +658,16 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 self.elems.insert(*result, v);
             }
             Inst::Cvt { dst, src, round } => {
-                let src = self.full(&Arg::Tile(*src))?;
-                match &mut self.slots[dst.0 as usize] {
-                    Slot::Full(d) => isa::tcvt(d, &src, *round),
-                    _ => return Err("a conversion into a slot that is not R x C".into()),
+                let TileRef::Slot(s) = src else {
+                    return Err("tile parameters not supported".into());
+                };
+                let src = self.slots[s.0 as usize].clone();
+                match (&mut self.slots[dst.0 as usize], &src) {
+                    (Slot::Full(d), Slot::Full(s)) => isa::tcvt(d, s, *round),
+                    (Slot::Alt(d), Slot::Full(s)) => isa::tcvt(d, s, *round),
+                    (Slot::Full(d), Slot::Alt(s)) => isa::tcvt(d, s, *round),
+                    (Slot::Alt(d), Slot::Alt(s)) => isa::tcvt(d, s, *round),
+                    _ => return Err("a conversion between slots that are not R x C".into()),
                 }
             }
             Inst::Extract { dst, src, at } => {
@@ -608,6 +696,20 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
     fn op(&mut self, op: Isa, dst: usize, a: &[Arg]) -> Result<(), String> {
         use Isa::*;
         let mut slot = self.slots[dst].clone();
+        match (op, a) {
+            (TMatmul, [a, b]) => {
+                T::matmul(&mut slot, None, &self.full(a)?, &self.sq(b)?)?;
+                self.slots[dst] = slot;
+                return Ok(());
+            }
+            (TMatmulAcc, [Arg::Tile(TileRef::Slot(c)), a, b]) => {
+                let c = self.slots[c.0 as usize].clone();
+                T::matmul(&mut slot, Some(&c), &self.full(a)?, &self.sq(b)?)?;
+                self.slots[dst] = slot;
+                return Ok(());
+            }
+            _ => {}
+        }
         match (&mut slot, a) {
             (Slot::Col(d), [s]) => {
                 let s = self.full(s)?;
@@ -629,6 +731,13 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 }
             }
             (Slot::Full(d), [k]) if op == TExpandS => isa::texpands(d, self.konst(k)?),
+            // A tile of the other dtype filled with a constant (a zero matmul accumulator).
+            (Slot::Alt(d), [Arg::Scalar(k)]) if op == TExpandS => {
+                match self.p.module.values[*k].constant {
+                    Some(c) => isa::texpands(d, <T::Alt as Element>::from_f64(c.as_f64())),
+                    None => return Err("a fill of another dtype by a non-constant".into()),
+                }
+            }
             (Slot::Full(d), [k]) if op == TFillPad => isa::tfillpad_inplace(d, self.konst(k)?),
             (Slot::Full(d), [s]) if op == TRowExpand => isa::trowexpand(d, &self.col(s)?),
             (Slot::Full(d), [s]) if op == TColExpand => isa::tcolexpand(d, &self.row(s)?),
@@ -649,6 +758,14 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 }
             }
             (Slot::Full(d), [s]) if op == TMov => isa::tmov(d, &self.full(s)?),
+            (Slot::Sq(d), [s]) if op == TMov => isa::tmov(d, &self.sq(s)?),
+            (Slot::Alt(d), [Arg::Tile(TileRef::Slot(s))]) if op == TMov => {
+                match &self.slots[s.0 as usize] {
+                    Slot::Alt(s) => isa::tmov(d, s),
+                    _ => return Err("TMOV into another dtype".into()),
+                }
+            }
+
             (Slot::Full(d), [s]) => {
                 let s = self.full(s)?;
                 match op {
