@@ -47,7 +47,11 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         _ => return with_errors(errs, crate::fallback::stub(model)),
     };
     let ir = lowered.module.to_text();
-    match pto_lower::compile_artifacts(lowered.module, lowered.func) {
+    let compiled = pto_lower::PassManager::lowering_pipeline()
+        .verify_each(false)
+        .lower(lowered.module, lowered.func)
+        .and_then(pto_lower::Compiled::emit);
+    match compiled {
         Ok(c) => {
             let host = bind_params(&model, &c.host_params, c.host);
             items(model, host, &ir, &c.lowered, &c.cpp)

@@ -7,9 +7,11 @@
 //! `s - a` is `TMULS(d, a, -1); TADDS(d, d, s)` (`TNEG` for unsigned tiles), `s / a` is the
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
-//! Last, the fence step (`fence.rs`) puts the barriers the events pass could not see.
+//! The steps after it, in pipeline order: [`fence`] puts the barriers the events pass could
+//! not see; [`fuse`] marks the elementwise chains the host code runs as one pass.
 
-mod fence;
+pub mod fence;
+pub mod fuse;
 mod parallel;
 
 pub(crate) use parallel::slot_use;
@@ -32,19 +34,10 @@ use crate::passes::bufferize::module_target;
 use crate::passes::events::{EventRole, OpEvents};
 use crate::walk::inline_of;
 
-/// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
+/// Lowers function `func` of `m` (after the pass pipeline) to an ISA program, without the
+/// barriers of the fence step ([`fence`]), which runs next in the pipeline.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     let events = OpEvents::from_attrs(&m);
-    lower_with_events(m, func, events)
-}
-
-/// [`lower`], with the events of the ops given as a table ([`crate::passes::events::plan`]) rather
-/// than read from the op attributes.
-pub fn lower_with_events(
-    m: ProgramModule,
-    func: FuncId,
-    events: OpEvents,
-) -> Result<Program, Diagnostics> {
     let target = module_target(&m).name;
     let span = m.funcs.get(func).map_or(SpanId::NONE, |f| f.span);
     let Some(f) = m.funcs.get(func) else {
@@ -74,7 +67,6 @@ pub fn lower_with_events(
     parallel::spread_over_blocks(&mut body);
     let mut m = m;
     mark_parallel_loops(&mut m, &verdicts);
-    fence::insert(&mut body, &tiles);
     let scratch = scratch_slots(&body, &tiles);
     if !diags.is_empty() {
         let mut d = Diagnostics::new();

@@ -12,9 +12,10 @@ impl<'a> Writer<'a> {
     pub(super) fn put_insts(&mut self, insts: &[Inst]) {
         let mut rest = insts;
         while let Some((i, tail)) = rest.split_first() {
-            if let Some(chain) = self.chain_at(rest) {
-                self.put_chain(&chain, None);
-                rest = rest.get(chain.len..).unwrap_or_default();
+            // A marked chain replaces the instructions it spans.
+            if let Inst::Fused(c) = i {
+                self.put_fused(c);
+                rest = tail.get(c.len..).unwrap_or_default();
             } else {
                 self.put_inst(i);
                 rest = tail;
@@ -32,6 +33,8 @@ impl<'a> Writer<'a> {
 
     fn put_inst(&mut self, i: &Inst) {
         match i {
+            // Written in place of the instructions it spans, by `put_insts`.
+            Inst::Fused(_) => {}
             Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
             Inst::Load {
                 dst,
@@ -200,12 +203,6 @@ impl<'a> Writer<'a> {
             } => {
                 if matches!(exec, crate::isa::LoopExec::Parallel { .. }) {
                     return self.put_parallel_loop(*iv, [*lb, *ub, *step], body);
-                }
-                if carried.is_empty()
-                    && results.is_empty()
-                    && self.put_chain_loop(*iv, *lb, *ub, *step, body)
-                {
-                    return;
                 }
                 self.put_carried_decls(carried);
                 let ivt = self.dtype(*iv);
