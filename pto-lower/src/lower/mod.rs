@@ -216,9 +216,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Finds or creates the slot of a tile value the first time it is lowered; `None`
-    /// (reported) when the value has no buffer. Kept out of line: inlined, its frame set-up
-    /// would be paid by every [`Lowerer::slot`] call, most of which find the slot made.
-    #[inline(never)]
+    /// (reported) when the value has no buffer.
     fn place(&mut self, v: ValueId, at: SpanId) -> Option<TileId> {
         let m = self.m;
         let data = &m.values[v];
