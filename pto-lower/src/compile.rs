@@ -14,8 +14,11 @@ use crate::isa::Program;
 use crate::passes::PassManager;
 use crate::{emit, lower, passes};
 
-/// The steps after `lower-to-isa`, in order, each a rewrite of the ISA program.
-pub const ISA_STEPS: [(&str, fn(&mut Program)); 2] = [
+/// A step over the ISA program: its name and the rewrite.
+pub type IsaStep = (&'static str, fn(&mut Program));
+
+/// The steps after `lower-to-isa`, in order.
+pub const ISA_STEPS: [IsaStep; 2] = [
     ("fence", lower::fence::run),
     ("fuse-chains", lower::fuse::run),
 ];

@@ -33,12 +33,12 @@
 //! `signature` (the signature, shape binding, returned values), `inst` (instructions) and
 //! `chain` (the elementwise chains `fuse-chains` marked).
 
+use std::fmt::Write as _;
 use std::ops::Range;
 
 use proc_macro2::TokenStream;
 
 use pto_ir::entity::EntityId;
-use pto_ir::typefmt::push_u64;
 use pto_ir::{DataType, Diag, Diagnostics, ProgramModule, ValueDef, ValueId};
 
 use crate::isa::{Inst, Program, TileId, count_tile_uses};
@@ -421,12 +421,12 @@ impl<'a> Writer<'a> {
                 }
                 let named = self.names.len() > start;
                 self.names.push('_');
-                push_u64(&mut self.names, u64::from(d.number));
+                let _ = write!(self.names, "{}", u64::from(d.number));
                 let candidate = self.names.get(start..).unwrap_or_default();
                 if !named || !valid_ident(candidate) || self.params.contains(&candidate) {
                     self.names.truncate(start);
                     self.names.push_str("v_");
-                    push_u64(&mut self.names, u64::from(d.number));
+                    let _ = write!(self.names, "{}", u64::from(d.number));
                 }
             }
         }
@@ -448,7 +448,7 @@ impl<'a> Writer<'a> {
             }
             _ => {
                 self.out.push('t');
-                push_u64(&mut self.out, u64::from(t.0));
+                let _ = write!(self.out, "{}", u64::from(t.0));
             }
         }
     }

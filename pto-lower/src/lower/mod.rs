@@ -18,7 +18,6 @@ pub(crate) use parallel::slot_use;
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::sem::{Compare, Sem};
-use pto_ir::typefmt::push_u64;
 use pto_ir::verify::target::Target;
 use pto_ir::{
     Attr, BlockId, DataType, Diag, Diagnostics, ForKind, FuncId, IterArg, MemorySpace, OpClass,
@@ -123,10 +122,8 @@ fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
                         t.dtype == src.dtype && t.rows == src.rows && t.cols == src.cols
                     };
                     if !out.iter().any(same) {
-                        let mut name = String::from("scratch");
-                        push_u64(&mut name, out.len() as u64);
                         out.push(TileSlot {
-                            name,
+                            name: format!("scratch{}", out.len()),
                             addr,
                             valid: [Some(src.rows), Some(src.cols)],
                             ..src.clone()
@@ -278,9 +275,7 @@ impl<'a> Lowerer<'a> {
         }
         self.next_at_place.push(None);
         let base = data.name.as_deref().unwrap_or_default();
-        let mut name = String::with_capacity(base.len() + 8);
-        name.push('t');
-        push_u64(&mut name, u64::from(id.0));
+        let mut name = format!("t{}", id.0);
         if !base.is_empty() {
             name.push('_');
             push_sanitized(&mut name, base);

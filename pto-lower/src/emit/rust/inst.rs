@@ -2,7 +2,6 @@
 
 use std::fmt::Write;
 
-use pto_ir::typefmt::push_u64;
 use pto_ir::{Constant, DataType, Opcode, ValueId};
 
 use super::{Import, Writer};
@@ -151,9 +150,9 @@ impl<'a> Writer<'a> {
                 self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
                 self.put(".set_valid(");
-                push_u64(&mut self.out, r as usize as u64);
+                let _ = write!(self.out, "{}", r as usize as u64);
                 self.put(", ");
-                push_u64(&mut self.out, c as usize as u64);
+                let _ = write!(self.out, "{}", c as usize as u64);
                 self.put(") ? ; ");
             }
             // The CPU runs one instruction at a time: pipe synchronization has nothing to
@@ -222,7 +221,7 @@ impl<'a> Writer<'a> {
                     Some(1) => {}
                     Some(k) if k > 0 => {
                         self.put(").step_by(");
-                        push_u64(&mut self.out, k as usize as u64);
+                        let _ = write!(self.out, "{}", k as usize as u64);
                         self.put(")");
                     }
                     _ => {
@@ -379,7 +378,7 @@ impl<'a> Writer<'a> {
     pub(super) fn put_i64(&mut self, v: ValueId, bare: bool) {
         match self.m.values[v].constant {
             Some(c) if !c.is_float() && c.as_i64() >= 0 => {
-                push_u64(&mut self.out, c.as_i64().unsigned_abs())
+                let _ = write!(self.out, "{}", c.as_i64().unsigned_abs());
             }
             _ => self.put_scalar_as(v, DataType::Int64, bare),
         }
