@@ -266,6 +266,40 @@ pub enum Inst {
         /// The scalar results, in order.
         results: Vec<ValueId>,
     },
+    /// A mark of the `fuse-chains` step (`lower/fuse.rs`): the next [`Chain::len`]
+    /// instructions are one elementwise chain, which the host code runs as one pass over the
+    /// elements. It does nothing itself: the chain's instructions stay in place, so every
+    /// analysis and the C++ (which prints them one by one) read the program as before.
+    Fused(Box<Chain>),
+}
+
+/// A `TLOAD`s -> elementwise instructions -> `TSTORE` run (or a `for` loop whose body is
+/// one), found by the `fuse-chains` step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    /// How many instructions after the mark it spans (syncs included; one for a loop).
+    pub len: usize,
+    /// (tile, tensor, offsets) of each load (one or two), in order.
+    pub loads: Vec<(TileId, ValueId, Offsets)>,
+    /// The elementwise instructions (`TADD`, `TMULS`, `TEXP`, ...), in order.
+    pub ops: Vec<(Isa, TileId, Args)>,
+    /// (tensor, tile, offsets) of the store.
+    pub store: (ValueId, TileId, Offsets),
+    /// For a loop whose body is the chain: the loop, run in one call.
+    pub over: Option<ChainLoop>,
+}
+
+/// The `for` loop a [`Chain`] runs over: loop variable, bounds and constant positive step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainLoop {
+    /// The `i64` loop variable.
+    pub iv: ValueId,
+    /// Lower bound.
+    pub lb: ValueId,
+    /// Upper bound (exclusive).
+    pub ub: ValueId,
+    /// The step.
+    pub step: i64,
 }
 
 /// How the iterations of a [`Inst::For`] run.
@@ -336,5 +370,75 @@ impl Program {
             n
         }
         count(&self.body)
+    }
+}
+
+/// Adds to `out[t]`, per tile slot `t` of the program, the number of instructions in `insts`
+/// that name it.
+pub(crate) fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
+    fn add(out: &mut [usize], t: TileId) {
+        // A slot outside the program is in no chain (`lower/fuse.rs`), so needs no count.
+        if let Some(n) = out.get_mut(t.0 as usize) {
+            *n += 1;
+        }
+    }
+    let slot = |r: &TileRef| match r {
+        TileRef::Slot(t) => Some(*t),
+        TileRef::Param(_) => None,
+    };
+    for i in insts {
+        match i {
+            Inst::Op { dst, args, .. } => {
+                add(out, *dst);
+                for a in args {
+                    if let Arg::Tile(r) = a
+                        && let Some(t) = slot(r)
+                    {
+                        add(out, t);
+                    }
+                }
+            }
+            Inst::Load { dst, .. } | Inst::SetValid { dst, .. } | Inst::FullValid(dst) => {
+                add(out, *dst)
+            }
+            Inst::Store { src, .. } => {
+                if let Some(t) = slot(src) {
+                    add(out, t);
+                }
+            }
+            Inst::Extract { dst, src, .. }
+            | Inst::Insert { dst, src, .. }
+            | Inst::Cvt { dst, src, .. } => {
+                add(out, *dst);
+                if let Some(t) = slot(src) {
+                    add(out, t);
+                }
+            }
+            Inst::For { body, .. } => count_tile_uses(body, out),
+            Inst::While { cond, body, .. } => {
+                count_tile_uses(cond, out);
+                count_tile_uses(body, out);
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                count_tile_uses(then_body, out);
+                count_tile_uses(else_body, out);
+            }
+            Inst::SetFlag(_)
+            | Inst::WaitFlag(_)
+            | Inst::Barrier(_)
+            | Inst::Call { .. }
+            | Inst::Read { .. }
+            | Inst::Write { .. }
+            | Inst::Scalar { .. }
+            | Inst::Assign(_)
+            | Inst::Break
+            | Inst::Continue
+            | Inst::Return(_)
+            | Inst::Fused(_) => {}
+        }
     }
 }

@@ -194,8 +194,9 @@ impl Checker<'_> {
                 self.write(s, *dst, pipe, isa.name());
             }
             Inst::Load { dst, .. } => self.write(s, *dst, PipeKind::Mte2, "TLOAD"),
-            // Scalar access to global memory touches no tile (the C++ puts a barrier first).
-            Inst::Read { .. } | Inst::Write { .. } => {}
+            // Scalar access to global memory touches no tile (the C++ puts a barrier first);
+            // a fused-chain mark does nothing (its instructions follow it).
+            Inst::Read { .. } | Inst::Write { .. } | Inst::Fused(_) => {}
             Inst::Store { src, .. } => {
                 let pipe = match src {
                     TileRef::Slot(t) if self.space(*t) == MemorySpace::Acc => PipeKind::Fix,

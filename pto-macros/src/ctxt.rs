@@ -18,15 +18,12 @@ pub(crate) struct Errors {
     errors: Vec<syn::Error>,
 }
 
-/// Reporting is `#[cold]`: a valid kernel reports nothing, and telling the compiler so keeps
-/// the message code of every error site off the lowering's hot path (laid out apart from it).
 impl Errors {
     pub(crate) fn new() -> Self {
         Errors::default()
     }
 
     /// An error covering the tokens from `start` to `end`.
-    #[cold]
     pub(crate) fn push_range(
         &mut self,
         (start, end): (Span, Span),
@@ -36,7 +33,6 @@ impl Errors {
     }
 
     /// An error at the tokens of `node`.
-    #[cold]
     pub(crate) fn push_spanned(
         &mut self,
         node: &(impl quote::ToTokens + ?Sized),
@@ -45,7 +41,6 @@ impl Errors {
         self.errors.push(syn::Error::new_spanned(node, message));
     }
 
-    #[cold]
     pub(crate) fn push(&mut self, e: syn::Error) {
         self.errors.push(e);
     }
@@ -71,7 +66,6 @@ impl Errors {
 }
 
 /// A `syn::Error` spanning from `start` to `end` (what `new_spanned` does for a node).
-#[cold]
 pub(crate) fn error_range(start: Span, end: Span, message: impl std::fmt::Display) -> syn::Error {
     let mut ts = TokenStream::new();
     ts.extend([

@@ -1,8 +1,8 @@
 //! The generated items (dsl.md section 1): the host function `NAME` and `mod NAME` with
 //! `IR`, `LOWERED`, `CPP` and `program()`.
 
-use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
-use quote::{TokenStreamExt, quote};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
 
 use crate::ctxt::Errors;
 use crate::model::Kernel;
@@ -47,7 +47,11 @@ pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         _ => return with_errors(errs, crate::fallback::stub(model)),
     };
     let ir = lowered.module.to_text();
-    match pto_lower::compile_artifacts(lowered.module, lowered.func) {
+    let compiled = pto_lower::PassManager::lowering_pipeline()
+        .verify_each(false)
+        .lower(lowered.module, lowered.func)
+        .and_then(pto_lower::Compiled::emit);
+    match compiled {
         Ok(c) => {
             let host = bind_params(&model, &c.host_params, c.host);
             items(model, host, &ir, &c.lowered, &c.cpp)
@@ -100,9 +104,6 @@ pub(crate) fn unsupported_body(k: &Kernel<'_>, why: &str) -> TokenStream {
 }
 
 /// The host function and `mod NAME`, with the given host body and texts.
-///
-/// Takes the kernel by value so the parameters' names and host types move into the
-/// output: interpolating a shared `TokenStream` with `quote!` copies every token of it.
 pub(crate) fn items(
     k: Kernel<'_>,
     body: TokenStream,
@@ -117,113 +118,39 @@ pub(crate) fn items(
         (Some(Some((_, ty))), _) | (_, Some(ty)) => quote!(#ty),
         _ => quote!(()),
     };
-    // One buffer spells the three literals (parsing copies what it keeps), sized for the
-    // longest: each would otherwise be a large allocation of its own.
-    let mut src = String::with_capacity(ir.len().max(lowered.len()).max(cpp.len()) + 16);
+    let mut src = String::new();
     let ir = text_literal(&mut src, ir);
     let lowered = text_literal(&mut src, lowered);
     let cpp = text_literal(&mut src, cpp);
-    let mod_doc = mod_doc(ident);
-    // `quote!` would lex the literals written in it (those of `///` comments too) at every
-    // expansion, through a token stream of their own: these are lexed as literals only.
-    let [ir_doc, lowered_doc, cpp_doc, program_doc] = DOCS.map(|d| {
-        d.parse::<Literal>()
-            .unwrap_or_else(|_| Literal::string(d.get(2..d.len() - 1).unwrap_or_default()))
-    });
-    let unparsed = Literal::string(&format!("`{ident}::IR` does not parse back: {{}}"));
-    let params = host_params(k.params);
-    // The texts are moved into the module's tokens: `quote!` interpolates by reference,
-    // which would copy each whole text once more.
-    let mut module = TokenStream::new();
-    text_const(&mut module, ir_doc, "IR", ir);
-    text_const(&mut module, lowered_doc, "LOWERED", lowered);
-    text_const(&mut module, cpp_doc, "CPP", cpp);
-    module.extend(quote! {
-        #[doc = #program_doc]
-        pub fn program() -> ::pto::ir::ProgramModule {
-            // The macro keeps every kernel within the nesting the parser accepts, so this
-            // cannot fail; if it ever did, an empty module would hide the bug.
-            match ::pto::ir::parse(IR) {
-                ::core::result::Result::Ok(m) => m,
-                ::core::result::Result::Err(e) => ::core::panic!(#unparsed, e),
-            }
-        }
-    });
-    let module = Group::new(Delimiter::Brace, module);
+    let mod_doc = format!("Compile-time artifacts of the `{ident}` kernel.");
+    let unparsed = format!("`{ident}::IR` does not parse back: {{}}");
+    let names = k.params.iter().map(|p| &p.ident);
+    let tys = k.params.iter().map(|p| &p.host);
     quote! {
         #(#attrs)*
         #[allow(clippy::all, clippy::pedantic)] // the body is generated code
-        #vis fn #ident #params -> ::core::result::Result<#ret, ::pto::Error> #body
+        #vis fn #ident(#(#names: #tys),*) -> ::core::result::Result<#ret, ::pto::Error> #body
 
         #[doc = #mod_doc]
         #[allow(dead_code)]
-        #vis mod #ident #module
+        #vis mod #ident {
+            /// The verified PTO-IR of the kernel (statement form).
+            pub const IR: &str = #ir;
+            /// The IR after the lowering pipeline (seed-002 MLIR style).
+            pub const LOWERED: &str = #lowered;
+            /// The lowered kernel as PTO-ISA C++ source.
+            pub const CPP: &str = #cpp;
+            /// The IR as a value, parsed back from [`IR`].
+            pub fn program() -> ::pto::ir::ProgramModule {
+                // The macro keeps every kernel within the nesting the parser accepts, so this
+                // cannot fail; if it ever did, an empty module would hide the bug.
+                match ::pto::ir::parse(IR) {
+                    ::core::result::Result::Ok(m) => m,
+                    ::core::result::Result::Err(e) => ::core::panic!(#unparsed, e),
+                }
+            }
+        }
     }
-}
-
-/// `#[doc = doc] pub const name: &str = text;`, appended to `out` with `text` moved in.
-fn text_const(out: &mut TokenStream, doc: Literal, name: &str, text: Literal) {
-    let span = Span::call_site();
-    let punct = |c| Punct::new(c, Spacing::Alone);
-    let attr = [
-        TokenTree::Ident(proc_macro2::Ident::new("doc", span)),
-        punct('=').into(),
-        doc.into(),
-    ];
-    out.append(punct('#'));
-    out.append(Group::new(Delimiter::Bracket, attr.into_iter().collect()));
-    for word in ["pub", "const", name] {
-        out.append(proc_macro2::Ident::new(word, span));
-    }
-    out.append(punct(':'));
-    out.append(punct('&'));
-    out.append(proc_macro2::Ident::new("str", span));
-    out.append(punct('='));
-    out.append(text);
-    out.append(punct(';'));
-}
-
-/// The doc comments of `IR`, `LOWERED`, `CPP` and `program()`, spelled as the literals of
-/// the `#[doc = r"..."]` attributes `///` comments are.
-const DOCS: [&str; 4] = [
-    r#"r" The verified PTO-IR of the kernel (statement form).""#,
-    r#"r" The IR after the lowering pipeline (seed-002 MLIR style).""#,
-    r#"r" The lowered kernel as PTO-ISA C++ source.""#,
-    r#"r" The IR as a value, parsed back from [`IR`].""#,
-];
-
-/// The doc string of `mod NAME`: the literal `Literal::string` makes, lexed from its
-/// spelling, which is cheaper than escaping when an ASCII name has nothing to escape.
-fn mod_doc(ident: &proc_macro2::Ident) -> Literal {
-    const HEAD: &str = "Compile-time artifacts of the `";
-    const TAIL: &str = "` kernel.";
-    let name = ident.to_string();
-    let mut s = String::with_capacity(HEAD.len() + name.len() + TAIL.len() + 2);
-    s.push('"');
-    s.push_str(HEAD);
-    s.push_str(&name);
-    s.push_str(TAIL);
-    s.push('"');
-    // A name's ASCII characters (letters, digits, `_` and a raw name's `#`) are not escaped.
-    if name.is_ascii()
-        && let Ok(lit) = s.parse::<Literal>()
-    {
-        return lit;
-    }
-    Literal::string(s.get(1..s.len() - 1).unwrap_or_default())
-}
-
-/// `(name: Type, ..)` of the host function: the tokens `quote!((#(#name: #ty),*))` makes,
-/// with the names and types moved in rather than copied.
-fn host_params(params: Vec<crate::model::Param>) -> Group {
-    let punct = |c| TokenTree::Punct(Punct::new(c, Spacing::Alone));
-    let list = params.into_iter().enumerate().flat_map(|(i, p)| {
-        let sep = (i > 0).then(|| punct(','));
-        sep.into_iter()
-            .chain([TokenTree::Ident(p.ident), punct(':')])
-            .chain(p.host)
-    });
-    Group::new(Delimiter::Parenthesis, list.collect())
 }
 
 /// `text` as a string literal token, raw (`r#"..."#`) when it spans lines: a raw literal

@@ -118,11 +118,10 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let mut items = TokenStream::new();
     let mut models: Vec<Option<Kernel<'_>>> = models.into_iter().map(Some).collect();
-    for ((name, a, outlined), f) in c.funcs.iter().zip(&c.module.functions) {
+    for (name, a, outlined) in &c.funcs {
         if *outlined {
             // An outlined region: a host function of its own, with the IR's parameter types.
-            let host = pto_lower::lower_kernel(&c.module, *f)
-                .and_then(|p| pto_lower::emit::rust::emit_fn(&p));
+            let host = pto_lower::emit::rust::emit_fn(&a.program);
             match host {
                 Ok(t) => {
                     let doc = format!(
@@ -328,7 +327,7 @@ fn lower_program<'k>(
     funcs: &[Func],
     models: &'k [Kernel<'k>],
     errs: &mut Errors,
-) -> Option<(ProgramModule, pto_lower::ProgramArtifacts)> {
+) -> Option<(ProgramModule, pto_lower::CompiledProgram)> {
     let mut module = ProgramModule::new(mod_name.to_string());
     module.attrs.set("arch", Attr::Str(pargs.arch.clone()));
     for (k, v) in &pargs.attrs {

@@ -1,30 +1,34 @@
 //! `pto-opt`: runs PTO-IR passes on a `.pto` file and prints any stage.
 //!
 //! ```text
-//! pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME]
+//! pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME] [--verify-each]
 //!         [--emit=ir|pypto|pto-mlir|mlir-generic|cpp|rust]
 //! ```
 //! Parses the file (errors print as `FILE:line:col: message`), verifies it, runs the named
-//! passes in order (or the whole lowering pipeline), verifying after each, and prints the
-//! result: the statement text (`ir`, the default), the same module as PyPTO Python (`pypto`,
-//! after the passes that ran), or the lowered entry function (or `--func`) as seed-002 MLIR,
-//! MLIR generic form, PTO-ISA C++, or the Rust host body. For a module of several functions,
+//! passes in order (or the passes of the lowering pipeline), verifying after each, and prints
+//! the result: the statement text (`ir`, the default), the same module as PyPTO Python
+//! (`pypto`, after the passes that ran), or the lowered entry function (or `--func`) as
+//! seed-002 MLIR, MLIR generic form, PTO-ISA C++, or the Rust host body. The lowered forms
+//! come from the one lowering pipeline the `#[pto::kernel]` macro runs
+//! (`pto_lower::PassManager::lower`); `--verify-each` verifies after each of its passes too. For a module of several functions,
 //! `pto-mlir` and `cpp` print the whole program (as `NAME::LOWERED` / `NAME::CPP` of a
 //! `#[pto::program]`) unless `--func` names one.
 
 use std::process::ExitCode;
 
 use pto_ir::{Diagnostics, ProgramModule};
+use pto_lower::Compiled;
 use pto_lower::passes::{PASSES, PIPELINE, PassManager, pass_by_name};
 
 const USAGE: &str = "usage: pto-opt FILE.pto [--pass NAME]... [--pipeline] [--func NAME] \
-                     [--emit=ir|pypto|pto-mlir|mlir-generic|cpp|rust]";
+                     [--verify-each] [--emit=ir|pypto|pto-mlir|mlir-generic|cpp|rust]";
 
 struct Options {
     file: String,
     passes: Vec<String>,
     func: Option<String>,
     emit: String,
+    verify_each: bool,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -32,12 +36,14 @@ fn options(args: &[String]) -> Result<Options, String> {
     let mut passes = Vec::new();
     let mut func = None;
     let mut emit = "ir".to_string();
+    let mut verify_each = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--pass" => passes.push(it.next().ok_or("--pass needs a pass name")?.clone()),
             "--pipeline" => passes.extend(PIPELINE.iter().map(|p| p.to_string())),
             "--func" => func = Some(it.next().ok_or("--func needs a function name")?.clone()),
+            "--verify-each" => verify_each = true,
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with("--emit=") => emit = s["--emit=".len()..].to_string(),
             s if s.starts_with("--") => return Err(format!("unknown option `{s}`")),
@@ -54,6 +60,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         passes,
         func,
         emit,
+        verify_each,
     })
 }
 
@@ -113,10 +120,14 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
         let c = pto_lower::compile_program(m).map_err(with_source)?;
         return Ok(if o.emit == "cpp" { c.cpp } else { c.lowered });
     }
-    let c = pto_lower::compile(&m, f).map_err(with_source)?;
+    let c = PassManager::lowering_pipeline()
+        .verify_each(o.verify_each)
+        .lower(m, f)
+        .and_then(Compiled::emit)
+        .map_err(with_source)?;
     Ok(match o.emit.as_str() {
         "pto-mlir" => c.lowered,
-        "mlir-generic" => c.mlir_generic,
+        "mlir-generic" => c.mlir_generic(),
         "cpp" => c.cpp,
         _ => c.host.to_string(),
     })

@@ -136,3 +136,19 @@ fn outline_incore_runs_alone_and_a_program_emits_as_a_whole() {
     assert!(callee < entry, "{cpp}");
     assert!(cpp.contains("main_incore_0(x, y, r_7"), "{cpp}");
 }
+
+/// The lowered forms come from the macro's pipeline; `--verify-each` verifies after each of
+/// its passes and prints the same texts.
+#[test]
+fn verify_each_is_a_switch_of_the_one_pipeline() {
+    for emit in ["--emit=pto-mlir", "--emit=cpp", "--emit=rust"] {
+        let (ok, plain, err) = pto_opt(&[KERNEL, emit]);
+        assert!(ok, "{err}");
+        let (ok, verified, err) = pto_opt(&[KERNEL, emit, "--verify-each"]);
+        assert!(ok, "{err}");
+        assert_eq!(plain, verified, "{emit}");
+    }
+    // The host code runs the kernel's load -> scale -> store chain as one fused call.
+    let (_, rust, _) = pto_opt(&[KERNEL, "--emit=rust"]);
+    assert!(rust.contains("map_store"), "{rust}");
+}

@@ -551,7 +551,8 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 };
                 res.map_err(|e| e.to_string())?;
             }
-            Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_) => {}
+            // Syncs, and a fused-chain mark: its instructions follow it.
+            Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_) | Inst::Fused(_) => {}
             Inst::Scalar {
                 op,
                 result,

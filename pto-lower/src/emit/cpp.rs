@@ -17,7 +17,6 @@
 use std::fmt::Write;
 
 use pto_ir::entity::EntityId;
-use pto_ir::typefmt::push_u64;
 use pto_ir::{Constant, DataType, MemorySpace, PipeKind, ProgramModule, Type, ValueDef, ValueId};
 
 use super::writer::{Level, Out};
@@ -622,7 +621,7 @@ fn push_cpp_name(out: &mut String, m: &ProgramModule, v: ValueId) {
         }
         _ => out.push('v'),
     }
-    push_u64(out, u64::from(d.number));
+    let _ = write!(out, "{}", u64::from(d.number));
 }
 
 /// Writes the text straight into one [`Out`].

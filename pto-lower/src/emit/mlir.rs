@@ -344,9 +344,7 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
     }
 
     /// [`Writer::vty_range`] the first time: spells `v`'s type into `ty_text` (or finds the
-    /// last tile type's text) and records its range. Kept out of line, so the common copy
-    /// does not pay this frame.
-    #[inline(never)]
+    /// last tile type's text) and records its range.
     fn spell_vty(&mut self, v: ValueId) -> (u32, u32) {
         let m = self.m;
         let t = &m.values[v].ty;

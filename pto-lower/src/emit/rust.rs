@@ -31,17 +31,17 @@
 //!
 //! The `Writer`'s methods live with what they write: `values` (literals, scalars, indices),
 //! `signature` (the signature, shape binding, returned values), `inst` (instructions) and
-//! `chain` (the elementwise-chain fusion).
+//! `chain` (the elementwise chains `fuse-chains` marked).
 
+use std::fmt::Write as _;
 use std::ops::Range;
 
 use proc_macro2::TokenStream;
 
 use pto_ir::entity::EntityId;
-use pto_ir::typefmt::push_u64;
 use pto_ir::{DataType, Diag, Diagnostics, ProgramModule, ValueDef, ValueId};
 
-use crate::isa::{Arg, Inst, Program, TileId, TileRef};
+use crate::isa::{Inst, Program, TileId, count_tile_uses};
 
 mod chain;
 mod inst;
@@ -90,75 +90,6 @@ pub fn emit_fn(p: &Program) -> Result<TokenStream, Diagnostics> {
     w.put_signature();
     w.out.push_str(&body);
     w.finish()
-}
-
-/// Adds to `out[t]`, per tile slot `t` of the program, the number of instructions in `insts`
-/// that name it.
-fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
-    fn add(out: &mut [usize], t: TileId) {
-        // A slot outside the program is in no chain (`Writer::chain_at`), so needs no count.
-        if let Some(n) = out.get_mut(t.0 as usize) {
-            *n += 1;
-        }
-    }
-    let slot = |r: &TileRef| match r {
-        TileRef::Slot(t) => Some(*t),
-        TileRef::Param(_) => None,
-    };
-    for i in insts {
-        match i {
-            Inst::Op { dst, args, .. } => {
-                add(out, *dst);
-                for a in args {
-                    if let Arg::Tile(r) = a
-                        && let Some(t) = slot(r)
-                    {
-                        add(out, t);
-                    }
-                }
-            }
-            Inst::Load { dst, .. } | Inst::SetValid { dst, .. } | Inst::FullValid(dst) => {
-                add(out, *dst)
-            }
-            Inst::Store { src, .. } => {
-                if let Some(t) = slot(src) {
-                    add(out, t);
-                }
-            }
-            Inst::Extract { dst, src, .. }
-            | Inst::Insert { dst, src, .. }
-            | Inst::Cvt { dst, src, .. } => {
-                add(out, *dst);
-                if let Some(t) = slot(src) {
-                    add(out, t);
-                }
-            }
-            Inst::For { body, .. } => count_tile_uses(body, out),
-            Inst::While { cond, body, .. } => {
-                count_tile_uses(cond, out);
-                count_tile_uses(body, out);
-            }
-            Inst::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                count_tile_uses(then_body, out);
-                count_tile_uses(else_body, out);
-            }
-            Inst::SetFlag(_)
-            | Inst::WaitFlag(_)
-            | Inst::Barrier(_)
-            | Inst::Call { .. }
-            | Inst::Read { .. }
-            | Inst::Write { .. }
-            | Inst::Scalar { .. }
-            | Inst::Assign(_)
-            | Inst::Break
-            | Inst::Continue
-            | Inst::Return(_) => {}
-        }
-    }
 }
 
 /// A name of the `pto` crate the host body may use, imported once at its top.
@@ -278,11 +209,6 @@ const RUST_KEYWORDS: [&str; 52] = [
 /// Sign, magnitude and suffix of a signed literal `t`, and whether it is the type's minimum.
 fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, bool) {
     (t < 0, t.unsigned_abs(), suffix, t == min)
-}
-
-/// Whether an instruction is a sync (a no-op on the CPU).
-fn is_sync(i: &Inst) -> bool {
-    matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
 }
 
 /// Writes Rust source text into `out`.
@@ -495,12 +421,12 @@ impl<'a> Writer<'a> {
                 }
                 let named = self.names.len() > start;
                 self.names.push('_');
-                push_u64(&mut self.names, u64::from(d.number));
+                let _ = write!(self.names, "{}", u64::from(d.number));
                 let candidate = self.names.get(start..).unwrap_or_default();
                 if !named || !valid_ident(candidate) || self.params.contains(&candidate) {
                     self.names.truncate(start);
                     self.names.push_str("v_");
-                    push_u64(&mut self.names, u64::from(d.number));
+                    let _ = write!(self.names, "{}", u64::from(d.number));
                 }
             }
         }
@@ -522,7 +448,7 @@ impl<'a> Writer<'a> {
             }
             _ => {
                 self.out.push('t');
-                push_u64(&mut self.out, u64::from(t.0));
+                let _ = write!(self.out, "{}", u64::from(t.0));
             }
         }
     }

@@ -1,9 +1,9 @@
 //! The text sink shared by the text emitters: every piece is appended to one `String`
 //! (naga `back` style), so writing a line costs no allocation of its own.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
-use pto_ir::typefmt::{push_i64, push_indent, push_u64};
+use pto_ir::typefmt::push_indent;
 
 /// Indentation depth (two spaces per level).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,7 +31,7 @@ impl Out {
         }
     }
 
-    /// Starts a line at `level`: writes its indentation, up to 16 levels in one piece.
+    /// Starts a line at `level`: writes its indentation, two spaces a level.
     pub fn indent(&mut self, level: Level) {
         push_indent(&mut self.text, level.0);
     }
@@ -62,12 +62,12 @@ impl Out {
 
     /// Writes an unsigned number.
     pub fn put_u64(&mut self, v: u64) {
-        push_u64(&mut self.text, v);
+        let _ = write!(self.text, "{}", v);
     }
 
     /// Writes a signed number.
     pub fn put_i64(&mut self, v: i64) {
-        push_i64(&mut self.text, v);
+        let _ = write!(self.text, "{}", v);
     }
 }
 

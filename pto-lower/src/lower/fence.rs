@@ -1,4 +1,5 @@
-//! The last step of the lowering: orders what the events pass cannot see. The pass orders a
+//! The fence step (`fence` in the pipeline, right after `lower-to-isa`): orders what the
+//! events pass cannot see. The pass orders a
 //! tile op after the ops whose results it reads, before buffers are assigned. Afterwards
 //! tiles share buffer memory (bufferize reuses a buffer once its tile is dead), and the
 //! lowering adds copies of its own (carrying tiles through loops and branches), so an
@@ -16,11 +17,16 @@
 use pto_ir::{MemorySpace, PipeKind};
 
 use crate::info::move_pipe;
-use crate::isa::{Arg, Inst, Isa, TileId, TileRef, TileSlot};
+use crate::isa::{Arg, Inst, Isa, Program, TileId, TileRef, TileSlot};
 use crate::passes::events::Event;
 
+/// The fence step: puts the barriers the program needs (see the module docs).
+pub fn run(p: &mut Program) {
+    insert(&mut p.body, &p.tiles);
+}
+
 /// Puts the barriers `body` needs (see the module docs).
-pub(crate) fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {
+fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {
     // Per slot (by its bit), the slots whose memory it shares, itself included: bufferize
     // gives a buffer to several tiles whose lives do not overlap.
     let overlaps = tiles

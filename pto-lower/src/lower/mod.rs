@@ -7,11 +7,13 @@
 //! `s - a` is `TMULS(d, a, -1); TADDS(d, d, s)` (`TNEG` for unsigned tiles), `s / a` is the
 //! scalar-first `TDIVS(d, s, a)`, `r - a` with a broadcast `r` is `TROWEXPANDSUB(d, a, r)`
 //! then `TMULS(d, d, -1)`, `r / a` is `TRECIP(d, a)` then `TROWEXPANDMUL(d, d, r)`.
-//! Then the fence step (`fence.rs`) puts the barriers the events pass could not see, and
-//! last the split step (`split.rs`) decides the A2A3 route: one core, or a cube part and a
-//! vector part with transfers between them.
+//! The steps after it, in pipeline order: [`fence`] puts the barriers the events pass could
+//! not see; [`split`] decides the A2A3 route (one core, or a cube part and a vector part with
+//! transfers between them); [`fuse`] marks the elementwise chains the host code runs as one
+//! pass.
 
-mod fence;
+pub mod fence;
+pub mod fuse;
 mod parallel;
 pub mod split;
 
@@ -19,7 +21,6 @@ pub(crate) use parallel::slot_use;
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::sem::{Compare, Sem};
-use pto_ir::typefmt::push_u64;
 use pto_ir::verify::target::Target;
 use pto_ir::{
     Attr, BlockId, DataType, Diag, Diagnostics, ForKind, FuncId, IterArg, MemorySpace, OpClass,
@@ -35,19 +36,10 @@ use crate::passes::bufferize::module_target;
 use crate::passes::events::{EventRole, OpEvents};
 use crate::walk::inline_of;
 
-/// Lowers function `func` of `m` (after the pass pipeline) to an ISA program.
+/// Lowers function `func` of `m` (after the pass pipeline) to an ISA program, without the
+/// barriers of the fence step ([`fence`]), which runs next in the pipeline.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     let events = OpEvents::from_attrs(&m);
-    lower_with_events(m, func, events)
-}
-
-/// [`lower`], with the events of the ops given as a table ([`crate::passes::events::plan`]) rather
-/// than read from the op attributes.
-pub fn lower_with_events(
-    m: ProgramModule,
-    func: FuncId,
-    events: OpEvents,
-) -> Result<Program, Diagnostics> {
     let target = module_target(&m).name;
     let span = m.funcs.get(func).map_or(SpanId::NONE, |f| f.span);
     let Some(f) = m.funcs.get(func) else {
@@ -77,7 +69,6 @@ pub fn lower_with_events(
     parallel::spread_over_blocks(&mut body);
     let mut m = m;
     mark_parallel_loops(&mut m, &verdicts);
-    fence::insert(&mut body, &tiles);
     let scratch = scratch_slots(&body, &tiles);
     if !diags.is_empty() {
         let mut d = Diagnostics::new();
@@ -86,7 +77,7 @@ pub fn lower_with_events(
         }
         return Err(d);
     }
-    let mut p = Program {
+    let p = Program {
         module: m,
         func,
         target,
@@ -97,7 +88,6 @@ pub fn lower_with_events(
         span,
         route: split::Route::Single,
     };
-    p.route = split::route(&p);
     Ok(p)
 }
 
@@ -137,10 +127,8 @@ fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
                         t.dtype == src.dtype && t.rows == src.rows && t.cols == src.cols
                     };
                     if !out.iter().any(same) {
-                        let mut name = String::from("scratch");
-                        push_u64(&mut name, out.len() as u64);
                         out.push(TileSlot {
-                            name,
+                            name: format!("scratch{}", out.len()),
                             addr,
                             valid: [Some(src.rows), Some(src.cols)],
                             ..src.clone()
@@ -230,9 +218,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Finds or creates the slot of a tile value the first time it is lowered; `None`
-    /// (reported) when the value has no buffer. Kept out of line: inlined, its frame set-up
-    /// would be paid by every [`Lowerer::slot`] call, most of which find the slot made.
-    #[inline(never)]
+    /// (reported) when the value has no buffer.
     fn place(&mut self, v: ValueId, at: SpanId) -> Option<TileId> {
         let m = self.m;
         let data = &m.values[v];
@@ -294,9 +280,7 @@ impl<'a> Lowerer<'a> {
         }
         self.next_at_place.push(None);
         let base = data.name.as_deref().unwrap_or_default();
-        let mut name = String::with_capacity(base.len() + 8);
-        name.push('t');
-        push_u64(&mut name, u64::from(id.0));
+        let mut name = format!("t{}", id.0);
         if !base.is_empty() {
             name.push('_');
             push_sanitized(&mut name, base);

@@ -82,6 +82,11 @@ pub struct CoreSplit {
     pub slot_bytes: u64,
 }
 
+/// The split step (after `fence`): records the program's route in [`Program::route`].
+pub fn run(p: &mut Program) {
+    p.route = route(p);
+}
+
 /// Decides the route of `p` (A2A3 only; other targets are [`Route::Single`]).
 pub fn route(p: &Program) -> Route {
     if p.target != "A2A3" {
@@ -339,6 +344,8 @@ impl Splitter<'_> {
                 continue;
             }
             match i {
+                // A host-code mark (the fuse-chains step runs after this one).
+                Inst::Fused(_) => {}
                 Inst::Op { dst, args, .. } => {
                     let c = core_of(p, *dst) & on;
                     self.need_args(args, c)?;
@@ -697,6 +704,7 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                     )
                 }
             }
+            Inst::Fused(_) => continue,
             Inst::Op { isa, dst, .. } => format!("{} {}", isa.name(), tile(*dst)),
             Inst::Load { dst, tensor, .. } => format!("TLOAD {} <- {}", tile(*dst), name(*tensor)),
             Inst::Store { src, tensor, .. } => {

@@ -19,9 +19,8 @@
 //!
 //! Event ids are allocated round-robin per (source, destination) pipe pair, 8 per pair.
 //!
-//! The pass writes the lists as op attributes, the text the file tests read; [`plan`] gives
-//! the same events as an [`OpEvents`] table, which the lowering and the MLIR emitter read
-//! (the macro's pipeline uses it and never builds the attribute lists).
+//! The pass writes the lists as op attributes, the text the file tests read; the lowering
+//! reads them into an [`OpEvents`] table, which the emitters read.
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{Attr, BlockId, Diagnostics, OpId, PipeKind, ProgramModule, StmtKind, ValueDef};
@@ -95,20 +94,8 @@ fn push_event(attrs: &mut pto_ir::Attrs, key: &'static str, (src, dst, id): Even
     }
 }
 
-/// Whether an op of `m` already has an event list attribute.
-fn has_event_attrs(m: &ProgramModule) -> bool {
-    m.ops.iter().any(|(_, op)| {
-        op.attrs
-            .0
-            .iter()
-            .any(|(k, _)| EventRole::ALL.iter().any(|r| r.key() == k))
-    })
-}
-
 /// The events of every op, as the lowering and the emitters read them: the `set`, `wait`
-/// and `sync` lists of each op, in order. The pass stores them as op attributes (the text
-/// form the file tests print); the macro's pipeline plans them straight into this table,
-/// which spares an attribute list of strings per event.
+/// and `sync` lists of each op, in order, read from the op attributes the pass wrote.
 #[derive(Clone, Debug, Default)]
 pub struct OpEvents {
     /// The first and last entry of each op's list.
@@ -166,14 +153,6 @@ impl OpEvents {
         })
     }
 
-    /// Adds `e` to list `role` of op `o` unless it is there already (like the attribute
-    /// list, which holds each event once).
-    fn insert(&mut self, o: OpId, role: EventRole, e: Event) {
-        if !self.of(o, role).any(|x| x == e) {
-            self.append(o, role, e);
-        }
-    }
-
     fn append(&mut self, o: OpId, role: EventRole, event: Event) {
         let i = self.entries.len() as u32;
         self.entries.push(EventEntry {
@@ -193,53 +172,25 @@ impl OpEvents {
     }
 }
 
-/// Plans the events of `m` (after `infer-tile-info`) into a table, leaving the module as
-/// it is: what [`InsertEvents`] followed by [`OpEvents::from_attrs`] gives. A module whose
-/// ops already carry event lists goes through the attributes, so they merge exactly as the
-/// pass merges them.
-pub fn plan(m: &mut ProgramModule) -> OpEvents {
-    if has_event_attrs(m) {
-        insert_attrs(m);
-        return OpEvents::from_attrs(m);
-    }
-    let mut t = OpEvents::new(m);
-    // By index: the pass changes the module, never its function list (no copy of it).
-    for k in 0..m.functions.len() {
-        let f = m.functions[k];
-        insert(m, f, |_, o, role, e| t.insert(o, role, e));
-    }
-    t
-}
-
 impl Pass for InsertEvents {
     fn name(&self) -> &'static str {
         "insert-events"
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
-        insert_attrs(m);
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
+            insert(m, f);
+        }
         Ok(())
     }
 }
 
-/// Adds the events of every function to the op attributes.
-fn insert_attrs(m: &mut ProgramModule) {
-    // By index: the pass changes the module, never its function list (no copy of it).
-    for k in 0..m.functions.len() {
-        let f = m.functions[k];
-        insert(m, f, |m, o, role, e| {
-            push_event(&mut m.ops[o].attrs, role.key(), e)
-        });
-    }
-}
-
-/// Finds the events of function `f` and hands each to `add` (op, list, event), producers'
-/// before consumers'.
-fn insert(
-    m: &mut ProgramModule,
-    f: pto_ir::FuncId,
-    mut add: impl FnMut(&mut ProgramModule, OpId, EventRole, Event),
-) {
+/// Adds the events of function `f` to its ops' attributes, producers' before consumers'.
+fn insert(m: &mut ProgramModule, f: pto_ir::FuncId) {
+    let add = |m: &mut ProgramModule, o: OpId, role: EventRole, e: Event| {
+        push_event(&mut m.ops[o].attrs, role.key(), e)
+    };
     // The ops in program order, and the block and pipe of each one (with, per producer,
     // the destination pipes that wait for it already: one table, one allocation).
     let mut ops = Vec::with_capacity(m.ops.len());

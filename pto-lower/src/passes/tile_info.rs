@@ -32,7 +32,7 @@ impl Pass for InferTileInfo {
         // By index: the pass changes the module, never its function list (no copy of it).
         for k in 0..m.functions.len() {
             let f = m.functions[k];
-            run_function(m, f, true);
+            run_function(m, f);
         }
         Ok(())
     }
@@ -67,18 +67,6 @@ fn untiled_tensor_ops(m: &ProgramModule) -> Result<(), Diagnostics> {
         }
     }
     out.into_result()
-}
-
-/// [`InferTileInfo`] for the macro's pipeline, which lowers the module right after the
-/// passes and never prints it: the moves it inserts carry no `loc` attribute. Their result
-/// types hold the location already, and nothing after this pass reads the attribute (the
-/// LOWERED text spells `loc` from the type), so each move saves an attribute list and a
-/// string, made and freed at every expansion. Every other fact is the pass's.
-pub(crate) fn infer_for_lowering(m: &mut ProgramModule) {
-    for k in 0..m.functions.len() {
-        let f = m.functions[k];
-        run_function(m, f, false);
-    }
 }
 
 /// Where a use sits.
@@ -397,9 +385,8 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
     }
 }
 
-/// Places the tiles of function `f` and inserts its moves (with a `loc` attribute when
-/// `loc_attrs`).
-fn run_function(m: &mut ProgramModule, f: FuncId, loc_attrs: bool) {
+/// Places the tiles of function `f` and inserts its moves.
+fn run_function(m: &mut ProgramModule, f: FuncId) {
     let facts = gather(m, f);
     let mut loc = Locations::with_len(m.values.len(), None);
     for _ in 0..4 {
@@ -440,10 +427,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId, loc_attrs: bool) {
     // Moves in front of consuming ops; one move per (statement, value, location). The moves
     // of a value are adjacent in `op_moves`, so only the current value's are remembered.
     let mut made: Vec<(StmtId, ValueId, MemorySpace, ValueId)> = Vec::new();
-    let mut names = MoveNames {
-        loc_attrs,
-        ..MoveNames::default()
-    };
+    let mut names = MoveNames::default();
     for (stmt, op, idx, v, want) in op_moves {
         if made.first().is_some_and(|&(_, of, _, _)| of != v) {
             made.clear();
@@ -501,8 +485,6 @@ struct MoveNames {
     made: Vec<(ValueId, MemorySpace, Name)>,
     /// Scratch space for spelling a name, reused from move to move.
     text: String,
-    /// Whether the moves carry their location as a `loc` attribute too.
-    loc_attrs: bool,
 }
 
 /// A `tile.move %v {loc = want}` with its result placed in `want`, named from `names`.
@@ -577,12 +559,7 @@ fn make_move(
         let (operands, attrs) = (m.ops[o].operands.clone(), m.ops[o].attrs.clone());
         return walk::new_op_named(m, Opcode::TileLoad, operands, attrs, ty, Some(name), span);
     }
-    let attrs = if names.loc_attrs {
-        // Built whole: one allocation of the right size, no search for an existing key.
-        Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))])
-    } else {
-        Attrs::new()
-    };
+    let attrs = Attrs(vec![("loc".into(), Attr::Ident(want.name().to_string()))]);
     walk::new_op_named(
         m,
         Opcode::TileMove,

@@ -63,7 +63,6 @@ impl<'k> Lower<'k, '_> {
         }
     }
 
-    #[cold]
     fn unsupported<T>(&mut self, e: &'k Expr) -> R<T> {
         let (range, msg): ((Span, Span), String) = match e {
             Expr::Closure(_) => (range_of(e), "closures are not supported in a kernel; write the computation inline".into()),

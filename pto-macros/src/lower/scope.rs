@@ -66,7 +66,6 @@ impl<'k> Lower<'k, '_> {
         None
     }
 
-    #[cold]
     pub(super) fn unknown_var(&mut self, ident: &'k Ident) {
         let name = ident.to_string();
         if let Some(construct) = self.gone(&name) {
@@ -109,9 +108,7 @@ impl<'k> Lower<'k, '_> {
         r
     }
 
-    /// A reused buffer holding `ident`'s spelling, for [`Lower::with_name`] (out of line:
-    /// one copy, not one per caller).
-    #[inline(never)]
+    /// A reused buffer holding `ident`'s spelling, for [`Lower::with_name`].
     pub(super) fn spelled(&mut self, ident: &Ident) -> String {
         let mut buf = self.names.pop().unwrap_or_default();
         spell(&mut buf, ident);

@@ -8,9 +8,7 @@ use super::{Lower, Poison, R, Val};
 
 impl<'k> Lower<'k, '_> {
     // ----- diagnostics -----
-    // (Cold, like `Errors`: off the path of a valid kernel.)
 
-    #[cold]
     pub(super) fn report(&mut self, d: Diag) {
         let e = self.spans.error(&d);
         self.errs.push(e);
@@ -23,7 +21,6 @@ impl<'k> Lower<'k, '_> {
         })
     }
 
-    #[cold]
     pub(super) fn err<T>(
         &mut self,
         node: &(impl ToTokens + ?Sized),
@@ -33,7 +30,6 @@ impl<'k> Lower<'k, '_> {
         Err(Poison)
     }
 
-    #[cold]
     pub(super) fn err_range<T>(&mut self, r: (Span, Span), msg: impl std::fmt::Display) -> R<T> {
         self.errs.push_range(r, msg);
         Err(Poison)
@@ -132,7 +128,6 @@ impl<'k> Lower<'k, '_> {
     }
 
     /// [`Lower::build`] past the conversion of its operands (one copy for every form).
-    #[inline(never)]
     fn build_list(
         &mut self,
         span: SpanId,

@@ -404,6 +404,8 @@ impl Writer<'_> {
 
     pub(super) fn inst(&mut self, i: &Inst, l: Level) {
         match i {
+            // The C++ prints a chain's instructions one by one (they follow the mark).
+            Inst::Fused(_) => {}
             Inst::Op { isa, dst, args } => self.op(l, *isa, *dst, args),
             Inst::Load {
                 dst,

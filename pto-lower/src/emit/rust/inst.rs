@@ -2,7 +2,6 @@
 
 use std::fmt::Write;
 
-use pto_ir::typefmt::push_u64;
 use pto_ir::{Constant, DataType, Opcode, ValueId};
 
 use super::{Import, Writer};
@@ -12,9 +11,10 @@ impl<'a> Writer<'a> {
     pub(super) fn put_insts(&mut self, insts: &[Inst]) {
         let mut rest = insts;
         while let Some((i, tail)) = rest.split_first() {
-            if let Some(chain) = self.chain_at(rest) {
-                self.put_chain(&chain, None);
-                rest = rest.get(chain.len..).unwrap_or_default();
+            // A marked chain replaces the instructions it spans.
+            if let Inst::Fused(c) = i {
+                self.put_fused(c);
+                rest = tail.get(c.len..).unwrap_or_default();
             } else {
                 self.put_inst(i);
                 rest = tail;
@@ -32,6 +32,8 @@ impl<'a> Writer<'a> {
 
     fn put_inst(&mut self, i: &Inst) {
         match i {
+            // Written in place of the instructions it spans, by `put_insts`.
+            Inst::Fused(_) => {}
             Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
             Inst::Load {
                 dst,
@@ -153,9 +155,9 @@ impl<'a> Writer<'a> {
                 self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
                 self.put(".set_valid(");
-                push_u64(&mut self.out, r as usize as u64);
+                let _ = write!(self.out, "{}", r as usize as u64);
                 self.put(", ");
-                push_u64(&mut self.out, c as usize as u64);
+                let _ = write!(self.out, "{}", c as usize as u64);
                 self.put(") ? ; ");
             }
             // The CPU runs one instruction at a time: pipe synchronization has nothing to
@@ -206,12 +208,6 @@ impl<'a> Writer<'a> {
                 if matches!(exec, crate::isa::LoopExec::Parallel { .. }) {
                     return self.put_parallel_loop(*iv, [*lb, *ub, *step], body);
                 }
-                if carried.is_empty()
-                    && results.is_empty()
-                    && self.put_chain_loop(*iv, *lb, *ub, *step, body)
-                {
-                    return;
-                }
                 self.put_carried_decls(carried);
                 let ivt = self.dtype(*iv);
                 self.put("for ");
@@ -230,7 +226,7 @@ impl<'a> Writer<'a> {
                     Some(1) => {}
                     Some(k) if k > 0 => {
                         self.put(").step_by(");
-                        push_u64(&mut self.out, k as usize as u64);
+                        let _ = write!(self.out, "{}", k as usize as u64);
                         self.put(")");
                     }
                     _ => {
@@ -387,7 +383,7 @@ impl<'a> Writer<'a> {
     pub(super) fn put_i64(&mut self, v: ValueId, bare: bool) {
         match self.m.values[v].constant {
             Some(c) if !c.is_float() && c.as_i64() >= 0 => {
-                push_u64(&mut self.out, c.as_i64().unsigned_abs())
+                let _ = write!(self.out, "{}", c.as_i64().unsigned_abs());
             }
             _ => self.put_scalar_as(v, DataType::Int64, bare),
         }

@@ -5,7 +5,11 @@
 //! string literals, punctuation, delimiters) and reports anything else as an error. That costs
 //! a fraction of `TokenStream::from_str`, which outside a compiler runs proc-macro2's general
 //! lexer (comments, raw strings, lifetimes, Unicode...) and inside one runs it as well, to
-//! validate, before handing the text to the compiler.
+//! validate, before handing the text to the compiler. Measured on 2026-11-25 with
+//! `pto-macros/benches/instructions.sh`: `self.out.parse::<TokenStream>()` in its place gives
+//! the same tokens and adds 174,032 instructions to a typical expansion (2,963,225 ->
+//! 3,137,257, +5.9%, ratio to the floor 2.19 -> 2.32), over the 5% the project's clarity
+//! rule allows, so this lexer stays.
 //!
 //! Every token has `Span::call_site()`, as with `quote!`. A punctuation is `Joint` when another
 //! punctuation character follows it directly (`::`, `->`, `!=`), as the Rust lexer decides.

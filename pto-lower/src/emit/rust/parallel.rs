@@ -140,7 +140,7 @@ fn private_uses(insts: &[Inst], out: &mut [usize]) {
             } => {
                 let (written, _) = slot_use(body);
                 let mut counts = vec![0usize; out.len()];
-                super::count_tile_uses(body, &mut counts);
+                crate::isa::count_tile_uses(body, &mut counts);
                 for t in written {
                     if let (Some(o), Some(c)) =
                         (out.get_mut(t.0 as usize), counts.get(t.0 as usize))

@@ -2,7 +2,6 @@
 
 use std::fmt::Write;
 
-use pto_ir::typefmt::push_u64;
 use pto_ir::{DataType, Dim, Direction, TensorType, Type, ValueId};
 
 use super::{Import, Writer, has_loops, signature_word, valid_ident};
@@ -132,9 +131,9 @@ impl<'a> Writer<'a> {
             self.put(" = &mut Tile:: < ");
             self.put(ty);
             self.put(", ");
-            push_u64(&mut self.out, s.rows as usize as u64);
+            let _ = write!(self.out, "{}", s.rows as usize as u64);
             self.put(", ");
-            push_u64(&mut self.out, s.cols as usize as u64);
+            let _ = write!(self.out, "{}", s.cols as usize as u64);
             self.put(if n == 1 {
                 "> ::zeros(); "
             } else {
@@ -306,10 +305,7 @@ impl<'a> Writer<'a> {
                 }
                 match *d {
                     Dim::Const(c) => {
-                        push_u64(
-                            &mut self.out,
-                            usize::try_from(c).unwrap_or(usize::MAX) as u64,
-                        );
+                        let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
                     }
                     Dim::Value(v) if bound.contains(&v) => {
                         let name = self.symbol_name(v);

@@ -2,7 +2,6 @@
 
 use std::fmt::Write;
 
-use pto_ir::typefmt::push_u64;
 use pto_ir::{Constant, DataType, ValueId};
 
 use super::{Import, Writer, signed};
@@ -80,7 +79,7 @@ impl<'a> Writer<'a> {
             self.open(bare);
             self.put("- ");
         }
-        push_u64(&mut self.out, mag);
+        let _ = write!(self.out, "{}", mag);
         self.put(suffix);
         if neg {
             self.close(bare);
@@ -158,10 +157,7 @@ impl<'a> Writer<'a> {
     pub(super) fn put_index(&mut self, i: Index) {
         match i {
             Index::Const(c) => {
-                push_u64(
-                    &mut self.out,
-                    usize::try_from(c).unwrap_or(usize::MAX) as u64,
-                );
+                let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
             }
             Index::Value(v) if self.dtype(v) == DataType::Bool => {
                 self.put("usize::from(");
@@ -217,7 +213,9 @@ impl<'a> Writer<'a> {
             self.put(", ");
             self.put_bracketed(offsets, |w, o| match o {
                 // Past `i64::MAX` is out of bounds of any tensor, as `i64::MAX` is.
-                Index::Const(c) => push_u64(&mut w.out, c.min(i64::MAX as u64)),
+                Index::Const(c) => {
+                    let _ = write!(w.out, "{}", c.min(i64::MAX as u64));
+                }
                 Index::Value(v) if w.dtype(v) == DataType::Bool => {
                     w.put("i64::from(");
                     w.put_scalar(v, false);
@@ -230,7 +228,9 @@ impl<'a> Writer<'a> {
 
     fn put_window(&mut self, window: &[u64]) {
         self.put("&");
-        self.put_bracketed(window, |w, s| push_u64(&mut w.out, s as usize as u64));
+        self.put_bracketed(window, |w, s| {
+            let _ = write!(w.out, "{}", s as usize);
+        });
     }
 
     pub(super) fn put_tref(&mut self, t: TileRef) {
