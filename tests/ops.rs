@@ -299,7 +299,7 @@ fn column_tiles_fill_and_accumulate() {
 
 #[test]
 fn mask_parameters_pick_like_computed_masks() {
-    // A checkerboard mask with one odd row; bit 0 is the flag (2 has it clear).
+    // A checkerboard mask with one odd row (2: bit 0, the flag, clear, as the interpreter reads it).
     let flags: Vec<u8> = (0..256)
         .map(|k| {
             if k / 16 == 5 {
@@ -309,7 +309,8 @@ fn mask_parameters_pick_like_computed_masks() {
             }
         })
         .collect();
-    let m = pto::Tile::<u8, 16, 16>::from_slice(&flags).unwrap();
+    let bits: Vec<bool> = flags.iter().map(|&f| f & 1 == 1).collect();
+    let m = pto::Tile::<bool, 16, 16>::from_slice(&bits).unwrap();
     for r in [32, 37, 3] {
         let x = values(r * 16, 41, -2.0, 2.0);
         let xt = Tensor::from_vec(x.clone(), [r, 16]).unwrap();

@@ -5,7 +5,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::ctxt::Errors;
-use crate::model::Kernel;
+use crate::model::{Kernel, ParamTy};
+use pto_ir::{DataType, Direction};
 
 /// The whole expansion of `#[pto::kernel(args)] input`.
 pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -75,12 +76,43 @@ pub(crate) fn bind_params(k: &Kernel<'_>, idents: &[String], body: TokenStream) 
         .filter(|(p, name)| p.ident != name.as_str())
         .map(|(p, name)| (&p.ident, proc_macro2::Ident::new(name, p.ident.span())))
         .collect();
-    if renamed.is_empty() {
+    let body = if renamed.is_empty() {
+        body
+    } else {
+        let (user, host): (Vec<_>, Vec<_>) = renamed.into_iter().unzip();
+        quote! {{
+            let (#(#host,)*) = (#(#user,)*);
+            #body
+        }}
+    };
+    bind_masks(k, idents, body)
+}
+
+/// A mask parameter is `&pto::Tile<bool, R, C>` in the signature (dsl.md section 3) and the
+/// runtime's mask tile (`Tile<u8, R, C>`, the flag in bit 0) in the body, which reads a copy
+/// (a kernel cannot assign a tile parameter, so nothing is written back).
+fn bind_masks(k: &Kernel<'_>, idents: &[String], body: TokenStream) -> TokenStream {
+    let bind = k.params.iter().zip(idents).filter_map(|(p, name)| {
+        let ParamTy::Tile {
+            dtype: DataType::Bool,
+            ..
+        } = p.ty
+        else {
+            return None;
+        };
+        let m = proc_macro2::Ident::new(name, p.ident.span());
+        Some(if p.direction == Direction::In {
+            quote!(let #m = &::pto::isa::mask_bytes(#m);)
+        } else {
+            quote!(let #m = &mut ::pto::isa::mask_bytes(#m);)
+        })
+    });
+    let bind: Vec<_> = bind.collect();
+    if bind.is_empty() {
         return body;
     }
-    let (user, host): (Vec<_>, Vec<_>) = renamed.into_iter().unzip();
     quote! {{
-        let (#(#host,)*) = (#(#user,)*);
+        #(#bind)*
         #body
     }}
 }

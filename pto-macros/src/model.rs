@@ -496,8 +496,8 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
 }
 
 /// The host type of a parameter: scalars as written, `&Tensor<T, ..>` as `&Tensor<T>`,
-/// `&Tile<T, ..>` as the 2-D `&Tile<T, R, C>` (a mask `&Tile<bool, ..>` as `&Tile<u8, R, C>`,
-/// `pto::isa`'s mask), reusing the user's paths.
+/// `&Tile<T, ..>` as the 2-D `&Tile<T, R, C>` (a mask too: `expand::bind_masks` converts it),
+/// reusing the user's paths.
 fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
     let (reference, inner) = match ty {
         Type::Reference(r) => (Some(r), &*r.elem),
@@ -539,18 +539,7 @@ fn host_type(ty: &Type, model: &ParamTy) -> TokenStream {
             Pair::End(last) => {
                 last.ident.to_tokens(&mut out);
                 <Token![<]>::default().to_tokens(&mut out);
-                // A mask binds the runtime's mask tile, `Tile<u8, R, C>` (bit 0 the flag).
-                if matches!(
-                    model,
-                    ParamTy::Tile {
-                        dtype: DataType::Bool,
-                        ..
-                    }
-                ) {
-                    quote!(u8).to_tokens(&mut out);
-                } else {
-                    elem.to_tokens(&mut out);
-                }
+                elem.to_tokens(&mut out);
                 if let Some((rows, cols)) = rows_cols {
                     for n in [rows, cols] {
                         <Token![,]>::default().to_tokens(&mut out);

@@ -92,6 +92,16 @@ pub fn tsels<T: Element, const R: usize, const C: usize>(
     dst.set_valid_clamped(vr, vc);
 }
 
+/// A mask parameter's flags as the runtime's mask tile (one byte per element, the flag in
+/// bit 0), with its valid region: the host function of a kernel with a `&Tile<bool, R, C>`
+/// parameter runs on this copy.
+pub fn mask_bytes<const R: usize, const C: usize>(m: &Tile<bool, R, C>) -> Tile<u8, R, C> {
+    let mut out = Tile::from_fn(|i, j| u8::from(m.data[i][j]));
+    out.valid_rows = m.valid_rows;
+    out.valid_cols = m.valid_cols;
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -94,8 +94,7 @@ pub fn column_fill(x: &Tensor<f32, R, C>, #[out] out: &mut Tensor<f32, R, 1>) {
 }
 
 /// `y = x` where `x > 0` and the mask parameter `m` are both set, else -1, tile by tile
-/// (a `&Tile<bool, 16, 16>` parameter: the host function takes `pto::isa`'s mask, a
-/// `&Tile<u8, 16, 16>` whose bit 0 is the flag).
+/// (a `&Tile<bool, 16, 16>` parameter: the host function takes a `&pto::Tile<bool, 16, 16>`).
 #[pto::kernel]
 pub fn mask_param(
     x: &Tensor<f32, R, 16>,
