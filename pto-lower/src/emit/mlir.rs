@@ -471,7 +471,8 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         self.put(&f.name);
         self.put(" lowered for ");
         self.put(target);
-        self.put(": canonicalize, infer-tile-info, insert-events, bufferize\n");
+        // The steps that made it: the one pipeline's passes and ISA steps.
+        let _ = writeln!(self.out.text, ": {}", crate::pipeline_steps().join(", "));
         if GENERIC {
             self.out.line(l0, "\"builtin.module\"() ({");
             self.out.line(l1, "\"func.func\"() ({");
