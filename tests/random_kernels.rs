@@ -199,7 +199,7 @@ fn kernel() -> impl Strategy<Value = Kernel> {
 fn alt(d: DataType) -> DataType {
     match d {
         DataType::Int32 | DataType::Fp16 => DataType::Fp32,
-        DataType::Fp32 | DataType::Int16 => DataType::Int32,
+        DataType::Fp32 | DataType::Int16 | DataType::Int8 => DataType::Int32,
         other => other,
     }
 }
@@ -467,6 +467,8 @@ impl Gen {
                         DataType::Int32 => "-2147483648",
                         DataType::Int16 if *y => "32767",
                         DataType::Int16 => "-32768",
+                        DataType::Int8 if *y => "127",
+                        DataType::Int8 => "-128",
                         _ => "0.0",
                     };
                     let pad = self.konst(depth, pad, dt);
@@ -481,7 +483,7 @@ impl Gen {
                     let src = env[src % env.len()].clone();
                     self.cast(depth, &out, &src, *mode, *back);
                 }
-                Node::Matmul { onto, .. } if !self.d.is_float() => {
+                Node::Matmul { onto, .. } if !self.d.is_float() && self.d != DataType::Int8 => {
                     let src = env[onto % env.len()].clone();
                     self.cast(depth, &out, &src, 0, 0);
                 }
@@ -489,7 +491,7 @@ impl Gen {
                     let onto = env[onto % env.len()].clone();
                     let (c, x, w) = (self.c, t.x.clone(), t.w.clone());
                     let (ten, wten) = (t.ty.clone(), t.wty.clone());
-                    let acc_dt = DataType::Fp32;
+                    let acc_dt = if self.d.is_float() { DataType::Fp32 } else { DataType::Int32 };
                     let acc = format!("tile<[?, ?], [{R}, {c}], {acc_dt}>");
                     let sq = format!("tile<[?, ?], [{c}, {c}], {dt}>");
                     let zero_i = self.konst(depth, "0", "int64");
@@ -498,7 +500,8 @@ impl Gen {
                     let first = if *zero {
                         let (k0, z) = (self.fresh("k"), self.fresh("z"));
                         self.line(depth, "statement.op {");
-                        self.line(depth + 1, &format!("{k0} = 0.0 : {acc_dt}"));
+                        let z0 = if acc_dt.is_float() { "0.0" } else { "0" };
+                        self.line(depth + 1, &format!("{k0} = {z0} : {acc_dt}"));
                         self.line(depth + 1, &format!("{z} = tile.full {k0} : ({acc_dt}) -> {acc} {{shape=[{R}, {c}], dtype={acc_dt}}}"));
                         self.line(depth, "}");
                         (z, zero_i.clone())
@@ -993,6 +996,11 @@ proptest! {
     #[test]
     fn random_i16_kernels_agree(k in kernel()) {
         check_min::<i16, 16>(&k, DataType::Int16).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn random_i8_kernels_agree(k in kernel()) {
+        check_min::<i8, 32>(&k, DataType::Int8).map_err(TestCaseError::fail)?;
     }
 
     #[test]

@@ -127,6 +127,34 @@ impl Kind for i16 {
     }
 }
 
+impl Kind for i8 {
+    type Alt = i32;
+
+    fn matmul<const C: usize>(
+        d: &mut Slot<Self, C>,
+        acc: Option<&Slot<Self, C>>,
+        a: &Tile<Self, R, C>,
+        b: &Tile<Self, C, C>,
+    ) -> Result<(), String> {
+        match (d, acc) {
+            (Slot::Alt(d), None) => isa::tmatmul(d, a, b),
+            (Slot::Alt(d), Some(Slot::Alt(c))) => isa::tmatmul_acc(d, c, a, b),
+            _ => return Err("an int8 matmul accumulates in an int32 slot".into()),
+        }
+        Ok(())
+    }
+
+    fn special<const C: usize>(
+        isa: Isa,
+        d: &mut Tile<i8, R, C>,
+        a: &Tile<i8, R, C>,
+        b: Option<&Tile<i8, R, C>>,
+        k: i8,
+    ) -> bool {
+        int_special(isa, d, a, b, k)
+    }
+}
+
 impl Kind for pto::f16 {
     type Alt = f32;
 
