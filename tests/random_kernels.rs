@@ -7,12 +7,12 @@
 //! (fused, or by `row_expand` / `col_expand`), compare masks and `select`, rows moved
 //! between tiles by `extract` / `insert`, conversions with a named rounding, conversions to
 //! a second dtype and back (`cast` / `cast_round`: int32 -> fp32, fp32 -> int32,
-//! int16 -> int32, fp16 -> fp32, and back), and matmul K loops (`tile.matmul` then a carried
-//! `tile.matmul_acc`, or a zero accumulator) over ragged M / N / K for fp32 and fp16 (an fp32
-//! accumulator converted back to fp16).
-//!
-//! Not generated: integer matmul. The IR takes int8 (not int32 / int16) matmul inputs, and
-//! an int8 tile row must be 32 elements, which the 4 x 8 / 4 x 16 tiles here are not.
+//! int16 -> int32, int8 -> int32, fp16 -> fp32, and back), and matmul K loops (`tile.matmul`
+//! then a carried `tile.matmul_acc`, or a zero accumulator) over ragged M / N / K for fp32,
+//! fp16 (an fp32 accumulator converted back to fp16) and int8 (an int32 accumulator
+//! converted back to int8, which wraps). The int8 family has its own 4 x 32 tiles, since an
+//! int8 tile row must be 32 bytes; int32 and int16 kernels have no matmul (the IR's matmul
+//! takes int8, not int32 / int16, inputs).
 //!
 //! Each kernel is IR text; it must parse, verify and re-parse structurally equal after
 //! printing (c). It then runs two ways: through the reference interpreter, and through the
@@ -22,9 +22,8 @@
 //! case; this executor runs a kernel in microseconds, so proptest can shrink.) The output
 //! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
 //!
-//! 4 dtypes (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16` on 4 x 16) x 300 kernels =
-//! 1,200 kernels per run (about half of the float ones with a matmul), about 30 s in a
-//! debug build.
+//! 5 dtypes (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16` on 4 x 16; `int8` on 4 x 32)
+//! x 300 kernels = 1,500 kernels per run, about 40 s in a debug build.
 //! `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release` runs a longer campaign.
 #[path = "random_kernels/exec.rs"]
 mod exec;
@@ -35,7 +34,7 @@ use pto::ir::ops::{OPS, OpClass, OpInfo};
 use pto_lower::interp::{HostValue, run};
 
 /// The tile rows of every generated kernel; the columns are one 32-byte row (8 for 32-bit,
-/// 16 for 16-bit dtypes).
+/// 16 for 16-bit, 32 for 8-bit dtypes).
 const R: usize = 4;
 
 /// One generated statement; each defines one new `R x C` tile.
@@ -102,9 +101,9 @@ enum Node {
     /// `N x N` tensor `w` (ragged in M, N and K): `tile.matmul` of the first K tile then
     /// `tile.matmul_acc` carried through the loop, or (`zero`) a zero accumulator and
     /// `matmul_acc` from the first; an accumulator wider than the dtype (`fp16` inputs
-    /// accumulate in `fp32`) is converted back; then combined with `onto` by the broadcast
-    /// op `op`. Floats only (the IR's matmul takes fp16 / bf16 / fp32 / int8): for integer
-    /// kernels this node is a [`Node::Cast`].
+    /// accumulate in `fp32`, `int8` in `int32`) is converted back; then combined with
+    /// `onto` by the broadcast op `op`. The IR's matmul takes fp16 / bf16 / fp32 / int8: for
+    /// `int32` / `int16` kernels this node is a [`Node::Cast`].
     Matmul { onto: usize, op: usize, zero: bool },
     /// `if iv < k` with a tile result yielded by each branch.
     If {
@@ -491,7 +490,11 @@ impl Gen {
                     let onto = env[onto % env.len()].clone();
                     let (c, x, w) = (self.c, t.x.clone(), t.w.clone());
                     let (ten, wten) = (t.ty.clone(), t.wty.clone());
-                    let acc_dt = if self.d.is_float() { DataType::Fp32 } else { DataType::Int32 };
+                    let acc_dt = if self.d.is_float() {
+                        DataType::Fp32
+                    } else {
+                        DataType::Int32
+                    };
                     let acc = format!("tile<[?, ?], [{R}, {c}], {acc_dt}>");
                     let sq = format!("tile<[?, ?], [{c}, {c}], {dt}>");
                     let zero_i = self.konst(depth, "0", "int64");
