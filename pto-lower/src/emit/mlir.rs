@@ -195,21 +195,16 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         Writer {
             m: &p.module,
             p,
-            // The text averages about 230 bytes per op of the module (its line and its
-            // share of the statements'): one allocation for most kernels.
-            out: Out::with_capacity(512 + 256 * p.module.ops.len()),
+            out: Out::default(),
             renamed: Vec::new(),
-            // Room for a typical kernel's events and an op's waits and records: no growth
-            // step by step as the first ones come.
-            tokens: Vec::with_capacity(16),
+            tokens: Vec::new(),
             next_token: 0,
-            waits: Vec::with_capacity(4),
-            records: Vec::with_capacity(4),
+            waits: Vec::new(),
+            records: Vec::new(),
             next_tmp: 0,
             name_at: vec![(0, 0); p.module.values.len()],
             ty_at: vec![(0, 0); p.module.values.len()],
-            // Type texts average well under 32 bytes, and most values share them.
-            ty_text: String::with_capacity(16 * p.module.values.len()),
+            ty_text: String::new(),
             last_tile: None,
         }
     }

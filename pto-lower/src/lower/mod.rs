@@ -53,13 +53,11 @@ pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {
     let mut lw = Lowerer {
         m: &m,
         slot_of: SecondaryMap::with_len(m.values.len(), None),
-        // Kernels have about one slot per three ops (sized once: no rehash as it fills).
-        slots: FxHashMap::with_capacity_and_hasher(m.ops.len() / 3 + 4, Default::default()),
-        next_at_place: Vec::with_capacity(m.ops.len() / 3 + 4),
-        tiles: Vec::with_capacity(m.ops.len() / 3 + 4),
+        slots: FxHashMap::default(),
+        next_at_place: Vec::new(),
+        tiles: Vec::new(),
         diags: Vec::new(),
-        // Room for a typical kernel's nesting (loops and branches) without regrowth.
-        targets: Vec::with_capacity(8),
+        targets: Vec::new(),
         events: &events,
         span: f.span,
     };
@@ -366,16 +364,7 @@ impl<'a> Lowerer<'a> {
     fn block_after(&mut self, b: BlockId, first: Option<Inst>) -> Vec<Inst> {
         let m = self.m;
         let stmts = &m.blocks[b].stmts;
-        // An op makes one to three instructions (with its events): reserve two per op.
-        let ops: usize = stmts
-            .iter()
-            .map(|&s| match &m.stmts[s].kind {
-                StmtKind::Op(ops) => ops.len(),
-                _ => 1,
-            })
-            .sum();
-        let mut out = Vec::with_capacity(2 * ops + 1);
-        out.extend(first);
+        let mut out: Vec<Inst> = first.into_iter().collect();
         for &s in stmts {
             let span = m.stmts[s].span;
             match &m.stmts[s].kind {
