@@ -42,6 +42,11 @@ pub fn emit_lowered(p: &Program) -> String {
         }
         crate::lower::split::Route::Single => {}
     }
+    // The elementwise chains the `fuse-chains` step marked (`lower/fuse.rs`), which the host
+    // code runs as one pass, one comment line each.
+    for line in crate::lower::fuse::describe(p).lines() {
+        let _ = writeln!(text, "// {line}");
+    }
     text
 }
 
