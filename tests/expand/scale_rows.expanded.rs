@@ -78,6 +78,7 @@ module attributes {pto.target = #pto.target<A2A3>} {
     }
   }
 }
+// fused: TLOAD t0_row <- %x_0[%b_6, 0]; TMULS t0_row = t0_row, %scale_2; TMULS t0_row = t0_row, %11; TSTORE %out_3[%b_6, 0] <- t0_row over %b_6 = %4 to %B_1 step 1
 "#;
     /// The lowered kernel as PTO-ISA C++ source.
     pub const CPP: &str = r#"// scale_rows lowered by pto-lower for A2A3.

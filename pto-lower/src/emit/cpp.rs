@@ -76,13 +76,10 @@ fn emit_as(p: &Program, device: bool) -> String {
         device,
         p,
         m: &p.module,
-        // Lines average about 200 bytes per op of the module: one allocation for most
-        // kernels.
-        out: Out::with_capacity(1024 + 256 * p.module.ops.len()),
+        out: Out::default(),
         next_gt: 0,
         names: vec![None; p.module.values.len()],
-        // Names average well under 16 bytes.
-        name_text: String::with_capacity(16 * p.module.values.len()),
+        name_text: String::new(),
         zeroed: Vec::new(),
         workspace: 0,
         part: Part::Whole,

@@ -42,6 +42,11 @@ pub fn emit_lowered(p: &Program) -> String {
         }
         crate::lower::split::Route::Single => {}
     }
+    // The elementwise chains the `fuse-chains` step marked (`lower/fuse.rs`), which the host
+    // code runs as one pass, one comment line each.
+    for line in crate::lower::fuse::describe(p).lines() {
+        let _ = writeln!(text, "// {line}");
+    }
     text
 }
 
@@ -195,21 +200,16 @@ impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
         Writer {
             m: &p.module,
             p,
-            // The text averages about 230 bytes per op of the module (its line and its
-            // share of the statements'): one allocation for most kernels.
-            out: Out::with_capacity(512 + 256 * p.module.ops.len()),
+            out: Out::default(),
             renamed: Vec::new(),
-            // Room for a typical kernel's events and an op's waits and records: no growth
-            // step by step as the first ones come.
-            tokens: Vec::with_capacity(16),
+            tokens: Vec::new(),
             next_token: 0,
-            waits: Vec::with_capacity(4),
-            records: Vec::with_capacity(4),
+            waits: Vec::new(),
+            records: Vec::new(),
             next_tmp: 0,
             name_at: vec![(0, 0); p.module.values.len()],
             ty_at: vec![(0, 0); p.module.values.len()],
-            // Type texts average well under 32 bytes, and most values share them.
-            ty_text: String::with_capacity(16 * p.module.values.len()),
+            ty_text: String::new(),
             last_tile: None,
         }
     }

@@ -264,18 +264,15 @@ impl<'a> Writer<'a> {
         Writer {
             p,
             m,
-            // About what a typical instruction takes, so the buffer rarely grows.
-            out: String::with_capacity(128 * p.inst_count() + 1024),
+            out: String::new(),
             params,
             idents: vec![(0, 0); m.values.len()],
-            // A few bytes per named value: rarely grows.
-            names: String::with_capacity(256),
+            names: String::new(),
             diags: Vec::new(),
             tile_uses,
             tile_named: p.tiles.iter().map(|s| valid_ident(&s.name)).collect(),
             imports: 0,
-            // A kernel calls a dozen or so: one allocation.
-            isa_names: Vec::with_capacity(16),
+            isa_names: Vec::new(),
             locked: Vec::new(),
             private,
             par_depth: None,

@@ -24,13 +24,6 @@ pub struct Out {
 }
 
 impl Out {
-    /// An empty writer with room for `bytes` of text.
-    pub fn with_capacity(bytes: usize) -> Out {
-        Out {
-            text: String::with_capacity(bytes),
-        }
-    }
-
     /// Starts a line at `level`: writes its indentation, two spaces a level.
     pub fn indent(&mut self, level: Level) {
         push_indent(&mut self.text, level.0);

@@ -49,8 +49,8 @@ fn insert(body: &mut Vec<Inst>, tiles: &[TileSlot]) {
     let mut f = Fences {
         tiles,
         overlaps,
-        loops: Vec::with_capacity(8),
-        touches: Vec::with_capacity(4),
+        loops: Vec::new(),
+        touches: Vec::new(),
         memo: vec![None; nested.len()],
         nested,
         next_loop: 0,

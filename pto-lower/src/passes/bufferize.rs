@@ -121,9 +121,9 @@ impl Live {
             // About one tile use per op (the other uses are of scalars).
             uses: Vec::with_capacity(m.ops.len()),
             // Room for a typical kernel's loops and ifs: no regrowth.
-            loops: Vec::with_capacity(8),
+            loops: Vec::new(),
             pos: SecondaryMap::with_len(m.stmts.len(), None),
-            post: Vec::with_capacity(16),
+            post: Vec::new(),
             ifs: Vec::new(),
             t: 0,
         }
@@ -660,7 +660,7 @@ fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
     // Sized for a typical kernel's tiles: no regrowth.
     let mut active: Vec<(usize, u32)> = Vec::with_capacity(roots.len());
     // Reused across roots: the (offset, size) of the conflicting classes.
-    let mut conflicts: Vec<(u64, u64)> = Vec::with_capacity(16);
+    let mut conflicts: Vec<(u64, u64)> = Vec::new();
     for &(first, _, r, last) in &roots {
         let Some(space) = space_of(m, r) else {
             continue;

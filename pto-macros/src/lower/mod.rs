@@ -90,12 +90,6 @@ pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Op
     let name = crate::model::with_spelling(k.ident, str::to_string);
     let mut module = ProgramModule::new(name.clone());
     module.attrs.set("arch", Attr::Str(args.arch.clone()));
-    // Room for a typical kernel up front: growing the arenas a doubling at a time would
-    // copy every value and statement several times over.
-    module.values.reserve(128);
-    module.ops.reserve(64);
-    module.stmts.reserve(64);
-    module.blocks.reserve(32);
     let mut b = IRBuilder::new(module);
     let spans = SpanTable::new(range_of(k.ident));
     let (func, poisoned) = declare(&mut b, &spans, errs, k, &name, args.kind, true)?;
@@ -211,8 +205,7 @@ pub(crate) fn lower_body<'k>(
         errs,
         kernel: k,
         poisoned: poisoned.into_iter().collect(),
-        // Every loop body and `if` branch ends once: room for a typical kernel's.
-        ended: Vec::with_capacity(16),
+        ended: Vec::new(),
         names: Vec::new(),
         returned: false,
         in_program,

@@ -25,8 +25,7 @@ pub(crate) struct SpanTable<'k> {
 impl<'k> SpanTable<'k> {
     pub(crate) fn new(fallback: (Span, Span)) -> Self {
         SpanTable {
-            // Every expression and statement takes a span: room for a typical kernel's.
-            spans: Vec::with_capacity(128),
+            spans: Vec::new(),
             fallback,
         }
     }

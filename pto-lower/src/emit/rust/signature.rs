@@ -161,7 +161,7 @@ impl<'a> Writer<'a> {
                 .into_iter()
                 .filter(|i| self.imports & i.bit() != 0)
                 .map(Import::name);
-            let mut import = String::with_capacity(80 + 24 * self.isa_names.len());
+            let mut import = String::new();
             import.push_str("use ::pto::{");
             let mut sep = "";
             if self.imports & Import::BindShapes.bit() != 0 {
