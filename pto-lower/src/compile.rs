@@ -235,10 +235,11 @@ fn merge_lowered(out: &mut String, text: &str) {
         head.push(line);
     }
     let body: Vec<&str> = lines.collect();
-    // The text ends in the module's closing `}`.
-    let body = match body.split_last() {
-        Some((&"}", rest)) => rest,
-        _ => body.as_slice(),
+    // The module's closing `}`, then comment lines about the whole function (the A2A3 route,
+    // the fused chains), which go inside the one module after the function.
+    let (body, tail) = match body.iter().rposition(|l| *l == "}") {
+        Some(end) => (&body[..end], &body[end + 1..]),
+        None => (body.as_slice(), &[][..]),
     };
     if out.is_empty() {
         // The comment lines, then `module .. {`.
@@ -260,6 +261,11 @@ fn merge_lowered(out: &mut String, text: &str) {
     }
     for line in body {
         out.push_str(line);
+        out.push('\n');
+    }
+    for c in tail {
+        out.push_str("  ");
+        out.push_str(c);
         out.push('\n');
     }
 }

@@ -348,8 +348,7 @@ __global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symb
       scf.yield
     }
   }
-}
-// fused: TLOAD t0 <- %x_19[%r_12, 0]; TMULS t0 = t0, %16; TSTORE %y_20[%r_12, 0] <- t0 over %r_12 = %10 to %n_21 step 1
+  // fused: TLOAD t0 <- %x_19[%r_12, 0]; TMULS t0 = t0, %16; TSTORE %y_20[%r_12, 0] <- t0 over %r_12 = %10 to %n_21 step 1
 }
 "#;
     /// The program as PTO-ISA C++ source: the entry a `__global__` kernel, the functions it
