@@ -22,21 +22,16 @@
 //! Parameters are named by their IR names without the SSA number (`%x_3` is `x`); other
 //! values are `{name}_{number}`. Nothing here panics on any program.
 //!
-//! Like naga's `back` writers, the `Writer` appends Rust source text to one `String` (no
-//! token, `format!` string or identifier allocated on the way); the text becomes tokens once
-//! at the end (module `lex`), with `Span::call_site()` as `quote!` gives them. A punctuation
-//! is joint with a punctuation character right after it, so the text puts a space after every
-//! punctuation that `quote!` would emit on its own (`& mut Tile`, `) ? ;`, `Tile:: < f32`): the
-//! tokens, spacing included, are the ones `quote!` makes of the same code.
+//! Each piece is built as tokens with `quote!` (identifiers with `format_ident!`, numbers and
+//! strings as `proc_macro2::Literal`s), as a proc-macro builds its output: the macro splices
+//! the body into the function it generates, and `pto-opt --emit=rust` pretty-prints it.
 //!
-//! The `Writer`'s methods live with what they write: `values` (literals, scalars, indices),
-//! `signature` (the signature, shape binding, returned values), `inst` (instructions) and
-//! `chain` (the elementwise chains `fuse-chains` marked).
+//! The `Writer`'s methods live with what they build: `values` (literals, scalars, indices),
+//! `signature` (the signature, shape binding, returned values), `inst` (instructions),
+//! `parallel` (parallel loops) and `chain` (the elementwise chains `fuse-chains` marked).
 
-use std::fmt::Write as _;
-use std::ops::Range;
-
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
 
 use pto_ir::entity::EntityId;
 use pto_ir::{DataType, Diag, Diagnostics, ProgramModule, ValueDef, ValueId};
@@ -45,7 +40,6 @@ use crate::isa::{Inst, Program, TileId, count_tile_uses};
 
 mod chain;
 mod inst;
-mod lex;
 mod parallel;
 mod signature;
 mod values;
@@ -61,20 +55,15 @@ pub fn emit(p: &Program) -> Result<TokenStream, Diagnostics> {
 /// the user's parameter of the same position.
 pub fn emit_with_params(p: &Program) -> Result<(TokenStream, Vec<String>), Diagnostics> {
     let mut w = Writer::new(p);
-    w.put_program();
+    let body = w.program();
+    w.take_diags()?;
     let params = p.module.funcs[p.func]
         .sig
         .params
         .iter()
-        .map(|q| {
-            let r = match w.idents.get(q.value.index()) {
-                Some(&(start, end)) if end > start => start as usize..end as usize,
-                _ => w.name(q.value),
-            };
-            w.names.get(r).unwrap_or_default().to_string()
-        })
+        .map(|q| w.ident(q.value).to_string())
         .collect();
-    Ok((w.finish()?, params))
+    Ok((body, params))
 }
 
 /// A whole host function `fn NAME(params) -> Result<R, ::pto::Error> { body }`, with the
@@ -82,14 +71,13 @@ pub fn emit_with_params(p: &Program) -> Result<(TokenStream, Vec<String>), Diagn
 /// its own signature from the user's and uses [`emit`]).
 pub fn emit_fn(p: &Program) -> Result<TokenStream, Diagnostics> {
     let mut w = Writer::new(p);
-    w.put_program();
+    let body = w.program();
     // The body's errors win over the signature's: report them alone, as before the signature
     // is looked at.
     w.take_diags()?;
-    let body = std::mem::take(&mut w.out);
-    w.put_signature();
-    w.out.push_str(&body);
-    w.finish()
+    let signature = w.signature();
+    w.take_diags()?;
+    Ok(quote!(#signature #body))
 }
 
 /// A name of the `pto` crate the host body may use, imported once at its top.
@@ -125,6 +113,10 @@ impl Import {
         }
     }
 
+    fn ident(self) -> Ident {
+        Ident::new(self.name(), Span::call_site())
+    }
+
     fn bit(self) -> u8 {
         1 << self as u8
     }
@@ -137,7 +129,6 @@ fn signature_word(s: &str, symbol: bool) -> bool {
     !s.contains(bad) && (!symbol || (s != "?" && s.starts_with(|c: char| !c.is_ascii_digit())))
 }
 
-/// Whether `s` can be an identifier.
 /// The tensors `insts` load from or store to (appended to `out`), or `None` when they
 /// return from the kernel (a loop holding a `return` is never cut short).
 fn touched_tensors(insts: &[Inst], out: &mut Vec<ValueId>) -> Option<()> {
@@ -185,6 +176,7 @@ fn has_loops(insts: &[Inst]) -> bool {
     })
 }
 
+/// Whether `s` can be an identifier.
 fn valid_ident(s: &str) -> bool {
     // By bytes: a byte of a non-ASCII character is no ASCII letter, digit or `_` either.
     let word = match s.as_bytes() {
@@ -206,42 +198,36 @@ const RUST_KEYWORDS: [&str; 52] = [
     "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
-/// Sign, magnitude and suffix of a signed literal `t`, and whether it is the type's minimum.
-fn signed(t: i64, min: i64, suffix: &'static str) -> (bool, u64, &'static str, bool) {
-    (t < 0, t.unsigned_abs(), suffix, t == min)
+/// `e` in parentheses, unless `bare`.
+fn paren(bare: bool, e: TokenStream) -> TokenStream {
+    if bare { e } else { quote!((#e)) }
 }
 
-/// Writes Rust source text into `out`.
+/// Builds the tokens of the host code.
 ///
-/// Expression writers take `bare`: whether to leave out the parentheses around an expression
-/// that would be wrapped in them as a whole (`(-1i32)`, `(a == b)`), as a `let` value or an
-/// argument needs none; in any other position the parentheses keep the precedence.
+/// Expression builders take `bare`: whether to leave out the parentheses around an
+/// expression that would be wrapped in them as a whole (`(-1i32)`, `(a == b)`), as a `let`
+/// value or an argument needs none; in any other position the parentheses keep the
+/// precedence.
 struct Writer<'a> {
     p: &'a Program,
     m: &'a ProgramModule,
-    /// The text so far.
-    out: String,
     /// The names of the parameters, which no other value's identifier may take.
-    /// (A kernel has a few: a scan costs less than hashing.)
     params: Vec<&'a str>,
-    /// Per value (by index), where its identifier is in `names` (start, end), once written:
-    /// `(0, 0)` before (an identifier is never empty). Two `u32`s rather than an
-    /// `Option<Range<usize>>` keep the table a third of the size.
-    idents: Vec<(u32, u32)>,
-    /// The identifiers of `idents`, one after another (one buffer instead of a `String` each).
-    names: String,
+    /// Per value (by index), its identifier once named.
+    idents: Vec<Option<Ident>>,
+    /// Per tile slot (by index), its identifier: its name when that is one, else `t{index}`.
+    tiles: Vec<Ident>,
     diags: Vec<Diag>,
     /// How many instructions name each tile slot (by index), anywhere in the kernel.
     tile_uses: Vec<usize>,
-    /// Per tile slot (by index), whether its name is an identifier (else it is `t{index}`);
-    /// checked once, as a slot is named at each use.
-    tile_named: Vec<bool>,
-    /// The [`Import`]s the text uses, one bit each.
+    /// The [`Import`]s the code uses, one bit each.
     imports: u8,
-    /// The names of `pto::isa` the text uses unqualified (`tload`, `tmov`, `LoopRange`):
-    /// imported at the top, so each call is `tload(..)` rather than `isa::tload(..)`.
-    isa_names: Vec<(&'static str, &'static str)>,
-    /// Tensors stored to by the parallel loop being written: locked at each store.
+    /// The names of `pto::isa` the code uses unqualified (`tload`, `tmov`, `LoopRange`), in
+    /// order of first use: imported at the top, so each call is `tload(..)` rather than
+    /// `isa::tload(..)`.
+    isa_names: Vec<String>,
+    /// Tensors stored to by the parallel loop being built: locked at each store.
     locked: Vec<ValueId>,
     /// Per tile slot, whether only parallel loops use it (each declares its own copy).
     private: Vec<bool>,
@@ -261,16 +247,26 @@ impl<'a> Writer<'a> {
         let mut tile_uses = vec![0; p.tiles.len()];
         count_tile_uses(&p.body, &mut tile_uses);
         let private = Writer::private_slots(&p.body, &tile_uses);
+        let tiles = p
+            .tiles
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                if valid_ident(&s.name) {
+                    Ident::new(&s.name, Span::call_site())
+                } else {
+                    format_ident!("t{}", k)
+                }
+            })
+            .collect();
         Writer {
             p,
             m,
-            out: String::new(),
             params,
-            idents: vec![(0, 0); m.values.len()],
-            names: String::new(),
+            idents: vec![None; m.values.len()],
+            tiles,
             diags: Vec::new(),
             tile_uses,
-            tile_named: p.tiles.iter().map(|s| valid_ident(&s.name)).collect(),
             imports: 0,
             isa_names: Vec::new(),
             locked: Vec::new(),
@@ -279,35 +275,48 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Notes that the text uses `name`.
+    /// Notes that the code uses `name`.
     fn import(&mut self, name: Import) {
         self.imports |= name.bit();
     }
 
-    /// Writes the name of the `pto::isa` item `{name}{suffix}`: imported and unqualified,
-    /// unless a parameter has that name, which the import would shadow (a `use` in the body
-    /// hides a parameter of the same name in the value namespace, where functions live).
-    fn put_isa(&mut self, name: &'static str, suffix: &'static str) {
-        // Imported already, so no parameter has the name (checked once, below). The same name
-        // is nearly always the same `&'static str`: a scan by address first, by text only when
-        // that finds none.
-        let names = &self.isa_names;
-        let imported = names
-            .iter()
-            .any(|&(n, s)| std::ptr::eq(n, name) && std::ptr::eq(s, suffix))
-            || names.iter().any(|&(n, s)| n == name && s == suffix);
-        if !imported {
-            let is = |p: &&str| {
-                p.len() == name.len() + suffix.len() && p.starts_with(name) && p.ends_with(suffix)
-            };
-            if self.params.iter().any(is) {
-                self.put("::pto::isa::");
-            } else {
-                self.isa_names.push((name, suffix));
+    /// The name of the `pto::isa` item `{name}{suffix}`: imported and unqualified, unless a
+    /// parameter has that name, which the import would shadow (a `use` in the body hides a
+    /// parameter of the same name in the value namespace, where functions live).
+    fn isa(&mut self, name: &str, suffix: &str) -> TokenStream {
+        let full = format!("{name}{suffix}");
+        let id = Ident::new(&full, Span::call_site());
+        if !self.isa_names.contains(&full) {
+            if self.params.contains(&full.as_str()) {
+                return quote!(::pto::isa::#id);
             }
+            self.isa_names.push(full);
         }
-        self.put(name);
-        self.put(suffix);
+        quote!(#id)
+    }
+
+    /// The `use` of every `pto` name the code uses (nothing when it uses none).
+    fn imports_use(&self) -> TokenStream {
+        let mut items = Vec::new();
+        let used = |i: Import| self.imports & i.bit() != 0;
+        if used(Import::BindShapes) {
+            items.push(quote!(bind_shapes));
+        }
+        if !self.isa_names.is_empty() {
+            let names = self
+                .isa_names
+                .iter()
+                .map(|n| Ident::new(n, Span::call_site()));
+            items.push(quote!(isa::{#(#names),*}));
+        }
+        for i in Import::ALL.into_iter().skip(1).filter(|&i| used(i)) {
+            let name = i.ident();
+            items.push(quote!(#name));
+        }
+        if items.is_empty() {
+            return TokenStream::new();
+        }
+        quote!(use ::pto::{#(#items),*};)
     }
 
     /// Records an error once: every error is at the kernel's span, so a problem met at each
@@ -331,38 +340,10 @@ impl<'a> Writer<'a> {
         Err(d)
     }
 
-    /// The text as tokens, or the errors.
-    fn finish(mut self) -> Result<TokenStream, Diagnostics> {
-        self.take_diags()?;
-        lex::tokens(&self.out).map_err(|e| {
-            Diag::new(
-                self.p.span,
-                format!("internal error: the generated host code does not lex: {e}"),
-            )
-            .into()
-        })
-    }
-
-    fn put(&mut self, s: &str) {
-        self.out.push_str(s);
-    }
-
     /// `(a.is_empty() && b.is_empty())` for tensors `ts`.
-    fn all_empty(&mut self, ts: &[ValueId]) -> String {
-        let mut out = String::from("(");
-        for (k, &t) in ts.iter().enumerate() {
-            if k > 0 {
-                out.push_str(" && ");
-            }
-            let r = match self.idents.get(t.index()) {
-                Some(&(start, end)) if end > start => start as usize..end as usize,
-                _ => self.name(t),
-            };
-            out.push_str(self.names.get(r).unwrap_or_default());
-            out.push_str(".is_empty()");
-        }
-        out.push(')');
-        out
+    fn all_empty(&mut self, ts: &[ValueId]) -> TokenStream {
+        let ts: Vec<Ident> = ts.iter().map(|&t| self.ident(t)).collect();
+        quote!((#(#ts.is_empty())&&*))
     }
 
     /// For a loop that carries nothing (`plain`), the condition under which all its
@@ -370,7 +351,7 @@ impl<'a> Writer<'a> {
     /// tiles it uses are its own (nothing after the loop reads what it left in them); `true`
     /// when it touches no tensor at all. `None` when the loop returns or shares a tile with
     /// the code around it.
-    fn empty_guard(&mut self, plain: bool, body: &[Inst]) -> Option<String> {
+    fn empty_guard(&mut self, plain: bool, body: &[Inst]) -> Option<TokenStream> {
         if !plain {
             return None;
         }
@@ -388,88 +369,55 @@ impl<'a> Writer<'a> {
         // A loop that touches no tensor computes nothing anyone sees after its first
         // iteration (its values and tiles stay inside it).
         if touched.is_empty() {
-            return Some("true".to_string());
+            return Some(quote!(true));
         }
         Some(self.all_empty(&touched))
     }
 
-    /// Writes the Rust identifier of a value.
-    fn put_ident(&mut self, v: ValueId) {
-        let r = match self.idents.get(v.index()) {
-            Some(&(start, end)) if end > start => start as usize..end as usize,
-            _ => self.name(v),
-        };
-        self.out.push_str(self.names.get(r).unwrap_or_default());
+    /// The Rust identifier of a value.
+    fn ident(&mut self, v: ValueId) -> Ident {
+        if let Some(Some(id)) = self.idents.get(v.index()) {
+            return id.clone();
+        }
+        let id = Ident::new(&self.name(v), Span::call_site());
+        if let Some(slot) = self.idents.get_mut(v.index()) {
+            *slot = Some(id.clone());
+        }
+        id
     }
 
-    /// Appends the identifier of `v` to `names` and remembers where it is.
-    fn name(&mut self, v: ValueId) -> Range<usize> {
+    /// The identifier of `v`: a parameter's own name, else `{name}_{number}` or `v_{number}`.
+    fn name(&self, v: ValueId) -> String {
         let d = &self.m.values[v];
-        let start = self.names.len();
         match (d.def, &d.name) {
             // `__` names are the host code's own (`__pto_meter`, `__step`): a parameter
             // named so is renamed, and the macro binds it (see `emit_with_params`).
             (ValueDef::Param(..), Some(n)) if valid_ident(n) && !n.starts_with("__") => {
-                self.names.push_str(n)
+                n.to_string()
             }
             _ => {
+                let mut base = String::new();
                 if let Some(n) = d.name.as_deref() {
-                    crate::lower::push_sanitized(&mut self.names, n);
+                    crate::lower::push_sanitized(&mut base, n);
                 }
-                let named = self.names.len() > start;
-                self.names.push('_');
-                let _ = write!(self.names, "{}", u64::from(d.number));
-                let candidate = self.names.get(start..).unwrap_or_default();
-                if !named || !valid_ident(candidate) || self.params.contains(&candidate) {
-                    self.names.truncate(start);
-                    self.names.push_str("v_");
-                    let _ = write!(self.names, "{}", u64::from(d.number));
-                }
-            }
-        }
-        let r = start..self.names.len();
-        if let (Some(slot), Ok(s), Ok(e)) = (
-            self.idents.get_mut(v.index()),
-            u32::try_from(r.start),
-            u32::try_from(r.end),
-        ) {
-            *slot = (s, e);
-        }
-        r
-    }
-
-    fn put_tile(&mut self, t: TileId) {
-        match self.p.tile(t) {
-            Some(s) if self.tile_named.get(t.0 as usize) == Some(&true) => {
-                self.out.push_str(&s.name)
-            }
-            _ => {
-                self.out.push('t');
-                let _ = write!(self.out, "{}", u64::from(t.0));
-            }
-        }
-    }
-
-    /// Writes `s` inside a string literal, escaped as `proc_macro2::Literal::string` does
-    /// (the text after it must not start with a digit).
-    fn put_escaped(&mut self, s: &str) {
-        if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return self.out.push_str(s);
-        }
-        let mut chars = s.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                // `\0` before an octal digit would read as an octal escape.
-                '\0' if chars
-                    .as_str()
-                    .starts_with(|n: char| ('0'..='7').contains(&n)) =>
+                let candidate = format!("{base}_{}", d.number);
+                if base.is_empty()
+                    || !valid_ident(&candidate)
+                    || self.params.contains(&candidate.as_str())
                 {
-                    self.out.push_str("\\x00")
+                    format!("v_{}", d.number)
+                } else {
+                    candidate
                 }
-                '\0' => self.out.push_str("\\0"),
-                '\'' => self.out.push(c),
-                c => self.out.extend(c.escape_debug()),
             }
+        }
+    }
+
+    /// The identifier of tile slot `t`.
+    fn tile(&self, t: TileId) -> Ident {
+        match self.tiles.get(t.0 as usize) {
+            Some(id) => id.clone(),
+            None => format_ident!("t{}", t.0),
         }
     }
 
@@ -478,29 +426,18 @@ impl<'a> Writer<'a> {
     }
 
     /// The Rust element type of `d`: the primitive, or the `pto` re-export of the half types.
-    fn rust_ty(&mut self, d: DataType) -> &'static str {
+    fn rust_ty(&mut self, d: DataType) -> TokenStream {
         match (d, d.rust_name()) {
-            (DataType::Fp16, _) => "::pto::f16",
-            (DataType::Bf16, _) => "::pto::bf16",
-            (_, Some(name)) => name,
+            (DataType::Fp16, _) => quote!(::pto::f16),
+            (DataType::Bf16, _) => quote!(::pto::bf16),
+            (_, Some(name)) => {
+                let name = Ident::new(name, Span::call_site());
+                quote!(#name)
+            }
             (other, None) => {
                 self.err(format!("the CPU runtime has no {other} element type"));
-                "f32"
+                quote!(f32)
             }
-        }
-    }
-
-    /// Writes `(` unless `bare`.
-    fn open(&mut self, bare: bool) {
-        if !bare {
-            self.out.push('(');
-        }
-    }
-
-    /// Writes `)` unless `bare`.
-    fn close(&mut self, bare: bool) {
-        if !bare {
-            self.out.push(')');
         }
     }
 }

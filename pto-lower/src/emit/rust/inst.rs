@@ -1,6 +1,7 @@
 //! Instructions: structured control flow, scalar ops and `pto::isa` calls.
 
-use std::fmt::Write;
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
 
 use pto_ir::{Constant, DataType, Opcode, ValueId};
 
@@ -8,53 +9,53 @@ use super::{Import, Writer};
 use crate::isa::{Arg, Inst, Isa, TileId, TileRef};
 
 impl<'a> Writer<'a> {
-    pub(super) fn put_insts(&mut self, insts: &[Inst]) {
+    pub(super) fn insts(&mut self, insts: &[Inst]) -> TokenStream {
+        let mut out = TokenStream::new();
         let mut rest = insts;
         while let Some((i, tail)) = rest.split_first() {
             // A marked chain replaces the instructions it spans.
             if let Inst::Fused(c) = i {
-                self.put_fused(c);
+                out.extend(self.fused(c));
                 rest = tail.get(c.len..).unwrap_or_default();
             } else {
-                self.put_inst(i);
+                out.extend(self.inst(i));
                 rest = tail;
             }
         }
+        out
     }
 
-    /// The body (or condition) of a loop nested in the code being written.
-    fn put_loop_body(&mut self, insts: &[Inst]) {
+    /// The body (or condition) of a loop nested in the code being built.
+    fn loop_body(&mut self, insts: &[Inst]) -> TokenStream {
         let outer = self.par_depth;
         self.par_depth = outer.map(|d| d + 1);
-        self.put_insts(insts);
+        let body = self.insts(insts);
         self.par_depth = outer;
+        body
     }
 
-    fn put_inst(&mut self, i: &Inst) {
+    fn inst(&mut self, i: &Inst) -> TokenStream {
         match i {
-            // Written in place of the instructions it spans, by `put_insts`.
-            Inst::Fused(_) => {}
-            Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
+            // Built in place of the instructions it spans, by `insts`.
+            Inst::Fused(_) => TokenStream::new(),
+            Inst::Op { isa, dst, args } => self.op(*isa, *dst, args),
             Inst::Load {
                 dst,
                 tensor,
                 offsets,
                 window,
             } => {
-                self.put_isa(
-                    if window.len() > 2 {
-                        "tload_window"
-                    } else {
-                        "tload"
-                    },
-                    "",
-                );
-                self.put("(");
-                self.put_tile(*dst);
+                let f = if window.len() > 2 {
+                    "tload_window"
+                } else {
+                    "tload"
+                };
+                let f = self.isa(f, "");
+                let dst = self.tile(*dst);
                 // Already a `&Tensor` (or a `&mut Tensor`, reborrowed as shared).
-                self.put(", ");
-                self.put_ident(*tensor);
-                self.put_transfer_end(offsets, window);
+                let tensor = self.ident(*tensor);
+                let args = self.transfer_args(offsets, window);
+                quote!(#f(#dst, #tensor #args)?;)
             }
             Inst::Store {
                 tensor,
@@ -81,14 +82,16 @@ impl<'a> Writer<'a> {
                     (false, true, true) => "tstore_quant",
                     (true, true, true) => "tstore_add_quant",
                 };
-                self.put_isa(f, if window.len() > 2 { "_window" } else { "" });
+                let f = self.isa(f, if window.len() > 2 { "_window" } else { "" });
                 // A `&mut Tensor` parameter, reborrowed by the call.
-                self.put("(");
-                self.put_store_tensor(*tensor);
-                self.put(", ");
-                self.put_tref(*src);
-                self.put_transfer_args(offsets, window);
-                self.put(if quant { ", 1.0f32) ? ; " } else { ") ? ; " });
+                let tensor = self.store_tensor(*tensor);
+                let src = self.tref(*src);
+                let args = self.transfer_args(offsets, window);
+                if quant {
+                    quote!(#f(#tensor, #src #args, 1.0f32)?;)
+                } else {
+                    quote!(#f(#tensor, #src #args)?;)
+                }
             }
             Inst::Read {
                 result,
@@ -96,26 +99,23 @@ impl<'a> Writer<'a> {
                 offsets,
             } => {
                 // `tread` returns `Err` for an index outside the tensor.
-                self.put("let ");
-                self.put_ident(*result);
+                let id = self.ident(*result);
                 let ty = self.rust_ty(self.dtype(*result));
-                let _ = write!(self.out, ": {ty} = ");
-                self.put_isa("tread", "");
-                self.put("(");
-                self.put_ident(*tensor);
-                self.put_transfer_end(offsets, &[]);
+                let f = self.isa("tread", "");
+                let tensor = self.ident(*tensor);
+                let args = self.transfer_args(offsets, &[]);
+                quote!(let #id: #ty = #f(#tensor #args)?;)
             }
             Inst::Write {
                 tensor,
                 value,
                 offsets,
             } => {
-                self.put_isa("twrite", "");
-                self.put("(");
-                self.put_ident(*tensor);
-                self.put(", ");
-                self.put_scalar_as(*value, self.dtype(*tensor), true);
-                self.put_transfer_end(offsets, &[]);
+                let f = self.isa("twrite", "");
+                let t = self.ident(*tensor);
+                let value = self.scalar_as(*value, self.dtype(*tensor), true);
+                let args = self.transfer_args(offsets, &[]);
+                quote!(#f(#t, #value #args)?;)
             }
             Inst::Extract { dst, src, at } | Inst::Insert { dst, src, at } => {
                 let f = if matches!(i, Inst::Extract { .. }) {
@@ -123,77 +123,54 @@ impl<'a> Writer<'a> {
                 } else {
                     "tinsert"
                 };
-                self.put_isa(f, "");
-                self.put("(");
-                self.put_tile(*dst);
-                self.put(", ");
-                self.put_tref(*src);
-                self.put(", ");
-                self.put_index(at[0]);
-                self.put(", ");
-                self.put_index(at[1]);
-                self.put(") ? ; ");
+                let f = self.isa(f, "");
+                let dst = self.tile(*dst);
+                let src = self.tref(*src);
+                let (row, col) = (self.index(at[0]), self.index(at[1]));
+                quote!(#f(#dst, #src, #row, #col)?;)
             }
             Inst::Cvt { dst, src, round } => {
                 self.import(Import::RoundMode);
-                self.put_isa("tcvt", "");
-                self.put("(");
-                self.put_tile(*dst);
-                self.put(", ");
-                self.put_tref(*src);
-                let _ = write!(self.out, ", RoundMode::{}); ", round.rust());
+                let f = self.isa("tcvt", "");
+                let dst = self.tile(*dst);
+                let src = self.tref(*src);
+                let round = Ident::new(round.rust(), Span::call_site());
+                quote!(#f(#dst, #src, RoundMode::#round);)
             }
             Inst::SetValid { dst, dims } => {
-                self.put_tile(*dst);
-                self.put(".set_valid(");
-                self.put_index(dims[0]);
-                self.put(", ");
-                self.put_index(dims[1]);
-                self.put(") ? ; ");
+                let dst = self.tile(*dst);
+                let (rows, cols) = (self.index(dims[0]), self.index(dims[1]));
+                quote!(#dst.set_valid(#rows, #cols)?;)
             }
             Inst::FullValid(t) => {
-                self.put_tile(*t);
                 let (r, c) = self.p.tile(*t).map_or((1, 1), |s| (s.rows, s.cols));
-                self.put(".set_valid(");
-                let _ = write!(self.out, "{}", r as usize as u64);
-                self.put(", ");
-                let _ = write!(self.out, "{}", c as usize as u64);
-                self.put(") ? ; ");
+                let t = self.tile(*t);
+                let rows = Literal::usize_unsuffixed(r as usize);
+                let cols = Literal::usize_unsuffixed(c as usize);
+                quote!(#t.set_valid(#rows, #cols)?;)
             }
             // The CPU runs one instruction at a time: pipe synchronization has nothing to
             // order (LOWERED and CPP keep it).
-            Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_) => {}
+            Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_) => TokenStream::new(),
             Inst::Scalar { op, result, args } => {
-                self.put("let ");
-                self.put_ident(*result);
+                let id = self.ident(*result);
                 let ty = self.rust_ty(self.dtype(*result));
-                let _ = write!(self.out, ": {ty} = ");
-                self.put_scalar_op(*op, *result, args);
-                self.put("; ");
+                let e = self.scalar_op(*op, *result, args);
+                quote!(let #id: #ty = #e;)
             }
             Inst::Assign(pairs) => {
                 if let [(d, s)] = pairs.as_slice() {
-                    self.put_ident(*d);
-                    self.put(" = ");
-                    self.put_scalar_as(*s, self.dtype(*d), true);
+                    let id = self.ident(*d);
+                    let s = self.scalar_as(*s, self.dtype(*d), true);
+                    quote!(#id = #s;)
                 } else {
-                    self.put("(");
-                    for (k, &(d, _)) in pairs.iter().enumerate() {
-                        if k > 0 {
-                            self.put(", ");
-                        }
-                        self.put_ident(d);
-                    }
-                    self.put(") = (");
-                    for (k, &(d, s)) in pairs.iter().enumerate() {
-                        if k > 0 {
-                            self.put(", ");
-                        }
-                        self.put_scalar_as(s, self.dtype(d), true);
-                    }
-                    self.put(")");
+                    let ds: Vec<Ident> = pairs.iter().map(|&(d, _)| self.ident(d)).collect();
+                    let ss: Vec<TokenStream> = pairs
+                        .iter()
+                        .map(|&(d, s)| self.scalar_as(s, self.dtype(d), true))
+                        .collect();
+                    quote!((#(#ds),*) = (#(#ss),*);)
                 }
-                self.put("; ");
             }
             Inst::For {
                 iv,
@@ -206,50 +183,48 @@ impl<'a> Writer<'a> {
                 exec,
             } => {
                 if matches!(exec, crate::isa::LoopExec::Parallel { .. }) {
-                    return self.put_parallel_loop(*iv, [*lb, *ub, *step], body);
+                    return self.parallel_loop(*iv, [*lb, *ub, *step], body);
                 }
-                self.put_carried_decls(carried);
+                let mut out = self.carried_decls(carried);
                 let ivt = self.dtype(*iv);
-                self.put("for ");
-                self.put_ident(*iv);
-                self.put(" in ");
+                let iv = self.ident(*iv);
                 let k = self.m.values[*step].constant.map(|c| c.as_i64());
                 let empty = self.empty_guard(carried.is_empty() && results.is_empty(), body);
-                let ranged = k != Some(1) || empty.is_some();
-                if ranged {
-                    self.put("(");
-                }
-                self.put_bound(*lb, *ub, ivt);
-                self.put(" .. ");
-                self.put_bound(*ub, *lb, ivt);
+                let lo = self.bound(*lb, *ub, ivt);
+                let hi = self.bound(*ub, *lb, ivt);
+                let mut range = if k != Some(1) || empty.is_some() {
+                    quote!((#lo..#hi))
+                } else {
+                    quote!(#lo..#hi)
+                };
                 match k {
                     Some(1) => {}
                     Some(k) if k > 0 => {
-                        self.put(").step_by(");
-                        let _ = write!(self.out, "{}", k as usize as u64);
-                        self.put(")");
+                        let k = Literal::usize_unsuffixed(k as usize);
+                        range = quote!(#range.step_by(#k));
                     }
                     _ => {
-                        self.put(").step_by({ let __step = ");
-                        self.put_scalar_as(*step, ivt, false);
-                        self.put(
-                            "; if __step <= 0 as _ { return ::core::result::Result::Err(\
-                             ::pto::Error::Unsupported(::std::format!(\
-                             \"loop step {} is not positive\", __step))); } __step as usize })",
-                        );
+                        let step = self.scalar_as(*step, ivt, false);
+                        range = quote! {
+                            #range.step_by({
+                                let __step = #step;
+                                if __step <= 0 as _ {
+                                    return ::core::result::Result::Err(::pto::Error::Unsupported(
+                                        ::std::format!("loop step {} is not positive", __step)));
+                                }
+                                __step as usize
+                            })
+                        };
                     }
                 }
                 if let Some(guard) = empty {
                     // Every iteration after the first would do nothing.
-                    if k == Some(1) {
-                        self.put(")");
-                    }
-                    let _ = write!(self.out, ".take(if {guard} {{ 1 }} else {{ usize::MAX }})");
+                    range = quote!(#range.take(if #guard { 1 } else { usize::MAX }));
                 }
-                self.put(" { __pto_meter.tick()? ; ");
-                self.put_loop_body(body);
-                self.put("} ");
-                self.put_result_decls(results);
+                let body = self.loop_body(body);
+                out.extend(quote!(for #iv in #range { __pto_meter.tick()?; #body }));
+                out.extend(self.result_decls(results));
+                out
             }
             Inst::While {
                 carried,
@@ -258,15 +233,15 @@ impl<'a> Writer<'a> {
                 body,
                 results,
             } => {
-                self.put_carried_decls(carried);
-                self.put("loop { __pto_meter.tick()? ; ");
-                self.put_loop_body(cond);
-                self.put("if ! ");
-                self.put_scalar(*cond_value, false);
-                self.put(" { break; } ");
-                self.put_loop_body(body);
-                self.put("} ");
-                self.put_result_decls(results);
+                let mut out = self.carried_decls(carried);
+                let cond = self.loop_body(cond);
+                let c = self.scalar(*cond_value, false);
+                let body = self.loop_body(body);
+                out.extend(quote! {
+                    loop { __pto_meter.tick()?; #cond if !#c { break; } #body }
+                });
+                out.extend(self.result_decls(results));
+                out
             }
             Inst::If {
                 cond,
@@ -274,231 +249,214 @@ impl<'a> Writer<'a> {
                 else_body,
                 results,
             } => {
+                let mut out = TokenStream::new();
                 for &r in results {
-                    self.put("let ");
-                    self.put_ident(r);
+                    let id = self.ident(r);
                     let ty = self.rust_ty(self.dtype(r));
-                    let _ = write!(self.out, ": {ty}; ");
+                    out.extend(quote!(let #id: #ty;));
                 }
-                self.put("if ");
-                self.put_scalar(*cond, false);
-                self.put(" { ");
-                self.put_insts(then_body);
-                self.put("} else { ");
-                self.put_insts(else_body);
-                self.put("} ");
+                let c = self.scalar(*cond, false);
+                let then_body = self.insts(then_body);
+                let else_body = self.insts(else_body);
+                out.extend(quote!(if #c { #then_body } else { #else_body }));
+                out
             }
-            Inst::Break => self.put("break; "),
+            Inst::Break => quote!(break;),
             // At the top of a parallel loop's body, the next iteration is the closure's return.
             Inst::Continue if self.par_depth == Some(0) => {
-                self.put("return ::core::result::Result::Ok(()); ")
+                quote!(return ::core::result::Result::Ok(());)
             }
-            Inst::Continue => self.put("continue; "),
+            Inst::Continue => quote!(continue;),
             Inst::Return(vals) => {
-                self.put("return ");
-                self.put_ok(vals);
-                self.put("; ");
+                let ok = self.ok(vals);
+                quote!(return #ok;)
             }
             Inst::Call {
                 callee,
                 args,
                 results,
-            } => self.put_func_call(callee, args, results),
+            } => self.func_call(callee, args, results),
         }
     }
 
     /// `let (r0, r1): (T0, T1) = self::callee(args)?;`: the callee's host function, a sibling
     /// item of the caller's in the program's module. A tensor the callee writes is reborrowed
     /// mutably (`&mut *out`), any other shared (`&*x`).
-    fn put_func_call(&mut self, callee: &str, args: &[ValueId], results: &[ValueId]) {
+    fn func_call(&mut self, callee: &str, args: &[ValueId], results: &[ValueId]) -> TokenStream {
         let m = self.m;
         let params = m
             .function_by_name(callee)
             .map(|f| m.funcs[f].sig.params.as_slice())
             .unwrap_or_default();
-        match results {
-            [] => {}
+        let lhs = match results {
+            [] => TokenStream::new(),
             [r] => {
-                self.put("let ");
-                self.put_ident(*r);
+                let id = self.ident(*r);
                 let ty = self.rust_ty(self.dtype(*r));
-                let _ = write!(self.out, ": {ty} = ");
+                quote!(let #id: #ty =)
             }
             rs => {
-                self.put("let (");
-                for &r in rs {
-                    self.put_ident(r);
-                    self.put(", ");
-                }
-                self.put("): (");
-                for &r in rs {
-                    let ty = self.rust_ty(self.dtype(r));
-                    let _ = write!(self.out, "{ty}, ");
-                }
-                self.put(") = ");
+                let ids: Vec<Ident> = rs.iter().map(|&r| self.ident(r)).collect();
+                let tys: Vec<TokenStream> =
+                    rs.iter().map(|&r| self.rust_ty(self.dtype(r))).collect();
+                quote!(let (#(#ids,)*): (#(#tys,)*) =)
             }
-        }
-        self.put("self:: ");
-        self.put(if super::valid_ident(callee) {
-            callee
+        };
+        let name = if super::valid_ident(callee) {
+            Ident::new(callee, Span::call_site())
         } else {
-            "kernel"
-        });
-        self.put("(");
+            format_ident!("kernel")
+        };
+        let mut call_args = Vec::new();
         for (k, &a) in args.iter().enumerate() {
-            if k > 0 {
-                self.put(", ");
-            }
             let param = params.get(k);
-            match &m.values[a].ty {
+            call_args.push(match &m.values[a].ty {
                 pto_ir::Type::Tensor(_) => {
-                    let writes = param.is_some_and(|p| p.direction != pto_ir::Direction::In);
-                    self.put(if writes { "&mut * " } else { "& * " });
-                    self.put_ident(a);
+                    let id = self.ident(a);
+                    if param.is_some_and(|p| p.direction != pto_ir::Direction::In) {
+                        quote!(&mut *#id)
+                    } else {
+                        quote!(&*#id)
+                    }
                 }
                 _ => {
                     let d = param
                         .and_then(|p| m.values[p.value].ty.dtype())
                         .unwrap_or_else(|| self.dtype(a));
-                    self.put_scalar_as(a, d, false);
+                    self.scalar_as(a, d, false)
                 }
-            }
+            });
         }
-        self.put(") ? ; ");
+        quote!(#lhs self::#name(#(#call_args),*)?;)
     }
 
-    /// Writes bound `v` of a `for` loop over `ivt` whose other bound is `other`: a constant
-    /// as a plain integer (`(0 .. n)`) when `other`, not a constant, types the range and the
-    /// value is a non-negative `i64`; else as `put_scalar_as` does (`(0i64 .. 16)`).
-    fn put_bound(&mut self, v: ValueId, other: ValueId, ivt: DataType) {
+    /// Bound `v` of a `for` loop over `ivt` whose other bound is `other`: a constant as a
+    /// plain integer (`(0..n)`) when `other`, not a constant, types the range and the value
+    /// is a non-negative `i64`; else as `scalar_as` builds it (`(0i64..16)`).
+    fn bound(&mut self, v: ValueId, other: ValueId, ivt: DataType) -> TokenStream {
         if ivt == DataType::Int64 && self.m.values[other].constant.is_none() {
-            self.put_i64(v, false);
+            self.i64(v, false)
         } else {
-            self.put_scalar_as(v, ivt, false);
+            self.scalar_as(v, ivt, false)
         }
     }
 
-    /// Writes `v` as an `i64` where the code around types it (a typed field, a range whose
-    /// other bound is an `i64`): a non-negative integer constant needs no suffix (`lb: 0`).
-    pub(super) fn put_i64(&mut self, v: ValueId, bare: bool) {
+    /// `v` as an `i64` where the code around types it (a typed field, a range whose other
+    /// bound is an `i64`): a non-negative integer constant needs no suffix (`lb: 0`).
+    pub(super) fn i64(&mut self, v: ValueId, bare: bool) -> TokenStream {
         match self.m.values[v].constant {
             Some(c) if !c.is_float() && c.as_i64() >= 0 => {
-                let _ = write!(self.out, "{}", c.as_i64().unsigned_abs());
+                let l = Literal::u64_unsuffixed(c.as_i64().unsigned_abs());
+                quote!(#l)
             }
-            _ => self.put_scalar_as(v, DataType::Int64, bare),
+            _ => self.scalar_as(v, DataType::Int64, bare),
         }
     }
 
-    fn put_carried_decls(&mut self, carried: &[(ValueId, ValueId)]) {
+    fn carried_decls(&mut self, carried: &[(ValueId, ValueId)]) -> TokenStream {
+        let mut out = TokenStream::new();
         for &(arg, init) in carried {
-            self.put("let mut ");
-            self.put_ident(arg);
+            let id = self.ident(arg);
             let d = self.dtype(arg);
             let ty = self.rust_ty(d);
-            let _ = write!(self.out, ": {ty} = ");
-            self.put_scalar_as(init, d, true);
-            self.put("; ");
+            let init = self.scalar_as(init, d, true);
+            out.extend(quote!(let mut #id: #ty = #init;));
         }
+        out
     }
 
-    fn put_result_decls(&mut self, results: &[(ValueId, ValueId)]) {
+    fn result_decls(&mut self, results: &[(ValueId, ValueId)]) -> TokenStream {
+        let mut out = TokenStream::new();
         for &(r, arg) in results {
-            self.put("let ");
-            self.put_ident(r);
+            let id = self.ident(r);
             let ty = self.rust_ty(self.dtype(r));
-            let _ = write!(self.out, ": {ty} = ");
-            self.put_ident(arg);
-            self.put("; ");
+            let arg = self.ident(arg);
+            out.extend(quote!(let #id: #ty = #arg;));
         }
+        out
     }
 
-    /// Writes a scalar-unit op as an expression, bare (it is a `let` value).
-    fn put_scalar_op(&mut self, op: Opcode, result: ValueId, args: &[ValueId]) {
+    /// A scalar-unit op as an expression, bare (it is a `let` value).
+    fn scalar_op(&mut self, op: Opcode, result: ValueId, args: &[ValueId]) -> TokenStream {
         use Opcode::*;
         let d = self.dtype(result);
         let ad = args.first().map_or(d, |&a| self.dtype(a));
         let (a, b) = (args.first().copied(), args.get(1).copied());
-        // The trait whose function the op calls, if it is a call (`Element::add(a, b)`); the
-        // text before (after the trait), between and after the operands (`None`: no second
-        // operand), and whether `a` and `)` follow (`a.checked_rem(b).unwrap_or(a)`).
-        let (el, int) = (Some(Import::Element), Some(Import::Int));
-        let (call, pre, mid, post, a_again) = match op {
-            // The arithmetic names the runtime's element functions, which are the semantics
-            // module's definitions (`pto_ir::sem`).
-            ScalarAdd => (el, "::add(", Some(", "), ")", false),
-            ScalarSub => (el, "::sub(", Some(", "), ")", false),
-            ScalarMul => (el, "::mul(", Some(", "), ")", false),
-            ScalarDiv => (el, "::div(", Some(", "), ")", false),
-            ScalarRem => (el, "::rem(", Some(", "), ")", false),
-            ScalarFloorDiv => (el, "::floor_div(", Some(", "), ")", false),
-            ScalarFloorMod => (el, "::floor_mod(", Some(", "), ")", false),
-            ScalarPow => (el, "::pow(", Some(", "), ")", false),
-            ScalarMin => (el, "::min(", Some(", "), ")", false),
-            ScalarMax => (el, "::max(", Some(", "), ")", false),
-            ScalarEq => (None, "", Some(" == "), "", false),
-            ScalarNe => (None, "", Some(" != "), "", false),
-            ScalarLt => (None, "", Some(" < "), "", false),
-            ScalarLe => (None, "", Some(" <= "), "", false),
-            ScalarGt => (None, "", Some(" > "), "", false),
-            ScalarGe => (None, "", Some(" >= "), "", false),
-            ScalarAnd | ScalarBitAnd => (None, "", Some(" & "), "", false),
-            ScalarOr | ScalarBitOr => (None, "", Some(" | "), "", false),
-            ScalarXor | ScalarBitXor => (None, "", Some(" ^ "), "", false),
-            ScalarShl => (int, "::shl(", Some(", "), ")", false),
-            ScalarShr => (int, "::shr(", Some(", "), ")", false),
-            ScalarNeg => (el, "::neg(", None, ")", false),
-            ScalarAbs => (el, "::abs(", None, ")", false),
-            ScalarNot | ScalarBitNot => (None, "! ", None, "", false),
+        let infix = match op {
+            ScalarEq => Some(quote!(==)),
+            ScalarNe => Some(quote!(!=)),
+            ScalarLt => Some(quote!(<)),
+            ScalarLe => Some(quote!(<=)),
+            ScalarGt => Some(quote!(>)),
+            ScalarGe => Some(quote!(>=)),
+            ScalarAnd | ScalarBitAnd => Some(quote!(&)),
+            ScalarOr | ScalarBitOr => Some(quote!(|)),
+            ScalarXor | ScalarBitXor => Some(quote!(^)),
+            _ => None,
+        };
+        if let Some(infix) = infix {
+            let (a, b) = (self.operand(a), self.operand(b));
+            return quote!(#a #infix #b);
+        }
+        // The arithmetic calls the runtime's element functions, which are the semantics
+        // module's definitions (`pto_ir::sem`).
+        let (tr, f) = match op {
+            ScalarAdd => (Import::Element, "add"),
+            ScalarSub => (Import::Element, "sub"),
+            ScalarMul => (Import::Element, "mul"),
+            ScalarDiv => (Import::Element, "div"),
+            ScalarRem => (Import::Element, "rem"),
+            ScalarFloorDiv => (Import::Element, "floor_div"),
+            ScalarFloorMod => (Import::Element, "floor_mod"),
+            ScalarPow => (Import::Element, "pow"),
+            ScalarMin => (Import::Element, "min"),
+            ScalarMax => (Import::Element, "max"),
+            ScalarShl => (Import::Int, "shl"),
+            ScalarShr => (Import::Int, "shr"),
+            ScalarNeg => (Import::Element, "neg"),
+            ScalarAbs => (Import::Element, "abs"),
+            ScalarNot | ScalarBitNot => {
+                let a = self.operand(a);
+                return quote!(!#a);
+            }
             ScalarCast => {
-                if let Some(a) = a {
-                    self.put_convert(a, ad, d, true);
-                }
-                return;
+                return match a {
+                    Some(a) => self.convert(a, ad, d, true),
+                    None => TokenStream::new(),
+                };
             }
             other => {
                 self.err(format!("`{other}` is not a scalar-unit op"));
-                self.put_operand(a);
-                return;
+                return self.operand(a);
             }
         };
-        if let Some(tr) = call {
-            self.import(tr);
-            self.put(tr.name());
+        self.import(tr);
+        let (tr, f) = (tr.ident(), Ident::new(f, Span::call_site()));
+        let a = self.operand(a);
+        if matches!(op, ScalarNeg | ScalarAbs) {
+            return quote!(#tr::#f(#a));
         }
-        self.put(pre);
-        let a_at = self.out.len();
-        self.put_operand(a);
-        let a_text = a_at..self.out.len();
-        if let Some(mid) = mid {
-            self.put(mid);
-            match b {
-                // Shift amounts may have another integer type; the runtime's shifts take the
-                // value's type.
-                Some(b) if matches!(op, ScalarShl | ScalarShr) => self.put_scalar_as(b, ad, false),
-                b => self.put_operand(b),
-            }
-        }
-        self.put(post);
-        if a_again {
-            // Copied: written again, a literal of an unsupported type would report its error
-            // twice.
-            self.out.extend_from_within(a_text);
-            self.put(")");
+        let b = match b {
+            // Shift amounts may have another integer type; the runtime's shifts take the
+            // value's type.
+            Some(b) if matches!(op, ScalarShl | ScalarShr) => self.scalar_as(b, ad, false),
+            b => self.operand(b),
+        };
+        quote!(#tr::#f(#a, #b))
+    }
+
+    /// An operand of a scalar op, if there is one.
+    fn operand(&mut self, v: Option<ValueId>) -> TokenStream {
+        match v {
+            Some(v) => self.scalar(v, false),
+            None => TokenStream::new(),
         }
     }
 
-    /// Writes an operand of a scalar op, if there is one.
-    fn put_operand(&mut self, v: Option<ValueId>) {
-        if let Some(v) = v {
-            self.put_scalar(v, false);
-        }
-    }
-
-    /// Writes `{f}{suffix}(&mut dst, args..);`, a call of `pto::isa::{f}{suffix}`.
-    fn put_call(&mut self, f: &'static str, suffix: &'static str, dst: TileId, args: &[Arg]) {
-        self.put_isa(f, suffix);
-        self.put("(");
-        self.put_tile(dst);
+    /// `{f}{suffix}(dst, args..);`, a call of `pto::isa::{f}{suffix}`.
+    fn call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) -> TokenStream {
+        let f = self.isa(f, suffix);
+        let dst_id = self.tile(dst);
         let dtype = match self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype) {
             // A mask's scalar operand (`TCMPS`) has the compared tile's dtype.
             DataType::Bool => args
@@ -510,18 +468,19 @@ impl<'a> Writer<'a> {
                 .unwrap_or(DataType::Fp32),
             d => d,
         };
-        for a in args {
-            self.put(", ");
-            match *a {
-                Arg::Tile(t) => self.put_tref(t),
-                Arg::Scalar(v) => self.put_scalar_as(v, dtype, true),
-                Arg::Imm(x) => self.put_lit(Constant::Double(x), dtype, true),
+        let args: Vec<TokenStream> = args
+            .iter()
+            .map(|a| match *a {
+                Arg::Tile(t) => self.tref(t),
+                Arg::Scalar(v) => self.scalar_as(v, dtype, true),
+                Arg::Imm(x) => self.lit(Constant::Double(x), dtype, true),
                 Arg::Cmp(k) => {
-                    let _ = write!(self.out, "::pto::isa::CmpMode::{k:?}");
+                    let k = Ident::new(&format!("{k:?}"), Span::call_site());
+                    quote!(::pto::isa::CmpMode::#k)
                 }
-            }
-        }
-        self.put("); ");
+            })
+            .collect();
+        quote!(#f(#dst_id #(, #args)*);)
     }
 
     /// The element dtype of a tile operand.
@@ -532,54 +491,54 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn put_op(&mut self, isa: Isa, dst: TileId, args: &[Arg]) {
+    fn op(&mut self, isa: Isa, dst: TileId, args: &[Arg]) -> TokenStream {
         use std::slice::from_ref;
         let is_dst = |a: &Arg| *a == Arg::Tile(TileRef::Slot(dst));
         let f = isa.rust_fn();
         match args {
             // TMOV onto itself is nothing.
-            [a] if isa == Isa::TMov && is_dst(a) => {}
-            [a] if isa.is_unary() && is_dst(a) => self.put_call(f, "_inplace", dst, &[]),
-            [_] => self.put_call(f, "", dst, args),
+            [a] if isa == Isa::TMov && is_dst(a) => TokenStream::new(),
+            [a] if isa.is_unary() && is_dst(a) => self.call(f, "_inplace", dst, &[]),
+            [_] => self.call(f, "", dst, args),
             [a, b] if isa.is_binary() || isa.is_expand_op() => {
                 if is_dst(a) && is_dst(b) {
                     self.err(format!("{} reads its destination twice", isa.name()));
+                    TokenStream::new()
                 } else if is_dst(a) {
-                    self.put_call(f, "_inplace", dst, from_ref(b));
+                    self.call(f, "_inplace", dst, from_ref(b))
                 } else if is_dst(b) && isa.is_binary() {
                     let suffix = if isa.is_commutative() {
                         "_inplace"
                     } else {
                         "_inplace_rev"
                     };
-                    self.put_call(f, suffix, dst, from_ref(a));
+                    self.call(f, suffix, dst, from_ref(a))
                 } else if is_dst(b) {
                     self.err(format!(
                         "{} with its broadcast operand as destination",
                         isa.name()
                     ));
+                    TokenStream::new()
                 } else {
-                    self.put_call(f, "", dst, args);
+                    self.call(f, "", dst, args)
                 }
             }
             [a, k] if isa.is_scalar_form() => match (a, k) {
-                (Arg::Tile(_), _) if is_dst(a) => self.put_call(f, "_inplace", dst, from_ref(k)),
-                (Arg::Tile(_), _) => self.put_call(f, "", dst, args),
+                (Arg::Tile(_), _) if is_dst(a) => self.call(f, "_inplace", dst, from_ref(k)),
+                (Arg::Tile(_), _) => self.call(f, "", dst, args),
                 // Scalar first (`TDIVS(d, k, s)`).
-                (_, Arg::Tile(_)) if is_dst(k) => {
-                    self.put_call(f, "_rev_inplace", dst, from_ref(a))
-                }
-                _ => self.put_call(f, "_rev", dst, args),
+                (_, Arg::Tile(_)) if is_dst(k) => self.call(f, "_rev_inplace", dst, from_ref(a)),
+                _ => self.call(f, "_rev", dst, args),
             },
             [c, _, _] if isa == Isa::TMatmulAcc && is_dst(c) => {
                 let ab = args.get(1..).unwrap_or_default();
-                self.put_call("tmatmul_acc", "_inplace", dst, ab)
+                self.call("tmatmul_acc", "_inplace", dst, ab)
             }
             args => {
                 if args.iter().any(is_dst) {
                     self.err(format!("{} cannot read its destination", isa.name()));
                 }
-                self.put_call(f, "", dst, args);
+                self.call(f, "", dst, args)
             }
         }
     }

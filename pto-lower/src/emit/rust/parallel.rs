@@ -15,6 +15,9 @@
 //! to is behind a mutex, taken for the length of one `tstore` (the lowering proved the store
 //! windows of different iterations disjoint, so the order of the stores does not matter).
 
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::quote;
+
 use pto_ir::{DataType, ValueId};
 
 use super::{Import, Writer};
@@ -22,97 +25,80 @@ use crate::isa::{Inst, TileId};
 use crate::lower::slot_use;
 
 impl<'a> Writer<'a> {
-    /// Writes the parallel loop over `iv`.
-    pub(super) fn put_parallel_loop(
+    /// The parallel loop over `iv`.
+    pub(super) fn parallel_loop(
         &mut self,
         iv: ValueId,
         [lb, ub, step]: [ValueId; 3],
         body: &[Inst],
-    ) {
+    ) -> TokenStream {
         let (written, live_in) = slot_use(body);
         let mut loads = Vec::new();
         let mut stores = Vec::new();
         tensors(body, &mut loads, &mut stores);
-        self.put("{ ");
+        let mut shared = TokenStream::new();
         for &t in &loads {
-            self.put("let ");
-            self.put_ident(t);
-            self.put(" = & * ");
-            self.put_ident(t);
-            self.put("; ");
+            let t = self.ident(t);
+            shared.extend(quote!(let #t = &*#t;));
         }
         for &t in &stores {
-            self.put("let ");
-            self.put_ident(t);
-            self.put(" = ::pto::par::Locked::new(& mut * ");
-            self.put_ident(t);
-            self.put("); ");
+            let t = self.ident(t);
+            shared.extend(quote!(let #t = ::pto::par::Locked::new(&mut *#t);));
         }
         for &t in &live_in {
-            self.put("let ");
-            self.put_tile(t);
-            self.put(" = & * ");
-            self.put_tile(t);
-            self.put("; ");
+            let t = self.tile(t);
+            shared.extend(quote!(let #t = &*#t;));
         }
-        self.put("::pto::par::for_range(& mut __pto_meter, ");
-        self.put_i64(lb, true);
-        self.put(", ");
-        self.put_i64(ub, true);
-        self.put(", ");
-        self.put_i64(step, true);
-        self.put(", || (");
-        for &t in &written {
-            self.put_tile_new(t);
-            self.put(", ");
-        }
-        self.put("), | __pto_tiles, __pto_meter, __pto_i | { let (");
-        for &t in &written {
-            self.put_tile(t);
-            self.put(", ");
-        }
-        self.put(") = __pto_tiles; #[allow(unused_variables)] let ");
-        self.put_ident(iv);
+        let (lb, ub, step) = (self.i64(lb, true), self.i64(ub, true), self.i64(step, true));
+        let inits: Vec<TokenStream> = written.iter().map(|&t| self.tile_new(t)).collect();
+        let names: Vec<Ident> = written.iter().map(|&t| self.tile(t)).collect();
         let ivt = self.dtype(iv);
+        let iv = self.ident(iv);
         let ty = self.rust_ty(ivt);
-        if ivt == DataType::Int64 {
-            self.put(" = __pto_i; ");
+        let iv = if ivt == DataType::Int64 {
+            quote!(let #iv = __pto_i;)
         } else {
-            self.put(": ");
-            self.put(ty);
-            self.put(" = __pto_i as ");
-            self.put(ty);
-            self.put("; ");
-        }
+            quote!(let #iv: #ty = __pto_i as #ty;)
+        };
         let outer = std::mem::replace(&mut self.locked, stores);
         let depth = self.par_depth.replace(0);
-        self.put_insts(body);
+        let body = self.insts(body);
         self.par_depth = depth;
         self.locked = outer;
-        self.put("::core::result::Result::Ok(()) }) ? ; } ");
+        quote!({
+            #shared
+            ::pto::par::for_range(&mut __pto_meter, #lb, #ub, #step, || (#(#inits,)*),
+                |__pto_tiles, __pto_meter, __pto_i| {
+                    let (#(#names,)*) = __pto_tiles;
+                    #[allow(unused_variables)] #iv
+                    #body
+                    ::core::result::Result::Ok(())
+                })?;
+        })
     }
 
     /// `Tile::<T, R, C>::zeros()` for slot `t`.
-    fn put_tile_new(&mut self, t: TileId) {
-        let Some(s) = self.p.tile(t) else { return };
-        let (dtype, rows, cols) = (s.dtype, s.rows, s.cols);
-        let ty = self.rust_ty(dtype);
+    fn tile_new(&mut self, t: TileId) -> TokenStream {
+        let Some(s) = self.p.tile(t) else {
+            return TokenStream::new();
+        };
+        let (rows, cols) = (
+            Literal::u64_unsuffixed(s.rows),
+            Literal::u64_unsuffixed(s.cols),
+        );
+        let ty = self.rust_ty(s.dtype);
         self.import(Import::Tile);
-        self.put("Tile:: < ");
-        self.put(ty);
-        let _ =
-            std::fmt::Write::write_fmt(&mut self.out, format_args!(", {rows}, {cols}> ::zeros()"));
+        quote!(Tile::<#ty, #rows, #cols>::zeros())
     }
 
-    /// Writes tensor `t` as the destination of a store: the parameter, or inside a parallel
-    /// loop the locked tensor.
-    pub(super) fn put_store_tensor(&mut self, t: ValueId) {
+    /// Tensor `t` as the destination of a store: the parameter, or inside a parallel loop
+    /// the locked tensor.
+    pub(super) fn store_tensor(&mut self, t: ValueId) -> TokenStream {
+        let id = self.ident(t);
         if self.locked.contains(&t) {
-            self.put("& mut * ");
-            self.put_ident(t);
-            self.put(".lock()");
+            quote!(&mut *#id.lock())
         } else {
-            self.put_ident(t);
+            quote!(#id)
         }
     }
 

@@ -2,91 +2,76 @@
 
 use std::fmt::Write;
 
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
 use pto_ir::{DataType, Dim, Direction, TensorType, Type, ValueId};
 
 use super::{Import, Writer, has_loops, signature_word, valid_ident};
 use crate::isa::{Inst, TileId};
 
 impl<'a> Writer<'a> {
-    /// The signature of [`emit_fn`], up to the body.
-    pub(super) fn put_signature(&mut self) {
+    /// The signature of [`emit_fn`](super::emit_fn), up to the body.
+    pub(super) fn signature(&mut self) -> TokenStream {
         let m = self.m;
         let f = &m.funcs[self.p.func];
-        self.put(
-            "#[allow(unused_mut, unused_variables, unused_assignments, unused_parens, \
-             non_snake_case, unreachable_code, clippy::all)] pub fn ",
-        );
-        self.put(if valid_ident(&f.name) {
-            &f.name
+        let name = if valid_ident(&f.name) {
+            Ident::new(&f.name, Span::call_site())
         } else {
-            "kernel"
-        });
-        self.put("(");
-        for (k, q) in f.sig.params.iter().enumerate() {
-            if k > 0 {
-                self.put(", ");
-            }
-            self.put_ident(q.value);
-            self.put(": ");
+            format_ident!("kernel")
+        };
+        let mut params = Vec::new();
+        for q in &f.sig.params {
+            let id = self.ident(q.value);
             let r = if q.direction == Direction::In {
-                "& "
+                quote!(&)
             } else {
-                "&mut "
+                quote!(&mut)
             };
-            match &m.values[q.value].ty {
+            let ty = match &m.values[q.value].ty {
                 Type::Tensor(t) => {
                     let e = self.rust_ty(t.dtype);
-                    let _ = write!(self.out, "{r}::pto::Tensor< {e}> ");
+                    quote!(#r ::pto::Tensor<#e>)
                 }
                 Type::Tile(t) => {
                     let e = self.rust_ty(t.dtype);
                     let (rows, cols) = t.rows_cols();
-                    let _ = write!(
-                        self.out,
-                        "{r}::pto::Tile< {e}, {}, {}> ",
-                        rows as usize, cols as usize
-                    );
+                    let rows = Literal::usize_unsuffixed(rows as usize);
+                    let cols = Literal::usize_unsuffixed(cols as usize);
+                    quote!(#r ::pto::Tile<#e, #rows, #cols>)
                 }
-                t => {
-                    let e = self.rust_ty(t.dtype().unwrap_or(DataType::Fp32));
-                    self.put(e);
-                }
-            }
+                t => self.rust_ty(t.dtype().unwrap_or(DataType::Fp32)),
+            };
+            params.push(quote!(#id: #ty));
         }
-        self.put(") -> ::core::result::Result< ");
-        match f.sig.returns.as_slice() {
-            [] => self.put("()"),
-            [t] => {
-                let e = self.rust_ty(t.dtype().unwrap_or(DataType::Fp32));
-                self.put(e);
-            }
-            ts => {
-                self.put("(");
-                for (k, t) in ts.iter().enumerate() {
-                    if k > 0 {
-                        self.put(", ");
-                    }
-                    let e = self.rust_ty(t.dtype().unwrap_or(DataType::Fp32));
-                    self.put(e);
-                }
-                self.put(")");
-            }
+        let returns: Vec<TokenStream> = f
+            .sig
+            .returns
+            .iter()
+            .map(|t| self.rust_ty(t.dtype().unwrap_or(DataType::Fp32)))
+            .collect();
+        let returns = match returns.as_slice() {
+            [t] => t.clone(),
+            ts => quote!((#(#ts),*)),
+        };
+        quote! {
+            #[allow(unused_mut, unused_variables, unused_assignments, unused_parens,
+                non_snake_case, unreachable_code, clippy::all)]
+            pub fn #name(#(#params),*) -> ::core::result::Result<#returns, ::pto::Error>
         }
-        self.put(", ::pto::Error> ");
     }
 
-    pub(super) fn put_program(&mut self) {
-        self.put("{ ");
-        let body = self.out.len();
+    /// The host body: a block of the imports, the shape binding, the tiles, the instructions
+    /// and the returned values.
+    pub(super) fn program(&mut self) -> TokenStream {
         // 1. Shapes.
-        self.put_shapes();
+        let mut body = self.shapes();
         // The budget meter every loop iteration ticks (`pto::Budget`).
         if has_loops(&self.p.body) {
-            self.put("let mut __pto_meter = ::pto::budget::Meter::start(); ");
+            body.extend(quote!(let mut __pto_meter = ::pto::budget::Meter::start();));
         }
         // 2. Tiles, once; those of one type together (`let [a, b] = &mut Tile::<..>::zeros_n();`),
-        // in order of their first slot. (A kernel has a few slots: a scan per slot costs less
-        // than collecting the groups.)
+        // in order of their first slot.
         let tiles = &self.p.tiles;
         let private = std::mem::take(&mut self.private);
         let declared = |k: usize| private.get(k) != Some(&true);
@@ -102,101 +87,49 @@ impl<'a> Writer<'a> {
             {
                 continue;
             }
-            let ids = || {
-                (i..tiles.len())
-                    .filter(move |&k| declared(k) && tiles.get(k).map(ty_of) == Some(ty))
-                    .map(|k| TileId(k as u32))
-            };
-            let n = ids().count();
-            self.put("let ");
-            if n == 1 {
-                self.put_tile(TileId(i as u32));
-            } else {
-                self.put("[");
-                for (k, id) in ids().enumerate() {
-                    if k > 0 {
-                        self.put(", ");
-                    }
-                    self.put_tile(id);
-                }
-                self.put("]");
-            }
+            let names: Vec<Ident> = (i..tiles.len())
+                .filter(|&k| declared(k) && tiles.get(k).map(ty_of) == Some(ty))
+                .map(|k| self.tile(TileId(k as u32)))
+                .collect();
             // A mask holds one byte per element, its low bit the flag (`pto::isa::tcmp`).
             let ty = if s.dtype == DataType::Bool {
-                "u8"
+                quote!(u8)
             } else {
                 self.rust_ty(s.dtype)
             };
             self.import(Import::Tile);
-            self.put(" = &mut Tile:: < ");
-            self.put(ty);
-            self.put(", ");
-            let _ = write!(self.out, "{}", s.rows as usize as u64);
-            self.put(", ");
-            let _ = write!(self.out, "{}", s.cols as usize as u64);
-            self.put(if n == 1 {
-                "> ::zeros(); "
-            } else {
-                "> ::zeros_n(); "
+            let rows = Literal::usize_unsuffixed(s.rows as usize);
+            let cols = Literal::usize_unsuffixed(s.cols as usize);
+            body.extend(match names.as_slice() {
+                [one] => quote!(let #one = &mut Tile::<#ty, #rows, #cols>::zeros();),
+                all => quote!(let [#(#all),*] = &mut Tile::<#ty, #rows, #cols>::zeros_n();),
             });
         }
         // 3. Instructions; a final `return` becomes the tail expression.
-        match self.p.body.split_last() {
+        let p = self.p;
+        let tail = match p.body.split_last() {
             Some((Inst::Return(vals), rest)) => {
-                self.put_insts(rest);
-                self.put_ok(vals);
+                body.extend(self.insts(rest));
+                self.ok(vals)
             }
             _ => {
-                self.put_insts(&self.p.body);
-                self.put("::core::result::Result::Ok(())");
+                body.extend(self.insts(&p.body));
+                quote!(::core::result::Result::Ok(()))
             }
-        }
-        self.put(" }");
+        };
         // 0. The `pto` names the body uses, imported in front of it. The body is all generated
         // code: the imports shadow nothing it uses (the user's module-level items), but a
         // parameter of the same name in the value namespace, where of these names only the
-        // functions `bind_shapes` and `isa::*` live (`put_shapes`, `put_isa`).
-        if self.imports != 0 || !self.isa_names.is_empty() {
-            let mut names = Import::ALL
-                .into_iter()
-                .filter(|i| self.imports & i.bit() != 0)
-                .map(Import::name);
-            let mut import = String::new();
-            import.push_str("use ::pto::{");
-            let mut sep = "";
-            if self.imports & Import::BindShapes.bit() != 0 {
-                import.extend(names.next());
-                sep = ", ";
-            }
-            if !self.isa_names.is_empty() {
-                // In order of first use.
-                import.push_str(sep);
-                import.push_str("isa::{");
-                for (k, (name, suffix)) in self.isa_names.iter().enumerate() {
-                    if k > 0 {
-                        import.push_str(", ");
-                    }
-                    import.push_str(name);
-                    import.push_str(suffix);
-                }
-                import.push('}');
-                sep = ", ";
-            }
-            for name in names {
-                import.push_str(sep);
-                import.push_str(name);
-                sep = ", ";
-            }
-            import.push_str("}; ");
-            self.out.insert_str(body, &import);
-        }
+        // functions `bind_shapes` and `isa::*` live (`shapes`, `isa`).
+        let imports = self.imports_use();
+        quote!({ #imports #body #tail })
     }
 
     /// Checks the tensor parameters' shapes and binds the symbolic dimensions: one
     /// `pto::bind_shapes` call, with the tensors' declared shapes as its signature string,
     /// returns those the tensors carry in order of first appearance; any other is the valid
     /// rows or columns of a tile parameter.
-    fn put_shapes(&mut self) {
+    fn shapes(&mut self) -> TokenStream {
         let m = self.m;
         let f = &m.funcs[self.p.func];
         let mut bound: Vec<ValueId> = Vec::new();
@@ -223,51 +156,46 @@ impl<'a> Writer<'a> {
                 ));
             }
         }
+        let mut out = TokenStream::new();
         if self.tensor_params().next().is_some() {
             // `bind_shapes` returns `i64`s: a symbol of another type is cast after the call.
-            self.put("let [");
-            for (k, &d) in bound.iter().enumerate() {
-                if k > 0 {
-                    self.put(", ");
-                }
-                if self.dtype(d) != DataType::Int64 {
-                    let _ = write!(self.out, "__dim_{}", m.values[d].number);
-                } else {
-                    self.put_ident(d);
-                }
-            }
+            let dims: Vec<Ident> = bound
+                .iter()
+                .map(|&d| {
+                    if self.dtype(d) != DataType::Int64 {
+                        format_ident!("__dim_{}", m.values[d].number)
+                    } else {
+                        self.ident(d)
+                    }
+                })
+                .collect();
             // Imported, unless a parameter has its name (the import would shadow it).
-            if self.params.contains(&Import::BindShapes.name()) {
-                self.put("] = ::pto::bind_shapes(\"");
+            let bind = if self.params.contains(&Import::BindShapes.name()) {
+                quote!(::pto::bind_shapes)
             } else {
                 self.import(Import::BindShapes);
-                self.put("] = bind_shapes(\"");
-            }
-            self.put_shape_signature(&bound);
-            self.put("\", [");
-            for (k, (p, _)) in self.tensor_params().enumerate() {
-                if k > 0 {
-                    self.put(", ");
-                }
-                self.put_ident(p);
-                self.put(".shape()");
-            }
-            self.put("]) ? ; ");
-            for &d in &bound {
+                quote!(bind_shapes)
+            };
+            let signature = Literal::string(&self.shape_signature(&bound));
+            let tensors: Vec<ValueId> = self.tensor_params().map(|(p, _)| p).collect();
+            let tensors: Vec<Ident> = tensors.into_iter().map(|p| self.ident(p)).collect();
+            out.extend(quote! {
+                let [#(#dims),*] = #bind(#signature, [#(#tensors.shape()),*])?;
+            });
+            for (&d, dim) in bound.iter().zip(&dims) {
                 if self.dtype(d) != DataType::Int64 {
                     let ty = self.rust_ty(self.dtype(d));
-                    self.put("let ");
-                    self.put_ident(d);
-                    let number = m.values[d].number;
-                    let _ = write!(self.out, ": {ty} = __dim_{number} as {ty}; ");
+                    let id = self.ident(d);
+                    out.extend(quote!(let #id: #ty = #dim as #ty;));
                 }
             }
         }
         for &d in &f.dims {
             if !bound.contains(&d) {
-                self.put_tile_dim(d);
+                out.extend(self.tile_dim(d));
             }
         }
+        out
     }
 
     /// The tensor parameters, in order.
@@ -283,13 +211,14 @@ impl<'a> Writer<'a> {
             })
     }
 
-    /// Writes the text of the signature string of `bind_shapes`: every tensor parameter as
-    /// `name[d0, d1, ..]`, a dimension being a size, a symbol of `bound`, or `?` for any size.
-    fn put_shape_signature(&mut self, bound: &[ValueId]) {
+    /// The signature string of `bind_shapes`: every tensor parameter as `name[d0, d1, ..]`,
+    /// a dimension being a size, a symbol of `bound`, or `?` for any size.
+    fn shape_signature(&mut self, bound: &[ValueId]) -> String {
         let m = self.m;
+        let mut out = String::new();
         for (k, (p, t)) in self.tensor_params().enumerate() {
             if k > 0 {
-                self.put(" ");
+                out.push(' ');
             }
             let name = m.values[p].name.as_deref().unwrap_or_default();
             if !signature_word(name, false) {
@@ -297,25 +226,21 @@ impl<'a> Writer<'a> {
                     "the host code cannot check the shape of a parameter named `{name}`"
                 ));
             }
-            self.put_escaped(name);
-            self.put("[");
+            out.push_str(name);
+            out.push('[');
             for (j, d) in t.shape.iter().enumerate() {
                 if j > 0 {
-                    self.put(", ");
+                    out.push_str(", ");
                 }
-                match *d {
-                    Dim::Const(c) => {
-                        let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
-                    }
-                    Dim::Value(v) if bound.contains(&v) => {
-                        let name = self.symbol_name(v);
-                        self.put_escaped(&name);
-                    }
-                    Dim::Value(_) | Dim::Dynamic => self.put("?"),
-                }
+                let _ = match *d {
+                    Dim::Const(c) => write!(out, "{}", usize::try_from(c).unwrap_or(usize::MAX)),
+                    Dim::Value(v) if bound.contains(&v) => write!(out, "{}", self.symbol_name(v)),
+                    Dim::Value(_) | Dim::Dynamic => write!(out, "?"),
+                };
             }
-            self.put("]");
+            out.push(']');
         }
+        out
     }
 
     /// The name of symbolic dimension `d` (`d{number}` when it has none).
@@ -329,7 +254,7 @@ impl<'a> Writer<'a> {
 
     /// Binds symbolic dimension `d`, which no tensor parameter carries, from the valid region
     /// of the first tile parameter that has it.
-    fn put_tile_dim(&mut self, d: ValueId) {
+    fn tile_dim(&mut self, d: ValueId) -> TokenStream {
         let m = self.m;
         let f = &m.funcs[self.p.func];
         let ty = self.rust_ty(self.dtype(d));
@@ -345,39 +270,32 @@ impl<'a> Writer<'a> {
         });
         match from_tile {
             Some((p, cols)) => {
-                self.put("let ");
-                self.put_ident(d);
-                let _ = write!(self.out, ": {ty} = ");
-                self.put_ident(p);
-                let what = if cols { "valid_cols" } else { "valid_rows" };
-                let _ = write!(self.out, ".{what}() as {ty}; ");
+                let id = self.ident(d);
+                let p = self.ident(p);
+                let what = if cols {
+                    quote!(valid_cols)
+                } else {
+                    quote!(valid_rows)
+                };
+                quote!(let #id: #ty = #p.#what() as #ty;)
             }
             None => {
                 let sym = self.symbol_name(d);
                 self.err(format!(
                     "symbolic dimension `{sym}` is not the size of any parameter"
                 ));
+                TokenStream::new()
             }
         }
     }
 
-    /// Writes `::core::result::Result::Ok(..)` of the returned values.
-    pub(super) fn put_ok(&mut self, vals: &[ValueId]) {
-        self.put("::core::result::Result::Ok(");
-        match vals {
-            [] => self.put("()"),
-            [v] => self.put_scalar(*v, false),
-            vs => {
-                self.put("(");
-                for (k, &v) in vs.iter().enumerate() {
-                    if k > 0 {
-                        self.put(", ");
-                    }
-                    self.put_scalar(v, false);
-                }
-                self.put(")");
-            }
-        }
-        self.put(")");
+    /// `::core::result::Result::Ok(..)` of the returned values.
+    pub(super) fn ok(&mut self, vals: &[ValueId]) -> TokenStream {
+        let vals: Vec<TokenStream> = vals.iter().map(|&v| self.scalar(v, false)).collect();
+        let vals = match vals.as_slice() {
+            [v] => v.clone(),
+            vs => quote!((#(#vs),*)),
+        };
+        quote!(::core::result::Result::Ok(#vals))
     }
 }

@@ -1,57 +1,25 @@
-//! Expression writers: literals, scalars and their conversions, indices, windows.
+//! Expression builders: literals, scalars and their conversions, indices, windows.
 
-use std::fmt::Write;
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
 
 use pto_ir::{Constant, DataType, ValueId};
 
-use super::{Import, Writer, signed};
+use super::{Import, Writer, paren};
 use crate::isa::{Index, TileRef};
 
 impl<'a> Writer<'a> {
-    /// Writes a literal `x` of type `d` (negative numbers are `(-x)`).
-    pub(super) fn put_lit(&mut self, x: Constant, d: DataType, bare: bool) {
+    /// A literal `x` of type `d` (negative numbers are `(-x)`).
+    pub(super) fn lit(&mut self, x: Constant, d: DataType, bare: bool) -> TokenStream {
         if d == DataType::Bool {
-            self.put(if x.as_i64() != 0 { "true" } else { "false" });
-            return;
+            return if x.as_i64() != 0 {
+                quote!(true)
+            } else {
+                quote!(false)
+            };
         }
         if d.is_float() {
-            let v = x.as_f64();
-            let ty = self.rust_ty(d);
-            if v.is_nan() {
-                match d {
-                    DataType::Fp32 => self.put("f32::NAN"),
-                    DataType::Fp64 => self.put("f64::NAN"),
-                    _ => {
-                        self.import(Import::Element);
-                        let _ = write!(self.out, "< {ty} as Element> ::from_f64(f64::NAN)");
-                    }
-                }
-                return;
-            }
-            let neg = v.is_sign_negative() && v != 0.0;
-            let mag = v.abs();
-            if neg {
-                self.open(bare);
-                self.put("- ");
-            }
-            if !matches!(d, DataType::Fp32 | DataType::Fp64) {
-                self.import(Import::Element);
-            }
-            // The spellings of `Literal::f32_suffixed` / `f64_suffixed` (`2f32`, `0.5f64`).
-            let _ = match d {
-                DataType::Fp32 if mag.is_finite() => write!(self.out, "{}f32", mag as f32),
-                DataType::Fp64 if mag.is_finite() => write!(self.out, "{mag}f64"),
-                DataType::Fp32 => write!(self.out, "f32::INFINITY"),
-                DataType::Fp64 => write!(self.out, "f64::INFINITY"),
-                _ if mag.is_finite() => {
-                    write!(self.out, "< {ty} as Element> ::from_f64({mag}f64)")
-                }
-                _ => write!(self.out, "< {ty} as Element> ::from_f64(f64::INFINITY)"),
-            };
-            if neg {
-                self.close(bare);
-            }
-            return;
+            return self.float_lit(x.as_f64(), d, bare);
         }
         let ty = self.rust_ty(d);
         let v: i128 = match x {
@@ -60,185 +28,205 @@ impl<'a> Writer<'a> {
             other => i128::from(other.as_i64()),
         };
         // The value in the literal's type (out of range wraps, as an `as` cast does), then
-        // its sign and magnitude: `(- 5i8)`; the minimum has no positive magnitude.
-        let (neg, mag, suffix, is_min) = match d {
-            DataType::Int8 => signed(v as i8 as i64, i64::from(i8::MIN), "i8"),
-            DataType::Int16 => signed(v as i16 as i64, i64::from(i16::MIN), "i16"),
-            DataType::Int32 => signed(v as i32 as i64, i64::from(i32::MIN), "i32"),
-            DataType::Int64 => signed(v as i64, i64::MIN, "i64"),
-            DataType::UInt8 => (false, u64::from(v as u8), "u8", false),
-            DataType::UInt16 => (false, u64::from(v as u16), "u16", false),
-            DataType::UInt32 => (false, u64::from(v as u32), "u32", false),
-            _ => (false, v as u64, "u64", false),
+        // its sign and magnitude: `(-5i8)`; the minimum has no positive magnitude.
+        let min = quote!(#ty::MIN);
+        let (neg, lit) = match d {
+            DataType::Int8 => match v as i8 {
+                i8::MIN => return min,
+                t => (t < 0, Literal::i8_suffixed(t.abs())),
+            },
+            DataType::Int16 => match v as i16 {
+                i16::MIN => return min,
+                t => (t < 0, Literal::i16_suffixed(t.abs())),
+            },
+            DataType::Int32 => match v as i32 {
+                i32::MIN => return min,
+                t => (t < 0, Literal::i32_suffixed(t.abs())),
+            },
+            DataType::Int64 => match v as i64 {
+                i64::MIN => return min,
+                t => (t < 0, Literal::i64_suffixed(t.abs())),
+            },
+            DataType::UInt8 => (false, Literal::u8_suffixed(v as u8)),
+            DataType::UInt16 => (false, Literal::u16_suffixed(v as u16)),
+            DataType::UInt32 => (false, Literal::u32_suffixed(v as u32)),
+            _ => (false, Literal::u64_suffixed(v as u64)),
         };
-        if is_min {
-            let _ = write!(self.out, "{ty}::MIN");
-            return;
-        }
         if neg {
-            self.open(bare);
-            self.put("- ");
-        }
-        let _ = write!(self.out, "{}", mag);
-        self.put(suffix);
-        if neg {
-            self.close(bare);
+            paren(bare, quote!(-#lit))
+        } else {
+            quote!(#lit)
         }
     }
 
-    /// Writes a scalar operand: a literal for constants, else the value's identifier.
-    pub(super) fn put_scalar(&mut self, v: ValueId, bare: bool) {
+    /// A float literal `v` of type `d`: suffixed for `f32` / `f64` (`2f32`, `0.5f64`), through
+    /// `Element::from_f64` for the half types.
+    fn float_lit(&mut self, v: f64, d: DataType, bare: bool) -> TokenStream {
+        let ty = self.rust_ty(d);
+        if v.is_nan() {
+            return match d {
+                DataType::Fp32 => quote!(f32::NAN),
+                DataType::Fp64 => quote!(f64::NAN),
+                _ => {
+                    self.import(Import::Element);
+                    quote!(<#ty as Element>::from_f64(f64::NAN))
+                }
+            };
+        }
+        let mag = v.abs();
+        let e = match d {
+            DataType::Fp32 if mag.is_finite() => {
+                let l = Literal::f32_suffixed(mag as f32);
+                quote!(#l)
+            }
+            DataType::Fp64 if mag.is_finite() => {
+                let l = Literal::f64_suffixed(mag);
+                quote!(#l)
+            }
+            DataType::Fp32 => quote!(f32::INFINITY),
+            DataType::Fp64 => quote!(f64::INFINITY),
+            _ => {
+                self.import(Import::Element);
+                let x = if mag.is_finite() {
+                    let l = Literal::f64_suffixed(mag);
+                    quote!(#l)
+                } else {
+                    quote!(f64::INFINITY)
+                };
+                quote!(<#ty as Element>::from_f64(#x))
+            }
+        };
+        if v.is_sign_negative() && v != 0.0 {
+            paren(bare, quote!(-#e))
+        } else {
+            e
+        }
+    }
+
+    /// A scalar operand: a literal for constants, else the value's identifier.
+    pub(super) fn scalar(&mut self, v: ValueId, bare: bool) -> TokenStream {
         match self.m.values[v].constant {
-            Some(c) => self.put_lit(c, self.dtype(v), bare),
-            None => self.put_ident(v),
+            Some(c) => self.lit(c, self.dtype(v), bare),
+            None => {
+                let id = self.ident(v);
+                quote!(#id)
+            }
         }
     }
 
-    /// Writes `v` (of type `from`) converted to `to`.
-    pub(super) fn put_convert(&mut self, v: ValueId, from: DataType, to: DataType, bare: bool) {
+    /// `v` (of type `from`) converted to `to`.
+    pub(super) fn convert(
+        &mut self,
+        v: ValueId,
+        from: DataType,
+        to: DataType,
+        bare: bool,
+    ) -> TokenStream {
         if from == to {
-            return self.put_scalar(v, bare);
+            return self.scalar(v, bare);
         }
         let prim = |d: DataType| d.is_numeric() && !matches!(d, DataType::Fp16 | DataType::Bf16);
         let t = self.rust_ty(to);
+        let s = self.scalar(v, false);
         if to == DataType::Bool {
-            self.open(bare);
-            self.put_scalar(v, false);
-            self.put(" != ");
-            self.put_lit(Constant::Int64(0), from, false);
-            self.close(bare);
+            let zero = self.lit(Constant::Int64(0), from, false);
+            paren(bare, quote!(#s != #zero))
         } else if from == DataType::Bool && prim(to) {
-            self.open(bare);
-            self.put("u8::from(");
-            self.put_scalar(v, false);
-            let _ = write!(self.out, ") as {t}");
-            self.close(bare);
+            paren(bare, quote!(u8::from(#s) as #t))
         } else if from == DataType::Bool {
             self.import(Import::Element);
-            let _ = write!(self.out, "< {t} as Element> ::from_f64(f64::from(u8::from(");
-            self.put_scalar(v, false);
-            self.put(")))");
+            quote!(<#t as Element>::from_f64(f64::from(u8::from(#s))))
         } else if prim(from) && prim(to) {
-            self.open(bare);
-            self.put_scalar(v, false);
-            let _ = write!(self.out, " as {t}");
-            self.close(bare);
+            paren(bare, quote!(#s as #t))
         } else if from.is_float() && !to.is_float() {
             // `as` truncates toward zero (and saturates).
             self.import(Import::Element);
             self.import(Import::RoundMode);
-            let _ = write!(
-                self.out,
-                "< {t} as Element> ::from_f64_rounded(Element::to_f64("
-            );
-            self.put_scalar(v, false);
-            self.put("), RoundMode::CastTrunc)");
+            quote!(<#t as Element>::from_f64_rounded(Element::to_f64(#s), RoundMode::CastTrunc))
         } else {
             self.import(Import::Element);
-            let _ = write!(self.out, "< {t} as Element> ::from_f64(Element::to_f64(");
-            self.put_scalar(v, false);
-            self.put("))");
+            quote!(<#t as Element>::from_f64(Element::to_f64(#s)))
         }
     }
 
-    /// Writes a scalar operand converted to `to`.
-    pub(super) fn put_scalar_as(&mut self, v: ValueId, to: DataType, bare: bool) {
+    /// A scalar operand converted to `to`.
+    pub(super) fn scalar_as(&mut self, v: ValueId, to: DataType, bare: bool) -> TokenStream {
         if let Some(c) = self.m.values[v].constant
             && to.is_numeric()
             && (to.is_float() || !c.is_float())
         {
-            return self.put_lit(c, to, bare);
+            return self.lit(c, to, bare);
         }
-        self.put_convert(v, self.dtype(v), to, bare);
+        self.convert(v, self.dtype(v), to, bare)
     }
 
-    /// Writes an index or extent, for a `usize` parameter (which types an unsuffixed
-    /// literal: a suffix would only cost the lexer).
-    pub(super) fn put_index(&mut self, i: Index) {
+    /// An index or extent, for a `usize` parameter (which types an unsuffixed literal).
+    pub(super) fn index(&mut self, i: Index) -> TokenStream {
         match i {
             Index::Const(c) => {
-                let _ = write!(self.out, "{}", usize::try_from(c).unwrap_or(usize::MAX));
+                let l = Literal::usize_unsuffixed(usize::try_from(c).unwrap_or(usize::MAX));
+                quote!(#l)
             }
             Index::Value(v) if self.dtype(v) == DataType::Bool => {
-                self.put("usize::from(");
-                self.put_scalar(v, false);
-                self.put(")");
+                let s = self.scalar(v, false);
+                quote!(usize::from(#s))
             }
             // Checked: a negative offset is an error naming it (`as usize` would wrap it).
             Index::Value(v) => {
-                self.put("::pto::offset(");
-                self.put_scalar(v, true);
-                self.put(")?");
+                let s = self.scalar(v, true);
+                quote!(::pto::offset(#s)?)
             }
         }
     }
 
-    /// Writes `[a, b, ..]`, each item by `item`.
-    pub(super) fn put_bracketed<T: Copy>(
-        &mut self,
-        items: &[T],
-        mut item: impl FnMut(&mut Self, T),
-    ) {
-        self.put("[");
-        for (k, &x) in items.iter().enumerate() {
-            if k > 0 {
-                self.put(", ");
-            }
-            item(self, x);
-        }
-        self.put("]");
+    /// `[i, j, ..]` (the `&` is the caller's).
+    pub(super) fn indices(&mut self, offsets: &[Index]) -> TokenStream {
+        let items: Vec<TokenStream> = offsets.iter().map(|&o| self.index(o)).collect();
+        quote!([#(#items),*])
     }
 
-    /// Writes `[i, j, ..]` (the `&` is the caller's).
-    pub(super) fn put_indices(&mut self, offsets: &[Index]) {
-        self.put_bracketed(offsets, Self::put_index);
-    }
-
-    /// The end of a `tload` / `tstore` call: `, [offsets]` as the `i64`s they are
-    /// ([`pto::isa::Offset`]), or the `&[offsets], &[window]` of the `_window` form (more
-    /// than 2-D), then `)?;`.
-    pub(super) fn put_transfer_end(&mut self, offsets: &[Index], window: &[u64]) {
-        self.put_transfer_args(offsets, window);
-        self.put(") ? ; ");
-    }
-
-    /// The offsets (and, past rank 2, the window) of a transfer call, after its tile.
-    pub(super) fn put_transfer_args(&mut self, offsets: &[Index], window: &[u64]) {
+    /// The offsets (and, past rank 2, the window) of a `tload` / `tstore` call, after its
+    /// tile, each with the comma before it: `, [offsets]` as the `i64`s they are
+    /// ([`pto::isa::Offset`]), or the `, &[offsets], &[window]` of the `_window` form.
+    pub(super) fn transfer_args(&mut self, offsets: &[Index], window: &[u64]) -> TokenStream {
         if window.len() > 2 {
-            self.put(", &");
-            self.put_indices(offsets);
-            self.put(", ");
-            self.put_window(window);
-        } else {
-            self.put(", ");
-            self.put_bracketed(offsets, |w, o| match o {
+            let offsets = self.indices(offsets);
+            let window = window
+                .iter()
+                .map(|&s| Literal::usize_unsuffixed(s as usize));
+            return quote!(, &#offsets, &[#(#window),*]);
+        }
+        let items: Vec<TokenStream> = offsets
+            .iter()
+            .map(|&o| match o {
                 // Past `i64::MAX` is out of bounds of any tensor, as `i64::MAX` is.
                 Index::Const(c) => {
-                    let _ = write!(w.out, "{}", c.min(i64::MAX as u64));
+                    let l = Literal::u64_unsuffixed(c.min(i64::MAX as u64));
+                    quote!(#l)
                 }
-                Index::Value(v) if w.dtype(v) == DataType::Bool => {
-                    w.put("i64::from(");
-                    w.put_scalar(v, false);
-                    w.put(")");
+                Index::Value(v) if self.dtype(v) == DataType::Bool => {
+                    let s = self.scalar(v, false);
+                    quote!(i64::from(#s))
                 }
-                Index::Value(v) => w.put_scalar_as(v, DataType::Int64, true),
-            });
-        }
+                Index::Value(v) => self.scalar_as(v, DataType::Int64, true),
+            })
+            .collect();
+        quote!(, [#(#items),*])
     }
 
-    fn put_window(&mut self, window: &[u64]) {
-        self.put("&");
-        self.put_bracketed(window, |w, s| {
-            let _ = write!(w.out, "{}", s as usize);
-        });
-    }
-
-    pub(super) fn put_tref(&mut self, t: TileRef) {
+    /// A tile operand.
+    pub(super) fn tref(&mut self, t: TileRef) -> TokenStream {
         match t {
-            TileRef::Slot(s) => self.put_tile(s),
+            TileRef::Slot(s) => {
+                let id = self.tile(s);
+                quote!(#id)
+            }
             // A tile parameter is already a reference (`&Tile` or `&mut Tile`, which the
             // callee's `&Tile` parameter reborrows as shared).
-            TileRef::Param(v) => self.put_ident(v),
+            TileRef::Param(v) => {
+                let id = self.ident(v);
+                quote!(#id)
+            }
         }
     }
 }
