@@ -150,10 +150,7 @@ pub(crate) fn items(
         (Some(Some((_, ty))), _) | (_, Some(ty)) => quote!(#ty),
         _ => quote!(()),
     };
-    let mut src = String::new();
-    let ir = text_literal(&mut src, ir);
-    let lowered = text_literal(&mut src, lowered);
-    let cpp = text_literal(&mut src, cpp);
+    let [ir, lowered, cpp] = [ir, lowered, cpp].map(text_literal);
     let mod_doc = format!("Compile-time artifacts of the `{ident}` kernel.");
     let unparsed = format!("`{ident}::IR` does not parse back: {{}}");
     let names = k.params.iter().map(|p| &p.ident);
@@ -186,45 +183,16 @@ pub(crate) fn items(
 }
 
 /// `text` as a string literal token, raw (`r#"..."#`) when it spans lines: a raw literal
-/// reads as the text itself in expanded code, and it is made without escaping every
-/// character (what `Literal::string` does, and once most of the macro's cost for a small
-/// kernel).
-/// `src` is a scratch buffer for the literal's spelling.
-pub(crate) fn text_literal(src: &mut String, text: &str) -> Literal {
-    // A carriage return is not allowed in a raw string. Searched for in one pass without an
-    // early exit, which the compiler vectorizes.
-    let has_cr = text.bytes().fold(false, |cr, b| cr | (b == b'\r'));
-    if text.contains('\n') && !has_cr {
-        // Texts mostly have no `"#`, and one `#` is enough. The lexer finds out: a `"#` in
-        // the text would end the literal early, which it rejects, and only then are the
-        // `#`s counted (cheaper than searching for each `"` every time).
-        if let Some(lit) = raw_literal(src, text, 1) {
-            return lit;
-        }
-        let hashes = longest_hash_run_after_quote(text) + 1;
-        if hashes > 1
-            && let Some(lit) = raw_literal(src, text, hashes)
-        {
+/// reads as the text itself in expanded code.
+pub(crate) fn text_literal(text: &str) -> Literal {
+    // A carriage return is not allowed in a raw string.
+    if text.contains('\n') && !text.contains('\r') {
+        let hashes = "#".repeat(longest_hash_run_after_quote(text) + 1);
+        if let Ok(lit) = format!("r{hashes}\"{text}\"{hashes}").parse() {
             return lit;
         }
     }
     Literal::string(text)
-}
-
-/// `text` as a raw literal with `hashes` `#`s, if that lexes as one literal (spelled in
-/// `src`).
-fn raw_literal(src: &mut String, text: &str, hashes: usize) -> Option<Literal> {
-    // Sized up front: `format!` would grow the buffer by doubling, copying the text
-    // several times.
-    src.clear();
-    src.reserve(text.len() + 2 * hashes + 3);
-    src.push('r');
-    src.extend(std::iter::repeat_n('#', hashes));
-    src.push('"');
-    src.push_str(text);
-    src.push('"');
-    src.extend(std::iter::repeat_n('#', hashes));
-    src.parse::<Literal>().ok()
 }
 
 /// The longest run of `#` right after a `"` in `text` (0 when there is none): a raw literal
@@ -258,15 +226,11 @@ mod tests {
             "ends with\n\r",
             "\"#\n",
         ] {
-            let lit = super::text_literal(&mut String::new(), text);
+            let lit = super::text_literal(text);
             let parsed: syn::LitStr = syn::parse_quote!(#lit);
             assert_eq!(parsed.value(), text, "literal {lit}");
         }
-        assert!(
-            super::text_literal(&mut String::new(), "x\ny")
-                .to_string()
-                .starts_with("r#\"")
-        );
+        assert!(super::text_literal("x\ny").to_string().starts_with("r#\""));
     }
 
     fn check(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream, expected: Expect) {

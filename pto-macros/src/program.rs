@@ -174,8 +174,7 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
 /// `IR`, `LOWERED`, `CPP` and `program()` of the whole program.
 fn texts(ident: &syn::Ident, ir: &str, lowered: &str, cpp: &str) -> TokenStream {
     let unparsed = format!("`{ident}::IR` does not parse back: {{}}");
-    let mut src = String::new();
-    let [ir, lowered, cpp] = [ir, lowered, cpp].map(|t| crate::expand::text_literal(&mut src, t));
+    let [ir, lowered, cpp] = [ir, lowered, cpp].map(crate::expand::text_literal);
     quote! {
         /// The verified PTO-IR of the whole program (statement form).
         pub const IR: &str = #ir;

@@ -8,7 +8,8 @@
 //! passes in order (or the passes of the lowering pipeline), verifying after each, and prints
 //! the result: the statement text (`ir`, the default), the same module as PyPTO Python
 //! (`pypto`, after the passes that ran), or the lowered entry function (or `--func`) as
-//! seed-002 MLIR, MLIR generic form, PTO-ISA C++, or the Rust host body. The lowered forms
+//! seed-002 MLIR, MLIR generic form, PTO-ISA C++, or the Rust host function (its tokens
+//! pretty-printed with `prettyplease`, as `cargo expand` shows macro output). The lowered forms
 //! come from the one lowering pipeline the `#[pto::kernel]` macro runs
 //! (`pto_lower::PassManager::lower`); `--verify-each` verifies after each of its passes too. For a module of several functions,
 //! `pto-mlir` and `cpp` print the whole program (as `NAME::LOWERED` / `NAME::CPP` of a
@@ -129,8 +130,20 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
         "pto-mlir" => c.lowered,
         "mlir-generic" => c.mlir_generic(),
         "cpp" => c.cpp,
-        _ => c.host.to_string(),
+        _ => host_source(&c).map_err(with_source)?,
     })
+}
+
+/// The host function of `c` as Rust source for people: the emitter's tokens, pretty-printed.
+fn host_source(c: &Compiled) -> Result<String, Diagnostics> {
+    let tokens = pto_lower::emit::rust::emit_fn(&c.program)?;
+    let file = syn::parse2::<syn::File>(tokens).map_err(|e| {
+        pto_ir::Diag::new(
+            pto_ir::SpanId::NONE,
+            format!("internal error: the host function does not parse: {e}"),
+        )
+    })?;
+    Ok(prettyplease::unparse(&file))
 }
 
 fn main() -> ExitCode {

@@ -152,3 +152,21 @@ fn verify_each_is_a_switch_of_the_one_pipeline() {
     let (_, rust, _) = pto_opt(&[KERNEL, "--emit=rust"]);
     assert!(rust.contains("map_store"), "{rust}");
 }
+
+/// `--emit=rust` prints the whole host function as people write Rust: one statement a line,
+/// indented, as `prettyplease` formats it.
+#[test]
+fn rust_is_the_host_function_pretty_printed() {
+    let (ok, rust, err) = pto_opt(&[KERNEL, "--emit=rust"]);
+    assert!(ok, "{err}");
+    let file: syn::File = syn::parse_str(&rust).expect("the output is Rust");
+    assert_eq!(prettyplease::unparse(&file), rust, "already formatted");
+    assert!(
+        rust.contains("pub fn scale_rows(\n    x: &::pto::Tensor<f32>,"),
+        "{rust}"
+    );
+    assert!(
+        rust.contains("\n    let mut __pto_meter = ::pto::budget::Meter::start();\n"),
+        "{rust}"
+    );
+}

@@ -30,7 +30,7 @@
 //! `signature` (the signature, shape binding, returned values), `inst` (instructions),
 //! `parallel` (parallel loops) and `chain` (the elementwise chains `fuse-chains` marked).
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use pto_ir::entity::EntityId;
@@ -203,6 +203,13 @@ fn paren(bare: bool, e: TokenStream) -> TokenStream {
     if bare { e } else { quote!((#e)) }
 }
 
+/// `{ ts }`, with `ts` moved into the group: interpolated in `quote!` as `{ #ts }`, every
+/// token of a loop body would be copied once per level of nesting, a cost that grows with the
+/// kernel (a group is shared, not copied).
+fn braced(ts: TokenStream) -> Group {
+    Group::new(Delimiter::Brace, ts)
+}
+
 /// Builds the tokens of the host code.
 ///
 /// Expression builders take `bare`: whether to leave out the parentheses around an
@@ -226,7 +233,7 @@ struct Writer<'a> {
     /// The names of `pto::isa` the code uses unqualified (`tload`, `tmov`, `LoopRange`), in
     /// order of first use: imported at the top, so each call is `tload(..)` rather than
     /// `isa::tload(..)`.
-    isa_names: Vec<String>,
+    isa_names: Vec<(&'static str, &'static str, Ident)>,
     /// Tensors stored to by the parallel loop being built: locked at each store.
     locked: Vec<ValueId>,
     /// Per tile slot, whether only parallel loops use it (each declares its own copy).
@@ -283,16 +290,21 @@ impl<'a> Writer<'a> {
     /// The name of the `pto::isa` item `{name}{suffix}`: imported and unqualified, unless a
     /// parameter has that name, which the import would shadow (a `use` in the body hides a
     /// parameter of the same name in the value namespace, where functions live).
-    fn isa(&mut self, name: &str, suffix: &str) -> TokenStream {
-        let full = format!("{name}{suffix}");
-        let id = Ident::new(&full, Span::call_site());
-        if !self.isa_names.contains(&full) {
-            if self.params.contains(&full.as_str()) {
-                return quote!(::pto::isa::#id);
-            }
-            self.isa_names.push(full);
+    fn isa(&mut self, name: &'static str, suffix: &'static str) -> TokenStream {
+        if let Some((_, _, id)) = self
+            .isa_names
+            .iter()
+            .find(|(n, s, _)| (*n, *s) == (name, suffix))
+        {
+            return quote!(#id);
         }
-        quote!(#id)
+        let id = format_ident!("{}{}", name, suffix);
+        if self.params.iter().any(|p| id == p) {
+            return quote!(::pto::isa::#id);
+        }
+        let tokens = quote!(#id);
+        self.isa_names.push((name, suffix, id));
+        tokens
     }
 
     /// The `use` of every `pto` name the code uses (nothing when it uses none).
@@ -303,10 +315,7 @@ impl<'a> Writer<'a> {
             items.push(quote!(bind_shapes));
         }
         if !self.isa_names.is_empty() {
-            let names = self
-                .isa_names
-                .iter()
-                .map(|n| Ident::new(n, Span::call_site()));
+            let names = self.isa_names.iter().map(|(_, _, id)| id);
             items.push(quote!(isa::{#(#names),*}));
         }
         for i in Import::ALL.into_iter().skip(1).filter(|&i| used(i)) {

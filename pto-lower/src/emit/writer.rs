@@ -1,5 +1,5 @@
-//! The text sink shared by the text emitters: every piece is appended to one `String`
-//! (naga `back` style), so writing a line costs no allocation of its own.
+//! The line writer of the text emitters (PTO-ISA C++, MLIR): indented lines appended to one
+//! `String`, as naga's `back` writers print.
 
 use std::fmt::{self, Write as _};
 

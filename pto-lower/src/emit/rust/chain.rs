@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use pto_ir::sem::ElementTrait;
 use pto_ir::{Constant, DataType, ValueId};
 
-use super::{Import, Writer};
+use super::{Import, Writer, braced};
 use crate::isa::{Arg, Chain, Index, TileRef};
 use crate::lower::fuse::element_fn;
 
@@ -25,8 +25,10 @@ impl<'a> Writer<'a> {
         let empty = self.all_empty(&touched);
         let (lb, ub) = (self.i64(l.lb, true), self.i64(l.ub, true));
         let step = Literal::i64_unsuffixed(l.step);
-        let chain = self.chain(c);
-        quote!({ let __ub = __pto_meter.loop_end(#lb, #ub, #step, #empty)?; #chain })
+        let mut block = quote!(let __ub = __pto_meter.loop_end(#lb, #ub, #step, #empty)?;);
+        block.extend(self.chain(c));
+        let block = braced(block);
+        quote!(#block)
     }
 
     /// The offsets of a chain's load or store: plain indices, or in a loop call
@@ -116,6 +118,8 @@ impl<'a> Writer<'a> {
             body.extend(quote!(let #dst: #ty = #callee(#(#op_args),*);));
         }
         let result = element(c.store.1);
-        quote!(#f(#args move |#(#inputs: #ty),*| -> #ty { #body #result },)?;)
+        body.extend(quote!(#result));
+        let body = braced(body);
+        quote!(#f(#args move |#(#inputs: #ty),*| -> #ty #body,)?;)
     }
 }

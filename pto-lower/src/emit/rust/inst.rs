@@ -5,7 +5,7 @@ use quote::{format_ident, quote};
 
 use pto_ir::{Constant, DataType, Opcode, ValueId};
 
-use super::{Import, Writer};
+use super::{Import, Writer, braced};
 use crate::isa::{Arg, Inst, Isa, TileId, TileRef};
 
 impl<'a> Writer<'a> {
@@ -221,8 +221,10 @@ impl<'a> Writer<'a> {
                     // Every iteration after the first would do nothing.
                     range = quote!(#range.take(if #guard { 1 } else { usize::MAX }));
                 }
-                let body = self.loop_body(body);
-                out.extend(quote!(for #iv in #range { __pto_meter.tick()?; #body }));
+                let mut block = quote!(__pto_meter.tick()?;);
+                block.extend(self.loop_body(body));
+                let block = braced(block);
+                out.extend(quote!(for #iv in #range #block));
                 out.extend(self.result_decls(results));
                 out
             }
@@ -234,12 +236,13 @@ impl<'a> Writer<'a> {
                 results,
             } => {
                 let mut out = self.carried_decls(carried);
-                let cond = self.loop_body(cond);
+                let mut block = quote!(__pto_meter.tick()?;);
+                block.extend(self.loop_body(cond));
                 let c = self.scalar(*cond_value, false);
-                let body = self.loop_body(body);
-                out.extend(quote! {
-                    loop { __pto_meter.tick()?; #cond if !#c { break; } #body }
-                });
+                block.extend(quote!(if !#c { break; }));
+                block.extend(self.loop_body(body));
+                let block = braced(block);
+                out.extend(quote!(loop #block));
                 out.extend(self.result_decls(results));
                 out
             }
@@ -256,9 +259,9 @@ impl<'a> Writer<'a> {
                     out.extend(quote!(let #id: #ty;));
                 }
                 let c = self.scalar(*cond, false);
-                let then_body = self.insts(then_body);
-                let else_body = self.insts(else_body);
-                out.extend(quote!(if #c { #then_body } else { #else_body }));
+                let then_body = braced(self.insts(then_body));
+                let else_body = braced(self.insts(else_body));
+                out.extend(quote!(if #c #then_body else #else_body));
                 out
             }
             Inst::Break => quote!(break;),
@@ -454,7 +457,13 @@ impl<'a> Writer<'a> {
     }
 
     /// `{f}{suffix}(dst, args..);`, a call of `pto::isa::{f}{suffix}`.
-    fn call(&mut self, f: &str, suffix: &str, dst: TileId, args: &[Arg]) -> TokenStream {
+    fn call(
+        &mut self,
+        f: &'static str,
+        suffix: &'static str,
+        dst: TileId,
+        args: &[Arg],
+    ) -> TokenStream {
         let f = self.isa(f, suffix);
         let dst_id = self.tile(dst);
         let dtype = match self.p.tile(dst).map_or(DataType::Fp32, |s| s.dtype) {
@@ -471,7 +480,10 @@ impl<'a> Writer<'a> {
         let args: Vec<TokenStream> = args
             .iter()
             .map(|a| match *a {
-                Arg::Tile(t) => self.tref(t),
+                Arg::Tile(t) => {
+                    let t = self.tref(t);
+                    quote!(#t)
+                }
                 Arg::Scalar(v) => self.scalar_as(v, dtype, true),
                 Arg::Imm(x) => self.lit(Constant::Double(x), dtype, true),
                 Arg::Cmp(k) => {

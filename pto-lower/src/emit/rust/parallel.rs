@@ -20,7 +20,7 @@ use quote::quote;
 
 use pto_ir::{DataType, ValueId};
 
-use super::{Import, Writer};
+use super::{Import, Writer, braced};
 use crate::isa::{Inst, TileId};
 use crate::lower::slot_use;
 
@@ -30,12 +30,12 @@ impl<'a> Writer<'a> {
         &mut self,
         iv: ValueId,
         [lb, ub, step]: [ValueId; 3],
-        body: &[Inst],
+        insts: &[Inst],
     ) -> TokenStream {
-        let (written, live_in) = slot_use(body);
+        let (written, live_in) = slot_use(insts);
         let mut loads = Vec::new();
         let mut stores = Vec::new();
-        tensors(body, &mut loads, &mut stores);
+        tensors(insts, &mut loads, &mut stores);
         let mut shared = TokenStream::new();
         for &t in &loads {
             let t = self.ident(t);
@@ -62,19 +62,22 @@ impl<'a> Writer<'a> {
         };
         let outer = std::mem::replace(&mut self.locked, stores);
         let depth = self.par_depth.replace(0);
-        let body = self.insts(body);
+        let mut body = quote! {
+            let (#(#names,)*) = __pto_tiles;
+            #[allow(unused_variables)] #iv
+        };
+        body.extend(self.insts(insts));
+        body.extend(quote!(::core::result::Result::Ok(())));
+        let body = braced(body);
         self.par_depth = depth;
         self.locked = outer;
-        quote!({
-            #shared
+        let mut block = shared;
+        block.extend(quote! {
             ::pto::par::for_range(&mut __pto_meter, #lb, #ub, #step, || (#(#inits,)*),
-                |__pto_tiles, __pto_meter, __pto_i| {
-                    let (#(#names,)*) = __pto_tiles;
-                    #[allow(unused_variables)] #iv
-                    #body
-                    ::core::result::Result::Ok(())
-                })?;
-        })
+                |__pto_tiles, __pto_meter, __pto_i| #body)?;
+        });
+        let block = braced(block);
+        quote!(#block)
     }
 
     /// `Tile::<T, R, C>::zeros()` for slot `t`.

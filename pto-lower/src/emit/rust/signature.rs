@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use pto_ir::{DataType, Dim, Direction, TensorType, Type, ValueId};
 
-use super::{Import, Writer, has_loops, signature_word, valid_ident};
+use super::{Import, Writer, braced, has_loops, signature_word, valid_ident};
 use crate::isa::{Inst, TileId};
 
 impl<'a> Writer<'a> {
@@ -121,8 +121,11 @@ impl<'a> Writer<'a> {
         // code: the imports shadow nothing it uses (the user's module-level items), but a
         // parameter of the same name in the value namespace, where of these names only the
         // functions `bind_shapes` and `isa::*` live (`shapes`, `isa`).
-        let imports = self.imports_use();
-        quote!({ #imports #body #tail })
+        let mut block = self.imports_use();
+        block.extend(body);
+        block.extend(tail);
+        let block = braced(block);
+        quote!(#block)
     }
 
     /// Checks the tensor parameters' shapes and binds the symbolic dimensions: one

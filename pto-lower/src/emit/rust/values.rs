@@ -1,6 +1,6 @@
 //! Expression builders: literals, scalars and their conversions, indices, windows.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use pto_ir::{Constant, DataType, ValueId};
@@ -215,18 +215,12 @@ impl<'a> Writer<'a> {
     }
 
     /// A tile operand.
-    pub(super) fn tref(&mut self, t: TileRef) -> TokenStream {
+    pub(super) fn tref(&mut self, t: TileRef) -> Ident {
         match t {
-            TileRef::Slot(s) => {
-                let id = self.tile(s);
-                quote!(#id)
-            }
+            TileRef::Slot(s) => self.tile(s),
             // A tile parameter is already a reference (`&Tile` or `&mut Tile`, which the
             // callee's `&Tile` parameter reborrows as shared).
-            TileRef::Param(v) => {
-                let id = self.ident(v);
-                quote!(#id)
-            }
+            TileRef::Param(v) => self.ident(v),
         }
     }
 }
