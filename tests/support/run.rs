@@ -9,16 +9,23 @@ use pto::ir::{DataType, ProgramModule};
 use pto::{Element, Tensor};
 use pto_lower::interp::{HostTensor, HostValue};
 
-/// Deterministic values in `[lo, hi)` (a linear congruential sequence from `seed`).
+/// A deterministic sequence of 64-bit states from `seed` (a linear congruential generator;
+/// its high bits are the random ones).
+pub fn states(seed: u64) -> impl Iterator<Item = u64> {
+    std::iter::successors(Some(seed), |s| {
+        Some(
+            s.wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407),
+        )
+    })
+    .skip(1)
+}
+
+/// Deterministic values in `[lo, hi)`.
 pub fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
-        })
+    states(seed)
+        .take(n)
+        .map(|s| lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32))
         .collect()
 }
 
@@ -99,11 +106,10 @@ pub fn assert_interp_agrees(
 }
 
 /// Runs a host function on interpreter-form arguments (`f` calls it with what [`Args`]
-/// reads from them) and writes the tensors it stored into back into `args`. A value the
-/// function returns is dropped: the tests compare the tensors.
-pub fn host<R>(
+/// reads from them) and writes the tensors it stored into back into `args`.
+pub fn host(
     args: &mut [HostValue],
-    f: impl FnOnce(&Args) -> Result<R, pto::Error>,
+    f: impl FnOnce(&Args) -> Result<(), pto::Error>,
 ) -> Result<(), pto::Error> {
     let view = Args {
         args: &*args,
@@ -116,7 +122,7 @@ pub fn host<R>(
         };
         *t = HostTensor::new(t.dtype, t.shape.clone(), data).unwrap();
     }
-    result.map(drop)
+    result
 }
 
 /// Interpreter-form arguments as a host function takes them.
