@@ -64,8 +64,9 @@ impl<'a> Writer<'a> {
                 window,
             } => {
                 // `tstore`, `tstore_add`, `tstore_cvt` (a converting store from an
-                // accumulator), `tstore_quant` (a quantising one, with the scale 1.0), and
-                // their `_add` forms, each with a `_window` form for rank 3 / 4.
+                // accumulator) and `tstore_quant` (a quantising one, with the scale 1.0),
+                // the last two with a `StoreMode` (`Write` or `Add`), each with a `_window`
+                // form for rank 3 / 4.
                 let from = match src {
                     TileRef::Slot(t) => self.p.tile(*t).map(|s| s.dtype),
                     TileRef::Param(_) => None,
@@ -76,10 +77,8 @@ impl<'a> Writer<'a> {
                 let f = match (*add, converts, quant) {
                     (false, false, _) => "tstore",
                     (true, false, _) => "tstore_add",
-                    (false, true, false) => "tstore_cvt",
-                    (true, true, false) => "tstore_add_cvt",
-                    (false, true, true) => "tstore_quant",
-                    (true, true, true) => "tstore_add_quant",
+                    (_, true, false) => "tstore_cvt",
+                    (_, true, true) => "tstore_quant",
                 };
                 self.put_isa(f, if window.len() > 2 { "_window" } else { "" });
                 // A `&mut Tensor` parameter, reborrowed by the call.
@@ -88,7 +87,16 @@ impl<'a> Writer<'a> {
                 self.put(", ");
                 self.put_tref(*src);
                 self.put_transfer_args(offsets, window);
-                self.put(if quant { ", 1.0f32) ? ; " } else { ") ? ; " });
+                let mode = if *add { "Add" } else { "Write" };
+                match (converts, quant) {
+                    (true, true) => {
+                        let _ = write!(self.out, ", 1.0f32, ::pto::isa::StoreMode::{mode}) ? ; ");
+                    }
+                    (true, false) => {
+                        let _ = write!(self.out, ", ::pto::isa::StoreMode::{mode}) ? ; ");
+                    }
+                    _ => self.put(") ? ; "),
+                }
             }
             Inst::Read {
                 result,
