@@ -727,7 +727,7 @@ fn part_b_memory_ops_agree_at_full_and_ragged_regions() {
         let mut o16 =
             Tensor::from_vec_dyn(y16.iter().map(|&v| f16::from_f64(v)).collect(), &[8, 32])
                 .unwrap();
-        isa::tstore_cvt(&mut o16, &t, &[0, 0]).unwrap();
+        isa::tstore_cvt(&mut o16, &t, &[0, 0], isa::StoreMode::Write).unwrap();
         let host16: Vec<f64> = o16.as_slice().iter().map(|v| v.to_f64()).collect();
         agree_bits(
             &what("converting store"),
@@ -749,12 +749,12 @@ fn part_b_memory_ops_agree_at_full_and_ragged_regions() {
             let host8: Vec<f64> = if d == DataType::Int8 {
                 let mut o8 =
                     Tensor::from_vec_dyn(y8.iter().map(|&v| v as i8).collect(), &[8, 32]).unwrap();
-                isa::tstore_quant(&mut o8, &t, &[0, 0], 1.0).unwrap();
+                isa::tstore_quant(&mut o8, &t, &[0, 0], 1.0, isa::StoreMode::Write).unwrap();
                 o8.as_slice().iter().map(|&v| f64::from(v)).collect()
             } else {
                 let mut o8 =
                     Tensor::from_vec_dyn(y8.iter().map(|&v| v as u8).collect(), &[8, 32]).unwrap();
-                isa::tstore_quant(&mut o8, &t, &[0, 0], 1.0).unwrap();
+                isa::tstore_quant(&mut o8, &t, &[0, 0], 1.0, isa::StoreMode::Write).unwrap();
                 o8.as_slice().iter().map(|&v| f64::from(v)).collect()
             };
             agree_bits(

@@ -7,63 +7,10 @@
 #[path = "edge/kernels.rs"]
 mod kernels;
 
+mod support;
+
 use pto::Tensor;
-use pto_lower::interp::{HostTensor, HostValue, run};
-
-/// Deterministic values in `[lo, hi)`.
-fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
-        })
-        .collect()
-}
-
-/// Runs `program` in the interpreter on `inputs` (f32 tensors) and zero outputs; the outputs.
-fn interp(
-    m: &pto::ir::ProgramModule,
-    inputs: &[(&[f32], [usize; 2])],
-    outputs: &[[usize; 2]],
-) -> Vec<Vec<f32>> {
-    let t = |d: &[f32], s: [usize; 2]| {
-        HostValue::Tensor(
-            HostTensor::new(
-                pto::ir::DataType::Fp32,
-                s.to_vec(),
-                d.iter().map(|&x| f64::from(x)).collect(),
-            )
-            .unwrap(),
-        )
-    };
-    let mut args: Vec<HostValue> = inputs.iter().map(|(d, s)| t(d, *s)).collect();
-    args.extend(outputs.iter().map(|s| t(&vec![0.0; s[0] * s[1]], *s)));
-    run(m, m.entry.unwrap(), &mut args).unwrap();
-    args[inputs.len()..]
-        .iter()
-        .map(|a| {
-            a.as_tensor()
-                .unwrap()
-                .data
-                .iter()
-                .map(|&x| x as f32)
-                .collect()
-        })
-        .collect()
-}
-
-fn close(got: &[f32], want: &[f32], tol: f32, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * w.abs().max(1.0),
-            "{what}: element {i} is {g}, expected {w}"
-        );
-    }
-}
+use support::run::{arg, close, f32s, interp, values, zeros};
 
 type Reduce = fn(&Tensor<f32>, &mut Tensor<f32>) -> Result<(), pto::Error>;
 
@@ -85,9 +32,9 @@ fn column_reduction(
     kernel(&xt, &mut out).unwrap();
     let what = format!("{r} x {c}");
     close(out.as_slice(), &want, tol, &format!("host {what}"));
-    let by_interp = interp(m, &[(&x, [r, c])], &[[1, c]]);
+    let by_interp = interp(m, vec![arg(&xt), zeros::<f32>([1, c])]);
     assert_eq!(
-        by_interp[0],
+        f32s(&by_interp[1]),
         out.as_slice(),
         "interpreter vs host at {what}"
     );
@@ -160,11 +107,10 @@ fn carried_matmul_accumulation_at_edges() {
         close(c.as_slice(), &want, 1e-5, &format!("host {what}"));
         let by_interp = interp(
             &kernels::carried_matmul::program(),
-            &[(&a, [m, k]), (&b, [k, n])],
-            &[[m, n]],
+            vec![arg(&at), arg(&bt), zeros::<f32>([m, n])],
         );
         close(
-            &by_interp[0],
+            &f32s(&by_interp[2]),
             c.as_slice(),
             1e-6,
             &format!("interpreter vs host {what}"),

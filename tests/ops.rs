@@ -6,94 +6,73 @@
 #[path = "ops/kernels.rs"]
 mod kernels;
 
+mod support;
+
 use pto::Tensor;
 use pto::ir::DataType;
-use pto_lower::interp::{HostTensor, HostValue, run};
-
-/// Deterministic values in `[lo, hi)`.
-fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
-        })
-        .collect()
-}
-
-/// A tensor argument for the interpreter.
-fn arg(d: DataType, data: &[f64], shape: [usize; 2]) -> HostValue {
-    HostValue::Tensor(HostTensor::new(d, shape.to_vec(), data.to_vec()).unwrap())
-}
-
-/// Runs `m` in the interpreter on `args`; the tensors' data afterwards (empty for others).
-fn interp(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<f64>> {
-    run(m, m.entry.unwrap(), &mut args).unwrap();
-    args.iter()
-        .map(|a| a.as_tensor().map(|t| t.data.clone()).unwrap_or_default())
-        .collect()
-}
-
-fn f64s(t: &[f32]) -> Vec<f64> {
-    t.iter().map(|&x| f64::from(x)).collect()
-}
-
-/// Bitwise equality, every NaN equal to every NaN.
-fn same(got: &[f32], want: &[f32], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
-            "{what}: element {i} is {g}, expected {w}"
-        );
-    }
-}
+use pto_lower::interp::HostValue;
+use support::run::{arg, f32s, f64s, interp, same, values, zeros};
 
 const SIZES: [(usize, usize); 4] = [(32, 128), (37, 100), (5, 64), (16, 33)];
+
+/// A kernel of two `r x c` inputs and three `r x c` outputs.
+type TwoInThreeOut = fn(
+    &Tensor<f32>,
+    &Tensor<f32>,
+    &mut Tensor<f32>,
+    &mut Tensor<f32>,
+    &mut Tensor<f32>,
+) -> Result<(), pto::Error>;
+
+/// Runs `kernel` on `x` and `y` (`r x c`) by its host function and in the interpreter on its
+/// IR `m`, asserting the two agree bit for bit; the host function's three outputs.
+fn two_in_three_out(
+    kernel: TwoInThreeOut,
+    m: &pto::ir::ProgramModule,
+    x: &[f32],
+    y: &[f32],
+    (r, c): (usize, usize),
+) -> [Vec<f32>; 3] {
+    let (xt, yt) = (
+        Tensor::from_vec(x.to_vec(), [r, c]).unwrap(),
+        Tensor::from_vec(y.to_vec(), [r, c]).unwrap(),
+    );
+    let mut outs: Vec<Tensor<f32>> = (0..3).map(|_| Tensor::zeros([r, c])).collect();
+    let [a, b, d] = &mut outs[..] else {
+        unreachable!()
+    };
+    kernel(&xt, &yt, a, b, d).unwrap();
+    let zero = || zeros::<f32>([r, c]);
+    let got = interp(m, vec![arg(&xt), arg(&yt), zero(), zero(), zero()]);
+    for (k, t) in outs.iter().enumerate() {
+        same(
+            &f32s(&got[k + 2]),
+            t.as_slice(),
+            &format!("interpreter output {k} at {r} x {c}"),
+        );
+    }
+    [0, 1, 2].map(|k| outs[k].as_slice().to_vec())
+}
 
 #[test]
 fn pow_and_fmod_match_rust() {
     for (r, c) in SIZES {
         let x = values(r * c, (r * 7 + c) as u64, -4.0, 4.0);
         let y = values(r * c, (r * 11 + c) as u64, -3.0, 3.0);
-        let (xt, yt) = (
-            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
-            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
+        let [p, q, m] = two_in_three_out(
+            kernels::pow_fmod,
+            &kernels::pow_fmod::program(),
+            &x,
+            &y,
+            (r, c),
         );
-        let mut outs: Vec<Tensor<f32>> = (0..3).map(|_| Tensor::zeros([r, c])).collect();
-        let [p, q, m] = &mut outs[..] else {
-            unreachable!()
-        };
-        kernels::pow_fmod(&xt, &yt, p, q, m).unwrap();
         let what = format!("{r} x {c}");
         let want_p: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a.abs().powf(*b)).collect();
         let want_q: Vec<f32> = x.iter().map(|a| a.powf(3.0)).collect();
         let want_m: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a % b).collect();
-        same(p.as_slice(), &want_p, &format!("pow {what}"));
-        same(q.as_slice(), &want_q, &format!("pows {what}"));
-        same(m.as_slice(), &want_m, &format!("fmod {what}"));
-        let f = DataType::Fp32;
-        let zero = vec![0.0; r * c];
-        let got = interp(
-            &kernels::pow_fmod::program(),
-            vec![
-                arg(f, &f64s(&x), [r, c]),
-                arg(f, &f64s(&y), [r, c]),
-                arg(f, &zero, [r, c]),
-                arg(f, &zero, [r, c]),
-                arg(f, &zero, [r, c]),
-            ],
-        );
-        for (k, t) in [&*p, &*q, &*m].into_iter().enumerate() {
-            let by_interp: Vec<f32> = got[k + 2].iter().map(|&v| v as f32).collect();
-            same(
-                &by_interp,
-                t.as_slice(),
-                &format!("interpreter output {k} at {what}"),
-            );
-        }
+        same(&p, &want_p, &format!("pow {what}"));
+        same(&q, &want_q, &format!("pows {what}"));
+        same(&m, &want_m, &format!("fmod {what}"));
     }
 }
 
@@ -107,15 +86,8 @@ fn compare_and_select_match_rust() {
             x[i] = y[i];
         }
         x[1] = f32::NAN;
-        let (xt, yt) = (
-            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
-            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
-        );
-        let mut outs: Vec<Tensor<f32>> = (0..3).map(|_| Tensor::zeros([r, c])).collect();
-        let [l, k, p] = &mut outs[..] else {
-            unreachable!()
-        };
-        kernels::masks(&xt, &yt, l, k, p).unwrap();
+        let [l, k, p] =
+            two_in_three_out(kernels::masks, &kernels::masks::program(), &x, &y, (r, c));
         let what = format!("{r} x {c}");
         let want_l: Vec<f32> = x
             .iter()
@@ -136,29 +108,9 @@ fn compare_and_select_match_rust() {
             .zip(&y)
             .map(|(&a, &b)| if a == b || (a > b && a <= 2.0) { a } else { b })
             .collect();
-        same(l.as_slice(), &want_l, &format!("leaky relu {what}"));
-        same(k.as_slice(), &want_k, &format!("clamp {what}"));
-        same(p.as_slice(), &want_p, &format!("picked {what}"));
-        let f = DataType::Fp32;
-        let zero = vec![0.0; r * c];
-        let got = interp(
-            &kernels::masks::program(),
-            vec![
-                arg(f, &f64s(&x), [r, c]),
-                arg(f, &f64s(&y), [r, c]),
-                arg(f, &zero, [r, c]),
-                arg(f, &zero, [r, c]),
-                arg(f, &zero, [r, c]),
-            ],
-        );
-        for (k, t) in [&*l, &*k, &*p].into_iter().enumerate() {
-            let by_interp: Vec<f32> = got[k + 2].iter().map(|&v| v as f32).collect();
-            same(
-                &by_interp,
-                t.as_slice(),
-                &format!("interpreter output {k} at {what}"),
-            );
-        }
+        same(&l, &want_l, &format!("leaky relu {what}"));
+        same(&k, &want_k, &format!("clamp {what}"));
+        same(&p, &want_p, &format!("picked {what}"));
     }
 }
 
@@ -228,26 +180,24 @@ fn products_arg_reductions_and_expands_match_rust() {
                 "all-NaN row"
             );
         }
-        let (f, i) = (DataType::Fp32, DataType::Int32);
         let got = interp(
             &kernels::products::program(),
             vec![
-                arg(f, &f64s(&x), [r, c]),
-                arg(f, &vec![0.0; r * c], [r, c]),
-                arg(f, &vec![0.0; r * c], [r, c]),
-                arg(i, &vec![0.0; r], [r, 1]),
-                arg(i, &vec![0.0; r], [r, 1]),
+                arg(&xt),
+                zeros::<f32>([r, c]),
+                zeros::<f32>([r, c]),
+                zeros::<i32>([r, 1]),
+                zeros::<i32>([r, 1]),
             ],
         );
-        let as_f32 = |k: usize| got[k].iter().map(|&v| v as f32).collect::<Vec<_>>();
         let as_i32 = |k: usize| got[k].iter().map(|&v| v as i32).collect::<Vec<_>>();
         same(
-            &as_f32(1),
+            &f32s(&got[1]),
             rows.as_slice(),
             &format!("interpreter row_prod {what}"),
         );
         same(
-            &as_f32(2),
+            &f32s(&got[2]),
             cols.as_slice(),
             &format!("interpreter col_prod {what}"),
         );
@@ -288,10 +238,7 @@ fn column_tiles_fill_and_accumulate() {
         same(out.as_slice(), &want, &format!("column fill {r} x {c}"));
         let got = interp(
             &kernels::column_fill::program(),
-            vec![
-                arg(DataType::Fp32, &f64s(&x), [r, c]),
-                arg(DataType::Fp32, &vec![0.0; r], [r, 1]),
-            ],
+            vec![arg(&xt), zeros::<f32>([r, 1])],
         );
         assert_eq!(got[1], f64s(&want), "interpreter, column fill {r} x {c}");
     }
@@ -333,11 +280,7 @@ fn mask_parameters_pick_like_computed_masks() {
         .unwrap();
         let got = interp(
             &kernels::mask_param::program(),
-            vec![
-                arg(DataType::Fp32, &f64s(&x), [r, 16]),
-                HostValue::Tile(mask),
-                arg(DataType::Fp32, &vec![0.0; r * 16], [r, 16]),
-            ],
+            vec![arg(&xt), HostValue::Tile(mask), zeros::<f32>([r, 16])],
         );
         assert_eq!(got[2], f64s(&want), "interpreter, mask parameter {r} x 16");
     }

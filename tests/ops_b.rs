@@ -6,45 +6,12 @@
 #[path = "ops_b/kernels.rs"]
 mod kernels;
 
+mod support;
+
 use pto::ir::DataType;
-use pto::{Element, Tensor, bf16};
-use pto_lower::interp::{HostTensor, HostValue, run};
-
-/// Deterministic values in `[lo, hi)`.
-fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
-        })
-        .collect()
-}
-
-fn host<T: Element>(t: &Tensor<T>, d: DataType) -> HostValue {
-    HostValue::Tensor(
-        HostTensor::new(
-            d,
-            t.shape().to_vec(),
-            t.as_slice().iter().map(|x| x.to_f64()).collect(),
-        )
-        .unwrap(),
-    )
-}
-
-/// Runs `m` in the interpreter on `args`; the arguments afterwards, as f64 data.
-fn interp(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<f64>> {
-    run(m, m.entry.unwrap(), &mut args).unwrap();
-    args.iter()
-        .map(|a| a.as_tensor().map(|t| t.data.clone()).unwrap_or_default())
-        .collect()
-}
-
-fn as_f64<T: Element>(t: &Tensor<T>) -> Vec<f64> {
-    t.as_slice().iter().map(|x| x.to_f64()).collect()
-}
+use pto::{Tensor, bf16};
+use pto_lower::interp::{HostValue, run};
+use support::run::{arg, assert_interp_agrees, data, interp, values, zeros};
 
 #[test]
 fn load_or_pads_outside_the_tensor() {
@@ -63,15 +30,11 @@ fn load_or_pads_outside_the_tensor() {
                 "{r} x {c} row {i}: {got} vs {want}"
             );
         }
-        let zero = Tensor::<f32>::zeros([r, 1]);
-        let by_interp = interp(
+        assert_interp_agrees(
             &kernels::padded_row_sums::program(),
-            vec![host(&xt, DataType::Fp32), host(&zero, DataType::Fp32)],
-        );
-        assert_eq!(
-            by_interp[1],
-            as_f64(&out),
-            "interpreter vs host at {r} x {c}"
+            vec![arg(&xt), zeros::<f32>([r, 1])],
+            &[(1, data(&out))],
+            &format!("{r} x {c}"),
         );
     }
 }
@@ -90,15 +53,11 @@ fn load_or_with_the_identity_of_max_reduces_whole_tiles() {
             .map(|j| (0..r).map(|i| x[i * c + j]).max().unwrap())
             .collect();
         assert_eq!(out.as_slice(), &want[..], "{r} x {c}");
-        let zero = Tensor::<i32>::zeros([1, c]);
-        let by_interp = interp(
+        assert_interp_agrees(
             &kernels::padded_col_max::program(),
-            vec![host(&xt, DataType::Int32), host(&zero, DataType::Int32)],
-        );
-        assert_eq!(
-            by_interp[1],
-            as_f64(&out),
-            "interpreter vs host at {r} x {c}"
+            vec![arg(&xt), zeros::<i32>([1, c])],
+            &[(1, data(&out))],
+            &format!("{r} x {c}"),
         );
     }
 }
@@ -119,14 +78,11 @@ fn store_add_accumulates_into_the_output() {
                 "{r} x {c} element {i}"
             );
         }
-        let by_interp = interp(
+        assert_interp_agrees(
             &kernels::add_twice::program(),
-            vec![host(&xt, DataType::Fp32), host(&start_t, DataType::Fp32)],
-        );
-        assert_eq!(
-            by_interp[1],
-            as_f64(&out),
-            "interpreter vs host at {r} x {c}"
+            vec![arg(&xt), arg(&start_t)],
+            &[(1, data(&out))],
+            &format!("{r} x {c}"),
         );
     }
 }
@@ -157,13 +113,9 @@ fn converting_store_rounds_an_accumulator_to_bf16() {
         let zero = Tensor::<bf16>::zeros([m, n]);
         let by_interp = interp(
             &kernels::matmul_to_bf16::program(),
-            vec![
-                host(&a, DataType::Fp32),
-                host(&b, DataType::Fp32),
-                host(&zero, DataType::Bf16),
-            ],
+            vec![arg(&a), arg(&b), arg(&zero)],
         );
-        let host_c = as_f64(&c);
+        let host_c = data(&c);
         let differ = by_interp[2]
             .iter()
             .zip(&host_c)
@@ -190,18 +142,15 @@ fn read_and_write_single_elements() {
         want[0] = x[r * c - 1] + 1.0;
         want[row * c + 1] = x[0];
         assert_eq!(out.as_slice(), &want[..], "{r} x {c}");
-        let by_interp = interp(
+        assert_interp_agrees(
             &kernels::element_access::program(),
             vec![
-                host(&xt, DataType::Fp32),
+                arg(&xt),
                 HostValue::scalar(DataType::Int64, row as f64).unwrap(),
-                host(&zero, DataType::Fp32),
+                arg(&zero),
             ],
-        );
-        assert_eq!(
-            by_interp[2],
-            as_f64(&out),
-            "interpreter vs host at {r} x {c}"
+            &[(2, data(&out))],
+            &format!("{r} x {c}"),
         );
     }
 }
@@ -214,9 +163,9 @@ fn an_element_index_outside_the_tensor_is_err() {
         let e = kernels::element_access(&xt, row, &mut out).unwrap_err();
         assert!(matches!(e, pto::Error::OutOfBounds { .. }), "{e}");
         let mut args = vec![
-            host(&xt, DataType::Fp32),
+            arg(&xt),
             HostValue::scalar(DataType::Int64, row as f64).unwrap(),
-            host(&out, DataType::Fp32),
+            arg(&out),
         ];
         let m = kernels::element_access::program();
         assert!(
@@ -266,17 +215,17 @@ fn reshape_and_insert() {
             }
         }
         assert_eq!(z.as_slice(), &want[..], "{r} x {c} at column {col}");
-        let by_interp = interp(
+        assert_interp_agrees(
             &kernels::reshape_insert::program(),
             vec![
-                host(&xt, DataType::Fp32),
+                arg(&xt),
                 HostValue::scalar(DataType::Int64, col as f64).unwrap(),
-                host(&y0, DataType::Fp32),
-                host(&z0, DataType::Fp32),
+                arg(&y0),
+                arg(&z0),
             ],
+            &[(2, data(&y)), (3, data(&z))],
+            &format!("{r} x {c}"),
         );
-        assert_eq!(by_interp[2], as_f64(&y), "interpreter vs host at {r} x {c}");
-        assert_eq!(by_interp[3], as_f64(&z), "interpreter vs host at {r} x {c}");
     }
     // A run-time offset whose 8 x 8 tile does not fit the 16 x 16 one.
     let xt = Tensor::from_vec(vec![1.0f32; 64], [8, 8]).unwrap();

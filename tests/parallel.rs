@@ -4,8 +4,10 @@
 //! and the interpreter on the kernel's IR agrees.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use pto::prelude::*;
-use pto_lower::interp::{HostTensor, HostValue, run};
+use support::run::{arg, close, f32s, interp, values, zeros};
 
 /// Row softmax, 8 rows per iteration, the row tiles in parallel.
 #[pto::kernel]
@@ -154,57 +156,6 @@ pub fn par_skip(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
     }
 }
 
-/// Deterministic values in `[lo, hi)`.
-fn values(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + (hi - lo) * ((s >> 40) as f32 / (1u64 << 24) as f32)
-        })
-        .collect()
-}
-
-/// Runs `m` in the interpreter on `args` (f32 tensors); the tensors after the run.
-fn interp(m: &pto::ir::ProgramModule, args: &[(&[f32], [usize; 2])]) -> Vec<Vec<f32>> {
-    let mut host: Vec<HostValue> = args
-        .iter()
-        .map(|(d, s)| {
-            HostValue::Tensor(
-                HostTensor::new(
-                    pto::ir::DataType::Fp32,
-                    s.to_vec(),
-                    d.iter().map(|&x| f64::from(x)).collect(),
-                )
-                .unwrap(),
-            )
-        })
-        .collect();
-    run(m, m.entry.unwrap(), &mut host).unwrap();
-    host.iter()
-        .map(|a| {
-            a.as_tensor()
-                .unwrap()
-                .data
-                .iter()
-                .map(|&x| x as f32)
-                .collect()
-        })
-        .collect()
-}
-
-fn close(got: &[f32], want: &[f32], tol: f32, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * w.abs().max(1.0),
-            "{what}: element {i} is {g}, expected {w}"
-        );
-    }
-}
-
 fn softmax_ref(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0.0; rows * cols];
     for r in 0..rows {
@@ -234,10 +185,10 @@ fn softmax_runs_in_parallel_and_matches_plain_rust_at_edge_sizes() {
         close(out.as_slice(), &softmax_ref(&x, rows, cols), 1e-5, &what);
         let got = interp(
             &par_softmax::program(),
-            &[(&x, [rows, cols]), (&vec![0.0; rows * cols], [rows, cols])],
+            vec![arg(&xt), zeros::<f32>([rows, cols])],
         );
         close(
-            &got[1],
+            &f32s(&got[1]),
             out.as_slice(),
             1e-5,
             &format!("{what}, interpreter"),

@@ -8,44 +8,17 @@
 #[path = "quant/kernels.rs"]
 mod kernels;
 
-use pto::ir::DataType;
-use pto::{Element, Tensor, f16};
-use pto_lower::interp::{HostTensor, HostValue, run};
+mod support;
+
+use pto::{Tensor, f16};
+use support::run::{arg, assert_interp_agrees, data, states, zeros};
 
 /// Deterministic integers in `lo..=hi`.
 fn ints(n: usize, seed: u64, lo: i32, hi: i32) -> Vec<i32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + ((s >> 33) % (hi - lo + 1) as u64) as i32
-        })
+    states(seed)
+        .take(n)
+        .map(|s| lo + ((s >> 33) % (hi - lo + 1) as u64) as i32)
         .collect()
-}
-
-fn host<T: Element>(t: &Tensor<T>, d: DataType) -> HostValue {
-    HostValue::Tensor(
-        HostTensor::new(
-            d,
-            t.shape().to_vec(),
-            t.as_slice().iter().map(|x| x.to_f64()).collect(),
-        )
-        .unwrap(),
-    )
-}
-
-/// Runs `m` in the interpreter on `args`; the arguments afterwards, as f64 data.
-fn interp(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<f64>> {
-    run(m, m.entry.unwrap(), &mut args).unwrap();
-    args.iter()
-        .map(|a| a.as_tensor().map(|t| t.data.clone()).unwrap_or_default())
-        .collect()
-}
-
-fn as_f64<T: Element>(t: &Tensor<T>) -> Vec<f64> {
-    t.as_slice().iter().map(|x| x.to_f64()).collect()
 }
 
 /// `a @ b` of row-major `m x k` and `k x n` integer matrices, exactly.
@@ -88,22 +61,17 @@ fn i32_accumulator_into_i8_and_u8() {
             .map(|&x| to_8bit(x as f64, -128.0, 127.0))
             .collect();
         let want_u: Vec<f64> = p.iter().map(|&x| to_8bit(x as f64, 0.0, 255.0)).collect();
-        assert_eq!(as_f64(&c), want_c, "{m} x {n} x {k} into i8");
-        assert_eq!(as_f64(&u), want_u, "{m} x {n} x {k} into u8");
+        assert_eq!(data(&c), want_c, "{m} x {n} x {k} into i8");
+        assert_eq!(data(&u), want_u, "{m} x {n} x {k} into u8");
         // Both saturations and in-range values occur (at the longer K).
         assert!(k < 32 || p.iter().any(|&x| x > 127) && p.iter().any(|&x| x < -128));
         assert!(p.iter().any(|&x| (-128..=127).contains(&x) && x != 0));
-        let got = interp(
+        assert_interp_agrees(
             &kernels::matmul_i8::program(),
-            vec![
-                host(&a, DataType::Int8),
-                host(&b, DataType::Int8),
-                host(&Tensor::<i8>::zeros([m, n]), DataType::Int8),
-                host(&Tensor::<u8>::zeros([m, n]), DataType::UInt8),
-            ],
+            vec![arg(&a), arg(&b), zeros::<i8>([m, n]), zeros::<u8>([m, n])],
+            &[(2, data(&c)), (3, data(&u))],
+            &format!("{m} x {n} x {k}"),
         );
-        assert_eq!(got[2], want_c, "interpreter, {m} x {n} x {k} into i8");
-        assert_eq!(got[3], want_u, "interpreter, {m} x {n} x {k} into u8");
     }
 }
 
@@ -122,7 +90,7 @@ fn f32_accumulator_into_i8() {
             .map(|&x| x as f64 / 8.0)
             .collect();
         let want: Vec<f64> = p.iter().map(|&x| to_8bit(x, -128.0, 127.0)).collect();
-        assert_eq!(as_f64(&c), want, "{m} x {n} x {k}");
+        assert_eq!(data(&c), want, "{m} x {n} x {k}");
         assert!(
             p.iter().any(|&x| x.fract().abs() == 0.5),
             "no ties at {m} x {n} x {k}"
@@ -131,15 +99,12 @@ fn f32_accumulator_into_i8() {
             k < 32 || p.iter().any(|&x| x.abs() > 128.0),
             "no saturation at {m} x {n} x {k}"
         );
-        let got = interp(
+        assert_interp_agrees(
             &kernels::matmul_f32_to_i8::program(),
-            vec![
-                host(&a, DataType::Fp32),
-                host(&b, DataType::Fp32),
-                host(&Tensor::<i8>::zeros([m, n]), DataType::Int8),
-            ],
+            vec![arg(&a), arg(&b), zeros::<i8>([m, n])],
+            &[(2, data(&c))],
+            &format!("{m} x {n} x {k}"),
         );
-        assert_eq!(got[2], want, "interpreter, {m} x {n} x {k}");
     }
 }
 
@@ -156,22 +121,19 @@ fn i32_accumulator_into_f16_saturates() {
             .iter()
             .map(|&x| f64::from(f16::from_f32((x as f32).clamp(-65504.0, 65504.0)).to_f32()))
             .collect();
-        assert_eq!(as_f64(&c), want, "{m} x {n} x {k}");
+        assert_eq!(data(&c), want, "{m} x {n} x {k}");
         if k >= 50 {
             assert!(
                 p.iter().any(|&x| x.abs() > 65504),
                 "no saturation at {m} x {n} x {k}"
             );
         }
-        let got = interp(
+        assert_interp_agrees(
             &kernels::matmul_i8_to_f16::program(),
-            vec![
-                host(&a, DataType::Int8),
-                host(&b, DataType::Int8),
-                host(&Tensor::<f16>::zeros([m, n]), DataType::Fp16),
-            ],
+            vec![arg(&a), arg(&b), zeros::<f16>([m, n])],
+            &[(2, data(&c))],
+            &format!("{m} x {n} x {k}"),
         );
-        assert_eq!(got[2], want, "interpreter, {m} x {n} x {k}");
     }
 }
 
@@ -197,14 +159,15 @@ fn split_k_quantised_store_add_wraps_in_i8() {
             }
         }
         assert_eq!(c.as_slice(), &want[..], "{m} x {n} x {k}");
-        let got = interp(
+        assert_interp_agrees(
             &kernels::splitk_i8::program(),
             vec![
-                host(&a, DataType::Int8),
-                host(&b, DataType::Int8),
-                host(&Tensor::from_vec(start, [m, n]).unwrap(), DataType::Int8),
+                arg(&a),
+                arg(&b),
+                arg(&Tensor::from_vec(start, [m, n]).unwrap()),
             ],
+            &[(2, data(&c))],
+            &format!("{m} x {n} x {k}"),
         );
-        assert_eq!(got[2], as_f64(&c), "interpreter, {m} x {n} x {k}");
     }
 }

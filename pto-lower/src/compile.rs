@@ -46,12 +46,17 @@ impl PassManager {
             .into());
         }
         self.run(&mut m)?;
-        let mut p = lower::lower(m, kernel)?;
-        for (_, step) in ISA_STEPS {
-            step(&mut p);
-        }
-        Ok(p)
+        lower_to_isa(m, kernel)
     }
+}
+
+/// Lowers function `kernel` of a module the passes have run on, and runs the [`ISA_STEPS`].
+fn lower_to_isa(m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics> {
+    let mut p = lower::lower(m, kernel)?;
+    for (_, step) in ISA_STEPS {
+        step(&mut p);
+    }
+    Ok(p)
 }
 
 /// A lowered kernel and its printed forms.
@@ -127,31 +132,34 @@ pub struct CompiledProgram {
     pub cpp: String,
 }
 
-/// Lowers every function of a verified program module: outlines its `incore` scopes, then
-/// lowers each function on its own; a `func.call` becomes a call of the callee's host
-/// function (Rust) or device function (C++).
+/// Lowers every function of a verified program module: outlines its `incore` scopes, runs
+/// the passes once on the module, then lowers and prints each function; a `func.call`
+/// becomes a call of the callee's host function (Rust) or device function (C++). Every
+/// function's refusals are reported, not only the first function's.
 pub fn compile_program(mut m: ProgramModule) -> Result<CompiledProgram, Diagnostics> {
     let user: Vec<FuncId> = m.functions.clone();
     passes::outline::OutlineIncore.run(&mut m)?;
-    let mut pm = PassManager::lowering_pipeline();
-    pm.verify_each(false);
-    let mut progs = Vec::new();
+    let mut passed = m.clone();
+    PassManager::lowering_pipeline()
+        .verify_each(false)
+        .run(&mut passed)?;
+    let mut diags = Diagnostics::new();
+    let mut compiled = Vec::new();
     for &f in &m.functions {
-        progs.push(pm.lower(m.clone(), f)?);
+        // Each program owns its module (the emitters read it), hence one copy a function.
+        match lower_to_isa(passed.clone(), f).and_then(Compiled::emit) {
+            Ok(c) => compiled.push(c),
+            Err(e) => e.into_iter().for_each(|d| diags.push(d)),
+        }
     }
-    let cpps: Vec<String> = m
-        .functions
-        .iter()
-        .map(|&f| emit::cpp::emit_program(&callees_first(&m, &progs, f), &m.funcs[f].name))
-        .collect();
-    let cpp = match m.entry {
-        Some(e) => emit::cpp::emit_program(&callees_first(&m, &progs, e), &m.funcs[e].name),
-        None => String::new(),
-    };
+    diags.into_result()?;
+    let cpp_of =
+        |f: FuncId| emit::cpp::emit_program(&callees_first(&m, &compiled, f), &m.funcs[f].name);
+    let cpps: Vec<String> = m.functions.iter().map(|&f| cpp_of(f)).collect();
+    let cpp = m.entry.map(cpp_of).unwrap_or_default();
     let mut funcs = Vec::new();
     let mut lowered = String::new();
-    for ((p, f_cpp), &f) in progs.into_iter().zip(cpps).zip(&m.functions) {
-        let c = Compiled::emit(p)?;
+    for ((c, f_cpp), &f) in compiled.into_iter().zip(cpps).zip(&m.functions) {
         merge_lowered(&mut lowered, &c.lowered);
         let name = m.funcs[f].name.clone();
         funcs.push((name, Compiled { cpp: f_cpp, ..c }, !user.contains(&f)));
@@ -169,10 +177,10 @@ pub fn compile_program(mut m: ProgramModule) -> Result<CompiledProgram, Diagnost
 
 /// The lowered functions `root` reaches by calls, itself included, each after the
 /// functions it calls (a post-order of the call graph).
-fn callees_first<'p>(m: &ProgramModule, progs: &'p [Program], root: FuncId) -> Vec<&'p Program> {
+fn callees_first<'p>(m: &ProgramModule, progs: &'p [Compiled], root: FuncId) -> Vec<&'p Program> {
     fn visit<'p>(
         m: &ProgramModule,
-        progs: &'p [Program],
+        progs: &'p [Compiled],
         f: FuncId,
         seen: &mut Vec<FuncId>,
         out: &mut Vec<&'p Program>,
@@ -181,7 +189,7 @@ fn callees_first<'p>(m: &ProgramModule, progs: &'p [Program], root: FuncId) -> V
             return;
         }
         seen.push(f);
-        let Some(p) = progs.iter().find(|p| p.func == f) else {
+        let Some(p) = progs.iter().map(|c| &c.program).find(|p| p.func == f) else {
             return;
         };
         let mut callees = Vec::new();

@@ -480,3 +480,74 @@ fn a_move_with_no_route_is_refused_naming_the_target() {
         assert!(t.has_move(Mat, Left) && t.has_move(Acc, Mat) && !t.has_move(Acc, Acc));
     }
 }
+
+/// A program of the functions `funcs` (texts), the first its entry.
+fn program_of(funcs: &[String]) -> pto_ir::ProgramModule {
+    let text = format!(
+        "program.module @p {{\n  program.entry @f1\n  attr arch = \"A2A3\"\n{}}}\n",
+        funcs.concat()
+    );
+    let m = pto_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    pto_ir::verify(&m).unwrap_or_else(|e| panic!("{e}"));
+    m
+}
+
+/// Kernel `fk` feeding a tile computed on the vector unit to a matmul: `TMOV` Vec -> Left,
+/// which the lowering refuses (its values are numbered `k0` on).
+fn vec_to_left(k: usize) -> String {
+    let (n, t) = ("tensor<[32, 32], fp32>", "tile<[32, 32], [32, 32], fp32>");
+    format!(
+        "  func.func @f{k}(%a_{k}1: {n} #in, %b_{k}2: {n} #in, %c_{k}3: {n} #out) {{
+    statement.op {{
+      %at_{k}4 = tile.load %a_{k}1 : ({n}) -> {t} {{shape=[32, 32], offset=[0, 0]}}
+      %e_{k}5 = tile.exp %at_{k}4 : ({t}) -> {t}
+      %bt_{k}6 = tile.load %b_{k}2 : ({n}) -> {t} {{shape=[32, 32], offset=[0, 0]}}
+      %ct_{k}7 = tile.matmul %e_{k}5, %bt_{k}6 : ({t}, {t}) -> {t}
+      tile.store %ct_{k}7, %c_{k}3 : ({t}, {n}) -> () {{offset=[0, 0]}}
+    }}
+    statement.return
+  }}
+  // func.kind = kernel
+"
+    )
+}
+
+/// Kernel `fk` adding `fp8` tiles, which the CPU runtime has no element type for: the Rust
+/// emitter refuses it.
+fn fp8_add(k: usize) -> String {
+    let (n, t) = ("tensor<[16, 32], fp8>", "tile<[16, 32], [16, 32], fp8>");
+    format!(
+        "  func.func @f{k}(%x_{k}1: {n} #in, %y_{k}2: {n} #out) {{
+    statement.op {{
+      %t_{k}3 = tile.load %x_{k}1 : ({n}) -> {t} {{shape=[16, 32], offset=[0, 0]}}
+      %u_{k}4 = tile.add %t_{k}3, %t_{k}3 : ({t}, {t}) -> {t}
+      tile.store %u_{k}4, %y_{k}2 : ({t}, {n}) -> () {{offset=[0, 0]}}
+    }}
+    statement.return
+  }}
+  // func.kind = kernel
+"
+    )
+}
+
+/// Every refusal of a program is reported, not only its first function's: two lowering
+/// refusals, and a lowering refusal with an emitter refusal.
+#[test]
+fn every_refusal_of_a_program_is_reported() {
+    let messages = |funcs: &[String]| -> Vec<String> {
+        let err = pto_lower::compile_program(program_of(funcs))
+            .expect_err("the program has refused functions");
+        err.iter().map(|d| d.message.clone()).collect()
+    };
+    let no_route = "`TMOV` from a Vec tile to a Left tile is not legal on target A2A3";
+    let got = messages(&[vec_to_left(1), vec_to_left(2)]);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(got.iter().all(|m| m.contains(no_route)), "{got:#?}");
+    let got = messages(&[vec_to_left(1), fp8_add(2)]);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(got[0].contains(no_route), "{got:#?}");
+    assert_eq!(
+        got[1], "the CPU runtime has no fp8 element type",
+        "{got:#?}"
+    );
+}

@@ -6,7 +6,7 @@ use quote::quote;
 
 use crate::ctxt::Errors;
 use crate::model::{Kernel, ParamTy};
-use pto_ir::{DataType, Direction};
+use pto_ir::DataType;
 
 /// The whole expansion of `#[pto::kernel(args)] input`.
 pub(crate) fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -88,9 +88,9 @@ pub(crate) fn bind_params(k: &Kernel<'_>, idents: &[String], body: TokenStream) 
     bind_masks(k, idents, body)
 }
 
-/// A mask parameter is `&pto::Tile<bool, R, C>` in the signature (dsl.md section 3) and the
-/// runtime's mask tile (`Tile<u8, R, C>`, the flag in bit 0) in the body, which reads a copy
-/// (a kernel cannot assign a tile parameter, so nothing is written back).
+/// A mask parameter is `&pto::Tile<bool, R, C>` in the signature (dsl.md section 3; `&mut`
+/// and `#[out]` masks are refused there) and the runtime's mask tile (`Tile<u8, R, C>`, the
+/// flag in bit 0) in the body, which reads a copy.
 fn bind_masks(k: &Kernel<'_>, idents: &[String], body: TokenStream) -> TokenStream {
     let bind = k.params.iter().zip(idents).filter_map(|(p, name)| {
         let ParamTy::Tile {
@@ -101,11 +101,7 @@ fn bind_masks(k: &Kernel<'_>, idents: &[String], body: TokenStream) -> TokenStre
             return None;
         };
         let m = proc_macro2::Ident::new(name, p.ident.span());
-        Some(if p.direction == Direction::In {
-            quote!(let #m = &::pto::isa::mask_bytes(#m);)
-        } else {
-            quote!(let #m = &mut ::pto::isa::mask_bytes(#m);)
-        })
+        Some(quote!(let #m = &::pto::isa::mask_bytes(#m);))
     });
     let bind: Vec<_> = bind.collect();
     if bind.is_empty() {

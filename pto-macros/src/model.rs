@@ -333,6 +333,14 @@ fn model_param_ty(arg: &FnArg, ty: &Type, is_out: bool, errs: &mut Errors) -> (P
                         ),
                     }
                 }
+                if dtype == DataType::Bool && direction != Direction::In {
+                    // The host function reads a copy of a mask (its runtime form is bytes),
+                    // and a kernel cannot assign a tile parameter: nothing would come back.
+                    errs.push_spanned(
+                        ty,
+                        "a mask parameter is read only: take `&Tile<bool, R, C>` (a kernel cannot write a tile parameter; store results into tensors)",
+                    );
+                }
                 if shape.len() == dims.len() {
                     (ParamTy::Tile { dtype, shape }, direction)
                 } else {

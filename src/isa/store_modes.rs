@@ -4,7 +4,8 @@
 //! accumulator written into an `i8` / `u8` tensor, or an `i32` one into `f16`: pto-isa's
 //! `TSTORE(global, acc, preQuantScalar)`, with the rule of `pto_ir::sem::store`).
 //!
-//! Both address the window as [`super::tstore`] does (offsets inside the tensor, the tile's
+//! The converting and quantising stores take a [`StoreMode`]: a plain write, or pto-isa's
+//! atomic add. All address the window as [`super::tstore`] does (offsets inside the tensor, the tile's
 //! valid region clipped to the tensor; the `_window` forms take the window of a rank-3 / 4
 //! transfer) and write exactly the elements `tstore` would. A converting store rounds to
 //! nearest even ([`crate::element::convert`] with [`RoundMode::CastRint`]); an adding store
@@ -78,16 +79,45 @@ pub fn tstore_add_window<T: Element, const R: usize, const C: usize>(
     store_with("tstore_add window", dst, src, offset, window, T::add)
 }
 
+/// How a converting or quantising store writes an element: pto-isa's `AtomicType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreMode {
+    /// `AtomicNone`: the element replaces the tensor's.
+    Write,
+    /// `AtomicAdd`: the element is added to the tensor's, in the tensor's dtype.
+    Add,
+}
+
+impl StoreMode {
+    /// The tensor element after storing `x` over `d`.
+    fn apply<D: Element>(self, d: D, x: D) -> D {
+        match self {
+            StoreMode::Write => x,
+            StoreMode::Add => d.add(x),
+        }
+    }
+
+    /// The name a window error gives the store.
+    fn what(self) -> &'static str {
+        match self {
+            StoreMode::Write => "tstore window",
+            StoreMode::Add => "tstore_add window",
+        }
+    }
+}
+
 /// `TSTORE(dst[offset..], src)` from an accumulator of another dtype: stores `src`'s valid
-/// region converted to the tensor's dtype, rounding to nearest even.
+/// region converted to the tensor's dtype, rounding to nearest even; with
+/// [`StoreMode::Add`], `dst += convert(src)`.
 pub fn tstore_cvt<S: Element, D: Element, const R: usize, const C: usize>(
     dst: &mut Tensor<D>,
     src: &Tile<S, R, C>,
     offset: impl Offset,
+    mode: StoreMode,
 ) -> Result<(), Error> {
     let w = plain_window(dst, R, C);
     let rank = dst.rank();
-    tstore_cvt_window(dst, src, offset.into_usizes().as_ref(), &w[..rank])
+    tstore_cvt_window(dst, src, offset.into_usizes().as_ref(), &w[..rank], mode)
 }
 
 /// [`tstore_cvt`] with an explicit window.
@@ -96,32 +126,10 @@ pub fn tstore_cvt_window<S: Element, D: Element, const R: usize, const C: usize>
     src: &Tile<S, R, C>,
     offset: &[usize],
     window: &[usize],
+    mode: StoreMode,
 ) -> Result<(), Error> {
-    store_with("tstore window", dst, src, offset, window, |_, s| {
-        convert::<S, D>(s, RoundMode::CastRint)
-    })
-}
-
-/// The atomic-add store from an accumulator of another dtype: `dst += convert(src)`.
-pub fn tstore_add_cvt<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
-    src: &Tile<S, R, C>,
-    offset: impl Offset,
-) -> Result<(), Error> {
-    let w = plain_window(dst, R, C);
-    let rank = dst.rank();
-    tstore_add_cvt_window(dst, src, offset.into_usizes().as_ref(), &w[..rank])
-}
-
-/// [`tstore_add_cvt`] with an explicit window.
-pub fn tstore_add_cvt_window<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
-    src: &Tile<S, R, C>,
-    offset: &[usize],
-    window: &[usize],
-) -> Result<(), Error> {
-    store_with("tstore_add window", dst, src, offset, window, |d, s| {
-        d.add(convert::<S, D>(s, RoundMode::CastRint))
+    store_with(mode.what(), dst, src, offset, window, |d, s| {
+        mode.apply(d, convert::<S, D>(s, RoundMode::CastRint))
     })
 }
 
@@ -146,16 +154,25 @@ fn quantized<S: Element, D: Element>(s: S, q: Quant, scale: f32) -> D {
 }
 
 /// `TSTORE(dst[offset..], src, preQuantScalar)` from an accumulator: stores `src`'s valid
-/// region multiplied by `scale`, rounded and saturated into `D` (`pto_ir::sem::store`).
+/// region multiplied by `scale`, rounded and saturated into `D` (`pto_ir::sem::store`); with
+/// [`StoreMode::Add`], `dst += quantize(src)`, added in `D` (wrapping for integers).
 pub fn tstore_quant<S: Element, D: Element, const R: usize, const C: usize>(
     dst: &mut Tensor<D>,
     src: &Tile<S, R, C>,
     offset: impl Offset,
     scale: f32,
+    mode: StoreMode,
 ) -> Result<(), Error> {
     let w = plain_window(dst, R, C);
     let rank = dst.rank();
-    tstore_quant_window(dst, src, offset.into_usizes().as_ref(), &w[..rank], scale)
+    tstore_quant_window(
+        dst,
+        src,
+        offset.into_usizes().as_ref(),
+        &w[..rank],
+        scale,
+        mode,
+    )
 }
 
 /// [`tstore_quant`] with an explicit window.
@@ -165,37 +182,11 @@ pub fn tstore_quant_window<S: Element, D: Element, const R: usize, const C: usiz
     offset: &[usize],
     window: &[usize],
     scale: f32,
+    mode: StoreMode,
 ) -> Result<(), Error> {
     let q = quant::<S, D>()?;
-    store_with("tstore window", dst, src, offset, window, |_, s| {
-        quantized(s, q, scale)
-    })
-}
-
-/// The atomic-add form of [`tstore_quant`]: `dst += quantize(src)`, added in `D` (wrapping
-/// for integers).
-pub fn tstore_add_quant<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
-    src: &Tile<S, R, C>,
-    offset: impl Offset,
-    scale: f32,
-) -> Result<(), Error> {
-    let w = plain_window(dst, R, C);
-    let rank = dst.rank();
-    tstore_add_quant_window(dst, src, offset.into_usizes().as_ref(), &w[..rank], scale)
-}
-
-/// [`tstore_add_quant`] with an explicit window.
-pub fn tstore_add_quant_window<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
-    src: &Tile<S, R, C>,
-    offset: &[usize],
-    window: &[usize],
-    scale: f32,
-) -> Result<(), Error> {
-    let q = quant::<S, D>()?;
-    store_with("tstore_add window", dst, src, offset, window, |d, s| {
-        d.add(quantized(s, q, scale))
+    store_with(mode.what(), dst, src, offset, window, |d, s| {
+        mode.apply(d, quantized(s, q, scale))
     })
 }
 
@@ -233,12 +224,12 @@ mod tests {
             Tile::<f32, 1, 4>::from_slice(&[1.0 + 1.0 / 2048.0, 1.0 + 3.0 / 2048.0, 70000.0, -0.5])
                 .unwrap();
         let mut out = Tensor::<f16>::zeros([1, 4]);
-        tstore_cvt(&mut out, &t, &[0, 0]).unwrap();
+        tstore_cvt(&mut out, &t, &[0, 0], StoreMode::Write).unwrap();
         assert_eq!(out.get(&[0, 0]), Some(f16::from_f32(1.0)));
         assert_eq!(out.get(&[0, 1]), Some(f16::from_f32(1.0 + 4.0 / 2048.0)));
         assert_eq!(out.get(&[0, 2]), Some(f16::INFINITY));
         assert_eq!(out.get(&[0, 3]), Some(f16::from_f32(-0.5)));
-        tstore_add_cvt(&mut out, &t, &[0, 0]).unwrap();
+        tstore_cvt(&mut out, &t, &[0, 0], StoreMode::Add).unwrap();
         assert_eq!(out.get(&[0, 3]), Some(f16::from_f32(-1.0)));
     }
 
@@ -246,30 +237,42 @@ mod tests {
     fn quantising_store_rounds_saturates_and_clips() {
         let t = Tile::<i32, 2, 4>::from_slice(&[1, -2, 300, -300, 5, 6, 7, 8]).unwrap();
         let mut out = Tensor::<i8>::full([2, 3], 9);
-        tstore_quant(&mut out, &t, &[0, 0], 1.0).unwrap();
+        tstore_quant(&mut out, &t, &[0, 0], 1.0, StoreMode::Write).unwrap();
         assert_eq!(out.as_slice(), &[1, -2, 127, 5, 6, 7]);
         // 5 * 0.5 = 2.5 and 7 * 0.5 = 3.5 round to even.
-        tstore_quant(&mut out, &t, &[0, 0], 0.5).unwrap();
+        tstore_quant(&mut out, &t, &[0, 0], 0.5, StoreMode::Write).unwrap();
         assert_eq!(out.as_slice(), &[0, -1, 127, 2, 3, 4]);
         let f = Tile::<f32, 1, 4>::from_slice(&[-0.5, 254.5, f32::NAN, -7.0]).unwrap();
         let mut u = Tensor::<u8>::zeros([1, 4]);
-        tstore_quant(&mut u, &f, &[0, 0], 1.0).unwrap();
+        tstore_quant(&mut u, &f, &[0, 0], 1.0, StoreMode::Write).unwrap();
         assert_eq!(u.as_slice(), &[0, 254, 0, 0]);
         let mut h = Tensor::<f16>::zeros([2, 3]);
         let big = Tile::<i32, 2, 4>::from_slice(&[70000, -70000, 2049, 0, 0, 0, 0, 0]).unwrap();
-        tstore_quant(&mut h, &big, &[0, 0], 1.0).unwrap();
+        tstore_quant(&mut h, &big, &[0, 0], 1.0, StoreMode::Write).unwrap();
         assert_eq!(h.get(&[0, 0]), Some(f16::from_f32(65504.0)));
         assert_eq!(h.get(&[0, 1]), Some(f16::from_f32(-65504.0)));
         assert_eq!(h.get(&[0, 2]), Some(f16::from_f32(2048.0)));
-        tstore_add_quant(&mut out, &t, &[0, 0], 1.0).unwrap();
+        tstore_quant(&mut out, &t, &[0, 0], 1.0, StoreMode::Add).unwrap();
         assert_eq!(out.as_slice(), &[1, -3, -2, 7, 9, 11]);
         assert!(matches!(
-            tstore_quant(&mut out, &Tile::<f32, 1, 1>::zeros(), &[0, 0], 1.0),
+            tstore_quant(
+                &mut out,
+                &Tile::<f32, 1, 1>::zeros(),
+                &[0, 0],
+                1.0,
+                StoreMode::Write
+            ),
             Ok(())
         ));
         let mut bad = Tensor::<i16>::zeros([1, 1]);
         assert!(matches!(
-            tstore_quant(&mut bad, &Tile::<f32, 1, 1>::zeros(), &[0, 0], 1.0),
+            tstore_quant(
+                &mut bad,
+                &Tile::<f32, 1, 1>::zeros(),
+                &[0, 0],
+                1.0,
+                StoreMode::Write
+            ),
             Err(Error::Unsupported(_))
         ));
     }

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use pto::element::{Element, Float, Int};
+use pto::element::{Accumulate, Element, Float, Int};
 use pto::ir::ValueId;
 use pto::ir::ops::{Isa, Opcode};
 use pto::{Tensor, Tile, isa};
@@ -136,12 +136,7 @@ impl Kind for i8 {
         a: &Tile<Self, R, C>,
         b: &Tile<Self, C, C>,
     ) -> Result<(), String> {
-        match (d, acc) {
-            (Slot::Alt(d), None) => isa::tmatmul(d, a, b),
-            (Slot::Alt(d), Some(Slot::Alt(c))) => isa::tmatmul_acc(d, c, a, b),
-            _ => return Err("an int8 matmul accumulates in an int32 slot".into()),
-        }
-        Ok(())
+        matmul_into_alt(d, acc, a, b)
     }
 
     fn special<const C: usize>(
@@ -164,12 +159,7 @@ impl Kind for pto::f16 {
         a: &Tile<Self, R, C>,
         b: &Tile<Self, C, C>,
     ) -> Result<(), String> {
-        match (d, acc) {
-            (Slot::Alt(d), None) => isa::tmatmul(d, a, b),
-            (Slot::Alt(d), Some(Slot::Alt(c))) => isa::tmatmul_acc(d, c, a, b),
-            _ => return Err("an fp16 matmul accumulates in an fp32 slot".into()),
-        }
-        Ok(())
+        matmul_into_alt(d, acc, a, b)
     }
 
     fn special<const C: usize>(
@@ -209,6 +199,24 @@ impl Kind for f32 {
     ) -> bool {
         float_special(isa, d, a)
     }
+}
+
+/// `TMATMUL` / `TMATMUL_ACC` of a dtype that accumulates in its [`Kind::Alt`] slot.
+fn matmul_into_alt<T: Kind + Accumulate<Acc = T::Alt>, const C: usize>(
+    d: &mut Slot<T, C>,
+    acc: Option<&Slot<T, C>>,
+    a: &Tile<T, R, C>,
+    b: &Tile<T, C, C>,
+) -> Result<(), String> {
+    match (d, acc) {
+        (Slot::Alt(d), None) => isa::tmatmul(d, a, b),
+        (Slot::Alt(d), Some(Slot::Alt(c))) => isa::tmatmul_acc(d, c, a, b),
+        _ => {
+            let (name, alt) = (T::NAME, T::Alt::NAME);
+            return Err(format!("a {name} matmul accumulates in a {alt} slot"));
+        }
+    }
+    Ok(())
 }
 
 fn int_special<T: Int, const C: usize>(

@@ -1,6 +1,9 @@
-//! Shared by the conformance and random-program tests: the `pto::isa` call the lowering
-//! makes for each elementwise instruction, on tiles of any element type.
+//! Shared by the tests: the `pto::isa` call the lowering makes for each elementwise
+//! instruction, on tiles of any element type (conformance and random programs), and
+//! [`run`], a kernel run by its host function and by the interpreter (the kernel tests).
 #![allow(dead_code)]
+
+pub mod run;
 
 use pto::element::{Element, Float, Int};
 use pto::ir::ops::Isa;

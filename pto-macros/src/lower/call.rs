@@ -99,7 +99,7 @@ impl<'k> Lower<'k, '_> {
                     &m.method,
                     format!(
                         "no method `{name}` on {what}; scalar methods: {} (and `x as T` for conversions)",
-                        methods(Operand::Scalar)
+                        methods(Operand::Scalar, None)
                     ),
                 )
             }
@@ -182,7 +182,7 @@ impl<'k> Lower<'k, '_> {
                 &m.method,
                 format!(
                     "no method `{name}` on a tensor; tensor methods: {}",
-                    methods(Operand::Tensor)
+                    methods(Operand::Tensor, None)
                 ),
             ),
         }
@@ -401,14 +401,14 @@ impl<'k> Lower<'k, '_> {
                 &m.method,
                 format!(
                     "`{name}` is a tensor method, but the receiver is a tile; tile methods: {}",
-                    methods(Operand::Tile)
+                    methods(Operand::Tile, None)
                 ),
             ),
             _ => self.err(
                 &m.method,
                 format!(
                     "no method `{name}` on a tile; tile methods: {}",
-                    methods(Operand::Tile)
+                    methods(Operand::Tile, None)
                 ),
             ),
         }

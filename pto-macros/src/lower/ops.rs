@@ -128,11 +128,13 @@ fn usage(row: &OpInfo, method: bool) -> String {
 }
 
 /// The methods a kernel may call on `on`, for messages: the op table's, then the composed
-/// ones.
-pub(super) fn methods(on: Operand) -> String {
+/// ones; with `dialect`, only the table's of that dialect (`"tensor"`: the tensor-level
+/// methods).
+pub(super) fn methods(on: Operand, dialect: Option<&str>) -> String {
     let mut out: Vec<String> = Vec::new();
     for row in OPS {
         if row.class.operand() == Some(on)
+            && dialect.is_none_or(|d| row.dialect == d)
             && matches!(
                 row.spelling,
                 Spelling::Method(_) | Spelling::MethodOrFunction(_)
@@ -144,9 +146,11 @@ pub(super) fn methods(on: Operand) -> String {
             }
         }
     }
-    for c in COMPOSED {
-        if c.on == on && matches!(c.spelling, Spelling::Method(_)) {
-            out.push(c.usage.to_string());
+    if dialect.is_none() {
+        for c in COMPOSED {
+            if c.on == on && matches!(c.spelling, Spelling::Method(_)) {
+                out.push(c.usage.to_string());
+            }
         }
     }
     out.join(", ")

@@ -3,23 +3,14 @@
 //! `control_flow` / `data_flow` functions; the `tile-tensor-ops` pass tiles them with the
 //! program's `tile_default` sizes. The ops and their spellings come from the op table.
 
-use pto_ir::ops::{OPS, Operand, Spelling};
+use pto_ir::ops::{Operand, Spelling};
 use pto_ir::{Attr, Attrs, Direction, FunctionKind, Opcode, SpanId, ValueId};
 use syn::{Expr, ExprMethodCall};
 
-use super::ops::spelled;
+use super::ops::{methods, spelled};
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::items;
 use crate::model::int_literal;
-
-/// The tensor-level methods, from the op table (`t.view([sizes], [offsets])`, ...).
-fn tensor_level_methods() -> String {
-    OPS.iter()
-        .filter(|r| r.dialect == "tensor" && matches!(r.spelling, Spelling::Method(_)))
-        .map(|r| format!("`{}`", r.surface))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 impl<'k> Lower<'k, '_> {
     /// The kind of the function being lowered.
@@ -157,9 +148,9 @@ impl<'k> Lower<'k, '_> {
             return self.err_range(
                 (s, e),
                 format!(
-                    "`{}` is not a tensor-level operation; tensors support + - * / and {}",
+                    "`{}` is not a tensor-level operation; tensors support + - * / and the methods {}",
                     k.text(),
-                    tensor_level_methods()
+                    methods(Operand::Tensor, Some("tensor"))
                 ),
             );
         };

@@ -44,12 +44,19 @@ fn bool_tensors_and_tiles_are_compile_errors() {
 }
 
 #[test]
-fn mask_tile_parameters_are_accepted() {
+fn mask_tile_parameters_are_accepted_read_only() {
+    let src = "pub fn t(m: &Tile<bool, 16, 32>, x: &Tensor<f32, 16, 32>, #[out] y: &mut Tensor<f32, 16, 32>) { y.store([0, 0], m.select(x.load::<16, 32>([0, 0]), 0.0)); }";
+    assert_eq!(expand_src(src), Vec::<String>::new(), "{src}");
     for src in [
-        "pub fn t(m: &Tile<bool, 16, 32>, x: &Tensor<f32, 16, 32>, #[out] y: &mut Tensor<f32, 16, 32>) { y.store([0, 0], m.select(x.load::<16, 32>([0, 0]), 0.0)); }",
         "pub fn t(#[out] m: &mut Tile<bool, 16, 32>) { }",
+        "pub fn t(m: &mut Tile<bool, 16, 32>) { }",
     ] {
-        assert_eq!(expand_src(src), Vec::<String>::new(), "{src}");
+        let errs = expand_src(src);
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("a mask parameter is read only")),
+            "{src}: {errs:?}"
+        );
     }
 }
 

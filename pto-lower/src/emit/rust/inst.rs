@@ -65,8 +65,9 @@ impl<'a> Writer<'a> {
                 window,
             } => {
                 // `tstore`, `tstore_add`, `tstore_cvt` (a converting store from an
-                // accumulator), `tstore_quant` (a quantising one, with the scale 1.0), and
-                // their `_add` forms, each with a `_window` form for rank 3 / 4.
+                // accumulator) and `tstore_quant` (a quantising one, with the scale 1.0),
+                // the last two with a `StoreMode` (`Write` or `Add`), each with a `_window`
+                // form for rank 3 / 4.
                 let from = match src {
                     TileRef::Slot(t) => self.p.tile(*t).map(|s| s.dtype),
                     TileRef::Param(_) => None,
@@ -77,20 +78,23 @@ impl<'a> Writer<'a> {
                 let f = match (*add, converts, quant) {
                     (false, false, _) => "tstore",
                     (true, false, _) => "tstore_add",
-                    (false, true, false) => "tstore_cvt",
-                    (true, true, false) => "tstore_add_cvt",
-                    (false, true, true) => "tstore_quant",
-                    (true, true, true) => "tstore_add_quant",
+                    (_, true, false) => "tstore_cvt",
+                    (_, true, true) => "tstore_quant",
                 };
                 let f = self.isa(f, if window.len() > 2 { "_window" } else { "" });
                 // A `&mut Tensor` parameter, reborrowed by the call.
                 let tensor = self.store_tensor(*tensor);
                 let src = self.tref(*src);
                 let args = self.transfer_args(offsets, window);
-                if quant {
-                    quote!(#f(#tensor, #src #args, 1.0f32)?;)
+                let mode = if *add {
+                    quote!(::pto::isa::StoreMode::Add)
                 } else {
-                    quote!(#f(#tensor, #src #args)?;)
+                    quote!(::pto::isa::StoreMode::Write)
+                };
+                match (converts, quant) {
+                    (true, true) => quote!(#f(#tensor, #src #args, 1.0f32, #mode)?;),
+                    (true, false) => quote!(#f(#tensor, #src #args, #mode)?;),
+                    _ => quote!(#f(#tensor, #src #args)?;),
                 }
             }
             Inst::Read {

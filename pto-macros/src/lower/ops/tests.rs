@@ -211,7 +211,7 @@ fn every_operator_and_composed_method_of_the_macro_has_rows() {
 
 #[test]
 fn the_messages_list_what_the_table_spells() {
-    let tile = methods(Operand::Tile);
+    let tile = methods(Operand::Tile, None);
     for m in [
         "exp()",
         "max(b)",
@@ -223,14 +223,20 @@ fn the_messages_list_what_the_table_spells() {
         assert!(tile.contains(m), "{m}: {tile}");
     }
     assert!(!tile.contains("load"), "{tile}");
-    let scalar = methods(Operand::Scalar);
+    let scalar = methods(Operand::Scalar, None);
     for m in ["abs()", "max(b)", "floor_div(b)", "pow(b)"] {
         assert!(scalar.contains(m), "{m}: {scalar}");
     }
-    let tensor = methods(Operand::Tensor);
+    let tensor = methods(Operand::Tensor, None);
     assert!(
         tensor.contains("load::<R, C>([i, j])") && tensor.contains("view([sizes], [offsets])"),
         "{tensor}"
+    );
+    // The tensor-level ones: the tensor dialect's methods, not the tile-producing `load`.
+    let level = methods(Operand::Tensor, Some("tensor"));
+    assert_eq!(
+        level,
+        "view([sizes], [offsets]), assemble(v, [offsets]), max(b), min(b), exp(), abs(), sqrt(), relu()"
     );
     let f = functions();
     for m in [
