@@ -30,6 +30,7 @@ mod element;
 mod inst;
 mod pad;
 mod transfer;
+mod v2c;
 
 /// Emits the C++ source of `p`.
 pub fn emit(p: &Program) -> String {
@@ -370,6 +371,18 @@ pub(crate) fn acc_to_vec(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileI
     let from = p.tile(src)?.space;
     let to = p.tile(dst)?.space;
     (from == MemorySpace::Acc && to == MemorySpace::Vec).then_some(src)
+}
+
+/// Whether `TMOV(dst, src)` goes from a Vec tile to a Mat tile, which A2A3 has no
+/// instruction for (pto-isa.md, TMOV: Vec -> Mat is A5): the source.
+pub(crate) fn vec_to_mat(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileId> {
+    let src = match args {
+        [Arg::Tile(TileRef::Slot(src))] => *src,
+        _ => return None,
+    };
+    let from = p.tile(src)?.space;
+    let to = p.tile(dst)?.space;
+    (from == MemorySpace::Vec && to == MemorySpace::Mat).then_some(src)
 }
 
 /// The bytes of the GM workspace the A2A3 route of `TMOV` Acc -> Vec needs: the largest
@@ -792,7 +805,7 @@ impl Writer<'_> {
             _ => None,
         };
         if let Some(s) = split {
-            self.workspace = s.slot_bytes;
+            self.workspace = s.workspace_bytes();
             self.put_split_head(s);
         } else {
             if !self.a5() {
