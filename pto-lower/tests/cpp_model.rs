@@ -55,6 +55,8 @@ fn kernels() -> Vec<&'static str> {
     k.push("branchy_matmul");
     k.push("matmul_relu");
     k.push("attention_scores");
+    k.push("attention");
+    k.push("relu_chain");
     k
 }
 
@@ -256,6 +258,8 @@ fn a2a3_mixed_kernels_are_split_into_cube_and_vector_parts() {
         "matmul",
         "branchy_matmul",
         "attention_scores",
+        "attention",
+        "relu_chain",
     ] {
         let m = common::kernel(k);
         let cpp = harness::cpp_for(&m, "A2A3").unwrap();
@@ -306,5 +310,38 @@ fn a2a3_mixed_kernels_are_split_into_cube_and_vector_parts() {
         "pop GM slot -> t5_ct_vec",
     ] {
         assert!(lowered.contains(line), "{line}:\n{lowered}");
+    }
+}
+
+/// Issue 14 point 7: a vector result fed to a matmul (attention's `softmax(q @ k) @ v`,
+/// `relu(a @ b) @ c`) is routed instead of refused: on A2A3 the vector core stores it into
+/// the second GM slot and signals flag 2, the cube loads it into a Mat tile and signals flag
+/// 3, then moves it Mat -> Left; on A5 it is `TMOV` Vec -> Mat then Mat -> Left. `LOWERED`
+/// shows both transfers.
+#[test]
+fn a_vector_result_reaches_the_cube_through_the_second_slot() {
+    for k in ["attention", "relu_chain"] {
+        let m = common::kernel(k);
+        let cpp = harness::cpp_for(&m, "A2A3").unwrap();
+        let aic = &cpp[cpp.find("_aic(").unwrap()..cpp.find("_aiv(").unwrap()];
+        let aiv = &cpp[cpp.find("_aiv(").unwrap()..cpp.find("__global__").unwrap()];
+        // One pop on the cube; a push on each vector core (core 1 only synchronises).
+        assert_eq!(aic.matches("wait_flag_dev(2)").count(), 1, "{k}: {aic}");
+        assert_eq!(aic.matches("ffts_cross_core_sync(PIPE_MTE2, 0x321)").count(), 1, "{k}");
+        assert_eq!(aiv.matches("ffts_cross_core_sync(PIPE_MTE3, 0x221)").count(), 2, "{k}");
+        assert_eq!(aiv.matches("wait_flag_dev(3)").count(), 2, "{k}");
+        assert!(aiv.contains("TSTORE(") && !aiv.contains("TileType::Mat"), "{k}");
+        assert!(cpp.contains("// pto_workspace: "), "{k}");
+        let a5 = harness::cpp_for(&m, "A5").unwrap();
+        assert!(!harness::is_split(&a5), "{k} A5");
+        assert!(a5.contains("_mat, t"), "{k} A5: no TMOV into a Mat tile:\n{a5}");
+        let mut a2a3 = m.clone();
+        a2a3.attrs.set("arch", pto_ir::Attr::Str("A2A3".into()));
+        let lowered = pto_lower::compile(&a2a3, a2a3.entry.unwrap())
+            .unwrap()
+            .lowered;
+        for line in ["push t", "-> GM slot: TSTORE; ffts_cross_core_sync(PIPE_MTE3, flag 2)", "pop GM slot -> t"] {
+            assert!(lowered.contains(line), "{k}: {line}:\n{lowered}");
+        }
     }
 }

@@ -353,8 +353,10 @@ impl<'a> Lowerer<'a> {
         self.err(
             at,
             format!(
-                "`TMOV` from a {} tile to a {} tile is not legal on target {}: {allows}",
+                "`TMOV` from {} {} tile to {} {} tile is not legal on target {}: {allows}",
+                article(from),
                 from.name(),
+                article(to),
                 to.name(),
                 t.name
             ),
@@ -643,4 +645,13 @@ pub(crate) fn push_sanitized(out: &mut String, s: &str) {
             '_'
         }
     }));
+}
+
+/// `an` before a location name that starts with a vowel (`an Acc tile`), else `a`.
+fn article(space: MemorySpace) -> &'static str {
+    if space.name().starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    }
 }

@@ -183,7 +183,7 @@ pub fn v2c_source(p: &Program, i: &Inst) -> Option<TileId> {
 }
 
 /// Whether `i` is a transfer between the cores, in either direction.
-fn is_transfer(p: &Program, i: &Inst) -> bool {
+pub fn is_transfer(p: &Program, i: &Inst) -> bool {
     transfer_source(p, i).is_some() || v2c_source(p, i).is_some()
 }
 
