@@ -6,13 +6,18 @@
 //! load and store, destination-first intrinsics, `set_flag` / `wait_flag` / `pipe_barrier`,
 //! and plain C++ control flow.
 //!
-//! Deviations, each marked in the output: symbolic dimensions are extra `int64_t`
-//! parameters; a reduction's or transpose's scratch tile is its source (the pass pipeline
-//! does not reserve scratch space yet); a kernel's returned scalars are not part of the
-//! kernel ABI and appear as a comment.
+//! What pto-isa's own kernels do not have, each said in the output's header comment:
+//! symbolic dimensions are extra `int64_t` parameters after the tensors; a kernel's
+//! returned scalars are written to one-element GM buffers after them (`pto_ret0`, ...);
+//! on A2A3 a kernel with cube and vector work is split into `NAME_aic` and `NAME_aiv`
+//! (`lower/split.rs`) that exchange tiles through a GM workspace parameter (`pto_workspace`)
+//! under cross-core flags, and the entry takes the FFTS base address last. Reductions and
+//! transposes get a scratch tile of their own (bufferize places it), never their source.
 //!
 //! The `Writer`'s methods live with what they write: `transfer` (global tensor views,
-//! loads, stores) and `inst` (tile ops, control flow, scalar ops).
+//! loads, stores), `inst` (tile ops, control flow, scalar ops), `cores` (a split kernel's
+//! parts and the cube-to-vector transfer), `v2c` (the vector-to-cube transfer), `pad` and
+//! `element`.
 
 use std::fmt::Write;
 
