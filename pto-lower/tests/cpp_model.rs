@@ -345,3 +345,51 @@ fn a_vector_result_reaches_the_cube_through_the_second_slot() {
         }
     }
 }
+
+/// Issue 14 point 7, what is still open: a tensor the cube writes and the vector core then
+/// reads has no cross-core ordering yet, so the A2A3 split refuses it (`Route::Unsplit`)
+/// and its C++ is one function with cube and vector tiles, which no A2A3 core can run: the
+/// C++ model refuses it when it runs, while A5 (one core with both units) runs it like the
+/// interpreter.
+#[test]
+fn mixed_work_in_one_a2a3_function_is_refused_by_the_model() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the mixed kernel's C++ was not run");
+        return;
+    };
+    let text = r#"program.module @through_gm {
+  program.entry @through_gm
+  func.func @through_gm(%a_1: tensor<[32, 32], fp32> #in, %b_2: tensor<[32, 32], fp32> #in, %c_3: tensor<[32, 32], fp32> #out, %d_4: tensor<[32, 32], fp32> #out) {
+    statement.op {
+      %at_5 = tile.load %a_1 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %bt_6 = tile.load %b_2 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %ct_7 = tile.matmul %at_5, %bt_6 : (tile<[32, 32], [32, 32], fp32>, tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
+      tile.store %ct_7, %c_3 : (tile<[32, 32], [32, 32], fp32>, tensor<[32, 32], fp32>) -> () {offset=[0, 0]}
+      %x_8 = tile.load %c_3 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %e_9 = tile.exp %x_8 : (tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
+      tile.store %e_9, %d_4 : (tile<[32, 32], [32, 32], fp32>, tensor<[32, 32], fp32>) -> () {offset=[0, 0]}
+    }
+    statement.return
+  }
+  // func.kind = kernel
+}
+"#;
+    let m = pto_ir::parse(text).unwrap();
+    pto_ir::verify(&m).unwrap();
+    let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
+    assert!(
+        matches!(&p.route, pto_lower::lower::split::Route::Unsplit(why) if why.contains("tensor `c`")),
+        "{:?}",
+        p.route
+    );
+    let dir = std::env::temp_dir().join(format!("pto-cpp-mixed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = harness::args_for(&m, &[], 7, false);
+    let built = harness::build(&gxx, &m, "A2A3", &dir, "mixed").unwrap();
+    let e = built.run(&args).map(|_| ()).unwrap_err();
+    assert!(e.contains("cube and vector tiles in one A2A3 function"), "{e}");
+    let built = harness::build(&gxx, &m, "A5", &dir, "mixed").unwrap();
+    let err = compare(&built, &m, &[], false).unwrap();
+    assert!(err <= 1e-5, "A5: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
