@@ -187,8 +187,16 @@ fn chains_on_the_cpu_match_plain_rust_and_the_interpreter() {
                 "{} {set:?}: host vs interpreter {vs_interp:.2e}, vs plain Rust {vs_rust:.2e}",
                 c.name
             );
-            assert!(vs_interp <= 1e-6, "{} {set:?}: host vs interpreter {vs_interp:.2e}", c.name);
-            assert!(vs_rust <= 1e-4, "{} {set:?}: host vs plain Rust {vs_rust:.2e}", c.name);
+            assert!(
+                vs_interp <= 1e-6,
+                "{} {set:?}: host vs interpreter {vs_interp:.2e}",
+                c.name
+            );
+            assert!(
+                vs_rust <= 1e-4,
+                "{} {set:?}: host vs plain Rust {vs_rust:.2e}",
+                c.name
+            );
         }
     }
 }
@@ -238,7 +246,8 @@ fn chains_run_in_the_cpp_model_on_both_targets() {
                         let err = max_error(&data(&got[c.out]), &data(&want[c.out]));
                         eprintln!("{} {target} {set:?}: max error {err:.2e}", c.name);
                         if err > 1e-5 {
-                            failures.push(format!("{} {target} {set:?}: max error {err:.2e}", c.name));
+                            failures
+                                .push(format!("{} {target} {set:?}: max error {err:.2e}", c.name));
                         }
                     }
                     Err(e) => failures.push(format!("{} {target} {set:?}: {e}", c.name)),

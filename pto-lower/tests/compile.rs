@@ -491,7 +491,8 @@ fn a_move_with_no_route_is_refused_naming_the_target() {
     for target in ["A2A3", "A5"] {
         let mut m = pto_ir::parse(&left).unwrap();
         m.attrs.set("arch", pto_ir::Attr::Str(target.into()));
-        let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let p = pto_lower::lower_kernel(&m, m.entry.unwrap())
+            .unwrap_or_else(|e| panic!("{target}: {e}"));
         assert!(
             p.tiles
                 .iter()

@@ -360,7 +360,9 @@ fn int8_mat_tiles_have_a_multiple_of_32_columns() {
         )
     };
     let m = pto_ir::parse(&kernel(16)).unwrap();
-    let e = pto_ir::verify(&m).expect_err("a 32 x 16 int8 matmul operand").to_string();
+    let e = pto_ir::verify(&m)
+        .expect_err("a 32 x 16 int8 matmul operand")
+        .to_string();
     assert!(e.contains("has rows of 16 bytes"), "{e}");
     let m = pto_ir::parse(&kernel(32)).unwrap();
     pto_ir::verify(&m).unwrap();

@@ -327,20 +327,40 @@ fn a_vector_result_reaches_the_cube_through_the_second_slot() {
         let aiv = &cpp[cpp.find("_aiv(").unwrap()..cpp.find("__global__").unwrap()];
         // One pop on the cube; a push on each vector core (core 1 only synchronises).
         assert_eq!(aic.matches("wait_flag_dev(2)").count(), 1, "{k}: {aic}");
-        assert_eq!(aic.matches("ffts_cross_core_sync(PIPE_MTE2, 0x321)").count(), 1, "{k}");
-        assert_eq!(aiv.matches("ffts_cross_core_sync(PIPE_MTE3, 0x221)").count(), 2, "{k}");
+        assert_eq!(
+            aic.matches("ffts_cross_core_sync(PIPE_MTE2, 0x321)")
+                .count(),
+            1,
+            "{k}"
+        );
+        assert_eq!(
+            aiv.matches("ffts_cross_core_sync(PIPE_MTE3, 0x221)")
+                .count(),
+            2,
+            "{k}"
+        );
         assert_eq!(aiv.matches("wait_flag_dev(3)").count(), 2, "{k}");
-        assert!(aiv.contains("TSTORE(") && !aiv.contains("TileType::Mat"), "{k}");
+        assert!(
+            aiv.contains("TSTORE(") && !aiv.contains("TileType::Mat"),
+            "{k}"
+        );
         assert!(cpp.contains("// pto_workspace: "), "{k}");
         let a5 = harness::cpp_for(&m, "A5").unwrap();
         assert!(!harness::is_split(&a5), "{k} A5");
-        assert!(a5.contains("_mat, t"), "{k} A5: no TMOV into a Mat tile:\n{a5}");
+        assert!(
+            a5.contains("_mat, t"),
+            "{k} A5: no TMOV into a Mat tile:\n{a5}"
+        );
         let mut a2a3 = m.clone();
         a2a3.attrs.set("arch", pto_ir::Attr::Str("A2A3".into()));
         let lowered = pto_lower::compile(&a2a3, a2a3.entry.unwrap())
             .unwrap()
             .lowered;
-        for line in ["push t", "-> GM slot: TSTORE; ffts_cross_core_sync(PIPE_MTE3, flag 2)", "pop GM slot -> t"] {
+        for line in [
+            "push t",
+            "-> GM slot: TSTORE; ffts_cross_core_sync(PIPE_MTE3, flag 2)",
+            "pop GM slot -> t",
+        ] {
             assert!(lowered.contains(line), "{k}: {line}:\n{lowered}");
         }
     }
@@ -387,7 +407,10 @@ fn mixed_work_in_one_a2a3_function_is_refused_by_the_model() {
     let args = harness::args_for(&m, &[], 7, false);
     let built = harness::build(&gxx, &m, "A2A3", &dir, "mixed").unwrap();
     let e = built.run(&args).map(|_| ()).unwrap_err();
-    assert!(e.contains("cube and vector tiles in one A2A3 function"), "{e}");
+    assert!(
+        e.contains("cube and vector tiles in one A2A3 function"),
+        "{e}"
+    );
     let built = harness::build(&gxx, &m, "A5", &dir, "mixed").unwrap();
     let err = compare(&built, &m, &[], false).unwrap();
     assert!(err <= 1e-5, "A5: {err}");

@@ -390,17 +390,13 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
     }
     let mut errors = BTreeSet::new();
     let mut split = 0;
-    for k in
-        common::KERNELS
-            .into_iter()
-            .chain([
-                "branchy_matmul",
-                "matmul_relu",
-                "attention_scores",
-                "attention",
-                "relu_chain",
-            ])
-    {
+    for k in common::KERNELS.into_iter().chain([
+        "branchy_matmul",
+        "matmul_relu",
+        "attention_scores",
+        "attention",
+        "relu_chain",
+    ]) {
         let m = common::kernel(k);
         let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
         let Route::Split(s) = &p.route else {

@@ -128,7 +128,13 @@ pub fn route(p: &Program) -> Route {
         }),
         Ok((cube, vector)) => {
             let peer = peer(p, &vector);
-            let slot = |largest: u64| if largest == 0 { 0 } else { SLOT_HEADER + largest };
+            let slot = |largest: u64| {
+                if largest == 0 {
+                    0
+                } else {
+                    SLOT_HEADER + largest
+                }
+            };
             Route::Split(CoreSplit {
                 cube,
                 vector,

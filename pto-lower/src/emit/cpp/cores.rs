@@ -76,9 +76,9 @@ impl Writer<'_> {
                 s.workspace_bytes()
             );
         }
-        let _ = write!(
+        let _ = writeln!(
             self.out.text,
-            "// `{name}` takes the FFTS base address last (`{FFTS}`).\n"
+            "// `{name}` takes the FFTS base address last (`{FFTS}`)."
         );
     }
 

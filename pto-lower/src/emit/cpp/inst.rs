@@ -11,8 +11,8 @@ use crate::info::pipe_cpp;
 use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
 
 use super::{
-    Part, RET, Writer, acc_to_vec, vec_to_mat, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise,
-    push_hex, put_tile_type_valid, row_view,
+    Part, RET, Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise,
+    push_hex, put_tile_type_valid, row_view, vec_to_mat,
 };
 
 /// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
