@@ -441,37 +441,68 @@ fn an_element_type_the_runtime_lacks_is_reported_once() {
     assert_eq!(messages, ["the CPU runtime has no fp8 element type"]);
 }
 
-/// A move the target has no route for is refused at the op that needs it, naming the two
+/// A move no target has a route for is refused at the op that needs it, naming the two
 /// locations, the target and the targets that have the move: a tile computed on the vector
-/// unit and fed to a matmul needs `TMOV` Vec -> Left, which no target has.
+/// unit and used as a matmul's accumulator needs `TMOV` Vec -> Acc, which no target has
+/// (nothing writes an Acc tile but the cube). A vector result fed to a matmul operand is
+/// routed instead (Vec -> Mat -> Left): the same kernel with `tile.matmul` lowers on both
+/// targets.
 #[test]
 fn a_move_with_no_route_is_refused_naming_the_target() {
-    let text = r#"program.module @vec_to_cube {
+    let text = |last: &str| {
+        format!(
+            r#"program.module @vec_to_cube {{
   program.entry @vec_to_cube
-  func.func @vec_to_cube(%a_1: tensor<[32, 32], fp32> #in, %b_2: tensor<[32, 32], fp32> #in, %c_3: tensor<[32, 32], fp32> #out) {
-    statement.op {
-      %at_4 = tile.load %a_1 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+  func.func @vec_to_cube(%a_1: tensor<[32, 32], fp32> #in, %b_2: tensor<[32, 32], fp32> #in, %c_3: tensor<[32, 32], fp32> #out) {{
+    statement.op {{
+      %at_4 = tile.load %a_1 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {{shape=[32, 32], offset=[0, 0]}}
       %e_5 = tile.exp %at_4 : (tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
-      %bt_6 = tile.load %b_2 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
-      %ct_7 = tile.matmul %e_5, %bt_6 : (tile<[32, 32], [32, 32], fp32>, tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
-      tile.store %ct_7, %c_3 : (tile<[32, 32], [32, 32], fp32>, tensor<[32, 32], fp32>) -> () {offset=[0, 0]}
-    }
+      %bt_6 = tile.load %b_2 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {{shape=[32, 32], offset=[0, 0]}}
+      {last}
+      tile.store %ct_7, %c_3 : (tile<[32, 32], [32, 32], fp32>, tensor<[32, 32], fp32>) -> () {{offset=[0, 0]}}
+    }}
     statement.return
-  }
+  }}
   // func.kind = kernel
-}
-"#;
-    let m = pto_ir::parse(text).unwrap();
-    let e = match pto_lower::lower_kernel(&m, m.entry.unwrap()) {
-        Ok(_) => panic!("a Vec -> Left move was lowered"),
-        Err(e) => e.to_string(),
+}}
+"#
+        )
     };
-    assert!(
-        e.contains(
-            "`TMOV` from a Vec tile to a Left tile is not legal on target A2A3: no target has it"
-        ),
-        "{e}"
+    let acc = text(
+        "%ct_7 = tile.matmul_acc %e_5, %at_4, %bt_6 : (tile<[32, 32], [32, 32], fp32>, tile<[32, 32], [32, 32], fp32>, tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>",
     );
+    for target in ["A2A3", "A5"] {
+        let mut m = pto_ir::parse(&acc).unwrap();
+        m.attrs.set("arch", pto_ir::Attr::Str(target.into()));
+        let e = match pto_lower::lower_kernel(&m, m.entry.unwrap()) {
+            Ok(_) => panic!("a Vec -> Acc move was lowered"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            e.contains(&format!(
+                "`TMOV` from a Vec tile to an Acc tile is not legal on target {target}: no target has it"
+            )),
+            "{e}"
+        );
+    }
+    let left = text(
+        "%ct_7 = tile.matmul %e_5, %bt_6 : (tile<[32, 32], [32, 32], fp32>, tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>",
+    );
+    for target in ["A2A3", "A5"] {
+        let mut m = pto_ir::parse(&left).unwrap();
+        m.attrs.set("arch", pto_ir::Attr::Str(target.into()));
+        let p = pto_lower::lower_kernel(&m, m.entry.unwrap())
+            .unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert!(
+            p.tiles
+                .iter()
+                .any(|t| t.name.ends_with("e_mat") && t.space == pto_ir::MemorySpace::Mat),
+            "{target}: no move through Mat"
+        );
+        // A2A3: the move into Mat is the vector-to-cube transfer of a split kernel.
+        let split = matches!(p.route, pto_lower::lower::split::Route::Split(_));
+        assert_eq!(split, target == "A2A3", "{target}");
+    }
     use pto_ir::MemorySpace::*;
     use pto_ir::verify::target::Target;
     assert!(!Target::A2A3.has_move(Acc, Vec) && Target::A5.has_move(Acc, Vec));

@@ -325,3 +325,60 @@ fn d9_returned_scalars_go_to_out_pointers() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Issue 14 point 3: pto-isa's Tile refuses a Mat tile (row-major 512-byte fractals) whose
+/// rows are not whole 32-byte fractal rows, such as a 32 x 16 int8 one, and so does the
+/// model; the verifier refuses such a matmul operand at the op that makes it (the lowering
+/// would stage it in such a Mat tile), while 32 x 32 int8 is fine.
+#[test]
+fn int8_mat_tiles_have_a_multiple_of_32_columns() {
+    let mat = |cols: u32| {
+        format!(
+            "using M = Tile<TileType::Mat, int8_t, 32, {cols}, BLayout::ColMajor, 32, {cols}, SLayout::RowMajor, 512>;"
+        )
+    };
+    for target in ["A2A3", "A5"] {
+        rejected(&mat(16), "M m;", target, "32 columns for int8");
+        accepted(&mat(32), "M m;", target);
+    }
+    let kernel = |n: u32| {
+        format!(
+            r#"program.module @i8 {{
+  program.entry @i8
+  func.func @i8(%a_1: tensor<[16, 32], int8> #in, %b_2: tensor<[32, {n}], int8> #in, %c_3: tensor<[16, {n}], int32> #out) {{
+    statement.op {{
+      %at_4 = tile.load %a_1 : (tensor<[16, 32], int8>) -> tile<[16, 32], [16, 32], int8> {{shape=[16, 32], offset=[0, 0]}}
+      %bt_5 = tile.load %b_2 : (tensor<[32, {n}], int8>) -> tile<[32, {n}], [32, {n}], int8> {{shape=[32, {n}], offset=[0, 0]}}
+      %ct_6 = tile.matmul %at_4, %bt_5 : (tile<[16, 32], [16, 32], int8>, tile<[32, {n}], [32, {n}], int8>) -> tile<[16, {n}], [16, {n}], int32>
+      tile.store %ct_6, %c_3 : (tile<[16, {n}], [16, {n}], int32>, tensor<[16, {n}], int32>) -> () {{offset=[0, 0]}}
+    }}
+    statement.return
+  }}
+  // func.kind = kernel
+}}
+"#
+        )
+    };
+    let m = pto_ir::parse(&kernel(16)).unwrap();
+    let e = pto_ir::verify(&m)
+        .expect_err("a 32 x 16 int8 matmul operand")
+        .to_string();
+    assert!(e.contains("has rows of 16 bytes"), "{e}");
+    let m = pto_ir::parse(&kernel(32)).unwrap();
+    pto_ir::verify(&m).unwrap();
+    accepted_cpp(&m);
+}
+
+/// The C++ of `m` for both targets passes the model's rules.
+fn accepted_cpp(m: &pto_ir::ProgramModule) {
+    let Some(gxx) = harness::gxx() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-i8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for target in ["A2A3", "A5"] {
+        let cpp = harness::cpp_for(m, target).unwrap();
+        harness::syntax_check(&gxx, &cpp, target, &dir, "i8").unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

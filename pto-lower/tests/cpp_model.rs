@@ -55,6 +55,8 @@ fn kernels() -> Vec<&'static str> {
     k.push("branchy_matmul");
     k.push("matmul_relu");
     k.push("attention_scores");
+    k.push("attention");
+    k.push("relu_chain");
     k
 }
 
@@ -256,6 +258,8 @@ fn a2a3_mixed_kernels_are_split_into_cube_and_vector_parts() {
         "matmul",
         "branchy_matmul",
         "attention_scores",
+        "attention",
+        "relu_chain",
     ] {
         let m = common::kernel(k);
         let cpp = harness::cpp_for(&m, "A2A3").unwrap();
@@ -307,4 +311,108 @@ fn a2a3_mixed_kernels_are_split_into_cube_and_vector_parts() {
     ] {
         assert!(lowered.contains(line), "{line}:\n{lowered}");
     }
+}
+
+/// Issue 14 point 7: a vector result fed to a matmul (attention's `softmax(q @ k) @ v`,
+/// `relu(a @ b) @ c`) is routed instead of refused: on A2A3 the vector core stores it into
+/// the second GM slot and signals flag 2, the cube loads it into a Mat tile and signals flag
+/// 3, then moves it Mat -> Left; on A5 it is `TMOV` Vec -> Mat then Mat -> Left. `LOWERED`
+/// shows both transfers.
+#[test]
+fn a_vector_result_reaches_the_cube_through_the_second_slot() {
+    for k in ["attention", "relu_chain"] {
+        let m = common::kernel(k);
+        let cpp = harness::cpp_for(&m, "A2A3").unwrap();
+        let aic = &cpp[cpp.find("_aic(").unwrap()..cpp.find("_aiv(").unwrap()];
+        let aiv = &cpp[cpp.find("_aiv(").unwrap()..cpp.find("__global__").unwrap()];
+        // One pop on the cube; a push on each vector core (core 1 only synchronises).
+        assert_eq!(aic.matches("wait_flag_dev(2)").count(), 1, "{k}: {aic}");
+        assert_eq!(
+            aic.matches("ffts_cross_core_sync(PIPE_MTE2, 0x321)")
+                .count(),
+            1,
+            "{k}"
+        );
+        assert_eq!(
+            aiv.matches("ffts_cross_core_sync(PIPE_MTE3, 0x221)")
+                .count(),
+            2,
+            "{k}"
+        );
+        assert_eq!(aiv.matches("wait_flag_dev(3)").count(), 2, "{k}");
+        assert!(
+            aiv.contains("TSTORE(") && !aiv.contains("TileType::Mat"),
+            "{k}"
+        );
+        assert!(cpp.contains("// pto_workspace: "), "{k}");
+        let a5 = harness::cpp_for(&m, "A5").unwrap();
+        assert!(!harness::is_split(&a5), "{k} A5");
+        assert!(
+            a5.contains("_mat, t"),
+            "{k} A5: no TMOV into a Mat tile:\n{a5}"
+        );
+        let mut a2a3 = m.clone();
+        a2a3.attrs.set("arch", pto_ir::Attr::Str("A2A3".into()));
+        let lowered = pto_lower::compile(&a2a3, a2a3.entry.unwrap())
+            .unwrap()
+            .lowered;
+        for line in [
+            "push t",
+            "-> GM slot: TSTORE; ffts_cross_core_sync(PIPE_MTE3, flag 2)",
+            "pop GM slot -> t",
+        ] {
+            assert!(lowered.contains(line), "{k}: {line}:\n{lowered}");
+        }
+    }
+}
+
+/// Issue 14 point 7, what is still open: a tensor the cube writes and the vector core then
+/// reads has no cross-core ordering yet, so the A2A3 split refuses it (`Route::Unsplit`)
+/// and its C++ is one function with cube and vector tiles, which no A2A3 core can run: the
+/// C++ model refuses it when it runs, while A5 (one core with both units) runs it like the
+/// interpreter.
+#[test]
+fn mixed_work_in_one_a2a3_function_is_refused_by_the_model() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the mixed kernel's C++ was not run");
+        return;
+    };
+    let text = r#"program.module @through_gm {
+  program.entry @through_gm
+  func.func @through_gm(%a_1: tensor<[32, 32], fp32> #in, %b_2: tensor<[32, 32], fp32> #in, %c_3: tensor<[32, 32], fp32> #out, %d_4: tensor<[32, 32], fp32> #out) {
+    statement.op {
+      %at_5 = tile.load %a_1 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %bt_6 = tile.load %b_2 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %ct_7 = tile.matmul %at_5, %bt_6 : (tile<[32, 32], [32, 32], fp32>, tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
+      tile.store %ct_7, %c_3 : (tile<[32, 32], [32, 32], fp32>, tensor<[32, 32], fp32>) -> () {offset=[0, 0]}
+      %x_8 = tile.load %c_3 : (tensor<[32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32> {shape=[32, 32], offset=[0, 0]}
+      %e_9 = tile.exp %x_8 : (tile<[32, 32], [32, 32], fp32>) -> tile<[32, 32], [32, 32], fp32>
+      tile.store %e_9, %d_4 : (tile<[32, 32], [32, 32], fp32>, tensor<[32, 32], fp32>) -> () {offset=[0, 0]}
+    }
+    statement.return
+  }
+  // func.kind = kernel
+}
+"#;
+    let m = pto_ir::parse(text).unwrap();
+    pto_ir::verify(&m).unwrap();
+    let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
+    assert!(
+        matches!(&p.route, pto_lower::lower::split::Route::Unsplit(why) if why.contains("tensor `c`")),
+        "{:?}",
+        p.route
+    );
+    let dir = std::env::temp_dir().join(format!("pto-cpp-mixed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = harness::args_for(&m, &[], 7, false);
+    let built = harness::build(&gxx, &m, "A2A3", &dir, "mixed").unwrap();
+    let e = built.run(&args).map(|_| ()).unwrap_err();
+    assert!(
+        e.contains("cube and vector tiles in one A2A3 function"),
+        "{e}"
+    );
+    let built = harness::build(&gxx, &m, "A5", &dir, "mixed").unwrap();
+    let err = compare(&built, &m, &[], false).unwrap();
+    assert!(err <= 1e-5, "A5: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

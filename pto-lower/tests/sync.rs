@@ -260,7 +260,10 @@ fn every_read_after_write_across_pipes_is_ordered() {
     let mut errors = BTreeSet::new();
     // The acceptance kernels, and one whose tiles flow through nested branches and loops.
     // Each also after `software-pipeline`, whose pairs keep two copies' tiles live at once.
-    for k in common::KERNELS.into_iter().chain(["branchy_matmul"]) {
+    for k in common::KERNELS
+        .into_iter()
+        .chain(["branchy_matmul", "attention", "relu_chain"])
+    {
         for pipelined in [false, true] {
             let mut m = common::kernel(k);
             if pipelined {
@@ -290,10 +293,10 @@ fn every_read_after_write_across_pipes_is_ordered() {
 /// A split part with each transfer as what the C++ makes of it: the push and the pop start
 /// and end with `pipe_barrier(PIPE_ALL)` (the cross-core flags order the cores).
 fn with_transfers_as_barriers(p: &Program, insts: &[Inst]) -> Vec<Inst> {
-    use pto_lower::lower::split::transfer_source;
+    use pto_lower::lower::split::is_transfer;
     let mut out = Vec::new();
     for i in insts {
-        if transfer_source(p, i).is_some() {
+        if is_transfer(p, i) {
             out.push(Inst::Barrier(PipeKind::All));
             continue;
         }
@@ -345,11 +348,11 @@ fn with_transfers_as_barriers(p: &Program, insts: &[Inst]) -> Vec<Inst> {
 /// part and the vector part (so every push has its pop on every path).
 #[test]
 fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
-    use pto_lower::lower::split::{Route, transfer_source};
+    use pto_lower::lower::split::{Route, is_transfer};
     /// The loops, branches and transfers of a part, as text.
     fn skeleton(p: &Program, insts: &[Inst], out: &mut String) {
         for i in insts {
-            if transfer_source(p, i).is_some() {
+            if is_transfer(p, i) {
                 out.push_str("T;");
             }
             match i {
@@ -387,11 +390,13 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
     }
     let mut errors = BTreeSet::new();
     let mut split = 0;
-    for k in
-        common::KERNELS
-            .into_iter()
-            .chain(["branchy_matmul", "matmul_relu", "attention_scores"])
-    {
+    for k in common::KERNELS.into_iter().chain([
+        "branchy_matmul",
+        "matmul_relu",
+        "attention_scores",
+        "attention",
+        "relu_chain",
+    ]) {
         let m = common::kernel(k);
         let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
         let Route::Split(s) = &p.route else {
@@ -419,7 +424,7 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
             "{k}: vector core 0's and vector core 1's transfers differ"
         );
     }
-    assert!(split >= 4, "only {split} split kernels");
+    assert!(split >= 6, "only {split} split kernels");
     assert!(
         errors.is_empty(),
         "unordered reads:\n{}",

@@ -6,13 +6,18 @@
 //! load and store, destination-first intrinsics, `set_flag` / `wait_flag` / `pipe_barrier`,
 //! and plain C++ control flow.
 //!
-//! Deviations, each marked in the output: symbolic dimensions are extra `int64_t`
-//! parameters; a reduction's or transpose's scratch tile is its source (the pass pipeline
-//! does not reserve scratch space yet); a kernel's returned scalars are not part of the
-//! kernel ABI and appear as a comment.
+//! What pto-isa's own kernels do not have, each said in the output's header comment:
+//! symbolic dimensions are extra `int64_t` parameters after the tensors; a kernel's
+//! returned scalars are written to one-element GM buffers after them (`pto_ret0`, ...);
+//! on A2A3 a kernel with cube and vector work is split into `NAME_aic` and `NAME_aiv`
+//! (`lower/split.rs`) that exchange tiles through a GM workspace parameter (`pto_workspace`)
+//! under cross-core flags, and the entry takes the FFTS base address last. Reductions and
+//! transposes get a scratch tile of their own (bufferize places it), never their source.
 //!
 //! The `Writer`'s methods live with what they write: `transfer` (global tensor views,
-//! loads, stores) and `inst` (tile ops, control flow, scalar ops).
+//! loads, stores), `inst` (tile ops, control flow, scalar ops), `cores` (a split kernel's
+//! parts and the cube-to-vector transfer), `v2c` (the vector-to-cube transfer), `pad` and
+//! `element`.
 
 use std::fmt::Write;
 
@@ -30,6 +35,7 @@ mod element;
 mod inst;
 mod pad;
 mod transfer;
+mod v2c;
 
 /// Emits the C++ source of `p`.
 pub fn emit(p: &Program) -> String {
@@ -370,6 +376,18 @@ pub(crate) fn acc_to_vec(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileI
     let from = p.tile(src)?.space;
     let to = p.tile(dst)?.space;
     (from == MemorySpace::Acc && to == MemorySpace::Vec).then_some(src)
+}
+
+/// Whether `TMOV(dst, src)` goes from a Vec tile to a Mat tile, which A2A3 has no
+/// instruction for (pto-isa.md, TMOV: Vec -> Mat is A5): the source.
+pub(crate) fn vec_to_mat(p: &Program, dst: TileId, args: &[Arg]) -> Option<TileId> {
+    let src = match args {
+        [Arg::Tile(TileRef::Slot(src))] => *src,
+        _ => return None,
+    };
+    let from = p.tile(src)?.space;
+    let to = p.tile(dst)?.space;
+    (from == MemorySpace::Vec && to == MemorySpace::Mat).then_some(src)
 }
 
 /// The bytes of the GM workspace the A2A3 route of `TMOV` Acc -> Vec needs: the largest
@@ -792,7 +810,7 @@ impl Writer<'_> {
             _ => None,
         };
         if let Some(s) = split {
-            self.workspace = s.slot_bytes;
+            self.workspace = s.workspace_bytes();
             self.put_split_head(s);
         } else {
             if !self.a5() {

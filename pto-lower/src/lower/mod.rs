@@ -16,6 +16,7 @@ pub mod fence;
 pub mod fuse;
 mod ops;
 mod parallel;
+mod route_text;
 pub mod split;
 
 pub(crate) use parallel::slot_use;
@@ -327,11 +328,15 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An error unless the target moves a tile from `from` to `to`, directly or by a route
-    /// the emitters take: Acc to Vec on A2A3 goes through a GM workspace (the C++ emitter).
-    /// The message names the move, the target, and the targets that have it.
+    /// the emitters take: Acc to Vec and Vec to Mat on A2A3 go through a GM slot between
+    /// the cube and vector cores (`split.rs`, the C++ emitter). The message names the move,
+    /// the target, and the targets that have it.
     fn check_move(&mut self, from: MemorySpace, to: MemorySpace, at: SpanId) {
         let t = module_target(self.m);
-        let routed = from == MemorySpace::Acc && to == MemorySpace::Vec;
+        let routed = matches!(
+            (from, to),
+            (MemorySpace::Acc, MemorySpace::Vec) | (MemorySpace::Vec, MemorySpace::Mat)
+        );
         if t.has_move(from, to) || routed {
             return;
         }
@@ -348,8 +353,10 @@ impl<'a> Lowerer<'a> {
         self.err(
             at,
             format!(
-                "`TMOV` from a {} tile to a {} tile is not legal on target {}: {allows}",
+                "`TMOV` from {} {} tile to {} {} tile is not legal on target {}: {allows}",
+                article(from),
                 from.name(),
+                article(to),
                 to.name(),
                 t.name
             ),
@@ -638,4 +645,13 @@ pub(crate) fn push_sanitized(out: &mut String, s: &str) {
             '_'
         }
     }));
+}
+
+/// `an` before a location name that starts with a vowel (`an Acc tile`), else `a`.
+fn article(space: MemorySpace) -> &'static str {
+    if space.name().starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    }
 }

@@ -28,12 +28,9 @@
 //! core and read on the other, a scalar one core needs but only the other computes, a call)
 //! keeps the single-core route, and the reason is given.
 
-use std::fmt::Write;
-
 use pto_ir::{MemorySpace, PipeKind, ValueId};
 use rustc_hash::FxHashMap;
 
-use crate::info::pipe_cpp;
 use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef};
 
 /// A bit set of cores: [`CUBE`], [`VECTOR`] or both.
@@ -49,6 +46,10 @@ const BOTH: Cores = CUBE | VECTOR;
 pub const FLAG_READY: u8 = 0;
 /// The cross-core flag the vector cores set when they are done with the slot ("free").
 pub const FLAG_FREE: u8 = 1;
+/// The cross-core flag the vector cores set when the vector-to-cube slot holds a tile.
+pub const FLAG_V2C_READY: u8 = 2;
+/// The cross-core flag the cube sets when it is done with the vector-to-cube slot.
+pub const FLAG_V2C_FREE: u8 = 3;
 /// Bytes at the start of the GM slot that carry the moved tile's valid rows and columns
 /// (two `int64_t`, padded to a cache line): the vector core cannot compute them, they
 /// depend on the cube tiles' regions.
@@ -77,9 +78,19 @@ pub struct CoreSplit {
     pub vector: Vec<Inst>,
     /// The instructions of vector core 1: control flow and transfers only.
     pub peer: Vec<Inst>,
-    /// Bytes of GM the transfer slot needs: [`SLOT_HEADER`] and the largest Acc tile moved
-    /// (0: the parts exchange nothing).
+    /// Bytes of GM the cube-to-vector slot needs: [`SLOT_HEADER`] and the largest Acc tile
+    /// moved (0: no cube result reaches the vector core).
     pub slot_bytes: u64,
+    /// Bytes of GM the vector-to-cube slot needs, right after the first one: [`SLOT_HEADER`]
+    /// and the largest Vec tile moved to a Mat tile (0: no vector result reaches the cube).
+    pub v2c_bytes: u64,
+}
+
+impl CoreSplit {
+    /// The bytes of the GM workspace: both slots.
+    pub fn workspace_bytes(&self) -> u64 {
+        self.slot_bytes + self.v2c_bytes
+    }
 }
 
 /// The split step (after `fence`): records the program's route in [`Program::route`].
@@ -98,6 +109,7 @@ pub fn route(p: &Program) -> Route {
         writers: FxHashMap::default(),
         readers: FxHashMap::default(),
         largest: 0,
+        largest_v2c: 0,
     };
     if work(p, &p.body) != BOTH {
         return Route::Single;
@@ -107,19 +119,28 @@ pub fn route(p: &Program) -> Route {
     }
     match s.block(&p.body, BOTH, true) {
         // Without transfers the parts need no slot and vector core 1 has nothing to do.
-        Ok((cube, vector)) if s.largest == 0 => Route::Split(CoreSplit {
+        Ok((cube, vector)) if s.largest == 0 && s.largest_v2c == 0 => Route::Split(CoreSplit {
             cube,
             vector,
             peer: Vec::new(),
             slot_bytes: 0,
+            v2c_bytes: 0,
         }),
         Ok((cube, vector)) => {
             let peer = peer(p, &vector);
+            let slot = |largest: u64| {
+                if largest == 0 {
+                    0
+                } else {
+                    SLOT_HEADER + largest
+                }
+            };
             Route::Split(CoreSplit {
                 cube,
                 vector,
                 peer,
-                slot_bytes: SLOT_HEADER + s.largest,
+                slot_bytes: slot(s.largest),
+                v2c_bytes: slot(s.largest_v2c),
             })
         }
         Err(why) => Route::Unsplit(why),
@@ -154,6 +175,24 @@ pub fn transfer_source(p: &Program, i: &Inst) -> Option<TileId> {
     crate::emit::cpp::acc_to_vec(p, *dst, args)
 }
 
+/// The Vec slot a `TMOV` into a Mat slot reads: the vector-to-cube transfer.
+pub fn v2c_source(p: &Program, i: &Inst) -> Option<TileId> {
+    let Inst::Op {
+        isa: Isa::TMov,
+        dst,
+        args,
+    } = i
+    else {
+        return None;
+    };
+    crate::emit::cpp::vec_to_mat(p, *dst, args)
+}
+
+/// Whether `i` is a transfer between the cores, in either direction.
+pub fn is_transfer(p: &Program, i: &Inst) -> bool {
+    transfer_source(p, i).is_some() || v2c_source(p, i).is_some()
+}
+
 /// The core a pipe belongs to (0: either, `MTE2`, the scalar unit and `ALL` exist on both).
 fn core_of_pipe(pipe: PipeKind) -> Cores {
     match pipe {
@@ -178,7 +217,7 @@ fn work(p: &Program, insts: &[Inst]) -> Cores {
     let mut c = 0;
     for i in insts {
         c |= match i {
-            _ if transfer_source(p, i).is_some() => BOTH,
+            _ if is_transfer(p, i) => BOTH,
             Inst::Op { dst, .. }
             | Inst::Load { dst, .. }
             | Inst::Extract { dst, .. }
@@ -222,8 +261,10 @@ struct Splitter<'a> {
     /// The cores that write / read each tensor.
     writers: FxHashMap<ValueId, Cores>,
     readers: FxHashMap<ValueId, Cores>,
-    /// The bytes of the largest Acc tile moved.
+    /// The bytes of the largest Acc tile moved to a Vec tile.
     largest: u64,
+    /// The bytes of the largest Vec tile moved to a Mat tile.
+    largest_v2c: u64,
 }
 
 impl Splitter<'_> {
@@ -340,6 +381,12 @@ impl Splitter<'_> {
             if let Some(src) = transfer_source(p, i) {
                 let bytes = p.tile(src).map_or(0, |s| s.bytes);
                 self.largest = self.largest.max(bytes);
+                put(on, i.clone());
+                continue;
+            }
+            if let Some(src) = v2c_source(p, i) {
+                let bytes = p.tile(src).map_or(0, |s| s.bytes);
+                self.largest_v2c = self.largest_v2c.max(bytes);
                 put(on, i.clone());
                 continue;
             }
@@ -572,7 +619,7 @@ impl Splitter<'_> {
 fn peer(p: &Program, vector: &[Inst]) -> Vec<Inst> {
     let mut out = Vec::new();
     for i in vector {
-        if transfer_source(p, i).is_some() {
+        if is_transfer(p, i) {
             out.push(i.clone());
             continue;
         }
@@ -638,152 +685,6 @@ fn core_name(c: Cores) -> &'static str {
         VECTOR => "vector",
         BOTH => "cube and vector",
         _ => "no",
-    }
-}
-
-impl CoreSplit {
-    /// The route as `//` comment lines for `NAME::LOWERED`: each core's instructions, one
-    /// per line, with the transfers and their cross-core flags.
-    pub fn describe(&self, p: &Program) -> String {
-        let mut out = String::new();
-        if self.slot_bytes == 0 {
-            out.push_str(
-                "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n\
-                 // AIV 0; they exchange nothing.\n",
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n\
-                 // AIV 0 and its control flow on AIV 1; a cube result reaches the vector core through\n\
-                 // a {} byte GM slot (cross-core flag {FLAG_READY}: ready, flag {FLAG_FREE}: free).",
-                self.slot_bytes
-            );
-        }
-        for (title, part) in [
-            ("aic (cube)", &self.cube),
-            ("aiv 0 (vector)", &self.vector),
-            ("aiv 1 (vector, control and transfers only)", &self.peer),
-        ] {
-            let _ = writeln!(out, "// {title}:");
-            describe(p, part, 1, title.starts_with("aic"), &mut out);
-        }
-        out
-    }
-}
-
-fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut String) {
-    let pad = "  ".repeat(depth);
-    let tile = |t: TileId| {
-        p.tile(t)
-            .map_or_else(|| format!("t{}", t.0), |s| s.name.clone())
-    };
-    let name = |v: ValueId| {
-        let d = &p.module.values[v];
-        match (&d.constant, &d.name) {
-            (Some(c), _) => format!("{}", c.as_f64()),
-            (None, Some(n)) => format!("%{n}_{}", d.number),
-            (None, None) => format!("%{}", d.number),
-        }
-    };
-    for i in insts {
-        let line = match i {
-            _ if transfer_source(p, i).is_some() => {
-                let (Some(src), Inst::Op { dst, .. }) = (transfer_source(p, i), i) else {
-                    continue;
-                };
-                if cube {
-                    format!(
-                        "push {} -> GM slot: wait_flag_dev({FLAG_FREE}); TSTORE; ffts_cross_core_sync(PIPE_FIX, flag {FLAG_READY})",
-                        tile(src)
-                    )
-                } else {
-                    format!(
-                        "pop GM slot -> {}: wait_flag_dev({FLAG_READY}); TLOAD; ffts_cross_core_sync(PIPE_MTE2, flag {FLAG_FREE})",
-                        tile(*dst)
-                    )
-                }
-            }
-            Inst::Fused(_) => continue,
-            Inst::Op { isa, dst, .. } => format!("{} {}", isa.name(), tile(*dst)),
-            Inst::Load { dst, tensor, .. } => format!("TLOAD {} <- {}", tile(*dst), name(*tensor)),
-            Inst::Store { src, tensor, .. } => {
-                let s = match src {
-                    TileRef::Slot(t) => tile(*t),
-                    TileRef::Param(v) => name(*v),
-                };
-                format!("TSTORE {s} -> {}", name(*tensor))
-            }
-            Inst::Read { result, .. } => format!("{} = read", name(*result)),
-            Inst::Write { tensor, .. } => format!("write {}", name(*tensor)),
-            Inst::Extract { dst, .. } => format!("TEXTRACT {}", tile(*dst)),
-            Inst::Insert { dst, .. } => format!("TINSERT {}", tile(*dst)),
-            Inst::Cvt { dst, .. } => format!("TCVT {}", tile(*dst)),
-            Inst::SetValid { dst, .. } => format!("valid {}", tile(*dst)),
-            Inst::FullValid(t) => format!("valid {} (whole)", tile(*t)),
-            Inst::SetFlag((a, b, id)) => {
-                format!("set_flag({}, {}, {id})", pipe_cpp(*a), pipe_cpp(*b))
-            }
-            Inst::WaitFlag((a, b, id)) => {
-                format!("wait_flag({}, {}, {id})", pipe_cpp(*a), pipe_cpp(*b))
-            }
-            Inst::Barrier(pipe) => format!("pipe_barrier({})", pipe_cpp(*pipe)),
-            Inst::Scalar { op, result, .. } => format!("{} = {}", name(*result), op.full_name()),
-            Inst::Assign(pairs) => {
-                let d: Vec<String> = pairs.iter().map(|&(d, _)| name(d)).collect();
-                format!("assign {}", d.join(", "))
-            }
-            Inst::For {
-                iv,
-                lb,
-                ub,
-                step,
-                body,
-                ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "//{pad}for {} = {} to {} step {} {{",
-                    name(*iv),
-                    name(*lb),
-                    name(*ub),
-                    name(*step)
-                );
-                describe(p, body, depth + 1, cube, out);
-                let _ = writeln!(out, "//{pad}}}");
-                continue;
-            }
-            Inst::While { cond, body, .. } => {
-                let _ = writeln!(out, "//{pad}while {{");
-                describe(p, cond, depth + 1, cube, out);
-                let _ = writeln!(out, "//{pad}}} do {{");
-                describe(p, body, depth + 1, cube, out);
-                let _ = writeln!(out, "//{pad}}}");
-                continue;
-            }
-            Inst::If {
-                cond,
-                then_body,
-                else_body,
-                ..
-            } => {
-                let _ = writeln!(out, "//{pad}if {} {{", name(*cond));
-                describe(p, then_body, depth + 1, cube, out);
-                let _ = writeln!(out, "//{pad}}} else {{");
-                describe(p, else_body, depth + 1, cube, out);
-                let _ = writeln!(out, "//{pad}}}");
-                continue;
-            }
-            Inst::Break => "break".into(),
-            Inst::Continue => "continue".into(),
-            Inst::Return(v) if v.is_empty() => "return".into(),
-            Inst::Return(v) => {
-                let v: Vec<String> = v.iter().map(|&x| name(x)).collect();
-                format!("return {}", v.join(", "))
-            }
-            Inst::Call { callee, .. } => format!("call {callee}"),
-        };
-        let _ = writeln!(out, "//{pad}{line}");
     }
 }
 

@@ -439,10 +439,12 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         let moved = match before {
             Some(mv) => mv,
             None => {
-                let (mop, mv) = make_move(m, v, want, m.ops[op].span, &mut names);
+                let (mops, mv) = make_moves(m, v, want, m.ops[op].span, &mut names);
                 if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
                     let at = list.iter().position(|&o| o == op).unwrap_or(0);
-                    list.insert(at, mop);
+                    for (k, mop) in mops.into_iter().enumerate() {
+                        list.insert(at + k, mop);
+                    }
                 }
                 made.push((stmt, v, want, mv));
                 mv
@@ -459,13 +461,16 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
         else {
             continue;
         };
-        let at = m.blocks[block]
-            .stmts
-            .iter()
-            .position(|&s| s == stmt)
-            .unwrap_or(0);
-        let (mop, mv) = make_move(m, v, want, m.stmts[stmt].span, &mut names);
-        walk::insert_op_before_stmt(m, block, at, mop);
+        let (mops, mv) = make_moves(m, v, want, m.stmts[stmt].span, &mut names);
+        for mop in mops {
+            // Found again each time: an insertion may add a statement in front of it.
+            let at = m.blocks[block]
+                .stmts
+                .iter()
+                .position(|&s| s == stmt)
+                .unwrap_or(0);
+            walk::insert_op_before_stmt(m, block, at, mop);
+        }
         match &mut m.stmts[stmt].kind {
             StmtKind::For(l) => l.iter_args[idx].init = mv,
             StmtKind::While(w) => w.iter_args[idx].init = mv,
@@ -485,6 +490,36 @@ struct MoveNames {
     made: Vec<(ValueId, MemorySpace, Name)>,
     /// Scratch space for spelling a name, reused from move to move.
     text: String,
+}
+
+/// The moves that bring `v` to `want`, in order, and the value they end with. A matmul
+/// operand (Left, Right, Bias) is reached from Mat only (pto-isa.md, TMOV), so a vector
+/// result or a matmul result fed to a matmul goes through Mat first: Vec -> Mat -> Left
+/// (on A2A3 the Vec -> Mat step is the vector-to-cube transfer, `lower/split.rs`) and
+/// Acc -> Mat -> Left.
+fn make_moves(
+    m: &mut ProgramModule,
+    v: ValueId,
+    want: MemorySpace,
+    span: pto_ir::SpanId,
+    names: &mut MoveNames,
+) -> (Vec<OpId>, ValueId) {
+    let have = m.values[v]
+        .ty
+        .as_tile()
+        .and_then(|t| t.memref)
+        .map(|r| r.space);
+    let operand = matches!(
+        want,
+        MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias
+    );
+    if operand && matches!(have, Some(MemorySpace::Vec | MemorySpace::Acc)) {
+        let (first, mid) = make_move(m, v, MemorySpace::Mat, span, names);
+        let (second, out) = make_move(m, mid, want, span, names);
+        return (vec![first, second], out);
+    }
+    let (mop, out) = make_move(m, v, want, span, names);
+    (vec![mop], out)
 }
 
 /// A `tile.move %v {loc = want}` with its result placed in `want`, named from `names`.

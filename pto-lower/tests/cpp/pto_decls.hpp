@@ -171,6 +171,12 @@ struct Tile {
   static_assert(S == SLayout::NoneBox || SFractalSize != 512 ||
                     (Rows % 16 == 0 && (Cols * sizeof(T)) % 32 == 0) || (Cols % 16 == 0 && (Rows * sizeof(T)) % 32 == 0),
                 "Tile: a boxed tile must be whole 512-byte fractals");
+  // pto-isa's Tile checks a boxed tile's columns against its fractal's inner width: with
+  // row-major 512-byte fractals (Mat tiles, Left tiles) a fractal row is 32 bytes, so the
+  // columns are whole 32-byte rows. That is what the line above leaves open: the real
+  // headers refuse an int8 Mat tile of 32 x 16 (16 columns of a 32-element fractal row).
+  static_assert(S != SLayout::RowMajor || SFractalSize != 512 || (Cols * sizeof(T)) % 32 == 0,
+                "Tile: a tile of row-major 512-byte fractals needs Cols * sizeof(T) to be a multiple of 32 bytes (32 columns for int8)");
   static_assert(S == SLayout::NoneBox || SFractalSize != 1024 || (Rows % 16 == 0 && Cols % 16 == 0),
                 "Tile: an Acc tile must be whole 16 x 16 fractals");
   // pto-isa.md 5.1: the Left / Right / Acc / Mat layouts.
@@ -328,6 +334,8 @@ constexpr bool only_events = (std::is_same_v<std::remove_cvref_t<E>, Event> && .
 namespace model {
 inline thread_local int core_kind = -1;
 inline thread_local int core_sub = 0;
+// The kinds of tile a thread outside a split kernel placed (bit 0: cube, bit 1: vector).
+inline thread_local int placed = 0;
 }  // namespace model
 
 // TASSIGN: pto-isa.md 5.3: a tile's byte offset in its buffer, inside the buffer's capacity.
@@ -340,6 +348,14 @@ void TASSIGN(TileT& tile, uint64_t byte_offset) {
   constexpr uint64_t bytes = uint64_t(TileT::Rows_) * TileT::Cols_ * sizeof(typename TileT::DType);
   if (model::core_kind == 0 && TileT::Loc_ == TileType::Vec) model::fail("TASSIGN: a Vec tile on the cube core");
   if (model::core_kind == 1 && TileT::Loc_ != TileType::Vec) model::fail("TASSIGN: a cube tile on a vector core");
+#if !defined(PTO_TARGET_A5)
+  // A2A3 has no core with both units (pto-programs.md section A): a function that is not a
+  // part of a split kernel places only one core's tiles.
+  if (model::core_kind == -1) {
+    model::placed |= TileT::Loc_ == TileType::Vec ? 2 : 1;
+    if (model::placed == 3) model::fail("TASSIGN: cube and vector tiles in one A2A3 function (no core has both)");
+  }
+#endif
   if (byte_offset % 32 != 0) model::fail("TASSIGN: offset is not 32-byte aligned");
   if (byte_offset + bytes > model::capacity(TileT::Loc_)) model::fail("TASSIGN: tile past the buffer's capacity");
   tile.data_ = reinterpret_cast<typename TileT::DType*>(model::buffer(TileT::Loc_) + byte_offset);

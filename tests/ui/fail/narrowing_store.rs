@@ -3,8 +3,8 @@ use pto::prelude::*;
 // pto-isa has no store from an int32 accumulator into bf16 (A2A3 quantises int32 into
 // int8 / uint8 / fp16 only).
 #[pto::kernel]
-fn to_bf16(a: &Tensor<i8, 16, 32>, b: &Tensor<i8, 32, 16>, c: &mut Tensor<bf16, 16, 16>) {
-    let acc = matmul(a.load::<16, 32>([0, 0]), b.load::<32, 16>([0, 0]));
+fn to_bf16(a: &Tensor<i8, 16, 32>, b: &Tensor<i8, 32, 32>, c: &mut Tensor<bf16, 16, 32>) {
+    let acc = matmul(a.load::<16, 32>([0, 0]), b.load::<32, 32>([0, 0]));
     c.store([0, 0], acc);
 }
 

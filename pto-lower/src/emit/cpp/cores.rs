@@ -14,7 +14,9 @@ use pto_ir::MemorySpace;
 
 use crate::emit::writer::Level;
 use crate::isa::{TileId, TileRef};
-use crate::lower::split::{CoreSplit, FLAG_FREE, FLAG_READY, SLOT_HEADER};
+use crate::lower::split::{
+    CoreSplit, FLAG_FREE, FLAG_READY, FLAG_V2C_FREE, FLAG_V2C_READY, SLOT_HEADER,
+};
 
 use super::{Kind, Part, WORKSPACE, Writer, cpp_dtype, push_hex, put_tile_type_valid};
 
@@ -24,7 +26,7 @@ const FFTS: &str = "pto_ffts_addr";
 
 /// `ffts_cross_core_sync`'s configuration word for `flag` in mode 2, the cube / vector
 /// mode (pto-programs.md: `1 | mode << 4 | flag << 8`).
-fn cross_core_config(flag: u8) -> u64 {
+pub(super) fn cross_core_config(flag: u8) -> u64 {
     1 | (2 << 4) | (u64::from(flag) << 8)
 }
 
@@ -32,7 +34,7 @@ impl Writer<'_> {
     /// The header comment of a split kernel.
     pub(super) fn put_split_head(&mut self, s: &CoreSplit) {
         let name = self.m.funcs[self.p.func].name.clone();
-        if s.slot_bytes == 0 {
+        if s.workspace_bytes() == 0 {
             let _ = write!(
                 self.out.text,
                 "// The kernel mixes cube and vector work, which A2A3 runs on separate cores: `{name}_aic`\n\
@@ -51,12 +53,32 @@ impl Writer<'_> {
              // work, subblock 1 takes part in the synchronisation only). `{name}` runs the part of\n\
              // the core it is built for (`__DAV_CUBE__` / `__DAV_VEC__`); a simulator that defines\n\
              // both runs `{name}_aic` and `{name}_aiv` (once per subblock) as threads.\n\
-             // {WORKSPACE}: {} bytes of global memory, the last parameter: the slot through\n\
-             // which a cube result reaches the vector core (the tile's valid rows and columns\n\
-             // in its first {SLOT_HEADER} bytes, then the data), guarded by cross-core flags\n\
-             // {FLAG_READY} (ready) and {FLAG_FREE} (free). `{name}` takes the FFTS base address last\n\
-             // (`{FFTS}`).\n",
-            s.slot_bytes
+             // {WORKSPACE}: {} bytes of global memory, the last parameter: GM slots through which\n\
+             // tiles pass between the cores (each with the tile's valid rows and columns in its\n\
+             // first {SLOT_HEADER} bytes, then the data).\n",
+            s.workspace_bytes()
+        );
+        if s.slot_bytes > 0 {
+            let _ = write!(
+                self.out.text,
+                "// Bytes 0..{}: a cube result on its way to the vector core, guarded by cross-core\n\
+                 // flags {FLAG_READY} (ready) and {FLAG_FREE} (free).\n",
+                s.slot_bytes
+            );
+        }
+        if s.v2c_bytes > 0 {
+            let _ = write!(
+                self.out.text,
+                "// Bytes {}..{}: a vector result on its way to the cube (A2A3 has no TMOV from a Vec\n\
+                 // tile to a Mat tile), guarded by cross-core flags {FLAG_V2C_READY} (ready) and\n\
+                 // {FLAG_V2C_FREE} (free).\n",
+                s.slot_bytes,
+                s.workspace_bytes()
+            );
+        }
+        let _ = writeln!(
+            self.out.text,
+            "// `{name}` takes the FFTS base address last (`{FFTS}`)."
         );
     }
 
@@ -69,8 +91,7 @@ impl Writer<'_> {
         self.put_signature(Kind::Part("_aic"));
         self.put(" {\n");
         self.put_function_body(&s.cube, Some(MemorySpace::Acc));
-        let slot = s.slot_bytes > 0;
-        if slot {
+        if s.slot_bytes > 0 {
             // The vector cores signal "free" once more than the cube waits inside its part.
             self.out.line(
                 l1,
@@ -82,7 +103,7 @@ impl Writer<'_> {
         self.part = Part::Vector;
         self.put_signature(Kind::Part("_aiv"));
         self.put(" {\n");
-        if slot {
+        if s.slot_bytes > 0 {
             self.out.line(
                 l1,
                 &format!(
@@ -202,7 +223,7 @@ impl Writer<'_> {
         self.put("TASSIGN(sv, 0x");
         push_hex(&mut self.out.text, from.addr);
         self.put(");\n");
-        let id = self.slot_view(l1, ty, from.cols);
+        let id = self.slot_view(l1, ty, from.cols, 0);
         self.out.line(l1, &format!("TSTORE(gt{id}, sv);"));
         self.out.line(
             l1,
@@ -243,7 +264,7 @@ impl Writer<'_> {
             self.out.line(l1, "const int64_t r0 = hdr[0], c0 = hdr[1];");
             self.out.line(l1, "pipe_barrier(PIPE_ALL);");
             self.set_region(l1, dst, "r0", "c0");
-            let id = self.slot_view(l1, cpp_dtype(from.dtype), from.cols);
+            let id = self.slot_view(l1, cpp_dtype(from.dtype), from.cols, 0);
             self.out.line(l1, &format!("TLOAD({}, gt{id});", to.name));
         }
         self.out.line(
@@ -257,8 +278,9 @@ impl Writer<'_> {
         self.out.line(l, "}");
     }
 
-    /// Declares `gtN`, the slot's data as an `r0 x c0` tensor with rows of `cols` elements.
-    fn slot_view(&mut self, l: Level, ty: &str, cols: u64) -> u32 {
+    /// Declares `gtN`, the data of the slot `at` bytes into the workspace as an `r0 x c0`
+    /// tensor with rows of `cols` elements.
+    pub(super) fn slot_view(&mut self, l: Level, ty: &str, cols: u64, at: u64) -> u32 {
         let id = self.next_gt;
         self.next_gt += 1;
         self.out.line(
@@ -270,7 +292,8 @@ impl Writer<'_> {
         self.out.line(
             l,
             &format!(
-                "GT{id} gt{id}(reinterpret_cast<__gm__ {ty}*>({WORKSPACE} + {SLOT_HEADER}), {{r0, c0}});"
+                "GT{id} gt{id}(reinterpret_cast<__gm__ {ty}*>({WORKSPACE} + {}), {{r0, c0}});",
+                at + SLOT_HEADER
             ),
         );
         id

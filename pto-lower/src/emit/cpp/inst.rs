@@ -12,7 +12,7 @@ use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
 
 use super::{
     Part, RET, Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise,
-    push_hex, put_tile_type_valid, row_view,
+    push_hex, put_tile_type_valid, row_view, vec_to_mat,
 };
 
 /// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
@@ -149,6 +149,21 @@ impl Writer<'_> {
                 Part::Peer => self.pop(l, None, src),
             }
             return;
+        }
+        if isa == Isa::TMov
+            && self.workspace > 0
+            && let Some(src) = vec_to_mat(self.p, dst, args)
+        {
+            match self.part {
+                // Not split: no route (the lowering refuses such a kernel).
+                Part::Whole => {}
+                Part::Cube => self.v2c_pop(l, dst, src),
+                Part::Vector => self.v2c_push(l, Some(src)),
+                Part::Peer => self.v2c_push(l, None),
+            }
+            if self.part != Part::Whole {
+                return;
+            }
         }
         if isa == Isa::TFillPad {
             return self.fill_pad(l, dst, args);
