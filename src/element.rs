@@ -195,6 +195,23 @@ pub trait Accumulate: Element {
             *d = s.widen();
         }
     }
+    /// `acc + a * b` for two widened values, with the product rounded and then the sum: the
+    /// matmul step. A type whose products of widened values are always exact in the
+    /// accumulator (`f16`: 11-bit significands and exponents within `f32`'s normal range)
+    /// computes it as one fused multiply-add, which rounds once and so gives the same bits;
+    /// callers use this only where the target has the instruction (`f32::mul_add` is a
+    /// slow library call without it).
+    #[inline(always)]
+    fn mul_add_widened(acc: Self::Acc, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        acc.add(a.mul(b))
+    }
+    /// The rows themselves when widening is the identity (`f32`, `f64`), so the matmul reads
+    /// them in place instead of copying them into packed panels; `None` otherwise.
+    #[inline(always)]
+    fn as_acc_rows<const K: usize>(rows: &[[Self; K]]) -> Option<&[[Self::Acc; K]]> {
+        let _ = rows;
+        None
+    }
 }
 
 /// Converts one element to another type (the per-element rule of `TCVT`; see [`RoundMode`]).
@@ -681,6 +698,10 @@ impl Accumulate for f32 {
     fn widen(self) -> f32 {
         self
     }
+    #[inline(always)]
+    fn as_acc_rows<const K: usize>(rows: &[[f32; K]]) -> Option<&[[f32; K]]> {
+        Some(rows)
+    }
 }
 
 impl Accumulate for f64 {
@@ -689,10 +710,14 @@ impl Accumulate for f64 {
     fn widen(self) -> f64 {
         self
     }
+    #[inline(always)]
+    fn as_acc_rows<const K: usize>(rows: &[[f64; K]]) -> Option<&[[f64; K]]> {
+        Some(rows)
+    }
 }
 
 macro_rules! half_impl {
-    ($t:ty, $name:literal) => {
+    ($t:ty, $name:literal, $exact_products:literal) => {
         impl Element for $t {
             const NAME: &'static str = $name;
             const IS_FLOAT: bool = true;
@@ -807,12 +832,23 @@ macro_rules! half_impl {
                 let n = src.len().min(dst.len());
                 half::slice::HalfFloatSliceExt::convert_to_f32_slice(&src[..n], &mut dst[..n]);
             }
+            #[inline(always)]
+            fn mul_add_widened(acc: f32, a: f32, b: f32) -> f32 {
+                if $exact_products {
+                    a.mul_add(b, acc)
+                } else {
+                    acc + a * b
+                }
+            }
         }
     };
 }
 
-half_impl!(f16, "fp16");
-half_impl!(bf16, "bf16");
+// f16 products are exact in f32: 11 + 11 significant bits, magnitudes 2^-48 to 2^32. bf16
+// products are not (8 + 8 bits, but bf16 has f32's exponent range: 2^-100 * 2^-100
+// underflows, 2^100 * 2^100 overflows), so bf16 keeps the separate multiply and add.
+half_impl!(f16, "fp16", true);
+half_impl!(bf16, "bf16", false);
 
 #[cfg(test)]
 mod tests {

@@ -45,19 +45,43 @@ impl<'a, T: Element, const N: usize> Start<'a, T, N> {
     }
 }
 
-/// `c[i, j0 + l] += sum_k ap[i][k] * bp[k][l]` for the `ROWS` rows given and `l < NR`, the
-/// `ROWS x NR` block held in registers across the whole `k` loop. Each element is the
-/// accumulator plus the rounded products in `k` order, as in the naive loop.
+/// `acc + a * b`, the matmul step ([`Accumulate::mul_add_widened`], fused only where `fma`
+/// says the target has the instruction).
 #[inline(always)]
-fn micro_kernel<T: Element, const ROWS: usize, const K: usize, const N: usize>(
-    c: &mut [[T; N]],
-    start: Start<'_, T, N>,
+fn step<A: Accumulate>(acc: A::Acc, a: A::Acc, b: A::Acc, fma: bool) -> A::Acc {
+    if fma {
+        A::mul_add_widened(acc, a, b)
+    } else {
+        acc.add(a.mul(b))
+    }
+}
+
+/// `c[i, j0 + l] += sum_k ap[i][k] * bp[k][bj + l]` for the `ROWS` rows given and `l < NR`,
+/// the `ROWS x NR` block held in registers across the whole `k` loop. `bp` is a packed
+/// `k x NR` panel (`BN = NR`, `bj = 0`) or the `b` tile's rows themselves. Each element is
+/// the accumulator plus the rounded products in `k` order, as in the naive loop.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn micro_kernel<
+    A: Accumulate,
+    const ROWS: usize,
+    const K: usize,
+    const N: usize,
+    const BN: usize,
+>(
+    c: &mut [[A::Acc; N]],
+    start: Start<'_, A::Acc, N>,
     i0: usize,
-    ap: &[[T; K]; ROWS],
-    bp: &[[T; NR]],
+    ap: &[[A::Acc; K]; ROWS],
+    bp: &[[A::Acc; BN]],
+    bj: usize,
     j0: usize,
+    fma: bool,
 ) {
-    let mut acc = [[T::ZERO; NR]; ROWS];
+    if bj + NR > BN {
+        return;
+    }
+    let mut acc = [[<A::Acc as Element>::ZERO; NR]; ROWS];
     for (r, (acc, crow)) in acc.iter_mut().zip(&*c).enumerate() {
         if let Some(src) = start.row(i0 + r, crow).get(j0..j0 + NR) {
             acc.copy_from_slice(src);
@@ -65,10 +89,11 @@ fn micro_kernel<T: Element, const ROWS: usize, const K: usize, const N: usize>(
     }
     let k = bp.len().min(K);
     for (kk, bv) in bp[..k].iter().enumerate() {
+        let bv = &bv[bj..bj + NR];
         for (acc, arow) in acc.iter_mut().zip(ap) {
             let av = arow[kk];
             for (c, &b) in acc.iter_mut().zip(bv) {
-                *c = c.add(av.mul(b));
+                *c = step::<A>(*c, av, b, fma);
             }
         }
     }
@@ -93,7 +118,9 @@ fn pack_rows<A: Accumulate, const ROWS: usize, const K: usize>(
 
 /// `c[i, j] += sum_k a[i, k] * b[k, j]` over `i < c.len()`, `j < n`, `k < b.len()`: packed
 /// (widened) `k x NR` panels of `b` swept by `MR x NR` register blocks over packed rows of
-/// `a`; the columns past the last whole panel by an i-k-j loop. Every element adds its
+/// `a` (inputs that need no widening, `f32`, are read in place: their tiles are small enough
+/// to stay in cache, so the copies only cost time); the columns past the last whole panel
+/// by an i-k-j loop. Every element adds its
 /// products in `k` order, so the result does not depend on the blocking. Compiled for AVX2 /
 /// AVX-512 too and chosen at run time (`multiversion`), so a default build uses the wide
 /// registers where the CPU has them.
@@ -109,9 +136,45 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
     b: &[[A; N]],
     n: usize,
 ) {
-    let zero = <A::Acc as Element>::ZERO;
+    let fma = multiversion::target::target_cfg_f!(target_feature = "fma");
     let k = b.len().min(K);
     let panels = n.min(N) / NR;
+    if let (Some(a), Some(b)) = (A::as_acc_rows(a), A::as_acc_rows(&b[..k])) {
+        let (c4, c_rest) = c.as_chunks_mut::<MR>();
+        let (a4, a_rest) = a.as_chunks::<MR>();
+        let i0 = a4.len() * MR;
+        for p in 0..panels {
+            let j0 = p * NR;
+            for (blk, (c, a)) in c4.iter_mut().zip(a4).enumerate() {
+                micro_kernel::<A, MR, K, N, N>(c, start, blk * MR, a, b, j0, j0, fma);
+            }
+            for (r, (c, a)) in c_rest
+                .chunks_mut(1)
+                .zip(a_rest.as_chunks::<1>().0)
+                .enumerate()
+            {
+                micro_kernel::<A, 1, K, N, N>(c, start, i0 + r, a, b, j0, j0, fma);
+            }
+        }
+    } else {
+        packed::<A, K, N>(c, start, a, &b[..k], panels, fma);
+    }
+    tail::<A, K, N>(c, start, a, &b[..k], panels * NR, n, fma);
+}
+
+/// The panels of [`accumulate`] for inputs that are widened: each `k x NR` panel of `b` and
+/// each `MR` rows of `a` copied (widened) into packed buffers first.
+#[inline(always)]
+fn packed<A: Accumulate, const K: usize, const N: usize>(
+    c: &mut [[A::Acc; N]],
+    start: Start<'_, A::Acc, N>,
+    a: &[[A; K]],
+    b: &[[A; N]],
+    panels: usize,
+    fma: bool,
+) {
+    let zero = <A::Acc as Element>::ZERO;
+    let k = b.len().min(K);
     let mut bp = [[zero; NR]; K];
     let mut ap = [[zero; K]; MR];
     let mut ap1 = [[zero; K]; 1];
@@ -125,15 +188,29 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
         let (a4, a_rest) = a.as_chunks::<MR>();
         for (blk, (c, a)) in c4.iter_mut().zip(a4).enumerate() {
             pack_rows::<A, MR, K>(&mut ap, a, k);
-            micro_kernel::<A::Acc, MR, K, N>(c, start, blk * MR, &ap, bp, j0);
+            micro_kernel::<A, MR, K, N, NR>(c, start, blk * MR, &ap, bp, 0, j0, fma);
         }
         let i0 = a4.len() * MR;
         for (r, (c, a)) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)).enumerate() {
             pack_rows::<A, 1, K>(&mut ap1, a, k);
-            micro_kernel::<A::Acc, 1, K, N>(c, start, i0 + r, &ap1, bp, j0);
+            micro_kernel::<A, 1, K, N, NR>(c, start, i0 + r, &ap1, bp, 0, j0, fma);
         }
     }
-    let j0 = panels * NR;
+}
+
+/// The columns `j0..n` past the last whole panel of [`accumulate`], by an i-k-j loop.
+#[inline(always)]
+fn tail<A: Accumulate, const K: usize, const N: usize>(
+    c: &mut [[A::Acc; N]],
+    start: Start<'_, A::Acc, N>,
+    a: &[[A; K]],
+    b: &[[A; N]],
+    j0: usize,
+    n: usize,
+    fma: bool,
+) {
+    let zero = <A::Acc as Element>::ZERO;
+    let k = b.len().min(K);
     if j0 < n {
         for (i, (crow, arow)) in c.iter_mut().zip(a).enumerate() {
             match start {
@@ -149,7 +226,7 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
             for (&av, brow) in arow[..k].iter().zip(&b[..k]) {
                 let av = av.widen();
                 for (c, &bv) in crow.iter_mut().zip(&brow[j0..n]) {
-                    *c = c.add(av.mul(bv.widen()));
+                    *c = step::<A>(*c, av, bv.widen(), fma);
                 }
             }
         }
@@ -402,5 +479,77 @@ mod tests {
         assert_eq!(c.to_vec(), want(&|i, j| cin.as_rows()[i][j]));
         tmatmul_bias(&mut c, &a, &b, &bias);
         assert_eq!(c.to_vec(), want(&|_, j| bias.as_rows()[0][j]));
+    }
+
+    /// The f16 kernel (run with fused multiply-adds where the CPU has them) against the
+    /// sequential sum of rounded products, bit for bit, over values from subnormal to the
+    /// largest f16, through the blocked path and the column tail.
+    #[test]
+    fn f16_kernel_keeps_the_sequential_sums() {
+        let v = |i: usize, j: usize, s: usize| {
+            let h = (i * 7919 + j * 104_729 + s * 31) % 0x7c00;
+            let x = f16::from_bits(h as u16);
+            if (i + j + s).is_multiple_of(3) { -x } else { x }
+        };
+        let a = Tile::<f16, 9, 20>::from_fn(|i, k| v(i, k, 1));
+        let b = Tile::<f16, 20, 37>::from_fn(|k, j| v(k, j, 2));
+        let cin = Tile::<f32, 9, 37>::from_fn(|i, j| v(i, j, 3).to_f32() * 1e3);
+        let mut want = Vec::new();
+        for i in 0..9 {
+            for j in 0..37 {
+                let mut acc = cin.as_rows()[i][j];
+                for k in 0..20 {
+                    acc += a.as_rows()[i][k].to_f32() * b.as_rows()[k][j].to_f32();
+                }
+                want.push(acc);
+            }
+        }
+        let mut c = Tile::<f32, 9, 37>::zeros();
+        tmatmul_acc(&mut c, &cin, &a, &b);
+        let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+        assert_eq!(bits(c.to_vec()), bits(want));
+    }
+
+    /// The claim that lets f16 use fused multiply-adds: every product of two f16 values is
+    /// exact in f32, so `fma(a, b, c)` (one rounding) equals `c + a * b` (the product's
+    /// rounding is none). Every f16 `a` against a spread of `b` including the extremes,
+    /// then the fused step against the separate one.
+    #[test]
+    fn f16_products_are_exact_in_f32() {
+        let extremes = [
+            0x0001u16, 0x03ff, 0x0400, 0x3c00, 0x3c01, 0x7bff, 0x5555, 0x2aaa,
+        ];
+        let bs: Vec<f32> = extremes
+            .iter()
+            .chain(&[0x1234, 0x4321, 0x6789, 0x0abc, 0x3ffe, 0x7001])
+            .flat_map(|&h| [f16::from_bits(h).to_f32(), -f16::from_bits(h).to_f32()])
+            .collect();
+        let cs = [0.0f32, -0.0, 1.0, -3.5e-8, 6.1e4, -1.0e9, 1.0e-40, 7.0e-46];
+        for h in 0..=u16::MAX {
+            let a = f16::from_bits(h).to_f32();
+            if !a.is_finite() {
+                continue;
+            }
+            for &b in &bs {
+                let p = a * b;
+                assert_eq!(f64::from(p), f64::from(a) * f64::from(b), "{a:e} * {b:e}");
+                for &c in &cs {
+                    let fused = <f16 as Accumulate>::mul_add_widened(c, a, b);
+                    assert_eq!(fused.to_bits(), (c + p).to_bits(), "{c:e} + {a:e} * {b:e}");
+                }
+            }
+        }
+    }
+
+    /// Why bf16 keeps the separate multiply and add: its exponent range is f32's, so a
+    /// product can fall below f32's subnormals and one rounding differs from two.
+    #[test]
+    fn bf16_products_can_round() {
+        let a = bf16::from_f32(2f32.powi(-75)).to_f32();
+        let c = f32::from_bits(1); // 2^-149
+        // 2^-150 rounds (ties to even) to 0 alone, but 2^-149 + 2^-150 rounds to 2^-148.
+        assert_eq!(a * a, 0.0);
+        assert_ne!(a.mul_add(a, c), c + a * a);
+        assert_eq!(<bf16 as Accumulate>::mul_add_widened(c, a, a), c + a * a);
     }
 }
