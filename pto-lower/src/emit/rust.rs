@@ -31,7 +31,8 @@
 //!
 //! The `Writer`'s methods live with what they write: `values` (literals, scalars, indices),
 //! `signature` (the signature, shape binding, returned values), `inst` (instructions) and
-//! `chain` (the elementwise chains `fuse-chains` marked).
+//! `chain` (the elementwise chains `fuse-chains` marked) and `expand_store` (its broadcasts written
+//! into their stores).
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -44,6 +45,7 @@ use pto_ir::{DataType, Diag, Diagnostics, ProgramModule, ValueDef, ValueId};
 use crate::isa::{Inst, Program, TileId, count_tile_uses};
 
 mod chain;
+mod expand_store;
 mod inst;
 mod lex;
 mod parallel;

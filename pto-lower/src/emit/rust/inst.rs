@@ -15,6 +15,9 @@ impl<'a> Writer<'a> {
             if let Inst::Fused(c) = i {
                 self.put_fused(c);
                 rest = tail.get(c.len..).unwrap_or_default();
+            } else if let Inst::ExpandStore(e) = i {
+                self.put_expand_store(e);
+                rest = tail.get(e.len..).unwrap_or_default();
             } else {
                 self.put_inst(i);
                 rest = tail;
@@ -33,7 +36,7 @@ impl<'a> Writer<'a> {
     fn put_inst(&mut self, i: &Inst) {
         match i {
             // Written in place of the instructions it spans, by `put_insts`.
-            Inst::Fused(_) => {}
+            Inst::Fused(_) | Inst::ExpandStore(_) => {}
             Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
             Inst::Load {
                 dst,
