@@ -39,7 +39,12 @@ fn file_tests() {
 
 /// Removes every mark (the program before `fuse-chains`).
 fn unmark(insts: &mut Vec<Inst>) {
-    insts.retain(|i| !matches!(i, Inst::Fused(_) | Inst::ExpandStore(_)));
+    insts.retain(|i| {
+        !matches!(
+            i,
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_)
+        )
+    });
     for i in insts {
         match i {
             Inst::For { body, .. } => unmark(body),

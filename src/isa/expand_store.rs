@@ -4,7 +4,7 @@
 //! `TROWEXPANDSUB(d, x, m); TSTORE(y[..], d)`: on the NPU the op fills a tile and the store
 //! moves it out. On the CPU that is a pass writing the tile and a pass copying it, so when
 //! nothing reads the tile after the store, the code generator (`pto-lower`'s
-//! `lower/expand_store.rs`) calls these functions instead: they compute each element once and write
+//! `lower/pairs.rs`) calls these functions instead: they compute each element once and write
 //! it into the store's window.
 //!
 //! The tensor gets exactly what the two instructions write, and the same error: the op's

@@ -584,7 +584,8 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
             | Inst::WaitFlag(_)
             | Inst::Barrier(_)
             | Inst::Fused(_)
-            | Inst::ExpandStore(_) => {}
+            | Inst::ExpandStore(_)
+            | Inst::MapRowSum(_) => {}
             Inst::Scalar {
                 op,
                 result,

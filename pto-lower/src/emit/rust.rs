@@ -31,7 +31,7 @@
 //!
 //! The `Writer`'s methods live with what they write: `values` (literals, scalars, indices),
 //! `signature` (the signature, shape binding, returned values), `inst` (instructions) and
-//! `chain` (the elementwise chains `fuse-chains` marked) and `expand_store` (its broadcasts written
+//! `chain` (the elementwise chains `fuse-chains` marked) and `pairs` (its broadcasts written
 //! into their stores).
 
 use std::fmt::Write as _;
@@ -45,9 +45,9 @@ use pto_ir::{DataType, Diag, Diagnostics, ProgramModule, ValueDef, ValueId};
 use crate::isa::{Inst, Program, TileId, count_tile_uses};
 
 mod chain;
-mod expand_store;
 mod inst;
 mod lex;
+mod pairs;
 mod parallel;
 mod signature;
 mod values;

@@ -345,7 +345,7 @@ impl Splitter<'_> {
             }
             match i {
                 // A host-code mark (the fuse-chains step runs after this one).
-                Inst::Fused(_) | Inst::ExpandStore(_) => {}
+                Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => {}
                 Inst::Op { dst, args, .. } => {
                     let c = core_of(p, *dst) & on;
                     self.need_args(args, c)?;
@@ -704,7 +704,7 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                     )
                 }
             }
-            Inst::Fused(_) | Inst::ExpandStore(_) => continue,
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => continue,
             Inst::Op { isa, dst, .. } => format!("{} {}", isa.name(), tile(*dst)),
             Inst::Load { dst, tensor, .. } => format!("TLOAD {} <- {}", tile(*dst), name(*tensor)),
             Inst::Store { src, tensor, .. } => {

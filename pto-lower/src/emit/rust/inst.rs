@@ -18,6 +18,9 @@ impl<'a> Writer<'a> {
             } else if let Inst::ExpandStore(e) = i {
                 self.put_expand_store(e);
                 rest = tail.get(e.len..).unwrap_or_default();
+            } else if let Inst::MapRowSum(e) = i {
+                self.put_map_rowsum(e);
+                rest = tail.get(e.len..).unwrap_or_default();
             } else {
                 self.put_inst(i);
                 rest = tail;
@@ -36,7 +39,7 @@ impl<'a> Writer<'a> {
     fn put_inst(&mut self, i: &Inst) {
         match i {
             // Written in place of the instructions it spans, by `put_insts`.
-            Inst::Fused(_) | Inst::ExpandStore(_) => {}
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => {}
             Inst::Op { isa, dst, args } => self.put_op(*isa, *dst, args),
             Inst::Load {
                 dst,

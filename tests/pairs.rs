@@ -1,8 +1,9 @@
-//! Broadcasts written straight into their stores (`pto-lower`'s `lower/expand_store.rs`,
-//! `pto::isa::trowexpand_store` ...): kernels ending in a row or column broadcast whose tile
-//! is only stored, at tile-multiple and ragged sizes. The host code must give exactly the
-//! interpreter's results (which runs the instructions one by one), `LOWERED` must show the
-//! marks, and a store outside its tensor must still be the store's error.
+//! Pairs the host code runs as one pass (`pto-lower`'s `lower/pairs.rs`): broadcasts
+//! written straight into their stores (`pto::isa::trowexpand_store` ...) and an op only summed
+//! by rows (`trowsum_map`), in softmax, layernorm and broadcast kernels at tile-multiple and
+//! ragged sizes. The host code must give exactly the interpreter's results (which runs the
+//! instructions one by one), `LOWERED` must show the marks, and a store outside its tensor
+//! must still be the store's error.
 #![allow(clippy::unwrap_used)]
 
 use pto::prelude::*;
@@ -102,6 +103,8 @@ const SIZES: [(usize, usize); 6] = [(16, 64), (13, 64), (16, 50), (21, 37), (3, 
 fn lowered_shows_the_marks() {
     assert!(softmax::LOWERED.contains("store: TROWEXPANDDIV"));
     assert!(layernorm::LOWERED.contains("store: TROWEXPANDMUL"));
+    // The variance: `d * d` only summed.
+    assert!(layernorm::LOWERED.contains("rowsum: TMUL"));
     assert!(centered_scaled::LOWERED.contains("store: TROWEXPANDSUB"));
     assert!(centered_scaled::LOWERED.contains("store: TCOLEXPANDMUL"));
     assert!(shifted::LOWERED.contains("store: TCOLEXPANDDIV"));

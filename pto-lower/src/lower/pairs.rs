@@ -1,19 +1,24 @@
-//! Broadcasts written straight into a store, marked by the `fuse-chains` step after its
-//! chains: a row or column broadcast op (`TROWEXPANDMUL(d, a, r)`, `TCOLEXPANDSUB(d, a, c)`
-//! ...) whose result the next instruction stores (`TSTORE(y[..], d)`), and which nothing
-//! reads afterwards. The host code computes each element once and writes it into the
-//! store's window (`pto::isa::trowexpand_store` ...), instead of a pass writing `d` and a
-//! second pass copying `d` out; that is the last op of a softmax, of a layernorm, of
-//! `x - rowmax(x)`. The C++ is unchanged: it prints the two instructions.
+//! Pairs of instructions the host code runs as one pass, marked by the `fuse-chains` step
+//! after its chains. Each pair's first instruction fills a tile that only the second reads
+//! (the tile is dead after it, [`dead_after`]), so the fused call need not write the tile:
 //!
-//! Nothing reads `d` after the store (checked by [`dead_after`]), so the tile the fused call
-//! leaves unwritten is never seen; the tensor gets the elements the store writes.
+//! - a row or column broadcast op (`TROWEXPANDMUL(d, a, r)`, `TCOLEXPANDSUB(d, a, c)` ...)
+//!   whose result the next instruction stores (`TSTORE(y[..], d)`): each element is computed
+//!   once and written into the store's window (`pto::isa::trowexpand_store` ...), instead of
+//!   a pass writing `d` and a pass copying it out (the last op of a softmax, of a layernorm,
+//!   of `x - rowmax(x)`);
+//! - an elementwise op of one tile (`TMUL(d, a, a)`, `TMULS`, `TEXP` ...) whose result the
+//!   next instruction sums by rows (`TROWSUM(s, d)`): the sum of the mapped elements in the
+//!   row sum's lane order (`pto::isa::trowsum_map`), without writing `d` (the variance of a
+//!   layernorm).
+//!
+//! The C++ is unchanged: it prints the two instructions.
 
 use pto_ir::ops::{OPS, OpClass};
 use pto_ir::sem::{ElementTrait, Sem};
 
 use crate::isa::count_tile_uses;
-use crate::isa::{Arg, ExpandStore, Inst, Isa, LoopExec, Program, TileId, TileRef};
+use crate::isa::{Arg, ExpandStore, Inst, Isa, LoopExec, MapRowSum, Program, TileId, TileRef};
 
 /// Marks the broadcast-and-store pairs of the program (see the module docs).
 pub fn run(p: &mut Program, uses: &[usize]) {
@@ -66,6 +71,10 @@ fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
                 at += 1 + m.len;
                 continue;
             }
+            Inst::MapRowSum(m) => {
+                at += 1 + m.len;
+                continue;
+            }
             _ => {}
         }
         if scope != Scope::Other
@@ -73,6 +82,14 @@ fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
         {
             let len = m.len;
             insts.insert(at, Inst::ExpandStore(Box::new(m)));
+            at += 1 + len;
+            continue;
+        }
+        if scope != Scope::Other
+            && let Some(m) = map_rowsum(uses, insts, at, scope)
+        {
+            let len = m.len;
+            insts.insert(at, Inst::MapRowSum(Box::new(m)));
             at += 1 + len;
             continue;
         }
@@ -147,6 +164,45 @@ fn expand_store(
         len: k - at + 1,
         op: (*isa, *dst, args.clone()),
         store: (*tensor, offsets.clone()),
+    })
+}
+
+/// The op-and-row-sum pair at `insts[at]`, if there is one: an elementwise op of one tile
+/// (unary, tile-scalar, or tile-tile of the same tile twice), then (syncs between) a
+/// `TROWSUM` of its destination into another tile, the destination dead after the sum.
+fn map_rowsum(uses: &[usize], insts: &[Inst], at: usize, scope: Scope) -> Option<MapRowSum> {
+    let Some(Inst::Op { isa, dst, args }) = insts.get(at) else {
+        return None;
+    };
+    crate::lower::fuse::element_fn(*isa)?;
+    let one_tile = match args.as_slice() {
+        [Arg::Tile(TileRef::Slot(_))] => isa.is_unary(),
+        [Arg::Tile(TileRef::Slot(_)), Arg::Scalar(_) | Arg::Imm(_)] => isa.is_scalar_form(),
+        [Arg::Tile(TileRef::Slot(a)), Arg::Tile(TileRef::Slot(b))] => a == b && isa.is_binary(),
+        _ => false,
+    };
+    let mut k = at + 1;
+    while insts.get(k).is_some_and(is_sync) {
+        k += 1;
+    }
+    let Some(Inst::Op {
+        isa: Isa::TRowSum,
+        dst: sum,
+        args: sum_args,
+    }) = insts.get(k)
+    else {
+        return None;
+    };
+    let [Arg::Tile(TileRef::Slot(src))] = sum_args.as_slice() else {
+        return None;
+    };
+    if !one_tile || src != dst || sum == dst || !dead_after(uses, insts, k, *dst, scope) {
+        return None;
+    }
+    Some(MapRowSum {
+        len: k - at + 1,
+        op: (*isa, *dst, args.clone()),
+        sum: *sum,
     })
 }
 
