@@ -96,7 +96,10 @@ fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
         match &mut insts[at] {
             // A parallel loop's stores take a lock: a fused call would hold it while it
             // computes, and the iterations would run one at a time.
-            Inst::For { exec, .. } if matches!(exec, LoopExec::Parallel { .. }) => {}
+            Inst::For {
+                exec: LoopExec::Parallel { .. },
+                ..
+            } => {}
             Inst::For { body, .. } => block(p, uses, body, Scope::Loop),
             Inst::While { cond, body, .. } => {
                 block(p, uses, cond, Scope::Other);
