@@ -271,6 +271,38 @@ pub enum Inst {
     /// elements. It does nothing itself: the chain's instructions stay in place, so every
     /// analysis and the C++ (which prints them one by one) read the program as before.
     Fused(Box<Chain>),
+    /// A mark of the `fuse-chains` step (`lower/pairs.rs`): the next [`ExpandStore::len`]
+    /// instructions are a row / column broadcast op and the `TSTORE` of its result, which
+    /// nothing reads afterwards; the host code writes the op's result straight into the
+    /// store's window. Like [`Inst::Fused`] it does nothing itself.
+    ExpandStore(Box<ExpandStore>),
+    /// A mark of the `fuse-chains` step (`lower/pairs.rs`): the next [`MapRowSum::len`]
+    /// instructions are an elementwise op of one tile and the `TROWSUM` of its result, which
+    /// nothing reads afterwards; the host code sums the mapped elements without writing
+    /// them. Like [`Inst::Fused`] it does nothing itself.
+    MapRowSum(Box<MapRowSum>),
+}
+
+/// An elementwise op and the row sum of its result (see [`Inst::MapRowSum`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapRowSum {
+    /// How many instructions after the mark it spans (syncs included).
+    pub len: usize,
+    /// The elementwise op (`TMUL(d, a, a)`, `TMULS`, `TEXP`, ...).
+    pub op: (Isa, TileId, Args),
+    /// The row sum's destination.
+    pub sum: TileId,
+}
+
+/// A broadcast op and the store of its result (see [`Inst::ExpandStore`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpandStore {
+    /// How many instructions after the mark it spans (syncs included).
+    pub len: usize,
+    /// The broadcast op (`TROWEXPANDMUL`, ...), its destination and its two tile operands.
+    pub op: (Isa, TileId, Args),
+    /// The store's tensor and offsets.
+    pub store: (ValueId, Offsets),
 }
 
 /// A `TLOAD`s -> elementwise instructions -> `TSTORE` run (or a `for` loop whose body is
@@ -438,7 +470,9 @@ pub(crate) fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
             | Inst::Break
             | Inst::Continue
             | Inst::Return(_)
-            | Inst::Fused(_) => {}
+            | Inst::Fused(_)
+            | Inst::ExpandStore(_)
+            | Inst::MapRowSum(_) => {}
         }
     }
 }

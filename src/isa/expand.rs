@@ -55,7 +55,7 @@ pub fn tcolexpand<T: Copy, const R: usize, const C: usize>(
 
 /// Valid region of a row-broadcast op: `a`'s, rows limited to what `r` covers.
 #[inline(always)]
-fn row_region<T, const R: usize, const C: usize>(
+pub(super) fn row_region<T, const R: usize, const C: usize>(
     a: &Tile<T, R, C>,
     r: &Tile<T, R, 1>,
 ) -> (usize, usize) {
@@ -65,7 +65,7 @@ fn row_region<T, const R: usize, const C: usize>(
 
 /// Valid region of a column-broadcast op: `a`'s, columns limited to what `c` covers.
 #[inline(always)]
-fn col_region<T, const R: usize, const C: usize>(
+pub(super) fn col_region<T, const R: usize, const C: usize>(
     a: &Tile<T, R, C>,
     c: &Tile<T, 1, C>,
 ) -> (usize, usize) {
@@ -77,7 +77,7 @@ fn col_region<T, const R: usize, const C: usize>(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn row_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
+pub(super) fn row_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
     r: &Tile<T, R, 1>,
@@ -101,7 +101,7 @@ fn row_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn row_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
+pub(super) fn row_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     r: &Tile<T, R, 1>,
     f: F,
@@ -120,7 +120,7 @@ fn row_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn col_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
+pub(super) fn col_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
     c: &Tile<T, 1, C>,
@@ -142,7 +142,7 @@ fn col_expand_op<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn col_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
+pub(super) fn col_expand_inplace<T: Copy, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, C>,
     c: &Tile<T, 1, C>,
     f: F,

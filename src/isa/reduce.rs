@@ -41,6 +41,54 @@ pub fn lane_sum<T: Element>(xs: &[T]) -> T {
     tail.iter().fold(acc[0], |s, &x| s.add(x))
 }
 
+/// [`lane_sum`] of `f` applied to each element of `xs`: the same additions in the same order.
+#[inline(always)]
+pub fn lane_sum_map<T: Element>(xs: &[T], f: impl Fn(T) -> T) -> T {
+    let (groups, tail) = xs.as_chunks::<SUM_LANES>();
+    let mut acc = [T::ZERO; SUM_LANES];
+    for g in groups {
+        for (a, &x) in acc.iter_mut().zip(g) {
+            *a = a.add(f(x));
+        }
+    }
+    let mut width = SUM_LANES / 2;
+    while width > 0 {
+        for l in 0..width {
+            acc[l] = acc[l].add(acc[l + width]);
+        }
+        width /= 2;
+    }
+    tail.iter().fold(acc[0], |s, &x| s.add(f(x)))
+}
+
+/// `OP(d, a ..); TROWSUM(dst, d)` for an elementwise op of the one tile `a` whose element
+/// function is `f` (`TMUL(d, a, a)`: `|x| x * x`), in one pass: `dst[i, 0]` is the row sum
+/// of `f(a[i, j])` over `a`'s valid region, in [`lane_sum`]'s order, as the two instructions
+/// give it. `d` gets the op's valid region but not its elements: the code generator
+/// (`pto-lower`'s `lower/pairs.rs`) calls this only for a `d` nothing reads afterwards.
+#[inline]
+pub fn trowsum_map<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tile<T, R, 1>,
+    d: &mut Tile<T, R, C>,
+    a: &Tile<T, R, C>,
+    f: impl Fn(T) -> T,
+) {
+    let (vr, vc) = a.valid();
+    row_reduce(dst, a, |s| lane_sum_map(s, &f));
+    d.set_valid_clamped(vr, vc);
+}
+
+/// `trowsum_map` with `d` as its own source (`TEXP(d, d); TROWSUM(dst, d)`): `d` keeps its
+/// elements, the mapped ones are only summed.
+#[inline]
+pub fn trowsum_map_inplace<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tile<T, R, 1>,
+    d: &mut Tile<T, R, C>,
+    f: impl Fn(T) -> T,
+) {
+    row_reduce(dst, d, |s| lane_sum_map(s, &f));
+}
+
 /// Row reduction over `src`'s valid region; `fold` reduces one row's valid prefix.
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
@@ -237,6 +285,34 @@ mod tests {
         let mut d = Tile::<f32, 1, 1>::zeros();
         trowsum(&mut d, &t.clone().with_valid(1, 12).unwrap());
         assert_eq!(d.to_vec(), [row[..12].iter().sum::<f32>()]);
+    }
+
+    #[test]
+    fn mapped_row_sum_is_the_op_then_the_sum() {
+        let mut s = sample();
+        for (vr, vc) in [(3, 40), (2, 37), (3, 5), (1, 16), (3, 0)] {
+            s.set_valid(vr, vc).unwrap();
+            let (mut sq, mut want) = (Tile::<f32, 3, 40>::zeros(), Tile::<f32, 3, 1>::zeros());
+            crate::isa::tmul(&mut sq, &s, &s);
+            trowsum(&mut want, &sq);
+            let (mut d, mut got) = (Tile::<f32, 3, 40>::full(9.0), Tile::<f32, 3, 1>::zeros());
+            trowsum_map(&mut got, &mut d, &s, |x| x * x);
+            assert_eq!(got.valid(), want.valid());
+            assert_eq!(d.valid(), sq.valid());
+            for i in 0..vr {
+                assert_eq!(got.get(i, 0), want.get(i, 0), "{vr} x {vc} row {i}");
+            }
+            let mut same = s.clone();
+            trowsum_map_inplace(&mut got, &mut same, |x| x * x);
+            assert_eq!(same.to_vec(), s.to_vec());
+            for i in 0..vr {
+                assert_eq!(
+                    got.get(i, 0),
+                    want.get(i, 0),
+                    "in place {vr} x {vc} row {i}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -588,7 +588,12 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
                 res.map_err(|e| e.to_string())?;
             }
             // Syncs, and a fused-chain mark: its instructions follow it.
-            Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_) | Inst::Fused(_) => {}
+            Inst::SetFlag(_)
+            | Inst::WaitFlag(_)
+            | Inst::Barrier(_)
+            | Inst::Fused(_)
+            | Inst::ExpandStore(_)
+            | Inst::MapRowSum(_) => {}
             Inst::Scalar {
                 op,
                 result,

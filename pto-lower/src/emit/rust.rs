@@ -28,7 +28,8 @@
 //!
 //! The `Writer`'s methods live with what they build: `values` (literals, scalars, indices),
 //! `signature` (the signature, shape binding, returned values), `inst` (instructions),
-//! `parallel` (parallel loops) and `chain` (the elementwise chains `fuse-chains` marked).
+//! `parallel` (parallel loops), `chain` (the elementwise chains `fuse-chains` marked) and
+//! `pairs` (its broadcasts written into their stores and ops summed by rows).
 
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -40,6 +41,7 @@ use crate::isa::{Inst, Program, TileId, count_tile_uses};
 
 mod chain;
 mod inst;
+mod pairs;
 mod parallel;
 mod signature;
 mod values;

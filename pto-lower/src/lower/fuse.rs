@@ -8,6 +8,9 @@
 //! changes nothing else: the chain's instructions stay where they are, so the C++ prints them
 //! one by one and every analysis reads them as before.
 //!
+//! Then it marks pairs of instructions the host code runs as one pass (`lower/pairs.rs`): a
+//! broadcast whose result is only stored, an elementwise op whose result is only summed.
+//!
 //! [`describe`] prints the marks (the file tests of `tests/files/fuse-chains/` pin it).
 
 use std::fmt::Write;
@@ -46,6 +49,7 @@ pub fn run(p: &mut Program) {
     let mut body = std::mem::take(&mut p.body);
     block(p, &uses, &mut body);
     p.body = body;
+    super::pairs::run(p, &uses);
 }
 
 /// Whether an instruction is a sync (a no-op on the CPU, so inside a chain it is dropped).
@@ -273,7 +277,8 @@ fn chain_loop(p: &Program, uses: &[usize], i: &Inst) -> Option<Chain> {
 
 /// The marks of a program, one line each in program order (nested ones indented):
 /// `fused: TLOAD t0 <- %x[..]; TADD t2 = t0, t1; TSTORE %y[..] <- t2` (`over %i = .. step 4`
-/// for a loop).
+/// for a loop), `store: TROWEXPANDMUL t0 = t0, t1; TSTORE %y[..] <- t0` for a broadcast
+/// written into its store, `rowsum: TMUL t2 = t0, t0; TROWSUM t3 = t2` for a mapped row sum.
 pub fn describe(p: &Program) -> String {
     let mut out = String::new();
     describe_block(p, &p.body, 0, &mut out);
@@ -290,6 +295,50 @@ fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
     let offsets = |os: &[Index]| os.iter().map(index).collect::<Vec<_>>().join(", ");
     for i in insts {
         match i {
+            Inst::MapRowSum(e) => {
+                let (isa, dst, args) = &e.op;
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Tile(TileRef::Slot(t)) => tile(*t),
+                        Arg::Tile(TileRef::Param(v)) | Arg::Scalar(v) => m.ssa_name(*v).to_string(),
+                        Arg::Imm(x) => format!("{x:?}"),
+                        Arg::Cmp(c) => format!("{c:?}"),
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{:1$}rowsum: {2} {3} = {4}; TROWSUM {5} = {3}",
+                    "",
+                    depth * 2,
+                    isa.name(),
+                    tile(*dst),
+                    args.join(", "),
+                    tile(e.sum)
+                );
+            }
+            Inst::ExpandStore(e) => {
+                let (isa, dst, args) = &e.op;
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Tile(TileRef::Slot(t)) => tile(*t),
+                        _ => String::new(),
+                    })
+                    .collect();
+                let (tensor, os) = &e.store;
+                let _ = writeln!(
+                    out,
+                    "{:1$}store: {2} {3} = {4}; TSTORE {5}[{6}] <- {3}",
+                    "",
+                    depth * 2,
+                    isa.name(),
+                    tile(*dst),
+                    args.join(", "),
+                    m.ssa_name(*tensor),
+                    offsets(os)
+                );
+            }
             Inst::Fused(c) => {
                 let mut parts = Vec::new();
                 for (t, tensor, os) in &c.loads {

@@ -10,11 +10,12 @@
 //! The steps after it, in pipeline order: [`fence`] puts the barriers the events pass could
 //! not see; [`split`] decides the A2A3 route (one core, or a cube part and a vector part with
 //! transfers between them); [`fuse`] marks the elementwise chains the host code runs as one
-//! pass.
+//! pass, and the broadcasts whose result is only stored ([`pairs`]), written into the store.
 
 pub mod fence;
 pub mod fuse;
 mod ops;
+pub mod pairs;
 mod parallel;
 mod route_text;
 pub mod split;

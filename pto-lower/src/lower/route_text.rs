@@ -101,7 +101,7 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                     )
                 }
             }
-            Inst::Fused(_) => continue,
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => continue,
             Inst::Op { isa, dst, .. } => format!("{} {}", isa.name(), tile(*dst)),
             Inst::Load { dst, tensor, .. } => format!("TLOAD {} <- {}", tile(*dst), name(*tensor)),
             Inst::Store { src, tensor, .. } => {

@@ -89,16 +89,7 @@ impl<'a> Writer<'a> {
         let mut body = TokenStream::new();
         for (isa, dst, op_args) in &c.ops {
             let callee = match element_fn(*isa) {
-                Some((tr, f)) => {
-                    let tr = match tr {
-                        ElementTrait::Element => Import::Element,
-                        ElementTrait::Float => Import::Float,
-                        ElementTrait::Int => Import::Int,
-                    };
-                    self.import(tr);
-                    let (tr, f) = (tr.ident(), Ident::new(f, Span::call_site()));
-                    quote!(#tr::#f)
-                }
+                Some((tr, f)) => self.element_callee(tr, f),
                 None => TokenStream::new(),
             };
             let op_args: Vec<TokenStream> = op_args

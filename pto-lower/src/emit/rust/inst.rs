@@ -17,6 +17,12 @@ impl<'a> Writer<'a> {
             if let Inst::Fused(c) = i {
                 out.extend(self.fused(c));
                 rest = tail.get(c.len..).unwrap_or_default();
+            } else if let Inst::ExpandStore(e) = i {
+                out.extend(self.expand_store(e));
+                rest = tail.get(e.len..).unwrap_or_default();
+            } else if let Inst::MapRowSum(e) = i {
+                out.extend(self.map_rowsum(e));
+                rest = tail.get(e.len..).unwrap_or_default();
             } else {
                 out.extend(self.inst(i));
                 rest = tail;
@@ -37,7 +43,7 @@ impl<'a> Writer<'a> {
     fn inst(&mut self, i: &Inst) -> TokenStream {
         match i {
             // Built in place of the instructions it spans, by `insts`.
-            Inst::Fused(_) => TokenStream::new(),
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => TokenStream::new(),
             Inst::Op { isa, dst, args } => self.op(*isa, *dst, args),
             Inst::Load {
                 dst,

@@ -1,0 +1,250 @@
+//! Pairs of instructions the host code runs as one pass, marked by the `fuse-chains` step
+//! after its chains. Each pair's first instruction fills a tile that only the second reads
+//! (the tile is dead after it, [`dead_after`]), so the fused call need not write the tile:
+//!
+//! - a row or column broadcast op (`TROWEXPANDMUL(d, a, r)`, `TCOLEXPANDSUB(d, a, c)` ...)
+//!   whose result the next instruction stores (`TSTORE(y[..], d)`): each element is computed
+//!   once and written into the store's window (`pto::isa::trowexpand_store` ...), instead of
+//!   a pass writing `d` and a pass copying it out (the last op of a softmax, of a layernorm,
+//!   of `x - rowmax(x)`);
+//! - an elementwise op of one tile (`TMUL(d, a, a)`, `TMULS`, `TEXP` ...) whose result the
+//!   next instruction sums by rows (`TROWSUM(s, d)`): the sum of the mapped elements in the
+//!   row sum's lane order (`pto::isa::trowsum_map`), without writing `d` (the variance of a
+//!   layernorm).
+//!
+//! The C++ is unchanged: it prints the two instructions.
+
+use pto_ir::ops::{OPS, OpClass};
+use pto_ir::sem::{ElementTrait, Sem};
+
+use crate::isa::count_tile_uses;
+use crate::isa::{Arg, ExpandStore, Inst, Isa, LoopExec, MapRowSum, Program, TileId, TileRef};
+
+/// Marks the broadcast-and-store pairs of the program (see the module docs).
+pub fn run(p: &mut Program, uses: &[usize]) {
+    let mut body = std::mem::take(&mut p.body);
+    block(p, uses, &mut body, Scope::Function);
+    p.body = body;
+}
+
+/// The element function (trait and name, `Element::mul`) of a broadcast op
+/// (`TROWEXPANDMUL`: `mul`), its operands `(a, r)` or `(a, c)`, and whether the broadcast
+/// operand is a column of row values (`TROWEXPAND..`) rather than a row (`TCOLEXPAND..`).
+pub fn expand_fn(isa: Isa) -> Option<((ElementTrait, &'static str), bool)> {
+    OPS.iter().find_map(|r| {
+        if r.class != OpClass::TileBinary {
+            return None;
+        }
+        let form = r.isa.iter().position(|&i| i == isa).filter(|&f| f >= 2)?;
+        match r.sem {
+            Sem::Binary(k) => Some((k.runtime_fn(), form == 2)),
+            _ => None,
+        }
+    })
+}
+
+/// Where a list of instructions sits: what runs after its end.
+#[derive(Clone, Copy, PartialEq)]
+enum Scope {
+    /// The function's body: nothing runs after it.
+    Function,
+    /// A sequential `for` loop's body: the body again, then the code after the loop.
+    Loop,
+    /// Anything else (a branch, a `while`, a parallel loop's body): not looked at.
+    Other,
+}
+
+fn is_sync(i: &Inst) -> bool {
+    matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
+}
+
+fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
+    let mut at = 0;
+    while at < insts.len() {
+        match &insts[at] {
+            // A chain's instructions are taken.
+            Inst::Fused(c) => {
+                at += 1 + c.len;
+                continue;
+            }
+            Inst::ExpandStore(m) => {
+                at += 1 + m.len;
+                continue;
+            }
+            Inst::MapRowSum(m) => {
+                at += 1 + m.len;
+                continue;
+            }
+            _ => {}
+        }
+        if scope != Scope::Other
+            && let Some(m) = expand_store(p, uses, insts, at, scope)
+        {
+            let len = m.len;
+            insts.insert(at, Inst::ExpandStore(Box::new(m)));
+            at += 1 + len;
+            continue;
+        }
+        if scope != Scope::Other
+            && let Some(m) = map_rowsum(uses, insts, at, scope)
+        {
+            let len = m.len;
+            insts.insert(at, Inst::MapRowSum(Box::new(m)));
+            at += 1 + len;
+            continue;
+        }
+        match &mut insts[at] {
+            // A parallel loop's stores take a lock: a fused call would hold it while it
+            // computes, and the iterations would run one at a time.
+            Inst::For {
+                exec: LoopExec::Parallel { .. },
+                ..
+            } => {}
+            Inst::For { body, .. } => block(p, uses, body, Scope::Loop),
+            Inst::While { cond, body, .. } => {
+                block(p, uses, cond, Scope::Other);
+                block(p, uses, body, Scope::Other);
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                block(p, uses, then_body, Scope::Other);
+                block(p, uses, else_body, Scope::Other);
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+}
+
+/// The broadcast-and-store pair at `insts[at]`, if there is one: a `TROWEXPAND{op}` /
+/// `TCOLEXPAND{op}` of tile operands, then (syncs between) a plain `TSTORE` of its
+/// destination, of the tile's dtype, through a rank-2 window of the tile's shape, and the
+/// destination dead after the store.
+fn expand_store(
+    p: &Program,
+    uses: &[usize],
+    insts: &[Inst],
+    at: usize,
+    scope: Scope,
+) -> Option<ExpandStore> {
+    let Some(Inst::Op { isa, dst, args }) = insts.get(at) else {
+        return None;
+    };
+    expand_fn(*isa)?;
+    if !matches!(
+        args.as_slice(),
+        [Arg::Tile(TileRef::Slot(_)), Arg::Tile(TileRef::Slot(_))]
+    ) {
+        return None;
+    }
+    let mut k = at + 1;
+    while insts.get(k).is_some_and(is_sync) {
+        k += 1;
+    }
+    let Some(Inst::Store {
+        tensor,
+        add: false,
+        src: TileRef::Slot(t),
+        offsets,
+        window,
+    }) = insts.get(k)
+    else {
+        return None;
+    };
+    let slot = p.tile(*dst)?;
+    if t != dst
+        || window.as_slice() != [slot.rows, slot.cols]
+        || offsets.len() != 2
+        || p.module.values[*tensor].ty.dtype() != Some(slot.dtype)
+        || !dead_after(uses, insts, k, *dst, scope)
+    {
+        return None;
+    }
+    Some(ExpandStore {
+        len: k - at + 1,
+        op: (*isa, *dst, args.clone()),
+        store: (*tensor, offsets.clone()),
+    })
+}
+
+/// The op-and-row-sum pair at `insts[at]`, if there is one: an elementwise op of one tile
+/// (unary, tile-scalar, or tile-tile of the same tile twice), then (syncs between) a
+/// `TROWSUM` of its destination into another tile, the destination dead after the sum.
+fn map_rowsum(uses: &[usize], insts: &[Inst], at: usize, scope: Scope) -> Option<MapRowSum> {
+    let Some(Inst::Op { isa, dst, args }) = insts.get(at) else {
+        return None;
+    };
+    crate::lower::fuse::element_fn(*isa)?;
+    let one_tile = match args.as_slice() {
+        [Arg::Tile(TileRef::Slot(_))] => isa.is_unary(),
+        [Arg::Tile(TileRef::Slot(_)), Arg::Scalar(_) | Arg::Imm(_)] => isa.is_scalar_form(),
+        [Arg::Tile(TileRef::Slot(a)), Arg::Tile(TileRef::Slot(b))] => a == b && isa.is_binary(),
+        _ => false,
+    };
+    let mut k = at + 1;
+    while insts.get(k).is_some_and(is_sync) {
+        k += 1;
+    }
+    let Some(Inst::Op {
+        isa: Isa::TRowSum,
+        dst: sum,
+        args: sum_args,
+    }) = insts.get(k)
+    else {
+        return None;
+    };
+    let [Arg::Tile(TileRef::Slot(src))] = sum_args.as_slice() else {
+        return None;
+    };
+    if !one_tile || src != dst || sum == dst || !dead_after(uses, insts, k, *dst, scope) {
+        return None;
+    }
+    Some(MapRowSum {
+        len: k - at + 1,
+        op: (*isa, *dst, args.clone()),
+        sum: *sum,
+    })
+}
+
+/// Whether nothing reads tile `t` after `insts[k]`: in a function's body, nothing after it
+/// names `t`; in a sequential loop's body, nothing after it names `t`, nothing outside the
+/// body does, and the body's first instruction naming `t` writes it without reading it (a
+/// `TLOAD`, or an elementwise or broadcast op whose region comes from its sources), so the
+/// next iteration does not read it either.
+fn dead_after(uses: &[usize], insts: &[Inst], k: usize, t: TileId, scope: Scope) -> bool {
+    let names = |i: &Inst| {
+        let mut n = vec![0; uses.len()];
+        count_tile_uses(std::slice::from_ref(i), &mut n);
+        n.get(t.0 as usize).copied().unwrap_or(0) > 0
+    };
+    if insts.iter().skip(k + 1).any(names) {
+        return false;
+    }
+    match scope {
+        Scope::Function => true,
+        Scope::Other => false,
+        Scope::Loop => {
+            let mut inside = vec![0; uses.len()];
+            count_tile_uses(insts, &mut inside);
+            if inside.get(t.0 as usize) != uses.get(t.0 as usize) {
+                return false;
+            }
+            let src = |a: &Arg| *a == Arg::Tile(TileRef::Slot(t));
+            match insts.iter().find(|i| names(i)) {
+                Some(Inst::Load { dst, .. }) => *dst == t,
+                Some(Inst::Op { isa, dst, args }) => {
+                    *dst == t
+                        && !args.iter().any(src)
+                        && (isa.is_binary()
+                            || isa.is_scalar_form()
+                            || isa.is_unary()
+                            || isa.is_expand_op())
+                }
+                _ => false,
+            }
+        }
+    }
+}
