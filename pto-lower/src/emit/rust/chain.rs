@@ -2,13 +2,12 @@
 //! written as one `tload_map_store` call (a `for` loop whose body is one: one
 //! `tload_map_store_loop` call).
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use pto_ir::sem::ElementTrait;
 use pto_ir::{Constant, DataType, ValueId};
 
-use super::{Import, Writer, braced};
+use super::{Writer, braced};
 use crate::isa::{Arg, Chain, Index, TileRef};
 use crate::lower::fuse::element_fn;
 
