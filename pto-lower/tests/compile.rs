@@ -523,9 +523,9 @@ fn program_of(funcs: &[String]) -> pto_ir::ProgramModule {
     m
 }
 
-/// Kernel `fk` feeding a tile computed on the vector unit to a matmul: `TMOV` Vec -> Left,
-/// which the lowering refuses (its values are numbered `k0` on).
-fn vec_to_left(k: usize) -> String {
+/// Kernel `fk` using a tile computed on the vector unit as a matmul's accumulator: `TMOV`
+/// Vec -> Acc, which no target has and the lowering refuses (its values are numbered `k0` on).
+fn vec_to_acc(k: usize) -> String {
     let (n, t) = ("tensor<[32, 32], fp32>", "tile<[32, 32], [32, 32], fp32>");
     format!(
         "  func.func @f{k}(%a_{k}1: {n} #in, %b_{k}2: {n} #in, %c_{k}3: {n} #out) {{
@@ -533,7 +533,7 @@ fn vec_to_left(k: usize) -> String {
       %at_{k}4 = tile.load %a_{k}1 : ({n}) -> {t} {{shape=[32, 32], offset=[0, 0]}}
       %e_{k}5 = tile.exp %at_{k}4 : ({t}) -> {t}
       %bt_{k}6 = tile.load %b_{k}2 : ({n}) -> {t} {{shape=[32, 32], offset=[0, 0]}}
-      %ct_{k}7 = tile.matmul %e_{k}5, %bt_{k}6 : ({t}, {t}) -> {t}
+      %ct_{k}7 = tile.matmul_acc %e_{k}5, %at_{k}4, %bt_{k}6 : ({t}, {t}, {t}) -> {t}
       tile.store %ct_{k}7, %c_{k}3 : ({t}, {n}) -> () {{offset=[0, 0]}}
     }}
     statement.return
@@ -570,11 +570,11 @@ fn every_refusal_of_a_program_is_reported() {
             .expect_err("the program has refused functions");
         err.iter().map(|d| d.message.clone()).collect()
     };
-    let no_route = "`TMOV` from a Vec tile to a Left tile is not legal on target A2A3";
-    let got = messages(&[vec_to_left(1), vec_to_left(2)]);
+    let no_route = "`TMOV` from a Vec tile to an Acc tile is not legal on target A2A3";
+    let got = messages(&[vec_to_acc(1), vec_to_acc(2)]);
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(got.iter().all(|m| m.contains(no_route)), "{got:#?}");
-    let got = messages(&[vec_to_left(1), fp8_add(2)]);
+    let got = messages(&[vec_to_acc(1), fp8_add(2)]);
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(got[0].contains(no_route), "{got:#?}");
     assert_eq!(
