@@ -89,8 +89,17 @@ fn run(o: &Options) -> Result<String, Diagnostics> {
     };
     let mut m: ProgramModule = pto_ir::parse(&text)?;
     pto_ir::verify(&m).map_err(with_source)?;
+    // A lowered output (`pto-mlir`, `mlir-generic`, `cpp`, `rust`) runs the lowering
+    // pipeline itself; a pass of that pipeline named here as well would run twice, and the
+    // pipeline's passes are not idempotent (a second `bufferize` or matmul-move insertion
+    // sees its own output), so only the passes outside it run first.
+    let lowered = !matches!(o.emit.as_str(), "ir" | "pypto");
     let mut pm = PassManager::new();
-    for name in &o.passes {
+    for name in o
+        .passes
+        .iter()
+        .filter(|n| !(lowered && PIPELINE.contains(&n.as_str())))
+    {
         let pass = pass_by_name(name).ok_or_else(|| {
             Diagnostics::from(pto_ir::Diag::new(
                 pto_ir::SpanId::NONE,

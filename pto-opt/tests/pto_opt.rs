@@ -170,3 +170,21 @@ fn rust_is_the_host_function_pretty_printed() {
         "{rust}"
     );
 }
+
+/// `--pipeline` with a lowered output gives what the lowered output alone gives: the
+/// lowering runs its pipeline once (it ran the passes twice, and a matmul kernel then failed
+/// with a false "no route" error).
+#[test]
+fn pipeline_with_a_lowered_output_runs_the_passes_once() {
+    let matmul = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../pto-lower/tests/kernels/matmul_relu.pto"
+    );
+    for emit in ["--emit=cpp", "--emit=rust", "--emit=pto-mlir"] {
+        let (ok, alone, err) = pto_opt(&[matmul, emit]);
+        assert!(ok, "{emit}: {err}");
+        let (ok, piped, err) = pto_opt(&[matmul, "--pipeline", emit]);
+        assert!(ok, "{emit} --pipeline: {err}");
+        assert_eq!(piped, alone, "{emit}");
+    }
+}
