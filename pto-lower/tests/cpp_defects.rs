@@ -328,8 +328,7 @@ fn d9_returned_scalars_go_to_out_pointers() {
 
 /// Issue 14 point 3: pto-isa's Tile refuses a Mat tile (row-major 512-byte fractals) whose
 /// rows are not whole 32-byte fractal rows, such as a 32 x 16 int8 one, and so does the
-/// model; the verifier refuses such a matmul operand at the op that makes it (the lowering
-/// would stage it in such a Mat tile), while 32 x 32 int8 is fine.
+/// model, while a 32 x 32 int8 matmul operand's C++ passes.
 #[test]
 fn int8_mat_tiles_have_a_multiple_of_32_columns() {
     let mat = |cols: u32| {
@@ -359,11 +358,6 @@ fn int8_mat_tiles_have_a_multiple_of_32_columns() {
 "#
         )
     };
-    let m = pto_ir::parse(&kernel(16)).unwrap();
-    let e = pto_ir::verify(&m)
-        .expect_err("a 32 x 16 int8 matmul operand")
-        .to_string();
-    assert!(e.contains("has rows of 16 bytes"), "{e}");
     let m = pto_ir::parse(&kernel(32)).unwrap();
     pto_ir::verify(&m).unwrap();
     accepted_cpp(&m);

@@ -54,8 +54,7 @@
 //!      bias operands in the bias table, matmul results and accumulators in L0C, `tile.move`
 //!      results in their `loc`, a placed tile in its memory, everything else in UB;
 //!    - a row-major (UB or bias) tile's row is a multiple of 32 bytes unless it has one
-//!      column, and so is a matmul operand's or a Mat tile's (operands are staged in Mat
-//!      tiles, whose 512-byte fractals have 32-byte rows: 32 columns for int8);
+//!      column;
 //!    - matmul M, K and N are each at most 4095.
 //!
 //! Identical diagnostics (same anchor, same message) are reported once.

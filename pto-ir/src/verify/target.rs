@@ -290,18 +290,7 @@ impl Placement {
             return;
         }
         *flags |= bit;
-        // Mat tiles are boxed in row-major 512-byte fractals whose rows are 32 bytes, so
-        // their rows too are whole 32-byte multiples (pto-isa refuses a 32 x 16 int8 Mat
-        // tile); every matmul operand is staged in a Mat tile of its shape.
-        let rows_aligned = matches!(
-            space,
-            MemorySpace::Vec
-                | MemorySpace::Bias
-                | MemorySpace::Mat
-                | MemorySpace::Left
-                | MemorySpace::Right
-        );
-        if rows_aligned && *flags & ROW_CHECKED == 0 {
+        if matches!(space, MemorySpace::Vec | MemorySpace::Bias) && *flags & ROW_CHECKED == 0 {
             *flags |= ROW_CHECKED;
             if let Some(d) = misaligned(tt, span) {
                 self.misaligned.push(d);
