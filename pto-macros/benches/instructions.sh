@@ -19,7 +19,7 @@ echo "typical kernel, instructions per expansion: $((e / 20)), floor $((f / 20))
 if [[ "${1:-}" == --phases ]]; then
     echo "per expansion, inclusive:"
     callgrind_annotate --inclusive=yes "$out/expand" 2>/dev/null | grep -v ' => ' |
-        grep -E 'Parser>::parse2 |Compiled::emit |PassManager>::lower |Writer::finish |mlir::Writer::run |cpp::emit |expand::items |text_literal |expand::lower::lower |Display for pto_ir::module::ProgramModule>::fmt |model::build ' |
+        grep -E 'Parser>::parse2 |Compiled::emit |PassManager>::lower |rust::emit_with_params |cpp::emit_as |emit_lowered |expand::items |text_literal |expand::lower::lower |to_text |model::build ' |
         sed 's/ \[.*//; s/,//g; s/([ 0-9.]*%) *//' |
         awk '{ n = $1 / 20; $1 = ""; sub(/^ +[^ ]*\.rs:/, ""); printf "%10d  %s\n", n, $0 }'
 fi
