@@ -86,49 +86,13 @@ const SCALARS: &str = "f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 /// `bool` scalar is fine).
 pub(crate) const NO_BOOL_ELEMENTS: &str = "tensors and tiles of `bool` are not supported yet (the CPU runtime has no `bool` element); use `u8` holding 0 and 1";
 
-/// Runs `f` with the spelling of `ident` (what `to_string` gives), spelled into a stack
-/// buffer: type names are looked at for every parameter and cast, and are short.
-pub(crate) fn with_spelling<T>(ident: &Ident, f: impl FnOnce(&str) -> T) -> T {
-    use std::fmt::Write;
-    let mut buf = StackStr::default();
-    // `r#loop` is the identifier `loop` (see `lower::ops::spell`).
-    if write!(buf, "{ident}").is_ok() {
-        let s = buf.as_str();
-        f(s.strip_prefix("r#").unwrap_or(s))
-    } else {
-        let s = ident.to_string();
-        f(s.strip_prefix("r#").unwrap_or(&s))
-    }
-}
-
-/// The spelling of `ident` as a shared name (one allocation, no intermediate `String`).
-pub(crate) fn spelled(ident: &Ident) -> Name {
-    with_spelling(ident, |s| Name::from(s))
-}
-
-/// A short string spelled in place (see [`with_spelling`]); a write that does not fit fails.
-#[derive(Default)]
-struct StackStr {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl StackStr {
-    fn as_str(&self) -> &str {
-        self.bytes
-            .get(..self.len)
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .unwrap_or_default()
-    }
-}
-
-impl std::fmt::Write for StackStr {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let dst = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-        dst.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
+/// The spelling of `ident` as the kernel means it: `r#loop` is the identifier `loop` (the IR
+/// names the value so, and the emitters make their own identifiers from the name).
+pub(crate) fn spelling(ident: &Ident) -> String {
+    let s = ident.to_string();
+    match s.strip_prefix("r#") {
+        Some(bare) => bare.to_string(),
+        None => s,
     }
 }
 
@@ -140,7 +104,7 @@ pub(crate) fn scalar_dtype(ty: &Type) -> Option<DataType> {
             if !matches!(last.arguments, PathArguments::None) {
                 return None;
             }
-            with_spelling(&last.ident, DataType::from_rust_name)
+            DataType::from_rust_name(&spelling(&last.ident))
         }
         Type::Paren(p) => scalar_dtype(&p.elem),
         Type::Group(g) => scalar_dtype(&g.elem),
@@ -186,11 +150,11 @@ fn generic_type(ty: &Type) -> Option<(&Ident, Generic, GenericArgs<'_>)> {
                 PathArguments::None => GenericArgs::new(),
                 PathArguments::Parenthesized(_) => return None,
             };
-            let kind = with_spelling(&last.ident, |name| match name {
+            let kind = match spelling(&last.ident).as_str() {
                 "Tensor" => Generic::Tensor,
                 "Tile" => Generic::Tile,
                 _ => Generic::Other,
-            });
+            };
             Some((&last.ident, kind, args))
         }
         Type::Group(g) => generic_type(&g.elem),
@@ -204,7 +168,7 @@ fn dim_arg(arg: &GenericArgument) -> Option<DimSpec> {
         GenericArgument::Const(e) => int_literal(e).filter(|&v| v > 0).map(DimSpec::Const),
         GenericArgument::Type(Type::Path(p)) if p.qself.is_none() => {
             p.path.get_ident().map(|i| DimSpec::Sym {
-                name: spelled(i),
+                name: Name::from(spelling(i)),
                 span: i.span(),
             })
         }
@@ -383,18 +347,17 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
     if let Some(v) = &sig.variadic {
         errs.push_spanned(v, "a kernel cannot be variadic");
     }
-    with_spelling(&sig.ident, |name| {
-        if ["pto", "std", "core", "alloc"].contains(&name) {
-            errs.push_spanned(
-                &sig.ident,
-                format!(
-                    "a kernel cannot be named `{name}`: its `mod {name}` (with `{name}::IR` and \
+    let name = spelling(&sig.ident);
+    if ["pto", "std", "core", "alloc"].contains(&name.as_str()) {
+        errs.push_spanned(
+            &sig.ident,
+            format!(
+                "a kernel cannot be named `{name}`: its `mod {name}` (with `{name}::IR` and \
                      the other items) would make every `{name}::..` path of the enclosing \
                      module ambiguous with the `{name}` crate; rename the kernel"
-                ),
-            );
-        }
-    });
+            ),
+        );
+    }
     let mut params = Vec::with_capacity(sig.inputs.len());
     for arg in items(&sig.inputs) {
         let pt = match arg {
@@ -436,7 +399,7 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
                 continue;
             }
         };
-        let name = spelled(&ident);
+        let name = Name::from(spelling(&ident));
         if params.iter().any(|p: &Param| p.name == name) {
             errs.push_spanned(&ident, format!("parameter `{name}` is declared twice"));
         }

@@ -17,7 +17,7 @@ use syn::{Expr, Item, ItemFn, Lit, Meta, Token, UnOp};
 
 use crate::ctxt::{Errors, range_of};
 use crate::lower::SpanTable;
-use crate::model::{Kernel, with_spelling};
+use crate::model::{Kernel, spelling};
 
 /// The program's arguments: the target and the module attributes, in order.
 struct ProgramArgs {
@@ -79,7 +79,7 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
     for f in &mut funcs {
         crate::incore::rewrite(&mut f.item.block);
     }
-    let mod_name = with_spelling(&module.ident, str::to_string);
+    let mod_name = spelling(&module.ident);
     check_items(&funcs, &module, &mut errs);
     let models: Vec<Kernel<'_>> = funcs
         .iter()
@@ -99,7 +99,7 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
         let stubs: Vec<TokenStream> = models
             .into_iter()
             .filter(|k| {
-                let name = with_spelling(k.ident, str::to_string);
+                let name = spelling(k.ident);
                 let keep = !names.contains(&name)
                     && !["IR", "LOWERED", "CPP", "program"].contains(&name.as_str());
                 names.push(name);
@@ -140,10 +140,7 @@ pub(crate) fn program(args: TokenStream, input: TokenStream) -> TokenStream {
         }
         let model = models
             .iter_mut()
-            .find(|k| {
-                k.as_ref()
-                    .is_some_and(|k| with_spelling(k.ident, |n| n == name))
-            })
+            .find(|k| k.as_ref().is_some_and(|k| spelling(k.ident) == *name))
             .and_then(Option::take);
         let Some(model) = model else { continue };
         let mut m = module_ir.clone();
@@ -258,10 +255,7 @@ fn kernel_item(f: &ItemFn, errs: &mut Errors) -> Option<Func> {
 /// Exactly one `#[entry]`, and no two functions with one name: errors at the items.
 fn check_items(funcs: &[Func], module: &syn::ItemMod, errs: &mut Errors) {
     let entries: Vec<&Func> = funcs.iter().filter(|f| f.entry).collect();
-    let names: Vec<String> = funcs
-        .iter()
-        .map(|f| with_spelling(&f.item.sig.ident, str::to_string))
-        .collect();
+    let names: Vec<String> = funcs.iter().map(|f| spelling(&f.item.sig.ident)).collect();
     match entries.as_slice() {
         [] if !funcs.is_empty() => errs.push_range(
             range_of(&module.ident),
@@ -342,7 +336,7 @@ fn lower_program<'k>(
     ));
     let mut declared = Vec::with_capacity(models.len());
     for (f, k) in funcs.iter().zip(models) {
-        let name = with_spelling(k.ident, str::to_string);
+        let name = spelling(k.ident);
         declared.push(crate::lower::declare(
             &mut b, &spans, errs, k, &name, f.kind, f.entry,
         )?);

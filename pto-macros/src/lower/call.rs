@@ -14,7 +14,7 @@ use super::ops::{
 };
 use super::{Lower, Poison, R, Val};
 use crate::ctxt::items;
-use crate::model::{scalar_dtype, with_spelling};
+use crate::model::{scalar_dtype, spelling};
 
 impl<'k> Lower<'k, '_> {
     pub(super) fn arity(
@@ -43,7 +43,7 @@ impl<'k> Lower<'k, '_> {
 
     /// A method call; `None` for `t.store(..)`.
     pub(super) fn method(&mut self, m: &'k ExprMethodCall) -> R<Option<Val>> {
-        self.with_name(&m.method, |this, name| this.named_method(m, name))
+        self.named_method(m, &spelling(&m.method))
     }
 
     /// [`Lower::method`] with the method's name spelled.
@@ -486,14 +486,15 @@ impl<'k> Lower<'k, '_> {
             let tile = self.tile_args(a, a, false);
             // `Some(takes a fill value)` for a known constructor: the table's `full(v)`, the
             // composed `zeros()`.
-            let full = with_spelling(&ctor.ident, |name| {
-                let ctor = Spelling::Constructor(name);
+            let name = spelling(&ctor.ident);
+            let full = {
+                let ctor = Spelling::Constructor(&name);
                 if spelled(ctor, Operand::Tile, None) == Some(Opcode::TileFull) {
                     Some(true)
                 } else {
                     COMPOSED.iter().any(|c| c.spelling == ctor).then_some(false)
                 }
-            });
+            };
             let fill = match full {
                 Some(false) => {
                     self.arity(&ctor.ident, c.args.len(), 0, &"Tile::<T, R, C>::zeros()")?;
@@ -546,13 +547,14 @@ impl<'k> Lower<'k, '_> {
         };
         // The function's op (the table's row of any operand class: the arguments pick the
         // class of `max(a, b)`), or the message for a name that is not one (`None`: unknown).
-        let callee = with_spelling(ident, |name| {
-            let f = Spelling::Function(name);
+        let name = spelling(ident);
+        let callee = {
+            let f = Spelling::Function(&name);
             let row = [Operand::Scalar, Operand::Tile]
                 .into_iter()
                 .find_map(|on| spelled(f, on, None))
                 .map(Opcode::info);
-            match (row, name) {
+            match (row, name.as_str()) {
                 (Some(row), _) => match value_operands(row.class) {
                     Some(want) => Ok((row.spelling, row.opcode, want, row.surface)),
                     None => Err(None),
@@ -568,12 +570,12 @@ impl<'k> Lower<'k, '_> {
                 )),
                 _ => Err(None),
             }
-        });
+        };
         let (spelling, op, want, usage) = match callee {
             Ok(c) => c,
             Err(Some(msg)) => return self.err(ident, msg),
             Err(None) => {
-                let name = crate::model::with_spelling(ident, str::to_string);
+                let name = crate::model::spelling(ident);
                 if self.in_program && self.b.module().function_by_name(&name).is_some() {
                     return self.func_call(&name, c, span).and_then(|rs| match rs.as_slice() {
                         [r] => Ok(Val::V(*r)),

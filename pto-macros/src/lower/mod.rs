@@ -77,8 +77,6 @@ struct Lower<'k, 'e> {
     /// loop ...). Their blocks keep the names declared in them, which an unknown name is
     /// looked up in, so nothing is recorded per name while lowering.
     ended: Vec<(BlockId, &'static str)>,
-    /// Spelling buffers for identifiers, reused by [`Lower::with_name`].
-    names: Vec<String>,
     /// Whether the function body ended in `return` / a tail value.
     returned: bool,
     /// Whether the kernel is one of a `#[pto::program]`'s (which may call the others).
@@ -87,7 +85,7 @@ struct Lower<'k, 'e> {
 
 /// Lowers the kernel into a verified module; `None` when errors were reported.
 pub(crate) fn lower<'k>(k: &'k Kernel<'k>, args: &Args, errs: &mut Errors) -> Option<Lowered<'k>> {
-    let name = crate::model::with_spelling(k.ident, str::to_string);
+    let name = crate::model::spelling(k.ident);
     let mut module = ProgramModule::new(name.clone());
     module.attrs.set("arch", Attr::Str(args.arch.clone()));
     let mut b = IRBuilder::new(module);
@@ -206,7 +204,6 @@ pub(crate) fn lower_body<'k>(
         kernel: k,
         poisoned: poisoned.into_iter().collect(),
         ended: Vec::new(),
-        names: Vec::new(),
         returned: false,
         in_program,
     };

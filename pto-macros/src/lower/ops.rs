@@ -3,9 +3,9 @@
 use pto_ir::ops::{OPS, OpInfo, Operand, Spelling};
 use pto_ir::sem::RoundMode;
 use pto_ir::{DataType, OpClass, Opcode};
-use syn::{BinOp, Expr, Ident};
+use syn::{BinOp, Expr};
 
-use crate::model::with_spelling;
+use crate::model::spelling;
 
 /// `(operator, compound-assignment?)` for a syn operator: the spelling the op table's rows
 /// are found by (`+=` is `+`).
@@ -218,20 +218,8 @@ pub(super) fn round_mode(e: &Expr) -> Option<RoundMode> {
     if !prefix_ok {
         return None;
     }
-    with_spelling(&last.ident, RoundMode::from_surface)
+    RoundMode::from_surface(&spelling(&last.ident))
 }
-/// Spells `ident` into `buf` (reused, so spelling allocates only when `buf` must grow).
-pub(super) fn spell(buf: &mut String, ident: &Ident) {
-    use std::fmt::Write;
-    buf.clear();
-    let _ = write!(buf, "{ident}");
-    // `r#loop` is the identifier `loop`: the IR names the value so, and the emitters make
-    // their own identifiers from the name.
-    if buf.starts_with("r#") {
-        buf.drain(..2);
-    }
-}
-
 /// The Rust spelling of a dtype, for messages.
 pub(super) fn rs(d: DataType) -> String {
     d.rust_name()

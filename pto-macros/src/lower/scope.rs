@@ -3,8 +3,8 @@
 use pto_ir::{BlockRole, Name, ValueId};
 use syn::Ident;
 
-use super::ops::spell;
 use super::{Lower, Poison, R, Val};
+use crate::model::spelling;
 
 impl<'k> Lower<'k, '_> {
     pub(super) fn declare(&mut self, name: &Name, v: ValueId, mutable: bool) {
@@ -94,45 +94,23 @@ impl<'k> Lower<'k, '_> {
         );
     }
 
-    /// Runs `f` with `ident` spelled in a reused buffer: variable reads and method calls
-    /// are resolved by name all the time, and `to_string` would allocate each spelling.
-    /// Calls may nest (each level takes its own buffer).
-    pub(super) fn with_name<T>(
-        &mut self,
-        ident: &Ident,
-        f: impl FnOnce(&mut Self, &str) -> T,
-    ) -> T {
-        let buf = self.spelled(ident);
-        let r = f(self, &buf);
-        self.names.push(buf);
-        r
-    }
-
-    /// A reused buffer holding `ident`'s spelling, for [`Lower::with_name`].
-    pub(super) fn spelled(&mut self, ident: &Ident) -> String {
-        let mut buf = self.names.pop().unwrap_or_default();
-        spell(&mut buf, ident);
-        buf
-    }
-
-    /// The spelling of `ident` as a shared name (one allocation, shared by the value, the
-    /// scope and the bookkeeping that name it).
+    /// The spelling of `ident` as a shared name (shared by the value, the scope and the
+    /// bookkeeping that name it).
     pub(super) fn ident_name(&mut self, ident: &Ident) -> Name {
-        self.with_name(ident, |_, name| Name::from(name))
+        Name::from(spelling(ident))
     }
 
     pub(super) fn var(&mut self, ident: &'k Ident) -> R<Val> {
-        self.with_name(ident, |this, name| {
-            if this.poisoned.contains(name) {
-                return Err(Poison);
-            }
-            let Some(v) = this.b.read_var(&mut this.ctx, name) else {
-                this.unknown_var(ident);
-                return Err(Poison);
-            };
-            // Later ops of the expression take the variable's span, as they always have.
-            this.at(ident);
-            Ok(Val::V(v))
-        })
+        let name = spelling(ident);
+        if self.poisoned.contains(name.as_str()) {
+            return Err(Poison);
+        }
+        let Some(v) = self.b.read_var(&mut self.ctx, &name) else {
+            self.unknown_var(ident);
+            return Err(Poison);
+        };
+        // Later ops of the expression take the variable's span, as they always have.
+        self.at(ident);
+        Ok(Val::V(v))
     }
 }

@@ -385,7 +385,7 @@ impl<'k> Lower<'k, '_> {
             return None;
         };
         let ident = p.path.get_ident()?;
-        let name = crate::model::with_spelling(ident, str::to_string);
+        let name = crate::model::spelling(ident);
         let builtin = [
             "min",
             "max",
@@ -685,9 +685,8 @@ impl<'k> Lower<'k, '_> {
         };
         // `None`: the name is poisoned; else its binding, if any. The variable's own shared
         // name is used from here on, so an assignment copies no string.
-        let found = self.with_name(ident, |this, name| {
-            (!this.poisoned.contains(name)).then(|| this.binding(name))
-        });
+        let name = crate::model::spelling(ident);
+        let found = (!self.poisoned.contains(name.as_str())).then(|| self.binding(&name));
         let Some(found) = found else {
             let _ = self.expr(right);
             return;
