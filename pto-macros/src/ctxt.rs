@@ -3,15 +3,6 @@
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 
-/// The items of a punctuated list, in order. `Punctuated::iter` boxes its iterator (a heap
-/// allocation for every walk over a call's arguments or a path's segments); the pairs are
-/// walked in place.
-pub(crate) fn items<T, P>(
-    p: &syn::punctuated::Punctuated<T, P>,
-) -> impl DoubleEndedIterator<Item = &T> + ExactSizeIterator + Clone {
-    p.pairs().map(syn::punctuated::Pair::into_value)
-}
-
 /// The errors found so far.
 #[derive(Default)]
 pub(crate) struct Errors {

@@ -11,7 +11,7 @@ use syn::{
     ReturnType, Token, Type, Visibility,
 };
 
-use crate::ctxt::{Errors, items};
+use crate::ctxt::Errors;
 
 /// One extent of a tensor parameter.
 #[derive(Clone, Debug)]
@@ -146,7 +146,7 @@ fn generic_type(ty: &Type) -> Option<(&Ident, Generic, GenericArgs<'_>)> {
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last()?;
             let args = match &last.arguments {
-                PathArguments::AngleBracketed(a) => items(&a.args).collect(),
+                PathArguments::AngleBracketed(a) => a.args.iter().collect(),
                 PathArguments::None => GenericArgs::new(),
                 PathArguments::Parenthesized(_) => return None,
             };
@@ -359,7 +359,7 @@ pub(crate) fn build<'a>(item: &'a ItemFn, errs: &mut Errors) -> Kernel<'a> {
         );
     }
     let mut params = Vec::with_capacity(sig.inputs.len());
-    for arg in items(&sig.inputs) {
+    for arg in sig.inputs.iter() {
         let pt = match arg {
             FnArg::Typed(pt) => pt,
             FnArg::Receiver(r) => {

@@ -5,7 +5,6 @@ use pto_ir::{Attr, Attrs, InlineVec, Opcode, SpanId, ValueId};
 use syn::{ExprMethodCall, GenericArgument};
 
 use super::{Lower, Poison, R};
-use crate::ctxt::items;
 
 impl<'k> Lower<'k, '_> {
     /// `t.load_or::<R, C>([i, j], v)`: `tile.load_or` of the window, padded with `v` (of the
@@ -20,7 +19,7 @@ impl<'k> Lower<'k, '_> {
         let Some(tf) = &m.turbofish else {
             return self.err(&m.method, format!("write the window size: `{USAGE}`"));
         };
-        let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+        let args: InlineVec<&GenericArgument, 4> = tf.args.iter().collect();
         let shape = self.sizes(&args, tf);
         self.arity(&m.method, m.args.len(), 2, &USAGE)?;
         let (Some(o), Some(v)) = (m.args.first(), m.args.get(1)) else {

@@ -13,7 +13,6 @@ use super::ops::{
     spelled, value_operands,
 };
 use super::{Lower, Poison, R, Val};
-use crate::ctxt::items;
 use crate::model::{scalar_dtype, spelling};
 
 impl<'k> Lower<'k, '_> {
@@ -134,7 +133,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the window size: `t.load::<R, C>([i, j])`");
                 };
-                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let args: InlineVec<&GenericArgument, 4> = tf.args.iter().collect();
                 let shape = self.sizes(&args, tf);
                 self.arity(&m.method, n, 1, &"t.load::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else {
@@ -303,7 +302,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, format!("write the size to expand to: `{usage}`"));
                 };
-                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let args: InlineVec<&GenericArgument, 4> = tf.args.iter().collect();
                 let size = self.sizes(&args, tf);
                 self.arity(&m.method, n, 0, &usage)?;
                 let size = size?;
@@ -335,7 +334,7 @@ impl<'k> Lower<'k, '_> {
                 let Some(tf) = &m.turbofish else {
                     return self.err(&m.method, "write the new shape: `a.reshape::<R2, C2>()`");
                 };
-                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let args: InlineVec<&GenericArgument, 4> = tf.args.iter().collect();
                 let shape = self.sizes(&args, tf)?;
                 self.arity(&m.method, n, 0, &"a.reshape::<R2, C2>()")?;
                 let attrs = Attrs::of([("shape", Attr::ints(&shape))]);
@@ -361,7 +360,7 @@ impl<'k> Lower<'k, '_> {
                         "write the window size: `a.extract::<R, C>([i, j])`",
                     );
                 };
-                let args: InlineVec<&GenericArgument, 4> = items(&tf.args).collect();
+                let args: InlineVec<&GenericArgument, 4> = tf.args.iter().collect();
                 let shape = self.sizes(&args, tf);
                 self.arity(&m.method, n, 1, &"a.extract::<R, C>([i, j])")?;
                 let Some(arg) = m.args.first() else {
@@ -383,7 +382,7 @@ impl<'k> Lower<'k, '_> {
                 };
                 let mut operands = ValueList::from([t]);
                 let mut ok = true;
-                for el in items(&arr.elems) {
+                for el in arr.elems.iter() {
                     match self
                         .expr(el)
                         .and_then(|v| self.materialize(v, Some(DataType::Int64)))
@@ -471,7 +470,7 @@ impl<'k> Lower<'k, '_> {
                 ),
             );
         };
-        let mut segs = items(&p.path.segments);
+        let mut segs = p.path.segments.iter();
         let span = self.sid(e);
         // Tile::<T, R, C>::zeros() / full(v)
         if let (Some(ty), Some(ctor), None) = (segs.next(), segs.next(), segs.next())
@@ -614,7 +613,7 @@ impl<'k> Lower<'k, '_> {
         // Lower every argument first, so errors inside them are all reported.
         let mut vals = InlineVec::<_, 4>::new();
         let mut ok = true;
-        for a in items(&c.args) {
+        for a in c.args.iter() {
             match self.expr(a) {
                 Ok(v) => vals.push(v),
                 Err(Poison) => ok = false,
@@ -664,7 +663,7 @@ impl<'k> Lower<'k, '_> {
             .collect();
         let mut ids = ValueList::new();
         let mut ok = true;
-        for (k, a) in items(&c.args).enumerate() {
+        for (k, a) in c.args.iter().enumerate() {
             let hint = param_types.get(k).copied().flatten();
             match self.expr_h(a, hint).and_then(|v| self.materialize(v, hint)) {
                 Ok(v) => ids.push(v),

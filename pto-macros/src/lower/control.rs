@@ -5,7 +5,7 @@ use syn::{Expr, ExprForLoop, ExprIf, ExprWhile, Ident, Pat, RangeLimits};
 
 use super::ops::rs;
 use super::{Lower, Poison, R, Tail, Val};
-use crate::ctxt::{items, range_of};
+use crate::ctxt::range_of;
 
 impl<'k> Lower<'k, '_> {
     /// A `bool` condition; on error a placeholder `true` so the body is still checked.
@@ -133,7 +133,7 @@ impl<'k> Lower<'k, '_> {
             && let Expr::Path(p) = &*c.func
             && p.path.is_ident("parallel")
         {
-            let args: InlineVec<&Expr, 2> = items(&c.args).collect();
+            let args: InlineVec<&Expr, 2> = c.args.iter().collect();
             let [inner] = args.as_slice() else {
                 return self.err(
                     &c.func,
@@ -182,7 +182,7 @@ impl<'k> Lower<'k, '_> {
                 };
                 match name.as_deref() {
                     Some("range") => {
-                        let args: InlineVec<&Expr, 4> = items(&c.args).collect();
+                        let args: InlineVec<&Expr, 4> = c.args.iter().collect();
                         match args.as_slice() {
                             [a, b] => Ok((a, b, None)),
                             [a, b, s] => Ok((a, b, Some(s))),

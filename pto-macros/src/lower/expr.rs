@@ -11,7 +11,7 @@ use super::ops::{
     MASK_NOT_A_NUMBER, TILE_FLOOR_DIV, bin_of, rs, same_meaning, spelled, tile_operators,
 };
 use super::{Lower, Poison, R, Val};
-use crate::ctxt::{items, range_of};
+use crate::ctxt::range_of;
 use crate::model::scalar_dtype;
 
 impl<'k> Lower<'k, '_> {
@@ -360,7 +360,7 @@ impl<'k> Lower<'k, '_> {
         };
         let mut out = Vec::with_capacity(a.elems.len());
         let mut ok = true;
-        for el in items(&a.elems) {
+        for el in a.elems.iter() {
             match self.expr(el) {
                 Ok(Val::Int(i, _)) if i >= 0 => out.push(Attr::Int(i)),
                 Ok(v) => {

@@ -10,7 +10,7 @@ use syn::{
 use super::ops::{bin_of, rs};
 use super::spans::stmt_attr;
 use super::{Lower, Poison, R, Tail, Val};
-use crate::ctxt::{items, range_of};
+use crate::ctxt::range_of;
 use crate::model::{int_literal, scalar_dtype};
 
 impl<'k> Lower<'k, '_> {
@@ -594,7 +594,7 @@ impl<'k> Lower<'k, '_> {
         node: &'k impl ToTokens,
         mask_ok: bool,
     ) -> R<(DataType, pto_ir::Shape)> {
-        let mut it = items(&a.args);
+        let mut it = a.args.iter();
         let dtype = match it.next() {
             Some(GenericArgument::Type(t)) => match scalar_dtype(t) {
                 Some(DataType::Bool) if !mask_ok => {

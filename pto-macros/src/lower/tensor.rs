@@ -9,7 +9,6 @@ use syn::{Expr, ExprMethodCall};
 
 use super::ops::{methods, spelled};
 use super::{Lower, Poison, R, Val};
-use crate::ctxt::items;
 use crate::model::int_literal;
 
 impl<'k> Lower<'k, '_> {
@@ -54,7 +53,7 @@ impl<'k> Lower<'k, '_> {
             return self.err(tf, format!("`{usage}` takes no type arguments"));
         }
         let n = m.args.len();
-        let args: Vec<&'k Expr> = items(&m.args).collect();
+        let args: Vec<&'k Expr> = m.args.iter().collect();
         match op {
             Opcode::TensorView => {
                 self.arity(&m.method, n, 2, &usage)?;
@@ -119,7 +118,7 @@ impl<'k> Lower<'k, '_> {
             );
         };
         let mut out = Vec::new();
-        for el in items(&a.elems) {
+        for el in a.elems.iter() {
             match int_literal(el) {
                 Some(v) if v > 0 => out.push(v),
                 Some(_) => return self.err(el, "a view size is at least 1"),
