@@ -11,6 +11,9 @@
 //! tile-tile, tile-scalar, row broadcast, column broadcast.
 
 use std::fmt;
+use std::sync::LazyLock;
+
+use rustc_hash::FxHashMap;
 
 pub use super::isa::Isa;
 use crate::DataType;
@@ -164,6 +167,17 @@ pub enum Spelling<'a> {
     /// Not written in a kernel: the lowering introduces it.
     Lowering,
 }
+
+/// The table's rows by their spelling's text (`+`, `max`; empty for literals and
+/// lowering-only ops), in table order: the index [`Opcode::spelled`] looks a kernel's
+/// operators and methods up in.
+static BY_TEXT: LazyLock<FxHashMap<&'static str, Vec<&'static OpInfo>>> = LazyLock::new(|| {
+    let mut rows: FxHashMap<_, Vec<_>> = FxHashMap::default();
+    for r in OPS {
+        rows.entry(r.spelling.text()).or_default().push(r);
+    }
+    rows
+});
 
 impl<'a> Spelling<'a> {
     /// Whether a kernel that writes `written` writes this spelling (a `MethodOrFunction` row
@@ -420,8 +434,10 @@ impl Opcode {
         operand: Operand,
         dtype: Option<DataType>,
     ) -> Option<Opcode> {
-        let mut rows = OPS
-            .iter()
+        let mut rows = BY_TEXT
+            .get(spelling.text())
+            .into_iter()
+            .flatten()
             .filter(|r| r.spelling.matches(spelling) && r.class.operand() == Some(operand));
         let first = rows.next()?.opcode;
         let accepted = |op: &Opcode| dtype.is_none_or(|d| op.accepts(d));
