@@ -2,7 +2,46 @@
 //! lowering cannot disagree on a spelling), with the `pto::isa` function that runs each on
 //! the CPU.
 
+use std::sync::LazyLock;
+
+use rustc_hash::FxHashMap;
+
 use super::table::{OPS, OpClass};
+
+/// What the op table makes of an instruction (see [`Isa::in_table`]).
+#[derive(Clone, Copy, Default)]
+struct Forms {
+    binary: bool,
+    scalar_form: bool,
+    unary: bool,
+    expand: bool,
+    reduction: bool,
+}
+
+/// Each instruction's forms, read from the op table once: the lowering and the emitters ask
+/// for every instruction they place.
+static FORMS: LazyLock<FxHashMap<Isa, Forms>> = LazyLock::new(|| {
+    let binary = [OpClass::TileBinary, OpClass::TileBitwise];
+    let unary = [
+        OpClass::TileUnary,
+        OpClass::TileUnaryFloat,
+        OpClass::TileNot,
+    ];
+    let reductions = [
+        OpClass::RowReduce,
+        OpClass::ColReduce,
+        OpClass::RowArgReduce,
+    ];
+    let forms = |i: Isa| Forms {
+        binary: i.in_table(&binary, Some(0)),
+        scalar_form: i.in_table(&binary, Some(1)),
+        unary: i.in_table(&unary, Some(0)),
+        expand: i.in_table(&[OpClass::TileBinary], Some(2))
+            || i.in_table(&[OpClass::TileBinary], Some(3)),
+        reduction: i.in_table(&reductions, None),
+    };
+    Isa::ALL.iter().map(|&i| (i, forms(i))).collect()
+});
 
 macro_rules! isa_ops {
     ($($v:ident = $name:literal $rust:literal;)*) => {
@@ -73,9 +112,14 @@ impl Isa {
         })
     }
 
+    /// The instruction's forms in the op table.
+    fn forms(self) -> Forms {
+        FORMS.get(&self).copied().unwrap_or_default()
+    }
+
     /// Elementwise tile-tile binary ops.
     pub fn is_binary(self) -> bool {
-        self.in_table(&[OpClass::TileBinary, OpClass::TileBitwise], Some(0))
+        self.forms().binary
     }
 
     /// Commutative binary ops (`a op b == b op a`).
@@ -86,33 +130,22 @@ impl Isa {
 
     /// Tile-scalar ops.
     pub fn is_scalar_form(self) -> bool {
-        self.in_table(&[OpClass::TileBinary, OpClass::TileBitwise], Some(1))
+        self.forms().scalar_form
     }
 
     /// Elementwise unary ops.
     pub fn is_unary(self) -> bool {
-        let unary = [
-            OpClass::TileUnary,
-            OpClass::TileUnaryFloat,
-            OpClass::TileNot,
-        ];
-        self.in_table(&unary, Some(0))
+        self.forms().unary
     }
 
     /// The fused row / column broadcast ops (`TROWEXPANDSUB` ...).
     pub fn is_expand_op(self) -> bool {
-        self.in_table(&[OpClass::TileBinary], Some(2))
-            || self.in_table(&[OpClass::TileBinary], Some(3))
+        self.forms().expand
     }
 
     /// Reductions (the C++ form takes a scratch tile).
     pub fn is_reduction(self) -> bool {
-        let reductions = [
-            OpClass::RowReduce,
-            OpClass::ColReduce,
-            OpClass::RowArgReduce,
-        ];
-        self.in_table(&reductions, None)
+        self.forms().reduction
     }
 
     /// Instructions whose C++ form takes a scratch tile of the source's type (`tmp`), which
