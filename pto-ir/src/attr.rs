@@ -101,9 +101,7 @@ impl Attr {
     }
 }
 
-/// An ordered attribute dictionary. Kept out of line: inline entries made every op and
-/// statement twice as large, which cost more in large modules (cache misses, and glibc
-/// returning and re-faulting heap pages between builds) than the allocation they saved.
+/// An ordered attribute dictionary.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Attrs(pub Vec<AttrEntry>);
 
@@ -113,9 +111,7 @@ impl Attrs {
         Attrs(Vec::new())
     }
 
-    /// A dictionary of `entries` (distinct keys, in order), allocated at its exact size:
-    /// an op's attributes are built once and rarely grow, where pushing entry by entry
-    /// would allocate room for four.
+    /// A dictionary of `entries` (distinct keys, in order).
     pub fn of<const N: usize>(entries: [(&'static str, Attr); N]) -> Self {
         Attrs(
             entries

@@ -120,7 +120,7 @@ impl DataType {
 
     /// Parses a printed name; also accepts the seed's upper-case spelling (`FP32`, `UINT8`).
     pub fn from_name(s: &str) -> Option<DataType> {
-        // The names are lower case, so this matches `s` lowered, without allocating it.
+        // The names are lower case; the seed writes them upper case.
         DataType::ALL
             .into_iter()
             .find(|d| d.name().eq_ignore_ascii_case(s))

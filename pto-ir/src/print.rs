@@ -54,9 +54,7 @@ impl ProgramModule {
     /// The module's statement text: what `to_string()` gives ([`fmt::Display`]), returned
     /// as built instead of copied through a formatter.
     pub fn to_text(&self) -> String {
-        // About 110 bytes per op line and up to 30 per statement (its header or closing
-        // lines): one allocation for most modules, as growing it copies all written so far.
-        let mut out = String::with_capacity(256 + 128 * self.ops.len() + 32 * self.stmts.len());
+        let mut out = String::new();
         Printer {
             m: self,
             out: &mut out,

@@ -180,8 +180,7 @@ impl StmtKind {
         )
     }
 
-    /// Child blocks, in print order (at most two, so nothing is allocated; the iterator
-    /// does not borrow the statement, so the caller may edit the module while walking).
+    /// Child blocks, in print order (at most two; the iterator does not borrow the statement, so the caller may edit the module while walking).
     pub fn blocks(&self) -> impl Iterator<Item = BlockId> + use<> {
         let (first, second) = match self {
             StmtKind::For(f) => (Some(f.body), None),

@@ -166,7 +166,7 @@ pub enum ValueKind {
 impl ValueData {
     /// The seed's `GetSSAName`: `%{name}_{number}` or `%{number}`.
     pub fn ssa_name(&self) -> String {
-        let mut s = String::with_capacity(self.name.as_ref().map_or(0, |n| n.len()) + 12);
+        let mut s = String::new();
         self.write_ssa_name(&mut s);
         s
     }

@@ -83,7 +83,7 @@ pub enum Arg {
 }
 
 /// The sources of an [`Inst::Op`] in PTO order, stored in line (an instruction takes at
-/// most three: `TMATMUL_BIAS(d, a, b, bias)`); a `Vec` per instruction was an allocation each.
+/// most three: `TMATMUL_BIAS(d, a, b, bias)`).
 pub type Args = InlineVec<Arg, 3>;
 
 pub use pto_ir::ops::Isa;

@@ -20,8 +20,7 @@ use super::{Bodies, Body, DefBy, DefSite, Defs, Verifier};
 type Who<'w> = &'w dyn Fn() -> String;
 
 /// Which blocks, statements and ops the walk has reached, and which values' types it has
-/// checked: one flag per id of each arena, the arenas one after another in one table (one
-/// allocation, where a set per arena took four).
+/// checked: one flag per id of each arena, the arenas one after another in one table.
 struct Reached {
     flags: Vec<bool>,
     /// Where the statements' flags start.

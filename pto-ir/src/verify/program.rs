@@ -23,7 +23,7 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies) {
         }
         Some(_) => {}
     }
-    // A lone function has no name to clash with (and needs no set, which allocates).
+    // A lone function has no name to clash with.
     let several = bodies.iter().len() > 1;
     let mut names = HashSet::new();
     for body in bodies.iter() {

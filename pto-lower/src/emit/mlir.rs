@@ -173,11 +173,10 @@ struct Writer<'a, const GENERIC: bool> {
     /// Values a `while` body sees under a fresh name: each entry appends `_do` to the
     /// value's name (`%x_3_do`), so the entries of nested loops stack.
     renamed: Vec<ValueId>,
-    /// The token number (`%e7`) of each event recorded so far, the most recent one. At most 8
-    /// ids per pipe pair occur, so a Vec searched linearly beats hashing.
+    /// The token number (`%e7`) of each event recorded so far, the most recent one.
     tokens: Vec<(Event, u32)>,
     next_token: u32,
-    /// The events the current op waits for and records (reused from op to op).
+    /// The events the current op waits for and records.
     waits: Vec<Event>,
     records: Vec<Event>,
     next_tmp: u32,

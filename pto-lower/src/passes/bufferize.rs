@@ -302,7 +302,7 @@ impl Live {
 
 /// Storage classes: union-find over the tracked tile values.
 struct Classes {
-    /// Per value, its place in the classes (one table, not one per field: one allocation).
+    /// Per value, its place in the classes.
     node: SecondaryMap<ValueId, Node>,
     /// The intervals of every class, each class's linked through `Span::next`, so a union
     /// splices two lists instead of copying one.

@@ -192,8 +192,8 @@ fn insert(m: &mut ProgramModule, f: pto_ir::FuncId) {
         push_event(&mut m.ops[o].attrs, role.key(), e)
     };
     // The ops in program order, and the block and pipe of each one (with, per producer,
-    // the destination pipes that wait for it already: one table, one allocation).
-    let mut ops = Vec::with_capacity(m.ops.len());
+    // the destination pipes that wait for it already).
+    let mut ops = Vec::new();
     let mut at: SecondaryMap<OpId, Placed> = SecondaryMap::with_len(m.ops.len(), Placed::default());
     place_ops(m, m.funcs[f].body, &mut ops, &mut at);
     // The next event id per (source, destination) pipe pair.

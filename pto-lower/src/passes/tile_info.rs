@@ -140,10 +140,7 @@ fn is_tile(m: &ProgramModule, v: ValueId) -> bool {
 
 fn gather(m: &ProgramModule, f: FuncId) -> Facts {
     let mut facts = Facts {
-        // About one tile use per op (a kernel's other uses are of scalars: offsets, bounds).
-        // Sized by the ops, not twice that: the list stays a small allocation for a typical
-        // kernel (a large one makes glibc consolidate its free lists first).
-        users: Vec::with_capacity(m.ops.len()),
+        users: Vec::new(),
         uses_of: SecondaryMap::with_len(m.values.len(), None),
         defs: Vec::with_capacity(m.values.len()),
     };
@@ -483,13 +480,10 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
 }
 
 /// The names of the moves made so far, by moved value and location: the moves of one value
-/// to one location (one per branch that needs it) share their result's name, spelled and
-/// allocated once.
+/// to one location (one per branch that needs it) share their result's name.
 #[derive(Default)]
 struct MoveNames {
     made: Vec<(ValueId, MemorySpace, Name)>,
-    /// Scratch space for spelling a name, reused from move to move.
-    text: String,
 }
 
 /// The moves that bring `v` to `want`, in order, and the value they end with. A matmul
@@ -554,14 +548,7 @@ fn make_move(
         None => {
             // `{base}_{location in lower case}`.
             let base = m.values[v].name.as_deref().unwrap_or("t");
-            let text = &mut names.text;
-            text.clear();
-            text.push_str(base);
-            text.push('_');
-            let lower_at = text.len();
-            text.push_str(want.name());
-            text[lower_at..].make_ascii_lowercase();
-            let name = Name::from(text.as_str());
+            let name = Name::from(format!("{base}_{}", want.name().to_ascii_lowercase()));
             names.made.push((v, want, name.clone()));
             name
         }
