@@ -291,15 +291,6 @@ fn event_dst(dst: PipeKind) -> &'static str {
     pipe_spelled!(dst, "", ", EVENT_ID")
 }
 
-/// Appends `v` in lower-case hexadecimal without leading zeros (`{:x}`).
-fn push_hex(out: &mut String, v: u64) {
-    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
-    for k in (0..digits).rev() {
-        let d = ((v >> (4 * k)) & 0xf) as u32;
-        out.push(char::from_digit(d, 16).unwrap_or('0'));
-    }
-}
-
 /// `min(a, b)` of two C++ integer expressions, folded when both are numbers.
 fn cpp_min(a: &str, b: &str) -> String {
     match (a.parse::<u64>(), b.parse::<u64>()) {
@@ -977,7 +968,7 @@ impl Writer<'_> {
         self.put("TASSIGN(");
         self.put(name);
         self.put(", 0x");
-        push_hex(&mut self.out.text, s.addr);
+        self.put(&format!("{:x}", s.addr));
         self.put("); // ");
         self.out.put_u64(s.bytes);
         self.put(" bytes of ");
@@ -988,20 +979,6 @@ impl Writer<'_> {
     fn insts(&mut self, insts: &[Inst], l: Level) {
         for i in insts {
             self.inst(i, l);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hex_spells_like_core_fmt() {
-        for v in [0, 1, 9, 10, 15, 16, 255, 256, 0x1000, 0x12345, u64::MAX] {
-            let mut s = String::new();
-            push_hex(&mut s, v);
-            assert_eq!(s, format!("{v:x}"));
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::lower::split::{
     CoreSplit, FLAG_FREE, FLAG_READY, FLAG_V2C_FREE, FLAG_V2C_READY, SLOT_HEADER,
 };
 
-use super::{Kind, Part, WORKSPACE, Writer, cpp_dtype, push_hex, put_tile_type_valid};
+use super::{Kind, Part, WORKSPACE, Writer, cpp_dtype, put_tile_type_valid};
 
 /// The parameter that carries the FFTS base address on the chip (the host gets it from the
 /// runtime; pto-isa's mixed kernels set it first).
@@ -221,7 +221,7 @@ impl Writer<'_> {
         self.put(" sv(r0, c0);\n");
         self.out.indent(l1);
         self.put("TASSIGN(sv, 0x");
-        push_hex(&mut self.out.text, from.addr);
+        self.put(&format!("{:x}", from.addr));
         self.put(");\n");
         let id = self.slot_view(l1, ty, from.cols, 0);
         self.out.line(l1, &format!("TSTORE(gt{id}, sv);"));

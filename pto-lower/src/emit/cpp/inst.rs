@@ -12,7 +12,7 @@ use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
 
 use super::{
     Part, RET, Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise,
-    push_hex, put_tile_type_valid, row_view, vec_to_mat,
+    put_tile_type_valid, row_view, vec_to_mat,
 };
 
 /// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
@@ -398,7 +398,7 @@ impl Writer<'_> {
         let _ = writeln!(self.out.text, " {name}({}, {});", valid[0], valid[1]);
         self.out.indent(l);
         let _ = write!(self.out.text, "TASSIGN({name}, 0x");
-        push_hex(&mut self.out.text, s.addr);
+        self.put(&format!("{:x}", s.addr));
         self.put(");\n");
     }
 

@@ -8,7 +8,7 @@ use crate::emit::writer::Level;
 use crate::isa::{Arg, TileId, TileRef};
 use pto_ir::sem::pad::{PadKind, pad_kind};
 
-use super::{Writer, push_hex, put_tile_type_valid};
+use super::{Writer, put_tile_type_valid};
 
 impl Writer<'_> {
     /// `TFILLPAD_INPLACE(pad view, dst)`: every element of `dst` outside its valid region
@@ -43,7 +43,7 @@ impl Writer<'_> {
         self.out.line(l1, &format!("{ty} pv;"));
         self.out.indent(l1);
         self.put("TASSIGN(pv, 0x");
-        push_hex(&mut self.out.text, slot.addr);
+        self.put(&format!("{:x}", slot.addr));
         self.put(");\n");
         self.out.indent(l1);
         self.put("TFILLPAD_INPLACE(pv, ");

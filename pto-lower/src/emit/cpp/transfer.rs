@@ -7,7 +7,7 @@ use pto_ir::{Dim, Type, ValueId};
 use crate::emit::writer::Level;
 use crate::isa::{Index, TileId, TileRef};
 
-use super::{WORKSPACE, Writer, cpp_dtype, cpp_min, push_hex, put_tile_type_valid};
+use super::{WORKSPACE, Writer, cpp_dtype, cpp_min, put_tile_type_valid};
 
 impl Writer<'_> {
     /// One extent of a tensor for a stride expression.
@@ -295,7 +295,7 @@ impl Writer<'_> {
         let _ = writeln!(self.out.text, " sv({rows}, {cols});");
         self.out.indent(l1);
         self.put("TASSIGN(sv, 0x");
-        push_hex(&mut self.out.text, slot.addr);
+        self.put(&format!("{:x}", slot.addr));
         self.put(");\n");
         let g = self.global(l1, tensor, offsets, &exts);
         self.out.indent(l1);
@@ -405,7 +405,7 @@ impl Writer<'_> {
         self.put(" sv(r0, c0);\n");
         self.out.indent(l1);
         self.put("TASSIGN(sv, 0x");
-        push_hex(&mut self.out.text, from.addr);
+        self.put(&format!("{:x}", from.addr));
         self.put(");\n");
         let id = self.next_gt;
         self.next_gt += 1;

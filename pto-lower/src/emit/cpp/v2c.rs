@@ -12,7 +12,7 @@ use crate::isa::{TileId, TileRef};
 use crate::lower::split::{FLAG_V2C_FREE, FLAG_V2C_READY, Route};
 
 use super::cores::cross_core_config;
-use super::{WORKSPACE, Writer, cpp_dtype, push_hex, put_tile_type_valid};
+use super::{WORKSPACE, Writer, cpp_dtype, put_tile_type_valid};
 
 impl Writer<'_> {
     /// Where the vector-to-cube slot starts in the workspace: after the cube-to-vector one.
@@ -62,7 +62,7 @@ impl Writer<'_> {
             self.put(" sv(r0, c0);\n");
             self.out.indent(l1);
             self.put("TASSIGN(sv, 0x");
-            push_hex(&mut self.out.text, from.addr);
+            self.put(&format!("{:x}", from.addr));
             self.put(");\n");
             let at = self.v2c_at();
             let id = self.slot_view(l1, cpp_dtype(from.dtype), from.cols, at);
