@@ -34,6 +34,7 @@ mod cores;
 mod element;
 mod inst;
 mod pad;
+mod slot;
 mod transfer;
 mod v2c;
 

@@ -13,12 +13,13 @@ use std::fmt::Write;
 use pto_ir::MemorySpace;
 
 use crate::emit::writer::Level;
-use crate::isa::{TileId, TileRef};
+use crate::isa::TileId;
 use crate::lower::split::{
     CoreSplit, FLAG_FREE, FLAG_READY, FLAG_V2C_FREE, FLAG_V2C_READY, SLOT_HEADER,
 };
 
-use super::{Kind, Part, WORKSPACE, Writer, cpp_dtype, put_tile_type_valid};
+use super::slot::Slot;
+use super::{Kind, Part, WORKSPACE, Writer};
 
 /// The parameter that carries the FFTS base address on the chip (the host gets it from the
 /// runtime; pto-isa's mixed kernels set it first).
@@ -183,10 +184,9 @@ impl Writer<'_> {
     /// valid extents and data into it, and signals "ready" once the store is done (the
     /// signal is issued on the FIX pipe, behind the store).
     pub(super) fn push(&mut self, l: Level, src: TileId) {
-        let Some(from) = self.p.tile(src).cloned() else {
+        if self.p.tile(src).is_none() {
             return;
-        };
-        let ty = cpp_dtype(from.dtype);
+        }
         let l1 = l.next();
         self.out.line(l, "{");
         self.out.line(
@@ -194,37 +194,7 @@ impl Writer<'_> {
             &format!("wait_flag_dev({FLAG_FREE}); // the vector cores are done with the slot"),
         );
         self.out.line(l1, "pipe_barrier(PIPE_ALL);");
-        let (r, c) = (
-            self.vdim(TileRef::Slot(src), 0),
-            self.vdim(TileRef::Slot(src), 1),
-        );
-        self.out
-            .line(l1, &format!("const int64_t r0 = {r}, c0 = {c};"));
-        // The extents through the scalar unit: written back from its data cache before the
-        // signal (`dcci`, then `dsb` orders it before what follows).
-        self.out.line(
-            l1,
-            &format!(
-                "volatile __gm__ int64_t* hdr = reinterpret_cast<volatile __gm__ int64_t*>({WORKSPACE});"
-            ),
-        );
-        self.out.line(l1, "hdr[0] = r0;");
-        self.out.line(l1, "hdr[1] = c0;");
-        self.out.line(
-            l1,
-            "dcci(reinterpret_cast<__gm__ void*>(const_cast<__gm__ int64_t*>(hdr)), cache_line_t::SINGLE_CACHE_LINE);",
-        );
-        self.out.line(l1, "dsb(DSB_DDR);");
-        self.out.indent(l1);
-        let a5 = self.a5();
-        put_tile_type_valid(&mut self.out, &from, [None, None], a5);
-        self.put(" sv(r0, c0);\n");
-        self.out.indent(l1);
-        self.put("TASSIGN(sv, 0x");
-        self.put(&format!("{:x}", from.addr));
-        self.put(");\n");
-        let id = self.slot_view(l1, ty, from.cols, 0);
-        self.out.line(l1, &format!("TSTORE(gt{id}, sv);"));
+        self.store_to_slot(l1, src, Slot::ToVector);
         self.out.line(
             l1,
             &format!(
@@ -240,32 +210,17 @@ impl Writer<'_> {
     /// into `dst` (`None`: vector core 1, which only synchronises), then signals "free" once
     /// the load is done (issued on the MTE2 pipe, behind the load).
     pub(super) fn pop(&mut self, l: Level, dst: Option<TileId>, src: TileId) {
-        let Some(from) = self.p.tile(src).cloned() else {
+        if self.p.tile(src).is_none() {
             return;
-        };
+        }
         let l1 = l.next();
         self.out.line(l, "{");
         self.out.line(
             l1,
             &format!("wait_flag_dev({FLAG_READY}); // the cube filled the slot"),
         );
-        if let Some(dst) = dst.and_then(|d| self.p.tile(d).cloned().map(|s| (d, s))) {
-            let (dst, to) = dst;
-            self.out.line(
-                l1,
-                &format!(
-                    "volatile __gm__ int64_t* hdr = reinterpret_cast<volatile __gm__ int64_t*>({WORKSPACE});"
-                ),
-            );
-            self.out.line(
-                l1,
-                "dcci(reinterpret_cast<__gm__ void*>(const_cast<__gm__ int64_t*>(hdr)), cache_line_t::SINGLE_CACHE_LINE);",
-            );
-            self.out.line(l1, "const int64_t r0 = hdr[0], c0 = hdr[1];");
-            self.out.line(l1, "pipe_barrier(PIPE_ALL);");
-            self.set_region(l1, dst, "r0", "c0");
-            let id = self.slot_view(l1, cpp_dtype(from.dtype), from.cols, 0);
-            self.out.line(l1, &format!("TLOAD({}, gt{id});", to.name));
+        if let Some(dst) = dst {
+            self.load_from_slot(l1, dst, src, Slot::ToVector);
         }
         self.out.line(
             l1,
@@ -276,27 +231,6 @@ impl Writer<'_> {
         );
         self.out.line(l1, "pipe_barrier(PIPE_ALL);");
         self.out.line(l, "}");
-    }
-
-    /// Declares `gtN`, the data of the slot `at` bytes into the workspace as an `r0 x c0`
-    /// tensor with rows of `cols` elements.
-    pub(super) fn slot_view(&mut self, l: Level, ty: &str, cols: u64, at: u64) -> u32 {
-        let id = self.next_gt;
-        self.next_gt += 1;
-        self.out.line(
-            l,
-            &format!(
-                "using GT{id} = GlobalTensor<{ty}, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, {cols}, 1>>;"
-            ),
-        );
-        self.out.line(
-            l,
-            &format!(
-                "GT{id} gt{id}(reinterpret_cast<__gm__ {ty}*>({WORKSPACE} + {}), {{r0, c0}});",
-                at + SLOT_HEADER
-            ),
-        );
-        id
     }
 }
 

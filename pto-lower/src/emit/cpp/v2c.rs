@@ -8,65 +8,22 @@
 //! read it and every signal is consumed where it is given.
 
 use crate::emit::writer::Level;
-use crate::isa::{TileId, TileRef};
-use crate::lower::split::{FLAG_V2C_FREE, FLAG_V2C_READY, Route};
+use crate::isa::TileId;
+use crate::lower::split::{FLAG_V2C_FREE, FLAG_V2C_READY};
 
+use super::Writer;
 use super::cores::cross_core_config;
-use super::{WORKSPACE, Writer, cpp_dtype, put_tile_type_valid};
+use super::slot::Slot;
 
 impl Writer<'_> {
-    /// Where the vector-to-cube slot starts in the workspace: after the cube-to-vector one.
-    fn v2c_at(&self) -> u64 {
-        match &self.p.route {
-            Route::Split(s) => s.slot_bytes,
-            _ => 0,
-        }
-    }
-
-    /// Lines that point `hdr` at the slot's header.
-    fn v2c_header(&mut self, l: Level) {
-        let at = self.v2c_at();
-        self.out.line(
-            l,
-            &format!(
-                "volatile __gm__ int64_t* hdr = reinterpret_cast<volatile __gm__ int64_t*>({WORKSPACE} + {at});"
-            ),
-        );
-    }
-
     /// The vector half: Vec tile `src` into the slot (`None`: vector core 1, which only
     /// synchronises), "ready", then the wait for "free".
     pub(super) fn v2c_push(&mut self, l: Level, src: Option<TileId>) {
         let l1 = l.next();
         self.out.line(l, "{");
-        if let Some((src, from)) = src.and_then(|s| self.p.tile(s).cloned().map(|t| (s, t))) {
+        if let Some(src) = src.filter(|&s| self.p.tile(s).is_some()) {
             self.out.line(l1, "pipe_barrier(PIPE_ALL);");
-            let (r, c) = (
-                self.vdim(TileRef::Slot(src), 0),
-                self.vdim(TileRef::Slot(src), 1),
-            );
-            self.out
-                .line(l1, &format!("const int64_t r0 = {r}, c0 = {c};"));
-            // The extents through the scalar unit, written back from its data cache.
-            self.v2c_header(l1);
-            self.out.line(l1, "hdr[0] = r0;");
-            self.out.line(l1, "hdr[1] = c0;");
-            self.out.line(
-                l1,
-                "dcci(reinterpret_cast<__gm__ void*>(const_cast<__gm__ int64_t*>(hdr)), cache_line_t::SINGLE_CACHE_LINE);",
-            );
-            self.out.line(l1, "dsb(DSB_DDR);");
-            self.out.indent(l1);
-            let a5 = self.a5();
-            put_tile_type_valid(&mut self.out, &from, [None, None], a5);
-            self.put(" sv(r0, c0);\n");
-            self.out.indent(l1);
-            self.put("TASSIGN(sv, 0x");
-            self.put(&format!("{:x}", from.addr));
-            self.put(");\n");
-            let at = self.v2c_at();
-            let id = self.slot_view(l1, cpp_dtype(from.dtype), from.cols, at);
-            self.out.line(l1, &format!("TSTORE(gt{id}, sv);"));
+            self.store_to_slot(l1, src, Slot::ToCube);
         }
         self.out.line(
             l1,
@@ -86,26 +43,16 @@ impl Writer<'_> {
     /// The cube half: waits for "ready", loads the slot into Mat tile `dst` with the
     /// extents the vector core wrote, and signals "free" once the load is done.
     pub(super) fn v2c_pop(&mut self, l: Level, dst: TileId, src: TileId) {
-        let (Some(from), Some(to)) = (self.p.tile(src).cloned(), self.p.tile(dst).cloned()) else {
+        if self.p.tile(src).is_none() || self.p.tile(dst).is_none() {
             return;
-        };
+        }
         let l1 = l.next();
         self.out.line(l, "{");
         self.out.line(
             l1,
             &format!("wait_flag_dev({FLAG_V2C_READY}); // the vector cores filled the slot"),
         );
-        self.v2c_header(l1);
-        self.out.line(
-            l1,
-            "dcci(reinterpret_cast<__gm__ void*>(const_cast<__gm__ int64_t*>(hdr)), cache_line_t::SINGLE_CACHE_LINE);",
-        );
-        self.out.line(l1, "const int64_t r0 = hdr[0], c0 = hdr[1];");
-        self.out.line(l1, "pipe_barrier(PIPE_ALL);");
-        self.set_region(l1, dst, "r0", "c0");
-        let at = self.v2c_at();
-        let id = self.slot_view(l1, cpp_dtype(from.dtype), from.cols, at);
-        self.out.line(l1, &format!("TLOAD({}, gt{id});", to.name));
+        self.load_from_slot(l1, dst, src, Slot::ToCube);
         self.out.line(
             l1,
             &format!(
