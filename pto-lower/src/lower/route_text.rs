@@ -7,7 +7,7 @@ use std::fmt::Write;
 use pto_ir::ValueId;
 
 use super::split::{
-    CoreSplit, FLAG_FREE, FLAG_READY, FLAG_V2C_FREE, FLAG_V2C_READY, transfer_source, v2c_source,
+    CoreSplit, Direction, FLAG_FREE, FLAG_READY, FLAG_V2C_FREE, FLAG_V2C_READY, transfer,
 };
 use crate::info::pipe_cpp;
 use crate::isa::{Inst, Program, TileId, TileRef};
@@ -69,8 +69,8 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
     };
     for i in insts {
         let line = match i {
-            _ if transfer_source(p, i).is_some() => {
-                let (Some(src), Inst::Op { dst, .. }) = (transfer_source(p, i), i) else {
+            _ if matches!(transfer(p, i), Some((Direction::ToVector, _))) => {
+                let (Some((_, src)), Inst::Op { dst, .. }) = (transfer(p, i), i) else {
                     continue;
                 };
                 if cube {
@@ -85,8 +85,8 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                     )
                 }
             }
-            _ if v2c_source(p, i).is_some() => {
-                let (Some(src), Inst::Op { dst, .. }) = (v2c_source(p, i), i) else {
+            _ if transfer(p, i).is_some() => {
+                let (Some((_, src)), Inst::Op { dst, .. }) = (transfer(p, i), i) else {
                     continue;
                 };
                 if cube {

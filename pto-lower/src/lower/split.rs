@@ -162,21 +162,17 @@ fn core_of_ref(p: &Program, t: TileRef) -> Cores {
     }
 }
 
-/// The Acc slot a `TMOV` into a Vec slot reads: the transfer.
-pub fn transfer_source(p: &Program, i: &Inst) -> Option<TileId> {
-    let Inst::Op {
-        isa: Isa::TMov,
-        dst,
-        args,
-    } = i
-    else {
-        return None;
-    };
-    crate::emit::cpp::acc_to_vec(p, *dst, args)
+/// The direction of a transfer between the cores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// A `TMOV` from an Acc tile to a Vec tile: a cube result to the vector core.
+    ToVector,
+    /// A `TMOV` from a Vec tile to a Mat tile: a vector result to the cube.
+    ToCube,
 }
 
-/// The Vec slot a `TMOV` into a Mat slot reads: the vector-to-cube transfer.
-pub fn v2c_source(p: &Program, i: &Inst) -> Option<TileId> {
+/// Whether `i` is a transfer between the cores: its direction and the slot it reads.
+pub fn transfer(p: &Program, i: &Inst) -> Option<(Direction, TileId)> {
     let Inst::Op {
         isa: Isa::TMov,
         dst,
@@ -185,12 +181,15 @@ pub fn v2c_source(p: &Program, i: &Inst) -> Option<TileId> {
     else {
         return None;
     };
-    crate::emit::cpp::vec_to_mat(p, *dst, args)
+    if let Some(src) = crate::emit::cpp::acc_to_vec(p, *dst, args) {
+        return Some((Direction::ToVector, src));
+    }
+    crate::emit::cpp::vec_to_mat(p, *dst, args).map(|src| (Direction::ToCube, src))
 }
 
 /// Whether `i` is a transfer between the cores, in either direction.
 pub fn is_transfer(p: &Program, i: &Inst) -> bool {
-    transfer_source(p, i).is_some() || v2c_source(p, i).is_some()
+    transfer(p, i).is_some()
 }
 
 /// The core a pipe belongs to (0: either, `MTE2`, the scalar unit and `ALL` exist on both).
@@ -378,15 +377,13 @@ impl Splitter<'_> {
                     vector.push(inst);
                 }
             };
-            if let Some(src) = transfer_source(p, i) {
+            if let Some((dir, src)) = transfer(p, i) {
                 let bytes = p.tile(src).map_or(0, |s| s.bytes);
-                self.largest = self.largest.max(bytes);
-                put(on, i.clone());
-                continue;
-            }
-            if let Some(src) = v2c_source(p, i) {
-                let bytes = p.tile(src).map_or(0, |s| s.bytes);
-                self.largest_v2c = self.largest_v2c.max(bytes);
+                let largest = match dir {
+                    Direction::ToVector => &mut self.largest,
+                    Direction::ToCube => &mut self.largest_v2c,
+                };
+                *largest = (*largest).max(bytes);
                 put(on, i.clone());
                 continue;
             }
