@@ -56,6 +56,10 @@ fn lower_to_isa(m: ProgramModule, kernel: FuncId) -> Result<Program, Diagnostics
     for (_, step) in ISA_STEPS {
         step(&mut p);
     }
+    // A kernel with no legal A2A3 route (`lower/split.rs`) is refused at the user's tokens.
+    if let lower::split::Route::Refused { at, message } = &p.route {
+        return Err(Diag::new(*at, message.clone()).into());
+    }
     Ok(p)
 }
 

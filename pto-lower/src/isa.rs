@@ -281,6 +281,22 @@ pub enum Inst {
     /// nothing reads afterwards; the host code sums the mapped elements without writing
     /// them. Like [`Inst::Fused`] it does nothing itself.
     MapRowSum(Box<MapRowSum>),
+    /// A2A3 only, in the parts of a split kernel (`lower/split.rs`): the accesses of the
+    /// sending core to global memory are done and visible before the receiving core's next
+    /// ones. The sender waits for its pipes and signals (`ffts_cross_core_sync`), the
+    /// receiver waits for the signal (`wait_flag_dev`). Never in [`Program::body`], so the
+    /// interpreter and the host code never see it.
+    Handoff(Handoff),
+}
+
+/// A cross-core handoff (see [`Inst::Handoff`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Handoff {
+    /// From the cube core to the vector cores (`false`: from the vector cores to the cube).
+    pub from_cube: bool,
+    /// The tensors whose accesses it orders: the sender's earlier accesses conflict with
+    /// the receiver's later ones (one of the two writes).
+    pub tensors: Vec<ValueId>,
 }
 
 /// An elementwise op and the row sum of its result (see [`Inst::MapRowSum`]).
@@ -472,7 +488,8 @@ pub(crate) fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
             | Inst::Return(_)
             | Inst::Fused(_)
             | Inst::ExpandStore(_)
-            | Inst::MapRowSum(_) => {}
+            | Inst::MapRowSum(_)
+            | Inst::Handoff(_) => {}
         }
     }
 }

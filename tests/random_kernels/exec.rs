@@ -593,7 +593,8 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
             | Inst::Barrier(_)
             | Inst::Fused(_)
             | Inst::ExpandStore(_)
-            | Inst::MapRowSum(_) => {}
+            | Inst::MapRowSum(_)
+            | Inst::Handoff(_) => {}
             Inst::Scalar {
                 op,
                 result,

@@ -32,6 +32,7 @@ use crate::passes::events::Event;
 
 mod cores;
 mod element;
+mod handoff;
 mod inst;
 mod pad;
 mod slot;
@@ -815,14 +816,6 @@ impl Writer<'_> {
                      // from an Acc tile to a Vec tile, so a cube result reaches the vector unit\n\
                      // through it: TSTORE from the Acc tile, then TLOAD into the Vec tile.\n",
                     self.workspace
-                );
-            }
-            if let Route::Unsplit(why) = &p.route {
-                let _ = writeln!(
-                    self.out.text,
-                    "// Not split into cube and vector parts ({}): this C++ needs a core with both\n\
-                     // units, which A2A3 does not have.",
-                    why.replace('\n', " ")
                 );
             }
         }

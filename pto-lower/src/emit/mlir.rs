@@ -33,14 +33,8 @@ pub fn emit_lowered(p: &Program) -> String {
     // comments after the function: which instructions run on which core, and the transfers.
     match &p.route {
         crate::lower::split::Route::Split(s) => text.push_str(&s.describe(p)),
-        crate::lower::split::Route::Unsplit(why) => {
-            let _ = writeln!(
-                text,
-                "// A2A3 route: one program, not split into cube and vector parts ({})",
-                why.replace('\n', " ")
-            );
-        }
-        crate::lower::split::Route::Single => {}
+        // A refused route is a compile error (`compile.rs`): never printed.
+        crate::lower::split::Route::Single | crate::lower::split::Route::Refused { .. } => {}
     }
     // The elementwise chains the `fuse-chains` step marked (`lower/fuse.rs`), which the host
     // code runs as one pass, one comment line each.

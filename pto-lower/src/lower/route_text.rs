@@ -7,7 +7,8 @@ use std::fmt::Write;
 use pto_ir::ValueId;
 
 use super::split::{
-    CoreSplit, Direction, FLAG_FREE, FLAG_READY, FLAG_V2C_FREE, FLAG_V2C_READY, transfer,
+    CoreSplit, Direction, FLAG_FREE, FLAG_READY, FLAG_TO_CUBE, FLAG_TO_VECTOR, FLAG_V2C_FREE,
+    FLAG_V2C_READY, transfer,
 };
 use crate::info::pipe_cpp;
 use crate::isa::{Inst, Program, TileId, TileRef};
@@ -20,10 +21,18 @@ impl CoreSplit {
         out.push_str(
             "// A2A3 route (lower/split.rs): the cube part runs on the AIC, the vector part on\n",
         );
-        if self.slot_bytes == 0 && self.v2c_bytes == 0 {
+        if self.slot_bytes == 0 && self.v2c_bytes == 0 && self.handoffs == 0 {
             out.push_str("// AIV 0; they exchange nothing.\n");
         } else {
             out.push_str("// AIV 0 and its control flow on AIV 1.\n");
+        }
+        if self.handoffs > 0 {
+            let _ = writeln!(
+                out,
+                "// A tensor one core accesses and the other then reads or writes is handed off:\n\
+                 // the sender drains its pipes and signals, the receiver waits (cross-core flag\n\
+                 // {FLAG_TO_VECTOR}: cube to vector, flag {FLAG_TO_CUBE}: vector to cube)."
+            );
         }
         if self.slot_bytes > 0 {
             let _ = writeln!(
@@ -102,6 +111,22 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                 }
             }
             Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => continue,
+            Inst::Handoff(h) => {
+                let tensors: Vec<String> = h.tensors.iter().map(|&t| name(t)).collect();
+                let tensors = tensors.join(", ");
+                let (flag, pipe) = if h.from_cube {
+                    (FLAG_TO_VECTOR, "PIPE_FIX")
+                } else {
+                    (FLAG_TO_CUBE, "PIPE_MTE3")
+                };
+                if h.from_cube == cube {
+                    format!(
+                        "handoff {tensors}: pipe_barrier(PIPE_ALL); ffts_cross_core_sync({pipe}, flag {flag})"
+                    )
+                } else {
+                    format!("handoff {tensors}: wait_flag_dev({flag})")
+                }
+            }
             Inst::Op { isa, dst, .. } => format!("{} {}", isa.name(), tile(*dst)),
             Inst::Load { dst, tensor, .. } => format!("TLOAD {} <- {}", tile(*dst), name(*tensor)),
             Inst::Store { src, tensor, .. } => {

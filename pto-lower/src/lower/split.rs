@@ -28,10 +28,12 @@
 //! core and read on the other, a scalar one core needs but only the other computes, a call)
 //! keeps the single-core route, and the reason is given.
 
-use pto_ir::{MemorySpace, PipeKind, ValueId};
+use std::collections::BTreeSet;
+
+use pto_ir::{MemorySpace, PipeKind, SpanId, ValueDef, ValueId};
 use rustc_hash::FxHashMap;
 
-use crate::isa::{Arg, Index, Inst, Isa, Program, TileId, TileRef};
+use crate::isa::{Arg, Handoff, Index, Inst, Isa, Program, TileId, TileRef};
 
 /// A bit set of cores: [`CUBE`], [`VECTOR`] or both.
 type Cores = u8;
@@ -50,6 +52,10 @@ pub const FLAG_FREE: u8 = 1;
 pub const FLAG_V2C_READY: u8 = 2;
 /// The cross-core flag the cube sets when it is done with the vector-to-cube slot.
 pub const FLAG_V2C_FREE: u8 = 3;
+/// The cross-core flag of a handoff from the cube to the vector cores.
+pub const FLAG_TO_VECTOR: u8 = 4;
+/// The cross-core flag of a handoff from the vector cores to the cube.
+pub const FLAG_TO_CUBE: u8 = 5;
 /// Bytes at the start of the GM slot that carry the moved tile's valid rows and columns
 /// (two `int64_t`, padded to a cache line): the vector core cannot compute them, they
 /// depend on the cube tiles' regions.
@@ -62,10 +68,13 @@ pub enum Route {
     Single,
     /// Split into a cube part and a vector part.
     Split(CoreSplit),
-    /// Mixed work that this step cannot split, and why; the body runs as one program with
-    /// the Acc -> Vec moves through the GM workspace and barriers (legal only where cube and
-    /// vector share a core).
-    Unsplit(String),
+    /// Mixed work with no legal A2A3 route: the compile error, at the user's tokens.
+    Refused {
+        /// Where the error points.
+        at: SpanId,
+        /// The message: what, the target, and the target that runs it.
+        message: String,
+    },
 }
 
 /// The two programs of a split kernel. In every part a `TMOV` from an Acc slot to a Vec slot
@@ -84,6 +93,9 @@ pub struct CoreSplit {
     /// Bytes of GM the vector-to-cube slot needs, right after the first one: [`SLOT_HEADER`]
     /// and the largest Vec tile moved to a Mat tile (0: no vector result reaches the cube).
     pub v2c_bytes: u64,
+    /// How many handoffs ([`Inst::Handoff`]) the parts hold: places where one core's
+    /// tensor accesses are ordered before the other's.
+    pub handoffs: usize,
 }
 
 impl CoreSplit {
@@ -103,48 +115,51 @@ pub fn route(p: &Program) -> Route {
     if p.target != "A2A3" {
         return Route::Single;
     }
+    if work(p, &p.body) != BOTH {
+        return Route::Single;
+    }
     let mut s = Splitter {
         p,
         avail: FxHashMap::default(),
         writers: FxHashMap::default(),
-        readers: FxHashMap::default(),
         largest: 0,
         largest_v2c: 0,
+        pending: Default::default(),
+        handoffs: 0,
     };
-    if work(p, &p.body) != BOTH {
-        return Route::Single;
-    }
-    if let Err(why) = s.tensors(&p.body) {
-        return Route::Unsplit(why);
-    }
-    match s.block(&p.body, BOTH, true) {
-        // Without transfers the parts need no slot and vector core 1 has nothing to do.
-        Ok((cube, vector)) if s.largest == 0 && s.largest_v2c == 0 => Route::Split(CoreSplit {
-            cube,
-            vector,
-            peer: Vec::new(),
-            slot_bytes: 0,
-            v2c_bytes: 0,
-        }),
-        Ok((cube, vector)) => {
-            let peer = peer(p, &vector);
-            let slot = |largest: u64| {
-                if largest == 0 {
-                    0
-                } else {
-                    SLOT_HEADER + largest
-                }
+    s.writers(&p.body);
+    let (cube, vector) = match s.block(&p.body, BOTH, true) {
+        Ok(parts) => parts,
+        Err(Refusal { at, why }) => {
+            return Route::Refused {
+                at,
+                message: format!(
+                    "{why}: not legal on target A2A3, whose cube and vector units are separate cores; target A5 runs it (its cores have both)"
+                ),
             };
-            Route::Split(CoreSplit {
-                cube,
-                vector,
-                peer,
-                slot_bytes: slot(s.largest),
-                v2c_bytes: slot(s.largest_v2c),
-            })
         }
-        Err(why) => Route::Unsplit(why),
-    }
+    };
+    let slot = |largest: u64| {
+        if largest == 0 {
+            0
+        } else {
+            SLOT_HEADER + largest
+        }
+    };
+    // Vector core 1 takes part in the transfers' and handoffs' synchronisation.
+    let peer = if s.largest == 0 && s.largest_v2c == 0 && s.handoffs == 0 {
+        Vec::new()
+    } else {
+        peer(p, &vector)
+    };
+    Route::Split(CoreSplit {
+        cube,
+        vector,
+        peer,
+        slot_bytes: slot(s.largest),
+        v2c_bytes: slot(s.largest_v2c),
+        handoffs: s.handoffs,
+    })
 }
 
 /// The core that owns slot `t`'s buffer.
@@ -257,13 +272,84 @@ struct Splitter<'a> {
     /// The cores that hold each scalar computed so far (absent: a parameter or constant,
     /// which every core has).
     avail: FxHashMap<ValueId, Cores>,
-    /// The cores that write / read each tensor.
+    /// The cores that write each tensor.
     writers: FxHashMap<ValueId, Cores>,
-    readers: FxHashMap<ValueId, Cores>,
     /// The bytes of the largest Acc tile moved to a Vec tile.
     largest: u64,
     /// The bytes of the largest Vec tile moved to a Mat tile.
     largest_v2c: u64,
+    /// The tensor accesses of the cube (0) and the vector cores (1) since their last handoff
+    /// to the other kind of core, at the current point of a block both kinds run.
+    pending: [Access; 2],
+    /// The handoffs placed so far.
+    handoffs: usize,
+}
+
+/// Why a kernel has no A2A3 route, and where.
+struct Refusal {
+    at: SpanId,
+    why: String,
+}
+
+/// The tensors some instructions read and write.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Access {
+    reads: BTreeSet<ValueId>,
+    writes: BTreeSet<ValueId>,
+}
+
+impl Access {
+    /// The accesses of `insts` (and of the instructions nested in them).
+    fn of(insts: &[Inst]) -> Access {
+        let mut a = Access::default();
+        a.add(insts);
+        a
+    }
+
+    fn add(&mut self, insts: &[Inst]) {
+        for i in insts {
+            match i {
+                Inst::Load { tensor, .. } | Inst::Read { tensor, .. } => {
+                    self.reads.insert(*tensor);
+                }
+                Inst::Store { tensor, .. } | Inst::Write { tensor, .. } => {
+                    self.writes.insert(*tensor);
+                }
+                Inst::For { body, .. } => self.add(body),
+                Inst::While { cond, body, .. } => {
+                    self.add(cond);
+                    self.add(body);
+                }
+                Inst::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.add(then_body);
+                    self.add(else_body);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn union(&mut self, o: &Access) {
+        self.reads.extend(o.reads.iter().copied());
+        self.writes.extend(o.writes.iter().copied());
+    }
+
+    /// The tensors of `later` accesses that must wait for these earlier ones on the other
+    /// core: a write after any access, a read after a write.
+    fn conflicts(&self, later: &Access) -> Vec<ValueId> {
+        let mut out: BTreeSet<ValueId> = later
+            .writes
+            .iter()
+            .filter(|t| self.reads.contains(t) || self.writes.contains(t))
+            .copied()
+            .collect();
+        out.extend(later.reads.iter().filter(|t| self.writes.contains(t)));
+        out.into_iter().collect()
+    }
 }
 
 impl Splitter<'_> {
@@ -274,48 +360,91 @@ impl Splitter<'_> {
             .map_or_else(|| format!("%{}", d.number), str::to_string)
     }
 
-    /// Records which core reads and writes each tensor; a tensor one core writes and the
-    /// other touches would need ordering across the cores, which this step does not plan.
-    fn tensors(&mut self, insts: &[Inst]) -> Result<(), String> {
+    /// Records which cores write each tensor.
+    fn writers(&mut self, insts: &[Inst]) {
         let p = self.p;
         for i in insts {
             match i {
-                Inst::Load { dst, tensor, .. } => {
-                    *self.readers.entry(*tensor).or_default() |= core_of(p, *dst)
-                }
                 Inst::Store { src, tensor, .. } => {
                     *self.writers.entry(*tensor).or_default() |= core_of_ref(p, *src)
                 }
                 Inst::Write { tensor, .. } => *self.writers.entry(*tensor).or_default() |= VECTOR,
-                Inst::For { body, .. } => self.tensors(body)?,
+                Inst::For { body, .. } => self.writers(body),
                 Inst::While { cond, body, .. } => {
-                    self.tensors(cond)?;
-                    self.tensors(body)?;
+                    self.writers(cond);
+                    self.writers(body);
                 }
                 Inst::If {
                     then_body,
                     else_body,
                     ..
                 } => {
-                    self.tensors(then_body)?;
-                    self.tensors(else_body)?;
-                }
-                Inst::Call { callee, .. } => {
-                    return Err(format!("it calls `{callee}`, whose work is not split"));
+                    self.writers(then_body);
+                    self.writers(else_body);
                 }
                 _ => {}
             }
         }
-        for (&t, &w) in &self.writers {
-            let r = self.readers.get(&t).copied().unwrap_or(0);
-            if w == BOTH || (r | w) == BOTH {
-                return Err(format!(
-                    "tensor `{}` is written on one core and used on the other",
-                    self.name(t)
-                ));
+    }
+
+    /// Where value `v` is defined in the user's source.
+    fn span_of(&self, v: ValueId) -> SpanId {
+        let m = &self.p.module;
+        match m.values[v].def {
+            ValueDef::OpResult(op, _) => m.ops[op].span,
+            ValueDef::Iv(s) | ValueDef::IterArg(s, _) | ValueDef::StmtResult(s, _) => {
+                m.stmts[s].span
             }
+            _ => self.p.span,
         }
-        Ok(())
+    }
+
+    /// The refusal of a call: at the call in the user's source.
+    fn call(&self, callee: &str, args: &[ValueId], results: &[ValueId]) -> Refusal {
+        let at = self
+            .p
+            .module
+            .ops
+            .iter()
+            .find(|(_, o)| o.operands.as_slice() == args && o.results.as_slice() == results)
+            .map_or(self.p.span, |(_, o)| o.span);
+        Refusal {
+            at,
+            why: format!(
+                "the call of `{callee}` in a kernel with cube and vector work (the callee's work is not split between the cores)"
+            ),
+        }
+    }
+
+    /// The handoffs instruction `i` needs first, `ci` / `vi` being its cube and vector
+    /// parts, at a point both kinds of core run: placed at `cube[c0]` and `vector[v0]`
+    /// (each core's own signal before its wait, so neither waits for a signal it has not
+    /// given), and the pending accesses updated.
+    fn hand_off(&mut self, cube: &mut Vec<Inst>, c0: usize, vector: &mut Vec<Inst>, v0: usize) {
+        let (ac, av) = (Access::of(&cube[c0..]), Access::of(&vector[v0..]));
+        let to_vector = self.pending[0].conflicts(&av);
+        let to_cube = self.pending[1].conflicts(&ac);
+        let h =
+            |from_cube: bool, tensors: Vec<ValueId>| Inst::Handoff(Handoff { from_cube, tensors });
+        let (mut at_c, mut at_v) = (Vec::new(), Vec::new());
+        if !to_vector.is_empty() {
+            self.pending[0] = Access::default();
+            at_c.push(h(true, to_vector.clone()));
+            self.handoffs += 1;
+        }
+        if !to_cube.is_empty() {
+            self.pending[1] = Access::default();
+            at_c.push(h(false, to_cube.clone()));
+            at_v.push(h(false, to_cube));
+            self.handoffs += 1;
+        }
+        if !to_vector.is_empty() {
+            at_v.push(h(true, to_vector));
+        }
+        cube.splice(c0..c0, at_c);
+        vector.splice(v0..v0, at_v);
+        self.pending[0].union(&ac);
+        self.pending[1].union(&av);
     }
 
     fn avail(&self, v: ValueId) -> Cores {
@@ -330,32 +459,69 @@ impl Splitter<'_> {
     }
 
     /// Fails unless every core of `on` has scalar `v`.
-    fn need(&self, v: ValueId, on: Cores) -> Result<(), String> {
+    fn need(&self, v: ValueId, on: Cores) -> Result<(), Refusal> {
         if self.avail(v) & on == on {
             return Ok(());
         }
-        Err(format!(
-            "scalar `{}` is computed on the {} core but used on the {} core",
-            self.name(v),
-            core_name(self.avail(v)),
-            core_name(on & !self.avail(v)),
-        ))
+        Err(Refusal {
+            at: self.span_of(v),
+            why: format!(
+                "scalar `{}` is computed on the {} core but used on the {} core",
+                self.name(v),
+                core_name(self.avail(v)),
+                core_name(on & !self.avail(v)),
+            ),
+        })
     }
 
-    fn need_index(&self, i: Index, on: Cores) -> Result<(), String> {
+    fn need_index(&self, i: Index, on: Cores) -> Result<(), Refusal> {
         match i {
             Index::Value(v) => self.need(v, on),
             Index::Const(_) => Ok(()),
         }
     }
 
-    fn need_args(&self, args: &[Arg], on: Cores) -> Result<(), String> {
+    fn need_args(&self, args: &[Arg], on: Cores) -> Result<(), Refusal> {
         for a in args {
             if let Arg::Scalar(v) = a {
                 self.need(*v, on)?;
             }
         }
         Ok(())
+    }
+
+    /// Splits a loop's body that both kinds of core run (`split`), with the handoffs its
+    /// iterations need: an access may conflict with one of an earlier iteration, so the
+    /// body is split once to learn what each core accesses in it, then again with those
+    /// accesses pending at its start. Every path through the body ends where it started
+    /// (or leaves the loop), so after the loop anything the body accessed may be pending.
+    fn looped(
+        &mut self,
+        mut split: impl FnMut(&mut Self) -> Result<(Vec<Inst>, Vec<Inst>), Refusal>,
+    ) -> Result<(Vec<Inst>, Vec<Inst>), Refusal> {
+        self.looped_with(&mut |me: &mut Self| {
+            let parts = split(me)?;
+            Ok((parts.clone(), parts))
+        })
+    }
+
+    /// [`Splitter::looped`] for a split into any parts `T`, with the cube's and the
+    /// vector's instructions of the whole loop alongside.
+    fn looped_with<T>(
+        &mut self,
+        split: &mut impl FnMut(&mut Self) -> Result<(T, (Vec<Inst>, Vec<Inst>)), Refusal>,
+    ) -> Result<T, Refusal> {
+        let entry = self.pending.clone();
+        let handoffs = self.handoffs;
+        let (_, (c, v)) = split(self)?;
+        let mut head = entry;
+        head[0].union(&Access::of(&c));
+        head[1].union(&Access::of(&v));
+        self.pending = head.clone();
+        self.handoffs = handoffs;
+        let (parts, _) = split(self)?;
+        self.pending = head;
+        Ok(parts)
     }
 
     /// Splits `insts`, which run on cores `on`, into the cube's and the vector's
@@ -365,10 +531,13 @@ impl Splitter<'_> {
         insts: &[Inst],
         on: Cores,
         top: bool,
-    ) -> Result<(Vec<Inst>, Vec<Inst>), String> {
+    ) -> Result<(Vec<Inst>, Vec<Inst>), Refusal> {
         let p = self.p;
         let (mut cube, mut vector) = (Vec::new(), Vec::new());
         for i in insts {
+            let (c0, v0) = (cube.len(), vector.len());
+            // A loop or branch both kinds of core run orders its accesses inside.
+            let mut inner = false;
             let mut put = |c: Cores, inst: Inst| {
                 if c & CUBE != 0 {
                     cube.push(inst.clone());
@@ -496,7 +665,12 @@ impl Splitter<'_> {
                         self.avail.insert(a, c);
                     }
                     self.avail.insert(*iv, c);
-                    let (bc, bv) = self.block(body, c, false)?;
+                    inner = c == BOTH;
+                    let (bc, bv) = if inner {
+                        self.looped(|me| me.block(body, c, false))?
+                    } else {
+                        self.block(body, c, false)?
+                    };
                     for &(r, _) in results {
                         self.avail.insert(r, c);
                     }
@@ -536,9 +710,22 @@ impl Splitter<'_> {
                         self.need(init, c)?;
                         self.avail.insert(a, c);
                     }
-                    let (cc, cv) = self.block(cond, c, false)?;
-                    self.need(*cond_value, c)?;
-                    let (bc, bv) = self.block(body, c, false)?;
+                    inner = c == BOTH;
+                    let mut parts = |me: &mut Self| {
+                        let (cc, cv) = me.block(cond, c, false)?;
+                        me.need(*cond_value, c)?;
+                        let (bc, bv) = me.block(body, c, false)?;
+                        let mut all_c = cc.clone();
+                        all_c.extend(bc.iter().cloned());
+                        let mut all_v = cv.clone();
+                        all_v.extend(bv.iter().cloned());
+                        Ok(((cc, cv, bc, bv), (all_c, all_v)))
+                    };
+                    let (cc, cv, bc, bv) = if inner {
+                        self.looped_with(&mut parts)?
+                    } else {
+                        parts(self)?.0
+                    };
                     for &(r, _) in results {
                         self.avail.insert(r, c);
                     }
@@ -575,8 +762,18 @@ impl Splitter<'_> {
                     for &r in results {
                         self.avail.insert(r, c);
                     }
+                    inner = c == BOTH;
+                    let entry = self.pending.clone();
                     let (tc, tv) = self.block(then_body, c, false)?;
+                    let after_then = std::mem::replace(&mut self.pending, entry);
                     let (ec, ev) = self.block(else_body, c, false)?;
+                    if inner {
+                        // Either branch may have run.
+                        self.pending[0].union(&after_then[0]);
+                        self.pending[1].union(&after_then[1]);
+                    } else {
+                        self.pending = after_then;
+                    }
                     let with = |then_body: Vec<Inst>, else_body: Vec<Inst>| Inst::If {
                         cond: *cond,
                         then_body,
@@ -593,7 +790,10 @@ impl Splitter<'_> {
                 Inst::Break | Inst::Continue => put(on, i.clone()),
                 Inst::Return(vals) => {
                     if !top {
-                        return Err("it returns from inside a loop or branch".into());
+                        return Err(Refusal {
+                            at: p.span,
+                            why: "a return from inside a loop or branch".into(),
+                        });
                     }
                     // Vector core 0 writes the results; the cube ends its part after its
                     // last transfer (the emitter drains the last "free" there).
@@ -602,9 +802,16 @@ impl Splitter<'_> {
                     }
                     vector.push(i.clone());
                 }
-                Inst::Call { callee, .. } => {
-                    return Err(format!("it calls `{callee}`, whose work is not split"));
-                }
+                Inst::Call {
+                    callee,
+                    args,
+                    results,
+                } => return Err(self.call(callee, args, results)),
+                // Placed by this step only.
+                Inst::Handoff(_) => {}
+            }
+            if on == BOTH && !inner {
+                self.hand_off(&mut cube, c0, &mut vector, v0);
             }
         }
         Ok((cube, vector))
@@ -625,7 +832,8 @@ fn peer(p: &Program, vector: &[Inst]) -> Vec<Inst> {
             | Inst::Read { .. }
             | Inst::Assign(_)
             | Inst::Break
-            | Inst::Continue => out.push(i.clone()),
+            | Inst::Continue
+            | Inst::Handoff(_) => out.push(i.clone()),
             Inst::Return(_) => out.push(Inst::Return(Vec::new())),
             Inst::For {
                 iv,

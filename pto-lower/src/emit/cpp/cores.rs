@@ -15,7 +15,8 @@ use pto_ir::MemorySpace;
 use crate::emit::writer::Level;
 use crate::isa::TileId;
 use crate::lower::split::{
-    CoreSplit, FLAG_FREE, FLAG_READY, FLAG_V2C_FREE, FLAG_V2C_READY, SLOT_HEADER,
+    CoreSplit, FLAG_FREE, FLAG_READY, FLAG_TO_CUBE, FLAG_TO_VECTOR, FLAG_V2C_FREE, FLAG_V2C_READY,
+    SLOT_HEADER,
 };
 
 use super::slot::Slot;
@@ -35,7 +36,7 @@ impl Writer<'_> {
     /// The header comment of a split kernel.
     pub(super) fn put_split_head(&mut self, s: &CoreSplit) {
         let name = self.m.funcs[self.p.func].name.clone();
-        if s.workspace_bytes() == 0 {
+        if s.workspace_bytes() == 0 && s.handoffs == 0 {
             let _ = write!(
                 self.out.text,
                 "// The kernel mixes cube and vector work, which A2A3 runs on separate cores: `{name}_aic`\n\
@@ -53,12 +54,25 @@ impl Writer<'_> {
              // is its cube part (AIC), `{name}_aiv` its vector part (AIV; subblock 0 does the vector\n\
              // work, subblock 1 takes part in the synchronisation only). `{name}` runs the part of\n\
              // the core it is built for (`__DAV_CUBE__` / `__DAV_VEC__`); a simulator that defines\n\
-             // both runs `{name}_aic` and `{name}_aiv` (once per subblock) as threads.\n\
-             // {WORKSPACE}: {} bytes of global memory, the last parameter: GM slots through which\n\
-             // tiles pass between the cores (each with the tile's valid rows and columns in its\n\
-             // first {SLOT_HEADER} bytes, then the data).\n",
-            s.workspace_bytes()
+             // both runs `{name}_aic` and `{name}_aiv` (once per subblock) as threads.\n"
         );
+        if s.workspace_bytes() > 0 {
+            let _ = write!(
+                self.out.text,
+                "// {WORKSPACE}: {} bytes of global memory, the last parameter: GM slots through which\n\
+                 // tiles pass between the cores (each with the tile's valid rows and columns in its\n\
+                 // first {SLOT_HEADER} bytes, then the data).\n",
+                s.workspace_bytes()
+            );
+        }
+        if s.handoffs > 0 {
+            let _ = write!(
+                self.out.text,
+                "// A tensor one part accesses and the other then reads or writes is handed off: the\n\
+                 // sender waits for its pipes and signals, the receiver waits (cross-core flag\n\
+                 // {FLAG_TO_VECTOR}: cube to vector, flag {FLAG_TO_CUBE}: vector to cube).\n"
+            );
+        }
         if s.slot_bytes > 0 {
             let _ = write!(
                 self.out.text,

@@ -44,6 +44,8 @@ impl<'a> Writer<'a> {
         match i {
             // Built in place of the instructions it spans, by `insts`.
             Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => TokenStream::new(),
+            // Only in the A2A3 parts of a split kernel, which the host code does not run.
+            Inst::Handoff(_) => TokenStream::new(),
             Inst::Op { isa, dst, args } => self.op(*isa, *dst, args),
             Inst::Load {
                 dst,
