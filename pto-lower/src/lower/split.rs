@@ -121,13 +121,11 @@ pub fn route(p: &Program) -> Route {
     let mut s = Splitter {
         p,
         avail: FxHashMap::default(),
-        writers: FxHashMap::default(),
         largest: 0,
         largest_v2c: 0,
         pending: Default::default(),
         handoffs: 0,
     };
-    s.writers(&p.body);
     let (cube, vector) = match s.block(&p.body, BOTH, true) {
         Ok(parts) => parts,
         Err(Refusal { at, why }) => {
@@ -272,8 +270,6 @@ struct Splitter<'a> {
     /// The cores that hold each scalar computed so far (absent: a parameter or constant,
     /// which every core has).
     avail: FxHashMap<ValueId, Cores>,
-    /// The cores that write each tensor.
-    writers: FxHashMap<ValueId, Cores>,
     /// The bytes of the largest Acc tile moved to a Vec tile.
     largest: u64,
     /// The bytes of the largest Vec tile moved to a Mat tile.
@@ -358,33 +354,6 @@ impl Splitter<'_> {
         d.name
             .as_deref()
             .map_or_else(|| format!("%{}", d.number), str::to_string)
-    }
-
-    /// Records which cores write each tensor.
-    fn writers(&mut self, insts: &[Inst]) {
-        let p = self.p;
-        for i in insts {
-            match i {
-                Inst::Store { src, tensor, .. } => {
-                    *self.writers.entry(*tensor).or_default() |= core_of_ref(p, *src)
-                }
-                Inst::Write { tensor, .. } => *self.writers.entry(*tensor).or_default() |= VECTOR,
-                Inst::For { body, .. } => self.writers(body),
-                Inst::While { cond, body, .. } => {
-                    self.writers(cond);
-                    self.writers(body);
-                }
-                Inst::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => {
-                    self.writers(then_body);
-                    self.writers(else_body);
-                }
-                _ => {}
-            }
-        }
     }
 
     /// Where value `v` is defined in the user's source.
@@ -596,11 +565,11 @@ impl Splitter<'_> {
                     put(core_of(p, *dst) & on, i.clone())
                 }
                 Inst::Read {
-                    result,
-                    tensor,
-                    offsets,
+                    result, offsets, ..
                 } => {
-                    let mut c = on & self.writers.get(tensor).copied().unwrap_or(BOTH);
+                    // Every core that can: a handoff orders it after the other core's
+                    // writes of the tensor, and a scalar read this way reaches both cores.
+                    let mut c = on;
                     for &o in offsets {
                         c &= self.index_avail(o);
                     }

@@ -1,0 +1,218 @@
+//! Cube and vector work that meet in a tensor (`tests/cross_core/kernels.rs`): on A2A3
+//! each kernel splits into a cube and a vector part with handoffs (`Inst::Handoff`,
+//! cross-core flags 4 and 5) where one core's tensor accesses must finish before the
+//! other's. Each kernel's host function matches plain Rust and the interpreter, and its
+//! `CPP` for A2A3 and A5 runs in the C++ model of pto-isa at aligned and ragged sizes with
+//! guard zones, matching the host function (the model checks that every signal is waited
+//! for, and runs the A2A3 parts as threads).
+#![allow(clippy::unwrap_used)]
+
+#[path = "cross_core/kernels.rs"]
+mod kernels;
+
+#[path = "../pto-lower/tests/cpp/harness.rs"]
+mod harness;
+
+use pto::Tensor;
+use pto_lower::interp::{HostTensor, HostValue, run};
+
+fn tensor(v: &HostValue) -> Tensor<f32> {
+    let t = v.as_tensor().unwrap();
+    Tensor::from_vec_dyn(t.data.iter().map(|&x| x as f32).collect(), &t.shape).unwrap()
+}
+
+fn tensor_i64(v: &HostValue) -> Tensor<i64> {
+    let t = v.as_tensor().unwrap();
+    Tensor::from_vec_dyn(t.data.iter().map(|&x| x as i64).collect(), &t.shape).unwrap()
+}
+
+fn put<T: Copy + Into<f64>>(v: &mut HostValue, t: &Tensor<T>) {
+    let HostValue::Tensor(h) = v else { return };
+    *h = HostTensor::new(
+        h.dtype,
+        h.shape.clone(),
+        t.as_slice().iter().map(|&x| x.into()).collect(),
+    )
+    .unwrap();
+}
+
+fn data(v: &HostValue) -> Vec<f64> {
+    v.as_tensor().unwrap().data.clone()
+}
+
+/// `a (m x k) @ b (k x n)` in f64.
+fn mm(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for p in 0..k {
+            for j in 0..n {
+                c[i * n + j] += a[i * k + p] * b[p * n + j];
+            }
+        }
+    }
+    c
+}
+
+type Host = fn(&mut [HostValue]) -> Result<(), pto::Error>;
+
+struct Case {
+    name: &'static str,
+    m: pto::ir::ProgramModule,
+    host: Host,
+    /// The plain-Rust value of the output from the arguments.
+    reference: fn(&[HostValue]) -> Vec<f64>,
+    out: usize,
+    /// The handoffs' LOWERED lines of the A2A3 route.
+    lines: &'static [&'static str],
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "cube_then_vector",
+            m: kernels::cube_then_vector::program(),
+            host: |a| {
+                let (x, y) = (tensor(&a[0]), tensor(&a[1]));
+                let (mut c, mut d) = (tensor(&a[2]), tensor(&a[3]));
+                kernels::cube_then_vector(&x, &y, &mut c, &mut d)?;
+                put(&mut a[2], &c);
+                put(&mut a[3], &d);
+                Ok(())
+            },
+            reference: |a| {
+                let m = a[0].as_tensor().unwrap().shape[0];
+                mm(&data(&a[0]), &data(&a[1]), m, 32, 32)
+                    .into_iter()
+                    .map(|x| x.max(0.0) * 0.5)
+                    .collect()
+            },
+            out: 3,
+            lines: &[
+                "handoff %c_3: pipe_barrier(PIPE_ALL); ffts_cross_core_sync(PIPE_FIX, flag 4)",
+                "handoff %c_3: wait_flag_dev(4)",
+                "handoff %c_3: pipe_barrier(PIPE_ALL); ffts_cross_core_sync(PIPE_MTE3, flag 5)",
+                "handoff %c_3: wait_flag_dev(5)",
+            ],
+        },
+        Case {
+            name: "vector_then_cube",
+            m: kernels::vector_then_cube::program(),
+            host: |a| {
+                let (x, y) = (tensor(&a[0]), tensor(&a[1]));
+                let (mut t, mut n, mut o) = (tensor(&a[2]), tensor_i64(&a[3]), tensor(&a[4]));
+                kernels::vector_then_cube(&x, &y, &mut t, &mut n, &mut o)?;
+                put(&mut a[2], &t);
+                put(&mut a[4], &o);
+                Ok(())
+            },
+            reference: |a| {
+                let m = a[0].as_tensor().unwrap().shape[0];
+                let t: Vec<f64> = data(&a[0]).iter().map(|x| x.max(0.0)).collect();
+                mm(&t, &data(&a[1]), m, 32, 32)
+            },
+            out: 4,
+            lines: &[
+                "ffts_cross_core_sync(PIPE_MTE3, flag 5)",
+                "wait_flag_dev(5)",
+            ],
+        },
+    ]
+}
+
+/// The largest difference relative to `max(|want|, 1)`.
+fn max_error(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    got.iter()
+        .zip(want)
+        .map(|(g, w)| (g - w).abs() / w.abs().max(1.0))
+        .fold(0.0, f64::max)
+}
+
+const SIZES: [usize; 2] = [32, 37];
+
+#[test]
+fn kernels_on_the_cpu_match_plain_rust_and_the_interpreter() {
+    for c in cases() {
+        for (k, &m) in SIZES.iter().enumerate() {
+            let dims = harness::dims_by_name(&c.m, &[("M", m)]);
+            let args = harness::args_for(&c.m, &dims, 3 + k as u64, false);
+            let mut host = args.clone();
+            (c.host)(&mut host).unwrap();
+            let mut interp = args.clone();
+            run(&c.m, c.m.entry.unwrap(), &mut interp).unwrap();
+            let (h, i) = (data(&host[c.out]), data(&interp[c.out]));
+            let vs_interp = max_error(&h, &i);
+            let vs_rust = max_error(&h, &(c.reference)(&args));
+            eprintln!(
+                "{} M = {m}: host vs interpreter {vs_interp:.2e}, vs plain Rust {vs_rust:.2e}",
+                c.name
+            );
+            assert_eq!(h, i, "{} M = {m}: host vs interpreter", c.name);
+            assert!(
+                vs_rust <= 1e-4,
+                "{} M = {m}: host vs plain Rust {vs_rust:.2e}",
+                c.name
+            );
+        }
+    }
+}
+
+#[test]
+fn a2a3_routes_hand_the_tensor_off_between_the_cores() {
+    for c in cases() {
+        let lowered = pto_lower::compile(&c.m, c.m.entry.unwrap())
+            .unwrap()
+            .lowered;
+        for line in c.lines {
+            assert!(lowered.contains(line), "{}: {line}:\n{lowered}", c.name);
+        }
+    }
+}
+
+#[test]
+fn kernels_run_in_the_cpp_model_on_both_targets() {
+    let Some(gxx) = harness::gxx() else {
+        eprintln!("skip: no C++ compiler; the kernels' C++ was not run");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cross-core-cpp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut failures = Vec::new();
+    for c in cases() {
+        for target in ["A2A3", "A5"] {
+            let cpp = harness::cpp_for(&c.m, target).unwrap();
+            assert_eq!(
+                harness::is_split(&cpp),
+                target == "A2A3",
+                "{} {target}",
+                c.name
+            );
+            let built = match harness::build(&gxx, &c.m, target, &dir, c.name) {
+                Ok(b) => b,
+                Err(e) => {
+                    failures.push(format!("{} {target}: {e}", c.name));
+                    continue;
+                }
+            };
+            for (k, &m) in SIZES.iter().enumerate() {
+                let dims = harness::dims_by_name(&c.m, &[("M", m)]);
+                let args = harness::args_for(&c.m, &dims, 3 + k as u64, false);
+                let mut want = args.clone();
+                (c.host)(&mut want).unwrap();
+                match built.run(&args) {
+                    Ok((got, _)) => {
+                        let err = max_error(&data(&got[c.out]), &data(&want[c.out]));
+                        eprintln!("{} {target} M = {m}: max error {err:.2e}", c.name);
+                        if err > 1e-5 {
+                            failures
+                                .push(format!("{} {target} M = {m}: max error {err:.2e}", c.name));
+                        }
+                    }
+                    Err(e) => failures.push(format!("{} {target} M = {m}: {e}", c.name)),
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
