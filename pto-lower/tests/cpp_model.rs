@@ -57,6 +57,7 @@ fn kernels() -> Vec<&'static str> {
     k.push("attention_scores");
     k.push("attention");
     k.push("relu_chain");
+    k.push("handoff");
     k
 }
 

@@ -349,9 +349,17 @@ fn with_transfers_as_barriers(p: &Program, insts: &[Inst]) -> Vec<Inst> {
 #[test]
 fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
     use pto_lower::lower::split::{Route, is_transfer};
-    /// The loops, branches and transfers of a part, as text.
+    /// The loops, branches, transfers and handoffs of a part, as text (the handoffs at one
+    /// place in a fixed order: each core puts its own signal before its wait).
     fn skeleton(p: &Program, insts: &[Inst], out: &mut String) {
+        let mut run: Vec<&str> = Vec::new();
         for i in insts {
+            if let Inst::Handoff(h) = i {
+                run.push(if h.from_cube { "H>v;" } else { "H>c;" });
+                continue;
+            }
+            run.sort_unstable();
+            out.extend(run.drain(..));
             if is_transfer(p, i) {
                 out.push_str("T;");
             }
@@ -387,6 +395,8 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
                 _ => {}
             }
         }
+        run.sort_unstable();
+        out.extend(run.drain(..));
     }
     let mut errors = BTreeSet::new();
     let mut split = 0;
@@ -396,6 +406,7 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
         "attention_scores",
         "attention",
         "relu_chain",
+        "handoff",
     ]) {
         let m = common::kernel(k);
         let p = pto_lower::lower_kernel(&m, m.entry.unwrap()).unwrap();
@@ -418,13 +429,17 @@ fn split_parts_are_ordered_on_each_core_and_transfer_in_step() {
         skeleton(&p, &s.cube, &mut a);
         skeleton(&p, &s.vector, &mut v);
         skeleton(&p, &s.peer, &mut w);
+        if k == "handoff" {
+            // Cube to vector after the store, vector to cube before the next one.
+            assert!(a.contains("H>c;") && a.contains("H>v;"), "{k}: {a}");
+        }
         assert_eq!(a, v, "{k}: the cube's and vector core 0's transfers differ");
         assert_eq!(
             v, w,
             "{k}: vector core 0's and vector core 1's transfers differ"
         );
     }
-    assert!(split >= 6, "only {split} split kernels");
+    assert!(split >= 7, "only {split} split kernels");
     assert!(
         errors.is_empty(),
         "unordered reads:\n{}",

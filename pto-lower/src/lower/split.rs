@@ -17,16 +17,36 @@
 //!   the slot and signals "free". The vector cores signal "free" once at the start, and the
 //!   cube waits for the last "free" at its end, so every signal is consumed;
 //! - the second vector core of the cluster (subblock 1) runs [`CoreSplit::peer`]: the vector
-//!   part's control flow and transfers without its tile work, because the cross-core signal
-//!   mode pto-isa's pipes use (mode 2) reaches both AIVs and a cube wait ends only once both
-//!   signalled.
+//!   part's control flow, transfers and handoffs without its tile work, because the
+//!   cross-core signal mode pto-isa's pipes use (mode 2) reaches both AIVs and a cube wait
+//!   ends only once both signalled;
+//! - a tensor one core accesses and the other then reads or writes (a read after a write, a
+//!   write after a read or a write) is handed off ([`Inst::Handoff`]): the sending core
+//!   drains its pipes and signals (flag [`FLAG_TO_VECTOR`] or [`FLAG_TO_CUBE`]), the
+//!   receiving core waits before its access. Handoffs are placed only between the
+//!   instructions of a block both kinds of core run: there both follow the same control
+//!   flow (same loop bounds, same branch conditions, computed on each core), so every
+//!   signal meets its wait on every path, whatever the loops and branches inside. A store
+//!   under a branch only one core runs is handed off after the whole branch (a signal
+//!   without a store is harmless). A loop both run is split twice: once to learn what its
+//!   body accesses, then with those accesses pending at its start, so an access that
+//!   conflicts with one of the previous iteration waits for it; after the loop anything its
+//!   body accessed counts as pending. A tensor both cores write at disjoint windows is
+//!   handed off like any other (the step does not compare windows);
+//! - a scalar read from a tensor (`Inst::Read`) runs on every core that has its offsets, so
+//!   a value the vector core writes and the cube needs (a loop bound, an offset) reaches the
+//!   cube through the tensor, ordered by a handoff; every other scalar comes from
+//!   parameters, constants and scalar ops, which each core computes itself.
 //!
 //! The interpreter and the host function keep [`Program::body`]: the split changes where
 //! work runs, not what it computes. A kernel whose work is all on one core is not split (a
 //! pure vector or pure cube kernel runs on that core), nor is any kernel for A5, whose cores
-//! have a direct Acc -> Vec `TMOV`. A kernel that cannot be split (a tensor written on one
-//! core and read on the other, a scalar one core needs but only the other computes, a call)
-//! keeps the single-core route, and the reason is given.
+//! have both units. What has no route is [`Route::Refused`], a compile error at the user's
+//! tokens naming A2A3 and A5: a call in a kernel with both kinds of work (the callee's work
+//! would have to be split with the caller's; it is not inlined, so the call is refused), a
+//! return from inside a loop, or a scalar one core computes and the other needs that no
+//! tensor carries (none of the language's scalars is such today: the check stays as the
+//! guard).
 
 use std::collections::BTreeSet;
 
