@@ -60,6 +60,7 @@
 //! Identical diagnostics (same anchor, same message) are reported once.
 
 mod control;
+mod fractal;
 mod ids;
 mod program;
 mod ssa;

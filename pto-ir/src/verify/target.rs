@@ -11,7 +11,8 @@ use crate::ops::OpClass;
 use crate::typefmt::short_tile;
 use crate::types::{MemorySpace, TileType};
 
-use super::{Bodies, Defs, Verifier};
+use super::fractal::{self, Role};
+use super::{Bodies, DefBy, Defs, Verifier};
 
 /// An accelerator generation and its on-chip buffer capacities, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,6 +189,7 @@ pub(super) fn check(
         flags: SecondaryMap::with_len(m.values.len(), 0),
         too_large: Vec::new(),
         misaligned: Vec::new(),
+        unboxed: Vec::new(),
     };
     // Where each tile lives: from the ops that use it as a matmul operand (anchored there)
     // and from what defines it (anchored at the definition).
@@ -209,6 +211,21 @@ pub(super) fn check(
             _ => &[],
         };
         for (&x, &space) in op.operands.iter().zip(roles) {
+            let role = match space {
+                MemorySpace::Left => Some(Role::Left),
+                MemorySpace::Right => Some(Role::Right),
+                MemorySpace::Acc => Some(Role::Acc),
+                _ => None,
+            };
+            if let (Some(role), Some(tt), true) = (role, tile(x), defs[x].is_some()) {
+                // An extracted operand is cut out of its source tile (`TEXTRACT`); any
+                // other reaches Left / Right from a Mat tile of its own shape.
+                let extracted = matches!(
+                    defs[x].map(|d| d.by),
+                    Some(DefBy::Op(o)) if m.ops[o].opcode.class() == OpClass::Extract
+                );
+                p.check_role(x, tt, role, !extracted, op.span);
+            }
             home(&mut p, x, space, op.span);
         }
         let result_home = match class {
@@ -222,6 +239,13 @@ pub(super) fn check(
         };
         if let Some(space) = result_home {
             for &r in &op.results {
+                if space == MemorySpace::Acc
+                    && class != OpClass::Move
+                    && defs[r].is_some()
+                    && let Some(tt) = tile(r)
+                {
+                    p.check_role(r, tt, Role::Acc, true, op.span);
+                }
                 home(&mut p, r, space, op.span);
             }
         }
@@ -256,8 +280,8 @@ pub(super) fn check(
             p.place(val, tt, MemorySpace::Vec, site.span(m));
         }
     }
-    // After the matmul limits: capacities, then row alignment.
-    for d in p.too_large.into_iter().chain(p.misaligned) {
+    // After the matmul limits: capacities, then row alignment, then fractal shapes.
+    for d in p.too_large.into_iter().chain(p.misaligned).chain(p.unboxed) {
         v.push(d);
     }
 }
@@ -267,6 +291,10 @@ const HAS_HOME: u16 = 1 << 8;
 /// [`Placement::flags`]: the tile's rows were checked (once per tile, in its first
 /// row-major home).
 const ROW_CHECKED: u16 = 1 << 9;
+
+/// [`Placement::flags`]: the tile's fractal shape was checked (once per tile: as a matmul
+/// operand or result first, else in its first boxed home).
+const BOX_CHECKED: u16 = 1 << 10;
 
 /// The tiles placed so far and the row-alignment problems found.
 struct Placement {
@@ -278,6 +306,8 @@ struct Placement {
     too_large: Vec<Diag>,
     /// Row-alignment problems, reported after the capacity problems.
     misaligned: Vec<Diag>,
+    /// Tiles of a cube buffer that are not whole fractals, reported last.
+    unboxed: Vec<Diag>,
 }
 
 impl Placement {
@@ -296,6 +326,16 @@ impl Placement {
                 self.misaligned.push(d);
             }
         }
+        if matches!(
+            space,
+            MemorySpace::Mat | MemorySpace::Left | MemorySpace::Right | MemorySpace::Acc
+        ) && *flags & BOX_CHECKED == 0
+        {
+            *flags |= BOX_CHECKED;
+            if let Some(d) = fractal::check_in(tt, space, span) {
+                self.unboxed.push(d);
+            }
+        }
         // The capacity is read in place (the target row is not copied per tile).
         let Some(cap) = self.t.capacity(space) else {
             return;
@@ -304,6 +344,28 @@ impl Placement {
         if need.is_none_or(|n| n > cap) {
             let d = too_large(self.t.name, tt, need, space, cap, span);
             self.too_large.push(d);
+        }
+    }
+}
+
+impl Placement {
+    /// Checks the fractal shape of `tt` (the well-formed tile type of `val`) as a matmul's
+    /// `role` tile, once per value.
+    fn check_role(
+        &mut self,
+        val: ValueId,
+        tt: &TileType,
+        role: Role,
+        from_mat: bool,
+        span: SpanId,
+    ) {
+        let flags = &mut self.flags[val];
+        if *flags & BOX_CHECKED != 0 {
+            return;
+        }
+        *flags |= BOX_CHECKED;
+        if let Some(d) = fractal::check_role(tt, role, from_mat, span) {
+            self.unboxed.push(d);
         }
     }
 }
