@@ -55,6 +55,9 @@
 //!      results in their `loc`, a placed tile in its memory, everything else in UB;
 //!    - a row-major (UB or bias) tile's row is a multiple of 32 bytes unless it has one
 //!      column;
+//!    - a tile of a cube buffer (Mat, Left, Right, Acc) is whole fractal boxes
+//!      (`fractal.rs`, the table in `target.rs`): a matmul's M is 1 or a multiple of 16, K
+//!      and N multiples of 16 (32 for int8), reported at the matmul;
 //!    - matmul M, K and N are each at most 4095.
 //!
 //! Identical diagnostics (same anchor, same message) are reported once.

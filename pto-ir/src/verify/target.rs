@@ -3,6 +3,36 @@
 //! Buffer capacities are PTO-ISA's `include/pto/common/buffer_limits.hpp` (see
 //! `shared/spec/pto-isa.md` §5.4); the matmul limit is `docs/isa/TMATMUL.md`. The lowering's
 //! bufferize pass reads the same [`Target`] rows.
+//!
+//! # Tile shapes per buffer
+//!
+//! What the lowering declares in each buffer (`emit/cpp.rs`, `put_tile_type_valid`), and
+//! the shape pto-isa's `Tile` accepts there (`pto_tile.hpp`, `Tile::InnerRows` /
+//! `InnerCols`: "Layout rows / cols must be divisible by inner box rows / cols";
+//! `shared/spec/pto-isa.md` 5.1; modelled in `pto-lower/tests/cpp/pto_decls.hpp`). The
+//! same on A2A3 and A5; `line` is a 32-byte row of elements: 32 for `int8`, 16 for
+//! `fp16` / `bf16`, 8 for `fp32` / `int32`.
+//!
+//! | buffer | layout (both targets unless said) | rows | columns |
+//! | --- | --- | --- | --- |
+//! | `Vec`, `Bias` | row-major, unboxed (a `DN` column tile column-major) | any | multiple of `line`, or 1 column |
+//! | `Mat`, rows > 1 | `ColMajor` + `SLayout::RowMajor`, 512-byte boxes (NZ) | multiple of 16 | multiple of `line` |
+//! | `Mat`, 1 row | row-major, unboxed (a bias on its way to `Bias`) | 1 | any (the lowering pads the row to 32 bytes) |
+//! | `Left` | A2A3 `RowMajor`, A5 `ColMajor`, + `SLayout::RowMajor`, 512 | 1 or multiple of 16 | multiple of `line` |
+//! | `Right` | `RowMajor` + `SLayout::ColMajor`, 512 | 1 or multiple of `line` | multiple of 16 |
+//! | `Acc` | `ColMajor` + `SLayout::RowMajor`, 1024-byte boxes | 1 or multiple of 16 | multiple of 16 |
+//!
+//! Every route of a matmul operand passes through a `Mat` tile of the operand's shape and
+//! dtype (`pto-lower`'s `tile_info.rs`): a load into `Mat`, a vector result `Vec -> Mat`
+//! (on A2A3 the vector-to-cube transfer), a matmul result `Acc -> Mat` (dtype kept); then
+//! `TMOV` `Mat -> Left / Right`. Only an operand cut out of a bigger tile by `extract`
+//! skips it (`TEXTRACT` into `Left` / `Right`). So for `M x K` by `K x N` of any input
+//! dtype: M is 1 or a multiple of 16; K a multiple of 16 (`Mat` rows of the right operand,
+//! 32 for `int8`: `Left` columns); N a multiple of 16 (`Acc`, `Right`; 32 for `int8`: `Mat`
+//! columns). Padding the physical tiles instead would not do: `TMOV` and `TMATMUL` want
+//! equal static shapes on both sides, so the padding would spread to every tile of the
+//! chain. The verifier refuses at the matmul (`fractal.rs`), naming M, K or N and the
+//! multiple; a tile moved into a cube buffer by hand is checked in that buffer.
 
 use crate::attr::Attr;
 use crate::diag::Diag;
