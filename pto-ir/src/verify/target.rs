@@ -34,6 +34,7 @@
 //! chain. The verifier refuses at the matmul (`fractal.rs`), naming M, K or N and the
 //! multiple; a tile moved into a cube buffer by hand is checked in that buffer.
 
+use crate::DataType;
 use crate::attr::Attr;
 use crate::diag::Diag;
 use crate::entity::{EntitySet, SecondaryMap, SpanId, ValueId};
@@ -124,6 +125,44 @@ impl Target {
             (Mat, Left | Right | Bias) | (Vec, Vec) | (Acc, Mat) => true,
             (Acc, Vec) | (Vec, Mat) => self.name == Target::A5.name,
             _ => false,
+        }
+    }
+
+    /// Whether the target's `TCMP` / `TCMPS` compare tiles of `d` (pto-isa
+    /// `npu/{a2a3,a5}/TCmp.hpp`): A2A3 compares `int32`, `fp16` and `fp32` only; A5 every
+    /// integer type, `fp16`, `bf16` and `fp32`.
+    pub fn compares(&self, d: DataType) -> bool {
+        use DataType::*;
+        if self.name == Target::A5.name {
+            matches!(
+                d,
+                Int8 | Int16
+                    | Int32
+                    | Int64
+                    | UInt8
+                    | UInt16
+                    | UInt32
+                    | UInt64
+                    | Fp16
+                    | Bf16
+                    | Fp32
+            )
+        } else {
+            matches!(d, Int32 | Fp16 | Fp32)
+        }
+    }
+
+    /// Whether the target's `TSEL` / `TSELS` select elements of `d` (pto-isa
+    /// `npu/{a2a3,a5}/TSel.hpp`): 2 or 4 bytes on A2A3, also 1 or 8 on A5.
+    pub fn selects(&self, d: DataType) -> bool {
+        let bits = d.bits();
+        if d == DataType::Bool {
+            return false;
+        }
+        if self.name == Target::A5.name {
+            matches!(bits, 8 | 16 | 32 | 64)
+        } else {
+            matches!(bits, 16 | 32)
         }
     }
 
@@ -279,6 +318,19 @@ pub(super) fn check(
                 home(&mut p, r, space, op.span);
             }
         }
+        if matches!(class, OpClass::TileCompare | OpClass::Select) {
+            // The compared (or selected) element type: the first tile operand's of a
+            // comparison, the result's of a select.
+            let of = match class {
+                OpClass::Select => op.results.first().copied().and_then(|r| tile(r)),
+                _ => op.operands.iter().find_map(|&x| tile(x)),
+            };
+            if let Some(tt) = of
+                && let Some(d) = dtype_rule(t, class, tt.dtype)
+            {
+                v.push(d_at(d, op.span, &op.opcode.full_name()));
+            }
+        }
         if matches!(
             class,
             OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias
@@ -314,6 +366,58 @@ pub(super) fn check(
     for d in p.too_large.into_iter().chain(p.misaligned).chain(p.unboxed) {
         v.push(d);
     }
+}
+
+/// What is wrong with comparing (`class` `TileCompare`) or selecting (`Select`) tiles of
+/// `d` on target `t`, as a message and a note, if anything.
+fn dtype_rule(t: Target, class: OpClass, d: DataType) -> Option<(String, String)> {
+    let a5 = Target::A5;
+    match class {
+        OpClass::TileCompare if !t.compares(d) => Some((
+            format!(
+                "comparing {d} tiles is not legal on {}: its TCMP compares {}",
+                t.name,
+                if t.name == a5.name {
+                    "integers, fp16, bf16 and fp32"
+                } else {
+                    "int32, fp16 and fp32 only"
+                }
+            ),
+            if a5.compares(d) && t.name != a5.name {
+                format!(
+                    "A5 compares {d}; on {} convert first (`.cast::<f32>()`)",
+                    t.name
+                )
+            } else {
+                "convert first (`.cast::<f32>()`)".to_string()
+            },
+        )),
+        OpClass::Select if !t.selects(d) => Some((
+            format!(
+                "selecting {d} elements is not legal on {}: its TSEL selects {} elements",
+                t.name,
+                if t.name == a5.name {
+                    "1-, 2-, 4- and 8-byte"
+                } else {
+                    "2- and 4-byte"
+                }
+            ),
+            if a5.selects(d) && t.name != a5.name {
+                format!(
+                    "A5 selects {d}; on {} convert first (`.cast::<T>()` to a 2- or 4-byte type)",
+                    t.name
+                )
+            } else {
+                "convert first (`.cast::<T>()`)".to_string()
+            },
+        )),
+        _ => None,
+    }
+}
+
+/// The diagnostic of [`dtype_rule`]'s problem with op `name` at `span`.
+fn d_at((msg, note): (String, String), span: SpanId, name: &str) -> Diag {
+    Diag::new(span, format!("{name}: {msg}")).note(note)
 }
 
 /// [`Placement::flags`]: a matmul or move says where the tile lives (else it is in UB).

@@ -645,11 +645,13 @@ template <typename M, typename S> void check_mask() {
   static_assert(vec_row_major<M> && std::is_same_v<typename M::DType, uint8_t>, "a mask is a row-major Vec tile of uint8_t");
   static_assert(M::Rows_ >= S::Rows_ && M::Cols_ * 8 >= S::Cols_, "the mask has a bit per element");
 }
+// npu/a2a3/TCmp.hpp, npu/a5/TCmp.hpp: the compared element types per target.
 template <typename T> constexpr bool cmp_dtype() {
 #if defined(PTO_TARGET_A2A3)
   return std::is_same_v<T, int32_t> || std::is_same_v<T, half> || std::is_same_v<T, float>;
 #else
-  return sizeof(T) <= 8;
+  return (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8) || std::is_same_v<T, half> ||
+         std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float>;
 #endif
 }
 template <typename T> constexpr bool sel_dtype() {
