@@ -340,6 +340,28 @@ fn int8_mat_tiles_have_a_multiple_of_32_columns() {
         rejected(&mat(16), "M m;", target, "32 columns for int8");
         accepted(&mat(32), "M m;", target);
     }
+    // The rest of pto-isa's box rule (`Tile::InnerRows` / `InnerCols`): 16-row boxes in Mat
+    // (an fp32 Mat tile of 8 rows is refused although its rows are 32 bytes), 32-byte-high
+    // boxes of 16 columns in Right, 16 x 16 boxes in Acc, and no rows rule for one row.
+    let tile = |loc: &str, b: &str, s: &str, f: u32, t: &str, r: u32, c: u32| {
+        format!(
+            "using M = Tile<TileType::{loc}, {t}, {r}, {c}, BLayout::{b}, {r}, {c}, SLayout::{s}, {f}>;"
+        )
+    };
+    let right = |t, r, c| tile("Right", "RowMajor", "ColMajor", 512, t, r, c);
+    let acc = |t, r, c| tile("Acc", "ColMajor", "RowMajor", 1024, t, r, c);
+    let mat = |t, r, c| tile("Mat", "ColMajor", "RowMajor", 512, t, r, c);
+    for target in ["A2A3", "A5"] {
+        rejected(&mat("float", 8, 16), "M m;", target, "inner box rows");
+        accepted(&mat("float", 16, 8), "M m;", target);
+        rejected(&right("float", 16, 8), "M m;", target, "inner box cols");
+        accepted(&right("float", 8, 16), "M m;", target);
+        rejected(&right("int8_t", 16, 32), "M m;", target, "inner box rows");
+        accepted(&right("int8_t", 32, 16), "M m;", target);
+        rejected(&acc("float", 16, 8), "M m;", target, "inner box cols");
+        rejected(&acc("float", 8, 16), "M m;", target, "inner box rows");
+        accepted(&acc("float", 1, 16), "M m;", target);
+    }
     let kernel = |n: u32| {
         format!(
             r#"program.module @i8 {{
@@ -361,6 +383,14 @@ fn int8_mat_tiles_have_a_multiple_of_32_columns() {
     let m = pto_ir::parse(&kernel(32)).unwrap();
     pto_ir::verify(&m).unwrap();
     accepted_cpp(&m);
+    // The verifier knows the rule: 16 columns of int8 are refused at the matmul.
+    let e = pto_ir::verify(&pto_ir::parse(&kernel(16)).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("matmul right operand tile<[32, 16], int8> has N = 16 columns; a right operand of int8 needs a multiple of 32 columns"),
+        "{e}"
+    );
 }
 
 /// The C++ of `m` for both targets passes the model's rules.

@@ -55,11 +55,17 @@
 //!      results in their `loc`, a placed tile in its memory, everything else in UB;
 //!    - a row-major (UB or bias) tile's row is a multiple of 32 bytes unless it has one
 //!      column;
-//!    - matmul M, K and N are each at most 4095.
+//!    - a tile of a cube buffer (Mat, Left, Right, Acc) is whole fractal boxes
+//!      (`fractal.rs`, the table in `target.rs`): a matmul's M is 1 or a multiple of 16, K
+//!      and N multiples of 16 (32 for int8), reported at the matmul;
+//!    - matmul M, K and N are each at most 4095;
+//!    - the target compares (`TCMP`) and selects (`TSEL`) tiles of the element type: A2A3
+//!      compares int32 / fp16 / fp32 and selects 2- and 4-byte elements, A5 more.
 //!
 //! Identical diagnostics (same anchor, same message) are reported once.
 
 mod control;
+mod fractal;
 mod ids;
 mod program;
 mod ssa;

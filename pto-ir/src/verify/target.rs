@@ -3,7 +3,38 @@
 //! Buffer capacities are PTO-ISA's `include/pto/common/buffer_limits.hpp` (see
 //! `shared/spec/pto-isa.md` §5.4); the matmul limit is `docs/isa/TMATMUL.md`. The lowering's
 //! bufferize pass reads the same [`Target`] rows.
+//!
+//! # Tile shapes per buffer
+//!
+//! What the lowering declares in each buffer (`emit/cpp.rs`, `put_tile_type_valid`), and
+//! the shape pto-isa's `Tile` accepts there (`pto_tile.hpp`, `Tile::InnerRows` /
+//! `InnerCols`: "Layout rows / cols must be divisible by inner box rows / cols";
+//! `shared/spec/pto-isa.md` 5.1; modelled in `pto-lower/tests/cpp/pto_decls.hpp`). The
+//! same on A2A3 and A5; `line` is a 32-byte row of elements: 32 for `int8`, 16 for
+//! `fp16` / `bf16`, 8 for `fp32` / `int32`.
+//!
+//! | buffer | layout (both targets unless said) | rows | columns |
+//! | --- | --- | --- | --- |
+//! | `Vec`, `Bias` | row-major, unboxed (a `DN` column tile column-major) | any | multiple of `line`, or 1 column |
+//! | `Mat`, rows > 1 | `ColMajor` + `SLayout::RowMajor`, 512-byte boxes (NZ) | multiple of 16 | multiple of `line` |
+//! | `Mat`, 1 row | row-major, unboxed (a bias on its way to `Bias`) | 1 | any (the lowering pads the row to 32 bytes) |
+//! | `Left` | A2A3 `RowMajor`, A5 `ColMajor`, + `SLayout::RowMajor`, 512 | 1 or multiple of 16 | multiple of `line` |
+//! | `Right` | `RowMajor` + `SLayout::ColMajor`, 512 | 1 or multiple of `line` | multiple of 16 |
+//! | `Acc` | `ColMajor` + `SLayout::RowMajor`, 1024-byte boxes | 1 or multiple of 16 | multiple of 16 |
+//!
+//! Every route of a matmul operand passes through a `Mat` tile of the operand's shape and
+//! dtype (`pto-lower`'s `tile_info.rs`): a load into `Mat`, a vector result `Vec -> Mat`
+//! (on A2A3 the vector-to-cube transfer), a matmul result `Acc -> Mat` (dtype kept); then
+//! `TMOV` `Mat -> Left / Right`. Only an operand cut out of a bigger tile by `extract`
+//! skips it (`TEXTRACT` into `Left` / `Right`). So for `M x K` by `K x N` of any input
+//! dtype: M is 1 or a multiple of 16; K a multiple of 16 (`Mat` rows of the right operand,
+//! 32 for `int8`: `Left` columns); N a multiple of 16 (`Acc`, `Right`; 32 for `int8`: `Mat`
+//! columns). Padding the physical tiles instead would not do: `TMOV` and `TMATMUL` want
+//! equal static shapes on both sides, so the padding would spread to every tile of the
+//! chain. The verifier refuses at the matmul (`fractal.rs`), naming M, K or N and the
+//! multiple; a tile moved into a cube buffer by hand is checked in that buffer.
 
+use crate::DataType;
 use crate::attr::Attr;
 use crate::diag::Diag;
 use crate::entity::{EntitySet, SecondaryMap, SpanId, ValueId};
@@ -11,7 +42,8 @@ use crate::ops::OpClass;
 use crate::typefmt::short_tile;
 use crate::types::{MemorySpace, TileType};
 
-use super::{Bodies, Defs, Verifier};
+use super::fractal::{self, Role};
+use super::{Bodies, DefBy, Defs, Verifier};
 
 /// An accelerator generation and its on-chip buffer capacities, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +125,44 @@ impl Target {
             (Mat, Left | Right | Bias) | (Vec, Vec) | (Acc, Mat) => true,
             (Acc, Vec) | (Vec, Mat) => self.name == Target::A5.name,
             _ => false,
+        }
+    }
+
+    /// Whether the target's `TCMP` / `TCMPS` compare tiles of `d` (pto-isa
+    /// `npu/{a2a3,a5}/TCmp.hpp`): A2A3 compares `int32`, `fp16` and `fp32` only; A5 every
+    /// integer type, `fp16`, `bf16` and `fp32`.
+    pub fn compares(&self, d: DataType) -> bool {
+        use DataType::*;
+        if self.name == Target::A5.name {
+            matches!(
+                d,
+                Int8 | Int16
+                    | Int32
+                    | Int64
+                    | UInt8
+                    | UInt16
+                    | UInt32
+                    | UInt64
+                    | Fp16
+                    | Bf16
+                    | Fp32
+            )
+        } else {
+            matches!(d, Int32 | Fp16 | Fp32)
+        }
+    }
+
+    /// Whether the target's `TSEL` / `TSELS` select elements of `d` (pto-isa
+    /// `npu/{a2a3,a5}/TSel.hpp`): 2 or 4 bytes on A2A3, also 1 or 8 on A5.
+    pub fn selects(&self, d: DataType) -> bool {
+        let bits = d.bits();
+        if d == DataType::Bool {
+            return false;
+        }
+        if self.name == Target::A5.name {
+            matches!(bits, 8 | 16 | 32 | 64)
+        } else {
+            matches!(bits, 16 | 32)
         }
     }
 
@@ -188,6 +258,7 @@ pub(super) fn check(
         flags: SecondaryMap::with_len(m.values.len(), 0),
         too_large: Vec::new(),
         misaligned: Vec::new(),
+        unboxed: Vec::new(),
     };
     // Where each tile lives: from the ops that use it as a matmul operand (anchored there)
     // and from what defines it (anchored at the definition).
@@ -209,6 +280,21 @@ pub(super) fn check(
             _ => &[],
         };
         for (&x, &space) in op.operands.iter().zip(roles) {
+            let role = match space {
+                MemorySpace::Left => Some(Role::Left),
+                MemorySpace::Right => Some(Role::Right),
+                MemorySpace::Acc => Some(Role::Acc),
+                _ => None,
+            };
+            if let (Some(role), Some(tt), true) = (role, tile(x), defs[x].is_some()) {
+                // An extracted operand is cut out of its source tile (`TEXTRACT`); any
+                // other reaches Left / Right from a Mat tile of its own shape.
+                let extracted = matches!(
+                    defs[x].map(|d| d.by),
+                    Some(DefBy::Op(o)) if m.ops[o].opcode.class() == OpClass::Extract
+                );
+                p.check_role(x, tt, role, !extracted, op.span);
+            }
             home(&mut p, x, space, op.span);
         }
         let result_home = match class {
@@ -222,7 +308,27 @@ pub(super) fn check(
         };
         if let Some(space) = result_home {
             for &r in &op.results {
+                if space == MemorySpace::Acc
+                    && class != OpClass::Move
+                    && defs[r].is_some()
+                    && let Some(tt) = tile(r)
+                {
+                    p.check_role(r, tt, Role::Acc, true, op.span);
+                }
                 home(&mut p, r, space, op.span);
+            }
+        }
+        if matches!(class, OpClass::TileCompare | OpClass::Select) {
+            // The compared (or selected) element type: the first tile operand's of a
+            // comparison, the result's of a select.
+            let of = match class {
+                OpClass::Select => op.results.first().copied().and_then(|r| tile(r)),
+                _ => op.operands.iter().find_map(|&x| tile(x)),
+            };
+            if let Some(tt) = of
+                && let Some(d) = dtype_rule(t, class, tt.dtype)
+            {
+                v.push(d_at(d, op.span, &op.opcode.full_name()));
             }
         }
         if matches!(
@@ -256,10 +362,62 @@ pub(super) fn check(
             p.place(val, tt, MemorySpace::Vec, site.span(m));
         }
     }
-    // After the matmul limits: capacities, then row alignment.
-    for d in p.too_large.into_iter().chain(p.misaligned) {
+    // After the matmul limits: capacities, then row alignment, then fractal shapes.
+    for d in p.too_large.into_iter().chain(p.misaligned).chain(p.unboxed) {
         v.push(d);
     }
+}
+
+/// What is wrong with comparing (`class` `TileCompare`) or selecting (`Select`) tiles of
+/// `d` on target `t`, as a message and a note, if anything.
+fn dtype_rule(t: Target, class: OpClass, d: DataType) -> Option<(String, String)> {
+    let a5 = Target::A5;
+    match class {
+        OpClass::TileCompare if !t.compares(d) => Some((
+            format!(
+                "comparing {d} tiles is not legal on {}: its TCMP compares {}",
+                t.name,
+                if t.name == a5.name {
+                    "integers, fp16, bf16 and fp32"
+                } else {
+                    "int32, fp16 and fp32 only"
+                }
+            ),
+            if a5.compares(d) && t.name != a5.name {
+                format!(
+                    "A5 compares {d}; on {} convert first (`.cast::<f32>()`)",
+                    t.name
+                )
+            } else {
+                "convert first (`.cast::<f32>()`)".to_string()
+            },
+        )),
+        OpClass::Select if !t.selects(d) => Some((
+            format!(
+                "selecting {d} elements is not legal on {}: its TSEL selects {} elements",
+                t.name,
+                if t.name == a5.name {
+                    "1-, 2-, 4- and 8-byte"
+                } else {
+                    "2- and 4-byte"
+                }
+            ),
+            if a5.selects(d) && t.name != a5.name {
+                format!(
+                    "A5 selects {d}; on {} convert first (`.cast::<T>()` to a 2- or 4-byte type)",
+                    t.name
+                )
+            } else {
+                "convert first (`.cast::<T>()`)".to_string()
+            },
+        )),
+        _ => None,
+    }
+}
+
+/// The diagnostic of [`dtype_rule`]'s problem with op `name` at `span`.
+fn d_at((msg, note): (String, String), span: SpanId, name: &str) -> Diag {
+    Diag::new(span, format!("{name}: {msg}")).note(note)
 }
 
 /// [`Placement::flags`]: a matmul or move says where the tile lives (else it is in UB).
@@ -267,6 +425,10 @@ const HAS_HOME: u16 = 1 << 8;
 /// [`Placement::flags`]: the tile's rows were checked (once per tile, in its first
 /// row-major home).
 const ROW_CHECKED: u16 = 1 << 9;
+
+/// [`Placement::flags`]: the tile's fractal shape was checked (once per tile: as a matmul
+/// operand or result first, else in its first boxed home).
+const BOX_CHECKED: u16 = 1 << 10;
 
 /// The tiles placed so far and the row-alignment problems found.
 struct Placement {
@@ -278,6 +440,8 @@ struct Placement {
     too_large: Vec<Diag>,
     /// Row-alignment problems, reported after the capacity problems.
     misaligned: Vec<Diag>,
+    /// Tiles of a cube buffer that are not whole fractals, reported last.
+    unboxed: Vec<Diag>,
 }
 
 impl Placement {
@@ -296,6 +460,16 @@ impl Placement {
                 self.misaligned.push(d);
             }
         }
+        if matches!(
+            space,
+            MemorySpace::Mat | MemorySpace::Left | MemorySpace::Right | MemorySpace::Acc
+        ) && *flags & BOX_CHECKED == 0
+        {
+            *flags |= BOX_CHECKED;
+            if let Some(d) = fractal::check_in(tt, space, span) {
+                self.unboxed.push(d);
+            }
+        }
         // The capacity is read in place (the target row is not copied per tile).
         let Some(cap) = self.t.capacity(space) else {
             return;
@@ -304,6 +478,28 @@ impl Placement {
         if need.is_none_or(|n| n > cap) {
             let d = too_large(self.t.name, tt, need, space, cap, span);
             self.too_large.push(d);
+        }
+    }
+}
+
+impl Placement {
+    /// Checks the fractal shape of `tt` (the well-formed tile type of `val`) as a matmul's
+    /// `role` tile, once per value.
+    fn check_role(
+        &mut self,
+        val: ValueId,
+        tt: &TileType,
+        role: Role,
+        from_mat: bool,
+        span: SpanId,
+    ) {
+        let flags = &mut self.flags[val];
+        if *flags & BOX_CHECKED != 0 {
+            return;
+        }
+        *flags |= BOX_CHECKED;
+        if let Some(d) = fractal::check_role(tt, role, from_mat, span) {
+            self.unboxed.push(d);
         }
     }
 }

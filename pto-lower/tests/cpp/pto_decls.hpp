@@ -166,19 +166,25 @@ struct Tile {
                 "Tile: a row-major tile needs Cols * sizeof(T) to be a multiple of 32 bytes");
   static_assert(!(S == SLayout::NoneBox && B == BLayout::ColMajor) || (Rows * sizeof(T)) % 32 == 0,
                 "Tile: a column-major tile needs Rows * sizeof(T) to be a multiple of 32 bytes");
-  // Tile.md: boxed tiles are whole fractals: 16 rows of 32 bytes (512-byte fractal) or
-  // 16 x 16 elements (the 1024-byte Acc fractal).
-  static_assert(S == SLayout::NoneBox || SFractalSize != 512 ||
-                    (Rows % 16 == 0 && (Cols * sizeof(T)) % 32 == 0) || (Cols % 16 == 0 && (Rows * sizeof(T)) % 32 == 0),
-                "Tile: a boxed tile must be whole 512-byte fractals");
-  // pto-isa's Tile checks a boxed tile's columns against its fractal's inner width: with
-  // row-major 512-byte fractals (Mat tiles, Left tiles) a fractal row is 32 bytes, so the
-  // columns are whole 32-byte rows. That is what the line above leaves open: the real
-  // headers refuse an int8 Mat tile of 32 x 16 (16 columns of a 32-element fractal row).
-  static_assert(S != SLayout::RowMajor || SFractalSize != 512 || (Cols * sizeof(T)) % 32 == 0,
-                "Tile: a tile of row-major 512-byte fractals needs Cols * sizeof(T) to be a multiple of 32 bytes (32 columns for int8)");
-  static_assert(S == SLayout::NoneBox || SFractalSize != 1024 || (Rows % 16 == 0 && Cols % 16 == 0),
-                "Tile: an Acc tile must be whole 16 x 16 fractals");
+  // pto_tile.hpp (Tile::InnerRows / InnerCols): a boxed tile is whole fractal boxes. A
+  // 512-byte box is 16 rows x 32 bytes when the boxes are row-major (SLayout::RowMajor: Mat,
+  // Left) and 32 bytes x 16 columns when column-major (SLayout::ColMajor: Right); the
+  // 1024-byte Acc box is 16 x 16 elements. The rows rule is waived for a one-row tile (and
+  // for Vec tiles); the columns rule never is: the real headers refuse an int8 Mat tile of
+  // 32 x 16 ("Layout cols must be divisible by inner box cols") and an fp32 Mat tile of
+  // 8 x 16 ("Layout rows must be divisible by inner box rows"), and accept a 1 x 16 Left tile.
+  static constexpr int InnerRows_ = S == SLayout::NoneBox ? 1
+                                    : SFractalSize == 1024  ? 16
+                                    : S == SLayout::RowMajor ? 16
+                                                             : static_cast<int>(32 / sizeof(T));
+  static constexpr int InnerCols_ = S == SLayout::NoneBox ? 1
+                                    : SFractalSize == 1024  ? 16
+                                    : S == SLayout::RowMajor ? static_cast<int>(32 / sizeof(T))
+                                                             : 16;
+  static_assert(SFractalSize == 32 || Loc == TileType::Vec || Rows == 1 || Rows % InnerRows_ == 0,
+                "Tile: Layout rows must be divisible by inner box rows (16 for Mat, Left and Acc tiles, 32 bytes for Right tiles)");
+  static_assert(SFractalSize == 32 || Cols % InnerCols_ == 0,
+                "Tile: Layout cols must be divisible by inner box cols (32 bytes for Mat and Left tiles: 32 columns for int8; 16 for Right and Acc tiles)");
   // pto-isa.md 5.1: the Left / Right / Acc / Mat layouts.
   static_assert(Loc != TileType::Acc || (B == BLayout::ColMajor && S == SLayout::RowMajor && SFractalSize == 1024),
                 "Tile: an Acc tile is ColMajor + SLayout::RowMajor with the 1024-byte fractal");
@@ -639,11 +645,13 @@ template <typename M, typename S> void check_mask() {
   static_assert(vec_row_major<M> && std::is_same_v<typename M::DType, uint8_t>, "a mask is a row-major Vec tile of uint8_t");
   static_assert(M::Rows_ >= S::Rows_ && M::Cols_ * 8 >= S::Cols_, "the mask has a bit per element");
 }
+// npu/a2a3/TCmp.hpp, npu/a5/TCmp.hpp: the compared element types per target.
 template <typename T> constexpr bool cmp_dtype() {
 #if defined(PTO_TARGET_A2A3)
   return std::is_same_v<T, int32_t> || std::is_same_v<T, half> || std::is_same_v<T, float>;
 #else
-  return sizeof(T) <= 8;
+  return (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8) || std::is_same_v<T, half> ||
+         std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float>;
 #endif
 }
 template <typename T> constexpr bool sel_dtype() {
