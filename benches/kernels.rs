@@ -426,8 +426,15 @@ fn check_all() {
         matmul_tiled(&tensor(&av, [MM, MM]), &tensor(&bv, [MM, MM]), &mut out).unwrap();
         let mut want = vec![0f32; MM * MM];
         matmul_hand(&av, &bv, &mut want, MM, MM, MM);
-        // Both add the products of each output element in k order.
-        assert_close("matmul", out.as_slice(), &want, 0.0);
+        // The hand loop rounds each product, the matmul fuses each multiply-add: close.
+        assert_close("matmul", out.as_slice(), &want, 1e-5);
+        // The matmul's meaning, bit for bit: one fused multiply-add per product in k order.
+        for (i, (arow, orow)) in av.chunks(MM).zip(out.as_slice().chunks(MM)).enumerate() {
+            for (j, &o) in orow.iter().enumerate() {
+                let s = (0..MM).fold(0f32, |s, p| arow[p].mul_add(bv[p * MM + j], s));
+                assert_eq!(o.to_bits(), s.to_bits(), "matmul element ({i}, {j})");
+            }
+        }
     }
     {
         let xv = reductions_data();

@@ -33,14 +33,15 @@ pub fn matmul_f16(a: &Tensor<f16, M, 64>, b: &Tensor<f16, 64, N>, c: &mut Tensor
     }
 }
 
-/// The plain-Rust reference, accumulating in f32 in k order.
+/// The plain-Rust reference: in f32, one fused multiply-add per product in k order (the
+/// matmul's semantics).
 fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
     let mut c = vec![0.0f32; m * n];
     for i in 0..m {
         for j in 0..n {
             let mut s = 0.0f32;
             for p in 0..k {
-                s += a[i * k + p] * b[p * n + j];
+                s = a[i * k + p].mul_add(b[p * n + j], s);
             }
             c[i * n + j] = s;
         }

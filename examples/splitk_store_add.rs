@@ -44,14 +44,15 @@ pub fn matmul_to_f16(
     }
 }
 
-/// The plain-Rust product of an `m x k` and a `k x n` matrix, in f32.
+/// The plain-Rust product of an `m x k` and a `k x n` matrix, in f32 (a fused multiply-add
+/// per product in k order, as a matmul computes).
 pub fn reference(av: &[f32], bv: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
     let mut want = vec![0.0f32; m * n];
     for i in 0..m {
         for j in 0..n {
-            let mut s = 0.0;
+            let mut s = 0.0f32;
             for p in 0..k {
-                s += av[i * k + p] * bv[p * n + j];
+                s = av[i * k + p].mul_add(bv[p * n + j], s);
             }
             want[i * n + j] = s;
         }

@@ -26,7 +26,7 @@ pub use half::{bf16, f16};
 
 /// How `TCVT` rounds (the one definition, shared with the compiler: `pto_ir::sem`).
 pub use pto_ir::sem::RoundMode;
-use pto_ir::sem::{FloatSem, IntSem};
+use pto_ir::sem::{FloatSem, IntSem, MatmulStep};
 
 /// A rounding a kernel names: `a.cast_round::<i32>(Round::Nearest)` converts with it
 /// (`TCVT` with the [`RoundMode`] of the same name), where `a.cast::<i32>()` truncates like
@@ -185,7 +185,7 @@ pub trait Int: Element {
 /// integers in themselves.
 pub trait Accumulate: Element {
     /// The accumulator element type.
-    type Acc: Element;
+    type Acc: Element + MatmulStep;
     /// The value, widened exactly into the accumulator type.
     fn widen(self) -> Self::Acc;
     /// `dst[i] = src[i].widen()` for the common length (the half floats convert with SIMD).
@@ -195,15 +195,13 @@ pub trait Accumulate: Element {
             *d = s.widen();
         }
     }
-    /// `acc + a * b` for two widened values, with the product rounded and then the sum: the
-    /// matmul step. A type whose products of widened values are always exact in the
-    /// accumulator (`f16`: 11-bit significands and exponents within `f32`'s normal range)
-    /// computes it as one fused multiply-add, which rounds once and so gives the same bits;
-    /// callers use this only where the target has the instruction (`f32::mul_add` is a
-    /// slow library call without it).
+    /// `acc + a * b` for two widened values, the matmul step of the semantics module
+    /// ([`MatmulStep`]): one fused multiply-add for floats (`f32::mul_add`, an instruction
+    /// where the target has FMA, a correctly rounded library call where it does not), a
+    /// wrapping multiply and add for integers.
     #[inline(always)]
     fn mul_add_widened(acc: Self::Acc, a: Self::Acc, b: Self::Acc) -> Self::Acc {
-        acc.add(a.mul(b))
+        acc.matmul_step(a, b)
     }
     /// The rows themselves when widening is the identity (`f32`, `f64`), so the matmul reads
     /// them in place instead of copying them into packed panels; `None` otherwise.
@@ -717,7 +715,7 @@ impl Accumulate for f64 {
 }
 
 macro_rules! half_impl {
-    ($t:ty, $name:literal, $exact_products:literal) => {
+    ($t:ty, $name:literal) => {
         impl Element for $t {
             const NAME: &'static str = $name;
             const IS_FLOAT: bool = true;
@@ -832,23 +830,12 @@ macro_rules! half_impl {
                 let n = src.len().min(dst.len());
                 half::slice::HalfFloatSliceExt::convert_to_f32_slice(&src[..n], &mut dst[..n]);
             }
-            #[inline(always)]
-            fn mul_add_widened(acc: f32, a: f32, b: f32) -> f32 {
-                if $exact_products {
-                    a.mul_add(b, acc)
-                } else {
-                    acc + a * b
-                }
-            }
         }
     };
 }
 
-// f16 products are exact in f32: 11 + 11 significant bits, magnitudes 2^-48 to 2^32. bf16
-// products are not (8 + 8 bits, but bf16 has f32's exponent range: 2^-100 * 2^-100
-// underflows, 2^100 * 2^100 overflows), so bf16 keeps the separate multiply and add.
-half_impl!(f16, "fp16", true);
-half_impl!(bf16, "bf16", false);
+half_impl!(f16, "fp16");
+half_impl!(bf16, "bf16");
 
 #[cfg(test)]
 mod tests {

@@ -523,7 +523,7 @@ fn matmul_ref(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
         for col in 0..n {
             let mut acc = 0.0f32;
             for x in 0..k {
-                acc += a[r * k + x] as f32 * b[x * n + col] as f32;
+                acc = (a[r * k + x] as f32).mul_add(b[x * n + col] as f32, acc);
             }
             c[r * n + col] = f64::from(acc);
         }

@@ -5,7 +5,10 @@
 //! cover it; taking the shared extent means a `K` edge tile whose two operands were loaded
 //! with the same valid `k` needs nothing special, and nothing outside a valid region is read).
 //! Inputs are widened to their [`Accumulate::Acc`] type before multiplying, so `f16`/`bf16`
-//! accumulate in `f32` and `i8` in `i32`. The result's valid region is `(m, n)`, and for
+//! accumulate in `f32` and `i8` in `i32`. Each element adds its products in `k` order, a
+//! float one as a chain of fused multiply-adds (`acc = fma(a, b, acc)`, one rounding per
+//! step), an integer one wrapping: the semantics module's step (`pto_ir::sem::MatmulStep`,
+//! [`Accumulate::mul_add_widened`]). The result's valid region is `(m, n)`, and for
 //! `TMATMUL_ACC` the region covering that and the accumulator's.
 //!
 //! The static shapes `A: M x K`, `B: K x N`, `C: M x N` are const generics (PTO's static
@@ -45,21 +48,10 @@ impl<'a, T: Element, const N: usize> Start<'a, T, N> {
     }
 }
 
-/// `acc + a * b`, the matmul step ([`Accumulate::mul_add_widened`], fused only where `fma`
-/// says the target has the instruction).
-#[inline(always)]
-fn step<A: Accumulate>(acc: A::Acc, a: A::Acc, b: A::Acc, fma: bool) -> A::Acc {
-    if fma {
-        A::mul_add_widened(acc, a, b)
-    } else {
-        acc.add(a.mul(b))
-    }
-}
-
 /// `c[i, j0 + l] += sum_k ap[i][k] * bp[k][bj + l]` for the `ROWS` rows given and `l < NR`,
 /// the `ROWS x NR` block held in registers across the whole `k` loop. `bp` is a packed
 /// `k x NR` panel (`BN = NR`, `bj = 0`) or the `b` tile's rows themselves. Each element is
-/// the accumulator plus the rounded products in `k` order, as in the naive loop.
+/// the accumulator's chain of matmul steps in `k` order, as in the naive loop.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn micro_kernel<
@@ -76,7 +68,6 @@ fn micro_kernel<
     bp: &[[A::Acc; BN]],
     bj: usize,
     j0: usize,
-    fma: bool,
 ) {
     if bj + NR > BN {
         return;
@@ -93,7 +84,7 @@ fn micro_kernel<
         for (acc, arow) in acc.iter_mut().zip(ap) {
             let av = arow[kk];
             for (c, &b) in acc.iter_mut().zip(bv) {
-                *c = step::<A>(*c, av, b, fma);
+                *c = A::mul_add_widened(*c, av, b);
             }
         }
     }
@@ -120,10 +111,11 @@ fn pack_rows<A: Accumulate, const ROWS: usize, const K: usize>(
 /// (widened) `k x NR` panels of `b` swept by `MR x NR` register blocks over packed rows of
 /// `a` (inputs that need no widening, `f32`, are read in place: their tiles are small enough
 /// to stay in cache, so the copies only cost time); the columns past the last whole panel
-/// by an i-k-j loop. Every element adds its
-/// products in `k` order, so the result does not depend on the blocking. Compiled for AVX2 /
-/// AVX-512 too and chosen at run time (`multiversion`), so a default build uses the wide
-/// registers where the CPU has them.
+/// by an i-k-j loop. Every element takes its steps in `k` order, so the result does not
+/// depend on the blocking. Compiled for AVX2 + FMA / AVX-512 too and chosen at run time
+/// (`multiversion`), so a default build uses the wide registers and the fused multiply-add
+/// instructions where the CPU has them (elsewhere `f32::mul_add` is a library call: slow,
+/// and the same bits).
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma+f16c",
     "x86_64+avx2+fma+f16c",
@@ -136,7 +128,6 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
     b: &[[A; N]],
     n: usize,
 ) {
-    let fma = multiversion::target::target_cfg_f!(target_feature = "fma");
     let k = b.len().min(K);
     let panels = n.min(N) / NR;
     if let (Some(a), Some(b)) = (A::as_acc_rows(a), A::as_acc_rows(&b[..k])) {
@@ -146,20 +137,20 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
         for p in 0..panels {
             let j0 = p * NR;
             for (blk, (c, a)) in c4.iter_mut().zip(a4).enumerate() {
-                micro_kernel::<A, MR, K, N, N>(c, start, blk * MR, a, b, j0, j0, fma);
+                micro_kernel::<A, MR, K, N, N>(c, start, blk * MR, a, b, j0, j0);
             }
             for (r, (c, a)) in c_rest
                 .chunks_mut(1)
                 .zip(a_rest.as_chunks::<1>().0)
                 .enumerate()
             {
-                micro_kernel::<A, 1, K, N, N>(c, start, i0 + r, a, b, j0, j0, fma);
+                micro_kernel::<A, 1, K, N, N>(c, start, i0 + r, a, b, j0, j0);
             }
         }
     } else {
-        packed::<A, K, N>(c, start, a, &b[..k], panels, fma);
+        packed::<A, K, N>(c, start, a, &b[..k], panels);
     }
-    tail::<A, K, N>(c, start, a, &b[..k], panels * NR, n, fma);
+    tail::<A, K, N>(c, start, a, &b[..k], panels * NR, n);
 }
 
 /// The panels of [`accumulate`] for inputs that are widened: each `k x NR` panel of `b` and
@@ -171,7 +162,6 @@ fn packed<A: Accumulate, const K: usize, const N: usize>(
     a: &[[A; K]],
     b: &[[A; N]],
     panels: usize,
-    fma: bool,
 ) {
     let zero = <A::Acc as Element>::ZERO;
     let k = b.len().min(K);
@@ -188,12 +178,12 @@ fn packed<A: Accumulate, const K: usize, const N: usize>(
         let (a4, a_rest) = a.as_chunks::<MR>();
         for (blk, (c, a)) in c4.iter_mut().zip(a4).enumerate() {
             pack_rows::<A, MR, K>(&mut ap, a, k);
-            micro_kernel::<A, MR, K, N, NR>(c, start, blk * MR, &ap, bp, 0, j0, fma);
+            micro_kernel::<A, MR, K, N, NR>(c, start, blk * MR, &ap, bp, 0, j0);
         }
         let i0 = a4.len() * MR;
         for (r, (c, a)) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)).enumerate() {
             pack_rows::<A, 1, K>(&mut ap1, a, k);
-            micro_kernel::<A, 1, K, N, NR>(c, start, i0 + r, &ap1, bp, 0, j0, fma);
+            micro_kernel::<A, 1, K, N, NR>(c, start, i0 + r, &ap1, bp, 0, j0);
         }
     }
 }
@@ -207,7 +197,6 @@ fn tail<A: Accumulate, const K: usize, const N: usize>(
     b: &[[A; N]],
     j0: usize,
     n: usize,
-    fma: bool,
 ) {
     let zero = <A::Acc as Element>::ZERO;
     let k = b.len().min(K);
@@ -226,7 +215,7 @@ fn tail<A: Accumulate, const K: usize, const N: usize>(
             for (&av, brow) in arow[..k].iter().zip(&b[..k]) {
                 let av = av.widen();
                 for (c, &bv) in crow.iter_mut().zip(&brow[j0..n]) {
-                    *c = step::<A>(*c, av, bv.widen(), fma);
+                    *c = A::mul_add_widened(*c, av, bv.widen());
                 }
             }
         }
@@ -448,7 +437,8 @@ mod tests {
 
     /// Every start (zero, another accumulator, in place, bias) through the blocked path (two
     /// 4-row blocks and a single row; two 16-column panels and a 5-column tail), bit for bit
-    /// against the sequential sum `start + p_0 + p_1 + ...` of rounded products.
+    /// against the chain `fma(a_k, b_k, acc)` in `k` order, computed here by `f32::mul_add`
+    /// outside any FMA target (a library call on a CPU without the instruction).
     #[test]
     fn blocked_kernel_keeps_the_sequential_sums() {
         let v = |i: usize, j: usize, s: usize| ((i * 31 + j * 17 + s) % 97) as f32 / 7.3 - 6.0;
@@ -462,7 +452,7 @@ mod tests {
                 for j in 0..37 {
                     let mut acc = start(i, j);
                     for k in 0..20 {
-                        acc += a.as_rows()[i][k] * b.as_rows()[k][j];
+                        acc = a.as_rows()[i][k].mul_add(b.as_rows()[k][j], acc);
                     }
                     out.push(acc);
                 }
@@ -472,6 +462,18 @@ mod tests {
         let mut c = Tile::<f32, 9, 37>::full(f32::NAN);
         tmatmul(&mut c, &a, &b);
         assert_eq!(c.to_vec(), want(&|_, _| 0.0));
+        // The values make the fused chain differ from rounded products added in order.
+        let mut separate = Vec::new();
+        for i in 0..9 {
+            for j in 0..37 {
+                let mut acc = 0.0f32;
+                for k in 0..20 {
+                    acc += a.as_rows()[i][k] * b.as_rows()[k][j];
+                }
+                separate.push(acc);
+            }
+        }
+        assert_ne!(c.to_vec(), separate);
         tmatmul_acc(&mut c, &cin, &a, &b);
         assert_eq!(c.to_vec(), want(&|i, j| cin.as_rows()[i][j]));
         let mut c = cin.clone();
@@ -481,9 +483,9 @@ mod tests {
         assert_eq!(c.to_vec(), want(&|_, j| bias.as_rows()[0][j]));
     }
 
-    /// The f16 kernel (run with fused multiply-adds where the CPU has them) against the
-    /// sequential sum of rounded products, bit for bit, over values from subnormal to the
-    /// largest f16, through the blocked path and the column tail.
+    /// The f16 kernel against the sequential sum of products, bit for bit, over values from
+    /// subnormal to the largest f16, through the blocked path and the column tail: the fused
+    /// chain and the separate one agree for f16 (its products are exact in f32).
     #[test]
     fn f16_kernel_keeps_the_sequential_sums() {
         let v = |i: usize, j: usize, s: usize| {
@@ -541,15 +543,28 @@ mod tests {
         }
     }
 
-    /// Why bf16 keeps the separate multiply and add: its exponent range is f32's, so a
-    /// product can fall below f32's subnormals and one rounding differs from two.
+    /// bf16 is fused like f32: its exponent range is f32's, so a product can fall below f32's
+    /// subnormals, where one rounding differs from two; the kernel takes the fused one.
     #[test]
-    fn bf16_products_can_round() {
-        let a = bf16::from_f32(2f32.powi(-75)).to_f32();
+    fn bf16_steps_are_fused() {
+        let a = bf16::from_f32(2f32.powi(-75));
         let c = f32::from_bits(1); // 2^-149
         // 2^-150 rounds (ties to even) to 0 alone, but 2^-149 + 2^-150 rounds to 2^-148.
-        assert_eq!(a * a, 0.0);
-        assert_ne!(a.mul_add(a, c), c + a * a);
-        assert_eq!(<bf16 as Accumulate>::mul_add_widened(c, a, a), c + a * a);
+        let (a32, tiny) = (a.to_f32(), c);
+        assert_eq!(tiny + a32 * a32, tiny);
+        assert_eq!(
+            <bf16 as Accumulate>::mul_add_widened(c, a32, a32),
+            2.0 * tiny
+        );
+        let at = Tile::<bf16, 5, 3>::full(a);
+        let bt = Tile::<bf16, 3, 17>::full(a);
+        let cin = Tile::<f32, 5, 17>::full(c);
+        let mut out = Tile::<f32, 5, 17>::zeros();
+        tmatmul_acc(&mut out, &cin, &at, &bt);
+        // Three fused steps: 2^-149 + 2^-150 ties to 2^-148 (even), then 2^-148 + 2^-150 ties
+        // back to 2^-148 (separately, each product rounds to 0 and the sum stays 2^-149).
+        let want = (0..3).fold(c, |acc, _| a32.mul_add(a32, acc));
+        assert_eq!(out.to_vec(), vec![want; 5 * 17]);
+        assert_ne!(want, c);
     }
 }

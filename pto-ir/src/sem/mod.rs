@@ -8,6 +8,9 @@
 //! * Floats ([`FloatSem`]): IEEE arithmetic in the dtype's precision (`f16` / `bf16` compute in
 //!   `f32` and round); `%` is `fmod`; `min` / `max` ignore a NaN operand; `f32` `exp` / `ln`
 //!   are branch-free polynomials within 1 ulp of the correctly rounded result ([`exp_f32`]).
+//! * Tile matmul ([`MatmulStep`]): inputs widened exactly to the accumulator; each output
+//!   element adds its products in `k` order, a float one as a chain of fused multiply-adds
+//!   (`acc = fma(a, b, acc)`, one rounding per step), an integer one wrapping.
 //! * Conversions ([`convert`]): one [`RoundMode`]; an unnamed cast means Rust's `as`
 //!   ([`RoundMode::for_cast`]).
 //!
@@ -17,6 +20,7 @@ pub mod arg;
 pub mod convert;
 mod float;
 mod int;
+mod matmul;
 pub mod pad;
 mod round;
 mod select;
@@ -25,6 +29,7 @@ mod transcendental;
 
 pub use float::FloatSem;
 pub use int::IntSem;
+pub use matmul::MatmulStep;
 pub use round::RoundMode;
 pub use select::select;
 pub use transcendental::{exp_f32, ln_f32};

@@ -35,7 +35,8 @@
 //!   bottom. (The CPU runtime sums rows the same way, with SIMD.)
 //! * `tile.matmul` computes `m x n` with `m` = a's valid rows, `k` = a's valid columns, `n` =
 //!   b's valid columns, accumulating sequentially over `k` in `fp32` (for `fp16` / `bf16` /
-//!   `fp32` inputs) or `int32` (for `int8`); b must have at least `k` valid rows.
+//!   `fp32` inputs: each step one fused multiply-add, `acc = fma(a, b, acc)`) or `int32` (for
+//!   `int8`, wrapping); b must have at least `k` valid rows (`pto_ir::sem::MatmulStep`).
 //!   `matmul_acc` starts from the accumulator, `matmul_bias` from the bias row.
 //! * `tile.cast` follows `TCVT`: the `round` attribute (`none` / `rint` = nearest even,
 //!   `round` = nearest, ties away from zero, `floor`, `ceil`, `trunc`, `odd`) applies to

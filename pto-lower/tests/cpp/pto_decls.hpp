@@ -924,6 +924,12 @@ template <typename D, typename S, typename Tmp, typename... E> RecordEvent TTRAN
 
 // Matrix multiply (pto-isa.md 6.7): C (Acc) from A (Left) and B (Right); m = A's valid
 // rows, n = B's valid columns, k = A's valid columns (B's valid rows must cover it).
+// Each element is pto-rs's definition (pto_ir::sem::MatmulStep): the inputs widened exactly,
+// then in k order a float accumulator takes one fused multiply-add per step (std::fma, one
+// rounding), an integer one a wrapping multiply and add. pto-isa's docs do not say how the
+// cube rounds or orders its sums (the NPU adds within its fractal blocks in its own order,
+// and SETHF32MODE / SETTF32MODE can narrow fp32 inputs), so an NPU's f32 bits may differ
+// from this model's; this is the meaning the interpreter and the CPU runtime share.
 template <typename C, typename A, typename B> void matmul_into(C& c, A& a, B& b, bool acc_in) {
   static_assert(C::Loc_ == TileType::Acc && A::Loc_ == TileType::Left && B::Loc_ == TileType::Right,
                 "TMATMUL: Acc = Left x Right");
@@ -934,7 +940,14 @@ template <typename C, typename A, typename B> void matmul_into(C& c, A& a, B& b,
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       Acc s = acc_in ? Acc(c.at(i, j)) : Acc(0);
-      for (int64_t p = 0; p < k; ++p) s = s + Acc(float(a.at(i, p))) * Acc(float(b.at(p, j)));
+      for (int64_t p = 0; p < k; ++p) {
+        if constexpr (std::is_floating_point_v<Acc>) {
+          s = std::fma(Acc(float(a.at(i, p))), Acc(float(b.at(p, j))), s);
+        } else {
+          using U = std::make_unsigned_t<Acc>;
+          s = Acc(U(s) + U(Acc(a.at(i, p))) * U(Acc(b.at(p, j))));
+        }
+      }
       c.at(i, j) = s;
     }
 }

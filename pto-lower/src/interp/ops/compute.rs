@@ -1,6 +1,7 @@
 //! Tile compute ops: elementwise binaries with broadcasts, and the matmul family.
 
 use super::*;
+use pto_ir::sem::MatmulStep;
 
 impl Interp<'_> {
     /// Tile-tile (same shape, or `R x C` with an `R x 1` / `1 x C` broadcast), tile-scalar
@@ -90,7 +91,8 @@ impl Interp<'_> {
     }
 
     /// `matmul`, `matmul_acc`, `matmul_bias`: `m x n` over a's valid rows and columns and
-    /// b's valid columns, accumulating sequentially in the accumulator dtype.
+    /// b's valid columns, each element a chain of the semantics module's matmul steps in `k`
+    /// order in the accumulator dtype (fused multiply-adds in fp32, wrapping in int32).
     pub(super) fn matmul(&self, fr: &Frame, op: &Operation) -> R<HostTile> {
         let class = op.opcode.class();
         let first = usize::from(class == OpClass::MatmulAcc);
@@ -175,8 +177,11 @@ impl Interp<'_> {
                 let x = num::convert_elem(a.data[i * ka + kk], a.dtype, acc, RoundMode::CastNone)?;
                 let y =
                     num::convert_elem(b.data[kk * cols + j], b.dtype, acc, RoundMode::CastNone)?;
-                let p = num::normalize(x * y, acc)?;
-                sum = num::normalize(sum + p, acc)?;
+                sum = match acc {
+                    // Exact: the operands are fp32 values, or int8 widened (products < 2^15).
+                    DataType::Fp32 => f64::from((sum as f32).matmul_step(x as f32, y as f32)),
+                    _ => f64::from((sum as i32).matmul_step(x as i32, y as i32)),
+                };
             }
             out.data[i * cols + j] = sum;
             Ok(())
