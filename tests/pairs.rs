@@ -103,8 +103,11 @@ const SIZES: [(usize, usize); 6] = [(16, 64), (13, 64), (16, 50), (21, 37), (3, 
 fn lowered_shows_the_marks() {
     assert!(softmax::LOWERED.contains("store: TROWEXPANDDIV"));
     assert!(layernorm::LOWERED.contains("store: TROWEXPANDMUL"));
-    // The variance: `d * d` only summed.
-    assert!(layernorm::LOWERED.contains("rowsum: TMUL"));
+    // The first pass: the load and its row sum; then `x - mean` kept and `d * d` only summed.
+    assert!(layernorm::LOWERED.contains("reduce: TLOAD"));
+    assert!(layernorm::LOWERED.contains("rowsum: TROWEXPANDSUB"));
+    assert!(layernorm::LOWERED.contains("; TMUL"));
+    assert!(softmax::LOWERED.contains("TEXP t0_t = t0_t; TROWSUM"));
     assert!(centered_scaled::LOWERED.contains("store: TROWEXPANDSUB"));
     assert!(centered_scaled::LOWERED.contains("store: TCOLEXPANDMUL"));
     assert!(shifted::LOWERED.contains("store: TCOLEXPANDDIV"));

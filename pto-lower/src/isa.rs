@@ -277,9 +277,11 @@ pub enum Inst {
     /// store's window. Like [`Inst::Fused`] it does nothing itself.
     ExpandStore(Box<ExpandStore>),
     /// A mark of the `fuse-chains` step (`lower/pairs.rs`): the next [`MapRowSum::len`]
-    /// instructions are an elementwise op of one tile and the `TROWSUM` of its result, which
-    /// nothing reads afterwards; the host code sums the mapped elements without writing
-    /// them. Like [`Inst::Fused`] it does nothing itself.
+    /// instructions are a run ending in a row reduction that the host code does in one
+    /// pass over each row: a `TLOAD` and a row reduction of the loaded tile, or elementwise
+    /// ops (the first may be a row broadcast) and the `TROWSUM` of the last, of whose tiles
+    /// at most one ([`MapRowSum::keep`]) is read afterwards. Like [`Inst::Fused`] it does
+    /// nothing itself.
     MapRowSum(Box<MapRowSum>),
     /// A2A3 only, in the parts of a split kernel (`lower/split.rs`): the accesses of the
     /// sending core to global memory are done and visible before the receiving core's next
@@ -299,15 +301,23 @@ pub struct Handoff {
     pub tensors: Vec<ValueId>,
 }
 
-/// An elementwise op and the row sum of its result (see [`Inst::MapRowSum`]).
+/// A run ending in a row reduction, done in one pass over each row (see [`Inst::MapRowSum`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapRowSum {
     /// How many instructions after the mark it spans (syncs included).
     pub len: usize,
-    /// The elementwise op (`TMUL(d, a, a)`, `TMULS`, `TEXP`, ...).
-    pub op: (Isa, TileId, Args),
-    /// The row sum's destination.
-    pub sum: TileId,
+    /// The `TLOAD` the run starts with (tile, tensor, offsets); then `ops` is empty and the
+    /// reduction reads the loaded tile.
+    pub load: Option<(TileId, ValueId, Offsets)>,
+    /// The ops in order, each but the first reading the one before's result: a row
+    /// broadcast (`TROWEXPANDSUB`) or an elementwise op of one tile (`TMUL(d, a, a)`,
+    /// `TMULS`, `TEXP` ...) first, elementwise ops of one tile after it.
+    pub ops: Vec<(Isa, TileId, Args)>,
+    /// The reduction (`TROWSUM`; `TROWMAX` / `TROWMIN` after a load) and its destination.
+    pub reduce: (Isa, TileId),
+    /// The one tile the ops write that is read afterwards (it keeps the value of the last op
+    /// writing it), or `None` when none is.
+    pub keep: Option<TileId>,
 }
 
 /// A broadcast op and the store of its result (see [`Inst::ExpandStore`]).

@@ -285,6 +285,22 @@ pub fn describe(p: &Program) -> String {
     out
 }
 
+/// An op as `describe` prints it: `TADD t2 = t0, t1`.
+fn op_text(p: &Program, (isa, dst, args): &(Isa, TileId, crate::isa::Args)) -> String {
+    let m = &p.module;
+    let tile = |t: TileId| p.tile(t).map_or(format!("t{}", t.0), |s| s.name.clone());
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Tile(TileRef::Slot(t)) => tile(*t),
+            Arg::Tile(TileRef::Param(v)) | Arg::Scalar(v) => m.ssa_name(*v).to_string(),
+            Arg::Imm(x) => format!("{x:?}"),
+            Arg::Cmp(c) => format!("{c:?}"),
+        })
+        .collect();
+    format!("{} {} = {}", isa.name(), tile(*dst), args.join(", "))
+}
+
 fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
     let m = &p.module;
     let tile = |t: TileId| p.tile(t).map_or(format!("t{}", t.0), |s| s.name.clone());
@@ -296,25 +312,28 @@ fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
     for i in insts {
         match i {
             Inst::MapRowSum(e) => {
-                let (isa, dst, args) = &e.op;
-                let args: Vec<String> = args
-                    .iter()
-                    .map(|a| match a {
-                        Arg::Tile(TileRef::Slot(t)) => tile(*t),
-                        Arg::Tile(TileRef::Param(v)) | Arg::Scalar(v) => m.ssa_name(*v).to_string(),
-                        Arg::Imm(x) => format!("{x:?}"),
-                        Arg::Cmp(c) => format!("{c:?}"),
-                    })
-                    .collect();
+                let mut parts = Vec::new();
+                if let Some((t, tensor, os)) = &e.load {
+                    let x = m.ssa_name(*tensor);
+                    parts.push(format!("TLOAD {} <- {x}[{}]", tile(*t), offsets(os)));
+                }
+                parts.extend(e.ops.iter().map(|op| op_text(p, op)));
+                let (isa, sum) = e.reduce;
+                let from = match (&e.load, e.ops.last()) {
+                    (Some((t, _, _)), _) | (None, Some((_, t, _))) => tile(*t),
+                    (None, None) => String::new(),
+                };
+                parts.push(format!("{} {} = {from}", isa.name(), tile(sum)));
+                let what = if e.load.is_some() { "reduce" } else { "rowsum" };
+                let keep = e
+                    .keep
+                    .map_or(String::new(), |t| format!(" (keeps {})", tile(t)));
                 let _ = writeln!(
                     out,
-                    "{:1$}rowsum: {2} {3} = {4}; TROWSUM {5} = {3}",
+                    "{:1$}{what}: {2}{keep}",
                     "",
                     depth * 2,
-                    isa.name(),
-                    tile(*dst),
-                    args.join(", "),
-                    tile(e.sum)
+                    parts.join("; ")
                 );
             }
             Inst::ExpandStore(e) => {
@@ -345,25 +364,7 @@ fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
                     let (t, x) = (tile(*t), m.ssa_name(*tensor));
                     parts.push(format!("TLOAD {t} <- {x}[{}]", offsets(os)));
                 }
-                for (isa, dst, args) in &c.ops {
-                    let args: Vec<String> = args
-                        .iter()
-                        .map(|a| match a {
-                            Arg::Tile(TileRef::Slot(t)) => tile(*t),
-                            Arg::Tile(TileRef::Param(v)) | Arg::Scalar(v) => {
-                                m.ssa_name(*v).to_string()
-                            }
-                            Arg::Imm(x) => format!("{x:?}"),
-                            Arg::Cmp(c) => format!("{c:?}"),
-                        })
-                        .collect();
-                    parts.push(format!(
-                        "{} {} = {}",
-                        isa.name(),
-                        tile(*dst),
-                        args.join(", ")
-                    ));
-                }
+                parts.extend(c.ops.iter().map(|op| op_text(p, op)));
                 let (tensor, t, os) = &c.store;
                 let x = m.ssa_name(*tensor);
                 parts.push(format!("TSTORE {x}[{}] <- {}", offsets(os), tile(*t)));

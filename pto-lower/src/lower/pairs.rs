@@ -12,7 +12,19 @@
 //!   row sum's lane order (`pto::isa::trowsum_map`), without writing `d` (the variance of a
 //!   layernorm).
 //!
-//! The C++ is unchanged: it prints the two instructions.
+//! And two kinds of runs ending in a row reduction, done in one pass over each row while it
+//! is in L1 (`pto::isa::tload_rowmax` ..., `trowexpand_map_rowsum`):
+//!
+//! - a `TLOAD` and a row reduction of the loaded tile (`TROWSUM`, `TROWMAX`, `TROWMIN`): each
+//!   row is copied and reduced in one loop; the tile is loaded as before (the first pass of
+//!   a softmax or a layernorm);
+//! - a row broadcast op, elementwise ops of one tile each reading the one before, and the
+//!   `TROWSUM` of the last, where only one of the tiles the ops write is read afterwards
+//!   (`keep`): each element is computed once, that tile written and the last value summed
+//!   (`exp(t - max)` and its sum in a softmax, `x - mean` and the sum of its squares in a
+//!   layernorm).
+//!
+//! The C++ is unchanged: it prints the instructions one by one.
 
 use pto_ir::ops::{OPS, OpClass};
 use pto_ir::sem::{ElementTrait, Sem};
@@ -86,8 +98,14 @@ fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
             continue;
         }
         if scope != Scope::Other
-            && let Some(m) = map_rowsum(uses, insts, at, scope)
+            && let Some(m) = map_rowsum(p, uses, insts, at, scope)
         {
+            let len = m.len;
+            insts.insert(at, Inst::MapRowSum(Box::new(m)));
+            at += 1 + len;
+            continue;
+        }
+        if let Some(m) = load_reduce(insts, at) {
             let len = m.len;
             insts.insert(at, Inst::MapRowSum(Box::new(m)));
             at += 1 + len;
@@ -170,42 +188,139 @@ fn expand_store(
     })
 }
 
-/// The op-and-row-sum pair at `insts[at]`, if there is one: an elementwise op of one tile
-/// (unary, tile-scalar, or tile-tile of the same tile twice), then (syncs between) a
-/// `TROWSUM` of its destination into another tile, the destination dead after the sum.
-fn map_rowsum(uses: &[usize], insts: &[Inst], at: usize, scope: Scope) -> Option<MapRowSum> {
-    let Some(Inst::Op { isa, dst, args }) = insts.get(at) else {
-        return None;
-    };
-    crate::lower::fuse::element_fn(*isa)?;
-    let one_tile = match args.as_slice() {
-        [Arg::Tile(TileRef::Slot(_))] => isa.is_unary(),
-        [Arg::Tile(TileRef::Slot(_)), Arg::Scalar(_) | Arg::Imm(_)] => isa.is_scalar_form(),
-        [Arg::Tile(TileRef::Slot(a)), Arg::Tile(TileRef::Slot(b))] => a == b && isa.is_binary(),
-        _ => false,
-    };
-    let mut k = at + 1;
+/// The index of the next instruction after `insts[k]` that is not a sync.
+fn next(insts: &[Inst], k: usize) -> usize {
+    let mut k = k + 1;
     while insts.get(k).is_some_and(is_sync) {
         k += 1;
     }
-    let Some(Inst::Op {
-        isa: Isa::TRowSum,
-        dst: sum,
-        args: sum_args,
-    }) = insts.get(k)
+    k
+}
+
+/// The load-and-reduce pair at `insts[at]`, if there is one: a `TLOAD` of a rank-1/2
+/// window, then (syncs between) a `TROWSUM` / `TROWMAX` / `TROWMIN` of the loaded tile.
+/// The tile stays as the load leaves it, so nothing is asked of what follows.
+fn load_reduce(insts: &[Inst], at: usize) -> Option<MapRowSum> {
+    let Some(Inst::Load {
+        dst: t,
+        tensor,
+        offsets,
+        window,
+    }) = insts.get(at)
     else {
         return None;
     };
-    let [Arg::Tile(TileRef::Slot(src))] = sum_args.as_slice() else {
+    let k = next(insts, at);
+    let Some(Inst::Op { isa, dst, args }) = insts.get(k) else {
         return None;
     };
-    if !one_tile || src != dst || sum == dst || !dead_after(uses, insts, k, *dst, scope) {
+    let reduces = matches!(isa, Isa::TRowSum | Isa::TRowMax | Isa::TRowMin);
+    let of_t = args.as_slice() == [Arg::Tile(TileRef::Slot(*t))];
+    if !reduces || !of_t || window.len() > 2 || dst == t {
         return None;
     }
     Some(MapRowSum {
         len: k - at + 1,
-        op: (*isa, *dst, args.clone()),
-        sum: *sum,
+        load: Some((*t, *tensor, offsets.clone())),
+        ops: Vec::new(),
+        reduce: (*isa, *dst),
+        keep: None,
+    })
+}
+
+/// Whether `args` are those of an elementwise op of the one tile `t` (unary, tile-scalar,
+/// or tile-tile of `t` twice).
+fn of_one_tile(isa: Isa, args: &[Arg], t: TileId) -> bool {
+    let t = Arg::Tile(TileRef::Slot(t));
+    crate::lower::fuse::element_fn(isa).is_some()
+        && match args {
+            [a] => *a == t && isa.is_unary(),
+            [a, Arg::Scalar(_) | Arg::Imm(_)] => *a == t && isa.is_scalar_form(),
+            [a, b] => *a == t && *b == t && isa.is_binary(),
+            _ => false,
+        }
+}
+
+/// The run summed by rows at `insts[at]`, if there is one: ops of one shape and dtype (a
+/// row broadcast of tile operands, or an elementwise op of one tile, first; elementwise ops
+/// of one tile each reading the one before after it), then (syncs between) a `TROWSUM` of
+/// the last op's result into another tile. Of the tiles the ops write, at most one may be
+/// read after the sum: none for a single elementwise op (its result is only summed), one
+/// (`keep`) after a broadcast (`exp(t - max)` kept and summed; `x - mean` kept and its
+/// squares summed).
+fn map_rowsum(
+    p: &Program,
+    uses: &[usize],
+    insts: &[Inst],
+    at: usize,
+    scope: Scope,
+) -> Option<MapRowSum> {
+    let Some(Inst::Op { isa, dst, args }) = insts.get(at) else {
+        return None;
+    };
+    let shape = |t: TileId| p.tile(t).map(|s| (s.dtype, s.rows, s.cols));
+    let first = shape(*dst)?;
+    // The first op's tile source, and its broadcast operand.
+    let (src, expand) = match args.as_slice() {
+        [Arg::Tile(TileRef::Slot(a)), Arg::Tile(TileRef::Slot(r))]
+            if expand_fn(*isa).is_some_and(|(_, row)| row) =>
+        {
+            let rows = p.tile(*r).map(|s| (s.dtype, s.rows, s.cols));
+            if shape(*a) != Some(first) || rows != Some((first.0, first.1, 1)) {
+                return None;
+            }
+            (*a, Some(*r))
+        }
+        [Arg::Tile(TileRef::Slot(a)), ..] if of_one_tile(*isa, args, *a) => (*a, None),
+        _ => return None,
+    };
+    let mut ops = vec![(*isa, *dst, args.clone())];
+    let mut k = next(insts, at);
+    let sum = loop {
+        let last = ops.last()?.1;
+        match insts.get(k)? {
+            Inst::Op {
+                isa: Isa::TRowSum,
+                dst: sum,
+                args,
+            } if args.as_slice() == [Arg::Tile(TileRef::Slot(last))] => break *sum,
+            Inst::Op { isa, dst, args }
+                if expand.is_some()
+                    && of_one_tile(*isa, args, last)
+                    && shape(*dst) == Some(first) =>
+            {
+                ops.push((*isa, *dst, args.clone()));
+            }
+            _ => return None,
+        }
+        k = next(insts, k);
+    };
+    let mut written: Vec<TileId> = ops.iter().map(|o| o.1).collect();
+    written.sort_by_key(|t| t.0);
+    written.dedup();
+    // The call borrows `sum`, the kept tile and the source apart; a broadcast operand that
+    // is also the sum is copied first (the host code), one that is written is not allowed.
+    if written.contains(&sum)
+        || sum == src
+        || expand.is_some_and(|r| written.contains(&r) || r == src)
+    {
+        return None;
+    }
+    let live: Vec<TileId> = written
+        .into_iter()
+        .filter(|&t| !dead_after(uses, insts, k, t, scope))
+        .collect();
+    let keep = match (expand, live.as_slice()) {
+        (None, []) => None,
+        (Some(_), [t]) => Some(*t),
+        _ => return None,
+    };
+    Some(MapRowSum {
+        len: k - at + 1,
+        load: None,
+        ops,
+        reduce: (Isa::TRowSum, sum),
+        keep,
     })
 }
 

@@ -4,15 +4,20 @@
 //!   `trowexpand_store_inplace(out, [r, 0], t0, t1, move |__a: f32, __b: f32| -> f32 { Element::div(__a, __b) })?;`
 //! - an op summed by rows ([`Inst::MapRowSum`](crate::isa::Inst)):
 //!   `trowsum_map(t3, t2, t0, move |__a: f32| -> f32 { Element::mul(__a, __a) });`
+//! - a load and a row reduction (the same mark): `tload_rowmax(t0, x, [r, 0], t1)?;`
+//! - a row broadcast, ops and a row sum, one tile kept (the same mark):
+//!   `trowexpand_map_rowsum_inplace(t1, t0, &t1.clone(), move |__a: f32, __b: f32| -> (f32,
+//!   f32) { let __v0: f32 = Element::sub(__a, __b); let __v1: f32 = Float::exp(__v0); (__v1,
+//!   __v1) });`
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
-use pto_ir::DataType;
 use pto_ir::sem::ElementTrait;
+use pto_ir::{DataType, ValueId};
 
 use super::{Import, Writer};
-use crate::isa::{Arg, ExpandStore, MapRowSum, TileRef};
+use crate::isa::{Arg, Args, ExpandStore, Index, Isa, MapRowSum, TileId, TileRef};
 use crate::lower::fuse::element_fn;
 use crate::lower::pairs::expand_fn;
 
@@ -60,27 +65,55 @@ impl<'a> Writer<'a> {
         quote!(#tr::#f)
     }
 
-    /// The call for a marked op and row sum.
+    /// The call for a marked run ending in a row reduction (`lower/pairs.rs`).
     pub(super) fn map_rowsum(&mut self, e: &MapRowSum) -> TokenStream {
-        let (isa, dst, args) = &e.op;
-        let (Some((tr, f)), Some(Arg::Tile(TileRef::Slot(a)))) = (element_fn(*isa), args.first())
-        else {
-            // Not marked (`lower/pairs.rs`).
+        if let Some((t, tensor, offsets)) = &e.load {
+            return self.load_reduce(*t, *tensor, offsets, e.reduce);
+        }
+        match (e.ops.as_slice(), e.keep) {
+            ([op], None) => self.op_rowsum(op, e.reduce.1),
+            (ops, Some(keep)) => self.expand_rowsum(ops, keep, e.reduce.1),
+            // Not marked.
+            _ => TokenStream::new(),
+        }
+    }
+
+    /// `tload_rowsum(t, x, [..], s)?;` (`tload_rowmax`, `tload_rowmin`).
+    fn load_reduce(
+        &mut self,
+        t: TileId,
+        tensor: ValueId,
+        offsets: &[Index],
+        (isa, dst): (Isa, TileId),
+    ) -> TokenStream {
+        let name = match isa {
+            Isa::TRowSum => "tload_rowsum",
+            Isa::TRowMax => "tload_rowmax",
+            Isa::TRowMin => "tload_rowmin",
+            // Not marked.
+            _ => return TokenStream::new(),
+        };
+        let f = self.isa(name, "");
+        let t = self.tile(t);
+        let tensor = self.ident(tensor);
+        let offsets = self.transfer_args(offsets, &[]);
+        let dst = self.tile(dst);
+        quote!(#f(#t, #tensor #offsets, #dst)?;)
+    }
+
+    /// The element function call of one op of a run, its tile operands `x`.
+    fn element_call(
+        &mut self,
+        (isa, _, args): &(Isa, TileId, Args),
+        x: &TokenStream,
+        dtype: DataType,
+    ) -> TokenStream {
+        let Some((tr, f)) = element_fn(*isa) else {
             return TokenStream::new();
         };
-        let inplace = a == dst;
-        let call = self.isa("trowsum_map", if inplace { "_inplace" } else { "" });
-        let sum = self.tile(e.sum);
-        let d = self.tile(*dst);
-        let a = (!inplace).then(|| {
-            let a = self.tile(*a);
-            quote!(, #a)
-        });
-        let dtype = self.p.tile(*dst).map_or(DataType::Fp32, |s| s.dtype);
-        let ty = self.rust_ty(dtype);
         let f = self.element_callee(tr, f);
         let second = match args.get(1) {
-            Some(Arg::Tile(_)) => quote!(, __a),
+            Some(Arg::Tile(_)) => quote!(, #x),
             Some(Arg::Scalar(v)) => {
                 let v = self.scalar_as(*v, dtype, true);
                 quote!(, #v)
@@ -91,6 +124,82 @@ impl<'a> Writer<'a> {
             }
             _ => TokenStream::new(),
         };
-        quote!(#call(#sum, #d #a, move |__a: #ty| -> #ty { #f(__a #second) });)
+        quote!(#f(#x #second))
+    }
+
+    /// `trowsum_map(s, d, a, move |__a: f32| -> f32 { Element::mul(__a, __a) });`: an op
+    /// whose result is only summed.
+    fn op_rowsum(&mut self, op: &(Isa, TileId, Args), sum: TileId) -> TokenStream {
+        let (_, dst, args) = op;
+        let Some(Arg::Tile(TileRef::Slot(a))) = args.first() else {
+            return TokenStream::new();
+        };
+        let inplace = a == dst;
+        let call = self.isa("trowsum_map", if inplace { "_inplace" } else { "" });
+        let sum = self.tile(sum);
+        let d = self.tile(*dst);
+        let a = (!inplace).then(|| {
+            let a = self.tile(*a);
+            quote!(, #a)
+        });
+        let dtype = self.p.tile(*dst).map_or(DataType::Fp32, |s| s.dtype);
+        let ty = self.rust_ty(dtype);
+        let body = self.element_call(op, &quote!(__a), dtype);
+        quote!(#call(#sum, #d #a, move |__a: #ty| -> #ty { #body });)
+    }
+
+    /// `trowexpand_map_rowsum(s, w, a, r, move |__a: f32, __b: f32| -> (f32, f32) { .. });`:
+    /// a row broadcast and ops of one tile, the kept tile written and the last value summed.
+    fn expand_rowsum(
+        &mut self,
+        ops: &[(Isa, TileId, Args)],
+        keep: TileId,
+        sum: TileId,
+    ) -> TokenStream {
+        let Some((isa, _, args)) = ops.first() else {
+            return TokenStream::new();
+        };
+        let (Some(((tr, f), true)), [Arg::Tile(TileRef::Slot(a)), Arg::Tile(TileRef::Slot(r))]) =
+            (expand_fn(*isa), args.as_slice())
+        else {
+            // Not marked (`lower/pairs.rs`).
+            return TokenStream::new();
+        };
+        let inplace = *a == keep;
+        let call = self.isa(
+            "trowexpand_map_rowsum",
+            if inplace { "_inplace" } else { "" },
+        );
+        let dtype = self.p.tile(keep).map_or(DataType::Fp32, |s| s.dtype);
+        let ty = self.rust_ty(dtype);
+        // Each op's value `__v{k}`; the kept tile's is that of the last op writing it.
+        let value = |k: usize| format_ident!("__v{k}");
+        let f = self.element_callee(tr, f);
+        let v0 = value(0);
+        let mut body = quote!(let #v0: #ty = #f(__a, __b););
+        for (k, op) in ops.iter().enumerate().skip(1) {
+            let x = value(k - 1);
+            let call = self.element_call(op, &quote!(#x), dtype);
+            let v = value(k);
+            body.extend(quote!(let #v: #ty = #call;));
+        }
+        let kept = ops.iter().rposition(|o| o.1 == keep).map(value);
+        let summed = value(ops.len() - 1);
+        let s = self.tile(sum);
+        let w = self.tile(keep);
+        let a = (!inplace).then(|| {
+            let a = self.tile(*a);
+            quote!(, #a)
+        });
+        // The broadcast operand may be the sum's tile (`TROWSUM(m, e)` after `e = exp(t -
+        // m)`): each row reads it before its sum is written, so a copy is passed.
+        let r = if *r == sum {
+            let r = self.tile(*r);
+            quote!(&#r.clone())
+        } else {
+            let r = self.tile(*r);
+            quote!(#r)
+        };
+        quote!(#call(#s, #w #a, #r, move |__a: #ty, __b: #ty| -> (#ty, #ty) { #body (#kept, #summed) });)
     }
 }
