@@ -24,21 +24,7 @@ pub const SUM_LANES: usize = 16;
 /// two agree bit for bit.
 #[inline(always)]
 pub fn lane_sum<T: Element>(xs: &[T]) -> T {
-    let (groups, tail) = xs.as_chunks::<SUM_LANES>();
-    let mut acc = [T::ZERO; SUM_LANES];
-    for g in groups {
-        for (a, &x) in acc.iter_mut().zip(g) {
-            *a = a.add(x);
-        }
-    }
-    let mut width = SUM_LANES / 2;
-    while width > 0 {
-        for l in 0..width {
-            acc[l] = acc[l].add(acc[l + width]);
-        }
-        width /= 2;
-    }
-    tail.iter().fold(acc[0], |s, &x| s.add(x))
+    lane_sum_map(xs, |x| x)
 }
 
 /// [`lane_sum`] of `f` applied to each element of `xs`: the same additions in the same order.
