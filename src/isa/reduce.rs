@@ -24,21 +24,7 @@ pub const SUM_LANES: usize = 16;
 /// two agree bit for bit.
 #[inline(always)]
 pub fn lane_sum<T: Element>(xs: &[T]) -> T {
-    let (groups, tail) = xs.as_chunks::<SUM_LANES>();
-    let mut acc = [T::ZERO; SUM_LANES];
-    for g in groups {
-        for (a, &x) in acc.iter_mut().zip(g) {
-            *a = a.add(x);
-        }
-    }
-    let mut width = SUM_LANES / 2;
-    while width > 0 {
-        for l in 0..width {
-            acc[l] = acc[l].add(acc[l + width]);
-        }
-        width /= 2;
-    }
-    tail.iter().fold(acc[0], |s, &x| s.add(x))
+    lane_sum_map(xs, |x| x)
 }
 
 /// [`lane_sum`] of `f` applied to each element of `xs`: the same additions in the same order.
@@ -59,6 +45,52 @@ pub fn lane_sum_map<T: Element>(xs: &[T], f: impl Fn(T) -> T) -> T {
         width /= 2;
     }
     tail.iter().fold(acc[0], |s, &x| s.add(f(x)))
+}
+
+/// `xs` folded left to right from `init` by `f` (`T::max` from `LOWEST` for `TROWMAX`, `T::min`
+/// from `HIGHEST` for `TROWMIN`), the order the semantics fix, computed in [`SUM_LANES`]
+/// partial results kept by `beats` (`x > acc`, `x < acc`), one SIMD compare each.
+///
+/// Why the bits are those of the left-to-right fold: `f` returns one of its operands, the
+/// larger (smaller) when they compare unequal and the other when one is NaN, so the fold
+/// yields an extreme of `init` and the non-NaN elements; so do the lanes, which never take a
+/// NaN (it beats nothing). Two values that compare equal have the same bits unless they are
+/// `+0` and `-0`, the one case where the order decides what comes out; so a result equal to
+/// zero is recomputed left to right by `f`, and any other is the same in every order.
+#[inline(always)]
+fn lane_extreme<T: Element>(
+    xs: &[T],
+    init: T,
+    f: impl Fn(T, T) -> T,
+    beats: impl Fn(T, T) -> bool,
+) -> T {
+    let keep = |a: T, x: T| if beats(x, a) { x } else { a };
+    let (groups, tail) = xs.as_chunks::<SUM_LANES>();
+    let mut acc = [init; SUM_LANES];
+    for g in groups {
+        for (a, &x) in acc.iter_mut().zip(g) {
+            *a = keep(*a, x);
+        }
+    }
+    let m = acc.into_iter().chain(tail.iter().copied()).fold(init, keep);
+    if T::IS_FLOAT && m == T::ZERO {
+        xs.iter().fold(init, |a, &x| f(a, x))
+    } else {
+        m
+    }
+}
+
+/// `TROWMAX` of one row. A function marked `inline(always)` rather than a closure, so that it
+/// inlines into the row loop's AVX2 clone (a closure this size ran as an SSE2 call per row).
+#[inline(always)]
+fn row_max<T: Element>(xs: &[T]) -> T {
+    lane_extreme(xs, T::LOWEST, T::max, |x, a| x > a)
+}
+
+/// `TROWMIN` of one row (see [`row_max`]).
+#[inline(always)]
+fn row_min<T: Element>(xs: &[T]) -> T {
+    lane_extreme(xs, T::HIGHEST, T::min, |x, a| x < a)
 }
 
 /// `OP(d, a ..); TROWSUM(dst, d)` for an elementwise op of the one tile `a` whose element
@@ -100,26 +132,25 @@ fn row_reduce<T: Element, F: Fn(&[T]) -> T, const R: usize, const C: usize>(
     fold: F,
 ) {
     let (vr, vc) = src.valid();
-    let (d, s) = (&mut dst.data[..vr], &src.data[..vr]);
-    if vc == C {
-        // A constant length lets the row loop unroll.
-        for (d, s) in d.iter_mut().zip(s) {
-            d[0] = fold(s);
-        }
-    } else {
-        for (d, s) in d.iter_mut().zip(s) {
-            d[0] = fold(&s[..vc]);
-        }
+    // One loop for every length: with a constant one (`vc == C`) the compiler unrolls a
+    // row's groups and gathers the lanes element by element (`vinsertps`), 2x slower.
+    for (d, s) in dst.data[..vr].iter_mut().zip(&src.data[..vr]) {
+        d[0] = fold(&s[..vc]);
     }
     dst.set_valid_clamped(vr, 1);
 }
 
-#[inline(always)]
-fn col_reduce<T: Element, const R: usize, const C: usize>(
+/// Column reduction over `src`'s valid region, each column folded top to bottom from `init`
+/// (the rows' columns are independent, so each row is one SIMD step).
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn col_reduce<T: Element, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst: &mut Tile<T, 1, C>,
     src: &Tile<T, R, C>,
     init: T,
-    f: impl Fn(T, T) -> T,
+    f: F,
 ) {
     let (vr, vc) = src.valid();
     let Some(out) = dst.data.first_mut() else {
@@ -150,7 +181,7 @@ pub fn trowmax<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
 ) {
-    row_reduce(dst, src, |s| s.iter().fold(T::LOWEST, |a, &x| a.max(x)));
+    row_reduce(dst, src, row_max);
 }
 
 /// `TROWMIN`: `dst[i, 0] = min_j src[i, j]` over `src`'s valid region.
@@ -159,7 +190,7 @@ pub fn trowmin<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, R, 1>,
     src: &Tile<T, R, C>,
 ) {
-    row_reduce(dst, src, |s| s.iter().fold(T::HIGHEST, |a, &x| a.min(x)));
+    row_reduce(dst, src, row_min);
 }
 
 /// `TROWPROD`: `dst[i, 0] = prod_j src[i, j]` over `src`'s valid region, left to right
@@ -313,6 +344,110 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Rows of values drawn from a small set rich in ties: both zeros, NaN, infinities,
+    /// equal non-zero values, the extremes.
+    fn tricky_rows(n: usize, len: usize) -> Vec<Vec<f32>> {
+        const PICK: [f32; 10] = [
+            0.0,
+            -0.0,
+            f32::NAN,
+            1.5,
+            -1.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            f32::MIN,
+            -2.0,
+        ];
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        (0..n)
+            .map(|_| {
+                (0..len)
+                    .map(|_| {
+                        s = s
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        // Mostly zeros and NaN, so many rows have a zero extreme.
+                        let k = (s >> 33) as usize % 16;
+                        PICK[if k < 10 { k } else { k % 3 }]
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn row_max_and_min_are_the_left_to_right_fold() {
+        let bits = |x: f32| x.to_bits();
+        for len in [0, 1, 2, 15, 16, 17, 33, 40, 64] {
+            for row in tricky_rows(400, len) {
+                let seq_max = row.iter().fold(<f32 as Element>::LOWEST, |a, &x| a.max(x));
+                let seq_min = row.iter().fold(<f32 as Element>::HIGHEST, |a, &x| a.min(x));
+                assert_eq!(
+                    bits(lane_extreme(
+                        &row,
+                        <f32 as Element>::LOWEST,
+                        f32::max,
+                        |x, a| x > a
+                    )),
+                    bits(seq_max),
+                    "max of {row:?}"
+                );
+                assert_eq!(
+                    bits(lane_extreme(
+                        &row,
+                        <f32 as Element>::HIGHEST,
+                        f32::min,
+                        |x, a| x < a
+                    )),
+                    bits(seq_min),
+                    "min of {row:?}"
+                );
+            }
+        }
+        // Through the instructions, ragged: 3 x 37 valid of a 4 x 40 tile.
+        let rows = tricky_rows(4, 40);
+        let t = Tile::<f32, 4, 40>::from_fn(|i, j| rows[i][j])
+            .with_valid(3, 37)
+            .unwrap();
+        let (mut mx, mut mn) = (Tile::<f32, 4, 1>::zeros(), Tile::<f32, 4, 1>::zeros());
+        trowmax(&mut mx, &t);
+        trowmin(&mut mn, &t);
+        assert_eq!(mx.valid(), (3, 1));
+        for (i, row) in rows.iter().take(3).enumerate() {
+            let row = &row[..37];
+            let want = row.iter().fold(<f32 as Element>::LOWEST, |a, &x| a.max(x));
+            assert_eq!(mx.get(i, 0).map(bits), Some(bits(want)), "row {i}");
+            let want = row.iter().fold(<f32 as Element>::HIGHEST, |a, &x| a.min(x));
+            assert_eq!(mn.get(i, 0).map(bits), Some(bits(want)), "row {i}");
+        }
+    }
+
+    #[test]
+    fn row_max_of_a_zero_row_keeps_the_fold_order() {
+        // +0 and -0 compare equal: the fold, not the lanes, decides which comes out.
+        for first in [0.0f32, -0.0] {
+            let row: Vec<f32> = (0..48)
+                .map(|j| if j % 2 == 0 { first } else { -first })
+                .collect();
+            let want = row.iter().fold(<f32 as Element>::LOWEST, |a, &x| a.max(x));
+            let got = lane_extreme(&row, <f32 as Element>::LOWEST, f32::max, |x, a| x > a);
+            assert_eq!(got.to_bits(), want.to_bits(), "starting with {first:?}");
+        }
+        // Integers and halves take the same path.
+        let ints: Vec<i32> = (0..37).map(|j| (j * 7919) % 101 - 50).collect();
+        assert_eq!(
+            lane_extreme(&ints, i32::MIN, Ord::max, |x, a| x > a),
+            ints.iter().copied().fold(i32::MIN, Ord::max)
+        );
+        let halves: Vec<bf16> = (0..37).map(|j| bf16::from_f32(j as f32 - 20.0)).collect();
+        assert_eq!(
+            lane_extreme(&halves, <bf16 as Element>::LOWEST, Element::max, |x, a| x
+                > a),
+            bf16::from_f32(16.0)
+        );
     }
 
     #[test]
