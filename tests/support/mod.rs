@@ -3,6 +3,7 @@
 //! [`run`], a kernel run by its host function and by the interpreter (the kernel tests).
 #![allow(dead_code)]
 
+pub mod model;
 pub mod run;
 
 use pto::element::{Element, Float, Int};
