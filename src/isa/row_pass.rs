@@ -82,24 +82,59 @@ fn copy_pick<T: Element>(d: &mut [T], s: &[T], init: T, pick: impl Fn(T, T) -> T
     }
 }
 
+/// How a row is copied and reduced: [`Sum`], [`Max`] or [`Min`]. A trait rather than a
+/// closure so that the multiversioned row loop inlines it (a closure or function passed in
+/// was left a call, and ran without the wide registers).
+trait CopyReduce<T> {
+    /// Copies `s` into `d` (same length) and returns the row's reduction.
+    fn row(d: &mut [T], s: &[T]) -> T;
+}
+
+/// `TROWSUM`'s reduction.
+struct Sum;
+/// `TROWMAX`'s reduction.
+struct Max;
+/// `TROWMIN`'s reduction.
+struct Min;
+
+impl<T: Element> CopyReduce<T> for Sum {
+    #[inline(always)]
+    fn row(d: &mut [T], s: &[T]) -> T {
+        copy_sum(d, s)
+    }
+}
+
+impl<T: Element> CopyReduce<T> for Max {
+    #[inline(always)]
+    fn row(d: &mut [T], s: &[T]) -> T {
+        copy_pick(d, s, T::LOWEST, |a, x| a.max(x))
+    }
+}
+
+impl<T: Element> CopyReduce<T> for Min {
+    #[inline(always)]
+    fn row(d: &mut [T], s: &[T]) -> T {
+        copy_pick(d, s, T::HIGHEST, |a, x| a.min(x))
+    }
+}
+
 /// Copies the `rows x cols` window at `src[0..]` (rows `stride` apart) into `t`'s rows and
-/// writes `reduce(tile row, tensor row)` into `out`'s rows.
+/// writes `K::row(tile row, tensor row)` into `out`'s rows.
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn copy_reduce_rows<T: Copy, F: Fn(&mut [T], &[T]) -> T, const C: usize>(
+fn copy_reduce_rows<T: Copy, K: CopyReduce<T>, const C: usize>(
     t: &mut [[T; C]],
     out: &mut [[T; 1]],
     src: &[T],
     stride: usize,
     rows: usize,
     cols: usize,
-    reduce: F,
 ) {
     for ((d, o), s) in t.iter_mut().zip(out).zip(src.chunks(stride)).take(rows) {
         if let (Some(d), Some(s)) = (d.get_mut(..cols), s.get(..cols)) {
-            o[0] = reduce(d, s);
+            o[0] = K::row(d, s);
         }
     }
 }
@@ -107,12 +142,11 @@ fn copy_reduce_rows<T: Copy, F: Fn(&mut [T], &[T]) -> T, const C: usize>(
 /// `TLOAD(t, src[offset])` then a row reduction of `t` into `dst`, in one pass on the plain
 /// path; otherwise the two instructions (`reduce`).
 #[inline(always)]
-fn tload_reduce<T: Element, const R: usize, const C: usize>(
+fn tload_reduce<T: Element, K: CopyReduce<T>, const R: usize, const C: usize>(
     t: &mut Tile<T, R, C>,
     src: &Tensor<T>,
     offset: impl Offset,
     dst: &mut Tile<T, R, 1>,
-    row: impl Fn(&mut [T], &[T]) -> T,
     reduce: impl Fn(&mut Tile<T, R, 1>, &Tile<T, R, C>),
 ) -> Result<(), Error> {
     let offset = offset.into_usizes();
@@ -123,7 +157,7 @@ fn tload_reduce<T: Element, const R: usize, const C: usize>(
         return Ok(());
     };
     let s = src.as_slice().get(p.start..).unwrap_or_default();
-    copy_reduce_rows(&mut t.data, &mut dst.data, s, p.stride, p.rows, p.cols, row);
+    copy_reduce_rows::<T, K, C>(&mut t.data, &mut dst.data, s, p.stride, p.rows, p.cols);
     t.set_valid_clamped(p.rows, p.cols);
     dst.set_valid_clamped(p.rows, 1);
     Ok(())
@@ -138,7 +172,7 @@ pub fn tload_rowsum<T: Element, const R: usize, const C: usize>(
     offset: impl Offset,
     dst: &mut Tile<T, R, 1>,
 ) -> Result<(), Error> {
-    tload_reduce(t, src, offset, dst, copy_sum, trowsum)
+    tload_reduce::<T, Sum, R, C>(t, src, offset, dst, trowsum)
 }
 
 /// `TLOAD(t, src[offset]); TROWMAX(dst, t)` in one pass (see [`tload_rowsum`]).
@@ -149,8 +183,7 @@ pub fn tload_rowmax<T: Element, const R: usize, const C: usize>(
     offset: impl Offset,
     dst: &mut Tile<T, R, 1>,
 ) -> Result<(), Error> {
-    let row = |d: &mut [T], s: &[T]| copy_pick(d, s, T::LOWEST, T::max);
-    tload_reduce(t, src, offset, dst, row, trowmax)
+    tload_reduce::<T, Max, R, C>(t, src, offset, dst, trowmax)
 }
 
 /// `TLOAD(t, src[offset]); TROWMIN(dst, t)` in one pass (see [`tload_rowsum`]).
@@ -161,8 +194,7 @@ pub fn tload_rowmin<T: Element, const R: usize, const C: usize>(
     offset: impl Offset,
     dst: &mut Tile<T, R, 1>,
 ) -> Result<(), Error> {
-    let row = |d: &mut [T], s: &[T]| copy_pick(d, s, T::HIGHEST, T::min);
-    tload_reduce(t, src, offset, dst, row, trowmin)
+    tload_reduce::<T, Min, R, C>(t, src, offset, dst, trowmin)
 }
 
 /// One row of [`trowexpand_map_rowsum`]: `w[j] = f(a[j], r).0` (`a` is `w` itself when

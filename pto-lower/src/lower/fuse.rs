@@ -9,7 +9,8 @@
 //! one by one and every analysis reads them as before.
 //!
 //! Then it marks pairs of instructions the host code runs as one pass (`lower/pairs.rs`): a
-//! broadcast whose result is only stored, an elementwise op whose result is only summed.
+//! broadcast whose result is only stored, an elementwise op whose result is only summed, a
+//! load and its row reduction, a row broadcast and the ops after it up to a row sum.
 //!
 //! [`describe`] prints the marks (the file tests of `tests/files/fuse-chains/` pin it).
 
@@ -278,7 +279,10 @@ fn chain_loop(p: &Program, uses: &[usize], i: &Inst) -> Option<Chain> {
 /// The marks of a program, one line each in program order (nested ones indented):
 /// `fused: TLOAD t0 <- %x[..]; TADD t2 = t0, t1; TSTORE %y[..] <- t2` (`over %i = .. step 4`
 /// for a loop), `store: TROWEXPANDMUL t0 = t0, t1; TSTORE %y[..] <- t0` for a broadcast
-/// written into its store, `rowsum: TMUL t2 = t0, t0; TROWSUM t3 = t2` for a mapped row sum.
+/// written into its store, `rowsum: TMUL t2 = t0, t0; TROWSUM t3 = t2` for a mapped row sum
+/// (`rowsum: TROWEXPANDSUB t0 = t0, t1; TEXP t0 = t0; TROWSUM t1 = t0 (keeps t0)` for a run
+/// that writes a tile read afterwards), `reduce: TLOAD t0 <- %x[..]; TROWMAX t1 = t0` for a
+/// load and its row reduction.
 pub fn describe(p: &Program) -> String {
     let mut out = String::new();
     describe_block(p, &p.body, 0, &mut out);
