@@ -486,7 +486,8 @@ impl Gen {
                 // needs (the verifier's fractal rule), so no family runs a matmul today:
                 // the node becomes a cast, as it does for the dtypes without one.
                 Node::Matmul { onto, .. }
-                    if R % 16 != 0 || (!self.d.is_float() && self.d != DataType::Int8) =>
+                    if !R.is_multiple_of(16)
+                        || (!self.d.is_float() && self.d != DataType::Int8) =>
                 {
                     let src = env[onto % env.len()].clone();
                     self.cast(depth, &out, &src, 0, 0);
