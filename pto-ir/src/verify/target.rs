@@ -322,7 +322,7 @@ pub(super) fn check(
             // The compared (or selected) element type: the first tile operand's of a
             // comparison, the result's of a select.
             let of = match class {
-                OpClass::Select => op.results.first().copied().and_then(|r| tile(r)),
+                OpClass::Select => op.results.first().copied().and_then(&tile),
                 _ => op.operands.iter().find_map(|&x| tile(x)),
             };
             if let Some(tt) = of

@@ -59,7 +59,7 @@ fn written(row: &OpInfo, t: &str, one: &str) -> Vec<String> {
     let name = row.spelling.text();
     let function_args = |class| match class {
         OpClass::MatmulAcc => "matmul(a, b), a, b".to_string(),
-        OpClass::MatmulBias => "a, b, x.load::<1, 8>([0, 0])".to_string(),
+        OpClass::MatmulBias => "a, b, x.load::<1, 16>([0, 0])".to_string(),
         _ => format!("{a}, {b}"),
     };
     let method = |class| -> String {
@@ -70,7 +70,7 @@ fn written(row: &OpInfo, t: &str, one: &str) -> Vec<String> {
             (OpClass::TileCast, _) => format!("a.{name}::<f64>()"),
             (OpClass::RowExpand, _) => format!("a.row_sum().{name}::<8>()"),
             (OpClass::ColExpand, _) => format!("a.col_sum().{name}::<8>()"),
-            (OpClass::Reshape, _) => format!("a.{name}::<4, 16>()"),
+            (OpClass::Reshape, _) => format!("a.{name}::<8, 32>()"),
             (OpClass::Extract, _) => format!("a.{name}::<2, 8>([0, 0])"),
             (OpClass::TileAssemble, _) => format!("a.{name}([0, 0], a.extract::<2, 8>([0, 0]))"),
             (OpClass::Valid, _) => format!("a.{name}([2, 4])"),
@@ -117,9 +117,9 @@ fn kernel(on: Operand, d: DataType, e: &str, has_result: bool) -> String {
     match on {
         Operand::Scalar => format!("fn k(a: {t}, b: {t}) {{ {stmt} }}"),
         Operand::Tile | Operand::Tensor => format!(
-            "fn k(x: &Tensor<{t}, 8, 8>, #[out] y: &mut Tensor<{t}, 8, 8>) {{
-                let a = x.load::<8, 8>([0, 0]);
-                let b = x.load::<8, 8>([0, 0]);
+            "fn k(x: &Tensor<{t}, 16, 16>, #[out] y: &mut Tensor<{t}, 16, 16>) {{
+                let a = x.load::<16, 16>([0, 0]);
+                let b = x.load::<16, 16>([0, 0]);
                 {stmt}
             }}"
         ),
