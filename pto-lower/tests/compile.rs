@@ -145,10 +145,11 @@ fn host_bodies_use_the_right_instructions() {
         (
             "softmax",
             &[
-                "trowmax (t",
-                "trowexpandsub",
-                "texp",
-                "trowsum (t",
+                // The load and its row max in one pass, then `exp(t - max)` kept and
+                // summed in one (`lower/pairs.rs`).
+                "tload_rowmax (t0_t , x",
+                "trowexpand_map_rowsum_inplace (t1_m , t0_t , & t1_m . clone ()",
+                "Float :: exp (__v0)",
                 // The division written straight into the store (`lower/pairs.rs`).
                 "trowexpand_store_inplace (out",
                 "Element :: div (__a , __b)",

@@ -312,9 +312,9 @@ mod tests {
         match k % 29 {
             0 => -0.0,
             1 => 0.0,
-            2 if k % 3 == 0 => f32::NAN,
+            2 if k.is_multiple_of(3) => f32::NAN,
             3 => f32::NEG_INFINITY,
-            5 if k % 7 == 0 => f32::INFINITY,
+            5 if k.is_multiple_of(7) => f32::INFINITY,
             m => (m as f32 - 14.0) * 0.37 + (k % 11) as f32 * 1e-3,
         }
     }
@@ -347,9 +347,15 @@ mod tests {
     fn fills() -> Vec<Box<dyn Fn(usize) -> f32>> {
         vec![
             Box::new(value),
-            Box::new(|k| if k % 3 == 0 { 0.0 } else { -0.0 }),
-            Box::new(|k| if k % 5 == 0 { -0.0 } else { f32::NAN }),
-            Box::new(|k| if k % 17 == 0 { f32::NAN } else { -(k as f32) }),
+            Box::new(|k| if k.is_multiple_of(3) { 0.0 } else { -0.0 }),
+            Box::new(|k| if k.is_multiple_of(5) { -0.0 } else { f32::NAN }),
+            Box::new(|k| {
+                if k.is_multiple_of(17) {
+                    f32::NAN
+                } else {
+                    -(k as f32)
+                }
+            }),
             Box::new(|_| f32::NAN),
             // Zeros of both signs at other positions than the row's first (a row max of
             // zero whose sign is that of the first zero met from the left).
@@ -410,7 +416,8 @@ mod tests {
     }
 
     /// The tile regions of a broadcast's operands: whole, ragged, `r` shorter, `r` empty.
-    const REGIONS: &[((usize, usize), (usize, usize))] = &[
+    type Region = (usize, usize);
+    const REGIONS: &[(Region, Region)] = &[
         ((4, 40), (4, 1)),
         ((3, 37), (4, 1)),
         ((4, 17), (2, 1)),
