@@ -83,13 +83,13 @@ fn lane_extreme<T: Element>(
 /// `TROWMAX` of one row. A function marked `inline(always)` rather than a closure, so that it
 /// inlines into the row loop's AVX2 clone (a closure this size ran as an SSE2 call per row).
 #[inline(always)]
-fn row_max<T: Element>(xs: &[T]) -> T {
+pub(super) fn row_max<T: Element>(xs: &[T]) -> T {
     lane_extreme(xs, T::LOWEST, T::max, |x, a| x > a)
 }
 
 /// `TROWMIN` of one row (see [`row_max`]).
 #[inline(always)]
-fn row_min<T: Element>(xs: &[T]) -> T {
+pub(super) fn row_min<T: Element>(xs: &[T]) -> T {
     lane_extreme(xs, T::HIGHEST, T::min, |x, a| x < a)
 }
 

@@ -12,12 +12,13 @@
 //! The code generator (`pto-lower`'s `lower/pairs.rs`) calls these in place of the
 //! instructions, which the C++ still prints one by one. Results are those of the
 //! instructions: a row sum in [`lane_sum`](super::lane_sum)'s order, a row max or min the value of the left to
-//! right fold (see `copy_pick`), the same valid regions, the same errors (a window off the
+//! right fold (`reduce.rs`'s row max and min), the same valid regions, the same errors (a window off the
 //! plain path runs the instructions).
 
 use super::memory::Plain;
 use super::reduce::SUM_LANES;
-use super::{Offset, row_region, tload, trowmax, trowmin, trowsum};
+use super::reduce::{row_max, row_min};
+use super::{Offset, lane_sum, row_region, tload, trowmax, trowmin, trowsum};
 use crate::element::Element;
 use crate::{Error, Tensor, Tile};
 
@@ -34,59 +35,12 @@ fn fold_halves<T: Element>(mut acc: [T; SUM_LANES]) -> T {
     acc[0]
 }
 
-/// Copies `s` into `d` (same length) and returns [`lane_sum`](super::lane_sum) of it.
-#[inline(always)]
-fn copy_sum<T: Element>(d: &mut [T], s: &[T]) -> T {
-    let (dg, dt) = d.as_chunks_mut::<SUM_LANES>();
-    let (sg, st) = s.as_chunks::<SUM_LANES>();
-    let mut acc = [T::ZERO; SUM_LANES];
-    for (d, s) in dg.iter_mut().zip(sg) {
-        *d = *s;
-        for (a, &x) in acc.iter_mut().zip(s) {
-            *a = a.add(x);
-        }
-    }
-    let mut sum = fold_halves(acc);
-    for (d, &x) in dt.iter_mut().zip(st) {
-        *d = x;
-        sum = sum.add(x);
-    }
-    sum
-}
-
-/// Copies `s` into `d` (same length) and returns the fold of `pick` (`max` or `min`) over
-/// it from `init`, left to right.
-///
-/// The fold runs in [`SUM_LANES`] lanes, so it vectorises. `max` / `min` ignore NaN and are
-/// otherwise order-free but for which zero comes out of `+0` against `-0`: so when the
-/// lanes give a nonzero number their value is the fold's, and when they give a zero (or a
-/// NaN) the row, now in L1, is folded again left to right.
-#[inline(always)]
-fn copy_pick<T: Element>(d: &mut [T], s: &[T], init: T, pick: impl Fn(T, T) -> T) -> T {
-    let (dg, dt) = d.as_chunks_mut::<SUM_LANES>();
-    let (sg, st) = s.as_chunks::<SUM_LANES>();
-    let mut acc = [init; SUM_LANES];
-    for (d, s) in dg.iter_mut().zip(sg) {
-        *d = *s;
-        for (a, &x) in acc.iter_mut().zip(s) {
-            *a = pick(*a, x);
-        }
-    }
-    for (d, &x) in dt.iter_mut().zip(st) {
-        *d = x;
-    }
-    let m = acc.iter().chain(st).fold(init, |a, &x| pick(a, x));
-    match m.partial_cmp(&T::ZERO) {
-        None | Some(std::cmp::Ordering::Equal) => s.iter().fold(init, |a, &x| pick(a, x)),
-        _ => m,
-    }
-}
-
 /// How a row is copied and reduced: [`Sum`], [`Max`] or [`Min`]. A trait rather than a
 /// closure so that the multiversioned row loop inlines it (a closure or function passed in
 /// was left a call, and ran without the wide registers).
 trait CopyReduce<T> {
-    /// Copies `s` into `d` (same length) and returns the row's reduction.
+    /// Copies `s` into `d` (same length) and returns the row's reduction, read back from `d`
+    /// while the row is in L1 (the reductions are `reduce.rs`'s, so the bits are theirs).
     fn row(d: &mut [T], s: &[T]) -> T;
 }
 
@@ -100,21 +54,24 @@ struct Min;
 impl<T: Element> CopyReduce<T> for Sum {
     #[inline(always)]
     fn row(d: &mut [T], s: &[T]) -> T {
-        copy_sum(d, s)
+        d.copy_from_slice(s);
+        lane_sum(d)
     }
 }
 
 impl<T: Element> CopyReduce<T> for Max {
     #[inline(always)]
     fn row(d: &mut [T], s: &[T]) -> T {
-        copy_pick(d, s, T::LOWEST, |a, x| a.max(x))
+        d.copy_from_slice(s);
+        row_max(d)
     }
 }
 
 impl<T: Element> CopyReduce<T> for Min {
     #[inline(always)]
     fn row(d: &mut [T], s: &[T]) -> T {
-        copy_pick(d, s, T::HIGHEST, |a, x| a.min(x))
+        d.copy_from_slice(s);
+        row_min(d)
     }
 }
 
