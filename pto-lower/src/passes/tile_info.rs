@@ -287,6 +287,13 @@ fn demand(m: &ProgramModule, loc: &Locations, u: User) -> Option<MemorySpace> {
                 }
                 (OpClass::MatmulBias, 2) => Some(MemorySpace::Bias),
                 (OpClass::MatmulAcc, 0) => Some(MemorySpace::Acc),
+                // pto-isa's `TEXTRACT` cuts a Left / Right operand out of a boxed Mat tile
+                // and a Vec window out of a Vec tile (on both targets; `Vec -> Left` exists
+                // on none), so the source sits where the window's users need it.
+                (OpClass::Extract, 0) => match o.results.first().and_then(|&r| loc[r]) {
+                    Some(MemorySpace::Left | MemorySpace::Right) => Some(MemorySpace::Mat),
+                    _ => Some(MemorySpace::Vec),
+                },
                 (OpClass::Store | OpClass::Move | OpClass::Extract, _) => None,
                 (OpClass::Valid, _) => None,
                 _ => {

@@ -1003,11 +1003,27 @@ template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src
   return {};
 }
 
-// TEXTRACT / TINSERT (pto-isa.md 6.8): a window of a bigger tile.
+// TEXTRACT / TINSERT (pto-isa.md 6.8): a window of a bigger tile. TEXTRACT's location
+// pairs (pto-isa docs/isa/TEXTRACT.md, "A2A3 / A5 implementation checks" and "Vec -> Vec
+// extraction path"): Mat -> Left / Right from a boxed source, and Vec -> Vec, on both
+// targets; A5 adds Acc -> Mat, Acc -> Vec and Vec -> Mat. Nothing extracts from a Vec tile
+// into Left / Right.
+template <TileType From, TileType To> constexpr bool extract_legal() {
+  if (From == TileType::Mat && (To == TileType::Left || To == TileType::Right)) return true;
+  if (From == TileType::Vec && To == TileType::Vec) return true;
+#if defined(PTO_TARGET_A5)
+  if (From == TileType::Acc && (To == TileType::Mat || To == TileType::Vec)) return true;
+  if (From == TileType::Vec && To == TileType::Mat) return true;
+#endif
+  return false;
+}
 template <typename D, typename S, typename... E>
 RecordEvent TEXTRACT(D& dst, S& src, uint16_t r0, uint16_t c0, E&...) {
   PTO_EVENTS(E);
   static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TEXTRACT: one dtype");
+  static_assert(extract_legal<S::Loc_, D::Loc_>(), "TEXTRACT: this pair of tile locations is not legal on the target");
+  static_assert(S::Loc_ != TileType::Mat || S::isBoxed || S::Rows_ == 1,
+                "TEXTRACT: a Mat source into Left / Right must be boxed (or one row, the GEMV case)");
   if (r0 + D::Rows_ > S::Rows_ || c0 + D::Cols_ > S::Cols_) model::fail("TEXTRACT: window outside the source");
   model::each(dst, [&](int64_t i, int64_t j) { return src.at(r0 + i, c0 + j); });
   return {};
