@@ -17,13 +17,15 @@ use support::model::harness::{args_for, dims_by_name};
 use support::run::{Args, host, interp};
 
 type Call = fn(&Args) -> Result<(), pto::Error>;
+/// Plain Rust from the arguments and the sizes: `(argument index, expected data)` per
+/// output.
+type Reference = fn(&[HostValue], &[usize]) -> Vec<(usize, Vec<f64>)>;
 
 struct Case {
     name: &'static str,
     m: ProgramModule,
     call: Call,
-    /// Plain Rust from the arguments: `(argument index, expected data)` per output.
-    reference: fn(&[HostValue], &[usize]) -> Vec<(usize, Vec<f64>)>,
+    reference: Reference,
 }
 
 fn t(args: &[HostValue], k: usize) -> Vec<f64> {

@@ -7,12 +7,19 @@
 //! (fused, or by `row_expand` / `col_expand`), compare masks and `select`, rows moved
 //! between tiles by `extract` / `insert`, conversions with a named rounding, conversions to
 //! a second dtype and back (`cast` / `cast_round`: int32 -> fp32, fp32 -> int32,
-//! int16 -> int32, int8 -> int32, fp16 -> fp32, and back), and matmul K loops (`tile.matmul`
-//! then a carried `tile.matmul_acc`, or a zero accumulator) over ragged M / N / K for fp32,
-//! fp16 (an fp32 accumulator converted back to fp16) and int8 (an int32 accumulator
-//! converted back to int8, which wraps). The int8 family has its own 4 x 32 tiles, since an
-//! int8 tile row must be 32 bytes; int32 and int16 kernels have no matmul (the IR's matmul
-//! takes int8, not int32 / int16, inputs).
+//! int16 -> int32, int8 -> int32, fp16 / bf16 -> fp32, and back), and matmul K loops
+//! (`tile.matmul` then a carried `tile.matmul_acc`, or a zero accumulator) over ragged
+//! M / N / K for fp32, fp16 and bf16 (an fp32 accumulator converted back) and int8 (an
+//! int32 accumulator converted back, which wraps). int32 and int16 kernels have no matmul
+//! (the IR's matmul takes int8, not int32 / int16, inputs).
+//!
+//! Two kinds of family. The small families (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16`
+//! on 4 x 16; `int8` on 4 x 32, an int8 row being 32 bytes) are fast; their tiles are
+//! below the 16-row fractals a matmul operand needs (the verifier's fractal rule), so their
+//! matmul node is a cast. The matmul families (`fp32`, `fp16`, `bf16` on 16 x 16 tiles,
+//! `int8` on 16 x 32: M a multiple of 16, K and N of 16, 32 for int8) generate the whole
+//! language with matmul likelier, over tensors up to three tiles and a bit in each
+//! direction, and fail if their kernels run fewer matmul ops than kernels.
 //!
 //! Each kernel is IR text; it must parse, verify and re-parse structurally equal after
 //! printing (c). It then runs two ways: through the reference interpreter, and through the
@@ -22,22 +29,29 @@
 //! case; this executor runs a kernel in microseconds, so proptest can shrink.) The output
 //! tensors must agree bit for bit for integers and floats alike (0 ulps; NaNs equal).
 //!
-//! 5 dtypes (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16` on 4 x 16; `int8` on 4 x 32)
-//! x 300 kernels = 1,500 kernels per run, about 40 s in a debug build.
-//! `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release` runs a longer campaign.
+//! 5 small families x 300 kernels and 4 matmul families x 64 = 1,756 kernels per run; the
+//! seeds in `random_kernels.proptest-regressions` are replayed first by every family.
+//! `PTO_FUZZ_CASES=20000 cargo test --test random_kernels --release` runs a longer campaign
+//! (that many kernels per family).
 #[path = "random_kernels/exec.rs"]
 mod exec;
 
 use proptest::prelude::*;
+use proptest::test_runner::TestRunner;
 use pto::ir::DataType;
 use pto::ir::ops::{OPS, OpClass, OpInfo};
 use pto_lower::interp::{HostValue, run};
 
-/// The tile rows of every generated kernel; the columns are one 32-byte row (8 for 32-bit,
-/// 16 for 16-bit, 32 for 8-bit dtypes).
-const R: usize = 4;
+/// The tile rows of the families without matmul (small tiles keep them fast); their
+/// columns are one 32-byte row (8 for 32-bit, 16 for 16-bit, 32 for 8-bit dtypes).
+const SMALL_R: usize = 4;
 
-/// One generated statement; each defines one new `R x C` tile.
+/// The tile rows of the matmul families: a matmul's M is 1 or a multiple of 16 (the
+/// verifier's fractal rule, `pto-ir/src/verify/fractal.rs`); their columns (K and N) are 16,
+/// 32 for `int8`.
+const MATMUL_R: usize = 16;
+
+/// One generated statement; each defines one new tile of the family's shape (`R x C`).
 #[derive(Clone, Debug)]
 enum Node {
     /// An elementwise op (`op` indexes the dtype's candidates) on earlier tiles; `scalar`
@@ -82,7 +96,7 @@ enum Node {
     /// for floats, rounding to an integral value).
     Round { src: usize, mode: usize },
     /// Row `i` of a tile extracted (`extract::<1, C>([i, 0])`) and inserted into another
-    /// tile at row `j` (`insert`).
+    /// tile at row `j` (`insert`); `i` and `j` modulo the tile rows.
     Rows {
         src: usize,
         i: usize,
@@ -103,7 +117,8 @@ enum Node {
     /// `matmul_acc` from the first; an accumulator wider than the dtype (`fp16` inputs
     /// accumulate in `fp32`, `int8` in `int32`) is converted back; then combined with
     /// `onto` by the broadcast op `op`. The IR's matmul takes fp16 / bf16 / fp32 / int8: for
-    /// `int32` / `int16` kernels this node is a [`Node::Cast`].
+    /// `int32` / `int16` kernels, and on the small families' 4-row tiles, this node is a
+    /// [`Node::Cast`].
     Matmul { onto: usize, op: usize, zero: bool },
     /// `if iv < k` with a tile result yielded by each branch.
     If {
@@ -130,7 +145,8 @@ enum Node {
     },
 }
 
-fn node() -> impl Strategy<Value = Node> {
+/// A statement; `matmul` weighs [`Node::Matmul`] against the other leaves (17 in all).
+fn node(matmul: u32) -> impl Strategy<Value = Node> {
     let leaf = prop_oneof![
         4 => (0..64usize, 0..64usize, 0..64usize, any::<bool>())
             .prop_map(|(op, lhs, rhs, scalar)| Node::Op { op, lhs, rhs, scalar }),
@@ -143,11 +159,11 @@ fn node() -> impl Strategy<Value = Node> {
             .prop_map(|(cmp, lhs, rhs, a, b, scalar_rhs, scalar_alt)| Node::Select { cmp, lhs, rhs, a, b, scalar_rhs, scalar_alt }),
         1 => any::<bool>().prop_map(|y| Node::LoadOr { y }),
         1 => (0..64usize, 0..5usize).prop_map(|(src, mode)| Node::Round { src, mode }),
-        1 => (0..64usize, 0..R, 0..64usize, 0..R)
+        1 => (0..64usize, 0..16usize, 0..64usize, 0..16usize)
             .prop_map(|(src, i, onto, j)| Node::Rows { src, i, onto, j }),
         1 => (0..64usize, 0..6usize, 0..6usize)
             .prop_map(|(src, mode, back)| Node::Cast { src, mode, back }),
-        1 => (0..64usize, 0..64usize, any::<bool>())
+        matmul => (0..64usize, 0..64usize, any::<bool>())
             .prop_map(|(onto, op, zero)| Node::Matmul { onto, op, zero }),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
@@ -184,11 +200,14 @@ struct Kernel {
     body: Vec<Node>,
 }
 
-fn kernel() -> impl Strategy<Value = Kernel> {
+/// A kernel on `r`-row tiles over an `m x n` tensor, `m` up to `3 r + 1` and `n` up to
+/// `max_n` (ragged: most sizes are not tile multiples), `matmul` the weight of
+/// [`Node::Matmul`].
+fn kernel(r: usize, max_n: usize, matmul: u32) -> impl Strategy<Value = Kernel> {
     (
-        1..=3 * R + 1,
-        1..=3 * 16 + 3usize,
-        prop::collection::vec(node(), 1..6),
+        1..=3 * r + 1,
+        1..=max_n,
+        prop::collection::vec(node(matmul), 1..6),
     )
         .prop_map(|(m, n, body)| Kernel { m, n, body })
 }
@@ -197,7 +216,7 @@ fn kernel() -> impl Strategy<Value = Kernel> {
 /// matmul accumulates in it.
 fn alt(d: DataType) -> DataType {
     match d {
-        DataType::Int32 | DataType::Fp16 => DataType::Fp32,
+        DataType::Int32 | DataType::Fp16 | DataType::Bf16 => DataType::Fp32,
         DataType::Fp32 | DataType::Int16 | DataType::Int8 => DataType::Int32,
         other => other,
     }
@@ -234,6 +253,8 @@ fn candidates(d: DataType) -> Vec<&'static OpInfo> {
 /// Writes IR text for a kernel.
 struct Gen {
     d: DataType,
+    /// Tile rows.
+    r: usize,
     ops: Vec<&'static OpInfo>,
     text: String,
     next: usize,
@@ -250,7 +271,7 @@ impl Gen {
     }
 
     fn full(&self) -> String {
-        format!("tile<[?, ?], [{R}, {}], {}>", self.c, self.d.name())
+        format!("tile<[?, ?], [{}, {}], {}>", self.r, self.c, self.d.name())
     }
 
     /// The tensor type: symbolic `%M_7 x %N_8`, so tile windows may cross its edge.
@@ -268,8 +289,8 @@ impl Gen {
 
     /// A conversion of `src` to the other dtype and back (see [`Node::Cast`]) into `out`.
     fn cast(&mut self, depth: usize, out: &str, src: &str, mode: usize, back: usize) {
-        let (full, a) = (self.full(), alt(self.d));
-        let alt_full = format!("tile<[?, ?], [{R}, {}], {a}>", self.c);
+        let (full, a, rows) = (self.full(), alt(self.d), self.r);
+        let alt_full = format!("tile<[?, ?], [{rows}, {}], {a}>", self.c);
         let mid = self.fresh("cv");
         let (there, home) = (cast_attrs(a, mode), cast_attrs(self.d, back));
         self.line(depth, "statement.op {");
@@ -326,7 +347,7 @@ impl Gen {
         col: &str,
         iv: &str,
     ) -> String {
-        let full = self.full();
+        let (full, rows) = (self.full(), self.r);
         let dt = self.d.name();
         for nd in nodes {
             let out = self.fresh("t");
@@ -364,12 +385,12 @@ impl Gen {
                 Node::Load { y } => {
                     let src = if *y { &t.y } else { &t.x };
                     let ten = &t.ty;
-                    self.op(depth, &format!("{out} = tile.load {src} : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {col}]}}", c = self.c));
+                    self.op(depth, &format!("{out} = tile.load {src} : ({ten}) -> {full} {{shape=[{rows}, {c}], offset=[{row}, {col}]}}", c = self.c));
                 }
                 Node::Full => {
                     let k = if self.d.is_float() { "0.25" } else { "2" };
                     let k = self.konst(depth, k, dt);
-                    self.op(depth, &format!("{out} = tile.full {k} : ({dt}) -> {full} {{shape=[{R}, {c}], dtype={dt}}}", c = self.c));
+                    self.op(depth, &format!("{out} = tile.full {k} : ({dt}) -> {full} {{shape=[{rows}, {c}], dtype={dt}}}", c = self.c));
                 }
                 Node::Reduce {
                     row: by_row,
@@ -388,7 +409,7 @@ impl Gen {
                         ["sum", "max", "min"][kind % 3]
                     };
                     let (f, red) = if *by_row {
-                        ("row", format!("tile<[?, 1], [{R}, 1], {dt}>"))
+                        ("row", format!("tile<[?, 1], [{rows}, 1], {dt}>"))
                     } else {
                         ("col", format!("tile<[1, ?], [1, {}], {dt}>", self.c))
                     };
@@ -404,7 +425,7 @@ impl Gen {
                         let e = self.fresh("e");
                         self.line(
                             depth + 1,
-                            &format!("{e} = tile.{f}_expand {red_v} : ({red}) -> {full} {{shape=[{R}, {c}]}}", c = self.c),
+                            &format!("{e} = tile.{f}_expand {red_v} : ({red}) -> {full} {{shape=[{rows}, {c}]}}", c = self.c),
                         );
                         self.line(
                             depth + 1,
@@ -427,7 +448,7 @@ impl Gen {
                     scalar_rhs,
                     scalar_alt,
                 } => {
-                    let mask = format!("tile<[?, ?], [{R}, {}], bool>", self.c);
+                    let mask = format!("tile<[?, ?], [{rows}, {}], bool>", self.c);
                     let cmp = ["eq", "ne", "lt", "le", "gt", "ge"][cmp % 6];
                     let (l, a) = (env[lhs % env.len()].clone(), env[a % env.len()].clone());
                     let k = if self.d.is_float() { "0.5" } else { "1" };
@@ -471,7 +492,7 @@ impl Gen {
                         _ => "0.0",
                     };
                     let pad = self.konst(depth, pad, dt);
-                    self.op(depth, &format!("{out} = tile.load_or {src}, {pad} : ({ten}, {dt}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {col}]}}", c = self.c));
+                    self.op(depth, &format!("{out} = tile.load_or {src}, {pad} : ({ten}, {dt}) -> {full} {{shape=[{rows}, {c}], offset=[{row}, {col}]}}", c = self.c));
                 }
                 Node::Round { src, mode } => {
                     let src = env[src % env.len()].clone();
@@ -482,11 +503,10 @@ impl Gen {
                     let src = env[src % env.len()].clone();
                     self.cast(depth, &out, &src, *mode, *back);
                 }
-                // The 4-row tiles are smaller than the 16-row fractals a matmul operand
-                // needs (the verifier's fractal rule), so no family runs a matmul today:
-                // the node becomes a cast, as it does for the dtypes without one.
+                // Tiles below the 16-row fractals a matmul operand needs (the small
+                // families), and the dtypes without matmul: the node becomes a cast.
                 Node::Matmul { onto, .. }
-                    if !R.is_multiple_of(16)
+                    if !rows.is_multiple_of(16)
                         || (!self.d.is_float() && self.d != DataType::Int8) =>
                 {
                     let src = env[onto % env.len()].clone();
@@ -501,7 +521,7 @@ impl Gen {
                     } else {
                         DataType::Int32
                     };
-                    let acc = format!("tile<[?, ?], [{R}, {c}], {acc_dt}>");
+                    let acc = format!("tile<[?, ?], [{rows}, {c}], {acc_dt}>");
                     let sq = format!("tile<[?, ?], [{c}, {c}], {dt}>");
                     let zero_i = self.konst(depth, "0", "int64");
                     let one = self.konst(depth, "1", "int64");
@@ -511,13 +531,13 @@ impl Gen {
                         self.line(depth, "statement.op {");
                         let z0 = if acc_dt.is_float() { "0.0" } else { "0" };
                         self.line(depth + 1, &format!("{k0} = {z0} : {acc_dt}"));
-                        self.line(depth + 1, &format!("{z} = tile.full {k0} : ({acc_dt}) -> {acc} {{shape=[{R}, {c}], dtype={acc_dt}}}"));
+                        self.line(depth + 1, &format!("{z} = tile.full {k0} : ({acc_dt}) -> {acc} {{shape=[{rows}, {c}], dtype={acc_dt}}}"));
                         self.line(depth, "}");
                         (z, zero_i.clone())
                     } else {
                         let (a0, b0, m0) = (self.fresh("a"), self.fresh("b"), self.fresh("m"));
                         self.line(depth, "statement.op {");
-                        self.line(depth + 1, &format!("{a0} = tile.load {x} : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {zero_i}]}}"));
+                        self.line(depth + 1, &format!("{a0} = tile.load {x} : ({ten}) -> {full} {{shape=[{rows}, {c}], offset=[{row}, {zero_i}]}}"));
                         self.line(depth + 1, &format!("{b0} = tile.load {w} : ({wten}) -> {sq} {{shape=[{c}, {c}], offset=[{zero_i}, {col}]}}"));
                         self.line(
                             depth + 1,
@@ -541,7 +561,7 @@ impl Gen {
                         depth + 2,
                         &format!("{kc} = scalar.mul {kk}, {cc} : (int64, int64) -> int64"),
                     );
-                    self.line(depth + 2, &format!("{a} = tile.load {x} : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {kc}]}}"));
+                    self.line(depth + 2, &format!("{a} = tile.load {x} : ({ten}) -> {full} {{shape=[{rows}, {c}], offset=[{row}, {kc}]}}"));
                     self.line(depth + 2, &format!("{b} = tile.load {w} : ({wten}) -> {sq} {{shape=[{c}, {c}], offset=[{kc}, {col}]}}"));
                     self.line(
                         depth + 2,
@@ -570,6 +590,7 @@ impl Gen {
                     );
                 }
                 Node::Rows { src, i, onto, j } => {
+                    let (i, j) = (i % rows, j % rows);
                     let (src, onto) = (env[src % env.len()].clone(), env[onto % env.len()].clone());
                     let line = format!("tile<[?, ?], [1, {}], {dt}>", self.c);
                     let e = self.fresh("x");
@@ -746,9 +767,10 @@ struct Tensors {
 }
 
 /// The IR text of a kernel over `m x n` tensors of `d`.
-fn kernel_text(k: &Kernel, d: DataType, c: usize) -> String {
+fn kernel_text(k: &Kernel, d: DataType, r: usize, c: usize) -> String {
     let mut g = Gen {
         d,
+        r,
         ops: candidates(d),
         text: String::new(),
         next: 10,
@@ -768,14 +790,14 @@ fn kernel_text(k: &Kernel, d: DataType, c: usize) -> String {
     let full = g.full();
     g.line(0, "program.module @fuzz {");
     g.line(1, "program.entry @k");
-    // A2A3's TCMP / TSEL take neither int8 nor int16 elements; A5's do.
-    if matches!(d, DataType::Int8 | DataType::Int16) {
+    // A2A3's TCMP / TSEL take neither int8 nor int16 elements, nor does its TCMP bf16; A5's do.
+    if matches!(d, DataType::Int8 | DataType::Int16 | DataType::Bf16) {
         g.line(1, "attr arch = \"A5\"");
     }
     g.line(1, &format!("func.func @k(%x_1: {ten} #in, %y_2: {ten} #in, %o_3: {ten} #out, %nr_4: int64, %nc_5: int64, %w_9: {wty} #in) {{", wty = t.wty));
     let zero = g.konst(2, "0", "int64");
     let one = g.konst(2, "1", "int64");
-    let rr = g.konst(2, &R.to_string(), "int64");
+    let rr = g.konst(2, &g.r.to_string(), "int64");
     g.line(
         2,
         &format!("statement.for %i_6 = {zero} to %nr_4 step {one} {{"),
@@ -786,7 +808,7 @@ fn kernel_text(k: &Kernel, d: DataType, c: usize) -> String {
         &format!("{row} = scalar.mul %i_6, {rr} : (int64, int64) -> int64"),
     );
     let first = g.fresh("t");
-    g.op(3, &format!("{first} = tile.load %x_1 : ({ten}) -> {full} {{shape=[{R}, {c}], offset=[{row}, {zero}]}}"));
+    g.op(3, &format!("{first} = tile.load %x_1 : ({ten}) -> {full} {{shape=[{r}, {c}], offset=[{row}, {zero}]}}", r = g.r));
     let mut env = vec![first];
     let last = g.nodes(3, &k.body, &mut env, &t, &row, &zero, "%i_6");
     g.op(
@@ -819,9 +841,14 @@ fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) || (a == 0.0 && b == 0.0)
 }
 
-/// Builds, round-trips, lowers and runs one kernel both ways; `Err` says how they differ.
-fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), String> {
-    let text = kernel_text(k, d, C);
+/// Builds, round-trips, lowers and runs one kernel on `R x C` tiles both ways; `Err` says
+/// how they differ. `Ok` holds the kernel's matmul ops (`tile.matmul` and
+/// `tile.matmul_acc`) when both runs completed, 0 when both rejected the arguments.
+fn check<T: exec::Kind, const R: usize, const C: usize>(
+    k: &Kernel,
+    d: DataType,
+) -> Result<usize, String> {
+    let text = kernel_text(k, d, R, C);
     let m = pto::ir::parse(&text).map_err(|e| format!("parse: {e}\n{text}"))?;
     pto::ir::verify(&m).map_err(|e| format!("verify: {e}\n{text}"))?;
     // (c) The printed IR re-parses structurally equal.
@@ -873,11 +900,11 @@ fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), S
         exec::KArg::Scalar(nc),
         ten(&w, [nn, nn])?,
     ];
-    let host = exec::run_program::<T, C>(&p, &dims, &mut hargs);
+    let host = exec::run_program::<T, R, C>(&p, &dims, &mut hargs);
     match (interp, host) {
         (Ok(_), Ok(())) => {}
         // Both reject (an integer division by zero, say): they agree.
-        (Err(_), Err(_)) => return Ok(()),
+        (Err(_), Err(_)) => return Ok(0),
         (i, h) => return Err(format!("interpreter {i:?} vs host {h:?}\n{text}")),
     }
     let iout = &iargs[2].as_tensor().ok_or("no output")?.data;
@@ -894,7 +921,7 @@ fn check<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), S
             ));
         }
     }
-    Ok(())
+    Ok(text.matches("= tile.matmul").count())
 }
 
 /// The kernels one step simpler than `body`: a node removed, or an `if` / `for` replaced by
@@ -968,15 +995,19 @@ fn simpler(body: &[Node]) -> Vec<Vec<Node>> {
 }
 
 /// [`check`], and on a failure, the failing kernel made as simple as [`simpler`] can.
-fn check_min<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(), String> {
-    let Err(mut err) = check::<T, C>(k, d) else {
-        return Ok(());
+fn check_min<T: exec::Kind, const R: usize, const C: usize>(
+    k: &Kernel,
+    d: DataType,
+) -> Result<usize, String> {
+    let mut err = match check::<T, R, C>(k, d) {
+        Ok(n) => return Ok(n),
+        Err(e) => e,
     };
     let mut k = k.clone();
     'outer: loop {
         for body in simpler(&k.body) {
             let cand = Kernel { body, ..k.clone() };
-            if let Err(e) = check::<T, C>(&cand, d) {
+            if let Err(e) = check::<T, R, C>(&cand, d) {
                 (k, err) = (cand, e);
                 continue 'outer;
             }
@@ -985,39 +1016,105 @@ fn check_min<T: exec::Kind, const C: usize>(k: &Kernel, d: DataType) -> Result<(
     }
 }
 
-/// Kernels per dtype: 300, or `PTO_FUZZ_CASES` for a longer campaign.
-fn cases() -> u32 {
+/// Kernels per dtype: `default`, or `PTO_FUZZ_CASES` for a longer campaign.
+fn cases(default: u32) -> u32 {
     std::env::var("PTO_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(300)
+        .unwrap_or(default)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
-
-    #[test]
-    fn random_i32_kernels_agree(k in kernel()) {
-        check_min::<i32, 8>(&k, DataType::Int32).map_err(TestCaseError::fail)?;
+/// Runs `cases` random kernels of `d` on `R x C` tiles (`matmul` the weight of
+/// [`Node::Matmul`]) through [`check_min`], replaying the seeds in
+/// `random_kernels.proptest-regressions` first; panics with the simplest failing kernel.
+/// Returns the matmul ops of the kernels that ran.
+fn family<T: exec::Kind, const R: usize, const C: usize>(
+    d: DataType,
+    max_n: usize,
+    matmul: u32,
+    cases: u32,
+) -> usize {
+    let config = ProptestConfig {
+        cases,
+        source_file: Some(file!()),
+        ..ProptestConfig::default()
+    };
+    let ops = std::cell::Cell::new(0);
+    let run = TestRunner::new(config).run(&kernel(R, max_n, matmul), |k| {
+        let n = check_min::<T, R, C>(&k, d).map_err(TestCaseError::fail)?;
+        ops.set(ops.get() + n);
+        Ok(())
+    });
+    if let Err(e) = run {
+        panic!("{e}");
     }
+    ops.get()
+}
 
-    #[test]
-    fn random_f32_kernels_agree(k in kernel()) {
-        check_min::<f32, 8>(&k, DataType::Fp32).map_err(TestCaseError::fail)?;
-    }
+/// Kernels per small family (4-row tiles, no matmul).
+const SMALL_CASES: u32 = 300;
 
-    #[test]
-    fn random_i16_kernels_agree(k in kernel()) {
-        check_min::<i16, 16>(&k, DataType::Int16).map_err(TestCaseError::fail)?;
-    }
+#[test]
+fn random_i32_kernels_agree() {
+    family::<i32, SMALL_R, 8>(DataType::Int32, 51, 1, cases(SMALL_CASES));
+}
 
-    #[test]
-    fn random_i8_kernels_agree(k in kernel()) {
-        check_min::<i8, 32>(&k, DataType::Int8).map_err(TestCaseError::fail)?;
-    }
+#[test]
+fn random_f32_kernels_agree() {
+    family::<f32, SMALL_R, 8>(DataType::Fp32, 51, 1, cases(SMALL_CASES));
+}
 
-    #[test]
-    fn random_f16_kernels_agree(k in kernel()) {
-        check_min::<pto::f16, 16>(&k, DataType::Fp16).map_err(TestCaseError::fail)?;
-    }
+#[test]
+fn random_i16_kernels_agree() {
+    family::<i16, SMALL_R, 16>(DataType::Int16, 51, 1, cases(SMALL_CASES));
+}
+
+#[test]
+fn random_i8_kernels_agree() {
+    family::<i8, SMALL_R, 32>(DataType::Int8, 51, 1, cases(SMALL_CASES));
+}
+
+#[test]
+fn random_f16_kernels_agree() {
+    family::<pto::f16, SMALL_R, 16>(DataType::Fp16, 51, 1, cases(SMALL_CASES));
+}
+
+/// Kernels per matmul family (16-row tiles, matmul likelier than in the small families).
+const MATMUL_CASES: u32 = 64;
+
+/// Weight of [`Node::Matmul`] in the matmul families (17 leaf weights besides it).
+const MATMUL_WEIGHT: u32 = 4;
+
+/// A matmul family: `cases` kernels on `MATMUL_R x C` tiles over tensors up to `3 C + 3`
+/// columns (ragged M, N and K), which must run at least one matmul op per kernel on
+/// average (about 3.5 with these weights): a generator that stops producing matmuls fails
+/// here.
+fn matmul_family<T: exec::Kind, const C: usize>(d: DataType) {
+    let cases = cases(MATMUL_CASES);
+    let ops = family::<T, MATMUL_R, C>(d, 3 * C + 3, MATMUL_WEIGHT, cases);
+    eprintln!("{d}: {ops} matmul ops in {cases} kernels");
+    assert!(
+        ops >= cases as usize,
+        "{d}: only {ops} matmul ops in {cases} kernels"
+    );
+}
+
+#[test]
+fn random_f32_matmul_kernels_agree() {
+    matmul_family::<f32, 16>(DataType::Fp32);
+}
+
+#[test]
+fn random_f16_matmul_kernels_agree() {
+    matmul_family::<pto::f16, 16>(DataType::Fp16);
+}
+
+#[test]
+fn random_bf16_matmul_kernels_agree() {
+    matmul_family::<pto::bf16, 16>(DataType::Bf16);
+}
+
+#[test]
+fn random_i8_matmul_kernels_agree() {
+    matmul_family::<i8, 32>(DataType::Int8);
 }

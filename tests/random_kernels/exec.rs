@@ -2,9 +2,10 @@
 //! emitter (`pto_lower::emit::rust`) writes for it: zeroed slots, `tload` / `tstore` at the
 //! program's offsets, `set_valid` for `SetValid` / `FullValid`, scalar ops with Rust's
 //! integer semantics, and structured `for` / `if` with parallel assignment of carried
-//! scalars. Only the shapes the random kernels use are supported (`R x C` tiles, their
-//! `R x 1` / `1 x C` reductions and `C x C` matmul right operands, of the element type, and
-//! `R x C` tiles of one second dtype, [`Kind::Alt`]); anything else is an `Err`, never a pass.
+//! scalars. Only the shapes the random kernels use are supported (`R x C` tiles, `R` and `C`
+//! the family's, their `R x 1` / `1 x C` reductions and `C x C` matmul right operands, of the
+//! element type, and `R x C` tiles of one second dtype, [`Kind::Alt`]); anything else is an
+//! `Err`, never a pass.
 //! Not mirrored: the emitter's fusion of elementwise chains into one loop (the fused code
 //! calls the same element functions).
 
@@ -16,11 +17,9 @@ use pto::ir::ops::{Isa, Opcode};
 use pto::{Tensor, Tile, isa};
 use pto_lower::isa::{Arg, Index, Inst, Program, TileRef};
 
-use super::R;
-
 /// One tile slot, by shape.
 #[derive(Clone)]
-pub enum Slot<T: Kind, const C: usize> {
+pub enum Slot<T: Kind, const R: usize, const C: usize> {
     Full(Tile<T, R, C>),
     /// An `R x C` tile of the other dtype ([`Kind::Alt`]): a conversion's result, or a
     /// matmul accumulator wider than the inputs.
@@ -62,9 +61,9 @@ pub trait Kind: Element {
 
     /// `TMATMUL` (`acc` is `None`) or `TMATMUL_ACC` of `a` and `b` into `d`, where this
     /// dtype's inputs accumulate; `Err` for a dtype matmul does not take.
-    fn matmul<const C: usize>(
-        _d: &mut Slot<Self, C>,
-        _acc: Option<&Slot<Self, C>>,
+    fn matmul<const R: usize, const C: usize>(
+        _d: &mut Slot<Self, R, C>,
+        _acc: Option<&Slot<Self, R, C>>,
         _a: &Tile<Self, R, C>,
         _b: &Tile<Self, C, C>,
     ) -> Result<(), String> {
@@ -72,7 +71,7 @@ pub trait Kind: Element {
     }
 
     /// Runs `isa` if it is one of this kind's; `false` if it is not.
-    fn special<const C: usize>(
+    fn special<const R: usize, const C: usize>(
         isa: Isa,
         d: &mut Tile<Self, R, C>,
         a: &Tile<Self, R, C>,
@@ -81,7 +80,7 @@ pub trait Kind: Element {
     ) -> bool;
 
     /// Runs the row arg-reduction `isa` into an index tile of this dtype (`int32` only).
-    fn arg_reduce<const C: usize>(
+    fn arg_reduce<const R: usize, const C: usize>(
         _isa: Isa,
         _d: &mut Tile<Self, R, 1>,
         _s: &Tile<Self, R, C>,
@@ -93,7 +92,7 @@ pub trait Kind: Element {
 impl Kind for i32 {
     type Alt = f32;
 
-    fn special<const C: usize>(
+    fn special<const R: usize, const C: usize>(
         isa: Isa,
         d: &mut Tile<i32, R, C>,
         a: &Tile<i32, R, C>,
@@ -103,7 +102,11 @@ impl Kind for i32 {
         int_special(isa, d, a, b, k)
     }
 
-    fn arg_reduce<const C: usize>(isa: Isa, d: &mut Tile<i32, R, 1>, s: &Tile<i32, R, C>) -> bool {
+    fn arg_reduce<const R: usize, const C: usize>(
+        isa: Isa,
+        d: &mut Tile<i32, R, 1>,
+        s: &Tile<i32, R, C>,
+    ) -> bool {
         match isa {
             Isa::TRowArgMax => isa::trowargmax(d, s),
             Isa::TRowArgMin => isa::trowargmin(d, s),
@@ -116,7 +119,7 @@ impl Kind for i32 {
 impl Kind for i16 {
     type Alt = i32;
 
-    fn special<const C: usize>(
+    fn special<const R: usize, const C: usize>(
         isa: Isa,
         d: &mut Tile<i16, R, C>,
         a: &Tile<i16, R, C>,
@@ -130,16 +133,16 @@ impl Kind for i16 {
 impl Kind for i8 {
     type Alt = i32;
 
-    fn matmul<const C: usize>(
-        d: &mut Slot<Self, C>,
-        acc: Option<&Slot<Self, C>>,
+    fn matmul<const R: usize, const C: usize>(
+        d: &mut Slot<Self, R, C>,
+        acc: Option<&Slot<Self, R, C>>,
         a: &Tile<Self, R, C>,
         b: &Tile<Self, C, C>,
     ) -> Result<(), String> {
         matmul_into_alt(d, acc, a, b)
     }
 
-    fn special<const C: usize>(
+    fn special<const R: usize, const C: usize>(
         isa: Isa,
         d: &mut Tile<i8, R, C>,
         a: &Tile<i8, R, C>,
@@ -153,16 +156,16 @@ impl Kind for i8 {
 impl Kind for pto::f16 {
     type Alt = f32;
 
-    fn matmul<const C: usize>(
-        d: &mut Slot<Self, C>,
-        acc: Option<&Slot<Self, C>>,
+    fn matmul<const R: usize, const C: usize>(
+        d: &mut Slot<Self, R, C>,
+        acc: Option<&Slot<Self, R, C>>,
         a: &Tile<Self, R, C>,
         b: &Tile<Self, C, C>,
     ) -> Result<(), String> {
         matmul_into_alt(d, acc, a, b)
     }
 
-    fn special<const C: usize>(
+    fn special<const R: usize, const C: usize>(
         isa: Isa,
         d: &mut Tile<pto::f16, R, C>,
         a: &Tile<pto::f16, R, C>,
@@ -173,12 +176,35 @@ impl Kind for pto::f16 {
     }
 }
 
+impl Kind for pto::bf16 {
+    type Alt = f32;
+
+    fn matmul<const R: usize, const C: usize>(
+        d: &mut Slot<Self, R, C>,
+        acc: Option<&Slot<Self, R, C>>,
+        a: &Tile<Self, R, C>,
+        b: &Tile<Self, C, C>,
+    ) -> Result<(), String> {
+        matmul_into_alt(d, acc, a, b)
+    }
+
+    fn special<const R: usize, const C: usize>(
+        isa: Isa,
+        d: &mut Tile<pto::bf16, R, C>,
+        a: &Tile<pto::bf16, R, C>,
+        _b: Option<&Tile<pto::bf16, R, C>>,
+        _k: pto::bf16,
+    ) -> bool {
+        float_special(isa, d, a)
+    }
+}
+
 impl Kind for f32 {
     type Alt = i32;
 
-    fn matmul<const C: usize>(
-        d: &mut Slot<Self, C>,
-        acc: Option<&Slot<Self, C>>,
+    fn matmul<const R: usize, const C: usize>(
+        d: &mut Slot<Self, R, C>,
+        acc: Option<&Slot<Self, R, C>>,
         a: &Tile<Self, R, C>,
         b: &Tile<Self, C, C>,
     ) -> Result<(), String> {
@@ -190,7 +216,7 @@ impl Kind for f32 {
         Ok(())
     }
 
-    fn special<const C: usize>(
+    fn special<const R: usize, const C: usize>(
         isa: Isa,
         d: &mut Tile<f32, R, C>,
         a: &Tile<f32, R, C>,
@@ -202,9 +228,9 @@ impl Kind for f32 {
 }
 
 /// `TMATMUL` / `TMATMUL_ACC` of a dtype that accumulates in its [`Kind::Alt`] slot.
-fn matmul_into_alt<T: Kind + Accumulate<Acc = T::Alt>, const C: usize>(
-    d: &mut Slot<T, C>,
-    acc: Option<&Slot<T, C>>,
+fn matmul_into_alt<T: Kind + Accumulate<Acc = T::Alt>, const R: usize, const C: usize>(
+    d: &mut Slot<T, R, C>,
+    acc: Option<&Slot<T, R, C>>,
     a: &Tile<T, R, C>,
     b: &Tile<T, C, C>,
 ) -> Result<(), String> {
@@ -219,7 +245,7 @@ fn matmul_into_alt<T: Kind + Accumulate<Acc = T::Alt>, const C: usize>(
     Ok(())
 }
 
-fn int_special<T: Int, const C: usize>(
+fn int_special<T: Int, const R: usize, const C: usize>(
     isa: Isa,
     d: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
@@ -243,7 +269,7 @@ fn int_special<T: Int, const C: usize>(
     true
 }
 
-fn float_special<T: Float, const C: usize>(
+fn float_special<T: Float, const R: usize, const C: usize>(
     isa: Isa,
     d: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
@@ -259,9 +285,9 @@ fn float_special<T: Float, const C: usize>(
     true
 }
 
-struct Exec<'p, T: Kind, const C: usize> {
+struct Exec<'p, T: Kind, const R: usize, const C: usize> {
     p: &'p Program,
-    slots: Vec<Slot<T, C>>,
+    slots: Vec<Slot<T, R, C>>,
     scalars: HashMap<ValueId, i64>,
     /// Scalars of the element type.
     elems: HashMap<ValueId, T>,
@@ -272,13 +298,13 @@ struct Exec<'p, T: Kind, const C: usize> {
 
 /// Runs `p` on `args` (in parameter order) with its symbolic dimensions bound to `dims`;
 /// tensors are written in place.
-pub fn run_program<T: Kind, const C: usize>(
+pub fn run_program<T: Kind, const R: usize, const C: usize>(
     p: &Program,
     dims: &[(ValueId, i64)],
     args: &mut [KArg<T>],
 ) -> Result<(), String> {
     let f = &p.module.funcs[p.func];
-    let mut e = Exec::<T, C> {
+    let mut e = Exec::<T, R, C> {
         p,
         slots: Vec::new(),
         scalars: dims.iter().copied().collect(),
@@ -300,10 +326,11 @@ pub fn run_program<T: Kind, const C: usize>(
             return Err(format!("slot {} is {}", s.name, s.dtype.name()));
         }
         e.slots.push(match shape {
-            (R, c) if c == C => Slot::Full(Tile::zeros()),
-            (r, c) if (r, c) == (C, C) => Slot::Sq(Tile::zeros()),
-            (R, 1) => Slot::Col(Tile::zeros()),
-            (1, c) if c == C => Slot::Row(Tile::zeros()),
+            // A square tile is `R x C` when `R == C` (see [`Exec::sq`]).
+            s if s == (R, C) => Slot::Full(Tile::zeros()),
+            s if s == (C, C) => Slot::Sq(Tile::zeros()),
+            s if s == (R, 1) => Slot::Col(Tile::zeros()),
+            s if s == (1, C) => Slot::Row(Tile::zeros()),
             other => return Err(format!("slot shape {other:?} not supported")),
         });
     }
@@ -323,7 +350,7 @@ pub fn run_program<T: Kind, const C: usize>(
     e.block(&p.body, args).map(|_| ())
 }
 
-impl<T: Kind, const C: usize> Exec<'_, T, C> {
+impl<T: Kind, const R: usize, const C: usize> Exec<'_, T, R, C> {
     fn scalar(&self, v: ValueId) -> Result<i64, String> {
         if let Some(x) = self.scalars.get(&v) {
             return Ok(*x);
@@ -468,6 +495,10 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
         match a {
             Arg::Tile(TileRef::Slot(t)) => match &self.slots[t.0 as usize] {
                 Slot::Sq(x) => Ok(x.clone()),
+                // `R == C`: the square tile is held as `R x C`; the same elements.
+                Slot::Full(x) if R == C => Tile::from_slice(x.as_slice())
+                    .and_then(|s| s.with_valid(x.valid_rows(), x.valid_cols()))
+                    .map_err(|e| e.to_string()),
                 _ => Err(format!("{t:?} is not C x C")),
             },
             other => Err(format!("operand {other:?} not supported")),
