@@ -519,3 +519,32 @@ fn program_parses_back_and_host_fn_exists() {
         assert!(scale_rows::LOWERED.starts_with("// lowering not available"));
     }
 }
+
+mod support;
+
+/// Issue 14's audit: the kernels of this file that are not `pto-lower/tests/kernels/*.pto`
+/// acceptance kernels (which run in pto-lower's C++ model test) as `NAME::CPP` for A2A3 and
+/// A5 in the C++ model of pto-isa, at tile-multiple and ragged sizes, against their host
+/// functions.
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "vector_add_1d",
+            &vector_add_1d::program(),
+            vec![vec![("N", 2048)], vec![("N", 5000)]],
+        )
+        .against_host(|t| vector_add_1d(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new(
+            "vector_add_2d",
+            &vector_add_2d::program(),
+            vec![vec![("M", 32), ("N", 128)], vec![("M", 37), ("N", 100)]],
+        )
+        .against_host(|t| vector_add_2d(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

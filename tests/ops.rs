@@ -285,3 +285,24 @@ fn mask_parameters_pick_like_computed_masks() {
         assert_eq!(got[2], f64s(&want), "interpreter, mask parameter {r} x 16");
     }
 }
+
+/// Issue 14's audit: `mask_param` (a `&Tile<bool, 16, 16>` parameter, a GM array in the C++)
+/// as `NAME::CPP` for A2A3 and A5 in the C++ model of pto-isa, at a tile-multiple and a
+/// ragged size, against its host function; the other kernels of this file run in
+/// `tests/cpp_model.rs`.
+#[test]
+fn mask_param_runs_in_the_cpp_model() {
+    let problems = support::model::Model::new(
+        "mask_param",
+        &kernels::mask_param::program(),
+        vec![vec![("R", 32)], vec![("R", 37)]],
+    )
+    .against_host(|t| {
+        kernels::mask_param(
+            &t.tensor(0),
+            &t.tile::<bool, 16, 16>(1),
+            &mut t.out::<f32>(2),
+        )
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
