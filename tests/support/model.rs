@@ -27,6 +27,7 @@ pub struct Model<'a> {
     targets: &'static [&'static str],
     seed: u64,
     outputs: Option<Vec<usize>>,
+    fixed: Vec<(usize, HostValue)>,
 }
 
 impl<'a> Model<'a> {
@@ -41,6 +42,7 @@ impl<'a> Model<'a> {
             targets: &["A2A3", "A5"],
             seed: 3,
             outputs: None,
+            fixed: Vec::new(),
         }
     }
 
@@ -55,6 +57,13 @@ impl<'a> Model<'a> {
     /// Size set `k` gets the data of seed `seed + k`.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Gives argument `k` the value `v` in every run (instead of the model's 5 for an
+    /// integer scalar, 1.5 for a float, random tensors).
+    pub fn arg(mut self, k: usize, v: HostValue) -> Self {
+        self.fixed.push((k, v));
         self
     }
 
@@ -128,7 +137,13 @@ impl<'a> Model<'a> {
             };
             for (k, set) in self.sizes.iter().enumerate() {
                 let dims = harness::dims_by_name(self.m, set);
-                let args = harness::args_for(self.m, &dims, self.seed + k as u64, k % 2 == 1);
+                let mut args =
+                    harness::args_for(self.m, &dims, self.seed + k as u64, k % 2 == 1);
+                for (k, v) in &self.fixed {
+                    if let Some(a) = args.get_mut(*k) {
+                        *a = v.clone();
+                    }
+                }
                 let mut want = args.clone();
                 let want_rets = match reference(&mut want) {
                     Ok(r) => r,

@@ -149,11 +149,11 @@ impl Args<'_> {
         }
     }
 
-    /// Argument `k` (a tile parameter) as an `R x C` tile of `T`.
-    pub fn tile<T: Element, const R: usize, const C: usize>(&self, k: usize) -> pto::Tile<T, R, C> {
+    /// Argument `k` (a `bool` tile parameter) as an `R x C` mask tile.
+    pub fn mask<const R: usize, const C: usize>(&self, k: usize) -> pto::Tile<bool, R, C> {
         let t = self.args[k].as_tile().unwrap();
-        let data: Vec<T> = t.data.iter().map(|&x| T::from_f64(x)).collect();
-        pto::Tile::from_slice(&data).unwrap()
+        let bits: Vec<bool> = t.data.iter().map(|&x| x != 0.0).collect();
+        pto::Tile::from_slice(&bits).unwrap()
     }
 
     /// Argument `k` as a scalar.
