@@ -12,8 +12,8 @@ mod chain;
 mod support;
 
 use pto::Tensor;
-use support::model::{Model, harness};
 use pto_lower::interp::{HostTensor, HostValue, run};
+use support::model::{Model, harness};
 
 fn tensor(v: &HostValue) -> Tensor<f32> {
     let t = v.as_tensor().unwrap();

@@ -300,12 +300,16 @@ fn mask_param_runs_in_the_cpp_model() {
         &kernels::mask_param::program(),
         vec![vec![("R", 32)], vec![("R", 37)]],
     )
-    .against_host(|t| kernels::mask_param(&t.tensor(0), &t.mask::<16, 16>(1), &mut t.out::<f32>(2)));
+    .against_host(|t| {
+        kernels::mask_param(&t.tensor(0), &t.mask::<16, 16>(1), &mut t.out::<f32>(2))
+    });
     if support::model::harness::gxx().is_none() {
         return;
     }
     // g++ says "'Loc_' is not a member of 'bool*'", clang "'bool *' is not a class".
-    let rule = |p: &String| p.contains("rejected the C++") && (p.contains("bool*") || p.contains("bool *"));
+    let rule = |p: &String| {
+        p.contains("rejected the C++") && (p.contains("bool*") || p.contains("bool *"))
+    };
     assert!(
         problems.len() == 2 && problems.iter().all(rule),
         "mask_param is legal now (or fails otherwise): make this row a passing one\n{}",

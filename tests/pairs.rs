@@ -232,7 +232,8 @@ fn every_kernel_here_runs_in_the_cpp_model() {
             &shifted::program(),
             vec![vec![("R", 32), ("C", 16)], vec![("R", 34), ("C", 10)]],
         )
-        .arg(2, HostValue::i64(1)).against_host(|t| {
+        .arg(2, HostValue::i64(1))
+        .against_host(|t| {
             shifted(
                 &t.tensor(0),
                 &t.tensor(1),

@@ -223,17 +223,34 @@ fn fixed_steps(seed: u64, n: usize) -> Vec<Step> {
 fn a_sample_of_programs_runs_in_the_cpp_model() {
     let mut problems = Vec::new();
     let sample: [(&str, Result<pto::ir::ProgramModule, String>); 5] = [
-        ("random_i32", check::<i32>(DataType::Int32, host_int, (3, 17), &fixed_steps(1, 10))),
-        ("random_i8", check::<i8>(DataType::Int8, host_int, (3, 17), &fixed_steps(2, 10))),
-        ("random_f32", check::<f32>(DataType::Fp32, host_float, (3, 17), &fixed_steps(3, 10))),
-        ("random_f16", check::<f16>(DataType::Fp16, host_float, (3, 17), &fixed_steps(4, 10))),
-        ("random_bf16", check::<bf16>(DataType::Bf16, host_float, (3, 17), &fixed_steps(5, 10))),
+        (
+            "random_i32",
+            check::<i32>(DataType::Int32, host_int, (3, 17), &fixed_steps(1, 10)),
+        ),
+        (
+            "random_i8",
+            check::<i8>(DataType::Int8, host_int, (3, 17), &fixed_steps(2, 10)),
+        ),
+        (
+            "random_f32",
+            check::<f32>(DataType::Fp32, host_float, (3, 17), &fixed_steps(3, 10)),
+        ),
+        (
+            "random_f16",
+            check::<f16>(DataType::Fp16, host_float, (3, 17), &fixed_steps(4, 10)),
+        ),
+        (
+            "random_bf16",
+            check::<bf16>(DataType::Bf16, host_float, (3, 17), &fixed_steps(5, 10)),
+        ),
     ];
     for (name, m) in sample {
         match m {
             Ok(m) => {
                 eprintln!("{name}:\n{m}");
-                problems.extend(support::model::Model::new(name, &m, vec![vec![]]).against_interpreter());
+                problems.extend(
+                    support::model::Model::new(name, &m, vec![vec![]]).against_interpreter(),
+                );
             }
             Err(e) => problems.push(format!("{name}: {e}")),
         }

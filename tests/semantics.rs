@@ -486,10 +486,14 @@ fn every_kernel_here_runs_in_the_cpp_model() {
     }
     let mut problems = Vec::new();
     problems.extend(
-        Model::new("table_spellings", &table_spellings::program(), vec![vec![], vec![]])
-            .against_host(|t| {
-                table_spellings(i(t, 0), i(t, 1), t.flag(2), t.flag(3), &mut t.out::<i32>(4))
-            }),
+        Model::new(
+            "table_spellings",
+            &table_spellings::program(),
+            vec![vec![], vec![]],
+        )
+        .against_host(|t| {
+            table_spellings(i(t, 0), i(t, 1), t.flag(2), t.flag(3), &mut t.out::<i32>(4))
+        }),
     );
     problems.extend(
         Model::new("scalar_div", &scalar_div::program(), one())

@@ -137,9 +137,8 @@ fn every_kernel_here_runs_in_the_cpp_model() {
     problems.extend(
         Model::new("ifs_120", &ifs_120::program(), one()).against(|a| ret(ifs_120(i(a, 0)))),
     );
-    problems.extend(
-        Model::new("loop", &r#loop::program(), one()).against(|a| ret(r#loop(i(a, 0)))),
-    );
+    problems
+        .extend(Model::new("loop", &r#loop::program(), one()).against(|a| ret(r#loop(i(a, 0)))));
     problems.extend(
         Model::new("internal_names", &internal_names::program(), one())
             .against(|a| ret(internal_names(i(a, 0), i(a, 1), i(a, 2), i(a, 3)))),

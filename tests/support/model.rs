@@ -123,7 +123,10 @@ impl<'a> Model<'a> {
                 })
                 .collect();
             jobs.into_iter()
-                .map(|j| j.join().unwrap_or_else(|_| Err("the build panicked".into())))
+                .map(|j| {
+                    j.join()
+                        .unwrap_or_else(|_| Err("the build panicked".into()))
+                })
                 .collect()
         });
         let mut problems = Vec::new();
@@ -137,8 +140,7 @@ impl<'a> Model<'a> {
             };
             for (k, set) in self.sizes.iter().enumerate() {
                 let dims = harness::dims_by_name(self.m, set);
-                let mut args =
-                    harness::args_for(self.m, &dims, self.seed + k as u64, k % 2 == 1);
+                let mut args = harness::args_for(self.m, &dims, self.seed + k as u64, k % 2 == 1);
                 for (k, v) in &self.fixed {
                     if let Some(a) = args.get_mut(*k) {
                         *a = v.clone();
@@ -154,10 +156,9 @@ impl<'a> Model<'a> {
                 };
                 match built.run(&args) {
                     Ok((got, got_rets)) => {
-                        let err = self.error(&got, &want).max(harness::max_error(
-                            &got_rets,
-                            &want_rets,
-                        ));
+                        let err = self
+                            .error(&got, &want)
+                            .max(harness::max_error(&got_rets, &want_rets));
                         eprintln!("{name} {target} {set:?}: max error {err:.2e}");
                         if err > TOLERANCE {
                             problems.push(format!("{name} {target} {set:?}: max error {err:.2e}"));
@@ -178,7 +179,10 @@ impl<'a> Model<'a> {
             .enumerate()
             .filter(|(k, _)| self.outputs.as_ref().is_none_or(|o| o.contains(k)))
             .filter_map(|(_, (g, w))| {
-                Some(harness::max_error(&g.as_tensor()?.data, &w.as_tensor()?.data))
+                Some(harness::max_error(
+                    &g.as_tensor()?.data,
+                    &w.as_tensor()?.data,
+                ))
             })
             .fold(0.0, f64::max)
     }
