@@ -211,3 +211,40 @@ fn integer_extremes_agree_with_rust_wrapping() {
         );
     }
 }
+
+mod support;
+
+/// Issue 14's audit: this file's kernels as `NAME::CPP` for A2A3 and A5 in the C++ model of
+/// pto-isa against their host functions: `tile_flow` with fewer rows than its `break` and
+/// with more, the scalar kernels on the model's arguments (5 for integers, 1.5 for floats,
+/// the flag false then true).
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "tile_flow",
+            &tile_flow::program(),
+            vec![vec![("R", 16)], vec![("R", 5)]],
+        )
+        .against_host(|t| tile_flow(&t.tensor(0), t.scalar(1) as f32, &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new("scalar_flow", &scalar_flow::program(), vec![vec![], vec![]]).against(|a| {
+            let (n, s) = (a[0].as_i64().unwrap_or(0), a[1].as_f64().unwrap_or(0.0));
+            scalar_flow(n, s as f32, a[2].as_bool().unwrap_or(false))
+                .map(|x| vec![f64::from(x)])
+                .map_err(|e| e.to_string())
+        }),
+    );
+    problems.extend(
+        Model::new("int_extremes", &int_extremes::program(), vec![vec![]]).against(|a| {
+            let (x, y) = (a[0].as_i64().unwrap_or(0), a[1].as_i64().unwrap_or(0));
+            int_extremes(x as i8, y)
+                .map(|v| vec![v as f64])
+                .map_err(|e| e.to_string())
+        }),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -60,6 +60,12 @@ mod parallel_softmax;
 #[path = "../examples/tensor_level.rs"]
 mod tensor_level;
 
+// The bench's kernels (`benches/kernels.rs`, which cannot be a test itself): its `main` and
+// benches are not used here.
+#[allow(dead_code)]
+#[path = "../benches/kernels.rs"]
+mod bench;
+
 #[path = "edge/kernels.rs"]
 mod edge;
 
@@ -79,6 +85,7 @@ mod support;
 
 use pto::{bf16, f16};
 use pto_lower::interp::HostValue;
+use support::model::Model;
 use support::run::{Args, host};
 
 /// Calls a host function with arguments read from interpreter-form ones ([`host`] writes
@@ -135,6 +142,13 @@ fn kernels() -> Vec<(
             "softmax_par",
             parallel_softmax::softmax_par::program(),
             |t| parallel_softmax::softmax_par(&t.tensor(0), &mut t.out::<f32>(1)),
+            vec![vec![("R", 64), ("C", 1024)], vec![("R", 37), ("C", 1000)]],
+        ),
+        (
+            // The same softmax with a sequential loop (`benches/parallel.rs` runs both).
+            "softmax_seq",
+            parallel_softmax::softmax_seq::program(),
+            |t| parallel_softmax::softmax_seq(&t.tensor(0), &mut t.out::<f32>(1)),
             vec![vec![("R", 64), ("C", 1024)], vec![("R", 37), ("C", 1000)]],
         ),
         (
@@ -248,6 +262,58 @@ fn kernels() -> Vec<(
             vec![
                 vec![("M", 64), ("N", 64), ("K", 128)],
                 vec![("M", 70), ("N", 50), ("K", 90)],
+            ],
+        ),
+        (
+            "bench_matmul_tiled",
+            bench::matmul_tiled::program(),
+            |t| bench::matmul_tiled(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2)),
+            vec![
+                vec![("M", 64), ("K", 128), ("N", 64)],
+                vec![("M", 70), ("K", 100), ("N", 45)],
+            ],
+        ),
+        (
+            "bench_axpb",
+            bench::axpb::program(),
+            |t| {
+                bench::axpb(
+                    &t.tensor(0),
+                    t.scalar(1) as f32,
+                    t.scalar(2) as f32,
+                    &mut t.out::<f32>(3),
+                )
+            },
+            vec![vec![("R", 16)], vec![("R", 13)]],
+        ),
+        (
+            "bench_softmax_rows",
+            bench::softmax_rows::program(),
+            |t| bench::softmax_rows(&t.tensor(0), &mut t.out::<f32>(1)),
+            vec![vec![("R", 16)], vec![("R", 13)]],
+        ),
+        (
+            "bench_layernorm_rows",
+            bench::layernorm_rows::program(),
+            |t| bench::layernorm_rows(&t.tensor(0), &mut t.out::<f32>(1)),
+            vec![vec![("R", 16)], vec![("R", 13)]],
+        ),
+        (
+            "bench_gemm64",
+            bench::gemm64::program(),
+            |t| bench::gemm64(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2)),
+            vec![
+                vec![("M", 64), ("K", 128), ("N", 64)],
+                vec![("M", 70), ("K", 50), ("N", 45)],
+            ],
+        ),
+        (
+            "bench_gemm64_f16",
+            bench::gemm64_f16::program(),
+            |t| bench::gemm64_f16(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2)),
+            vec![
+                vec![("M", 64), ("K", 128), ("N", 64)],
+                vec![("M", 70), ("K", 50), ("N", 45)],
             ],
         ),
         (
@@ -464,71 +530,12 @@ fn reshape_insert_host(t: &Args) -> Result<(), pto::Error> {
     ops_b::reshape_insert(&t.tensor(0), t.scalar(1) as i64, &mut y, &mut z)
 }
 
-/// Kernels whose C++ is not yet legal on a target, with the rule they break; they must
-/// still fail with that rule (none today: the split-K accumulator carried through an `if`
-/// keeps one Acc slot, so there is no `TMOV` Acc -> Acc).
-const NOT_YET_LEGAL: [(&str, &str, &str); 0] = [];
-
 #[test]
 fn every_example_runs_in_the_cpp_model_like_its_host_function() {
-    let Some(gxx) = harness::gxx() else {
-        eprintln!("skip: no C++ compiler; the examples' C++ was not run");
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("pto-examples-cpp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     for (name, m, call, sizes) in kernels() {
-        for target in ["A2A3", "A5"] {
-            let rule = NOT_YET_LEGAL
-                .iter()
-                .find(|(n, t, _)| *n == name && *t == target)
-                .map(|x| x.2);
-            let built = match (harness::build(&gxx, &m, target, &dir, name), rule) {
-                (Ok(b), None) => b,
-                (Err(e), Some(rule)) if e.contains(rule) => continue,
-                (Ok(_), Some(rule)) => {
-                    failures.push(format!(
-                        "{name} {target} is legal now ({rule}): update NOT_YET_LEGAL"
-                    ));
-                    continue;
-                }
-                (Err(e), _) => {
-                    failures.push(format!("{name} {target}: {e}"));
-                    continue;
-                }
-            };
-            for (k, set) in sizes.iter().enumerate() {
-                let dims = harness::dims_by_name(&m, set);
-                let args = harness::args_for(&m, &dims, 11 + k as u64, k % 2 == 1);
-                let mut want = args.clone();
-                if let Err(e) = host(&mut want, call) {
-                    failures.push(format!("{name} {set:?}: the host function failed: {e}"));
-                    continue;
-                }
-                match built.run(&args) {
-                    Ok((got, _)) => {
-                        let err = got
-                            .iter()
-                            .zip(&want)
-                            .filter_map(|(g, w)| {
-                                Some(harness::max_error(
-                                    &g.as_tensor()?.data,
-                                    &w.as_tensor()?.data,
-                                ))
-                            })
-                            .fold(0.0, f64::max);
-                        eprintln!("{name} {target} {set:?}: max error {err:.2e}");
-                        if err > 1e-5 {
-                            failures.push(format!("{name} {target} {set:?}: max error {err:.2e}"));
-                        }
-                    }
-                    Err(e) => failures.push(format!("{name} {target} {set:?}: {e}")),
-                }
-            }
-        }
+        failures.extend(Model::new(name, &m, sizes).seed(11).against_host(call));
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -224,3 +224,49 @@ fn gemm_i8_agrees_exactly() {
         );
     }
 }
+
+mod support;
+
+/// Issue 14's audit: this file's kernels as `NAME::CPP` for A2A3 and A5 in the C++ model of
+/// pto-isa, at tile-multiple and ragged sizes (edge tiles in every dimension), against their
+/// host functions.
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let mkn = || {
+        vec![
+            vec![("M", 64), ("K", 128), ("N", 64)],
+            vec![("M", 70), ("K", 50), ("N", 45)],
+        ]
+    };
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "row_sums",
+            &row_sums::program(),
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        )
+        .against_host(|t| row_sums(&t.tensor(0), &mut t.out::<f32>(1))),
+    );
+    problems.extend(
+        Model::new(
+            "exp_log",
+            &exp_log::program(),
+            vec![vec![("R", 32)], vec![("R", 37)]],
+        )
+        .against_host(|t| exp_log(&t.tensor(0), &mut t.out::<f32>(1))),
+    );
+    problems.extend(
+        Model::new("gemm_f32", &gemm_f32::program(), mkn())
+            .against_host(|t| gemm_f32(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new("gemm_f16", &gemm_f16::program(), mkn())
+            .against_host(|t| gemm_f16(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new("gemm_i8", &gemm_i8::program(), mkn())
+            .against_host(|t| gemm_i8(&t.tensor(0), &t.tensor(1), &mut t.out::<i32>(2))),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

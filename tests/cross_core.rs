@@ -10,11 +10,11 @@
 #[path = "cross_core/kernels.rs"]
 mod kernels;
 
-#[path = "../pto-lower/tests/cpp/harness.rs"]
-mod harness;
+mod support;
 
 use pto::Tensor;
 use pto_lower::interp::{HostTensor, HostValue, run};
+use support::model::{Model, harness};
 
 fn tensor(v: &HostValue) -> Tensor<f32> {
     let t = v.as_tensor().unwrap();
@@ -171,12 +171,6 @@ fn a2a3_routes_hand_the_tensor_off_between_the_cores() {
 
 #[test]
 fn kernels_run_in_the_cpp_model_on_both_targets() {
-    let Some(gxx) = harness::gxx() else {
-        eprintln!("skip: no C++ compiler; the kernels' C++ was not run");
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("pto-cross-core-cpp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     for c in cases() {
         for target in ["A2A3", "A5"] {
@@ -187,32 +181,13 @@ fn kernels_run_in_the_cpp_model_on_both_targets() {
                 "{} {target}",
                 c.name
             );
-            let built = match harness::build(&gxx, &c.m, target, &dir, c.name) {
-                Ok(b) => b,
-                Err(e) => {
-                    failures.push(format!("{} {target}: {e}", c.name));
-                    continue;
-                }
-            };
-            for (k, &m) in SIZES.iter().enumerate() {
-                let dims = harness::dims_by_name(&c.m, &[("M", m)]);
-                let args = harness::args_for(&c.m, &dims, 3 + k as u64, false);
-                let mut want = args.clone();
-                (c.host)(&mut want).unwrap();
-                match built.run(&args) {
-                    Ok((got, _)) => {
-                        let err = max_error(&data(&got[c.out]), &data(&want[c.out]));
-                        eprintln!("{} {target} M = {m}: max error {err:.2e}", c.name);
-                        if err > 1e-5 {
-                            failures
-                                .push(format!("{} {target} M = {m}: max error {err:.2e}", c.name));
-                        }
-                    }
-                    Err(e) => failures.push(format!("{} {target} M = {m}: {e}", c.name)),
-                }
-            }
         }
+        let sizes = SIZES.iter().map(|&m| vec![("M", m)]).collect();
+        failures.extend(
+            Model::new(c.name, &c.m, sizes)
+                .outputs(&[c.out])
+                .against(|a| (c.host)(a).map(|()| Vec::new()).map_err(|e| e.to_string())),
+        );
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

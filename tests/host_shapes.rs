@@ -227,3 +227,55 @@ fn parameters_named_like_runtime_functions() {
     assert_eq!(sums.get(&[0, 0]), Some(2.0 + 8.0 * 0.5));
     assert_eq!(sums.get(&[1, 0]), Some(8.0 * 0.5));
 }
+
+mod support;
+
+/// Issue 14's audit: this file's kernels as `NAME::CPP` for A2A3 and A5 in the C++ model of
+/// pto-isa, at tile-multiple and ragged sizes, against their host functions (`typical`
+/// without then with its bias).
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "typical",
+            &typical::program(),
+            vec![
+                vec![("R", 32), ("M", 64), ("K", 128), ("N", 64)],
+                vec![("R", 37), ("M", 70), ("K", 50), ("N", 45)],
+            ],
+        )
+        .against_host(|t| {
+            typical(
+                &t.tensor(0),
+                &t.tensor(1),
+                &t.tensor(2),
+                t.flag(3),
+                &t.tensor(4),
+                &mut t.out::<f32>(5),
+                &mut t.out::<f32>(6),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new(
+            "add_one",
+            &add_one::program(),
+            vec![vec![("N", 16)], vec![("N", 5)]],
+        )
+        .against_host(|t| add_one(&t.tensor(0), &mut t.out::<f32>(1))),
+    );
+    problems.extend(
+        Model::new("runtime_names", &runtime_names::program(), vec![vec![]]).against_host(|t| {
+            runtime_names(
+                &t.tensor(0),
+                t.scalar(1) as f32,
+                &t.tensor(2),
+                &mut t.out::<f32>(3),
+                &mut t.out::<f32>(4),
+            )
+        }),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

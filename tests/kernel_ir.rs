@@ -519,3 +519,116 @@ fn program_parses_back_and_host_fn_exists() {
         assert!(scale_rows::LOWERED.starts_with("// lowering not available"));
     }
 }
+
+mod support;
+
+/// Issue 14's audit: every kernel of this file as `NAME::CPP` for A2A3 and A5 in the C++
+/// model of pto-isa, at a tile-multiple and a ragged size (the static ones at their size),
+/// against its host function.
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let one = || vec![vec![]];
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "scale_rows",
+            &scale_rows::program(),
+            vec![vec![("B", 16)], vec![("B", 5)]],
+        )
+        .against_host(|t| scale_rows(&t.tensor(0), t.scalar(1) as f32, &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new(
+            "vector_add_1d",
+            &vector_add_1d::program(),
+            vec![vec![("N", 2048)], vec![("N", 5000)]],
+        )
+        .against_host(|t| vector_add_1d(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new(
+            "vector_add_2d",
+            &vector_add_2d::program(),
+            vec![vec![("M", 32), ("N", 128)], vec![("M", 37), ("N", 100)]],
+        )
+        .against_host(|t| vector_add_2d(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new(
+            "vector_add_i32",
+            &vector_add_i32::program(),
+            vec![vec![("M", 32)], vec![("M", 37)]],
+        )
+        .against_host(|t| vector_add_i32(&t.tensor(0), &t.tensor(1), &mut t.out::<i32>(2))),
+    );
+    problems.extend(
+        Model::new(
+            "axpy",
+            &axpy::program(),
+            vec![vec![("N", 1024)], vec![("N", 1000)]],
+        )
+        .against_host(|t| {
+            axpy(
+                t.scalar(0) as f32,
+                &t.tensor(1),
+                &t.tensor(2),
+                &mut t.out::<f32>(3),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new(
+            "row_softmax",
+            &row_softmax::program(),
+            vec![vec![("R", 32)], vec![("R", 37)]],
+        )
+        .against_host(|t| row_softmax(&t.tensor(0), &mut t.out::<f32>(1))),
+    );
+    problems.extend(
+        Model::new("reductions", &reductions::program(), one()).against_host(|t| {
+            reductions(
+                &t.tensor(0),
+                &mut t.out::<f32>(1),
+                &mut t.out::<f32>(2),
+                &mut t.out::<f32>(3),
+                &mut t.out::<f32>(4),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new("broadcast", &broadcast::program(), one()).against_host(|t| {
+            broadcast(
+                &t.tensor(0),
+                &t.tensor(1),
+                &mut t.out::<f32>(2),
+                &mut t.out::<f32>(3),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new("matmul_f32", &matmul_f32::program(), one())
+            .against_host(|t| matmul_f32(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new("matmul_f16", &matmul_f16::program(), one())
+            .against_host(|t| matmul_f16(&t.tensor(0), &t.tensor(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new(
+            "matmul_splitk",
+            &matmul_splitk::program(),
+            vec![vec![("K", 64)], vec![("K", 50)]],
+        )
+        .against_host(|t| {
+            matmul_splitk(
+                &t.tensor(0),
+                &t.tensor(1),
+                &t.tensor(2),
+                t.flag(3),
+                &mut t.out::<f32>(4),
+            )
+        }),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

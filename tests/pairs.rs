@@ -189,3 +189,58 @@ fn a_store_outside_its_tensor_is_the_stores_error() {
         assert_eq!(g, a / v.as_slice()[k % c]);
     }
 }
+
+mod support;
+
+/// Issue 14's audit: this file's kernels as `NAME::CPP` for A2A3 and A5 in the C++ model of
+/// pto-isa, at tile-multiple and ragged sizes, against their host functions (`shifted`
+/// stores 1 row down: its last window falls partly outside `out`).
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let narrow = || vec![vec![("R", 32), ("C", 16)], vec![("R", 37), ("C", 10)]];
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "softmax",
+            &softmax::program(),
+            vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
+        )
+        .against_host(|t| softmax(&t.tensor(0), &mut t.out::<f32>(1))),
+    );
+    problems.extend(
+        Model::new(
+            "layernorm",
+            &layernorm::program(),
+            vec![vec![("R", 32), ("C", 32)], vec![("R", 37), ("C", 20)]],
+        )
+        .against_host(|t| layernorm(&t.tensor(0), &mut t.out::<f32>(1))),
+    );
+    problems.extend(
+        Model::new("centered_scaled", &centered_scaled::program(), narrow()).against_host(|t| {
+            centered_scaled(
+                &t.tensor(0),
+                &t.tensor(1),
+                &mut t.out::<f32>(2),
+                &mut t.out::<f32>(3),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new(
+            "shifted",
+            &shifted::program(),
+            vec![vec![("R", 32), ("C", 16)], vec![("R", 34), ("C", 10)]],
+        )
+        .arg(2, HostValue::i64(1))
+        .against_host(|t| {
+            shifted(
+                &t.tensor(0),
+                &t.tensor(1),
+                t.scalar(2) as i64,
+                &mut t.out::<f32>(3),
+            )
+        }),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -67,13 +67,14 @@ fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) || (a == 0.0 && b == 0.0)
 }
 
-/// Runs the program both ways; `Err` describes the first difference.
+/// Runs the program both ways; `Err` describes the first difference. The program's module
+/// comes back.
 fn check<T: Element>(
     d: DataType,
     host: Host<T, R, C>,
     valid: (usize, usize),
     steps: &[Step],
-) -> Result<(), String> {
+) -> Result<pto::ir::ProgramModule, String> {
     let ops = candidates(d);
     let (x, y) = (inputs(d, 11), inputs(d, 12));
     let tile = |v: &[f64]| {
@@ -155,7 +156,7 @@ fn check<T: Element>(
             }
         }
     }
-    Ok(())
+    Ok(m)
 }
 
 fn steps() -> impl Strategy<Value = Vec<Step>> {
@@ -199,4 +200,60 @@ proptest! {
     fn random_bf16_programs_agree(vr in 1..=R, vc in 1..=C, s in steps()) {
         check::<bf16>(DataType::Bf16, host_float, (vr, vc), &s).map_err(TestCaseError::fail)?;
     }
+}
+
+/// `n` steps from a deterministic sequence (the model's sample below).
+fn fixed_steps(seed: u64, n: usize) -> Vec<Step> {
+    let mut s = support::run::states(seed).map(|x| (x >> 33) as usize);
+    (0..n)
+        .map(|_| Step {
+            op: s.next().unwrap_or(0) % 64,
+            lhs: s.next().unwrap_or(0) % 64,
+            rhs: s.next().unwrap_or(0) % 64,
+            scalar: s.next().unwrap_or(0) % 2 == 1,
+        })
+        .collect()
+}
+
+/// Issue 14's audit, a sample: one generated program of 10 steps per dtype, on a ragged
+/// valid region (3 x 17 of the 4 x 32 tiles), as `NAME::CPP` for A2A3 and A5 in the C++
+/// model of pto-isa against the interpreter (which `check` ties to the host calls first).
+/// One C++ build per program and target, so 5 programs, not 1,280.
+#[test]
+fn a_sample_of_programs_runs_in_the_cpp_model() {
+    let mut problems = Vec::new();
+    let sample: [(&str, Result<pto::ir::ProgramModule, String>); 5] = [
+        (
+            "random_i32",
+            check::<i32>(DataType::Int32, host_int, (3, 17), &fixed_steps(1, 10)),
+        ),
+        (
+            "random_i8",
+            check::<i8>(DataType::Int8, host_int, (3, 17), &fixed_steps(2, 10)),
+        ),
+        (
+            "random_f32",
+            check::<f32>(DataType::Fp32, host_float, (3, 17), &fixed_steps(3, 10)),
+        ),
+        (
+            "random_f16",
+            check::<f16>(DataType::Fp16, host_float, (3, 17), &fixed_steps(4, 10)),
+        ),
+        (
+            "random_bf16",
+            check::<bf16>(DataType::Bf16, host_float, (3, 17), &fixed_steps(5, 10)),
+        ),
+    ];
+    for (name, m) in sample {
+        match m {
+            Ok(m) => {
+                eprintln!("{name}:\n{m}");
+                problems.extend(
+                    support::model::Model::new(name, &m, vec![vec![]]).against_interpreter(),
+                );
+            }
+            Err(e) => problems.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -205,3 +205,52 @@ fn a_load_outside_its_tensor_is_the_loads_error() {
         .collect();
     assert_eq!(bits(&out), want);
 }
+
+mod support;
+
+/// Issue 14's audit: this file's kernels as `NAME::CPP` for A2A3 and A5 in the C++ model of
+/// pto-isa, at tile-multiple and ragged sizes, against their host functions (`shifted_max`
+/// loads 1 row down: its last window falls partly outside `x`).
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "reductions_reused",
+            &reductions_reused::program(),
+            vec![vec![("R", 32), ("C", 32)], vec![("R", 37), ("C", 20)]],
+        )
+        .against_host(|t| {
+            reductions_reused(&t.tensor(0), &mut t.out::<f32>(1), &mut t.out::<f32>(2))
+        }),
+    );
+    problems.extend(
+        Model::new(
+            "softmax_kept",
+            &softmax_kept::program(),
+            vec![vec![("R", 32), ("C", 64)], vec![("R", 37), ("C", 50)]],
+        )
+        .against_host(|t| softmax_kept(&t.tensor(0), &mut t.out::<f32>(1), &mut t.out::<f32>(2))),
+    );
+    problems.extend(
+        Model::new(
+            "centered_squares",
+            &centered_squares::program(),
+            vec![vec![("R", 32), ("C", 32)], vec![("R", 37), ("C", 20)]],
+        )
+        .against_host(|t| {
+            centered_squares(&t.tensor(0), &mut t.out::<f32>(1), &mut t.out::<f32>(2))
+        }),
+    );
+    problems.extend(
+        Model::new(
+            "shifted_max",
+            &shifted_max::program(),
+            vec![vec![("R", 32), ("C", 16)], vec![("R", 34), ("C", 10)]],
+        )
+        .arg(1, HostValue::i64(1))
+        .against_host(|t| shifted_max(&t.tensor(0), t.scalar(1) as i64, &mut t.out::<f32>(2))),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -469,3 +469,81 @@ fn helper_cpp_compiles_with_gxx() {
         );
     }
 }
+
+mod support;
+
+/// Issue 14's audit: this file's kernels as `NAME::CPP` for A2A3 and A5 in the C++ model of
+/// pto-isa, against their host functions. Their shapes are static, so each runs at its one
+/// size (`table_spellings` with its flags false, then true); the model's arguments are 5
+/// for integer scalars and 1.5 for floats, tensors of random values (integers in
+/// [-100, 100], so a zero divisor can occur).
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use support::model::Model;
+    let one = || vec![vec![]];
+    fn i(t: &support::run::Args, k: usize) -> i32 {
+        t.scalar(k) as i32
+    }
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new(
+            "table_spellings",
+            &table_spellings::program(),
+            vec![vec![], vec![]],
+        )
+        .against_host(|t| {
+            table_spellings(i(t, 0), i(t, 1), t.flag(2), t.flag(3), &mut t.out::<i32>(4))
+        }),
+    );
+    problems.extend(
+        Model::new("scalar_div", &scalar_div::program(), one())
+            .against_host(|t| scalar_div(i(t, 0), i(t, 1), &mut t.out::<i32>(2))),
+    );
+    problems.extend(
+        Model::new("folded_div", &folded_div::program(), one())
+            .against_host(|t| folded_div(&mut t.out::<i32>(0))),
+    );
+    problems.extend(
+        Model::new("tile_div_i32", &tile_div_i32::program(), one()).against_host(|t| {
+            tile_div_i32(
+                &t.tensor(0),
+                &t.tensor(1),
+                &mut t.out::<i32>(2),
+                &mut t.out::<i32>(3),
+                &mut t.out::<i32>(4),
+                &mut t.out::<i32>(5),
+                &mut t.out::<i32>(6),
+                &mut t.out::<i32>(7),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new("tile_div_f32", &tile_div_f32::program(), one()).against_host(|t| {
+            tile_div_f32(
+                &t.tensor(0),
+                &t.tensor(1),
+                &mut t.out::<f32>(2),
+                &mut t.out::<f32>(3),
+                &mut t.out::<f32>(4),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new("casts", &casts::program(), one()).against_host(|t| {
+            casts(
+                &t.tensor(0),
+                &mut t.out::<f32>(1),
+                &mut t.out::<i32>(2),
+                &mut t.out::<i32>(3),
+                &mut t.out::<i32>(4),
+                &mut t.out::<i32>(5),
+            )
+        }),
+    );
+    problems.extend(
+        Model::new("scalar_cpp", &scalar_cpp::program(), one()).against_host(|t| {
+            scalar_cpp(t.scalar(0) as f32, i(t, 1), i(t, 2), &mut t.out::<i32>(3))
+        }),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

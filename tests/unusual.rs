@@ -104,3 +104,44 @@ fn names_the_host_code_uses_itself_keep_their_values() {
     assert!(r#loop::program().to_string().contains("@loop"));
     assert_eq!(internal_names(3, 4, 2, 6).ok(), Some(21));
 }
+
+mod support;
+
+/// Issue 14's audit: this file's kernels as `NAME::CPP` for A2A3 and A5 in the C++ model of
+/// pto-isa, against their host functions on the model's arguments (5 for every `i64`):
+/// names that are C++ keywords, Unicode, 120 nested `if`s.
+#[test]
+fn every_kernel_here_runs_in_the_cpp_model() {
+    use pto_lower::interp::HostValue;
+    use support::model::Model;
+    fn i(a: &[HostValue], k: usize) -> i64 {
+        a[k].as_i64().unwrap_or(0)
+    }
+    fn ret(r: Result<i64, pto::Error>) -> Result<Vec<f64>, String> {
+        r.map(|v| vec![v as f64]).map_err(|e| e.to_string())
+    }
+    let one = || vec![vec![]];
+    let mut problems = Vec::new();
+    problems.extend(
+        Model::new("raw_names", &raw_names::program(), one())
+            .against(|a| ret(raw_names(i(a, 0), i(a, 1)))),
+    );
+    problems.extend(
+        Model::new("unicode_names", &unicode_names::program(), one())
+            .against(|a| ret(unicode_names(i(a, 0), i(a, 1)))),
+    );
+    problems.extend(
+        Model::new("collide", &collide::program(), one())
+            .against(|a| ret(collide(i(a, 0), i(a, 1), i(a, 2), i(a, 3), i(a, 4)))),
+    );
+    problems.extend(
+        Model::new("ifs_120", &ifs_120::program(), one()).against(|a| ret(ifs_120(i(a, 0)))),
+    );
+    problems
+        .extend(Model::new("loop", &r#loop::program(), one()).against(|a| ret(r#loop(i(a, 0)))));
+    problems.extend(
+        Model::new("internal_names", &internal_names::program(), one())
+            .against(|a| ret(internal_names(i(a, 0), i(a, 1), i(a, 2), i(a, 3)))),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

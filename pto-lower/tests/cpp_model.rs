@@ -58,6 +58,7 @@ fn kernels() -> Vec<&'static str> {
     k.push("attention");
     k.push("relu_chain");
     k.push("handoff");
+    k.push("parallel_softmax");
     k
 }
 

@@ -149,6 +149,13 @@ impl Args<'_> {
         }
     }
 
+    /// Argument `k` (a `bool` tile parameter) as an `R x C` mask tile.
+    pub fn mask<const R: usize, const C: usize>(&self, k: usize) -> pto::Tile<bool, R, C> {
+        let t = self.args[k].as_tile().unwrap();
+        let bits: Vec<bool> = t.data.iter().map(|&x| x != 0.0).collect();
+        pto::Tile::from_slice(&bits).unwrap()
+    }
+
     /// Argument `k` as a scalar.
     pub fn scalar(&self, k: usize) -> f64 {
         self.args[k].as_f64().unwrap()

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use pto_ir::{Attr, DataType, Dim, Direction, FuncId, ProgramModule, Type};
-use pto_lower::interp::{HostScalar, HostTensor, HostValue, ScalarValue};
+use pto_lower::interp::{HostScalar, HostTensor, HostTile, HostValue, ScalarValue};
 
 /// Elements of guard zone on each side of every tensor.
 const GUARD: usize = 64;
@@ -223,6 +223,27 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32, split: bool
                 }
                 let _ = writeln!(writes, "  wr<{w}>(p{k}, n{k});");
             }
+            // A tile parameter is a GM array of its elements, row-major; only read.
+            Type::Tile(t) => {
+                let ty = cpp_type(t.dtype);
+                let (w, _) = wire(t.dtype);
+                let _ = writeln!(d, "  const int64_t n{k} = rd<int64_t>();");
+                let _ = writeln!(
+                    d,
+                    "  std::vector<unsigned char> raw{k}((n{k} + 2 * G) * sizeof({ty}), 0xA5);"
+                );
+                let _ = writeln!(
+                    d,
+                    "  {ty}* p{k} = reinterpret_cast<{ty}*>(raw{k}.data()) + G;"
+                );
+                let _ = writeln!(d, "  rd_into<{w}>(p{k}, n{k});");
+                let _ = writeln!(d, "  const std::vector<unsigned char> before{k} = raw{k};");
+                call.push(format!("p{k}"));
+                let _ = writeln!(
+                    checks,
+                    "  if (raw{k} != before{k}) {{ std::fprintf(stderr, \"tile parameter {k} changed\\n\"); return 3; }}"
+                );
+            }
             t => {
                 let dt = t.dtype().unwrap_or(DataType::Fp32);
                 let (w, _) = wire(dt);
@@ -397,6 +418,12 @@ impl Built {
                         put_value(&mut input, t.dtype, x);
                     }
                 }
+                (Type::Tile(t), HostValue::Tile(h)) => {
+                    input.extend((h.data.len() as i64).to_le_bytes());
+                    for &x in &h.data {
+                        put_value(&mut input, t.dtype, x);
+                    }
+                }
                 (t, HostValue::Scalar(s)) => {
                     put_value(&mut input, t.dtype().unwrap_or(s.dtype), scalar_f64(s))
                 }
@@ -517,6 +544,26 @@ pub fn args_for(
                     vec![42.0; n]
                 };
                 HostValue::Tensor(HostTensor::new(t.dtype, shape, data).unwrap())
+            }
+            // A tile parameter: random elements of its whole shape, all valid.
+            Type::Tile(t) => {
+                let shape: Vec<usize> = t.shape.iter().map(|&n| n as usize).collect();
+                let data = (0..shape.iter().product())
+                    .map(|_| {
+                        let x = noise(&mut seed);
+                        if t.dtype == DataType::Bool {
+                            // About half set (a mask).
+                            return f64::from(u8::from(x > 0.0));
+                        }
+                        let x = if t.dtype.is_float() {
+                            x * 4.0
+                        } else {
+                            (x * 100.0).round()
+                        };
+                        HostScalar::from_f64(t.dtype, x).map_or(x, |s| scalar_f64(&s))
+                    })
+                    .collect();
+                HostValue::Tile(HostTile::new(t.dtype, shape, data).unwrap())
             }
             t => {
                 let d = t.dtype().unwrap_or(DataType::Fp32);

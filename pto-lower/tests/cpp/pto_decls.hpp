@@ -776,8 +776,27 @@ template <typename D, typename S, typename... E> RecordEvent TMOV(D& dst, S& src
 
 // Row reductions (pto-isa.md 6.5, 9.6): `TROWSUM(dst, src, tmp)`; src a row-major unboxed
 // Vec tile, dst row-major or an `R x 1` column-major column, tmp a scratch tile of the
-// source's type that A2A3 overwrites (so it may not be the source).
-#define PTO_ROWRED(NAME, INIT, STEP)                                                            \
+// source's type that A2A3 overwrites (so it may not be the source). A row sum adds in the
+// order pto-rs's semantics fix (`pto::isa::lane_sum`, the interpreter's `lane_sum`; pto-isa
+// does not document one): 16 partial sums from 0, lane `l` taking elements `l, l + 16, ..`
+// of the whole groups of 16, combined by halves, then the rest in order. The others fold
+// left to right.
+namespace model {
+template <typename T, typename Tile>
+T lane_sum(Tile& src, int64_t i) {
+  constexpr int64_t L = 16;
+  const int64_t n = src.GetValidCol(), whole = n / L * L;
+  T lane[L];
+  for (int64_t l = 0; l < L; ++l) lane[l] = T(0);
+  for (int64_t j = 0; j < whole; ++j) lane[j % L] = wrap_add(lane[j % L], T(src.at(i, j)));
+  for (int64_t w = L / 2; w > 0; w /= 2)
+    for (int64_t l = 0; l < w; ++l) lane[l] = wrap_add(lane[l], lane[l + w]);
+  T acc = lane[0];
+  for (int64_t j = whole; j < n; ++j) acc = wrap_add(acc, T(src.at(i, j)));
+  return acc;
+}
+}  // namespace model
+#define PTO_ROWRED(NAME, INIT, STEP, LANES)                                                     \
   template <typename D, typename S, typename Tmp, typename... E>                                \
   RecordEvent NAME(D& dst, S& src, Tmp& tmp, E&...) {                                           \
     PTO_EVENTS(E);                                                                              \
@@ -792,19 +811,23 @@ template <typename D, typename S, typename... E> RecordEvent TMOV(D& dst, S& src
     if (dst.GetValidRow() != src.GetValidRow()) model::fail(#NAME ": dst and src valid rows differ"); \
     for (int64_t i = 0; i < dst.GetValidRow(); ++i) {                                           \
       T acc = INIT;                                                                             \
-      for (int64_t j = 0; j < src.GetValidCol(); ++j) {                                         \
-        T x = src.at(i, j);                                                                     \
-        acc = j == 0 ? x : STEP;                                                                \
+      if constexpr (LANES) {                                                                    \
+        acc = model::lane_sum<T>(src, i);                                                       \
+      } else {                                                                                  \
+        for (int64_t j = 0; j < src.GetValidCol(); ++j) {                                       \
+          T x = src.at(i, j);                                                                   \
+          acc = j == 0 ? x : STEP;                                                              \
+        }                                                                                       \
       }                                                                                         \
       dst.at(i, 0) = acc;                                                                       \
     }                                                                                           \
     model::clobber(tmp);                                                                        \
     return {};                                                                                  \
   }
-PTO_ROWRED(TROWSUM, T(0), model::wrap_add(acc, x))
-PTO_ROWRED(TROWMAX, T(0), model::max_(acc, x))
-PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x))
-PTO_ROWRED(TROWPROD, T(0), model::wrap_mul(acc, x))
+PTO_ROWRED(TROWSUM, T(0), model::wrap_add(acc, x), true)
+PTO_ROWRED(TROWMAX, T(0), model::max_(acc, x), false)
+PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x), false)
+PTO_ROWRED(TROWPROD, T(0), model::wrap_mul(acc, x), false)
 #undef PTO_ROWRED
 
 // TROWARGMAX / TROWARGMIN (docs/isa/TROWARGMAX.md): `(dst, src, tmp)`, dst an int32 (or
@@ -977,13 +1000,30 @@ RecordEvent TMATMUL_BIAS(C& c, A& a, B& b, Bias& bias, E&...) {
   return {};
 }
 
-// TCVT (pto-isa.md 6.3): dtype conversion with a rounding mode.
+// TCVT (pto-isa.md 6.3): dtype conversion with a rounding mode. A float type to itself with a
+// mode rounds to an integral value in that mode (the semantics module's `convert_elem`:
+// `a.floor_div(b)` on float tiles is a division and such a cast).
 template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src, RoundMode mode, E&...) {
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TCVT: row-major Vec tiles");
   using T = typename D::DType;
+  constexpr bool same = std::is_same_v<T, typename S::DType>;
   model::each(dst, [&](int64_t i, int64_t j) {
     double x = double(src.at(i, j));
+    if (!std::is_integral_v<T> && same && mode != RoundMode::CAST_NONE) {
+      switch (mode) {
+        case RoundMode::CAST_ROUND: x = std::round(x); break;
+        case RoundMode::CAST_FLOOR: x = std::floor(x); break;
+        case RoundMode::CAST_CEIL: x = std::ceil(x); break;
+        case RoundMode::CAST_TRUNC: x = std::trunc(x); break;
+        case RoundMode::CAST_ODD: {
+          const double t = std::trunc(x);
+          x = t == x || std::fmod(t, 2.0) != 0.0 ? t : t + (x < 0 ? -1.0 : 1.0);
+          break;
+        }
+        default: x = std::nearbyint(x); break;
+      }
+    }
     if constexpr (std::is_integral_v<T>) {
       switch (mode) {
         case RoundMode::CAST_RINT: x = std::nearbyint(x); break;
