@@ -244,6 +244,12 @@ fn core_of_event(a: PipeKind, b: PipeKind) -> Cores {
     }
 }
 
+/// Whether `insts` have tile work on the cube (`true`) and on the vector unit (second).
+pub(crate) fn units(p: &Program, insts: &[Inst]) -> (bool, bool) {
+    let w = work(p, insts);
+    (w & CUBE != 0, w & VECTOR != 0)
+}
+
 /// The cores with tile work in `insts` (a transfer is work on both).
 fn work(p: &Program, insts: &[Inst]) -> Cores {
     let mut c = 0;
