@@ -274,39 +274,76 @@ fn host_functions_match_the_interpreter() {
     }
 }
 
-/// The programs, each with the names of the functions its A2A3 entry inlines.
-fn programs() -> Vec<(&'static str, pto::ir::ProgramModule, &'static str)> {
+/// A program: its name, module, `LOWERED` and the callee its A2A3 entry inlines.
+type Program = (&'static str, pto::ir::ProgramModule, &'static str, &'static str);
+
+fn programs() -> Vec<Program> {
     vec![
-        ("vector_callee", vector_callee::program(), vector_callee::LOWERED),
-        ("cube_callee", cube_callee::program(), cube_callee::LOWERED),
-        ("called_twice", called_twice::program(), called_twice::LOWERED),
-        ("in_a_loop", in_a_loop::program(), in_a_loop::LOWERED),
+        (
+            "vector_callee",
+            vector_callee::program(),
+            vector_callee::LOWERED,
+            "scale",
+        ),
+        (
+            "cube_callee",
+            cube_callee::program(),
+            cube_callee::LOWERED,
+            "mm",
+        ),
+        (
+            "called_twice",
+            called_twice::program(),
+            called_twice::LOWERED,
+            "affine",
+        ),
+        ("in_a_loop", in_a_loop::program(), in_a_loop::LOWERED, "block"),
         (
             "returns_a_scalar",
             returns_a_scalar::program(),
             returns_a_scalar::LOWERED,
+            "prepare",
         ),
         (
             "other_core_callee",
             other_core_callee::program(),
             other_core_callee::LOWERED,
+            "mm",
         ),
     ]
 }
 
 #[test]
 fn the_a2a3_entry_is_split_with_its_calls_inlined() {
-    for (name, m, lowered) in programs() {
-        // The entry's function in LOWERED: no call left, and the A2A3 route after it.
+    for (name, m, lowered, callee) in programs() {
+        // The entry's function in LOWERED: no call left, and the A2A3 route after it,
+        // naming the inlined callee.
         let entry = lowered
             .find("func.func @run")
             .map(|at| &lowered[at..])
             .unwrap();
+        let note = format!("// The calls of `{callee}` are inlined (passes/inline_calls.rs)");
         assert!(!entry.contains("func.call"), "{name}:\n{lowered}");
         assert!(entry.contains("// A2A3 route"), "{name}:\n{lowered}");
-        let cpp = pto_lower::compile_program(m).unwrap().cpp;
+        assert!(entry.contains(&note), "{name}:\n{lowered}");
+        // The C++ is the split entry alone: the callee is not a device function of it.
+        let cpp = pto_lower::compile_program(m.clone()).unwrap().cpp;
+        assert!(cpp.contains(&note), "{name}:\n{cpp}");
         assert!(cpp.contains("AICORE inline void run_aic("), "{name}:\n{cpp}");
         assert!(cpp.contains("AICORE inline void run_aiv("), "{name}:\n{cpp}");
+        assert!(
+            !cpp.contains(&format!("AICORE inline void {callee}(")),
+            "{name}:\n{cpp}"
+        );
+        // On A5 the cores have both units: not split, the call kept.
+        let mut a5 = m;
+        a5.attrs.set("arch", pto::ir::Attr::Str("A5".into()));
+        let cpp = pto_lower::compile_program(a5).unwrap().cpp;
+        assert!(!cpp.contains("run_aic("), "{name} A5:\n{cpp}");
+        assert!(
+            cpp.contains(&format!("AICORE inline void {callee}(")),
+            "{name} A5:\n{cpp}"
+        );
     }
 }
 
@@ -314,8 +351,67 @@ fn the_a2a3_entry_is_split_with_its_calls_inlined() {
 fn the_cpp_runs_in_the_model_on_both_targets() {
     let sizes: support::model::Sizes = SIZES.iter().map(|&m| vec![("M", m)]).collect();
     let mut problems = Vec::new();
-    for (name, m, _) in programs() {
+    for (name, m, _, _) in programs() {
         problems.extend(support::model::check(name, &m, &sizes, true));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+
+/// The inlined entry is a valid module that computes what the calls did: the verifier
+/// accepts it and the interpreter gives the same tensors and results as on the module
+/// with its calls.
+#[test]
+fn the_inlined_entry_verifies_and_interprets_the_same() {
+    use pto_lower::passes::inline_calls::inline_calls;
+    for (name, m, _, _) in programs() {
+        let mut inlined = m.clone();
+        let entry = inlined.entry.unwrap();
+        assert!(inline_calls(&mut inlined, entry, "test").unwrap() > 0, "{name}");
+        pto::ir::verify(&inlined)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}\n{}", inlined.to_text()));
+        for rows in SIZES {
+            let dims = support::model::harness::dims_by_name(&m, &[("M", rows)]);
+            let args = support::model::harness::args_for(&m, &dims, 5, false);
+            let (mut a, mut b) = (args.clone(), args);
+            let ra = pto_lower::interp::run(&m, entry, &mut a).unwrap();
+            let rb = pto_lower::interp::run(&inlined, entry, &mut b).unwrap();
+            assert_eq!(ra, rb, "{name} M = {rows}");
+            assert_eq!(a, b, "{name} M = {rows}");
+        }
+    }
+}
+
+/// A call graph too large to inline is refused at the call that passes the limit: with
+/// no room the first call of `affine`, with room for one copy the second.
+#[test]
+fn inlining_past_the_limit_is_refused_at_the_call() {
+    use pto_lower::passes::inline_calls::inline_calls_within;
+    let m = called_twice::program();
+    let entry = m.entry.unwrap();
+    let mut spans = Vec::new();
+    let mut room = 0;
+    loop {
+        match inline_calls_within(&mut m.clone(), entry, "why", room) {
+            Ok(n) => {
+                assert_eq!(n, 1);
+                break;
+            }
+            Err(e) => {
+                assert!(
+                    e.message
+                        .starts_with("the call of `affine` cannot be inlined"),
+                    "{}",
+                    e.message
+                );
+                assert!(e.message.ends_with(": why"), "{}", e.message);
+                if !spans.contains(&e.at) {
+                    spans.push(e.at);
+                }
+            }
+        }
+        room += 1;
+        assert!(room < 10_000, "no room was enough");
+    }
+    assert_eq!(spans.len(), 2, "refused at each of the two calls in turn");
 }

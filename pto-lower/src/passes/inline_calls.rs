@@ -27,18 +27,41 @@ use rustc_hash::FxHashMap;
 pub const MAX_INLINED_OPS: usize = 20_000;
 
 /// Inlines every call in function `f` of `m`, and every call the inlined bodies make, in
-/// program order. Returns the number of calls inlined; fails at a call whose inlining
+/// program order. Returns the number of functions inlined (named in the [`INLINED`] attribute); fails at a call whose inlining
 /// passes [`MAX_INLINED_OPS`] or whose callee cannot be bound (an unknown function, a
 /// symbolic dimension bound to an unnamed extent, results the callee does not return).
 pub fn inline_calls(m: &mut ProgramModule, f: FuncId, why: &str) -> Result<usize, Diag> {
-    let mut inlined = 0;
+    inline_calls_within(m, f, why, MAX_INLINED_OPS)
+}
+
+/// [`inline_calls`] with another limit than [`MAX_INLINED_OPS`] on the operations added.
+pub fn inline_calls_within(
+    m: &mut ProgramModule,
+    f: FuncId,
+    why: &str,
+    max_ops: usize,
+) -> Result<usize, Diag> {
+    let mut names: Vec<String> = Vec::new();
     let mut added = 0;
     while let Some((block, at, k)) = find_call(m, m.funcs[f].body) {
-        added += inline_one(m, f, block, at, k, why, added)?;
-        inlined += 1;
+        let room = max_ops.saturating_sub(added);
+        let (size, name) = inline_one(m, f, block, at, k, why, room)?;
+        added += size;
+        if !names.contains(&name) {
+            names.push(name);
+        }
     }
-    Ok(inlined)
+    if !names.is_empty() {
+        m.funcs[f]
+            .attrs
+            .set(INLINED, Attr::Str(names.join(", ").into()));
+    }
+    Ok(names.len())
 }
+
+/// The function attribute that lists the callees inlined into a function (comma-separated,
+/// in order of first call), which `LOWERED` and the C++ header comment name.
+pub const INLINED: &str = "inlined_calls";
 
 /// Whether function `f` of `m` calls another.
 pub fn has_call(m: &ProgramModule, f: FuncId) -> bool {
@@ -90,11 +113,11 @@ fn inline_one(
     at: usize,
     k: usize,
     why: &str,
-    added: usize,
-) -> Result<usize, Diag> {
+    room: usize,
+) -> Result<(usize, String), Diag> {
     let stmt = m.blocks[block].stmts[at];
     let StmtKind::Op(ops) = &m.stmts[stmt].kind else {
-        return Ok(0);
+        return Ok((0, String::new()));
     };
     let ops = ops.clone();
     let call = ops[k];
@@ -110,11 +133,11 @@ fn inline_one(
         ));
     };
     let size = op_count(m, m.funcs[g].body);
-    if added + size > MAX_INLINED_OPS {
+    if size > room {
         return Err(Diag::new(
             op.span,
             format!(
-                "the call of `{name}` cannot be inlined (the inlined calls would add more than {MAX_INLINED_OPS} operations): {why}"
+                "the call of `{name}` cannot be inlined (the inlined calls would pass the limit of operations they may add): {why}"
             ),
         ));
     }
@@ -209,7 +232,7 @@ fn inline_one(
     if !subst.is_empty() {
         substitute(m, m.funcs[f].body, &subst);
     }
-    Ok(size)
+    Ok((size, name))
 }
 
 /// Rewrites every use of a key of `map` in `b`'s tree (operands, attributes, statement
