@@ -104,7 +104,12 @@ mod called_twice {
 #[pto::program]
 mod in_a_loop {
     #[pto::kernel]
-    pub fn block(x: &Tensor<f32, R, 32>, w: &Tensor<f32, 32, 32>, i: i64, out: &mut Tensor<f32, R, 32>) {
+    pub fn block(
+        x: &Tensor<f32, R, 32>,
+        w: &Tensor<f32, 32, 32>,
+        i: i64,
+        out: &mut Tensor<f32, R, 32>,
+    ) {
         out.store(
             [i, 0],
             matmul(x.load::<16, 32>([i, 0]), w.load::<32, 32>([0, 0])),
@@ -235,7 +240,12 @@ fn host_functions_match_the_interpreter() {
             vec![arg(&a), arg(&b), arg(&t), arg(&c), arg(&d)],
         );
         called_twice::run(&a, &b, &mut t, &mut c, &mut d).unwrap();
-        same("called_twice", m, &[data(&t), data(&c), data(&d)], &want[2..]);
+        same(
+            "called_twice",
+            m,
+            &[data(&t), data(&c), data(&d)],
+            &want[2..],
+        );
 
         let (mut c, mut d) = (z(), z());
         let want = interp(
@@ -275,7 +285,12 @@ fn host_functions_match_the_interpreter() {
 }
 
 /// A program: its name, module, `LOWERED` and the callee its A2A3 entry inlines.
-type Program = (&'static str, pto::ir::ProgramModule, &'static str, &'static str);
+type Program = (
+    &'static str,
+    pto::ir::ProgramModule,
+    &'static str,
+    &'static str,
+);
 
 fn programs() -> Vec<Program> {
     vec![
@@ -297,7 +312,12 @@ fn programs() -> Vec<Program> {
             called_twice::LOWERED,
             "affine",
         ),
-        ("in_a_loop", in_a_loop::program(), in_a_loop::LOWERED, "block"),
+        (
+            "in_a_loop",
+            in_a_loop::program(),
+            in_a_loop::LOWERED,
+            "block",
+        ),
         (
             "returns_a_scalar",
             returns_a_scalar::program(),
@@ -329,8 +349,14 @@ fn the_a2a3_entry_is_split_with_its_calls_inlined() {
         // The C++ is the split entry alone: the callee is not a device function of it.
         let cpp = pto_lower::compile_program(m.clone()).unwrap().cpp;
         assert!(cpp.contains(&note), "{name}:\n{cpp}");
-        assert!(cpp.contains("AICORE inline void run_aic("), "{name}:\n{cpp}");
-        assert!(cpp.contains("AICORE inline void run_aiv("), "{name}:\n{cpp}");
+        assert!(
+            cpp.contains("AICORE inline void run_aic("),
+            "{name}:\n{cpp}"
+        );
+        assert!(
+            cpp.contains("AICORE inline void run_aiv("),
+            "{name}:\n{cpp}"
+        );
         assert!(
             !cpp.contains(&format!("AICORE inline void {callee}(")),
             "{name}:\n{cpp}"
@@ -357,7 +383,6 @@ fn the_cpp_runs_in_the_model_on_both_targets() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-
 /// The inlined entry is a valid module that computes what the calls did: the verifier
 /// accepts it and the interpreter gives the same tensors and results as on the module
 /// with its calls.
@@ -367,7 +392,10 @@ fn the_inlined_entry_verifies_and_interprets_the_same() {
     for (name, m, _, _) in programs() {
         let mut inlined = m.clone();
         let entry = inlined.entry.unwrap();
-        assert!(inline_calls(&mut inlined, entry, "test").unwrap() > 0, "{name}");
+        assert!(
+            inline_calls(&mut inlined, entry, "test").unwrap() > 0,
+            "{name}"
+        );
         pto::ir::verify(&inlined)
             .unwrap_or_else(|e| panic!("{name}: {e:?}\n{}", inlined.to_text()));
         for rows in SIZES {

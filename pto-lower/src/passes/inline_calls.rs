@@ -17,8 +17,8 @@
 //! inlined size passes [`MAX_INLINED_OPS`] operations is refused at the call that passes it.
 
 use pto_ir::{
-    Attr, Attrs, BlockId, Constant, Diag, Dim, FuncId, OpId, Opcode, Operation,
-    ProgramModule, Statement, StmtId, StmtKind, Type, ValueDef, ValueId, ValueList,
+    Attr, Attrs, BlockId, Constant, Diag, Dim, FuncId, OpId, Opcode, Operation, ProgramModule,
+    Statement, StmtId, StmtKind, Type, ValueDef, ValueId, ValueList,
 };
 use rustc_hash::FxHashMap;
 
@@ -132,6 +132,29 @@ fn inline_one(
             format!("`@{name}` is not a function of the program"),
         ));
     };
+    // The arguments a call takes when it is not inlined (`lower/mod.rs`), so that inlining
+    // changes where the work runs, not which calls compile.
+    for &v in &op.operands {
+        match (&m.values[v].ty, m.values[v].def) {
+            (Type::Scalar(_), _) | (Type::Tensor(_), ValueDef::Param(..)) => {}
+            (Type::Tensor(_), _) => {
+                return Err(Diag::new(
+                    op.span,
+                    format!(
+                        "`@{name}` is passed a tensor that is not a parameter of the caller; only parameters are lowered as call arguments"
+                    ),
+                ));
+            }
+            _ => {
+                return Err(Diag::new(
+                    op.span,
+                    format!(
+                        "`@{name}` is passed a tile: tile arguments of a call are not lowered yet; pass the tensor and load the tile in the callee"
+                    ),
+                ));
+            }
+        }
+    }
     let size = op_count(m, m.funcs[g].body);
     if size > room {
         return Err(Diag::new(
@@ -152,14 +175,19 @@ fn inline_one(
         cx.map.insert(p.value, a);
     }
     for &d in &callee.dims {
-        let extent = callee.sig.params.iter().zip(&op.operands).find_map(|(p, &a)| {
-            let (Type::Tensor(pt), Type::Tensor(at)) = (&m.values[p.value].ty, &m.values[a].ty)
-            else {
-                return None;
-            };
-            let i = pt.shape.iter().position(|&e| e == Dim::Value(d))?;
-            at.shape.get(i).copied()
-        });
+        let extent = callee
+            .sig
+            .params
+            .iter()
+            .zip(&op.operands)
+            .find_map(|(p, &a)| {
+                let (Type::Tensor(pt), Type::Tensor(at)) = (&m.values[p.value].ty, &m.values[a].ty)
+                else {
+                    return None;
+                };
+                let i = pt.shape.iter().position(|&e| e == Dim::Value(d))?;
+                at.shape.get(i).copied()
+            });
         let v = match extent {
             Some(Dim::Value(v)) => v,
             Some(Dim::Const(c)) => {
@@ -297,14 +325,25 @@ impl Cloner {
         n
     }
 
-    fn values(&mut self, m: &mut ProgramModule, vs: &[ValueId], def: impl Fn(u32) -> ValueDef) -> ValueList {
+    fn values(
+        &mut self,
+        m: &mut ProgramModule,
+        vs: &[ValueId],
+        def: impl Fn(u32) -> ValueDef,
+    ) -> ValueList {
         vs.iter()
             .enumerate()
             .map(|(i, &v)| self.value(m, v, def(i as u32)))
             .collect()
     }
 
-    fn block(&mut self, m: &mut ProgramModule, b: BlockId, parent: BlockId, owner: StmtId) -> BlockId {
+    fn block(
+        &mut self,
+        m: &mut ProgramModule,
+        b: BlockId,
+        parent: BlockId,
+        owner: StmtId,
+    ) -> BlockId {
         let role = m.blocks[b].role;
         let nb = m.new_block(Some(parent), Some(owner), role);
         for s in m.blocks[b].stmts.clone() {
