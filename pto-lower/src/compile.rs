@@ -45,9 +45,68 @@ impl PassManager {
             )
             .into());
         }
+        // The module before the passes, for a kernel whose calls may have to be inlined.
+        let pre = passes::inline_calls::has_call(&m, kernel).then(|| m.clone());
+        self.run(&mut m)?;
+        self.lower_function(pre.as_ref(), m, kernel)
+    }
+
+    /// Lowers function `kernel` of `passed` (a module the passes have run on); on A2A3,
+    /// when its tile work and that of the functions it calls use both the cube and the
+    /// vector unit, its calls are inlined into a copy of `pre` (the same module before the
+    /// passes) and that is lowered instead: A2A3 runs the two units on separate cores, so
+    /// the kernel is split between them (`lower/split.rs`) and the callees' work with it
+    /// (`passes/inline_calls.rs`).
+    fn lower_function(
+        &self,
+        pre: Option<&ProgramModule>,
+        passed: ProgramModule,
+        kernel: FuncId,
+    ) -> Result<Program, Diagnostics> {
+        let Some(pre) = pre.filter(|_| module_target_is_a2a3(&passed)) else {
+            return lower_to_isa(passed, kernel);
+        };
+        let (cube, vector) = units_with_callees(&passed, kernel, &mut Vec::new());
+        if !(cube && vector) {
+            return lower_to_isa(passed, kernel);
+        }
+        let mut m = pre.clone();
+        let name = m.funcs[kernel].name.clone();
+        let why = format!(
+            "`{name}` has cube and vector work, which target A2A3 runs on separate cores, so its calls are inlined to split their work too; target A5 runs the call as it is (its cores have both)"
+        );
+        passes::inline_calls::inline_calls(&mut m, kernel, &why)?;
         self.run(&mut m)?;
         lower_to_isa(m, kernel)
     }
+}
+
+fn module_target_is_a2a3(m: &ProgramModule) -> bool {
+    passes::bufferize::module_target(m).name == "A2A3"
+}
+
+/// Whether the tile work of function `f` of `passed` and of the functions it calls (and
+/// they call) uses the cube unit, and the vector unit. `seen`: the functions counted.
+fn units_with_callees(passed: &ProgramModule, f: FuncId, seen: &mut Vec<FuncId>) -> (bool, bool) {
+    if seen.contains(&f) {
+        return (false, false);
+    }
+    seen.push(f);
+    // A function that does not lower is reported by its own lowering.
+    let Ok(p) = lower::lower(passed.clone(), f) else {
+        return (false, false);
+    };
+    let (mut cube, mut vector) = lower::split::units(&p, &p.body);
+    let mut callees = Vec::new();
+    calls(&p.body, &mut callees);
+    for name in callees {
+        if let Some(g) = passed.function_by_name(&name) {
+            let (c, v) = units_with_callees(passed, g, seen);
+            cube |= c;
+            vector |= v;
+        }
+    }
+    (cube, vector)
 }
 
 /// Lowers function `kernel` of a module the passes have run on, and runs the [`ISA_STEPS`].
@@ -143,15 +202,19 @@ pub struct CompiledProgram {
 pub fn compile_program(mut m: ProgramModule) -> Result<CompiledProgram, Diagnostics> {
     let user: Vec<FuncId> = m.functions.clone();
     passes::outline::OutlineIncore.run(&mut m)?;
+    let mut pm = PassManager::lowering_pipeline();
+    pm.verify_each(false);
     let mut passed = m.clone();
-    PassManager::lowering_pipeline()
-        .verify_each(false)
-        .run(&mut passed)?;
+    pm.run(&mut passed)?;
     let mut diags = Diagnostics::new();
     let mut compiled = Vec::new();
     for &f in &m.functions {
         // Each program owns its module (the emitters read it), hence one copy a function.
-        match lower_to_isa(passed.clone(), f).and_then(Compiled::emit) {
+        let pre = passes::inline_calls::has_call(&m, f).then_some(&m);
+        match pm
+            .lower_function(pre, passed.clone(), f)
+            .and_then(Compiled::emit)
+        {
             Ok(c) => compiled.push(c),
             Err(e) => e.into_iter().for_each(|d| diags.push(d)),
         }
@@ -205,31 +268,33 @@ fn callees_first<'p>(m: &ProgramModule, progs: &'p [Compiled], root: FuncId) -> 
         }
         out.push(p);
     }
-    fn calls(insts: &[crate::isa::Inst], out: &mut Vec<String>) {
-        use crate::isa::Inst;
-        for i in insts {
-            match i {
-                Inst::Call { callee, .. } => out.push(callee.clone()),
-                Inst::For { body, .. } => calls(body, out),
-                Inst::While { cond, body, .. } => {
-                    calls(cond, out);
-                    calls(body, out);
-                }
-                Inst::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => {
-                    calls(then_body, out);
-                    calls(else_body, out);
-                }
-                _ => {}
-            }
-        }
-    }
     let mut out = Vec::new();
     visit(m, progs, root, &mut Vec::new(), &mut out);
     out
+}
+
+/// The callees of the calls in `insts`, in order.
+fn calls(insts: &[crate::isa::Inst], out: &mut Vec<String>) {
+    use crate::isa::Inst;
+    for i in insts {
+        match i {
+            Inst::Call { callee, .. } => out.push(callee.clone()),
+            Inst::For { body, .. } => calls(body, out),
+            Inst::While { cond, body, .. } => {
+                calls(cond, out);
+                calls(body, out);
+            }
+            Inst::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                calls(then_body, out);
+                calls(else_body, out);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Appends one function's lowered text to the program's: one `module` around all functions,

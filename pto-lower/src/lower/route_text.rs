@@ -26,6 +26,11 @@ impl CoreSplit {
         } else {
             out.push_str("// AIV 0 and its control flow on AIV 1.\n");
         }
+        if let Some(note) = super::split::inlined_note(p) {
+            for line in note.lines() {
+                let _ = writeln!(out, "// {line}");
+            }
+        }
         if self.handoffs > 0 {
             let _ = writeln!(
                 out,

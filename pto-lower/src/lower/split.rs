@@ -41,12 +41,28 @@
 //! The interpreter and the host function keep [`Program::body`]: the split changes where
 //! work runs, not what it computes. A kernel whose work is all on one core is not split (a
 //! pure vector or pure cube kernel runs on that core), nor is any kernel for A5, whose cores
-//! have both units. What has no route is [`Route::Refused`], a compile error at the user's
-//! tokens naming A2A3 and A5: a call in a kernel with both kinds of work (the callee's work
-//! would have to be split with the caller's; it is not inlined, so the call is refused), a
-//! return from inside a loop, or a scalar one core computes and the other needs that no
-//! tensor carries (none of the language's scalars is such today: the check stays as the
-//! guard).
+//! have both units.
+//!
+//! **Calls.** A kernel reaches this step without calls when its tile work and that of the
+//! functions it calls use both units: the lowering inlines its calls first
+//! (`passes/inline_calls.rs`, chosen by `compile.rs`), into the module before the passes,
+//! so the callee's tiles, events and tensor accesses are the caller's own and this step
+//! splits them like any other (with the transfers and handoffs they need, on every core).
+//! Splitting each callee instead (a cube and a vector version of it, called from the
+//! matching part) would keep the calls, but needs the transfers and handoffs inside each
+//! callee balanced against the caller's pending accesses at every call site; inlining gets
+//! that from the one analysis of the whole kernel. That also covers a kernel with work on
+//! one core calling a function with work on the other (or a kernel without tile work
+//! calling a mixed one): together they use both, so the caller is split. Calls never
+//! recurse (the verifier refuses a cycle), and a call graph whose inlining would add more
+//! than `MAX_INLINED_OPS` operations is refused at the call that passes it, naming A2A3
+//! and A5. A call left in a kernel with both kinds of work cannot happen after that; the
+//! step still refuses one (at the call) rather than split around it.
+//!
+//! What else has no route is [`Route::Refused`], a compile error at the user's tokens naming
+//! A2A3 and A5: a return from inside a loop, or a scalar one core computes and the other
+//! needs that no tensor carries (none of the language's scalars is such today: the check
+//! stays as the guard).
 
 use std::collections::BTreeSet;
 
@@ -180,6 +196,23 @@ pub fn route(p: &Program) -> Route {
     })
 }
 
+/// The callees inlined into `p`'s kernel before the passes (`passes/inline_calls.rs`), as
+/// the sentence `LOWERED`'s route and the C++ header comment print, or `None`.
+pub fn inlined_note(p: &Program) -> Option<String> {
+    let names = match p.module.funcs[p.func]
+        .attrs
+        .get(crate::passes::inline_calls::INLINED)
+    {
+        Some(pto_ir::Attr::Str(s)) => s,
+        _ => return None,
+    };
+    let names: Vec<String> = names.split(", ").map(|n| format!("`{n}`")).collect();
+    Some(format!(
+        "The calls of {} are inlined (passes/inline_calls.rs): their work is split with the\nkernel's.",
+        names.join(", ")
+    ))
+}
+
 /// The core that owns slot `t`'s buffer.
 fn core_of(p: &Program, t: TileId) -> Cores {
     match p.tile(t).map(|s| s.space) {
@@ -242,6 +275,12 @@ fn core_of_event(a: PipeKind, b: PipeKind) -> Cores {
         0 => BOTH,
         c => c,
     }
+}
+
+/// Whether `insts` have tile work on the cube (`true`) and on the vector unit (second).
+pub(crate) fn units(p: &Program, insts: &[Inst]) -> (bool, bool) {
+    let w = work(p, insts);
+    (w & CUBE != 0, w & VECTOR != 0)
 }
 
 /// The cores with tile work in `insts` (a transfer is work on both).
@@ -400,7 +439,7 @@ impl Splitter<'_> {
         Refusal {
             at,
             why: format!(
-                "the call of `{callee}` in a kernel with cube and vector work (the callee's work is not split between the cores)"
+                "the call of `{callee}` in a kernel with cube and vector work, not inlined (the callee's work is not split between the cores)"
             ),
         }
     }

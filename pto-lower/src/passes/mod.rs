@@ -6,6 +6,7 @@
 pub mod bufferize;
 pub mod canonicalize;
 pub mod events;
+pub mod inline_calls;
 mod manager;
 pub mod outline;
 mod pass;

@@ -36,6 +36,11 @@ impl Writer<'_> {
     /// The header comment of a split kernel.
     pub(super) fn put_split_head(&mut self, s: &CoreSplit) {
         let name = self.m.funcs[self.p.func].name.clone();
+        if let Some(note) = crate::lower::split::inlined_note(self.p) {
+            for line in note.lines() {
+                let _ = writeln!(self.out.text, "// {line}");
+            }
+        }
         if s.workspace_bytes() == 0 && s.handoffs == 0 {
             let _ = write!(
                 self.out.text,
