@@ -594,6 +594,7 @@ impl<T: Kind, const C: usize> Exec<'_, T, C> {
             | Inst::Fused(_)
             | Inst::ExpandStore(_)
             | Inst::MapRowSum(_)
+            | Inst::Share(_)
             | Inst::Handoff(_) => {}
             Inst::Scalar {
                 op,
