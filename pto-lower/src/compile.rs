@@ -18,10 +18,11 @@ use crate::{emit, lower, passes};
 pub type IsaStep = (&'static str, fn(&mut Program));
 
 /// The steps after `lower-to-isa`, in order.
-pub const ISA_STEPS: [IsaStep; 3] = [
+pub const ISA_STEPS: [IsaStep; 4] = [
     ("fence", lower::fence::run),
     ("split-cores", lower::split::run),
     ("fuse-chains", lower::fuse::run),
+    ("share-tiles", lower::share::run),
 ];
 
 /// The names of every step of the lowering pipeline, in order: the passes, `lower-to-isa`,

@@ -283,6 +283,11 @@ pub enum Inst {
     /// at most one ([`MapRowSum::keep`]) is read afterwards. Like [`Inst::Fused`] it does
     /// nothing itself.
     MapRowSum(Box<MapRowSum>),
+    /// A mark of the `share-tiles` step (`lower/share.rs`): the host code runs the next
+    /// [`Share::len`] instructions with each tile of [`Share::renames`] named as another,
+    /// which holds the same values wherever the renamed one is read there (a `TMOV` it
+    /// need not make). Like [`Inst::Fused`] it does nothing itself.
+    Share(Box<Share>),
     /// A2A3 only, in the parts of a split kernel (`lower/split.rs`): the accesses of the
     /// sending core to global memory are done and visible before the receiving core's next
     /// ones. The sender waits for its pipes and signals (`ffts_cross_core_sync`), the
@@ -299,6 +304,15 @@ pub struct Handoff {
     /// The tensors whose accesses it orders: the sender's earlier accesses conflict with
     /// the receiver's later ones (one of the two writes).
     pub tensors: Vec<ValueId>,
+}
+
+/// Tiles the host code uses in place of others over a span (see [`Inst::Share`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Share {
+    /// How many instructions after the mark it spans (syncs and nested marks included).
+    pub len: usize,
+    /// `(from, to)`: in the span, tile `from` is named `to`.
+    pub renames: Vec<(TileId, TileId)>,
 }
 
 /// A run ending in a row reduction, done in one pass over each row (see [`Inst::MapRowSum`]).
@@ -499,6 +513,7 @@ pub(crate) fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
             | Inst::Fused(_)
             | Inst::ExpandStore(_)
             | Inst::MapRowSum(_)
+            | Inst::Share(_)
             | Inst::Handoff(_) => {}
         }
     }

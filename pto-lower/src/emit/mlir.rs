@@ -41,6 +41,10 @@ pub fn emit_lowered(p: &Program) -> String {
     for line in crate::lower::fuse::describe(p).lines() {
         let _ = writeln!(text, "// {line}");
     }
+    // The copies the `share-tiles` step marked (`lower/share.rs`), which the host code skips.
+    for line in crate::lower::share::describe(p).lines() {
+        let _ = writeln!(text, "// {line}");
+    }
     text
 }
 

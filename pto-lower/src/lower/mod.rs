@@ -10,7 +10,8 @@
 //! The steps after it, in pipeline order: [`fence`] puts the barriers the events pass could
 //! not see; [`split`] decides the A2A3 route (one core, or a cube part and a vector part with
 //! transfers between them); [`fuse`] marks the elementwise chains the host code runs as one
-//! pass, and the broadcasts whose result is only stored ([`pairs`]), written into the store.
+//! pass, and the broadcasts whose result is only stored ([`pairs`]), written into the store;
+//! [`share`] marks the copies (`TMOV`) the host code need not make.
 
 pub mod fence;
 pub mod fuse;
@@ -18,6 +19,7 @@ mod ops;
 pub mod pairs;
 mod parallel;
 mod route_text;
+pub mod share;
 pub mod split;
 
 pub(crate) use parallel::slot_use;

@@ -115,7 +115,7 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                     )
                 }
             }
-            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => continue,
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::Share(_) => continue,
             Inst::Handoff(h) => {
                 let tensors: Vec<String> = h.tensors.iter().map(|&t| name(t)).collect();
                 let tensors = tensors.join(", ");

@@ -23,6 +23,12 @@ impl<'a> Writer<'a> {
             } else if let Inst::MapRowSum(e) = i {
                 out.extend(self.map_rowsum(e));
                 rest = tail.get(e.len..).unwrap_or_default();
+            } else if let Inst::Share(s) = i {
+                // The span with the tiles renamed: a move onto itself is then nothing, and
+                // an accumulation into its own input the in-place call.
+                let span = tail.get(..s.len).unwrap_or_default();
+                out.extend(self.insts(&crate::lower::share::renamed(span, &s.renames)));
+                rest = tail.get(s.len..).unwrap_or_default();
             } else {
                 out.extend(self.inst(i));
                 rest = tail;
@@ -43,7 +49,9 @@ impl<'a> Writer<'a> {
     fn inst(&mut self, i: &Inst) -> TokenStream {
         match i {
             // Built in place of the instructions it spans, by `insts`.
-            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) => TokenStream::new(),
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::Share(_) => {
+                TokenStream::new()
+            }
             // Only in the A2A3 parts of a split kernel, which the host code does not run.
             Inst::Handoff(_) => TokenStream::new(),
             Inst::Op { isa, dst, args } => self.op(*isa, *dst, args),
