@@ -26,7 +26,8 @@
 //! dtype (`pto-lower`'s `tile_info.rs`): a load into `Mat`, a vector result `Vec -> Mat`
 //! (on A2A3 the vector-to-cube transfer), a matmul result `Acc -> Mat` (dtype kept); then
 //! `TMOV` `Mat -> Left / Right`. Only an operand cut out of a bigger tile by `extract`
-//! skips it (`TEXTRACT` into `Left` / `Right`). So for `M x K` by `K x N` of any input
+//! skips it (`TEXTRACT` into `Left` / `Right`), but its source is a `Mat` tile (checked
+//! there). So for `M x K` by `K x N` of any input
 //! dtype: M is 1 or a multiple of 16; K a multiple of 16 (`Mat` rows of the right operand,
 //! 32 for `int8`: `Left` columns); N a multiple of 16 (`Acc`, `Right`; 32 for `int8`: `Mat`
 //! columns). Padding the physical tiles instead would not do: `TMOV` and `TMATMUL` want
@@ -289,11 +290,19 @@ pub(super) fn check(
             if let (Some(role), Some(tt), true) = (role, tile(x), defs[x].is_some()) {
                 // An extracted operand is cut out of its source tile (`TEXTRACT`); any
                 // other reaches Left / Right from a Mat tile of its own shape.
-                let extracted = matches!(
-                    defs[x].map(|d| d.by),
-                    Some(DefBy::Op(o)) if m.ops[o].opcode.class() == OpClass::Extract
-                );
-                p.check_role(x, tt, role, !extracted, op.span);
+                let extract = match defs[x].map(|d| d.by) {
+                    Some(DefBy::Op(e)) if m.ops[e].opcode.class() == OpClass::Extract => Some(e),
+                    _ => None,
+                };
+                p.check_role(x, tt, role, extract.is_none(), op.span);
+                // `TEXTRACT` into Left / Right reads a Mat tile: the lowering places the
+                // source there, so it must be whole fractals too.
+                if let Some(&src) = extract.and_then(|e| m.ops[e].operands.first())
+                    && defs[src].is_some()
+                    && let Some(st) = tile(src)
+                {
+                    p.place(src, st, MemorySpace::Mat, op.span);
+                }
             }
             home(&mut p, x, space, op.span);
         }
