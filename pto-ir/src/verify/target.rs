@@ -377,51 +377,80 @@ pub(super) fn check(
     }
 }
 
+/// A per-target element-type rule of one op class, for [`dtype_rule`].
+struct DtypeRow {
+    class: OpClass,
+    /// Whether target `t` takes elements of `d`.
+    legal: fn(&Target, DataType) -> bool,
+    /// `comparing` / `selecting`, with `{d}` before the next word: `comparing fp64 tiles`.
+    doing: &'static str,
+    /// `tiles` / `elements`.
+    what: &'static str,
+    /// The instruction and its verb: `TCMP compares`.
+    inst: &'static str,
+    /// What A2A3 and A5 take, in the verb's words.
+    takes_a2a3: &'static str,
+    takes_a5: &'static str,
+    /// The A5 note's verb (`compares`) and the conversion suggested on the other target.
+    a5_verb: &'static str,
+    convert_on: &'static str,
+    convert: &'static str,
+}
+
+/// The element types each target's `TCMP` / `TSEL` take ([`Target::compares`],
+/// [`Target::selects`]).
+const DTYPE_RULES: [DtypeRow; 2] = [
+    DtypeRow {
+        class: OpClass::TileCompare,
+        legal: Target::compares,
+        doing: "comparing",
+        what: "tiles",
+        inst: "TCMP compares",
+        takes_a2a3: "int32, fp16 and fp32 only",
+        takes_a5: "integers, fp16, bf16 and fp32",
+        a5_verb: "compares",
+        convert_on: "`.cast::<f32>()`",
+        convert: "`.cast::<f32>()`",
+    },
+    DtypeRow {
+        class: OpClass::Select,
+        legal: Target::selects,
+        doing: "selecting",
+        what: "elements",
+        inst: "TSEL selects",
+        takes_a2a3: "2- and 4-byte elements",
+        takes_a5: "1-, 2-, 4- and 8-byte elements",
+        a5_verb: "selects",
+        convert_on: "`.cast::<T>()` to a 2- or 4-byte type",
+        convert: "`.cast::<T>()`",
+    },
+];
+
 /// What is wrong with comparing (`class` `TileCompare`) or selecting (`Select`) tiles of
 /// `d` on target `t`, as a message and a note, if anything.
 fn dtype_rule(t: Target, class: OpClass, d: DataType) -> Option<(String, String)> {
     let a5 = Target::A5;
-    match class {
-        OpClass::TileCompare if !t.compares(d) => Some((
-            format!(
-                "comparing {d} tiles is not legal on {}: its TCMP compares {}",
-                t.name,
-                if t.name == a5.name {
-                    "integers, fp16, bf16 and fp32"
-                } else {
-                    "int32, fp16 and fp32 only"
-                }
-            ),
-            if a5.compares(d) && t.name != a5.name {
-                format!(
-                    "A5 compares {d}; on {} convert first (`.cast::<f32>()`)",
-                    t.name
-                )
-            } else {
-                "convert first (`.cast::<f32>()`)".to_string()
-            },
-        )),
-        OpClass::Select if !t.selects(d) => Some((
-            format!(
-                "selecting {d} elements is not legal on {}: its TSEL selects {} elements",
-                t.name,
-                if t.name == a5.name {
-                    "1-, 2-, 4- and 8-byte"
-                } else {
-                    "2- and 4-byte"
-                }
-            ),
-            if a5.selects(d) && t.name != a5.name {
-                format!(
-                    "A5 selects {d}; on {} convert first (`.cast::<T>()` to a 2- or 4-byte type)",
-                    t.name
-                )
-            } else {
-                "convert first (`.cast::<T>()`)".to_string()
-            },
-        )),
-        _ => None,
-    }
+    let row = DTYPE_RULES
+        .iter()
+        .find(|r| r.class == class && !(r.legal)(&t, d))?;
+    let takes = if t.name == a5.name {
+        row.takes_a5
+    } else {
+        row.takes_a2a3
+    };
+    let message = format!(
+        "{} {d} {} is not legal on {}: its {} {takes}",
+        row.doing, row.what, t.name, row.inst
+    );
+    let note = if (row.legal)(&a5, d) && t.name != a5.name {
+        format!(
+            "A5 {} {d}; on {} convert first ({})",
+            row.a5_verb, t.name, row.convert_on
+        )
+    } else {
+        format!("convert first ({})", row.convert)
+    };
+    Some((message, note))
 }
 
 /// The diagnostic of [`dtype_rule`]'s problem with op `name` at `span`.
