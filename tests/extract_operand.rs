@@ -2,6 +2,8 @@
 //! `TEXTRACT` into Left / Right takes a boxed Mat source on A2A3 and A5 (no target extracts
 //! from a Vec tile into Left / Right), so the source lives in Mat, on the cube core of A2A3:
 //! loaded there, or moved there from Vec (on A2A3 the vector-to-cube transfer) or from Acc.
+//! Likewise a filled tile (`Tile::full`) as an operand is filled in Mat (`TEXPANDS` takes
+//! Vec and Mat tiles) and moved to Left.
 //! Each kernel's host function matches the interpreter (exactly) and plain Rust, and its
 //! `CPP` for A2A3 and A5 runs in the C++ model at aligned and ragged sizes.
 #![allow(clippy::unwrap_used)]
@@ -118,6 +120,15 @@ fn cases() -> Vec<Case> {
                 let a = t(x, 0);
                 let rows = a.chunks(64).map(|r| r.iter().sum()).collect();
                 vec![(2, mm(&a, 64, 0, &t(x, 1), 16, 0, d[0], 32, 16)), (3, rows)]
+            },
+        },
+        Case {
+            name: "filled_left",
+            m: kernels::filled_left::program(),
+            call: |a| kernels::filled_left(&a.tensor(0), &mut a.out::<f32>(1)),
+            reference: |x, d| {
+                let half = vec![0.5; 16 * 32];
+                vec![(1, mm(&half, 32, 0, &t(x, 0), d[0], 0, 16, 32, d[0]))]
             },
         },
     ]

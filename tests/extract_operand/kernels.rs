@@ -1,6 +1,7 @@
 //! Kernels whose matmul operands are windows `extract`ed from a bigger tile (`TEXTRACT`
 //! into Left / Right): the source tile loaded, computed by a vector op, a matmul result,
-//! or loaded and also used by vector work.
+//! or loaded and also used by vector work; and an operand made by a fill (`TEXPANDS`,
+//! which fills Vec and Mat tiles only).
 
 use pto::prelude::*;
 
@@ -94,5 +95,14 @@ pub fn extract_and_reduce(
             [i, 0],
             matmul(t.extract::<16, 32>([0, 0]), b.load::<32, 16>([0, 0])),
         );
+    }
+}
+
+/// `out[0..16, :] = full(0.5) @ b`: the left operand is a filled tile.
+#[pto::kernel]
+pub fn filled_left(b: &Tensor<f32, 32, N>, #[out] out: &mut Tensor<f32, 16, N>) {
+    for j in (0..N).step_by(16) {
+        let a = Tile::<f32, 16, 32>::full(0.5);
+        out.store([0, j], matmul(a, b.load::<32, 16>([0, j])));
     }
 }

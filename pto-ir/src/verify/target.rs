@@ -26,7 +26,8 @@
 //! dtype (`pto-lower`'s `tile_info.rs`): a load into `Mat`, a vector result `Vec -> Mat`
 //! (on A2A3 the vector-to-cube transfer), a matmul result `Acc -> Mat` (dtype kept); then
 //! `TMOV` `Mat -> Left / Right`. Only an operand cut out of a bigger tile by `extract`
-//! skips it (`TEXTRACT` into `Left` / `Right`). So for `M x K` by `K x N` of any input
+//! skips it (`TEXTRACT` into `Left` / `Right`), but its source is a `Mat` tile (checked
+//! there). So for `M x K` by `K x N` of any input
 //! dtype: M is 1 or a multiple of 16; K a multiple of 16 (`Mat` rows of the right operand,
 //! 32 for `int8`: `Left` columns); N a multiple of 16 (`Acc`, `Right`; 32 for `int8`: `Mat`
 //! columns). Padding the physical tiles instead would not do: `TMOV` and `TMATMUL` want
@@ -289,11 +290,19 @@ pub(super) fn check(
             if let (Some(role), Some(tt), true) = (role, tile(x), defs[x].is_some()) {
                 // An extracted operand is cut out of its source tile (`TEXTRACT`); any
                 // other reaches Left / Right from a Mat tile of its own shape.
-                let extracted = matches!(
-                    defs[x].map(|d| d.by),
-                    Some(DefBy::Op(o)) if m.ops[o].opcode.class() == OpClass::Extract
-                );
-                p.check_role(x, tt, role, !extracted, op.span);
+                let extract = match defs[x].map(|d| d.by) {
+                    Some(DefBy::Op(e)) if m.ops[e].opcode.class() == OpClass::Extract => Some(e),
+                    _ => None,
+                };
+                p.check_role(x, tt, role, extract.is_none(), op.span);
+                // `TEXTRACT` into Left / Right reads a Mat tile: the lowering places the
+                // source there, so it must be whole fractals too.
+                if let Some(&src) = extract.and_then(|e| m.ops[e].operands.first())
+                    && defs[src].is_some()
+                    && let Some(st) = tile(src)
+                {
+                    p.place(src, st, MemorySpace::Mat, op.span);
+                }
             }
             home(&mut p, x, space, op.span);
         }
@@ -368,51 +377,80 @@ pub(super) fn check(
     }
 }
 
+/// A per-target element-type rule of one op class, for [`dtype_rule`].
+struct DtypeRow {
+    class: OpClass,
+    /// Whether target `t` takes elements of `d`.
+    legal: fn(&Target, DataType) -> bool,
+    /// `comparing` / `selecting`, with `{d}` before the next word: `comparing fp64 tiles`.
+    doing: &'static str,
+    /// `tiles` / `elements`.
+    what: &'static str,
+    /// The instruction and its verb: `TCMP compares`.
+    inst: &'static str,
+    /// What A2A3 and A5 take, in the verb's words.
+    takes_a2a3: &'static str,
+    takes_a5: &'static str,
+    /// The A5 note's verb (`compares`) and the conversion suggested on the other target.
+    a5_verb: &'static str,
+    convert_on: &'static str,
+    convert: &'static str,
+}
+
+/// The element types each target's `TCMP` / `TSEL` take ([`Target::compares`],
+/// [`Target::selects`]).
+const DTYPE_RULES: [DtypeRow; 2] = [
+    DtypeRow {
+        class: OpClass::TileCompare,
+        legal: Target::compares,
+        doing: "comparing",
+        what: "tiles",
+        inst: "TCMP compares",
+        takes_a2a3: "int32, fp16 and fp32 only",
+        takes_a5: "integers, fp16, bf16 and fp32",
+        a5_verb: "compares",
+        convert_on: "`.cast::<f32>()`",
+        convert: "`.cast::<f32>()`",
+    },
+    DtypeRow {
+        class: OpClass::Select,
+        legal: Target::selects,
+        doing: "selecting",
+        what: "elements",
+        inst: "TSEL selects",
+        takes_a2a3: "2- and 4-byte elements",
+        takes_a5: "1-, 2-, 4- and 8-byte elements",
+        a5_verb: "selects",
+        convert_on: "`.cast::<T>()` to a 2- or 4-byte type",
+        convert: "`.cast::<T>()`",
+    },
+];
+
 /// What is wrong with comparing (`class` `TileCompare`) or selecting (`Select`) tiles of
 /// `d` on target `t`, as a message and a note, if anything.
 fn dtype_rule(t: Target, class: OpClass, d: DataType) -> Option<(String, String)> {
     let a5 = Target::A5;
-    match class {
-        OpClass::TileCompare if !t.compares(d) => Some((
-            format!(
-                "comparing {d} tiles is not legal on {}: its TCMP compares {}",
-                t.name,
-                if t.name == a5.name {
-                    "integers, fp16, bf16 and fp32"
-                } else {
-                    "int32, fp16 and fp32 only"
-                }
-            ),
-            if a5.compares(d) && t.name != a5.name {
-                format!(
-                    "A5 compares {d}; on {} convert first (`.cast::<f32>()`)",
-                    t.name
-                )
-            } else {
-                "convert first (`.cast::<f32>()`)".to_string()
-            },
-        )),
-        OpClass::Select if !t.selects(d) => Some((
-            format!(
-                "selecting {d} elements is not legal on {}: its TSEL selects {} elements",
-                t.name,
-                if t.name == a5.name {
-                    "1-, 2-, 4- and 8-byte"
-                } else {
-                    "2- and 4-byte"
-                }
-            ),
-            if a5.selects(d) && t.name != a5.name {
-                format!(
-                    "A5 selects {d}; on {} convert first (`.cast::<T>()` to a 2- or 4-byte type)",
-                    t.name
-                )
-            } else {
-                "convert first (`.cast::<T>()`)".to_string()
-            },
-        )),
-        _ => None,
-    }
+    let row = DTYPE_RULES
+        .iter()
+        .find(|r| r.class == class && !(r.legal)(&t, d))?;
+    let takes = if t.name == a5.name {
+        row.takes_a5
+    } else {
+        row.takes_a2a3
+    };
+    let message = format!(
+        "{} {d} {} is not legal on {}: its {} {takes}",
+        row.doing, row.what, t.name, row.inst
+    );
+    let note = if (row.legal)(&a5, d) && t.name != a5.name {
+        format!(
+            "A5 {} {d}; on {} convert first ({})",
+            row.a5_verb, t.name, row.convert_on
+        )
+    } else {
+        format!("convert first ({})", row.convert)
+    };
+    Some((message, note))
 }
 
 /// The diagnostic of [`dtype_rule`]'s problem with op `name` at `span`.

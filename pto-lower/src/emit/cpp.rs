@@ -607,6 +607,19 @@ fn push_cpp_ident(out: &mut String, name: &str) -> bool {
     true
 }
 
+/// The C++ name of the function named `name` in the IR, as every declaration, call and
+/// part (`NAME_aic` / `NAME_aiv`) spells it: the name itself, `_` appended to a C++ keyword
+/// or to `main` (C++ reserves `::main`: a kernel named so would clash with a host program's
+/// `int main()`), `kernel` when it is not an identifier. A launcher calls the kernel by
+/// this name.
+pub fn function_name(name: &str) -> String {
+    let mut s = String::new();
+    if !push_cpp_ident(&mut s, name) {
+        s.push_str("kernel");
+    }
+    s
+}
+
 /// Appends the C++ name of a value to `out`: a parameter's own name when it is an
 /// identifier (`_` appended to a C++ keyword), else the sanitized IR name with the SSA
 /// number (`acc_7`), else `v7`.
@@ -847,9 +860,7 @@ impl Writer<'_> {
             Kind::Entry => "__global__ AICORE void ",
             Kind::Device | Kind::Part(_) => "AICORE inline void ",
         });
-        if !push_cpp_ident(&mut self.out.text, &f.name) {
-            self.put("kernel");
-        }
+        self.out.text.push_str(&function_name(&f.name));
         if let Kind::Part(suffix) = kind {
             self.put(suffix);
         }
@@ -974,5 +985,18 @@ impl Writer<'_> {
         for i in insts {
             self.inst(i, l);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::function_name;
+
+    #[test]
+    fn function_names_avoid_main_and_keywords() {
+        assert_eq!(function_name("main"), "main_");
+        assert_eq!(function_name("double"), "double_");
+        assert_eq!(function_name("matmul_relu"), "matmul_relu");
+        assert_eq!(function_name("9lives"), "kernel");
     }
 }

@@ -6,8 +6,10 @@
 //!
 //! Locations come from a small fixed point: a value's location is what produces it (loads
 //! go to `Mat` when a matmul consumes them, matmuls to `Acc`, moves to their `loc`, fills
-//! and loop-carried values to what their users demand, everything else to `Vec`); then every
-//! use whose demand differs gets a `tile.move`.
+//! and loop-carried values to what their users demand (a fill for a matmul operand to
+//! `Mat`), `extract`s to the matmul operand they feed or `Vec`, everything else to `Vec`);
+//! then every use whose demand differs gets a `tile.move`. An `extract`'s source is demanded
+//! where `TEXTRACT` takes it: `Mat` for a Left / Right window, else `Vec`.
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
@@ -345,7 +347,14 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
                     .and_then(Attr::as_ident)
                     .and_then(MemorySpace::from_name)
                     .unwrap_or(MemorySpace::Vec),
-                OpClass::Full => demands().next().unwrap_or(MemorySpace::Vec),
+                // `TEXPANDS` fills Vec and Mat tiles (and the lowering zero-fills Acc): a
+                // matmul operand is filled in Mat and moved to Left / Right / Bias from there.
+                OpClass::Full => match demands().next() {
+                    Some(MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias) => {
+                        MemorySpace::Mat
+                    }
+                    other => other.unwrap_or(MemorySpace::Vec),
+                },
                 OpClass::Extract => demands()
                     .find(|s| matches!(s, MemorySpace::Left | MemorySpace::Right))
                     .unwrap_or(MemorySpace::Vec),

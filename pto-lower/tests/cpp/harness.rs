@@ -285,15 +285,8 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32, split: bool
             "  if (!guards_ok(ws.data(), G, G, {workspace})) {{ std::fprintf(stderr, \"write outside the workspace\\n\"); return 3; }}"
         );
     }
-    let name = if func
-        .name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
-        func.name.clone()
-    } else {
-        "kernel".into()
-    };
+    // The emitter's spelling of the kernel's name (`main` is `main_`).
+    let name = pto_lower::emit::cpp::function_name(&func.name);
     if split {
         // A split kernel (A2A3 cube and vector parts): each block runs its cube part and its
         // vector part on both vector subblocks as three threads, like a cluster; every

@@ -35,7 +35,7 @@ pub(super) fn cross_core_config(flag: u8) -> u64 {
 impl Writer<'_> {
     /// The header comment of a split kernel.
     pub(super) fn put_split_head(&mut self, s: &CoreSplit) {
-        let name = self.m.funcs[self.p.func].name.clone();
+        let name = self.entry_name();
         if let Some(note) = crate::lower::split::inlined_note(self.p) {
             for line in note.lines() {
                 let _ = writeln!(self.out.text, "// {line}");
@@ -169,11 +169,7 @@ impl Writer<'_> {
     }
 
     fn entry_name(&self) -> String {
-        let mut s = String::new();
-        if !super::push_cpp_ident(&mut s, &self.m.funcs[self.p.func].name) {
-            s.push_str("kernel");
-        }
-        s
+        super::function_name(&self.m.funcs[self.p.func].name)
     }
 
     /// The entry's parameters as the arguments of a part.

@@ -687,9 +687,7 @@ impl Writer<'_> {
             self.out.line(l, BARRIER);
         }
         self.out.indent(l);
-        if !super::push_cpp_ident(&mut self.out.text, callee) {
-            self.put("kernel");
-        }
+        self.out.text.push_str(&super::function_name(callee));
         self.put("(");
         let mut n = 0;
         for &a in args {
