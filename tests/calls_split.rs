@@ -199,6 +199,39 @@ mod other_core_callee {
     }
 }
 
+/// A kernel without tile work calling a kernel with both kinds: the entry is split with
+/// the callee inlined (emitted as a device function of the entry, the callee would run
+/// unsplit on one core, which A2A3 cannot): `d = relu(a @ b)` through `c`.
+#[pto::program]
+mod no_work_caller {
+    #[pto::kernel]
+    pub fn mixed(
+        x: &Tensor<f32, R, 32>,
+        w: &Tensor<f32, 32, 32>,
+        c: &mut Tensor<f32, R, 32>,
+        d: &mut Tensor<f32, R, 32>,
+    ) {
+        for i in (0..R).step_by(16) {
+            c.store(
+                [i, 0],
+                matmul(x.load::<16, 32>([i, 0]), w.load::<32, 32>([0, 0])),
+            );
+            d.store([i, 0], c.load::<16, 32>([i, 0]).relu());
+        }
+    }
+
+    #[pto::kernel]
+    #[entry]
+    pub fn run(
+        a: &Tensor<f32, M, 32>,
+        b: &Tensor<f32, 32, 32>,
+        c: &mut Tensor<f32, M, 32>,
+        d: &mut Tensor<f32, M, 32>,
+    ) {
+        mixed(a, b, c, d);
+    }
+}
+
 const SIZES: [usize; 2] = [32, 37];
 
 fn input(m: usize, k: usize, seed: u64) -> pto::Tensor<f32> {
@@ -281,6 +314,14 @@ fn host_functions_match_the_interpreter() {
         );
         other_core_callee::run(&a, &b, &mut out, &mut d).unwrap();
         same("other_core_callee", m, &[data(&out), data(&d)], &want[2..]);
+
+        let (mut c, mut d) = (z(), z());
+        let want = interp(
+            &no_work_caller::program(),
+            vec![arg(&a), arg(&b), arg(&c), arg(&d)],
+        );
+        no_work_caller::run(&a, &b, &mut c, &mut d).unwrap();
+        same("no_work_caller", m, &[data(&c), data(&d)], &want[2..]);
     }
 }
 
@@ -329,6 +370,12 @@ fn programs() -> Vec<Program> {
             other_core_callee::program(),
             other_core_callee::LOWERED,
             "mm",
+        ),
+        (
+            "no_work_caller",
+            no_work_caller::program(),
+            no_work_caller::LOWERED,
+            "mixed",
         ),
     ]
 }

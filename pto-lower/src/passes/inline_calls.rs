@@ -52,9 +52,7 @@ pub fn inline_calls_within(
         }
     }
     if !names.is_empty() {
-        m.funcs[f]
-            .attrs
-            .set(INLINED, Attr::Str(names.join(", ").into()));
+        m.funcs[f].attrs.set(INLINED, Attr::Str(names.join(", ")));
     }
     Ok(names.len())
 }
