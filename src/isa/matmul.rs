@@ -153,8 +153,9 @@ fn accumulate<A: Accumulate, const K: usize, const N: usize>(
     tail::<A, K, N>(c, start, a, &b[..k], panels * NR, n);
 }
 
-/// The panels of [`accumulate`] for inputs that are widened: each `k x NR` panel of `b` and
-/// each `MR` rows of `a` copied (widened) into packed buffers first.
+/// The panels of [`accumulate`] for inputs that are widened: the rows of `a` widened once,
+/// `MR` at a time, into packed blocks that every panel reuses, and each `k x NR` panel of
+/// `b` widened into a packed buffer before the blocks sweep it.
 #[inline(always)]
 fn packed<A: Accumulate, const K: usize, const N: usize>(
     c: &mut [[A::Acc; N]],
@@ -165,9 +166,16 @@ fn packed<A: Accumulate, const K: usize, const N: usize>(
 ) {
     let zero = <A::Acc as Element>::ZERO;
     let k = b.len().min(K);
+    let (a4, a_rest) = a.as_chunks::<MR>();
+    let mut ap = vec![[[zero; K]; MR]; if panels > 0 { a4.len() } else { 0 }];
+    for (dst, rows) in ap.iter_mut().zip(a4) {
+        pack_rows::<A, MR, K>(dst, rows, k);
+    }
+    let mut ap1 = vec![[[zero; K]; 1]; if panels > 0 { a_rest.len() } else { 0 }];
+    for (dst, row) in ap1.iter_mut().zip(a_rest.chunks(1)) {
+        pack_rows::<A, 1, K>(dst, row, k);
+    }
     let mut bp = [[zero; NR]; K];
-    let mut ap = [[zero; K]; MR];
-    let mut ap1 = [[zero; K]; 1];
     for p in 0..panels {
         let j0 = p * NR;
         for (dst, brow) in bp.iter_mut().zip(&b[..k]) {
@@ -175,15 +183,12 @@ fn packed<A: Accumulate, const K: usize, const N: usize>(
         }
         let bp = &bp[..k];
         let (c4, c_rest) = c.as_chunks_mut::<MR>();
-        let (a4, a_rest) = a.as_chunks::<MR>();
-        for (blk, (c, a)) in c4.iter_mut().zip(a4).enumerate() {
-            pack_rows::<A, MR, K>(&mut ap, a, k);
-            micro_kernel::<A, MR, K, N, NR>(c, start, blk * MR, &ap, bp, 0, j0);
+        for (blk, (c, ap)) in c4.iter_mut().zip(&ap).enumerate() {
+            micro_kernel::<A, MR, K, N, NR>(c, start, blk * MR, ap, bp, 0, j0);
         }
         let i0 = a4.len() * MR;
-        for (r, (c, a)) in c_rest.chunks_mut(1).zip(a_rest.chunks(1)).enumerate() {
-            pack_rows::<A, 1, K>(&mut ap1, a, k);
-            micro_kernel::<A, 1, K, N, NR>(c, start, i0 + r, &ap1, bp, 0, j0);
+        for (r, (c, ap)) in c_rest.chunks_mut(1).zip(&ap1).enumerate() {
+            micro_kernel::<A, 1, K, N, NR>(c, start, i0 + r, ap, bp, 0, j0);
         }
     }
 }

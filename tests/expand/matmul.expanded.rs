@@ -7,7 +7,7 @@ pub fn matmul_tile(
     c: &mut Tensor<f32>,
 ) -> ::core::result::Result<(), ::pto::Error> {
     use ::pto::{
-        bind_shapes, isa::{tload, tmov, tmatmul, tstore},
+        bind_shapes, isa::{tload, tmatmul, tstore},
         Tile,
     };
     let [] = bind_shapes(
@@ -17,10 +17,8 @@ pub fn matmul_tile(
     let [t0_at, t2_at_left] = &mut Tile::<::pto::f16, 16, 32>::zeros_n();
     let [t1_bt, t3_bt_right] = &mut Tile::<::pto::f16, 32, 16>::zeros_n();
     let t4 = &mut Tile::<f32, 16, 16>::zeros();
-    tload(t0_at, a, [0, 0])?;
-    tload(t1_bt, b, [0, 0])?;
-    tmov(t2_at_left, t0_at);
-    tmov(t3_bt_right, t1_bt);
+    tload(t2_at_left, a, [0, 0])?;
+    tload(t3_bt_right, b, [0, 0])?;
     tmatmul(t4, t2_at_left, t3_bt_right);
     tstore(c, t4, [0, 0])?;
     ::core::result::Result::Ok(())
@@ -44,7 +42,7 @@ pub mod matmul_tile {
 }
 "#;
     /// The IR after the lowering pipeline (seed-002 MLIR style).
-    pub const LOWERED: &str = r#"// matmul_tile lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains
+    pub const LOWERED: &str = r#"// matmul_tile lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
 module attributes {pto.target = #pto.target<A2A3>} {
   func.func @matmul_tile(%a_0: pto.memref<16x32xf16, strided<[32, 1], offset: ?>>, %b_1: pto.memref<32x16xf16, strided<[16, 1], offset: ?>>, %c_2: pto.memref<16x16xf32, strided<[16, 1], offset: ?>>) {
     %at_3, %e0 = pto.tile.load %a_0[0, 0] {loc = #pto.loc<Mat>, layout = #pto.layout<NZ>, valid = [16, 32], addr = 0} : pto.memref<16x32xf16, strided<[32, 1], offset: ?>>, tile<16x32xf16>, !pto.event<producer = #pto.op<TLOAD>, scope = #pto.scope<intra>, pipes = #pto.pipes<MTE2, MTE1>, eid = 0>
@@ -55,6 +53,8 @@ module attributes {pto.target = #pto.target<A2A3>} {
     pto.tile.store %5, %c_2[0, 0] wait(%e4) {from = #pto.loc<Acc>} : pto.memref<16x16xf32, strided<[16, 1], offset: ?>>, tile<16x16xf32>
   }
 }
+// share t1_bt -> t3_bt_right: share; TLOAD; sync; TLOAD; sync; sync; TMOV; sync; sync; TMOV
+// share t0_at -> t2_at_left: TLOAD; sync; TLOAD; sync; sync; TMOV
 "#;
     /// The lowered kernel as PTO-ISA C++ source.
     pub const CPP: &str = r#"// matmul_tile lowered by pto-lower for A2A3.
