@@ -31,7 +31,11 @@ pub fn gemm_branch(a: &Tensor<f32, M, K>, b: &Tensor<f32, K, N>, #[out] c: &mut 
 /// A zero accumulator carried through `matmul_acc`: the operands load straight into the
 /// tiles the matmul reads.
 #[pto::kernel]
-pub fn gemm_carried(a: &Tensor<f16, M, K>, b: &Tensor<f16, K, N>, #[out] c: &mut Tensor<f32, M, N>) {
+pub fn gemm_carried(
+    a: &Tensor<f16, M, K>,
+    b: &Tensor<f16, K, N>,
+    #[out] c: &mut Tensor<f32, M, N>,
+) {
     for i in (0..M).step_by(16) {
         for j in (0..N).step_by(32) {
             let mut acc = Tile::<f32, 16, 32>::zeros();
@@ -88,7 +92,14 @@ use pto::ir::DataType;
 fn interp(m: &pto::ir::ProgramModule, mut vals: Vec<HostValue>) -> Vec<Vec<f32>> {
     run(m, m.entry.unwrap(), &mut vals).unwrap();
     vals.iter()
-        .map(|a| a.as_tensor().unwrap().data.iter().map(|&x| x as f32).collect())
+        .map(|a| {
+            a.as_tensor()
+                .unwrap()
+                .data
+                .iter()
+                .map(|&x| x as f32)
+                .collect()
+        })
         .collect()
 }
 
@@ -109,7 +120,9 @@ fn bits(v: &[f32]) -> Vec<u32> {
 #[test]
 fn lowered_shows_the_marks() {
     assert!(gemm_branch::LOWERED.contains("share-tiles"));
-    assert!(gemm_branch::LOWERED.contains("share t") && gemm_branch::LOWERED.contains("TMATMUL_ACC"));
+    assert!(
+        gemm_branch::LOWERED.contains("share t") && gemm_branch::LOWERED.contains("TMATMUL_ACC")
+    );
     assert!(gemm_carried::LOWERED.contains("// "));
     assert!(two_products::LOWERED.contains("share t"));
     // The C++ still moves each operand.
@@ -119,7 +132,10 @@ fn lowered_shows_the_marks() {
 #[test]
 fn gemms_match_the_interpreter() {
     for (m, k, n) in SIZES {
-        let (av, bv) = (values(m * k, (m * 31 + k) as u64), values(k * n, (k * 17 + n) as u64));
+        let (av, bv) = (
+            values(m * k, (m * 31 + k) as u64),
+            values(k * n, (k * 17 + n) as u64),
+        );
         let mut c = Tensor::<f32>::full([m, n], -1.0);
         gemm_branch(
             &Tensor::from_vec(av.clone(), [m, k]).unwrap(),
@@ -136,7 +152,11 @@ fn gemms_match_the_interpreter() {
                 host(DataType::Fp32, &init, &[m, n]),
             ],
         );
-        assert_eq!(bits(c.as_slice()), bits(&want[2]), "gemm_branch {m} x {k} x {n}");
+        assert_eq!(
+            bits(c.as_slice()),
+            bits(&want[2]),
+            "gemm_branch {m} x {k} x {n}"
+        );
 
         // f16 inputs (values exact in f16: multiples of 2^-8 in [-4, 4)).
         let h = |v: &[f32]| -> Vec<f32> { v.iter().map(|x| (x * 256.0).round() / 256.0).collect() };
@@ -157,7 +177,11 @@ fn gemms_match_the_interpreter() {
                 host(DataType::Fp32, &init, &[m, n]),
             ],
         );
-        assert_eq!(bits(c.as_slice()), bits(&want[2]), "gemm_carried {m} x {k} x {n}");
+        assert_eq!(
+            bits(c.as_slice()),
+            bits(&want[2]),
+            "gemm_carried {m} x {k} x {n}"
+        );
     }
 }
 

@@ -35,7 +35,11 @@ fn host_lines(p: &Program) -> String {
     let host = pto_lower::emit::rust::emit_fn(p).unwrap().to_string();
     host.split(['{', '}', ';'])
         .map(str::trim)
-        .filter(|l| ["tload (", "tmov (", "tmatmul"].iter().any(|w| l.starts_with(w)))
+        .filter(|l| {
+            ["tload (", "tmov (", "tmatmul"]
+                .iter()
+                .any(|w| l.starts_with(w))
+        })
         .map(|l| format!("{l}\n"))
         .collect()
 }

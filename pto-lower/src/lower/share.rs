@@ -7,10 +7,12 @@
 //! - operand moves: `TMOV(l, m)` into a tile only the next matmul reads (`TMOV` Mat ->
 //!   Left / Right, then `TMATMUL*(c, l, r)`): the matmul reads `m` in place, the loaded tile,
 //!   so a loaded operand is copied once (by its `TLOAD`) instead of twice;
-//! - a result moved into the tile it came from: `TMATMUL_ACC(s, d, a, b)` (or `TMATMUL(s,
-//!   a, b)` on another branch) then `TMOV(d, s)`, the carried accumulator of a loop over
-//!   `K` whose first step is a plain `matmul`: the matmul writes `d` in place
-//!   (`tmatmul_acc_inplace`) and the move is nothing, instead of a copy per `K` step.
+//! - a value moved into another tile: `X(s, ..)` (the nearest instruction naming `s`, e.g. a
+//!   `TLOAD`, or a branch that writes `s` on every path) then `TMOV(d, s)` with `s` dead
+//!   after it: `X` writes `d` directly and the move is nothing (a tile loaded straight into
+//!   the `Left` / `Right` tile its matmul reads). Between the two only a
+//!   `TMATMUL_ACC(s, d, a, b)` that writes `s` first may name `d`; it becomes the in-place
+//!   `TMATMUL_ACC(d, d, a, b)` (`tmatmul_acc_inplace`).
 //!
 //! Each tile a mark stops writing is dead after its span (nothing reads it before an
 //! instruction writes it whole again, on every path: [`dead_after`]), and the tile it is
@@ -48,7 +50,11 @@ fn block<'a>(p: &Program, orig: &'a [Inst], after: &[Frame<'a>], insts: &mut Vec
     for (q, (inst, o)) in insts.iter_mut().zip(orig).enumerate() {
         let rest = Frame::Rest(orig.get(q + 1..).unwrap_or_default());
         let inner = |extra: Option<Frame<'a>>| -> Vec<Frame<'a>> {
-            extra.into_iter().chain([rest]).chain(after.iter().copied()).collect()
+            extra
+                .into_iter()
+                .chain([rest])
+                .chain(after.iter().copied())
+                .collect()
         };
         match (inst, o) {
             // A parallel loop's tiles are each iteration's own copies: left alone.
@@ -109,7 +115,8 @@ fn block<'a>(p: &Program, orig: &'a [Inst], after: &[Frame<'a>], insts: &mut Vec
         let fits = spans.iter().all(|s| {
             let apart = c.1 < s.0 || c.0 > s.1;
             let nested = (c.0 >= s.0 && c.1 <= s.1) || (s.0 >= c.0 && s.1 <= c.1);
-            let tiles = |x: &Span| -> Vec<TileId> { x.2.iter().flat_map(|&(a, b)| [a, b]).collect() };
+            let tiles =
+                |x: &Span| -> Vec<TileId> { x.2.iter().flat_map(|&(a, b)| [a, b]).collect() };
             apart || (nested && tiles(&c).iter().all(|t| !tiles(s).contains(t)))
         });
         if fits {
@@ -234,7 +241,11 @@ fn operand_moves(
         orig[k + 1..j].iter().all(|i| !writes(i, m)) && all.iter().all(|&(_, l2, _)| l2 != m)
     });
     let first = pairs.first()?.0;
-    Some((first, j, pairs.into_iter().map(|(_, l, m)| (l, m)).collect()))
+    Some((
+        first,
+        j,
+        pairs.into_iter().map(|(_, l, m)| (l, m)).collect(),
+    ))
 }
 
 /// The result move at `orig[k]`: `TMOV(d, s)` with `s` dead after it, written on every path
@@ -257,7 +268,11 @@ fn result_move(
         .rev()
         .find(|&q| names(&orig[q], s) || names(&orig[q], d))?;
     let mut start = q;
-    while start > 0 && simple(&orig[start - 1]) && !names(&orig[start - 1], s) && !names(&orig[start - 1], d) {
+    while start > 0
+        && simple(&orig[start - 1])
+        && !names(&orig[start - 1], s)
+        && !names(&orig[start - 1], d)
+    {
         start -= 1;
     }
     let span = &orig[start..k];
@@ -383,13 +398,11 @@ fn scan(insts: &[Inst], t: TileId, in_loop: bool) -> Event {
                 Event::Read => Event::Read,
                 _ => Event::Neither,
             },
-            Inst::While { cond, body, .. } => {
-                match (scan(cond, t, true), scan(body, t, true)) {
-                    (Event::Read, _) | (Event::Neither, Event::Read) => Event::Read,
-                    (Event::Kill, _) => Event::Kill,
-                    _ => Event::Neither,
-                }
-            }
+            Inst::While { cond, body, .. } => match (scan(cond, t, true), scan(body, t, true)) {
+                (Event::Read, _) | (Event::Neither, Event::Read) => Event::Read,
+                (Event::Kill, _) => Event::Kill,
+                _ => Event::Neither,
+            },
             Inst::Break | Inst::Continue if !in_loop => Event::Read,
             Inst::Return(_) => Event::Kill,
             i if kills(i, t) => Event::Kill,
