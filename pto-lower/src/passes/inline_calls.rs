@@ -27,9 +27,10 @@ use rustc_hash::FxHashMap;
 pub const MAX_INLINED_OPS: usize = 20_000;
 
 /// Inlines every call in function `f` of `m`, and every call the inlined bodies make, in
-/// program order. Returns the number of functions inlined (named in the [`INLINED`] attribute); fails at a call whose inlining
-/// passes [`MAX_INLINED_OPS`] or whose callee cannot be bound (an unknown function, a
-/// symbolic dimension bound to an unnamed extent, results the callee does not return).
+/// program order. Returns the number of functions inlined (named in the [`INLINED`]
+/// attribute); fails at a call whose inlining passes [`MAX_INLINED_OPS`] or whose callee
+/// cannot be bound (an unknown function, a symbolic dimension bound to an unnamed extent,
+/// results the callee does not return).
 pub fn inline_calls(m: &mut ProgramModule, f: FuncId, why: &str) -> Result<usize, Diag> {
     inline_calls_within(m, f, why, MAX_INLINED_OPS)
 }
