@@ -20,6 +20,7 @@ use pto_ir::ops::{OPS, OpClass};
 use pto_ir::sem::{ElementTrait, Sem};
 use pto_ir::{DataType, ValueId};
 
+use super::is_sync;
 use crate::isa::{Arg, Chain, ChainLoop, Index, Inst, Isa, Program, TileId, TileRef};
 use crate::isa::{LoopExec, count_tile_uses};
 
@@ -54,10 +55,6 @@ pub fn run(p: &mut Program) {
 }
 
 /// Whether an instruction is a sync (a no-op on the CPU, so inside a chain it is dropped).
-fn is_sync(i: &Inst) -> bool {
-    matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
-}
-
 /// Marks the chains of `insts` and of the blocks nested in it.
 fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>) {
     let mut at = 0;

@@ -41,6 +41,13 @@ use crate::passes::bufferize::module_target;
 use crate::passes::events::{EventRole, OpEvents};
 use crate::walk::inline_of;
 
+/// Whether `i` synchronises pipes (`set_flag` / `wait_flag` / `pipe_barrier`): the host
+/// code's marks (`fuse-chains`, `share-tiles`) look through these, which order nothing on
+/// the CPU.
+fn is_sync(i: &Inst) -> bool {
+    matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
+}
+
 /// Lowers function `func` of `m` (after the pass pipeline) to an ISA program, without the
 /// barriers of the fence step ([`fence`]), which runs next in the pipeline.
 pub fn lower(m: ProgramModule, func: FuncId) -> Result<Program, Diagnostics> {

@@ -29,6 +29,7 @@
 use pto_ir::ops::{OPS, OpClass};
 use pto_ir::sem::{ElementTrait, Sem};
 
+use super::is_sync;
 use crate::isa::count_tile_uses;
 use crate::isa::{Arg, ExpandStore, Inst, Isa, LoopExec, MapRowSum, Program, TileId, TileRef};
 
@@ -64,10 +65,6 @@ enum Scope {
     Loop,
     /// Anything else (a branch, a `while`, a parallel loop's body): not looked at.
     Other,
-}
-
-fn is_sync(i: &Inst) -> bool {
-    matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
 }
 
 fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {

@@ -22,6 +22,7 @@
 
 use std::fmt::Write as _;
 
+use super::is_sync;
 use crate::isa::{Arg, Inst, Isa, LoopExec, Program, Share, TileId, TileRef};
 
 /// Marks the copies the host code can skip (see the module docs).
@@ -166,10 +167,6 @@ fn fuse_covered(insts: &[Inst]) -> Vec<bool> {
         }
     }
     out
-}
-
-fn is_sync(i: &Inst) -> bool {
-    matches!(i, Inst::SetFlag(_) | Inst::WaitFlag(_) | Inst::Barrier(_))
 }
 
 fn is_matmul(isa: Isa) -> bool {
