@@ -11,41 +11,9 @@ mod chain;
 
 mod support;
 
-use pto::Tensor;
-use pto_lower::interp::{HostTensor, HostValue, run};
+use pto_lower::interp::{HostValue, run};
 use support::model::{Model, harness};
-
-fn tensor(v: &HostValue) -> Tensor<f32> {
-    let t = v.as_tensor().unwrap();
-    Tensor::from_vec_dyn(t.data.iter().map(|&x| x as f32).collect(), &t.shape).unwrap()
-}
-
-fn put(v: &mut HostValue, t: &Tensor<f32>) {
-    let HostValue::Tensor(h) = v else { return };
-    *h = HostTensor::new(
-        h.dtype,
-        h.shape.clone(),
-        t.as_slice().iter().map(|&x| f64::from(x)).collect(),
-    )
-    .unwrap();
-}
-
-fn data(v: &HostValue) -> Vec<f64> {
-    v.as_tensor().unwrap().data.clone()
-}
-
-/// `a (m x k) @ b (k x n)` in f64.
-fn mm(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
-    let mut c = vec![0.0; m * n];
-    for i in 0..m {
-        for p in 0..k {
-            for j in 0..n {
-                c[i * n + j] += a[i * k + p] * b[p * n + j];
-            }
-        }
-    }
-    c
-}
+use support::values::{data, max_error, mm, put, tensor};
 
 fn softmax_rows(x: &mut [f64], n: usize) {
     for row in x.chunks_mut(n) {
@@ -159,15 +127,6 @@ fn cases() -> Vec<Case> {
             v2c: true,
         },
     ]
-}
-
-/// The largest difference relative to `max(|want|, 1)`.
-fn max_error(got: &[f64], want: &[f64]) -> f64 {
-    assert_eq!(got.len(), want.len());
-    got.iter()
-        .zip(want)
-        .map(|(g, w)| (g - w).abs() / w.abs().max(1.0))
-        .fold(0.0, f64::max)
 }
 
 #[test]

@@ -12,46 +12,9 @@ mod kernels;
 
 mod support;
 
-use pto::Tensor;
-use pto_lower::interp::{HostTensor, HostValue, run};
+use pto_lower::interp::{HostValue, run};
 use support::model::{Model, harness};
-
-fn tensor(v: &HostValue) -> Tensor<f32> {
-    let t = v.as_tensor().unwrap();
-    Tensor::from_vec_dyn(t.data.iter().map(|&x| x as f32).collect(), &t.shape).unwrap()
-}
-
-fn tensor_i64(v: &HostValue) -> Tensor<i64> {
-    let t = v.as_tensor().unwrap();
-    Tensor::from_vec_dyn(t.data.iter().map(|&x| x as i64).collect(), &t.shape).unwrap()
-}
-
-fn put<T: Copy + Into<f64>>(v: &mut HostValue, t: &Tensor<T>) {
-    let HostValue::Tensor(h) = v else { return };
-    *h = HostTensor::new(
-        h.dtype,
-        h.shape.clone(),
-        t.as_slice().iter().map(|&x| x.into()).collect(),
-    )
-    .unwrap();
-}
-
-fn data(v: &HostValue) -> Vec<f64> {
-    v.as_tensor().unwrap().data.clone()
-}
-
-/// `a (m x k) @ b (k x n)` in f64.
-fn mm(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
-    let mut c = vec![0.0; m * n];
-    for i in 0..m {
-        for p in 0..k {
-            for j in 0..n {
-                c[i * n + j] += a[i * k + p] * b[p * n + j];
-            }
-        }
-    }
-    c
-}
+use support::values::{data, max_error, mm, put, tensor, tensor_i64};
 
 type Host = fn(&mut [HostValue]) -> Result<(), pto::Error>;
 
@@ -117,15 +80,6 @@ fn cases() -> Vec<Case> {
             ],
         },
     ]
-}
-
-/// The largest difference relative to `max(|want|, 1)`.
-fn max_error(got: &[f64], want: &[f64]) -> f64 {
-    assert_eq!(got.len(), want.len());
-    got.iter()
-        .zip(want)
-        .map(|(g, w)| (g - w).abs() / w.abs().max(1.0))
-        .fold(0.0, f64::max)
 }
 
 const SIZES: [usize; 2] = [32, 37];

@@ -5,6 +5,7 @@
 
 pub mod model;
 pub mod run;
+pub mod values;
 
 use pto::element::{Element, Float, Int};
 use pto::ir::ops::Isa;

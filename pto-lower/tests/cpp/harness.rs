@@ -195,9 +195,12 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32, split: bool
     let mut writes = String::new();
     for (k, p) in func.sig.params.iter().enumerate() {
         match &m.values[p.value].ty {
-            Type::Tensor(t) => {
-                let ty = cpp_type(t.dtype);
-                let (w, _) = wire(t.dtype);
+            // A tensor, or a tile parameter (a GM array of its elements, row-major, only
+            // read): a guarded buffer either way.
+            Type::Tensor(pto_ir::TensorType { dtype, .. })
+            | Type::Tile(pto_ir::TileType { dtype, .. }) => {
+                let ty = cpp_type(*dtype);
+                let (w, _) = wire(*dtype);
                 let _ = writeln!(d, "  const int64_t n{k} = rd<int64_t>();");
                 let _ = writeln!(
                     d,
@@ -210,10 +213,16 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32, split: bool
                 let _ = writeln!(d, "  rd_into<{w}>(p{k}, n{k});");
                 let _ = writeln!(d, "  const std::vector<unsigned char> before{k} = raw{k};");
                 call.push(format!("p{k}"));
-                if p.direction == Direction::In {
+                let tile = matches!(m.values[p.value].ty, Type::Tile(_));
+                if tile || p.direction == Direction::In {
+                    let what = if tile {
+                        "tile parameter"
+                    } else {
+                        "input tensor"
+                    };
                     let _ = writeln!(
                         checks,
-                        "  if (raw{k} != before{k}) {{ std::fprintf(stderr, \"input tensor {k} changed\\n\"); return 3; }}"
+                        "  if (raw{k} != before{k}) {{ std::fprintf(stderr, \"{what} {k} changed\\n\"); return 3; }}"
                     );
                 } else {
                     let _ = writeln!(
@@ -221,28 +230,9 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32, split: bool
                         "  if (!guards_ok(raw{k}.data(), G * sizeof({ty}), G * sizeof({ty}), n{k} * sizeof({ty}))) {{ std::fprintf(stderr, \"write outside tensor {k}\\n\"); return 3; }}"
                     );
                 }
-                let _ = writeln!(writes, "  wr<{w}>(p{k}, n{k});");
-            }
-            // A tile parameter is a GM array of its elements, row-major; only read.
-            Type::Tile(t) => {
-                let ty = cpp_type(t.dtype);
-                let (w, _) = wire(t.dtype);
-                let _ = writeln!(d, "  const int64_t n{k} = rd<int64_t>();");
-                let _ = writeln!(
-                    d,
-                    "  std::vector<unsigned char> raw{k}((n{k} + 2 * G) * sizeof({ty}), 0xA5);"
-                );
-                let _ = writeln!(
-                    d,
-                    "  {ty}* p{k} = reinterpret_cast<{ty}*>(raw{k}.data()) + G;"
-                );
-                let _ = writeln!(d, "  rd_into<{w}>(p{k}, n{k});");
-                let _ = writeln!(d, "  const std::vector<unsigned char> before{k} = raw{k};");
-                call.push(format!("p{k}"));
-                let _ = writeln!(
-                    checks,
-                    "  if (raw{k} != before{k}) {{ std::fprintf(stderr, \"tile parameter {k} changed\\n\"); return 3; }}"
-                );
+                if !tile {
+                    let _ = writeln!(writes, "  wr<{w}>(p{k}, n{k});");
+                }
             }
             t => {
                 let dt = t.dtype().unwrap_or(DataType::Fp32);
