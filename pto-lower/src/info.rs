@@ -2,7 +2,10 @@
 //! a tile's location and byte offset live in its type's `memref` (printed `mem=Vec, addr=0`); its layout
 //! (`ND`, `DN`, `NZ` ...) is a function of location and shape; each op runs on one pipe.
 
-use pto_ir::{MemRef, MemorySpace, OpClass, Operation, PipeKind, ProgramModule, Type, ValueId};
+use pto_ir::{
+    MemRef, MemorySpace, OpClass, Opcode, Operation, PipeKind, ProgramModule, Type, ValueDef,
+    ValueId,
+};
 
 /// The memory a tile value lives in, once `infer-tile-info` ran.
 pub fn space_of(m: &ProgramModule, v: ValueId) -> Option<MemorySpace> {
@@ -118,11 +121,21 @@ pub fn layout_name(space: MemorySpace, shape: &[u64]) -> &'static str {
     }
 }
 
+/// The tile parameter `op` brings in when it is a tile parameter's entry move (a
+/// `tile.move` of the parameter, `passes/tile_info.rs`): a transfer from global memory, the
+/// C++'s `TLOAD`.
+pub fn tile_param_loaded(m: &ProgramModule, op: &Operation) -> Option<ValueId> {
+    let &p = op.operands.first()?;
+    let param = matches!(m.values[p].def, ValueDef::Param(..)) && m.values[p].ty.as_tile().is_some();
+    (op.opcode == Opcode::TileMove && param).then_some(p)
+}
+
 /// The pipe an op runs on (`shared/spec/pto-isa.md` section 4.3); `S` for scalar work.
 pub fn pipe_of(m: &ProgramModule, op: &Operation) -> PipeKind {
     let space = |v: Option<&ValueId>| v.and_then(|&v| space_of(m, v)).unwrap_or(MemorySpace::Vec);
     match op.opcode.class() {
         OpClass::Load => PipeKind::Mte2,
+        OpClass::Move if tile_param_loaded(m, op).is_some() => PipeKind::Mte2,
         OpClass::Store => {
             if space(op.operands.first()) == MemorySpace::Acc {
                 PipeKind::Fix

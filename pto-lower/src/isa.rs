@@ -445,6 +445,24 @@ impl Program {
     }
 }
 
+/// The entry load of a tile parameter, `TMOV(dst, param)` (`passes/tile_info.rs` brings each
+/// tile parameter in with a move at the kernel's entry): the slot and the parameter. The
+/// parameter is global memory, so the C++ writes a `TLOAD` and the pipe is MTE2; the host
+/// code copies the tile.
+pub fn param_load(i: &Inst) -> Option<(TileId, ValueId)> {
+    match i {
+        Inst::Op {
+            isa: Isa::TMov,
+            dst,
+            args,
+        } => match args.as_slice() {
+            [Arg::Tile(TileRef::Param(p))] => Some((*dst, *p)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Adds to `out[t]`, per tile slot `t` of the program, the number of instructions in `insts`
 /// that name it.
 pub(crate) fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {

@@ -224,6 +224,38 @@ pub fn cpp_dtype(d: DataType) -> &'static str {
     }
 }
 
+/// The C++ element type of a tile parameter's global memory: its dtype's, except a mask's,
+/// which is bytes of packed flags ([`pack_mask`]).
+pub fn param_dtype(d: DataType) -> &'static str {
+    if d == DataType::Bool {
+        "uint8_t"
+    } else {
+        cpp_dtype(d)
+    }
+}
+
+/// The bytes of one row of a mask with `cols` columns in global memory: one bit per
+/// column.
+pub fn mask_row_bytes(cols: u64) -> u64 {
+    cols.div_ceil(8)
+}
+
+/// A mask parameter's global memory, as the kernel's C++ reads it: `rows` rows of
+/// [`mask_row_bytes`] bytes each, flag `(i, j)` (`flags[i * cols + j]`) in bit `j % 8` of
+/// byte `j / 8` of row `i`. It is the form of pto-isa's mask tiles (a packed bit tile, as
+/// `TCMP` writes it), so the kernel loads it with a plain `TLOAD`.
+pub fn pack_mask(rows: usize, cols: usize, flags: &[bool]) -> Vec<u8> {
+    let row_bytes = cols.div_ceil(8);
+    let mut out = vec![0u8; rows * row_bytes];
+    for (k, _) in flags.iter().enumerate().filter(|(_, f)| **f) {
+        let (i, j) = (k / cols.max(1), k % cols.max(1));
+        if let Some(b) = out.get_mut(i * row_bytes + j / 8) {
+            *b |= 1 << (j % 8);
+        }
+    }
+    out
+}
+
 /// Writes the `Tile<..>` type of a slot with the valid dimensions `valid` (`None`:
 /// `DYNAMIC`; views of a slot's memory have their own). The fixed text around its numbers
 /// comes in three pieces chosen by memory space (and layout), each spelled whole.
@@ -810,6 +842,7 @@ impl Writer<'_> {
                  // global-memory buffers, after the symbolic dimensions."
             );
         }
+        self.put_param_layouts();
         // A device function of a program runs on the core of its caller: not split.
         let split = match &p.route {
             Route::Split(s) if !self.device => Some(s),
@@ -851,6 +884,36 @@ impl Writer<'_> {
         self.out.line(l0, "}");
     }
 
+    /// The header lines that say what global memory a tile parameter points to: pto-isa
+    /// has no tile-typed kernel argument, so the kernel loads each one into a tile at entry.
+    fn put_param_layouts(&mut self) {
+        let m = self.m;
+        for q in &m.funcs[self.p.func].sig.params {
+            let Some(t) = m.values[q.value].ty.as_tile() else {
+                continue;
+            };
+            let (rows, cols) = t.rows_cols();
+            self.put("// ");
+            self.name(q.value);
+            if t.dtype == DataType::Bool {
+                let bytes = mask_row_bytes(cols);
+                let _ = writeln!(
+                    self.out.text,
+                    ": a {rows} x {cols} mask in global memory, {rows} rows of {bytes} bytes: element\n\
+                     // (i, j) is bit j % 8 of byte j / 8 of row i (pto-isa's packed mask form); the\n\
+                     // kernel loads it into a tile at entry (TLOAD)."
+                );
+            } else {
+                let _ = writeln!(
+                    self.out.text,
+                    ": a {rows} x {cols} tile in global memory, its elements row-major ({}); the\n\
+                     // kernel loads it into a tile at entry (TLOAD).",
+                    cpp_dtype(t.dtype)
+                );
+            }
+        }
+    }
+
     /// `__global__ AICORE void NAME(params..)` (without the body): the kernel's parameters,
     /// then its symbolic dimensions, its result pointers and the GM workspace.
     fn put_signature(&mut self, kind: Kind) {
@@ -875,7 +938,7 @@ impl Writer<'_> {
                 }
                 Type::Tile(t) => {
                     self.put("__gm__ ");
-                    self.put(cpp_dtype(t.dtype));
+                    self.put(param_dtype(t.dtype));
                     self.put("* ");
                 }
                 t => {

@@ -186,6 +186,8 @@ impl Fences<'_> {
                         Some(Arg::Tile(TileRef::Slot(src))) => {
                             move_pipe(self.space(*src), self.space(*dst))
                         }
+                        // A tile parameter's entry load (`isa::param_load`).
+                        Some(Arg::Tile(TileRef::Param(_))) => PipeKind::Mte2,
                         _ => PipeKind::V,
                     },
                     _ => PipeKind::V,

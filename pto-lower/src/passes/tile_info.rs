@@ -10,6 +10,17 @@
 //! `Mat`), `extract`s to the matmul operand they feed or `Vec`, everything else to `Vec`);
 //! then every use whose demand differs gets a `tile.move`. An `extract`'s source is demanded
 //! where `TEXTRACT` takes it: `Mat` for a Left / Right window, else `Vec`.
+//!
+//! A tile parameter lives in global memory (pto-isa has no tile-typed kernel argument), so
+//! the pass first brings each one in: a `tile.move %param` at the function's entry, which
+//! every use then reads ([`bring_in_tile_params`]). Its location is chosen like a load's
+//! (`Mat` when a matmul consumes it, else `Vec`); a parameter wanted in both gets a second
+//! entry move. Done here, in the IR, because that is where tiles get locations and slots:
+//! `bufferize` counts the parameter's tile in its buffer like any other, `insert-events`
+//! orders it (an MTE2 transfer, [`crate::info::pipe_of`]), the A2A3 split gives it to the
+//! core whose buffer holds it, and `LOWERED` shows it. The C++ writes the move as a `TLOAD`
+//! of the parameter's global memory; the host code and the interpreter copy the tile, so
+//! their results do not change.
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::{
@@ -18,7 +29,7 @@ use pto_ir::{
 };
 
 use super::Pass;
-use crate::info::set_space;
+use crate::info::{set_space, tile_param_loaded};
 use crate::walk;
 
 /// The infer-tile-info pass.
@@ -146,11 +157,6 @@ fn gather(m: &ProgramModule, f: FuncId) -> Facts {
         uses_of: SecondaryMap::with_len(m.values.len(), None),
         defs: Vec::with_capacity(m.values.len()),
     };
-    for p in &m.funcs[f].sig.params {
-        if is_tile(m, p.value) {
-            facts.defs.push(p.value);
-        }
-    }
     /// A loop's initial values, used by statement `s` in block `b`; its tile iter args are
     /// defined there.
     fn loop_entry(m: &ProgramModule, s: StmtId, b: BlockId, args: &[IterArg], facts: &mut Facts) {
@@ -324,23 +330,26 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
     match m.values[v].def {
         ValueDef::OpResult(o, _) => {
             let op = &m.ops[o];
-            match op.opcode.class() {
-                OpClass::Load => {
-                    if demands().any(|s| {
-                        matches!(
-                            s,
-                            MemorySpace::Left
-                                | MemorySpace::Right
-                                | MemorySpace::Bias
-                                | MemorySpace::Mat
-                        )
-                    }) {
-                        MemorySpace::Mat
-                    } else {
-                        MemorySpace::Vec
-                    }
+            // A transfer from global memory lands in Mat when a matmul consumes it.
+            let from_memory = || {
+                if demands().any(|s| {
+                    matches!(
+                        s,
+                        MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias | MemorySpace::Mat
+                    )
+                }) {
+                    MemorySpace::Mat
+                } else {
+                    MemorySpace::Vec
                 }
+            };
+            match op.opcode.class() {
+                OpClass::Load => from_memory(),
                 OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => MemorySpace::Acc,
+                // The entry move of a tile parameter before its location is decided.
+                OpClass::Move if tile_param_loaded(m, op).is_some() && op.attrs.get("loc").is_none() => {
+                    from_memory()
+                }
                 OpClass::Move => op
                     .attrs
                     .get("loc")
@@ -400,6 +409,7 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
 
 /// Places the tiles of function `f` and inserts its moves.
 fn run_function(m: &mut ProgramModule, f: FuncId) {
+    let entry = bring_in_tile_params(m, f);
     let facts = gather(m, f);
     let mut loc = Locations::with_len(m.values.len(), None);
     for _ in 0..4 {
@@ -417,6 +427,7 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     // Moves, collected first and applied afterwards so positions stay valid.
     let mut op_moves: Vec<(StmtId, OpId, usize, ValueId, MemorySpace)> = Vec::new();
     let mut stmt_moves: Vec<(User, ValueId, MemorySpace)> = Vec::new();
+    let mut second_loads: Vec<(User, ValueId, MemorySpace, StmtId)> = Vec::new();
     for &v in &facts.defs {
         let have = loc[v].unwrap_or(MemorySpace::Vec);
         for u in facts.uses(v) {
@@ -424,6 +435,16 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
                 continue;
             };
             if want == have {
+                continue;
+            }
+            // A tile parameter wanted in the other one of Vec and Mat is brought in there
+            // too: no target moves Mat to Vec, and A2A3 has no Vec to Mat.
+            if let Some(stmt) = entry
+                && matches!(want, MemorySpace::Vec | MemorySpace::Mat)
+                && let ValueDef::OpResult(o, 0) = m.values[v].def
+                && let Some(p) = tile_param_loaded(m, &m.ops[o])
+            {
+                second_loads.push((u, p, want, stmt));
                 continue;
             }
             match u {
@@ -435,7 +456,31 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
     for &v in &facts.defs {
         if let Some(l) = loc[v] {
             set_space(m, v, l);
+            // An entry move records where it brings its parameter, like every move.
+            if let ValueDef::OpResult(o, 0) = m.values[v].def
+                && tile_param_loaded(m, &m.ops[o]).is_some()
+            {
+                m.ops[o].attrs.set("loc", Attr::Ident(l.name().to_string()));
+            }
         }
+    }
+    let mut seconds: Vec<(ValueId, MemorySpace, ValueId)> = Vec::new();
+    for (u, p, want, stmt) in second_loads {
+        let moved = match seconds.iter().find(|s| s.0 == p && s.1 == want) {
+            Some(s) => s.2,
+            None => {
+                let span = m.funcs[f].span;
+                let (op, mv) = make_move(m, p, want, span, &mut MoveNames::default());
+                // Named like the parameter, as the first entry move is.
+                m.values[mv].name = m.values[p].name.clone();
+                if let StmtKind::Op(list) = &mut m.stmts[stmt].kind {
+                    list.push(op);
+                }
+                seconds.push((p, want, mv));
+                mv
+            }
+        };
+        use_value(m, u, moved);
     }
     // Moves in front of consuming ops; one move per (statement, value, location). The moves
     // of a value are adjacent in `op_moves`, so only the current value's are remembered.
@@ -491,6 +536,83 @@ fn run_function(m: &mut ProgramModule, f: FuncId) {
                 vals[idx] = mv
             }
             _ => {}
+        }
+    }
+}
+
+/// Makes use `u` read `v`.
+fn use_value(m: &mut ProgramModule, u: User, v: ValueId) {
+    match u {
+        User::Op { op, idx, .. } => m.ops[op].operands[idx] = v,
+        User::Init { stmt, idx, .. } => match &mut m.stmts[stmt].kind {
+            StmtKind::For(l) => l.iter_args[idx].init = v,
+            StmtKind::While(w) => w.iter_args[idx].init = v,
+            _ => {}
+        },
+        User::Term { stmt, idx, .. } => {
+            if let StmtKind::Yield(vals) | StmtKind::Break(vals) | StmtKind::Continue(vals) =
+                &mut m.stmts[stmt].kind
+            {
+                vals[idx] = v;
+            }
+        }
+    }
+}
+
+/// Gives every tile parameter of `f` that is used a `tile.move %param` (no location yet) at
+/// the start of the body, and makes every use read the move instead: the tile the kernel
+/// loads from the parameter's global memory at entry (see the module doc). Returns the
+/// `statement.op` holding the moves, `None` when `f` has no tile parameter in use.
+fn bring_in_tile_params(m: &mut ProgramModule, f: FuncId) -> Option<StmtId> {
+    let tree = walk::Tree::of(m, f);
+    let used = walk::use_counts(m, &tree.stmts);
+    let params: Vec<ValueId> = m.funcs[f]
+        .sig
+        .params
+        .iter()
+        .map(|p| p.value)
+        .filter(|&v| is_tile(m, v) && used[v] > 0)
+        .collect();
+    if params.is_empty() {
+        return None;
+    }
+    let span = m.funcs[f].span;
+    let mut renames = walk::Renames::with_len(m.values.len(), None);
+    let mut ops = Vec::with_capacity(params.len());
+    for &p in &params {
+        let ty = m.values[p].ty.clone();
+        let name = m.values[p].name.clone();
+        let (op, v) = walk::new_op_named(
+            m,
+            Opcode::TileMove,
+            walk::inline_of(&[p]),
+            Attrs::new(),
+            ty,
+            name,
+            span,
+        );
+        ops.push(op);
+        renames[p] = Some(v);
+    }
+    // The moves are in no statement yet, so they keep reading the parameters.
+    walk::replace_uses(m, &tree.stmts, &renames, params.len());
+    let body = m.funcs[f].body;
+    match m.blocks[body].stmts.first().copied() {
+        Some(s) if matches!(m.stmts[s].kind, StmtKind::Op(_)) => {
+            if let StmtKind::Op(list) = &mut m.stmts[s].kind {
+                for (k, op) in ops.into_iter().enumerate() {
+                    list.insert(k, op);
+                }
+            }
+            Some(s)
+        }
+        _ => {
+            let s = m.stmts.push(pto_ir::Statement {
+                kind: StmtKind::Op(walk::inline_of(&ops)),
+                span,
+            });
+            m.blocks[body].stmts.insert(0, s);
+            Some(s)
         }
     }
 }

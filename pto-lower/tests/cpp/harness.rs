@@ -199,7 +199,11 @@ fn driver(m: &ProgramModule, f: FuncId, workspace: u64, blocks: u32, split: bool
             // read): a guarded buffer either way.
             Type::Tensor(pto_ir::TensorType { dtype, .. })
             | Type::Tile(pto_ir::TileType { dtype, .. }) => {
-                let ty = cpp_type(*dtype);
+                // A mask parameter is its packed bytes (`Built::run` packs them).
+                let ty = match m.values[p.value].ty {
+                    Type::Tile(_) => pto_lower::emit::cpp::param_dtype(*dtype),
+                    _ => cpp_type(*dtype),
+                };
                 let (w, _) = wire(*dtype);
                 let _ = writeln!(d, "  const int64_t n{k} = rd<int64_t>();");
                 let _ = writeln!(
@@ -400,6 +404,15 @@ impl Built {
                     for &x in &h.data {
                         put_value(&mut input, t.dtype, x);
                     }
+                }
+                // A mask in the packed form the kernel's C++ states in its header.
+                (Type::Tile(t), HostValue::Tile(h)) if t.dtype == DataType::Bool => {
+                    let (rows, cols) = t.rows_cols();
+                    let flags: Vec<bool> = h.data.iter().map(|&x| x != 0.0).collect();
+                    let bytes =
+                        pto_lower::emit::cpp::pack_mask(rows as usize, cols as usize, &flags);
+                    input.extend((bytes.len() as i64).to_le_bytes());
+                    input.extend(bytes);
                 }
                 (Type::Tile(t), HostValue::Tile(h)) => {
                     input.extend((h.data.len() as i64).to_le_bytes());

@@ -165,6 +165,9 @@ impl Writer<'_> {
                 return;
             }
         }
+        if let (Isa::TMov, [Arg::Tile(TileRef::Param(param))]) = (isa, args) {
+            return self.load_param(l, dst, *param);
+        }
         if isa == Isa::TFillPad {
             return self.fill_pad(l, dst, args);
         }

@@ -2,12 +2,14 @@
 
 use std::fmt::Write;
 
-use pto_ir::{Dim, Type, ValueId};
+use pto_ir::{DataType, Dim, Type, ValueId};
 
 use crate::emit::writer::Level;
 use crate::isa::{Index, TileId, TileRef};
 
-use super::{WORKSPACE, Writer, cpp_dtype, cpp_min, put_tile_type_valid};
+use super::{
+    WORKSPACE, Writer, cpp_dtype, cpp_min, mask_row_bytes, param_dtype, put_tile_type_valid,
+};
 
 impl Writer<'_> {
     /// One extent of a tensor for a stride expression.
@@ -237,6 +239,51 @@ impl Writer<'_> {
         self.put(", ");
         self.global_ref(g);
         self.put(");\n");
+        self.out.line(l, "}");
+    }
+
+    /// The entry load of tile parameter `param` into slot `dst` (`isa::param_load`): a
+    /// `TLOAD` from a static-shape `GlobalTensor` over the parameter's pointer, whose layout
+    /// the header comment states (`put_param_layouts`). A mask's global memory holds its packed
+    /// rows, so its load goes through a view of the slot whose valid columns are the bytes
+    /// of a row.
+    pub(super) fn load_param(&mut self, l: Level, dst: TileId, param: ValueId) {
+        let (Some(slot), Some(t)) = (self.p.tile(dst).cloned(), self.m.values[param].ty.as_tile())
+        else {
+            return;
+        };
+        let (rows, cols) = t.rows_cols();
+        let mask = t.dtype == DataType::Bool;
+        let cols = if mask { mask_row_bytes(cols) } else { cols };
+        let ty = param_dtype(t.dtype);
+        self.out.line(l, "{");
+        let l1 = l.next();
+        let id = self.next_gt;
+        self.next_gt += 1;
+        self.out.line(
+            l1,
+            &format!(
+                "using GT{id} = GlobalTensor<{ty}, Shape<1, 1, 1, {rows}, {cols}>, Stride<1, 1, 1, {cols}, 1>>;"
+            ),
+        );
+        self.out.indent(l1);
+        let _ = write!(self.out, "GT{id} gt{id}(");
+        self.name(param);
+        self.put(");
+");
+        let target = if mask {
+            self.out.indent(l1);
+            let a5 = self.a5();
+            put_tile_type_valid(&mut self.out, &slot, [Some(rows), Some(cols)], a5);
+            self.put(" pv;
+");
+            self.out
+                .line(l1, &format!("TASSIGN(pv, 0x{:x});", slot.addr));
+            "pv".to_string()
+        } else {
+            slot.name.clone()
+        };
+        self.out.line(l1, &format!("TLOAD({target}, gt{id});"));
         self.out.line(l, "}");
     }
 

@@ -3,13 +3,18 @@
 use pto_ir::{Attr, Constant, DataType, MemorySpace, OpClass, OpId, Operation};
 
 use crate::emit::writer::Level;
-use crate::info::space_of;
+use crate::info::{space_of, tile_param_loaded};
 use crate::passes::events::{Event, EventRole};
 
 use super::{Writer, mlir_dtype, offset, put_float};
 
 impl<'a, const GENERIC: bool> Writer<'a, GENERIC> {
     fn mnemonic(&mut self, op: &Operation) {
+        // A tile parameter's entry move is a transfer from global memory (`TLOAD`).
+        if tile_param_loaded(self.m, op).is_some() {
+            self.put("pto.tile.load");
+            return;
+        }
         if op.opcode.class() == OpClass::Move {
             let from = op.operands.first().and_then(|&v| space_of(self.m, v));
             let to = op.results.first().and_then(|&v| space_of(self.m, v));
