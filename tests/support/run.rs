@@ -156,6 +156,13 @@ impl Args<'_> {
         pto::Tile::from_slice(&bits).unwrap()
     }
 
+    /// Argument `k` (a tile parameter) as an `R x C` tile of `T`.
+    pub fn tile<T: Element, const R: usize, const C: usize>(&self, k: usize) -> pto::Tile<T, R, C> {
+        let t = self.args[k].as_tile().unwrap();
+        let data: Vec<T> = t.data.iter().map(|&x| T::from_f64(x)).collect();
+        pto::Tile::from_slice(&data).unwrap()
+    }
+
     /// Argument `k` as a scalar.
     pub fn scalar(&self, k: usize) -> f64 {
         self.args[k].as_f64().unwrap()

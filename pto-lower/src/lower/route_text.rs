@@ -11,7 +11,7 @@ use super::split::{
     FLAG_V2C_READY, transfer,
 };
 use crate::info::pipe_cpp;
-use crate::isa::{Inst, Program, TileId, TileRef};
+use crate::isa::{Inst, Program, TileId, TileRef, param_load};
 
 impl CoreSplit {
     /// The route as `//` comment lines for `NAME::LOWERED`: each core's instructions, one
@@ -131,6 +131,12 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                 } else {
                     format!("handoff {tensors}: wait_flag_dev({flag})")
                 }
+            }
+            _ if param_load(i).is_some() => {
+                let Some((dst, param)) = param_load(i) else {
+                    continue;
+                };
+                format!("TLOAD {} <- {}", tile(dst), name(param))
             }
             Inst::Op { isa, dst, .. } => format!("{} {}", isa.name(), tile(*dst)),
             Inst::Load { dst, tensor, .. } => format!("TLOAD {} <- {}", tile(*dst), name(*tensor)),
