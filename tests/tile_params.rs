@@ -37,7 +37,11 @@ fn cases() -> Vec<Case> {
             name: "add_rows",
             m: kernels::add_rows::program(),
             call: |a| {
-                kernels::add_rows(&a.tensor(0), &a.tile::<f32, 16, 32>(1), &mut a.out::<f32>(2))
+                kernels::add_rows(
+                    &a.tensor(0),
+                    &a.tile::<f32, 16, 32>(1),
+                    &mut a.out::<f32>(2),
+                )
             },
             sizes: rows("R"),
         },
@@ -45,7 +49,11 @@ fn cases() -> Vec<Case> {
             name: "times_w",
             m: kernels::times_w::program(),
             call: |a| {
-                kernels::times_w(&a.tensor(0), &a.tile::<f32, 32, 32>(1), &mut a.out::<f32>(2))
+                kernels::times_w(
+                    &a.tensor(0),
+                    &a.tile::<f32, 32, 32>(1),
+                    &mut a.out::<f32>(2),
+                )
             },
             sizes: rows("M"),
         },
@@ -79,7 +87,11 @@ fn cases() -> Vec<Case> {
             name: "int_param",
             m: kernels::int_param::program(),
             call: |a| {
-                kernels::int_param(&a.tensor(0), &a.tile::<i32, 16, 16>(1), &mut a.out::<i32>(2))
+                kernels::int_param(
+                    &a.tensor(0),
+                    &a.tile::<i32, 16, 16>(1),
+                    &mut a.out::<i32>(2),
+                )
             },
             sizes: rows("R"),
         },
@@ -87,7 +99,11 @@ fn cases() -> Vec<Case> {
             name: "running_sum",
             m: kernels::running_sum::program(),
             call: |a| {
-                kernels::running_sum(&a.tensor(0), &a.tile::<f32, 16, 16>(1), &mut a.out::<f32>(2))
+                kernels::running_sum(
+                    &a.tensor(0),
+                    &a.tile::<f32, 16, 16>(1),
+                    &mut a.out::<f32>(2),
+                )
             },
             sizes: rows("R"),
         },
@@ -151,12 +167,17 @@ fn tile_parameters_are_loaded_at_entry() {
                     .lines()
                     .filter(|l| l.trim_start().starts_with("GT") && l.ends_with(&format!("({p});")))
                     .collect();
-                assert!(!loads.is_empty(), "{} {target}: {p} is never loaded\n{cpp}", c.name);
+                assert!(
+                    !loads.is_empty(),
+                    "{} {target}: {p} is never loaded\n{cpp}",
+                    c.name
+                );
                 for l in cpp.lines() {
                     let t = l.trim_start();
                     let call = t.starts_with('T') && t.contains('(') && !t.starts_with("Tile<");
                     assert!(
-                        !(call && (t.contains(&format!(", {p},")) || t.contains(&format!(", {p})")))),
+                        !(call
+                            && (t.contains(&format!(", {p},")) || t.contains(&format!(", {p})")))),
                         "{} {target}: an instruction takes the pointer {p}: {t}",
                         c.name
                     );

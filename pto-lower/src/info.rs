@@ -126,7 +126,8 @@ pub fn layout_name(space: MemorySpace, shape: &[u64]) -> &'static str {
 /// C++'s `TLOAD`.
 pub fn tile_param_loaded(m: &ProgramModule, op: &Operation) -> Option<ValueId> {
     let &p = op.operands.first()?;
-    let param = matches!(m.values[p].def, ValueDef::Param(..)) && m.values[p].ty.as_tile().is_some();
+    let param =
+        matches!(m.values[p].def, ValueDef::Param(..)) && m.values[p].ty.as_tile().is_some();
     (op.opcode == Opcode::TileMove && param).then_some(p)
 }
 

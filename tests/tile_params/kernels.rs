@@ -4,11 +4,7 @@ use pto::prelude::*;
 
 /// `y = x + b`, 16 rows at a time: an f32 tile parameter read by a vector op in a loop.
 #[pto::kernel]
-pub fn add_rows(
-    x: &Tensor<f32, R, 32>,
-    b: &Tile<f32, 16, 32>,
-    #[out] y: &mut Tensor<f32, R, 32>,
-) {
+pub fn add_rows(x: &Tensor<f32, R, 32>, b: &Tile<f32, 16, 32>, #[out] y: &mut Tensor<f32, R, 32>) {
     for r in (0..R).step_by(16) {
         y.store([r, 0], x.load::<16, 32>([r, 0]) + b);
     }
@@ -17,11 +13,7 @@ pub fn add_rows(
 /// `c = a @ w`: a tile parameter as the B operand of a matmul (loaded into Mat, moved to
 /// Right; on A2A3 the cube core loads it).
 #[pto::kernel]
-pub fn times_w(
-    a: &Tensor<f32, M, 32>,
-    w: &Tile<f32, 32, 32>,
-    #[out] c: &mut Tensor<f32, M, 32>,
-) {
+pub fn times_w(a: &Tensor<f32, M, 32>, w: &Tile<f32, 32, 32>, #[out] c: &mut Tensor<f32, M, 32>) {
     for i in (0..M).step_by(16) {
         c.store([i, 0], matmul(a.load::<16, 32>([i, 0]), w));
     }
@@ -58,11 +50,7 @@ pub fn left_f16(
 
 /// `y = (x & k) + k` on int32 tiles: an integer tile parameter used twice in a loop.
 #[pto::kernel]
-pub fn int_param(
-    x: &Tensor<i32, R, 16>,
-    k: &Tile<i32, 16, 16>,
-    #[out] y: &mut Tensor<i32, R, 16>,
-) {
+pub fn int_param(x: &Tensor<i32, R, 16>, k: &Tile<i32, 16, 16>, #[out] y: &mut Tensor<i32, R, 16>) {
     for r in (0..R).step_by(16) {
         y.store([r, 0], (x.load::<16, 16>([r, 0]) & k) + k);
     }

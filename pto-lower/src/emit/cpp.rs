@@ -626,14 +626,45 @@ fn is_generated_name(name: &str) -> bool {
             .any(|p| digits_after(p))
 }
 
+/// Whether `s` is a lower-case name the emitted C++ already uses: an element type
+/// (`half` comes in with `using namespace pto;`, the fixed-width integers from `<cstdint>`)
+/// or a builtin the kernel calls. A function or parameter named so would hide it (a program
+/// function `half` made every `half` in the file ambiguous).
+fn is_pto_name(s: &str) -> bool {
+    matches!(
+        s,
+        "half"
+            | "bfloat16_t"
+            | "int8_t"
+            | "int16_t"
+            | "int32_t"
+            | "int64_t"
+            | "uint8_t"
+            | "uint16_t"
+            | "uint32_t"
+            | "uint64_t"
+            | "set_flag"
+            | "wait_flag"
+            | "pipe_barrier"
+            | "get_block_idx"
+            | "get_block_num"
+            | "dcci"
+            | "dsb"
+            | "ffts_cross_core_sync"
+            | "wait_flag_dev"
+            | "trap"
+    )
+}
+
 /// Appends `name` as a C++ identifier to `out`: itself, with `_` appended when it is a C++
-/// keyword; `false` (nothing appended) when it is not an identifier at all.
+/// keyword or a name the C++ uses ([`is_pto_name`]); `false` (nothing appended) when it is
+/// not an identifier at all.
 fn push_cpp_ident(out: &mut String, name: &str) -> bool {
     if !ident_ok(name) {
         return false;
     }
     out.push_str(name);
-    if is_cpp_keyword(name) {
+    if is_cpp_keyword(name) || is_pto_name(name) {
         out.push('_');
     }
     true
@@ -1059,6 +1090,7 @@ mod tests {
     fn function_names_avoid_main_and_keywords() {
         assert_eq!(function_name("main"), "main_");
         assert_eq!(function_name("double"), "double_");
+        assert_eq!(function_name("half"), "half_");
         assert_eq!(function_name("matmul_relu"), "matmul_relu");
         assert_eq!(function_name("9lives"), "kernel");
     }

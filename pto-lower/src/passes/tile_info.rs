@@ -335,7 +335,10 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
                 if demands().any(|s| {
                     matches!(
                         s,
-                        MemorySpace::Left | MemorySpace::Right | MemorySpace::Bias | MemorySpace::Mat
+                        MemorySpace::Left
+                            | MemorySpace::Right
+                            | MemorySpace::Bias
+                            | MemorySpace::Mat
                     )
                 }) {
                     MemorySpace::Mat
@@ -347,7 +350,9 @@ fn natural(m: &ProgramModule, facts: &Facts, loc: &Locations, v: ValueId) -> Mem
                 OpClass::Load => from_memory(),
                 OpClass::Matmul | OpClass::MatmulAcc | OpClass::MatmulBias => MemorySpace::Acc,
                 // The entry move of a tile parameter before its location is decided.
-                OpClass::Move if tile_param_loaded(m, op).is_some() && op.attrs.get("loc").is_none() => {
+                OpClass::Move
+                    if tile_param_loaded(m, op).is_some() && op.attrs.get("loc").is_none() =>
+                {
                     from_memory()
                 }
                 OpClass::Move => op

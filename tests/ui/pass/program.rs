@@ -1,7 +1,7 @@
 use pto::prelude::*;
 
 #[pto::program(arch = "PTOv2", tile_default(M = 16, N = 16, K = 16), name = "p", scale = 0.5, on = true, n = -3)]
-mod p {
+pub mod p {
     #[pto::kernel]
     pub fn half(x: &Tensor<f32, 16, 64>, #[out] y: &mut Tensor<f32, 16, 64>) -> (i64, f32) {
         incore! {
@@ -20,7 +20,7 @@ mod p {
 
 /// A single kernel may hold an `incore!` region too: it runs in line.
 #[pto::kernel]
-fn alone(x: &Tensor<f32, 16, 64>, #[out] y: &mut Tensor<f32, 16, 64>) {
+pub fn alone(x: &Tensor<f32, 16, 64>, #[out] y: &mut Tensor<f32, 16, 64>) {
     incore! {
         y.store([0, 0], x.load::<16, 64>([0, 0]));
     }

@@ -269,14 +269,18 @@ impl Writer<'_> {
         self.out.indent(l1);
         let _ = write!(self.out, "GT{id} gt{id}(");
         self.name(param);
-        self.put(");
-");
+        self.put(
+            ");
+",
+        );
         let target = if mask {
             self.out.indent(l1);
             let a5 = self.a5();
             put_tile_type_valid(&mut self.out, &slot, [Some(rows), Some(cols)], a5);
-            self.put(" pv;
-");
+            self.put(
+                " pv;
+",
+            );
             self.out
                 .line(l1, &format!("TASSIGN(pv, 0x{:x});", slot.addr));
             "pv".to_string()
