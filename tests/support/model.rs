@@ -28,6 +28,7 @@ pub struct Model<'a> {
     seed: u64,
     outputs: Option<Vec<usize>>,
     fixed: Vec<(usize, HostValue)>,
+    tolerance: f64,
 }
 
 impl<'a> Model<'a> {
@@ -43,6 +44,7 @@ impl<'a> Model<'a> {
             seed: 3,
             outputs: None,
             fixed: Vec::new(),
+            tolerance: TOLERANCE,
         }
     }
 
@@ -64,6 +66,13 @@ impl<'a> Model<'a> {
     /// integer scalar, 1.5 for a float, random tensors).
     pub fn arg(mut self, k: usize, v: HostValue) -> Self {
         self.fixed.push((k, v));
+        self
+    }
+
+    /// Allows this largest error instead of [`TOLERANCE`] (0: the model must compute
+    /// exactly what the reference does).
+    pub fn tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
         self
     }
 
@@ -98,7 +107,7 @@ impl<'a> Model<'a> {
     /// updates the output tensors of the arguments it is given and returns the scalars the
     /// kernel returns (those it does not return are not compared). Each run prints
     /// `name target sizes: max error E`; the problems come back (empty: all agree within
-    /// [`TOLERANCE`]). Skipped (empty) when no C++ compiler is installed.
+    /// the tolerance). Skipped (empty) when no C++ compiler is installed.
     pub fn against(
         &self,
         reference: impl Fn(&mut [HostValue]) -> Result<Vec<f64>, String>,
@@ -160,7 +169,7 @@ impl<'a> Model<'a> {
                             .error(&got, &want)
                             .max(harness::max_error(&got_rets, &want_rets));
                         eprintln!("{name} {target} {set:?}: max error {err:.2e}");
-                        if err > TOLERANCE {
+                        if err > self.tolerance {
                             problems.push(format!("{name} {target} {set:?}: max error {err:.2e}"));
                         }
                     }

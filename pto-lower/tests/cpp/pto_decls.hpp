@@ -396,12 +396,16 @@ template <typename X> void clobber(X& tmp) {
   std::memset(static_cast<void*>(tmp.data_), 0x7f, X::Rows_ * X::Cols_ * sizeof(typename X::DType));
 }
 
+// The type a float element is computed in: double for fp64 (the semantics module computes
+// fp64 in f64), float for float, half and bfloat16 (computed in f32, then rounded).
+template <typename T> using arith = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
 template <typename T> T wrap_add(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
   } else {
-    return T(float(a) + float(b));
+    return T(arith<T>(a) + arith<T>(b));
   }
 }
 template <typename T> T wrap_sub(T a, T b) {
@@ -409,7 +413,7 @@ template <typename T> T wrap_sub(T a, T b) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
   } else {
-    return T(float(a) - float(b));
+    return T(arith<T>(a) - arith<T>(b));
   }
 }
 template <typename T> T wrap_mul(T a, T b) {
@@ -417,7 +421,7 @@ template <typename T> T wrap_mul(T a, T b) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   } else {
-    return T(float(a) * float(b));
+    return T(arith<T>(a) * arith<T>(b));
   }
 }
 template <typename T> T div_(T a, T b) {
@@ -426,7 +430,7 @@ template <typename T> T div_(T a, T b) {
     if (std::is_signed_v<T> && b == T(-1)) return wrap_sub(T(0), a);
     return a / b;
   } else {
-    return T(float(a) / float(b));
+    return T(arith<T>(a) / arith<T>(b));
   }
 }
 // TFMOD: the remainder has the dividend's sign, like C's `%` and `fmod` (pto-isa.md 6.2); the
@@ -437,7 +441,7 @@ template <typename T> T fmod_(T a, T b) {
     if (std::is_signed_v<T> && b == T(-1)) return T(0);
     return a % b;
   } else {
-    return T(std::fmod(float(a), float(b)));
+    return T(std::fmod(arith<T>(a), arith<T>(b)));
   }
 }
 // TREM: the remainder has the divisor's sign (pto-isa.md 6.2); the semantics module's
@@ -448,7 +452,7 @@ template <typename T> T rem_(T a, T b) {
     if (b != 0 && r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   } else {
-    float x = float(r), y = float(b);
+    arith<T> x = arith<T>(r), y = arith<T>(b);
     if (x != 0 && ((x < 0) != (y < 0))) x += y;
     return T(x);
   }
@@ -467,21 +471,21 @@ template <typename T> T pow_(T a, T b) {
     }
     return acc;
   } else {
-    return T(std::pow(float(a), float(b)));
+    return T(std::pow(arith<T>(a), arith<T>(b)));
   }
 }
 template <typename T> T max_(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     return a > b ? a : b;
   } else {
-    return T(std::fmax(float(a), float(b)));
+    return T(std::fmax(arith<T>(a), arith<T>(b)));
   }
 }
 template <typename T> T min_(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     return a < b ? a : b;
   } else {
-    return T(std::fmin(float(a), float(b)));
+    return T(std::fmin(arith<T>(a), arith<T>(b)));
   }
 }
 
@@ -744,11 +748,11 @@ template <typename D, typename... E> RecordEvent TEXPANDS(D& dst, typename D::DT
 PTO_UNARY(TNEG, model::wrap_sub(T(0), x))
 PTO_UNARY(TABS, (x < T(0) ? model::wrap_sub(T(0), x) : x))
 PTO_UNARY(TRELU, (x > T(0) ? x : T(0)))
-PTO_UNARY(TEXP, T(std::exp(float(x))))
-PTO_UNARY(TLOG, T(std::log(float(x))))
-PTO_UNARY(TSQRT, T(std::sqrt(float(x))))
-PTO_UNARY(TRSQRT, T(1.0f / std::sqrt(float(x))))
-PTO_UNARY(TRECIP, T(1.0f / float(x)))
+PTO_UNARY(TEXP, T(std::exp(model::arith<T>(x))))
+PTO_UNARY(TLOG, T(std::log(model::arith<T>(x))))
+PTO_UNARY(TSQRT, T(std::sqrt(model::arith<T>(x))))
+PTO_UNARY(TRSQRT, T(model::arith<T>(1) / std::sqrt(model::arith<T>(x))))
+PTO_UNARY(TRECIP, T(model::arith<T>(1) / model::arith<T>(x)))
 PTO_UNARY(TNOT, T(~x))
 #undef PTO_UNARY
 
