@@ -107,6 +107,18 @@ fn cases() -> Vec<Case> {
             },
             sizes: rows("R"),
         },
+        Case {
+            name: "store_param",
+            m: kernels::store_param::program(),
+            call: |a| kernels::store_param(&a.tile::<i16, 16, 16>(0), &mut a.out::<i16>(1)),
+            sizes: vec![vec![], vec![]],
+        },
+        Case {
+            name: "mask_40",
+            m: kernels::mask_40::program(),
+            call: |a| kernels::mask_40(&a.tensor(0), &a.mask::<8, 40>(1), &mut a.out::<f32>(2)),
+            sizes: rows("R"),
+        },
     ]
 }
 

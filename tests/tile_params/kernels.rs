@@ -70,3 +70,19 @@ pub fn running_sum(
         y.store([r, 0], acc);
     }
 }
+
+/// `y = p`: a tile parameter stored as it is (int16).
+#[pto::kernel]
+pub fn store_param(p: &Tile<i16, 16, 16>, #[out] y: &mut Tensor<i16, 16, 16>) {
+    y.store([0, 0], p);
+}
+
+/// `y = x` where `x > 0` and the 8 x 40 mask `m` are both set, else -1: a mask whose rows
+/// are 5 bytes of flags in global memory.
+#[pto::kernel]
+pub fn mask_40(x: &Tensor<f32, R, 40>, m: &Tile<bool, 8, 40>, #[out] y: &mut Tensor<f32, R, 40>) {
+    for r in (0..R).step_by(8) {
+        let t = x.load::<8, 40>([r, 0]);
+        y.store([r, 0], (t.gt(0.0) & m).select(t, -1.0));
+    }
+}

@@ -498,8 +498,9 @@ pub fn noise(seed: &mut u64) -> f64 {
 }
 
 /// The arguments of `m`'s entry kernel with the symbolic dimensions set to `dims` (in the
-/// kernel's order): random inputs, outputs filled with 42 (so an element the kernel does not
-/// write compares equal only if neither side writes it), scalar parameters from `scalars`.
+/// kernel's order): random inputs and read-and-written (`#inout`) tensors, write-only
+/// outputs filled with 42 (so an element the kernel does not write compares equal only if
+/// neither side writes it), scalar parameters 5 / 1.5 / `flag`.
 pub fn args_for(
     m: &pto_ir::ProgramModule,
     dims: &[usize],
@@ -523,7 +524,9 @@ pub fn args_for(
                     })
                     .collect();
                 let n = shape.iter().product();
-                let data = if p.direction == Direction::In {
+                // A tensor the kernel reads (`#in`, and `#inout`: `&mut` without `#[out]`)
+                // starts random; one it only writes starts as 42s.
+                let data = if p.direction != Direction::Out {
                     (0..n)
                         .map(|_| {
                             let x = noise(&mut seed);
