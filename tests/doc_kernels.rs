@@ -37,10 +37,12 @@ mod ui_arch_a5;
 #[allow(dead_code)]
 #[path = "ui/pass/program.rs"]
 mod ui_program;
-#[allow(dead_code)]
+// The file spells out its host functions' types.
+#[allow(dead_code, clippy::type_complexity)]
 #[path = "ui/pass/scale_rows.rs"]
 mod ui_scale_rows;
-#[allow(dead_code)]
+// The file spells out its host functions' types.
+#[allow(dead_code, clippy::type_complexity)]
 #[path = "ui/pass/statements.rs"]
 mod ui_statements;
 
