@@ -406,3 +406,111 @@ fn accepted_cpp(m: &pto_ir::ProgramModule) {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Compiles `body` like [`compile_snippet`] but into an executable and runs it; the
+/// compiler's or the model's message when either fails.
+fn run_snippet(decls: &str, body: &str, target: &str) -> Result<(), String> {
+    let Some(gxx) = harness::gxx() else {
+        return Ok(());
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = format!("r{}-{target}", body.len() ^ decls.len() << 8);
+    let (file, exe) = (dir.join(format!("{stem}.cpp")), dir.join(&stem));
+    let src = format!(
+        "#include <pto/pto-inst.hpp>\n#include \"common/pto_instr.hpp\"\nusing namespace pto;\n{decls}\nint main() {{\n{body}\n}}\n"
+    );
+    std::fs::write(&file, src).unwrap();
+    let o = Command::new(gxx)
+        .args(["-std=c++20", "-w", &format!("-DPTO_TARGET_{target}"), "-I"])
+        .arg(harness::include_dir())
+        .arg(&file)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&file);
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    let r = Command::new(&exe).output().unwrap();
+    let _ = std::fs::remove_file(&exe);
+    if r.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&r.stderr).into_owned())
+    }
+}
+
+/// Issue 14 (TEXTRACT offsets): pto-isa's TEXTRACT from Mat into Left / Right reads whole
+/// fractal blocks, per target, location and dtype (the table in `pto_decls.hpp` and
+/// `pto-ir/src/verify/extract.rs`): the model refuses a window or source off the blocks at
+/// compile time and a misaligned offset at run time, and accepts the aligned ones.
+#[test]
+fn textract_into_left_and_right_is_on_the_blocks() {
+    if harness::gxx().is_none() {
+        eprintln!("skip: no C++ compiler");
+        return;
+    }
+    // As the emitter declares them: Left `ZZ` on A2A3, `NZ` on A5; Right `ZN`.
+    let tiles_for = |target: &str, t: &str, sr: u32, sc: u32, loc: &str, wr: u32, wc: u32| {
+        let (b, s) = match (loc, target) {
+            ("Left", "A5") => ("ColMajor", "RowMajor"),
+            ("Left", _) => ("RowMajor", "RowMajor"),
+            _ => ("RowMajor", "ColMajor"),
+        };
+        format!(
+            "using S = Tile<TileType::Mat, {t}, {sr}, {sc}, BLayout::ColMajor, {sr}, {sc}, SLayout::RowMajor, 512>;\n\
+             using W = Tile<TileType::{loc}, {t}, {wr}, {wc}, BLayout::{b}, {wr}, {wc}, SLayout::{s}, 512>;"
+        )
+    };
+    let at = |r: u32, c: u32| {
+        format!("S s; W w; TASSIGN(s, 0x0); TASSIGN(w, 0x0); TEXTRACT(w, s, {r}, {c}); return 0;")
+    };
+    let run = |target: &str, t: &str, shapes: (u32, u32, &str, u32, u32), (r, c): (u32, u32)| {
+        let (sr, sc, loc, wr, wc) = shapes;
+        run_snippet(
+            &tiles_for(target, t, sr, sc, loc, wr, wc),
+            &at(r, c),
+            target,
+        )
+    };
+    let off = "offset not on the target's fractal blocks";
+    let f32_right = (32, 64, "Right", 32, 16);
+    let f32_left = (32, 64, "Left", 16, 32);
+    for target in ["A2A3", "A5"] {
+        // Left, fp32: 16-row, 8-column offsets on both targets.
+        run(target, "float", f32_left, (16, 8)).unwrap();
+        let e = run(target, "float", f32_left, (0, 4)).unwrap_err();
+        assert!(e.contains(off), "{target}: {e}");
+        let e = run(target, "float", f32_left, (8, 0)).unwrap_err();
+        assert!(e.contains(off), "{target}: {e}");
+        // Right, fp16: 16 x 16 offsets on both.
+        run(target, "half", (32, 64, "Right", 32, 16), (0, 48)).unwrap();
+        let e = run(target, "half", (32, 64, "Right", 32, 16), (0, 8)).unwrap_err();
+        assert!(e.contains(off), "{target}: {e}");
+        // An fp32 source of 24 columns is not whole 16 x 16 blocks for Right.
+        let e = run(target, "float", (32, 24, "Right", 16, 16), (0, 0)).unwrap_err();
+        assert!(
+            e.contains("the source is not whole blocks"),
+            "{target}: {e}"
+        );
+    }
+    // Right, fp32: A2A3's transposing load takes 16-column offsets, A5 8-column ones.
+    let e = run("A2A3", "float", f32_right, (0, 8)).unwrap_err();
+    assert!(e.contains(off), "{e}");
+    run("A5", "float", f32_right, (0, 8)).unwrap();
+    run("A2A3", "float", f32_right, (0, 16)).unwrap();
+    // Right, int8: 32 x 32 blocks on A2A3 (offsets, source), 16-row offsets on A5.
+    let i8_right = (64, 64, "Right", 32, 32);
+    let e = run("A2A3", "int8_t", i8_right, (16, 0)).unwrap_err();
+    assert!(e.contains(off), "{e}");
+    run("A5", "int8_t", i8_right, (16, 32)).unwrap();
+    let e = run("A2A3", "int8_t", (48, 64, "Right", 32, 32), (0, 0)).unwrap_err();
+    assert!(e.contains("the source is not whole blocks"), "{e}");
+    run("A5", "int8_t", (48, 64, "Right", 32, 32), (0, 0)).unwrap();
+    // A2A3's Left window is whole 16-row blocks; A5 takes one row.
+    let e = run("A2A3", "float", (32, 64, "Left", 1, 32), (0, 0)).unwrap_err();
+    assert!(e.contains("the window is not whole blocks"), "{e}");
+    run("A5", "float", (32, 64, "Left", 1, 32), (16, 0)).unwrap();
+}

@@ -58,6 +58,9 @@
 //!    - a tile of a cube buffer (Mat, Left, Right, Acc) is whole fractal boxes
 //!      (`fractal.rs`, the table in `target.rs`): a matmul's M is 1 or a multiple of 16, K
 //!      and N multiples of 16 (32 for int8), reported at the matmul;
+//!    - an `extract` used as a matmul operand (`TEXTRACT` Mat -> Left / Right) has offsets,
+//!      a window and a source in whole fractal blocks, per target, location and dtype
+//!      (`extract.rs`, its table); a run-time offset must be provably aligned;
 //!    - matmul M, K and N are each at most 4095;
 //!    - the target compares (`TCMP`) and selects (`TSEL`) tiles of the element type: A2A3
 //!      compares int32 / fp16 / fp32 and selects 2- and 4-byte elements, A5 more.
@@ -65,6 +68,7 @@
 //! Identical diagnostics (same anchor, same message) are reported once.
 
 mod control;
+mod extract;
 mod fractal;
 mod ids;
 mod program;

@@ -43,6 +43,7 @@ use crate::ops::OpClass;
 use crate::typefmt::short_tile;
 use crate::types::{MemorySpace, TileType};
 
+use super::extract;
 use super::fractal::{self, Role};
 use super::{Bodies, DefBy, Defs, Verifier};
 
@@ -295,6 +296,15 @@ pub(super) fn check(
                     _ => None,
                 };
                 p.check_role(x, tt, role, extract.is_none(), op.span);
+                // Its offsets and shapes against `TEXTRACT`'s block rule (`extract.rs`).
+                if let Some(e) = extract
+                    && let Some(&src) = m.ops[e].operands.first()
+                    && let Some(st) = tile(src)
+                {
+                    for d in extract::check(m, defs, &t, e, space, (st, tt)) {
+                        v.push(d);
+                    }
+                }
                 // `TEXTRACT` into Left / Right reads a Mat tile: the lowering places the
                 // source there, so it must be whole fractals too.
                 if let Some(&src) = extract.and_then(|e| m.ops[e].operands.first())

@@ -335,6 +335,7 @@ pub fn build(
     let work = dir.join(format!("{name}-{target}"));
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     std::fs::write(work.join("kernel.cpp"), &cpp).map_err(|e| e.to_string())?;
+    dump(&cpp, name, target);
     std::fs::write(
         work.join("driver.cpp"),
         driver(
@@ -380,6 +381,21 @@ pub fn build(
         m: m.clone(),
         f,
     })
+}
+
+/// With `PTO_CPP_DUMP=DIR`, keeps the kernel's C++ as `DIR/<test>.<name>-<target>.cpp` (to
+/// compile it against other headers by hand; nothing reads it back).
+fn dump(cpp: &str, name: &str, target: &str) {
+    let Some(dir) = std::env::var_os("PTO_CPP_DUMP") else {
+        return;
+    };
+    let exe = std::env::current_exe().unwrap_or_default();
+    let stem = exe.file_stem().unwrap_or_default().to_string_lossy();
+    let test = stem.rsplit_once('-').map_or(&*stem, |(t, _)| t);
+    let _ = std::fs::write(
+        Path::new(&dir).join(format!("{test}.{name}-{target}.cpp")),
+        cpp,
+    );
 }
 
 impl Built {

@@ -1061,15 +1061,57 @@ template <TileType From, TileType To> constexpr bool extract_legal() {
 #endif
   return false;
 }
+// TEXTRACT into Left / Right reads whole fractal blocks (pto-isa npu/a2a3/TExtract.hpp with
+// common/arch/memory/textract_common.hpp, and npu/a5/TExtract.hpp, for the tiles pto-lower
+// declares: Mat boxed NZ unless one row, no compact mode; the same table is in
+// pto-ir/src/verify/extract.rs). `c0` is one 32-byte line of elements, `v` one 512-byte
+// fractal; as multiples of (rows, columns):
+//   A2A3 Left:  offsets, window and source 16, c0.
+//   A2A3 Right: offsets and source 16, 16 (32, 32 for int8); window 16, 16 (32, 16 int8).
+//   A5 Left:    offsets 16, c0.
+//   A5 Right:   offsets 16, c0; window and source 16, 16 (nothing more for int8).
+//   Left from a one-row (unboxed) source, both targets: offset, window and source columns v.
+//   Right from a one-row source: no such TEXTRACT.
+// The shapes are static_asserts there and here. The offsets are PTO_ASSERTs on A2A3 (debug
+// builds only) and on A5 are turned into block positions, the remainder dropped; the model
+// stops the kernel on a misaligned offset, as pto-isa's debug build does on A2A3.
+namespace model {
+struct ExtractNeed {
+  int off_r, off_c, win_r, win_c, src_r, src_c;
+};
+template <typename T> constexpr ExtractNeed extract_need(TileType to, bool one_row_source) {
+  constexpr int b = sizeof(T), c0 = 32 / b;
+  if (one_row_source) return {1, 512 / b, 1, 512 / b, 1, 512 / b};
+#if defined(PTO_TARGET_A5)
+  if (to == TileType::Left) return {16, c0, 1, 1, 1, 1};
+  if (b == 1) return {16, c0, 1, 1, 1, 1};
+  return {16, c0, 16, 16, 16, 16};
+#else
+  if (to == TileType::Left) return {16, c0, 16, c0, 16, c0};
+  if (b == 1) return {32, 32, 32, 16, 32, 32};
+  return {16, 16, 16, 16, 16, 16};
+#endif
+}
+}  // namespace model
 template <typename D, typename S, typename... E>
-RecordEvent TEXTRACT(D& dst, S& src, uint16_t r0, uint16_t c0, E&...) {
+RecordEvent TEXTRACT(D& dst, S& src, uint16_t row, uint16_t col, E&...) {
   PTO_EVENTS(E);
   static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TEXTRACT: one dtype");
   static_assert(extract_legal<S::Loc_, D::Loc_>(), "TEXTRACT: this pair of tile locations is not legal on the target");
   static_assert(S::Loc_ != TileType::Mat || S::isBoxed || S::Rows_ == 1,
                 "TEXTRACT: a Mat source into Left / Right must be boxed (or one row, the GEMV case)");
-  if (r0 + D::Rows_ > S::Rows_ || c0 + D::Cols_ > S::Cols_) model::fail("TEXTRACT: window outside the source");
-  model::each(dst, [&](int64_t i, int64_t j) { return src.at(r0 + i, c0 + j); });
+  if constexpr (D::Loc_ == TileType::Left || D::Loc_ == TileType::Right) {
+    static_assert(D::Loc_ == TileType::Left || S::isBoxed, "TEXTRACT: into Right from a boxed source only");
+    constexpr model::ExtractNeed n = model::extract_need<typename D::DType>(D::Loc_, !S::isBoxed);
+    static_assert(D::Rows_ % n.win_r == 0 && D::Cols_ % n.win_c == 0,
+                  "TEXTRACT: the window is not whole blocks of the target's TEXTRACT");
+    static_assert(S::Rows_ % n.src_r == 0 && S::Cols_ % n.src_c == 0,
+                  "TEXTRACT: the source is not whole blocks of the target's TEXTRACT");
+    if (row % n.off_r != 0 || col % n.off_c != 0)
+      model::fail("TEXTRACT: offset not on the target's fractal blocks", D::Loc_ == TileType::Left ? "(Left)" : "(Right)");
+  }
+  if (row + D::Rows_ > S::Rows_ || col + D::Cols_ > S::Cols_) model::fail("TEXTRACT: window outside the source");
+  model::each(dst, [&](int64_t i, int64_t j) { return src.at(row + i, col + j); });
   return {};
 }
 template <typename D, typename S, typename... E>
