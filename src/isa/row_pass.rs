@@ -18,7 +18,7 @@
 use super::memory::Plain;
 use super::reduce::SUM_LANES;
 use super::reduce::{row_max, row_min};
-use super::{Offset, lane_sum, row_region, tload, trowmax, trowmin, trowsum};
+use super::{Offset, row_region, tload, trowmax, trowmin, trowsum};
 use crate::element::Element;
 use crate::{Error, Tensor, Tile};
 
@@ -59,10 +59,25 @@ struct Max;
 struct Min;
 
 impl<T: Element> CopyReduce<T> for Sum {
+    /// Copies and sums each chunk in one loop (the row is read once; a copy and then
+    /// [`lane_sum`](super::lane_sum) read it twice), in `lane_sum`'s order.
     #[inline(always)]
     fn row(d: &mut [T], s: &[T]) -> T {
-        d.copy_from_slice(s);
-        lane_sum(d)
+        let (dg, dt) = d.as_chunks_mut::<SUM_LANES>();
+        let (sg, st) = s.as_chunks::<SUM_LANES>();
+        let mut acc = [T::ZERO; SUM_LANES];
+        for (d, s) in dg.iter_mut().zip(sg) {
+            *d = *s;
+            for (a, &x) in acc.iter_mut().zip(s) {
+                *a = a.add(x);
+            }
+        }
+        let mut sum = fold_halves(acc);
+        for (d, &x) in dt.iter_mut().zip(st) {
+            *d = x;
+            sum = sum.add(x);
+        }
+        sum
     }
 }
 
