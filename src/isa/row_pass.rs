@@ -18,13 +18,20 @@
 use super::memory::Plain;
 use super::reduce::SUM_LANES;
 use super::reduce::{row_max, row_min};
-use super::{Offset, lane_sum, row_region, tload, trowmax, trowmin, trowsum};
+use super::{Offset, row_region, tload, trowmax, trowmin, trowsum};
 use crate::element::Element;
 use crate::{Error, Tensor, Tile};
 
 /// Combines [`SUM_LANES`] partial sums by halves, as [`lane_sum`](super::lane_sum) does.
+///
+/// The lanes pass through [`black_box`](std::hint::black_box) first: LLVM's SLP vectoriser
+/// otherwise vectorises this fold together with the loop that filled the lanes and picks the
+/// fold's width (2) for the loop too, so a row loop such as layernorm's `x - mean` and the sum
+/// of its squares ran 2 lanes at a time (`vmovsd` loads, `vmovlhps` to rebuild each store);
+/// behind the barrier the loop runs on whole ymm registers. The fold runs once per row.
 #[inline(always)]
-fn fold_halves<T: Element>(mut acc: [T; SUM_LANES]) -> T {
+fn fold_halves<T: Element>(acc: [T; SUM_LANES]) -> T {
+    let mut acc = std::hint::black_box(acc);
     let mut width = SUM_LANES / 2;
     while width > 0 {
         for l in 0..width {
@@ -52,10 +59,25 @@ struct Max;
 struct Min;
 
 impl<T: Element> CopyReduce<T> for Sum {
+    /// Copies and sums each chunk in one loop (the row is read once; a copy and then
+    /// [`lane_sum`](super::lane_sum) read it twice), in `lane_sum`'s order.
     #[inline(always)]
     fn row(d: &mut [T], s: &[T]) -> T {
-        d.copy_from_slice(s);
-        lane_sum(d)
+        let (dg, dt) = d.as_chunks_mut::<SUM_LANES>();
+        let (sg, st) = s.as_chunks::<SUM_LANES>();
+        let mut acc = [T::ZERO; SUM_LANES];
+        for (d, s) in dg.iter_mut().zip(sg) {
+            *d = *s;
+            for (a, &x) in acc.iter_mut().zip(s) {
+                *a = a.add(x);
+            }
+        }
+        let mut sum = fold_halves(acc);
+        for (d, &x) in dt.iter_mut().zip(st) {
+            *d = x;
+            sum = sum.add(x);
+        }
+        sum
     }
 }
 
