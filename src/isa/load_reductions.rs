@@ -103,7 +103,10 @@ fn reduce_rows<T: Element, const R: usize, const C: usize, const NR: usize, cons
         let Some(s) = s.get(..cols) else {
             break; // unreachable: the caller's window is in bounds
         };
-        if let Some(d) = tile.as_deref_mut().and_then(|t| t.get_mut(i)?.get_mut(..cols)) {
+        if let Some(d) = tile
+            .as_deref_mut()
+            .and_then(|t| t.get_mut(i)?.get_mut(..cols))
+        {
             d.copy_from_slice(s);
         }
         for (r, &kind) in out.rows.iter_mut().zip(&kinds.0) {
@@ -158,7 +161,14 @@ pub fn tload_reductions<
     let Some(p) = Plain::new(src.shape(), offset, R, C) else {
         tload(t, src, offset)?;
         let region = t.valid();
-        reduce_rows(None, t.data.as_flattened(), C, region, (rows, cols), &mut out);
+        reduce_rows(
+            None,
+            t.data.as_flattened(),
+            C,
+            region,
+            (rows, cols),
+            &mut out,
+        );
         return Ok(out);
     };
     let s = src.as_slice().get(p.start..).unwrap_or_default();
@@ -312,7 +322,10 @@ mod tests {
         let (mut r, mut c) = (Tile::<f32, 1, 1>::zeros(), Tile::<f32, 1, 1>::zeros());
         got.row(0, &mut r);
         got.col(0, &mut c);
-        assert_eq!((t.to_vec(), r.to_vec(), c.to_vec()), (vec![4.5], vec![4.5], vec![4.5]));
+        assert_eq!(
+            (t.to_vec(), r.to_vec(), c.to_vec()),
+            (vec![4.5], vec![4.5], vec![4.5])
+        );
         // An index past the results leaves the elements and sets the valid region.
         got.row(3, &mut r);
         assert_eq!((r.to_vec(), r.valid()), (vec![4.5], (1, 1)));
