@@ -330,8 +330,15 @@ pub struct MapRowSum {
     /// The reduction (`TROWSUM`; `TROWMAX` / `TROWMIN` after a load) and its destination.
     pub reduce: (Isa, TileId),
     /// The one tile the ops write that is read afterwards (it keeps the value of the last op
-    /// writing it), or `None` when none is.
+    /// writing it), or `None` when none is. After a load with [`MapRowSum::more`]: the loaded
+    /// tile when something other than the reductions reads it (the pass then writes it).
     pub keep: Option<TileId>,
+    /// After a load: the further row and column reductions of the loaded tile in the span
+    /// (`TROWMAX`, `TCOLSUM` ...), in order, done in the same pass as `reduce`, which is then
+    /// the first. Nothing in the span writes the loaded tile; the span's other instructions
+    /// run after the pass, in order, each reduction's result given to its destination where
+    /// the reduction stands.
+    pub more: Vec<(Isa, TileId)>,
 }
 
 /// A broadcast op and the store of its result (see [`Inst::ExpandStore`]).

@@ -155,7 +155,16 @@ fn host_bodies_use_the_right_instructions() {
                 "Element :: div (__a , __b)",
             ],
         ),
-        ("reductions", &["tcolsum", "trowmax", "trowsum"]),
+        (
+            "reductions",
+            // The column sum and row max of the loaded tile in one pass (`lower/pairs.rs`).
+            &[
+                "tload_reductions (t0_t , false , x , [0 , 0] , [Reduce :: Max] , [Reduce :: Sum]) ?",
+                "__reduced0 . col (0usize , t1_cs)",
+                "__reduced0 . row (0usize , t2_rm)",
+                "trowsum",
+            ],
+        ),
         (
             "broadcast",
             // `x + bias` is only stored: written straight into the store.

@@ -83,7 +83,11 @@ fn marks_leave_the_cpp_and_change_the_host_code() {
             assert_eq!(host, unfused, "{what}");
         } else {
             fused += 1;
-            let marked = |h: &str| h.contains("map_store") || h.contains("expand_store");
+            let marked = |h: &str| {
+                ["map_store", "expand_store", "tload_reductions"]
+                    .iter()
+                    .any(|m| h.contains(m))
+            };
             assert!(marked(&host), "{what}: {host}");
             assert!(!marked(&unfused), "{what}: {unfused}");
         }

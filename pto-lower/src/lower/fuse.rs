@@ -325,6 +325,9 @@ fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
                     (None, None) => String::new(),
                 };
                 parts.push(format!("{} {} = {from}", isa.name(), tile(sum)));
+                for (isa, d) in &e.more {
+                    parts.push(format!("{} {} = {from}", isa.name(), tile(*d)));
+                }
                 let what = if e.load.is_some() { "reduce" } else { "rowsum" };
                 let keep = e
                     .keep

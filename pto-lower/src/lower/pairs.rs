@@ -18,6 +18,11 @@
 //! - a `TLOAD` and a row reduction of the loaded tile (`TROWSUM`, `TROWMAX`, `TROWMIN`): each
 //!   row is copied and reduced in one loop; the tile is loaded as before (the first pass of
 //!   a softmax or a layernorm);
+//! - a `TLOAD` and several row and column reductions of the loaded tile, with other
+//!   instructions between that do not write it (`pto::isa::tload_reductions`): every
+//!   reduction is done in one pass over the window, each result handed to its destination
+//!   where its instruction stands, and the window copied into the tile only if something
+//!   else reads it (the row and column sums and maxima of `examples/reductions.rs`);
 //! - a row broadcast op, elementwise ops of one tile each reading the one before, and the
 //!   `TROWSUM` of the last, where only one of the tiles the ops write is read afterwards
 //!   (`keep`): each element is computed once, that tile written and the last value summed
@@ -102,7 +107,8 @@ fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
             at += 1 + len;
             continue;
         }
-        if let Some(m) = load_reduce(insts, at) {
+        if let Some(m) = load_reductions(uses, insts, at, scope).or_else(|| load_reduce(insts, at))
+        {
             let len = m.len;
             insts.insert(at, Inst::MapRowSum(Box::new(m)));
             at += 1 + len;
@@ -222,6 +228,81 @@ fn load_reduce(insts: &[Inst], at: usize) -> Option<MapRowSum> {
         ops: Vec::new(),
         reduce: (*isa, *dst),
         keep: None,
+        more: Vec::new(),
+    })
+}
+
+/// Whether `isa` reduces a tile by rows or by columns to a sum, maximum or minimum.
+pub fn is_reduction(isa: Isa) -> bool {
+    matches!(
+        isa,
+        Isa::TRowSum | Isa::TRowMax | Isa::TRowMin | Isa::TColSum | Isa::TColMax | Isa::TColMin
+    )
+}
+
+/// The load and reductions at `insts[at]`, if there are: a `TLOAD` of a rank-1/2 window into
+/// `t`, then at least two row or column reductions of `t` (`TROWSUM`, `TCOLMAX` ...) before
+/// anything writes `t`; between them only ops, loads and stores (and syncs), which may read
+/// `t` and the reductions' results. The span ends at the last reduction; the loaded tile is
+/// written ([`MapRowSum::keep`]) when an instruction of the span other than the reductions,
+/// or one after the span, reads it.
+fn load_reductions(uses: &[usize], insts: &[Inst], at: usize, scope: Scope) -> Option<MapRowSum> {
+    let Some(Inst::Load {
+        dst: t,
+        tensor,
+        offsets,
+        window,
+    }) = insts.get(at)
+    else {
+        return None;
+    };
+    if window.len() > 2 {
+        return None;
+    }
+    let of_t = [Arg::Tile(TileRef::Slot(*t))];
+    let names_t = |i: &Inst| {
+        let mut n = vec![0; uses.len()];
+        count_tile_uses(std::slice::from_ref(i), &mut n);
+        n.get(t.0 as usize).copied().unwrap_or(0) > 0
+    };
+    let mut found = Vec::new();
+    // The index of the last reduction, and of the first other instruction reading `t`.
+    let (mut end, mut read) = (at, None);
+    for (k, i) in insts.iter().enumerate().skip(at + 1) {
+        match i {
+            _ if is_sync(i) => {}
+            Inst::Op { isa, dst, args }
+                if is_reduction(*isa) && args.as_slice() == of_t && dst != t =>
+            {
+                found.push((*isa, *dst));
+                end = k;
+            }
+            Inst::Op { dst, .. } | Inst::Load { dst, .. } if dst != t => {
+                if names_t(i) {
+                    read.get_or_insert(k);
+                }
+            }
+            Inst::Store { .. } => {
+                if names_t(i) {
+                    read.get_or_insert(k);
+                }
+            }
+            _ => break,
+        }
+    }
+    let (&reduce, more) = found.split_first()?;
+    if more.is_empty() {
+        return None;
+    }
+    let read_in_span = read.is_some_and(|k| k < end);
+    let keep = (read_in_span || !dead_after(uses, insts, end, *t, scope)).then_some(*t);
+    Some(MapRowSum {
+        len: end - at + 1,
+        load: Some((*t, *tensor, offsets.clone())),
+        ops: Vec::new(),
+        reduce,
+        keep,
+        more: more.to_vec(),
     })
 }
 
@@ -318,6 +399,7 @@ fn map_rowsum(
         ops,
         reduce: (Isa::TRowSum, sum),
         keep,
+        more: Vec::new(),
     })
 }
 

@@ -21,7 +21,8 @@ impl<'a> Writer<'a> {
                 out.extend(self.expand_store(e));
                 rest = tail.get(e.len..).unwrap_or_default();
             } else if let Inst::MapRowSum(e) = i {
-                out.extend(self.map_rowsum(e));
+                let span = tail.get(..e.len).unwrap_or_default();
+                out.extend(self.map_rowsum(e, span));
                 rest = tail.get(e.len..).unwrap_or_default();
             } else if let Inst::Share(s) = i {
                 // The span with the tiles renamed: a move onto itself is then nothing, and

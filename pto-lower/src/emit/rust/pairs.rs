@@ -17,7 +17,7 @@ use pto_ir::sem::ElementTrait;
 use pto_ir::{DataType, ValueId};
 
 use super::{Import, Writer};
-use crate::isa::{Arg, Args, ExpandStore, Index, Isa, MapRowSum, TileId, TileRef};
+use crate::isa::{Arg, Args, ExpandStore, Index, Inst, Isa, MapRowSum, TileId, TileRef};
 use crate::lower::fuse::element_fn;
 use crate::lower::pairs::expand_fn;
 
@@ -66,8 +66,11 @@ impl<'a> Writer<'a> {
     }
 
     /// The call for a marked run ending in a row reduction (`lower/pairs.rs`).
-    pub(super) fn map_rowsum(&mut self, e: &MapRowSum) -> TokenStream {
+    pub(super) fn map_rowsum(&mut self, e: &MapRowSum, span: &[Inst]) -> TokenStream {
         if let Some((t, tensor, offsets)) = &e.load {
+            if !e.more.is_empty() {
+                return self.load_reductions(e, (*t, *tensor, offsets), span);
+            }
             return self.load_reduce(*t, *tensor, offsets, e.reduce);
         }
         match (e.ops.as_slice(), e.keep) {
@@ -99,6 +102,59 @@ impl<'a> Writer<'a> {
         let offsets = self.transfer_args(offsets, &[]);
         let dst = self.tile(dst);
         quote!(#f(#t, #tensor #offsets, #dst)?;)
+    }
+
+    /// `let r = tload_reductions(t, write, x, [..], [Reduce::Sum, ..], [Reduce::Max, ..])?;`,
+    /// then the span's other instructions in order, each reduction of `t` replaced by
+    /// `r.row(k, dst);` / `r.col(k, dst);`.
+    fn load_reductions(
+        &mut self,
+        e: &MapRowSum,
+        (t, tensor, offsets): (TileId, ValueId, &[Index]),
+        span: &[Inst],
+    ) -> TokenStream {
+        let reduce = self.isa("Reduce", "");
+        let kind = |isa: Isa| match isa {
+            Isa::TRowSum | Isa::TColSum => quote!(#reduce::Sum),
+            Isa::TRowMax | Isa::TColMax => quote!(#reduce::Max),
+            _ => quote!(#reduce::Min),
+        };
+        let is_row = |isa: Isa| matches!(isa, Isa::TRowSum | Isa::TRowMax | Isa::TRowMin);
+        let all: Vec<Isa> = std::iter::once(e.reduce.0)
+            .chain(e.more.iter().map(|m| m.0))
+            .collect();
+        let rows = all.iter().filter(|&&i| is_row(i)).map(|&i| kind(i));
+        let cols = all.iter().filter(|&&i| !is_row(i)).map(|&i| kind(i));
+        let call = self.isa("tload_reductions", "");
+        let r = format_ident!("__reduced{}", t.0);
+        let write = e.keep.is_some();
+        let tile = self.tile(t);
+        let tensor = self.ident(tensor);
+        let offsets = self.transfer_args(offsets, &[]);
+        let mut out = quote! {
+            let #r = #call(#tile, #write, #tensor #offsets, [#(#rows),*], [#(#cols),*])?;
+        };
+        let of_t = [Arg::Tile(TileRef::Slot(t))];
+        let (mut row, mut col) = (0usize, 0usize);
+        for i in span {
+            match i {
+                Inst::Load { dst, .. } if *dst == t => {}
+                Inst::Op { isa, dst, args }
+                    if crate::lower::pairs::is_reduction(*isa) && args.as_slice() == of_t =>
+                {
+                    let d = self.tile(*dst);
+                    if is_row(*isa) {
+                        out.extend(quote!(#r.row(#row, #d);));
+                        row += 1;
+                    } else {
+                        out.extend(quote!(#r.col(#col, #d);));
+                        col += 1;
+                    }
+                }
+                _ => out.extend(self.insts(std::slice::from_ref(i))),
+            }
+        }
+        out
     }
 
     /// The element function call of one op of a run, its tile operands `x`.
