@@ -689,6 +689,11 @@ template <typename D, typename M, typename A, typename B, typename Tmp, typename
   requires is_tile<B>::value
 RecordEvent TSEL(D& dst, M& mask, A& a, B& b, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
+  // pto-isa's TSEL has one template parameter for the destination and both alternatives
+  // (include/pto/common/pto_instr.hpp: `TSEL(TileData& dst, MaskTile&, TileData& src0,
+  // TileData& src1, TmpTile&, ..)`), so the three must be one tile type, valid dimensions
+  // included.
+  static_assert(std::is_same_v<D, A> && std::is_same_v<D, B>, "TSEL: dst, src0 and src1 are one tile type");
   model::check_mask<M, D>();
   static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>, "TSEL: row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
