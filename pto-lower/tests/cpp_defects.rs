@@ -514,3 +514,29 @@ fn textract_into_left_and_right_is_on_the_blocks() {
     assert!(e.contains("the window is not whole blocks"), "{e}");
     run("A5", "float", (32, 64, "Left", 1, 32), (16, 0)).unwrap();
 }
+
+/// Found by compiling every kernel against pto-isa's headers: `TSEL` takes one tile type for
+/// the destination and both alternatives (valid dimensions included); the model refuses
+/// two types, and the emitter reads an alternative declared otherwise through a view of the
+/// destination's type (`tests/cpp_model.rs` `clamp_relu`, whose fill has static valid
+/// dimensions, failed under this rule before).
+#[test]
+fn tsel_takes_one_tile_type() {
+    let decls = "using D = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;\n\
+                 using F = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, 16, 64>;\n\
+                 using M = Tile<TileType::Vec, uint8_t, 16, 64, BLayout::RowMajor, DYNAMIC, DYNAMIC>;\n\
+                 using S = Tile<TileType::Vec, uint8_t, 16, 64, BLayout::RowMajor, 16, 64>;";
+    for target in ["A2A3", "A5"] {
+        rejected(
+            decls,
+            "D d(16, 64); D a(16, 64); F f; M m(16, 64); S s; TSEL(d, m, a, f, s);",
+            target,
+            "one tile type",
+        );
+        accepted(
+            decls,
+            "D d(16, 64); D a(16, 64); D f(16, 64); M m(16, 64); S s; TSEL(d, m, a, f, s);",
+            target,
+        );
+    }
+}

@@ -63,7 +63,9 @@
 //!      (`extract.rs`, its table); a run-time offset must be provably aligned;
 //!    - matmul M, K and N are each at most 4095;
 //!    - the target compares (`TCMP`) and selects (`TSEL`) tiles of the element type: A2A3
-//!      compares int32 / fp16 / fp32 and selects 2- and 4-byte elements, A5 more.
+//!      compares int32 / fp16 / fp32 and selects 2- and 4-byte elements, A5 more; A2A3's
+//!      column reductions (`TCOLSUM` / `TCOLMAX` / `TCOLMIN` / `TCOLPROD`) take fp16 / fp32 /
+//!      int16 / int32 only.
 //!
 //! Identical diagnostics (same anchor, same message) are reported once.
 

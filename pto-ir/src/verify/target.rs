@@ -168,6 +168,19 @@ impl Target {
         }
     }
 
+    /// Whether the target's column reductions (`TCOLSUM` / `TCOLMAX` / `TCOLMIN` /
+    /// `TCOLPROD`) take tiles of `d` (pto-isa `npu/a2a3/TColReduceOps.hpp`, `TColSum.hpp`:
+    /// fp16, fp32, int16 and int32 only; `npu/a5/TColReduceOps.hpp`: every integer type,
+    /// fp16, bf16 and fp32, A5's `TCOLPROD` fewer, not checked here).
+    pub fn col_reduces(&self, d: DataType) -> bool {
+        use DataType::*;
+        if self.name == Target::A5.name {
+            !matches!(d, Bool | Fp64)
+        } else {
+            matches!(d, Fp16 | Fp32 | Int16 | Int32)
+        }
+    }
+
     /// `A2A3 (also a2a3, A3, a3, PTOv2), A5 (also a5, PTOv3)`, for messages.
     pub fn known_names() -> String {
         Target::ALL
@@ -337,7 +350,10 @@ pub(super) fn check(
                 home(&mut p, r, space, op.span);
             }
         }
-        if matches!(class, OpClass::TileCompare | OpClass::Select) {
+        if matches!(
+            class,
+            OpClass::TileCompare | OpClass::Select | OpClass::ColReduce
+        ) {
             // The compared (or selected) element type: the first tile operand's of a
             // comparison, the result's of a select.
             let of = match class {
@@ -407,9 +423,9 @@ struct DtypeRow {
     convert: &'static str,
 }
 
-/// The element types each target's `TCMP` / `TSEL` take ([`Target::compares`],
-/// [`Target::selects`]).
-const DTYPE_RULES: [DtypeRow; 2] = [
+/// The element types each target's `TCMP` / `TSEL` / column reductions take
+/// ([`Target::compares`], [`Target::selects`], [`Target::col_reduces`]).
+const DTYPE_RULES: [DtypeRow; 3] = [
     DtypeRow {
         class: OpClass::TileCompare,
         legal: Target::compares,
@@ -433,6 +449,18 @@ const DTYPE_RULES: [DtypeRow; 2] = [
         a5_verb: "selects",
         convert_on: "`.cast::<T>()` to a 2- or 4-byte type",
         convert: "`.cast::<T>()`",
+    },
+    DtypeRow {
+        class: OpClass::ColReduce,
+        legal: Target::col_reduces,
+        doing: "reducing the columns of",
+        what: "tiles",
+        inst: "TCOLSUM / TCOLMAX / TCOLMIN / TCOLPROD take",
+        takes_a2a3: "fp16, fp32, int16 and int32 only",
+        takes_a5: "integers, fp16, bf16 and fp32",
+        a5_verb: "reduces columns of",
+        convert_on: "`.cast::<f32>()`",
+        convert: "`.cast::<f32>()`",
     },
 ];
 

@@ -693,6 +693,11 @@ template <typename D, typename M, typename A, typename B, typename Tmp, typename
   requires is_tile<B>::value
 RecordEvent TSEL(D& dst, M& mask, A& a, B& b, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
+  // pto-isa's TSEL has one template parameter for the destination and both alternatives
+  // (include/pto/common/pto_instr.hpp: `TSEL(TileData& dst, MaskTile&, TileData& src0,
+  // TileData& src1, TmpTile&, ..)`), so the three must be one tile type, valid dimensions
+  // included.
+  static_assert(std::is_same_v<D, A> && std::is_same_v<D, B>, "TSEL: dst, src0 and src1 are one tile type");
   model::check_mask<M, D>();
   static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>, "TSEL: row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
@@ -866,12 +871,26 @@ PTO_ROWARG(TROWARGMIN, (x < b || (b != b && x == x)))
 #undef PTO_ROWARG
 
 // Column reductions (pto-isa.md 9.4): `(dst, src)`, and TCOLSUM also `(dst, src, tmp,
-// isBinary)`.
+// isBinary)`. On A2A3 they take fp16, fp32, int16 and int32 tiles only (pto-isa
+// npu/a2a3/TColReduceOps.hpp and TColSum.hpp; A5's take every integer type, fp16, bf16 and
+// fp32, npu/a5/TColReduceOps.hpp).
+namespace model {
+template <typename T> constexpr bool col_reduces() {
+#if defined(PTO_TARGET_A5)
+  return !std::is_same_v<T, double>;
+#else
+  return std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int16_t> ||
+         std::is_same_v<T, int32_t>;
+#endif
+}
+}  // namespace model
 #define PTO_COLRED(NAME, STEP)                                                                   \
   template <typename D, typename S, typename... E> RecordEvent NAME(D& dst, S& src, E&...) {      \
     PTO_EVENTS(E);                                                                               \
     static_assert(model::vec_row_major<S> && model::vec_row_major<D>,                            \
                   #NAME ": row-major Vec tiles");                                               \
+    static_assert(model::col_reduces<typename S::DType>(),                                       \
+                  #NAME ": the target's column reductions do not take this element type");       \
     using T = typename D::DType;                                                                 \
     if (dst.GetValidCol() != src.GetValidCol()) model::fail(#NAME ": dst and src valid columns differ"); \
     for (int64_t j = 0; j < dst.GetValidCol(); ++j) {                                            \

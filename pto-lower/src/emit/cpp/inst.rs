@@ -237,7 +237,25 @@ impl Writer<'_> {
             self.vdim(TileRef::Slot(dst), 1),
         );
         let unchanged = direct.as_ref().is_none_or(|r| *r == own);
-        if !column && partial.is_none() && (unchanged || !tiles.contains(&TileRef::Slot(dst))) {
+        // pto-isa's TSEL takes one tile type for the destination and both alternatives
+        // (`TSEL(TileData& dst, MaskTile&, TileData& src0, TileData& src1, ..)`): an
+        // alternative declared with other valid dimensions is read through a view of the
+        // destination's type.
+        let retyped: Vec<bool> = tiles
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| {
+                isa == Isa::TSel
+                    && k > 0
+                    && matches!(t, TileRef::Slot(id) if self.p.tile(id).is_some_and(|s| s.valid != dslot.valid))
+            })
+            .collect();
+        let retype = retyped.contains(&true);
+        if !column
+            && !retype
+            && partial.is_none()
+            && (unchanged || !tiles.contains(&TileRef::Slot(dst)))
+        {
             // No source sees the destination's region change: set it and call.
             if let (false, Some((r, c))) = (unchanged, &direct) {
                 self.set_region(l, dst, r, c);
@@ -268,7 +286,11 @@ impl Writer<'_> {
                 continue;
             };
             let aliased = t == TileRef::Slot(dst) && partial.is_some();
-            if column {
+            if retyped[k] {
+                let name = format!("in{k}");
+                self.declare_typed(l1, &slot, dslot.valid, &name, &locals[k]);
+                names.push(name);
+            } else if column {
                 let view = row_view(&slot);
                 if aliased {
                     let name = format!("in{k}");
@@ -389,6 +411,33 @@ impl Writer<'_> {
             self.put(", ");
             self.put(s);
         }
+        self.put(");\n");
+    }
+
+    /// Declares a tile object named `name` over slot `s`'s memory typed with valid
+    /// dimensions `valid` (another tile's, for an instruction that takes one tile type),
+    /// its dynamic ones constructed with `region` (C++ expressions).
+    fn declare_typed(
+        &mut self,
+        l: Level,
+        s: &TileSlot,
+        valid: [Option<u64>; 2],
+        name: &str,
+        region: &(String, String),
+    ) {
+        self.out.indent(l);
+        let a5 = self.a5();
+        put_tile_type_valid(&mut self.out, s, valid, a5);
+        let (r, c) = region;
+        let _ = match valid {
+            [None, None] => writeln!(self.out.text, " {name}({r}, {c});"),
+            [None, Some(_)] => writeln!(self.out.text, " {name}({r});"),
+            [Some(_), None] => writeln!(self.out.text, " {name}({c});"),
+            [Some(_), Some(_)] => writeln!(self.out.text, " {name};"),
+        };
+        self.out.indent(l);
+        let _ = write!(self.out.text, "TASSIGN({name}, 0x");
+        self.put(&format!("{:x}", s.addr));
         self.put(");\n");
     }
 
