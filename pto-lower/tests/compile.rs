@@ -600,3 +600,32 @@ fn every_refusal_of_a_program_is_reported() {
         "{got:#?}"
     );
 }
+
+/// A tile parameter is loaded into a tile of its own at entry, which counts in its buffer
+/// like any tile: a 128 KiB loaded tile `t` fits the A2A3 unified buffer (192 KiB), `t + p`
+/// with a 128 KiB tile parameter `p` does not (the sum takes the place of one of them).
+#[test]
+fn tile_parameters_count_in_the_buffer() {
+    let text = |use_param: bool| {
+        let sum = if use_param {
+            "%s_5 = tile.add %t_4, %p_1 : (tile<[256, 128], [256, 128], fp32>, tile<[256, 128], [256, 128], fp32>) -> tile<[256, 128], [256, 128], fp32>"
+        } else {
+            "%s_5 = tile.relu %t_4 : (tile<[256, 128], [256, 128], fp32>) -> tile<[256, 128], [256, 128], fp32>"
+        };
+        format!(
+            "program.module @k {{\n  program.entry @k\n  func.func @k(%x_0: tensor<[256, 128], fp32> #in, %p_1: tile<[256, 128], [256, 128], fp32> #in, %y_2: tensor<[256, 128], fp32> #out) {{\n    statement.op {{\n      %t_4 = tile.load %x_0 : (tensor<[256, 128], fp32>) -> tile<[256, 128], [256, 128], fp32> {{shape=[256, 128], offset=[0, 0]}}\n      {sum}\n      tile.store %s_5, %y_2 : (tile<[256, 128], [256, 128], fp32>, tensor<[256, 128], fp32>) -> () {{offset=[0, 0]}}\n    }}\n    statement.return\n  }}\n}}\n"
+        )
+    };
+    let compile = |use_param: bool| {
+        let m = pto_ir::parse(&text(use_param)).unwrap();
+        pto_lower::compile(&m, m.entry.unwrap()).map_err(|e| e.to_string())
+    };
+    assert!(compile(false).is_ok());
+    let err = compile(true)
+        .err()
+        .expect("the parameter's tile does not fit");
+    assert!(
+        err.contains("needs 262144 bytes of the unified buffer") && err.contains("196608"),
+        "{err}"
+    );
+}
