@@ -181,19 +181,8 @@ pub fn tload_reductions<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::test_data::{WINDOWS, bits, tensor, value};
     use crate::isa::{tcolmax, tcolmin, tcolsum, trowmax, trowmin, trowsum};
-
-    /// Values with the cases a fold's order shows: zeros of both signs, NaN, infinities.
-    fn value(k: usize) -> f32 {
-        match k % 29 {
-            0 => -0.0,
-            1 => 0.0,
-            2 if k.is_multiple_of(3) => f32::NAN,
-            3 => f32::NEG_INFINITY,
-            5 if k.is_multiple_of(7) => f32::INFINITY,
-            m => (m as f32 - 14.0) * 0.37 + (k % 11) as f32 * 1e-3,
-        }
-    }
 
     /// Fills: mixed values, zeros of both signs only, NaN and zeros, all NaN.
     fn fills() -> Vec<fn(usize) -> f32> {
@@ -210,36 +199,12 @@ mod tests {
         ]
     }
 
-    fn tensor(shape: &[usize], f: fn(usize) -> f32) -> Tensor<f32> {
-        let n = shape.iter().product::<usize>();
-        Tensor::from_vec_dyn((0..n).map(f).collect(), shape).unwrap()
-    }
-
-    fn bits<const R: usize, const C: usize>(t: &Tile<f32, R, C>) -> Vec<u32> {
-        t.as_rows().iter().flatten().map(|x| x.to_bits()).collect()
-    }
-
     /// The bits with `-0` as `+0`, and the valid region.
     fn zero_blind<const R: usize>(t: &Tile<f32, R, 1>) -> (Vec<u32>, (usize, usize)) {
         let b = t.as_rows().iter().flatten();
         let b = b.map(|&x| if x == 0.0 { 0 } else { x.to_bits() });
         (b.collect(), t.valid())
     }
-
-    /// Tensors (shape, offset) against a 4 x 40 tile: whole windows, ragged edges, rank 1,
-    /// rank 3 (the general path) and offsets outside (errors).
-    const WINDOWS: &[(&[usize], &[usize])] = &[
-        (&[8, 40], &[4, 0]),
-        (&[10, 53], &[8, 9]),
-        (&[10, 45], &[1, 7]),
-        (&[6, 37], &[0, 0]),
-        (&[50], &[3]),
-        (&[2, 3, 40], &[1, 0, 0]),
-        (&[2, 3, 40], &[1, 2, 5]),
-        (&[8, 40], &[8, 0]),
-        (&[8, 40], &[0, 40]),
-        (&[8, 40], &[0]),
-    ];
 
     type RowFn = fn(&mut Tile<f32, 4, 1>, &Tile<f32, 4, 40>);
     type ColFn = fn(&mut Tile<f32, 1, 40>, &Tile<f32, 4, 40>);

@@ -47,6 +47,8 @@ mod scalar_ops;
 mod select;
 mod store_modes;
 mod sync;
+#[cfg(test)]
+mod test_data;
 
 pub use argreduce::*;
 pub use convert::*;
