@@ -621,9 +621,9 @@ fn tile_parameters_count_in_the_buffer() {
         pto_lower::compile(&m, m.entry.unwrap()).map_err(|e| e.to_string())
     };
     assert!(compile(false).is_ok());
-    let err = compile(true)
-        .err()
-        .expect("the parameter's tile does not fit");
+    let Err(err) = compile(true) else {
+        panic!("the parameter's tile does not fit");
+    };
     assert!(
         err.contains("needs 262144 bytes of the unified buffer") && err.contains("196608"),
         "{err}"
