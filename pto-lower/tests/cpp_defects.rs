@@ -540,3 +540,30 @@ fn tsel_takes_one_tile_type() {
         );
     }
 }
+
+/// Found by compiling every kernel against pto-isa's headers in their CPU simulation: its
+/// `TTRANS` asserts that the source's valid dimensions mirror the destination's as template
+/// arguments (`DYNAMIC` against a static 16 fails); the emitter reads a source declared
+/// otherwise through a view typed as the mirror of the destination (the UI pass kernel
+/// `tiles` in `tests/doc_kernels.rs`, a shared slot with DYNAMIC rows transposed into a
+/// static tile, failed under this rule before).
+#[test]
+fn ttrans_valid_dimensions_mirror() {
+    let decls = "using D = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;\n\
+                 using S = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, DYNAMIC, 16>;\n\
+                 using Y = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, DYNAMIC>;";
+    for target in ["A2A3", "A5"] {
+        rejected(
+            decls,
+            "D d; S s(16); D tmp; TTRANS(d, s, tmp);",
+            target,
+            "mirror",
+        );
+        accepted(decls, "D d; D s; D tmp; TTRANS(d, s, tmp);", target);
+        accepted(
+            decls,
+            "Y d(16); S s(16); S tmp(16); TTRANS(d, s, tmp);",
+            target,
+        );
+    }
+}

@@ -962,6 +962,10 @@ template <typename D, typename S, typename Tmp, typename... E> RecordEvent TTRAN
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<S> && model::vec_row_major<D>, "TTRANS: row-major Vec tiles");
   static_assert(Tmp::Rows_ == S::Rows_ && Tmp::Cols_ == S::Cols_, "TTRANS: tmp has the source's shape");
+  // pto-isa's CPU simulation (its TTRANS over two tiles) asserts the valid dimensions mirror
+  // as template arguments, DYNAMIC included; the NPU code reads them at run time.
+  static_assert(S::ValidRow_ == D::ValidCol_ && S::ValidCol_ == D::ValidRow_,
+                "TTRANS: the source's valid dimensions mirror the destination's (static or DYNAMIC alike)");
   if (model::overlap(tmp, src) || model::overlap(tmp, dst)) model::fail("TTRANS: tmp overlaps an operand");
   model::each(dst, [&](int64_t i, int64_t j) { return src.at(j, i); });
   model::clobber(tmp);

@@ -237,20 +237,26 @@ impl Writer<'_> {
             self.vdim(TileRef::Slot(dst), 1),
         );
         let unchanged = direct.as_ref().is_none_or(|r| *r == own);
-        // pto-isa's TSEL takes one tile type for the destination and both alternatives
-        // (`TSEL(TileData& dst, MaskTile&, TileData& src0, TileData& src1, ..)`): an
-        // alternative declared with other valid dimensions is read through a view of the
-        // destination's type.
-        let retyped: Vec<bool> = tiles
+        // Operands whose tile type pto-isa ties to the destination's: TSEL takes one tile
+        // type for the destination and both alternatives (`TSEL(TileData& dst, MaskTile&,
+        // TileData& src0, TileData& src1, ..)`), and TTRANS's CPU simulation asserts that the
+        // source's static valid dimensions mirror the destination's. An operand declared with
+        // other valid dimensions is read through a view typed as they ask.
+        let tied = |k: usize| match isa {
+            Isa::TSel if k > 0 => Some(dslot.valid),
+            Isa::TTrans if k == 0 => Some([dslot.valid[1], dslot.valid[0]]),
+            _ => None,
+        };
+        let retyped: Vec<Option<[Option<u64>; 2]>> = tiles
             .iter()
             .enumerate()
             .map(|(k, &t)| {
-                isa == Isa::TSel
-                    && k > 0
-                    && matches!(t, TileRef::Slot(id) if self.p.tile(id).is_some_and(|s| s.valid != dslot.valid))
+                tied(k).filter(|want| {
+                    matches!(t, TileRef::Slot(id) if self.p.tile(id).is_some_and(|s| s.valid != *want))
+                })
             })
             .collect();
-        let retype = retyped.contains(&true);
+        let retype = retyped.iter().any(Option::is_some);
         if !column
             && !retype
             && partial.is_none()
@@ -286,9 +292,9 @@ impl Writer<'_> {
                 continue;
             };
             let aliased = t == TileRef::Slot(dst) && partial.is_some();
-            if retyped[k] {
+            if let Some(valid) = retyped[k] {
                 let name = format!("in{k}");
-                self.declare_typed(l1, &slot, dslot.valid, &name, &locals[k]);
+                self.declare_typed(l1, &slot, valid, &name, &locals[k]);
                 names.push(name);
             } else if column {
                 let view = row_view(&slot);
