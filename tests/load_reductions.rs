@@ -8,7 +8,10 @@
 #![allow(clippy::unwrap_used)]
 
 use pto::prelude::*;
-use pto_lower::interp::{HostTensor, HostValue, run};
+use pto_lower::interp::HostValue;
+use support::values::{bits, host_f32, interp_bits};
+
+mod support;
 
 /// Row sums and maxima per row tile; column sums and minima carried across row tiles. The
 /// loaded tile is read only by the reductions (the pass does not copy it).
@@ -76,24 +79,6 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn host_tensor(d: &[f32], s: &[usize]) -> HostValue {
-    let data = d.iter().map(|&x| f64::from(x)).collect();
-    HostValue::Tensor(HostTensor::new(pto::ir::DataType::Fp32, s.to_vec(), data).unwrap())
-}
-
-/// Runs `m` in the interpreter on `args` and returns the tensors' bits after it.
-fn interp(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<u32>> {
-    run(m, m.entry.unwrap(), &mut args).unwrap();
-    args.iter()
-        .filter_map(|a| a.as_tensor())
-        .map(|t| t.data.iter().map(|&x| (x as f32).to_bits()).collect())
-        .collect()
-}
-
-fn bits(t: &Tensor<f32>) -> Vec<u32> {
-    t.as_slice().iter().map(|x| x.to_bits()).collect()
-}
-
 /// Sizes: tile multiples, ragged rows, ragged columns, both, fewer rows than a tile, 1 x 1.
 const SIZES: [(usize, usize); 6] = [(16, 32), (13, 32), (16, 21), (21, 13), (3, 32), (1, 1)];
 
@@ -125,11 +110,11 @@ fn kernels_match_the_interpreter() {
         let x2 = Tensor::from_vec(x32.clone(), [r, c32]).unwrap();
         four_ways(&x2, &mut rows, &mut cols).unwrap();
         let args = vec![
-            host_tensor(&x32, &[r, c32]),
-            host_tensor(&vec![-1.0; r * 2], &[r, 2]),
-            host_tensor(&vec![-1.0; 2 * c32], &[2, c32]),
+            host_f32(&x32, &[r, c32]),
+            host_f32(&vec![-1.0; r * 2], &[r, 2]),
+            host_f32(&vec![-1.0; 2 * c32], &[2, c32]),
         ];
-        let want = interp(&four_ways::program(), args);
+        let want = interp_bits(&four_ways::program(), args);
         assert_eq!(bits(&rows), want[1], "four_ways rows {what}");
         assert_eq!(bits(&cols), want[2], "four_ways cols {what}");
 
@@ -141,12 +126,12 @@ fn kernels_match_the_interpreter() {
         let mut cs = Tensor::full([r, c16], -1.0);
         reused(&x3, &mut out, &mut rs, &mut cs).unwrap();
         let args = vec![
-            host_tensor(&x16, &[r, c16]),
-            host_tensor(&vec![-1.0; r * c16], &[r, c16]),
-            host_tensor(&vec![-1.0; r], &[r, 1]),
-            host_tensor(&vec![-1.0; r * c16], &[r, c16]),
+            host_f32(&x16, &[r, c16]),
+            host_f32(&vec![-1.0; r * c16], &[r, c16]),
+            host_f32(&vec![-1.0; r], &[r, 1]),
+            host_f32(&vec![-1.0; r * c16], &[r, c16]),
         ];
-        let want = interp(&reused::program(), args);
+        let want = interp_bits(&reused::program(), args);
         assert_eq!(bits(&out), want[1], "reused out {what}");
         assert_eq!(bits(&rs), want[2], "reused rows {what}");
         assert_eq!(bits(&cs), want[3], "reused cols {what}");
@@ -172,12 +157,12 @@ fn a_load_outside_its_tensor_is_the_loads_error() {
     assert_eq!(bits(&out), want);
     let m = shifted::program();
     let args = vec![
-        host_tensor(&xs, &[r, c]),
+        host_f32(&xs, &[r, c]),
         HostValue::i64(0),
-        host_tensor(&vec![-1.0; r * 2], &[r, 2]),
+        host_f32(&vec![-1.0; r * 2], &[r, 2]),
     ];
     // In bounds, the same kernel matches the interpreter.
     let mut out = Tensor::<f32>::full([r, 2], -1.0);
     shifted(&x, 0, &mut out).unwrap();
-    assert_eq!(bits(&out), interp(&m, args)[1]);
+    assert_eq!(bits(&out), interp_bits(&m, args)[1]);
 }

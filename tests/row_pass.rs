@@ -8,7 +8,8 @@
 #![allow(clippy::unwrap_used)]
 
 use pto::prelude::*;
-use pto_lower::interp::{HostTensor, HostValue, run};
+use pto_lower::interp::HostValue;
+use support::values::{bits, host_f32, interp_bits};
 
 /// The loaded tile is reduced three ways and used again after each reduction.
 #[pto::kernel]
@@ -84,27 +85,6 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn host_tensor(d: &[f32], s: &[usize]) -> HostValue {
-    let data = d.iter().map(|&x| f64::from(x)).collect();
-    HostValue::Tensor(HostTensor::new(pto::ir::DataType::Fp32, s.to_vec(), data).unwrap())
-}
-
-/// Runs `m` in the interpreter on `args` (f32 tensors) and returns the tensors after it.
-fn interp(m: &pto::ir::ProgramModule, args: &[(&[f32], &[usize])]) -> Vec<Vec<u32>> {
-    let mut vals: Vec<HostValue> = args.iter().map(|(d, s)| host_tensor(d, s)).collect();
-    run(m, m.entry.unwrap(), &mut vals).unwrap();
-    vals.iter()
-        .map(|a| {
-            let t = a.as_tensor().unwrap();
-            t.data.iter().map(|&x| (x as f32).to_bits()).collect()
-        })
-        .collect()
-}
-
-fn bits(t: &Tensor<f32>) -> Vec<u32> {
-    t.as_slice().iter().map(|x| x.to_bits()).collect()
-}
-
 /// Sizes: tile multiples, ragged rows, ragged columns, both, fewer rows than a tile, 1 x 1.
 const SIZES: [(usize, usize); 6] = [(16, 64), (13, 64), (16, 50), (21, 37), (3, 64), (1, 1)];
 
@@ -160,7 +140,8 @@ fn kernels_match_the_interpreter() {
             )
             .unwrap();
             let init = vec![-1.0; r * c];
-            let want = interp(m, &[(&x, &[r, c]), (&init, &[r, c]), (&init, &[r, c])]);
+            let args = [(&x, [r, c]), (&init, [r, c]), (&init, [r, c])];
+            let want = interp_bits(m, args.iter().map(|(d, s)| host_f32(d, s)).collect());
             assert_eq!(bits(&a), want[1], "{name} {r} x {c}");
             assert_eq!(bits(&b), want[2], "{name} {r} x {c}");
         }
@@ -190,19 +171,12 @@ fn a_load_outside_its_tensor_is_the_loads_error() {
     let mut out = Tensor::<f32>::full([r, c], -1.0);
     shifted_max(&x, 0, &mut out).unwrap();
     let m = shifted_max::program();
-    let mut vals = vec![
-        host_tensor(&xs, &[r, c]),
+    let args = vec![
+        host_f32(&xs, &[r, c]),
         HostValue::i64(0),
-        host_tensor(&vec![-1.0; r * c], &[r, c]),
+        host_f32(&vec![-1.0; r * c], &[r, c]),
     ];
-    run(&m, m.entry.unwrap(), &mut vals).unwrap();
-    let want: Vec<u32> = vals[2]
-        .as_tensor()
-        .unwrap()
-        .data
-        .iter()
-        .map(|&x| (x as f32).to_bits())
-        .collect();
+    let want = interp_bits(&m, args).swap_remove(1);
     assert_eq!(bits(&out), want);
 }
 

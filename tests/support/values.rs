@@ -54,3 +54,24 @@ pub fn max_error(got: &[f64], want: &[f64]) -> f64 {
         .map(|(g, w)| (g - w).abs() / w.abs().max(1.0))
         .fold(0.0, f64::max)
 }
+
+/// An f32 tensor of `shape` holding `d`, as the interpreter takes it.
+pub fn host_f32(d: &[f32], shape: &[usize]) -> HostValue {
+    let data = d.iter().map(|&x| f64::from(x)).collect();
+    HostValue::Tensor(HostTensor::new(pto::ir::DataType::Fp32, shape.to_vec(), data).unwrap())
+}
+
+/// Runs `m`'s entry in the interpreter on `args` and returns each argument's bits after it
+/// (as f32; tensors only).
+pub fn interp_bits(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<u32>> {
+    pto_lower::interp::run(m, m.entry.unwrap(), &mut args).unwrap();
+    args.iter()
+        .filter_map(|a| a.as_tensor())
+        .map(|t| t.data.iter().map(|&x| (x as f32).to_bits()).collect())
+        .collect()
+}
+
+/// A tensor's elements as bits.
+pub fn bits(t: &Tensor<f32>) -> Vec<u32> {
+    t.as_slice().iter().map(|x| x.to_bits()).collect()
+}
