@@ -3,9 +3,11 @@
 //! (`ND`, `DN`, `NZ` ...) is a function of location and shape; each op runs on one pipe.
 
 use pto_ir::{
-    MemRef, MemorySpace, OpClass, Opcode, Operation, PipeKind, ProgramModule, Type, ValueDef,
-    ValueId,
+    DataType, MemRef, MemorySpace, OpClass, Opcode, Operation, PipeKind, ProgramModule, TileType,
+    Type, ValueDef, ValueId,
 };
+
+use crate::isa::{Isa, TileSlot};
 
 /// The memory a tile value lives in, once `infer-tile-info` ran.
 pub fn space_of(m: &ProgramModule, v: ValueId) -> Option<MemorySpace> {
@@ -18,18 +20,89 @@ pub fn addr_of(m: &ProgramModule, v: ValueId) -> Option<u64> {
 }
 
 /// Bytes a tile occupies in its buffer: its [`buffer_extents`] times the element size,
-/// rounded up to 32.
+/// rounded up to 32, or the bytes `bufferize` reserved for it when that is more (a row
+/// sum's source, [`row_sum_rows`]).
 pub fn tile_bytes(ty: &Type) -> u64 {
     let Some(t) = ty.as_tile() else { return 0 };
-    let Some(space) = t.memref.map(|r| r.space) else {
+    let Some(mem) = t.memref else {
         return t.buffer_bytes();
     };
-    let (rows, cols) = t.rows_cols();
-    let (r, c) = buffer_extents(space, layout_name(space, &t.shape), t.dtype, rows, cols);
+    extent_bytes(t, mem.space, t.rows_cols().0).max(mem.size)
+}
+
+/// Bytes of a tile of `t`'s dtype and columns with `rows` rows in `space`.
+fn extent_bytes(t: &TileType, space: MemorySpace, rows: u64) -> u64 {
+    let layout = layout_name(space, &t.shape);
+    buffer_bytes(space, layout, t.dtype, rows, t.rows_cols().1)
+}
+
+/// Bytes a `rows x cols` tile takes in `space`: its [`buffer_extents`] times the element
+/// size, rounded up to 32.
+pub fn buffer_bytes(
+    space: MemorySpace,
+    layout: &str,
+    dtype: DataType,
+    rows: u64,
+    cols: u64,
+) -> u64 {
+    let (r, c) = buffer_extents(space, layout, dtype, rows, cols);
     (r.saturating_mul(c)
-        .saturating_mul(t.dtype.size_bytes().max(1)))
+        .saturating_mul(dtype.size_bytes().max(1)))
     .div_ceil(32)
         * 32
+}
+
+/// The rows a row sum reads its `src_rows`-row source with in the C++: the static rows of
+/// its result, a `dst_rows x 1` column in `dst_layout`, when they are more.
+///
+/// pto-isa's CPU simulation of `TROWSUM` asserts that the source and the destination tile
+/// types have the same static `Rows` (`cpu/TRowSum.hpp`, `CheckRSValid`), while a
+/// column-major column's rows are padded to 32 bytes (`pto_tile.hpp`: `Rows * sizeof(T)` a
+/// multiple of 32; [`buffer_extents`]), so an f32 source of fewer than 8 rows (fp16: 16),
+/// or of a row count that is not a multiple of 8, has fewer rows than its sum. The C++ reads
+/// such a source through a view of the result's rows (its valid rows stay the source's);
+/// `bufferize` reserves the rows the view adds, so the view covers no other tile. The NPU
+/// implementations check only valid rows (`npu/a2a3/TRowReduceOps.hpp`,
+/// `npu/a5/TRowReduce.hpp`: `TRowReduceCheck`), and `TROWMAX` / `TROWMIN` / `TROWPROD`
+/// assert nothing of the kind on any target, so they read their source as it is.
+pub fn row_sum_rows(dtype: DataType, src_rows: u64, dst_layout: &str, dst_rows: u64) -> u64 {
+    let (rows, _) = buffer_extents(MemorySpace::Vec, dst_layout, dtype, dst_rows, 1);
+    rows.max(src_rows)
+}
+
+/// The rows instruction `isa` reads its source slot `src` with, given its destination slot
+/// `dst`: [`row_sum_rows`] for a row sum, else the source's own.
+pub fn read_rows(isa: Isa, src: &TileSlot, dst: &TileSlot) -> u64 {
+    if isa == Isa::TRowSum {
+        row_sum_rows(src.dtype, src.rows, dst.layout, dst.rows)
+    } else {
+        src.rows
+    }
+}
+
+/// The source of row sum `op` and the bytes its padded rows take ([`row_sum_rows`]), when
+/// they are more than the source's own.
+pub fn row_sum_source_bytes(m: &ProgramModule, op: &Operation) -> Option<(ValueId, u64)> {
+    if op.opcode != Opcode::TileRowSum {
+        return None;
+    }
+    let (&src, &dst) = (op.operands.first()?, op.results.first()?);
+    let s = m.values[src].ty.as_tile()?;
+    let d = m.values[dst].ty.as_tile()?;
+    let space = s.memref?.space;
+    let (src_rows, dst_rows) = (s.rows_cols().0, d.rows_cols().0);
+    let dst_layout = layout_name(d.memref?.space, &d.shape);
+    let rows = row_sum_rows(s.dtype, src_rows, dst_layout, dst_rows);
+    (rows > src_rows).then(|| (src, extent_bytes(s, space, rows)))
+}
+
+/// Records that `bufferize` reserved `bytes` for a placed tile value ([`tile_bytes`]).
+pub fn set_reserved(m: &mut ProgramModule, v: ValueId, bytes: u64) {
+    if let Type::Tile(t) = &mut m.values[v].ty
+        && let Some(mem) = t.memref.as_mut()
+    {
+        mem.size = mem.size.max(bytes);
+    }
 }
 
 /// The extents a `rows x cols` tile has in its buffer. pto-isa requires each row of a

@@ -358,6 +358,40 @@ fn is_column(s: &TileSlot) -> bool {
     s.space == MemorySpace::Vec && s.cols == 1 && s.layout == "DN"
 }
 
+/// Whether `isa` broadcasts a per-row operand (`TROWEXPANDSUB` ...). pto-isa takes that
+/// operand as a column (ColMajor, one valid column) or as one 32-byte block per row
+/// (RowMajor with `32 / sizeof(T)` valid columns, all of which the NPU applies: the block
+/// is repeated along the row), with the destination's valid rows (`cpu/TRowExpandOp.hpp`,
+/// `npu/a2a3/TRowExpandSub.hpp` and the others, A5's alike).
+fn is_row_expand(isa: Isa) -> bool {
+    use Isa::*;
+    matches!(
+        isa,
+        TRowExpandAdd
+            | TRowExpandSub
+            | TRowExpandMul
+            | TRowExpandDiv
+            | TRowExpandMax
+            | TRowExpandMin
+    )
+}
+
+/// Whether slot `s` is a one-row, one-column row-major Vec tile (a one-row reduction's
+/// result, `1 x 8` f32 in its buffer, one valid column): a row-broadcast op would read its
+/// whole 32-byte block ([`is_row_expand`]).
+fn is_one_element_row(s: &TileSlot) -> bool {
+    s.space == MemorySpace::Vec && s.rows == 1 && s.cols == 1 && s.layout == "ND"
+}
+
+/// The column-major view of a one-element row ([`is_one_element_row`]): the same 32 bytes,
+/// element `(0, 0)` first, typed as the column a row-broadcast op takes.
+fn column_view(s: &TileSlot) -> TileSlot {
+    TileSlot {
+        layout: "DN",
+        ..s.clone()
+    }
+}
+
 /// The column tiles elementwise instructions touch, each once, in order.
 fn column_tiles(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
     for i in insts {

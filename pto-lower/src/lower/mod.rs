@@ -33,7 +33,7 @@ use pto_ir::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::info::{addr_of, layout_name, space_of, tile_bytes};
+use crate::info::{addr_of, buffer_bytes, layout_name, read_rows, space_of, tile_bytes};
 use crate::isa::{
     Arg, Args, Index, Inst, Isa, LoopExec, Offsets, Program, RoundMode, TileId, TileRef, TileSlot,
 };
@@ -126,21 +126,26 @@ fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
     fn walk(insts: &[Inst], tiles: &[TileSlot], addr: u64, out: &mut Vec<TileSlot>) {
         for i in insts {
             match i {
-                Inst::Op { isa, args, .. } if isa.needs_scratch() => {
+                Inst::Op { isa, dst, args } if isa.needs_scratch() => {
                     let Some(Arg::Tile(TileRef::Slot(s))) = args.first() else {
                         continue;
                     };
                     let Some(src) = tiles.get(s.0 as usize) else {
                         continue;
                     };
-                    let same = |t: &TileSlot| {
-                        t.dtype == src.dtype && t.rows == src.rows && t.cols == src.cols
-                    };
+                    // The scratch has the type the source is read with.
+                    let rows = tiles
+                        .get(dst.0 as usize)
+                        .map_or(src.rows, |d| read_rows(*isa, src, d));
+                    let same =
+                        |t: &TileSlot| t.dtype == src.dtype && t.rows == rows && t.cols == src.cols;
                     if !out.iter().any(same) {
                         out.push(TileSlot {
                             name: format!("scratch{}", out.len()),
                             addr,
-                            valid: [Some(src.rows), Some(src.cols)],
+                            rows,
+                            valid: [Some(rows), Some(src.cols)],
+                            bytes: buffer_bytes(src.space, src.layout, src.dtype, rows, src.cols),
                             ..src.clone()
                         });
                     }
@@ -281,6 +286,8 @@ impl<'a> Lowerer<'a> {
                         *have = None;
                     }
                 }
+                // A row sum's source reserves more (`info::row_sum_rows`).
+                slot.bytes = slot.bytes.max(tile_bytes(&data.ty));
                 return Some(*link);
             }
             let Some(next) = self.next_at_place.get_mut(at) else {

@@ -28,7 +28,9 @@ use pto_ir::{
 };
 
 use super::Pass;
-use crate::info::{scratch_bytes, set_addr, space_of, tile_bytes};
+use crate::info::{
+    row_sum_source_bytes, scratch_bytes, set_addr, set_reserved, space_of, tile_bytes,
+};
 use crate::walk;
 
 /// The bufferize pass.
@@ -490,10 +492,22 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
         }
     }
     coalesce(m, &live, intervals, &mut classes);
-    let placed = allocate(m, &mut classes);
+    // A class holding a row sum's source reserves the rows the C++ reads it with.
+    let mut reserve = SecondaryMap::with_len(m.values.len(), 0u64);
+    for (v, bytes) in row_sum_sources(m, f) {
+        if classes.tracked(v) {
+            let r = classes.find(v);
+            reserve[r] = reserve[r].max(bytes);
+        }
+    }
+    let placed = allocate(m, &mut classes, &reserve);
     for &v in &classes.members {
-        if let Some(off) = classes.node[classes.find(v)].offset {
+        let r = classes.find(v);
+        if let Some(off) = classes.node[r].offset {
             set_addr(m, v, off);
+            if reserve[r] > 0 {
+                set_reserved(m, v, reserve[r]);
+            }
         }
     }
     // Capacity: each buffer's peak (the end of its highest class), in one walk of the
@@ -628,9 +642,30 @@ fn coalesce(
 /// A placed class: its root, buffer, offset and size in bytes.
 type Placed = (ValueId, MemorySpace, u64, u64);
 
-/// Places each class in its buffer, first fit in order of first use; returns the placed
+/// The sources of `f`'s row sums that the C++ reads with more rows than they have, and the
+/// bytes those rows take (`info::row_sum_rows`).
+fn row_sum_sources(m: &ProgramModule, f: FuncId) -> Vec<(ValueId, u64)> {
+    let tree = walk::Tree::of(m, f);
+    let mut out = Vec::new();
+    for &s in &tree.stmts {
+        if let Some(StmtKind::Op(ops)) = m.stmts.get(s).map(|st| &st.kind) {
+            out.extend(
+                ops.iter()
+                    .filter_map(|&o| row_sum_source_bytes(m, &m.ops[o])),
+            );
+        }
+    }
+    out
+}
+
+/// Places each class in its buffer, first fit in order of first use, each taking its
+/// extents or the bytes `reserve` gives its root, whichever is more; returns the placed
 /// classes and records the offset of each root in its [`Node`].
-fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
+fn allocate(
+    m: &ProgramModule,
+    classes: &mut Classes,
+    reserve: &SecondaryMap<ValueId, u64>,
+) -> Vec<Placed> {
     // Each root with its first and last point, in order of first point then SSA number (a
     // stable sort: ties keep program order). One walk of each class's intervals for both.
     // Sized by the members (a bound): a filtered collect would grow the list step by step.
@@ -666,7 +701,7 @@ fn allocate(m: &ProgramModule, classes: &mut Classes) -> Vec<Placed> {
             continue;
         };
         active.retain(|&(_, last)| last.saturating_add(1) >= first);
-        let size = tile_bytes(&m.values[r].ty);
+        let size = tile_bytes(&m.values[r].ty).max(reserve[r]);
         let key = m.values[r].ty.as_tile().map(|t| (&t.shape, t.dtype));
         conflicts.clear();
         conflicts.extend(

@@ -790,6 +790,12 @@ template <typename D, typename S, typename... E> RecordEvent TMOV(D& dst, S& src
 // does not document one): 16 partial sums from 0, lane `l` taking elements `l, l + 16, ..`
 // of the whole groups of 16, combined by halves, then the rest in order. The others fold
 // left to right.
+// TROWSUM alone also needs the source's static rows to be the destination's: pto-isa's CPU
+// simulation asserts it (cpu/TRowSum.hpp, CheckRSValid: "Inconsistent number of m, n"), so
+// an `R x 1` column result, whose rows are padded to 32 bytes (8 for fp32, 16 for fp16),
+// needs a source of as many rows. Its NPU forms (npu/a2a3/TRowReduceOps.hpp and
+// npu/a5/TRowReduce.hpp, TRowReduceCheck) compare only the valid rows, at run time, and
+// TROWMAX / TROWMIN / TROWPROD assert nothing of the kind anywhere.
 namespace model {
 template <typename T, typename Tile>
 T lane_sum(Tile& src, int64_t i) {
@@ -805,11 +811,13 @@ T lane_sum(Tile& src, int64_t i) {
   return acc;
 }
 }  // namespace model
-#define PTO_ROWRED(NAME, INIT, STEP, LANES)                                                     \
+#define PTO_ROWRED(NAME, INIT, STEP, LANES, SAME_ROWS)                                          \
   template <typename D, typename S, typename Tmp, typename... E>                                \
   RecordEvent NAME(D& dst, S& src, Tmp& tmp, E&...) {                                           \
     PTO_EVENTS(E);                                                                              \
     static_assert(model::vec_row_major<S>, #NAME ": the source must be a row-major Vec tile"); \
+    static_assert(!SAME_ROWS || S::Rows_ == D::Rows_,                                           \
+                  #NAME ": the source and the destination have the same static Rows");        \
     static_assert(D::Loc_ == TileType::Vec && (D::isRowMajor || D::Cols_ == 1),                 \
                   #NAME ": the destination is row-major or one column");                       \
     static_assert(Tmp::Loc_ == TileType::Vec && Tmp::Rows_ == S::Rows_ && Tmp::Cols_ == S::Cols_ && \
@@ -833,10 +841,10 @@ T lane_sum(Tile& src, int64_t i) {
     model::clobber(tmp);                                                                        \
     return {};                                                                                  \
   }
-PTO_ROWRED(TROWSUM, T(0), model::wrap_add(acc, x), true)
-PTO_ROWRED(TROWMAX, T(0), model::max_(acc, x), false)
-PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x), false)
-PTO_ROWRED(TROWPROD, T(0), model::wrap_mul(acc, x), false)
+PTO_ROWRED(TROWSUM, T(0), model::wrap_add(acc, x), true, true)
+PTO_ROWRED(TROWMAX, T(0), model::max_(acc, x), false, false)
+PTO_ROWRED(TROWMIN, T(0), model::min_(acc, x), false, false)
+PTO_ROWRED(TROWPROD, T(0), model::wrap_mul(acc, x), false, false)
 #undef PTO_ROWRED
 
 // TROWARGMAX / TROWARGMIN (docs/isa/TROWARGMAX.md): `(dst, src, tmp)`, dst an int32 (or
@@ -930,12 +938,25 @@ template <typename D, typename S, typename... E> RecordEvent TCOLEXPAND(D& dst, 
   model::each(dst, [&](int64_t, int64_t j) { return src.at(0, j); });
   return {};
 }
+// The row forms' per-row operand (cpu/TRowExpandOp.hpp, npu/a2a3/TRowExpand{Add,Sub,..}.hpp,
+// A5's alike; checked at run time): a column (ColMajor, one valid column) or one 32-byte
+// block per row (RowMajor, 32 / sizeof(T) valid columns: the NPU applies the whole block
+// along the row, so a row-major operand of one valid column is refused), with the
+// destination's valid rows.
+namespace model {
+template <typename T, typename V> void check_per_row(const char* name, const V& v, int64_t rows) {
+  const bool shape = V::isRowMajor ? v.GetValidCol() == int64_t(32 / sizeof(T)) : v.GetValidCol() == 1;
+  if (!shape) fail(name, ": the per-row operand is a column or one 32-byte block per row");
+  if (v.GetValidRow() != rows) fail(name, ": the per-row operand has the destination's valid rows");
+}
+}  // namespace model
 #define PTO_EXPAND_OP(NAME, ROW, EXPR)                                                            \
   template <typename D, typename A, typename V, typename... E> RecordEvent NAME(D& dst, A& a, V& v, E&...) { \
     PTO_EVENTS(E);                                                                                \
     static_assert(model::vec_row_major<D> && model::vec_row_major<A> && V::Loc_ == TileType::Vec, \
                   #NAME ": row-major Vec tiles and a Vec vector");                               \
     using T = typename D::DType;                                                                  \
+    if constexpr (ROW) model::check_per_row<T>(#NAME, v, dst.GetValidRow());                      \
     model::each(dst, [&](int64_t i, int64_t j) {                                                  \
       T x = a.at(i, j), y = ROW ? T(v.at(i, 0)) : T(v.at(0, j));                                  \
       return EXPR;                                                                                \

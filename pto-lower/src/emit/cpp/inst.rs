@@ -7,12 +7,12 @@ use pto_ir::{Constant, DataType, Opcode, Type, ValueId};
 use pto_ir::sem::{Binary, Compare, Sem};
 
 use crate::emit::writer::Level;
-use crate::info::pipe_cpp;
+use crate::info::{pipe_cpp, read_rows};
 use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
 
 use super::{
-    Part, RET, Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise,
-    put_tile_type_valid, row_view, vec_to_mat,
+    Part, RET, Writer, acc_to_vec, column_view, cpp_dtype, cpp_max, cpp_min, is_column,
+    is_elementwise, is_one_element_row, is_row_expand, put_tile_type_valid, row_view, vec_to_mat,
 };
 
 /// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
@@ -239,24 +239,36 @@ impl Writer<'_> {
         let unchanged = direct.as_ref().is_none_or(|r| *r == own);
         // Operands whose tile type pto-isa ties to the destination's: TSEL takes one tile
         // type for the destination and both alternatives (`TSEL(TileData& dst, MaskTile&,
-        // TileData& src0, TileData& src1, ..)`), and TTRANS's CPU simulation asserts that the
-        // source's static valid dimensions mirror the destination's. An operand declared with
-        // other valid dimensions is read through a view typed as they ask.
-        let tied = |k: usize| match isa {
-            Isa::TSel if k > 0 => Some(dslot.valid),
-            Isa::TTrans if k == 0 => Some([dslot.valid[1], dslot.valid[0]]),
+        // TileData& src0, TileData& src1, ..)`), TTRANS's CPU simulation asserts that the
+        // source's static valid dimensions mirror the destination's, and TROWSUM's that the
+        // source has the destination's static rows (`info::row_sum_rows`: a column result's
+        // rows are padded to 32 bytes; bufferize reserved the source's). An operand declared
+        // otherwise is read through a view of the type they ask: `(rows, valid dimensions)`.
+        let tied = |k: usize, s: &TileSlot| match isa {
+            Isa::TSel if k > 0 => Some((s.rows, dslot.valid)),
+            Isa::TTrans if k == 0 => Some((s.rows, [dslot.valid[1], dslot.valid[0]])),
+            Isa::TRowSum if k == 0 => Some((read_rows(isa, s, &dslot), s.valid)),
             _ => None,
         };
-        let retyped: Vec<Option<[Option<u64>; 2]>> = tiles
+        let retyped: Vec<Option<TileSlot>> = tiles
             .iter()
             .enumerate()
             .map(|(k, &t)| {
-                tied(k).filter(|want| {
-                    matches!(t, TileRef::Slot(id) if self.p.tile(id).is_some_and(|s| s.valid != *want))
+                let TileRef::Slot(id) = t else { return None };
+                let s = self.p.tile(id)?;
+                if is_row_expand(isa) && is_one_element_row(s) {
+                    return Some(column_view(s));
+                }
+                let (rows, valid) = tied(k, s)?;
+                (rows != s.rows || valid != s.valid).then(|| TileSlot {
+                    rows,
+                    valid,
+                    ..s.clone()
                 })
             })
             .collect();
         let retype = retyped.iter().any(Option::is_some);
+        let scratch = self.scratch_for(isa, &dslot, &tiles);
         if !column
             && !retype
             && partial.is_none()
@@ -267,7 +279,8 @@ impl Writer<'_> {
                 self.set_region(l, dst, r, c);
             }
             let names = tiles.iter().map(|&t| self.text(|me| me.tref(t))).collect();
-            self.call(l, isa, isa.name(), &dslot.name, dty, args, names, &tiles);
+            let call = (isa, isa.name(), dslot.name.as_str(), dty);
+            self.call(l, call, args, names, &tiles, scratch);
             return;
         }
         self.out.line(l, "{");
@@ -292,9 +305,9 @@ impl Writer<'_> {
                 continue;
             };
             let aliased = t == TileRef::Slot(dst) && partial.is_some();
-            if let Some(valid) = retyped[k] {
+            if let Some(view) = &retyped[k] {
                 let name = format!("in{k}");
-                self.declare_typed(l1, &slot, valid, &name, &locals[k]);
+                self.declare_typed(l1, view, view.valid, &name, &locals[k]);
                 names.push(name);
             } else if column {
                 let view = row_view(&slot);
@@ -337,53 +350,46 @@ impl Writer<'_> {
         } else {
             dslot.name.clone()
         };
-        self.call(
-            l1,
-            isa,
-            partial.unwrap_or(isa.name()),
-            &dst_name,
-            dty,
-            args,
-            names,
-            &tiles,
-        );
+        let call = (isa, partial.unwrap_or(isa.name()), dst_name.as_str(), dty);
+        self.call(l1, call, args, names, &tiles, scratch);
         self.out.line(l, "}");
     }
 
-    /// `NAME(dst, args..);` (`name` is `isa`'s spelling or its partial form) with the tile
-    /// operands read through `names`, and the scratch tile last for the instructions that
-    /// take one.
-    #[allow(clippy::too_many_arguments)]
+    /// The scratch tile of `isa` when it takes one: the one of the type its source is read
+    /// with (`lower::scratch_slots` made it).
+    fn scratch_for(&self, isa: Isa, dst: &TileSlot, tiles: &[TileRef]) -> Option<String> {
+        if !isa.needs_scratch() {
+            return None;
+        }
+        let src = match tiles.first()? {
+            TileRef::Slot(id) => self.p.tile(*id)?,
+            TileRef::Param(_) => return None,
+        };
+        let rows = read_rows(isa, src, dst);
+        let s = self
+            .p
+            .scratch
+            .iter()
+            .find(|s| s.dtype == src.dtype && s.rows == rows && s.cols == src.cols)?;
+        Some(s.name.clone())
+    }
+
+    /// `NAME(dst, args..);` for `(isa, name, dst, dtype)` (`name` is `isa`'s spelling or its
+    /// partial form) with the tile operands read through `names`, and `scratch` last for the
+    /// instructions that take one.
     fn call(
         &mut self,
         l: Level,
-        isa: Isa,
-        name: &str,
-        dst: &str,
-        dty: DataType,
+        (isa, name, dst, dty): (Isa, &str, &str, DataType),
         args: &[Arg],
         names: Vec<String>,
         tiles: &[TileRef],
+        scratch: Option<String>,
     ) {
         self.out.indent(l);
         self.put(name);
         self.put("(");
         self.put(dst);
-        let scratch = if isa.needs_scratch() {
-            let src = tiles.first().and_then(|t| match t {
-                TileRef::Slot(id) => self.p.tile(*id),
-                TileRef::Param(_) => None,
-            });
-            src.and_then(|src| {
-                self.p
-                    .scratch
-                    .iter()
-                    .find(|s| s.dtype == src.dtype && s.rows == src.rows && s.cols == src.cols)
-            })
-            .map(|s| s.name.clone())
-        } else {
-            None
-        };
         // A mask's scalar operand (`TCMPS`) has the compared tile's dtype.
         let dty = match (dty, tiles.first()) {
             (DataType::Bool, Some(TileRef::Slot(id))) => self.p.tile(*id).map_or(dty, |s| s.dtype),
