@@ -567,3 +567,106 @@ fn ttrans_valid_dimensions_mirror() {
         );
     }
 }
+
+/// The acceptance softmax (`tests/kernels/softmax.pto`) over `rows x 64` tiles of `dtype`.
+fn softmax_rows(rows: u32, dtype: &str) -> pto_ir::ProgramModule {
+    let text = std::fs::read_to_string(common::dir().join("tests/kernels/softmax.pto"))
+        .unwrap()
+        .replace("[8, 128]", &format!("[{rows}, 64]"))
+        .replace("[8, 1]", &format!("[{rows}, 1]"))
+        .replace(", 128]", ", 64]")
+        .replace("%c8_5 = 8", &format!("%c8_5 = {rows}"))
+        .replace("fp32", dtype);
+    let m = pto_ir::parse(&text).unwrap();
+    pto_ir::verify(&m).unwrap();
+    m
+}
+
+/// Found by compiling every kernel against pto-isa's headers in their CPU simulation: its
+/// `TROWSUM` asserts that the source and the destination have the same static `Rows`
+/// (`cpu/TRowSum.hpp`), and an `R x 1` column result has its rows padded to 32 bytes, so a
+/// softmax over 4-row f32 tiles (3-row f16 ones) did not compile. The emitter reads such a
+/// source through a view of the result's rows (bufferize reserves them: the next tile starts
+/// past them) with a scratch of the view's type; `TROWMAX` (no such rule) reads it as it is.
+/// The model refuses the old form.
+#[test]
+fn trowsum_source_has_the_result_rows() {
+    let m = softmax_rows(4, "fp32");
+    let c = pto_lower::compile(&m, m.entry.unwrap()).unwrap().cpp;
+    assert!(
+        c.contains("TASSIGN(t0_t, 0x0); // 2048 bytes of Vec"),
+        "{c}"
+    );
+    assert!(c.contains("Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> in0(r0);"), "{c}");
+    assert!(c.contains("TROWSUM(t2_sum, in0, scratch1);"), "{c}");
+    assert!(c.contains("Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, 8, 64, SLayout::NoneBox, 512, PadValue::Null> scratch1;"), "{c}");
+    assert!(c.contains("TROWMAX(t1_m, t0_t, scratch0);"), "{c}");
+    accepted_cpp(&m);
+    let m = softmax_rows(3, "fp16");
+    let c = pto_lower::compile(&m, m.entry.unwrap()).unwrap().cpp;
+    assert!(c.contains("Tile<TileType::Vec, half, 16, 64, BLayout::RowMajor, DYNAMIC, 64, SLayout::NoneBox, 512, PadValue::Null> in0(r0);"), "{c}");
+    accepted_cpp(&m);
+    // 16 rows of f32 are whole columns: no view.
+    let m = softmax_rows(16, "fp32");
+    let c = pto_lower::compile(&m, m.entry.unwrap()).unwrap().cpp;
+    assert!(c.contains("TROWSUM(t1_m, t0_t, scratch0);"), "{c}");
+    let decls = "using S4 = Tile<TileType::Vec, float, 4, 64, BLayout::RowMajor, DYNAMIC, 64>;\n\
+                 using S8 = Tile<TileType::Vec, float, 8, 64, BLayout::RowMajor, DYNAMIC, 64>;\n\
+                 using D = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, DYNAMIC, 1>;";
+    for target in ["A2A3", "A5"] {
+        rejected(
+            decls,
+            "S4 s(4); D d(4); S4 tmp(4); TROWSUM(d, s, tmp);",
+            target,
+            "the same static Rows",
+        );
+        accepted(
+            decls,
+            "S8 s(4); D d(4); S8 tmp(8); TROWSUM(d, s, tmp);",
+            target,
+        );
+        accepted(
+            decls,
+            "S4 s(4); D d(4); S4 tmp(4); TROWMAX(d, s, tmp);",
+            target,
+        );
+    }
+}
+
+/// Found with the rule above: pto-isa's row broadcasts (`TROWEXPANDSUB` ...) take their
+/// per-row operand as a column (ColMajor, one valid column) or as one 32-byte block per row
+/// (RowMajor, `32 / sizeof(T)` valid columns: the NPU applies the whole block along the row),
+/// with the destination's valid rows (`cpu/TRowExpandOp.hpp`, `npu/a2a3/TRowExpandSub.hpp`,
+/// run-time checks). A one-row reduction's result is a `1 x 8` row-major tile with one valid
+/// column, which the CPU simulation refuses and the NPU would apply as 8 values; the emitter
+/// reads it through a column-major view of the same 32 bytes. The model refuses the old form.
+#[test]
+fn row_broadcasts_take_a_column_or_a_block_per_row() {
+    let m = softmax_rows(1, "fp32");
+    let c = pto_lower::compile(&m, m.entry.unwrap()).unwrap().cpp;
+    assert!(c.contains("Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, DYNAMIC, 1, SLayout::NoneBox, 512, PadValue::Null> t1_m(1);"), "{c}");
+    assert!(c.contains("Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, DYNAMIC, 1, SLayout::NoneBox, 512, PadValue::Null> in1(r1);"), "{c}");
+    assert!(c.contains("TROWEXPANDSUB(t0_t, t0_t, in1);"), "{c}");
+    assert!(c.contains("TROWEXPANDDIV(t0_t, t0_t, in1);"), "{c}");
+    accepted_cpp(&m);
+    let decls = "using D = Tile<TileType::Vec, float, 2, 64>;\n\
+                 using R1 = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 1>;\n\
+                 using B = Tile<TileType::Vec, float, 2, 8>;\n\
+                 using C2 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 2, 1>;\n\
+                 using C1 = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 1, 1>;";
+    let body = |v: &str| {
+        format!("D d; {v} v; TASSIGN(d, 0x0); TASSIGN(v, 0x200); TROWEXPANDSUB(d, d, v); return 0;")
+    };
+    if harness::gxx().is_none() {
+        eprintln!("skip: no C++ compiler");
+        return;
+    }
+    for target in ["A2A3", "A5"] {
+        let e = run_snippet(decls, &body("R1"), target).unwrap_err();
+        assert!(e.contains("a column or one 32-byte block per row"), "{e}");
+        let e = run_snippet(decls, &body("C1"), target).unwrap_err();
+        assert!(e.contains("the destination's valid rows"), "{e}");
+        run_snippet(decls, &body("C2"), target).unwrap();
+        run_snippet(decls, &body("B"), target).unwrap();
+    }
+}
