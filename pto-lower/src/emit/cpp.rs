@@ -14,6 +14,15 @@
 //! under cross-core flags, and the entry takes the FFTS base address last. Reductions and
 //! transposes get a scratch tile of their own (bufferize places it), never their source.
 //!
+//! Where a pto-isa instruction ties an operand's tile type to another's, the operand is read
+//! through a view of the type it asks (`inst.rs`): a row sum's source of fewer rows than its
+//! column result, whose rows are padded to 32 bytes, with the result's rows, since pto-isa's
+//! CPU simulation asserts equal static rows in `TROWSUM` (`info::row_sum_rows`; bufferize
+//! reserves the rows). The other candidate, a row-major `R x 8` result with one valid column,
+//! is not one: pto-isa's row broadcasts read a row-major per-row operand as a whole 32-byte
+//! block per row and want `32 / sizeof(T)` valid columns, so a one-row result reaches them
+//! through a column-major view instead (`is_row_expand`).
+//!
 //! The `Writer`'s methods live with what they write: `transfer` (global tensor views,
 //! loads, stores), `inst` (tile ops, control flow, scalar ops), `cores` (a split kernel's
 //! parts and the cube-to-vector transfer), `v2c` (the vector-to-cube transfer), `pad` and

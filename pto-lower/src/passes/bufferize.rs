@@ -16,7 +16,9 @@
 //! 3. **Allocation.** Per buffer, classes in order of first use are placed first-fit at the
 //!    lowest 32-byte-aligned offset that overlaps no live class (linear-scan style, after
 //!    PyPTO's BasicMemoryReuse + AllocateMemoryAddr). A class of another shape or dtype
-//!    never takes over storage at the very position another one dies.
+//!    never takes over storage at the very position another one dies. A class holding a
+//!    row sum's source takes the rows the C++ reads it with (`info::row_sum_rows`), when
+//!    they are more than its own.
 //! 4. **Capacity.** A buffer whose peak exceeds the target's capacity is an error naming the
 //!    buffer, the bytes needed and the capacity.
 
