@@ -120,8 +120,9 @@ fn mark_parallel_loops(m: &mut ProgramModule, verdicts: &[(ValueId, Option<Strin
     }
 }
 
-/// One scratch slot per source type of the instructions that need one, all at the first
-/// 32-byte boundary past the Vec tiles (where `bufferize` counted the region).
+/// One scratch slot per scratch type of the instructions that need one
+/// ([`scratch_for`]), all at the first 32-byte boundary past the Vec tiles (where
+/// `bufferize` counted the region).
 fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
     fn walk(insts: &[Inst], tiles: &[TileSlot], addr: u64, out: &mut Vec<TileSlot>) {
         for i in insts {
@@ -133,15 +134,18 @@ fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
                     let Some(src) = tiles.get(s.0 as usize) else {
                         continue;
                     };
+                    let want = scratch_for(*isa, src);
                     let same = |t: &TileSlot| {
-                        t.dtype == src.dtype && t.rows == src.rows && t.cols == src.cols
+                        t.dtype == want.dtype
+                            && t.rows == want.rows
+                            && t.cols == want.cols
+                            && t.layout == want.layout
                     };
                     if !out.iter().any(same) {
                         out.push(TileSlot {
                             name: format!("scratch{}", out.len()),
                             addr,
-                            valid: [Some(src.rows), Some(src.cols)],
-                            ..src.clone()
+                            ..want
                         });
                     }
                 }
@@ -171,6 +175,30 @@ fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
     let mut out = Vec::new();
     walk(body, tiles, end.div_ceil(32) * 32, &mut out);
     out
+}
+
+/// The scratch tile `isa` takes for source slot `src` (named and placed by the caller):
+/// the source's type with every element valid, or the shape [`Isa::scratch_shape`] gives
+/// as a row-major Vec tile.
+pub(crate) fn scratch_for(isa: Isa, src: &TileSlot) -> TileSlot {
+    let bytes = src.dtype.size_bytes().max(1);
+    let [rows, cols] = isa.scratch_shape(src.rows, src.cols, bytes);
+    if [rows, cols] == [src.rows, src.cols] {
+        return TileSlot {
+            valid: [Some(src.rows), Some(src.cols)],
+            ..src.clone()
+        };
+    }
+    TileSlot {
+        shape: [rows, cols].into(),
+        rows,
+        cols,
+        space: MemorySpace::Vec,
+        bytes: (rows * cols * bytes).div_ceil(32) * 32,
+        layout: "ND",
+        valid: [Some(rows), Some(cols)],
+        ..src.clone()
+    }
 }
 
 /// Where terminators send their values.

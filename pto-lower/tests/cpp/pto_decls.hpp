@@ -515,7 +515,6 @@ PTO_BINARY(TMUL, model::wrap_mul(x, y))
 PTO_BINARY(TDIV, model::div_(x, y))
 PTO_BINARY(TMAX, model::max_(x, y))
 PTO_BINARY(TMIN, model::min_(x, y))
-PTO_BINARY(TREM, model::rem_(x, y))
 PTO_BINARY(TFMOD, model::fmod_(x, y))
 PTO_BINARY(TAND, T(x & y))
 PTO_BINARY(TOR, T(x | y))
@@ -573,7 +572,6 @@ PTO_SCALAR(TSUBS, model::wrap_sub(x, y))
 PTO_SCALAR(TMULS, model::wrap_mul(x, y))
 PTO_SCALAR(TMAXS, model::max_(x, y))
 PTO_SCALAR(TMINS, model::min_(x, y))
-PTO_SCALAR(TREMS, model::rem_(x, y))
 PTO_SCALAR(TFMODS, model::fmod_(x, y))
 PTO_SCALAR(TANDS, T(x & y))
 PTO_SCALAR(TORS, T(x | y))
@@ -589,6 +587,75 @@ RecordEvent TDIVS(D& dst, typename S::DType k, S& src, E&...) {
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TDIVS: row-major Vec tiles");
   model::each(dst, [&](int64_t i, int64_t j) { return model::div_(k, src.at(i, j)); });
+  return {};
+}
+
+// TREM / TREMS (pto-isa 3186c381 `common/pto_instr.hpp`: `TREM(dst, src0, src1, tmp, ..)`
+// and `TREMS(dst, src, scalar, tmp, ..)`): row-major Vec tiles of one dtype and a scratch
+// tile the instruction overwrites. The dtypes (`npu/a2a3/TRem.hpp`, `TRemS.hpp`: float and
+// int32 only; `npu/a5/TRem.hpp`: half, float, int16 / uint16, int32 / uint32, int64 /
+// uint64, and TREMS the same here although its check only asks for 2, 4 or 8 bytes: its
+// other element types reach no implementation). A2A3's TREM uses `tmp` as one row: a
+// source row's quotients, then its comparison mask, asserting `tmp.GetValidCol() >= stride
+// + 2 * ceil(stride / 64)` (the destination's row stride) and filling one 256-byte repeat
+// past the stride. The CPU simulation's TREMS takes `tmp` of the destination's exact type
+// (`cpu/TBinSOps.hpp`: `TREMS_IMPL(TileDst&, TileSrc&, scalar, TileDst& tmp)`); A2A3's
+// asks at least one row of the destination's valid columns. The meaning is the semantics
+// module's `floor_mod` (the CPU simulation's `OP_REM`: the truncating remainder moved to
+// the divisor's sign), which is why the verifier refuses integers on A5 (its TREM
+// truncates them).
+namespace model {
+template <typename T> constexpr bool rem_dtype() {
+#if defined(PTO_TARGET_A5)
+  return std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int16_t> ||
+         std::is_same_v<T, uint16_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> ||
+         std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>;
+#else
+  return std::is_same_v<T, float> || std::is_same_v<T, int32_t>;
+#endif
+}
+}  // namespace model
+template <typename D, typename A, typename B, typename Tmp, typename... E>
+  requires is_tile<B>::value && is_tile<Tmp>::value
+RecordEvent TREM(D& dst, A& a, B& b, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,
+                "TREM: operands must be row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
+                "TREM: operands must have one dtype");
+  static_assert(model::rem_dtype<typename D::DType>(), "TREM: the target's TREM does not take this dtype");
+  static_assert(model::vec_row_major<Tmp>, "TREM: tmp is a row-major Vec tile");
+#if !defined(PTO_TARGET_A5)
+  constexpr int64_t stride = D::Cols_, words = 2 * ((stride + 63) / 64);
+  static_assert(int64_t(Tmp::Rows_) * Tmp::Cols_ * sizeof(typename Tmp::DType) >= (stride + 64) * sizeof(typename D::DType),
+                "TREM: on A2A3 tmp holds a row of the destination's stride and a 256-byte mask repeat");
+  if (tmp.GetValidCol() < stride + words) model::fail("TREM: tmp has fewer valid columns than stride + mask words (A2A3)");
+#endif
+  if (model::overlap(tmp, a) || model::overlap(tmp, b) || model::overlap(tmp, dst)) model::fail("TREM: tmp overlaps an operand");
+#if !defined(PTO_TARGET_A5)
+  // A2A3's TREM writes partial results into dst and then reads its sources again.
+  if (model::overlap(dst, a) || model::overlap(dst, b)) model::fail("TREM: dst overlaps a source (A2A3)");
+#endif
+  model::each(dst, [&](int64_t i, int64_t j) { return model::rem_(a.at(i, j), b.at(i, j)); });
+  model::clobber(tmp);
+  return {};
+}
+template <typename D, typename S, typename Tmp, typename... E>
+  requires is_tile<Tmp>::value
+RecordEvent TREMS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TREMS: tile-scalar instructions need row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TREMS: operands must have one dtype");
+  static_assert(model::rem_dtype<typename D::DType>(), "TREMS: the target's TREMS does not take this dtype");
+  static_assert(std::is_same_v<Tmp, D>, "TREMS: tmp has the destination's tile type");
+  if (tmp.GetValidCol() < dst.GetValidCol() || tmp.GetValidRow() < 1) model::fail("TREMS: tmp is smaller than a destination row");
+  if (model::overlap(tmp, src) || model::overlap(tmp, dst)) model::fail("TREMS: tmp overlaps an operand");
+#if !defined(PTO_TARGET_A5)
+  // A2A3's TREMS writes `floor(src / k) * k` into dst and then reads src again.
+  if (model::overlap(dst, src)) model::fail("TREMS: dst overlaps the source (A2A3)");
+#endif
+  model::each(dst, [&](int64_t i, int64_t j) { return model::rem_(typename D::DType(src.at(i, j)), k); });
+  model::clobber(tmp);
   return {};
 }
 

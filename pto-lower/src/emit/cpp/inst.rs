@@ -9,6 +9,7 @@ use pto_ir::sem::{Binary, Compare, Sem};
 use crate::emit::writer::Level;
 use crate::info::pipe_cpp;
 use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
+use crate::lower::scratch_for;
 
 use super::{
     Part, RET, Writer, acc_to_vec, cpp_dtype, cpp_max, cpp_min, is_column, is_elementwise,
@@ -365,25 +366,48 @@ impl Writer<'_> {
         names: Vec<String>,
         tiles: &[TileRef],
     ) {
-        self.out.indent(l);
-        self.put(name);
-        self.put("(");
-        self.put(dst);
         let scratch = if isa.needs_scratch() {
             let src = tiles.first().and_then(|t| match t {
                 TileRef::Slot(id) => self.p.tile(*id),
                 TileRef::Param(_) => None,
             });
             src.and_then(|src| {
-                self.p
-                    .scratch
-                    .iter()
-                    .find(|s| s.dtype == src.dtype && s.rows == src.rows && s.cols == src.cols)
+                let want = scratch_for(isa, src);
+                self.p.scratch.iter().find(|s| {
+                    s.dtype == want.dtype
+                        && s.rows == want.rows
+                        && s.cols == want.cols
+                        && s.layout == want.layout
+                })
             })
-            .map(|s| s.name.clone())
+            .map(|s| (s.name.clone(), s.addr))
         } else {
             None
         };
+        // The CPU simulation's `TREMS` takes `tmp` of the destination's exact type
+        // (`TileDst& tmp`): a copy of the destination's tile object (its valid region too)
+        // moved onto the scratch memory, in a block of its own.
+        let tmp_as_dst = isa == Isa::TRemS && scratch.is_some();
+        let scratch = scratch.map(|(name, addr)| {
+            if !tmp_as_dst {
+                return name;
+            }
+            let view = format!("{name}_as_dst");
+            self.out.line(l, "{");
+            self.out.line(
+                l.next(),
+                &format!("std::remove_reference_t<decltype({dst})> {view} = {dst};"),
+            );
+            self.out
+                .line(l.next(), &format!("TASSIGN({view}, 0x{addr:x});"));
+            view
+        });
+        let l0 = l;
+        let l = if tmp_as_dst { l.next() } else { l };
+        self.out.indent(l);
+        self.put(name);
+        self.put("(");
+        self.put(dst);
         // A mask's scalar operand (`TCMPS`) has the compared tile's dtype.
         let dty = match (dty, tiles.first()) {
             (DataType::Bool, Some(TileRef::Slot(id))) => self.p.tile(*id).map_or(dty, |s| s.dtype),
@@ -418,6 +442,9 @@ impl Writer<'_> {
             self.put(s);
         }
         self.put(");\n");
+        if tmp_as_dst {
+            self.out.line(l0, "}");
+        }
     }
 
     /// Declares a tile object named `name` over slot `s`'s memory typed with valid
