@@ -504,18 +504,22 @@ fn every_kernel_here_runs_in_the_cpp_model() {
             .against_host(|t| folded_div(&mut t.out::<i32>(0))),
     );
     problems.extend(
-        Model::new("tile_div_i32", &tile_div_i32::program(), one()).against_host(|t| {
-            tile_div_i32(
-                &t.tensor(0),
-                &t.tensor(1),
-                &mut t.out::<i32>(2),
-                &mut t.out::<i32>(3),
-                &mut t.out::<i32>(4),
-                &mut t.out::<i32>(5),
-                &mut t.out::<i32>(6),
-                &mut t.out::<i32>(7),
-            )
-        }),
+        // A5's TREM truncates integers: its `floor_mod` is a compile error there
+        // (pto-ir's target_floor_mod_a5.pto).
+        Model::new("tile_div_i32", &tile_div_i32::program(), one())
+            .a5(false)
+            .against_host(|t| {
+                tile_div_i32(
+                    &t.tensor(0),
+                    &t.tensor(1),
+                    &mut t.out::<i32>(2),
+                    &mut t.out::<i32>(3),
+                    &mut t.out::<i32>(4),
+                    &mut t.out::<i32>(5),
+                    &mut t.out::<i32>(6),
+                    &mut t.out::<i32>(7),
+                )
+            }),
     );
     problems.extend(
         Model::new("tile_div_f32", &tile_div_f32::program(), one()).against_host(|t| {
