@@ -56,14 +56,6 @@ impl<'a> Model<'a> {
         self
     }
 
-    /// Leaves A5 out when `a5` is false (the caller says why).
-    pub fn a5(mut self, a5: bool) -> Self {
-        if !a5 {
-            self.targets = &["A2A3"];
-        }
-        self
-    }
-
     /// Size set `k` gets the data of seed `seed + k`.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
