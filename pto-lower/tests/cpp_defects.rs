@@ -712,3 +712,47 @@ fn trem_and_trems_take_a_scratch_tile() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Found by compiling `model_fp64.fine_f64` against pto-isa's headers: its `TPARTMUL` on
+/// double tiles exists on no target (no pto-isa instruction computes on `double`; the
+/// verifier's `Target::computes_on`). The model refuses computing instructions on fp64
+/// tiles and still moves them; A5's `TCOLPROD` takes no 1- or 8-byte integers (its other
+/// column reductions do).
+#[test]
+fn fp64_tiles_move_but_are_never_computed_on() {
+    let decls = "using D = Tile<TileType::Vec, double, 16, 16>;\n\
+                 using F = Tile<TileType::Vec, float, 16, 16>;\n\
+                 using I8 = Tile<TileType::Vec, int8_t, 16, 32>;\n\
+                 using I8r = Tile<TileType::Vec, int8_t, 1, 32>;";
+    let place = "D a; D b; D d; TASSIGN(a, 0); TASSIGN(b, 2048); TASSIGN(d, 4096);";
+    for target in ["A2A3", "A5"] {
+        for op in [
+            "TPARTMUL(d, a, b);",
+            "TADD(d, a, b);",
+            "TMULS(d, a, 2.0);",
+            "TEXP(d, a);",
+            "TEXPANDS(d, 1.0);",
+        ] {
+            rejected(
+                decls,
+                &format!("{place} {op}"),
+                target,
+                "no target computes on fp64 tiles",
+            );
+        }
+        rejected(
+            decls,
+            &format!("{place} F f; TASSIGN(f, 8192); TCVT(f, a, RoundMode::CAST_NONE);"),
+            target,
+            "no target converts fp64 tiles",
+        );
+        accepted(decls, &format!("{place} TMOV(d, a);"), target);
+    }
+    accepted(decls, "I8 a; I8r d; TCOLSUM(d, a);", "A5");
+    rejected(
+        decls,
+        "I8 a; I8r d; TCOLPROD(d, a);",
+        "A5",
+        "TCOLPROD does not take this element type",
+    );
+}
