@@ -626,7 +626,11 @@ template <typename T> constexpr bool rem_dtype() {
 #endif
 }
 }  // namespace model
-template <typename D, typename A, typename B, typename Tmp, typename... E>
+// The algorithm (common/type.hpp): A5's HIGH_PRECISION fp32 TREM / TREMS compute the exact
+// remainder (npu/a5/custom/TFmodRemHp.hpp); A2A3 and the CPU simulation take and ignore it.
+enum class RemAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class RemSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+template <auto Precision = RemAlgorithm::DEFAULT, typename D, typename A, typename B, typename Tmp, typename... E>
   requires is_tile<B>::value && is_tile<Tmp>::value
 RecordEvent TREM(D& dst, A& a, B& b, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
@@ -637,6 +641,7 @@ RecordEvent TREM(D& dst, A& a, B& b, Tmp& tmp, E&...) {
                 "TREM: operands must have one dtype");
   static_assert(model::rem_dtype<typename D::DType>(), "TREM: the target's TREM does not take this dtype");
   static_assert(model::vec_row_major<Tmp>, "TREM: tmp is a row-major Vec tile");
+  static_assert(std::is_same_v<decltype(Precision), RemAlgorithm>, "TREM: the algorithm is a RemAlgorithm");
 #if !defined(PTO_TARGET_A5)
   constexpr int64_t stride = D::Cols_, words = 2 * ((stride + 63) / 64);
   static_assert(int64_t(Tmp::Rows_) * Tmp::Cols_ * sizeof(typename Tmp::DType) >= (stride + 64) * sizeof(typename D::DType),
@@ -652,7 +657,7 @@ RecordEvent TREM(D& dst, A& a, B& b, Tmp& tmp, E&...) {
   model::clobber(tmp);
   return {};
 }
-template <typename D, typename S, typename Tmp, typename... E>
+template <auto Precision = RemSAlgorithm::DEFAULT, typename D, typename S, typename Tmp, typename... E>
   requires is_tile<Tmp>::value
 RecordEvent TREMS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
@@ -661,6 +666,7 @@ RecordEvent TREMS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
   static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TREMS: operands must have one dtype");
   static_assert(model::rem_dtype<typename D::DType>(), "TREMS: the target's TREMS does not take this dtype");
   static_assert(std::is_same_v<Tmp, D>, "TREMS: tmp has the destination's tile type");
+  static_assert(std::is_same_v<decltype(Precision), RemSAlgorithm>, "TREMS: the algorithm is a RemSAlgorithm");
   if (tmp.GetValidCol() < dst.GetValidCol() || tmp.GetValidRow() < 1) model::fail("TREMS: tmp is smaller than a destination row");
   if (model::overlap(tmp, src) || model::overlap(tmp, dst)) model::fail("TREMS: tmp overlaps an operand");
 #if !defined(PTO_TARGET_A5)
