@@ -40,6 +40,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 use pto::ir::DataType;
 use pto::ir::ops::{OPS, OpClass, OpInfo};
+use pto::ir::verify::target::Target;
 use pto_lower::interp::{HostValue, run};
 
 /// The tile rows of the families without matmul (small tiles keep them fast); their
@@ -238,6 +239,10 @@ fn candidates(d: DataType) -> Vec<&'static OpInfo> {
         .filter(|r| {
             r.dialect == "tile"
                 && r.opcode.accepts(d)
+                // Legal on both targets (the verifier's element-type rules: `floor_mod`
+                // takes f32 tiles, and f16 on A5 only); conformance.rs checks the others'
+                // semantics.
+                && Target::ALL.iter().all(|t| t.takes(r.opcode, d))
                 && matches!(
                     r.class,
                     OpClass::TileBinary

@@ -129,10 +129,11 @@ pub fn buffer_extents(
     }
 }
 
-/// Bytes of scratch the ops of function `f` need past its Vec tiles: the largest source of a
-/// row reduction or transpose. pto-isa's `TROWSUM` / `TROWMAX` / `TROWMIN` / `TTRANS` take a
-/// `tmp` tile the instruction overwrites on A2A3, so it cannot be the source; one region
-/// serves every such op, since each uses it only while it runs.
+/// Bytes of scratch the ops of function `f` need past its Vec tiles: the largest scratch
+/// tile of their instructions (`Isa::scratch_shape`: mostly the source's type). pto-isa's
+/// `TROWSUM` / `TROWMAX` / `TROWMIN` / `TTRANS` / `TREM` ... take a `tmp` tile the
+/// instruction overwrites on A2A3, so it cannot be the source; one region serves every
+/// such op, since each uses it only while it runs.
 pub fn scratch_bytes(m: &ProgramModule, f: pto_ir::FuncId) -> u64 {
     let tree = crate::walk::Tree::of(m, f);
     let mut need = 0;
@@ -145,17 +146,36 @@ pub fn scratch_bytes(m: &ProgramModule, f: pto_ir::FuncId) -> u64 {
             if needs_scratch(op.opcode)
                 && let Some(&a) = op.operands.first()
             {
-                need = need.max(tile_bytes(&m.values[a].ty));
+                need = need.max(scratch_tile_bytes(op.opcode, &m.values[a].ty));
             }
         }
     }
     need
 }
 
-/// Whether an op's instruction takes a scratch tile of its source's type: the op table's
-/// instructions say (`Isa::needs_scratch`, the one list).
+/// Whether an op's instruction takes a scratch tile: the op table's instructions say
+/// (`Isa::needs_scratch`, the one list).
 pub fn needs_scratch(op: pto_ir::Opcode) -> bool {
     op.info().isa.iter().any(|i| i.needs_scratch())
+}
+
+/// The bytes of the largest scratch tile one of `op`'s instructions takes for a source of
+/// type `src` (the source's own bytes, or `Isa::scratch_shape`'s row for `TREM`).
+fn scratch_tile_bytes(op: pto_ir::Opcode, src: &Type) -> u64 {
+    let own = tile_bytes(src);
+    let Some(t) = src.as_tile() else { return own };
+    let (rows, cols) = t.rows_cols();
+    let bytes = t.dtype.size_bytes().max(1);
+    op.info()
+        .isa
+        .iter()
+        .filter(|i| i.needs_scratch())
+        .map(|i| match i.scratch_shape(rows, cols, bytes) {
+            [r, c] if [r, c] == [rows, cols] => own,
+            [r, c] => (r * c * bytes).div_ceil(32) * 32,
+        })
+        .max()
+        .unwrap_or(own)
 }
 
 /// Records the location of a tile value (keeping any address it has).

@@ -670,3 +670,195 @@ fn row_broadcasts_take_a_column_or_a_block_per_row() {
         run_snippet(decls, &body("B"), target).unwrap();
     }
 }
+
+/// `floor_mod` of a ragged fp32 tile by a tile, by a scalar, and of a column tile by a
+/// scalar (the C++ reads a column through its `[1, R]` row view).
+const FLOOR_MOD: &str = r#"program.module @fm {
+  program.entry @fm
+  func.func @fm(%x_2: tensor<[%N_1, 64], fp32> #in, %y_3: tensor<[%N_1, 64], fp32> #in, %r_4: tensor<[%N_1, 64], fp32> #out, %s_5: tensor<[%N_1, 64], fp32> #out, %c_6: tensor<[%N_1, 1], fp32> #out) {
+    statement.op {
+      %c0_7 = 0 : int64
+      %c16_8 = 16 : int64
+      %k_9 = -2.5 : fp32
+    }
+    statement.for %i_10 = %c0_7 to %N_1 step %c16_8 {
+      statement.op {
+        %a_11 = tile.load %x_2 : (tensor<[%N_1, 64], fp32>) -> tile<[?, 64], [16, 64], fp32> {shape=[16, 64], offset=[%i_10, 0]}
+        %b_12 = tile.load %y_3 : (tensor<[%N_1, 64], fp32>) -> tile<[?, 64], [16, 64], fp32> {shape=[16, 64], offset=[%i_10, 0]}
+        %m_13 = tile.floormod %a_11, %b_12 : (tile<[?, 64], [16, 64], fp32>, tile<[?, 64], [16, 64], fp32>) -> tile<[?, 64], [16, 64], fp32>
+        %n_14 = tile.floormod %a_11, %k_9 : (tile<[?, 64], [16, 64], fp32>, fp32) -> tile<[?, 64], [16, 64], fp32>
+        %e_15 = tile.row_max %a_11 : (tile<[?, 64], [16, 64], fp32>) -> tile<[?, 1], [16, 1], fp32>
+        %f_16 = tile.floormod %e_15, %k_9 : (tile<[?, 1], [16, 1], fp32>, fp32) -> tile<[?, 1], [16, 1], fp32>
+        tile.store %m_13, %r_4 : (tile<[?, 64], [16, 64], fp32>, tensor<[%N_1, 64], fp32>) -> () {offset=[%i_10, 0]}
+        tile.store %n_14, %s_5 : (tile<[?, 64], [16, 64], fp32>, tensor<[%N_1, 64], fp32>) -> () {offset=[%i_10, 0]}
+        tile.store %f_16, %c_6 : (tile<[?, 1], [16, 1], fp32>, tensor<[%N_1, 1], fp32>) -> () {offset=[%i_10, 0]}
+      }
+      statement.yield
+    }
+    statement.return
+  }
+}
+"#;
+
+/// Found by compiling every kernel against pto-isa's headers in their CPU simulation:
+/// `TREM(dst, src0, src1, tmp)` and `TREMS(dst, src, scalar, tmp)` take a scratch tile
+/// (the emitter wrote three operands, and the model declared them so). TREM's is one row of
+/// the destination's stride, its mask words and a 256-byte repeat (A2A3); TREMS's has the
+/// destination's type (the CPU simulation's `TileDst& tmp`). The model refuses the old
+/// forms, a TREMS `tmp` of another type and a TREM `tmp` too short on A2A3, and the emitted
+/// C++ runs in it at a ragged size against the interpreter.
+#[test]
+fn trem_and_trems_take_a_scratch_tile() {
+    let m = pto_ir::parse(FLOOR_MOD).unwrap();
+    pto_ir::verify(&m).unwrap();
+    for target in ["A2A3", "A5"] {
+        let c = harness::cpp_for(&m, target).unwrap();
+        // 16 x 64 fp32: stride 64 + 2 mask words, rounded to 72, + 64 elements.
+        assert!(
+            c.contains("Tile<TileType::Vec, float, 1, 136, BLayout::RowMajor, 1, 136"),
+            "{c}"
+        );
+        // On A5 the exact (high-precision) fp32 algorithm; A2A3 has one.
+        if target == "A5" {
+            assert!(c.contains("TREM<RemAlgorithm::HIGH_PRECISION>(t"), "{c}");
+            assert!(c.contains("TREMS<RemSAlgorithm::HIGH_PRECISION>(t"), "{c}");
+        } else {
+            assert!(c.contains("TREM(t") && !c.contains("HIGH_PRECISION"), "{c}");
+        }
+        assert!(
+            c.lines()
+                .filter(|l| l.contains("TREM") && l.contains("(t"))
+                .all(|l| l.trim_end().ends_with("_as_dst);") || l.contains(", scratch")),
+            "{c}"
+        );
+        assert!(c.contains("std::remove_reference_t<decltype("), "{c}");
+        // A2A3's TREM reads its sources after writing its destination: never in place.
+        for l in c.lines().filter(|l| l.contains("TREM") && l.contains("(t")) {
+            let args: Vec<&str> = l[l.find('(').unwrap() + 1..].split(", ").collect();
+            assert!(!args[1..args.len() - 1].contains(&args[0]), "in place: {l}");
+        }
+    }
+    let decls = "using D = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, DYNAMIC, 64>;\n\
+                 using F = Tile<TileType::Vec, float, 16, 64>;\n\
+                 using R = Tile<TileType::Vec, float, 1, 136>;\n\
+                 using Short = Tile<TileType::Vec, float, 1, 64>;\n\
+                 using I8 = Tile<TileType::Vec, int8_t, 16, 64>;";
+    let place = "D d(16); D a(16); D b(16); TASSIGN(d, 0); TASSIGN(a, 4096); TASSIGN(b, 8192);";
+    for target in ["A2A3", "A5"] {
+        // Today's forms: three operands.
+        rejected(decls, &format!("{place} TREM(d, a, b);"), target, "TREM");
+        rejected(
+            decls,
+            &format!("{place} TREMS(d, a, 2.0f);"),
+            target,
+            "TREMS",
+        );
+        // TREMS's tmp has the destination's type.
+        rejected(
+            decls,
+            &format!("{place} F t; TASSIGN(t, 12288); TREMS(d, a, 2.0f, t);"),
+            target,
+            "destination's tile type",
+        );
+        accepted(
+            decls,
+            &format!("{place} R t; TASSIGN(t, 12288); TREM(d, a, b, t);"),
+            target,
+        );
+        accepted(
+            decls,
+            &format!("{place} D t = d; TASSIGN(t, 12288); TREMS(d, a, 2.0f, t);"),
+            target,
+        );
+        // No target's TREM takes int8.
+        rejected(
+            decls,
+            "I8 d; I8 a; I8 b; R t; TREM(d, a, b, t);",
+            target,
+            "does not take this dtype",
+        );
+    }
+    rejected(
+        decls,
+        &format!("{place} Short t; TASSIGN(t, 12288); TREM(d, a, b, t);"),
+        "A2A3",
+        "256-byte mask repeat",
+    );
+    accepted(
+        decls,
+        &format!("{place} Short t; TASSIGN(t, 12288); TREM(d, a, b, t);"),
+        "A5",
+    );
+    // The emitted C++ runs in the model at a ragged size and matches the interpreter.
+    let Some(gxx) = harness::gxx() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-trem-{}", std::process::id()));
+    for target in ["A2A3", "A5"] {
+        let built = harness::build(&gxx, &m, target, &dir, "floor_mod").unwrap();
+        for n in [32, 37] {
+            let args = harness::args_for(&m, &[n], 5, false);
+            let (got, _) = built.run(&args).unwrap();
+            let mut want = args.clone();
+            pto_lower::interp::run(&m, m.entry.unwrap(), &mut want).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                if let (
+                    pto_lower::interp::HostValue::Tensor(g),
+                    pto_lower::interp::HostValue::Tensor(w),
+                ) = (g, w)
+                {
+                    assert_eq!(
+                        harness::max_error(&g.data, &w.data),
+                        0.0,
+                        "{target} N = {n}"
+                    );
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Found by compiling `model_fp64.fine_f64` against pto-isa's headers: its `TPARTMUL` on
+/// double tiles exists on no target (no pto-isa instruction computes on `double`; the
+/// verifier's `Target::computes_on`). The model refuses computing instructions on fp64
+/// tiles and still moves them; A5's `TCOLPROD` takes no 1- or 8-byte integers (its other
+/// column reductions do).
+#[test]
+fn fp64_tiles_move_but_are_never_computed_on() {
+    let decls = "using D = Tile<TileType::Vec, double, 16, 16>;\n\
+                 using F = Tile<TileType::Vec, float, 16, 16>;\n\
+                 using I8 = Tile<TileType::Vec, int8_t, 16, 32>;\n\
+                 using I8r = Tile<TileType::Vec, int8_t, 1, 32>;";
+    let place = "D a; D b; D d; TASSIGN(a, 0); TASSIGN(b, 2048); TASSIGN(d, 4096);";
+    for target in ["A2A3", "A5"] {
+        for op in [
+            "TPARTMUL(d, a, b);",
+            "TADD(d, a, b);",
+            "TMULS(d, a, 2.0);",
+            "TEXP(d, a);",
+            "TEXPANDS(d, 1.0);",
+        ] {
+            rejected(
+                decls,
+                &format!("{place} {op}"),
+                target,
+                "no target computes on fp64 tiles",
+            );
+        }
+        rejected(
+            decls,
+            &format!("{place} F f; TASSIGN(f, 8192); TCVT(f, a, RoundMode::CAST_NONE);"),
+            target,
+            "no target converts fp64 tiles",
+        );
+        accepted(decls, &format!("{place} TMOV(d, a);"), target);
+    }
+    accepted(decls, "I8 a; I8r d; TCOLSUM(d, a);", "A5");
+    rejected(
+        decls,
+        "I8 a; I8r d; TCOLPROD(d, a);",
+        "A5",
+        "TCOLPROD does not take this element type",
+    );
+}

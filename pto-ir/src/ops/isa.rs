@@ -148,8 +148,8 @@ impl Isa {
         self.forms().reduction
     }
 
-    /// Instructions whose C++ form takes a scratch tile of the source's type (`tmp`), which
-    /// they overwrite on A2A3.
+    /// Instructions whose C++ form takes a scratch tile (`tmp`), which they overwrite on
+    /// A2A3; its shape is [`Isa::scratch_shape`].
     pub fn needs_scratch(self) -> bool {
         matches!(
             self,
@@ -164,7 +164,30 @@ impl Isa {
                 | Isa::TRowProd
                 | Isa::TRowArgMax
                 | Isa::TRowArgMin
+                | Isa::TRem
+                | Isa::TRemS
         )
+    }
+
+    /// The `[rows, cols]` of the scratch tile this instruction takes for a source of
+    /// `rows x cols` elements of `bytes` bytes each: the source's shape, except `TREM`'s.
+    /// pto-isa's A2A3 `TREM` (`npu/a2a3/TRem.hpp`) uses `tmp` as one row: the quotients of a
+    /// source row (the destination's row stride, `cols`, or `rows` for a column tile, which
+    /// the C++ reads through a `[1, rows]` view), then its comparison mask, for which it
+    /// asserts `tmp.GetValidCol() >= stride + 2 * ceil(stride / 64)` and fills one whole
+    /// 256-byte repeat. So `[1, W]` with `W` the stride and the mask words rounded up to a
+    /// 32-byte row, plus 256 bytes. `TREMS` takes a tile of the destination's type (the CPU
+    /// simulation's `TREMS_IMPL(TileDst&, TileSrc&, scalar, TileDst& tmp)`), which the
+    /// emitter declares over this scratch: the source's shape. A5 ignores both.
+    pub fn scratch_shape(self, rows: u64, cols: u64, bytes: u64) -> [u64; 2] {
+        if self != Isa::TRem {
+            return [rows, cols];
+        }
+        let bytes = bytes.max(1);
+        let stride = if cols == 1 { rows } else { cols };
+        let line = (32 / bytes).max(1);
+        let used = (stride + 2 * stride.div_ceil(64)).div_ceil(line) * line;
+        [1, used + 256 / bytes]
     }
 
     /// The accumulating binary ops, whose result covers both operands' valid regions
@@ -193,5 +216,17 @@ mod tests {
         assert!(TRowExpandDiv.is_expand_op() && TColExpandMin.is_expand_op());
         assert!(!TRowExpand.is_expand_op() && !TAdd.is_expand_op());
         assert!(TRowArgMin.is_reduction() && TColProd.is_reduction() && !TTrans.is_reduction());
+    }
+
+    #[test]
+    fn trem_scratch_holds_a_row_its_mask_and_a_repeat() {
+        // fp32 rows of 64: 64 quotients + 2 mask words, rounded to 72, + 64 (256 bytes).
+        assert_eq!(TRem.scratch_shape(8, 64, 4), [1, 136]);
+        // A column tile is read as one row of `rows`.
+        assert_eq!(TRem.scratch_shape(40, 1, 4), [1, 48 + 64]);
+        // 130 columns: 3 repeats, 6 mask words: 136, + 64.
+        assert_eq!(TRem.scratch_shape(2, 130, 4), [1, 200]);
+        assert_eq!(TRemS.scratch_shape(8, 64, 4), [8, 64]);
+        assert_eq!(TRowSum.scratch_shape(8, 64, 2), [8, 64]);
     }
 }

@@ -65,7 +65,12 @@
 //!    - the target compares (`TCMP`) and selects (`TSEL`) tiles of the element type: A2A3
 //!      compares int32 / fp16 / fp32 and selects 2- and 4-byte elements, A5 more; A2A3's
 //!      column reductions (`TCOLSUM` / `TCOLMAX` / `TCOLMIN` / `TCOLPROD`) take fp16 / fp32 /
-//!      int16 / int32 only.
+//!      int16 / int32 only, A5's `TCOLPROD` no 1- or 8-byte integers;
+//!    - `floor_mod` (`TREM` / `TREMS`) takes fp32 tiles on A2A3 and fp16 / fp32 on A5:
+//!      A2A3's int32 path goes through fp32 and overwrites its divisor, A5's integer
+//!      remainder truncates;
+//!    - no op computes on fp64 tiles or tensors on either target (no pto-isa instruction
+//!      takes `double`); loads, stores, moves and A5's selects of fp64 stay legal.
 //!
 //! Identical diagnostics (same anchor, same message) are reported once.
 

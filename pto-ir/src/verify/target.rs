@@ -39,7 +39,7 @@ use crate::DataType;
 use crate::attr::Attr;
 use crate::diag::Diag;
 use crate::entity::{EntitySet, SecondaryMap, SpanId, ValueId};
-use crate::ops::OpClass;
+use crate::ops::{OpClass, Opcode};
 use crate::typefmt::short_tile;
 use crate::types::{MemorySpace, TileType};
 
@@ -171,7 +171,7 @@ impl Target {
     /// Whether the target's column reductions (`TCOLSUM` / `TCOLMAX` / `TCOLMIN` /
     /// `TCOLPROD`) take tiles of `d` (pto-isa `npu/a2a3/TColReduceOps.hpp`, `TColSum.hpp`:
     /// fp16, fp32, int16 and int32 only; `npu/a5/TColReduceOps.hpp`: every integer type,
-    /// fp16, bf16 and fp32, A5's `TCOLPROD` fewer, not checked here).
+    /// fp16, bf16 and fp32; A5's `TCOLPROD` fewer, [`Target::col_prods`]).
     pub fn col_reduces(&self, d: DataType) -> bool {
         use DataType::*;
         if self.name == Target::A5.name {
@@ -179,6 +179,50 @@ impl Target {
         } else {
             matches!(d, Fp16 | Fp32 | Int16 | Int32)
         }
+    }
+
+    /// Whether the target's `TCOLPROD` takes tiles of `d`: A2A3's like its other column
+    /// reductions; A5's (`npu/a5/TColProd.hpp`) fp16, bf16, fp32, int16, uint16, int32 and
+    /// uint32 only (no 1- or 8-byte integers).
+    pub fn col_prods(&self, d: DataType) -> bool {
+        use DataType::*;
+        if self.name == Target::A5.name {
+            matches!(d, Fp16 | Bf16 | Fp32 | Int16 | UInt16 | Int32 | UInt32)
+        } else {
+            self.col_reduces(d)
+        }
+    }
+
+    /// Whether the target computes `floor_mod` (`TREM` / `TREMS`) on tiles of `d` with the
+    /// semantics module's meaning. A2A3 (`npu/a2a3/TRem.hpp`, `TRemS.hpp`) takes fp32 and
+    /// int32, but computes int32 through fp32 (exact only below 2^24) and its `TREM`
+    /// leaves the divisor tile holding the fp32 conversion of its elements: fp32 only.
+    /// A5 (`npu/a5/TRem.hpp`) takes fp16, fp32 and the 2-, 4- and 8-byte integers, but
+    /// its integer remainder truncates (`vmod`; for 64 bits `Int64Rem`: `a - trunc(a / b)
+    /// * b`, 0 by zero): the dividend's sign, `a % b`'s meaning. So A5 takes fp16 and fp32.
+    pub fn floor_mods(&self, d: DataType) -> bool {
+        use DataType::*;
+        if self.name == Target::A5.name {
+            matches!(d, Fp16 | Fp32)
+        } else {
+            d == Fp32
+        }
+    }
+
+    /// Whether the target's vector and cube instructions compute on elements of `d`: not
+    /// fp64 on either target. No pto-isa instruction of `npu/a2a3` or `npu/a5` computes on
+    /// `double` (the elementwise, scalar, unary, reduction, fill, conversion and matmul
+    /// checks list their types, and none lists it; the partial ops `TPARTADD` / `TPARTMUL`
+    /// ... neither). Loads, stores, moves and A5's selects move fp64 elements as 8-byte
+    /// data; those stay legal.
+    pub fn computes_on(&self, d: DataType) -> bool {
+        d != DataType::Fp64
+    }
+
+    /// Whether the target's instructions for `op` take tiles (and tensors) whose elements
+    /// are all `d`: none of the element-type rules the verifier applies refuses them.
+    pub fn takes(&self, op: Opcode, d: DataType) -> bool {
+        dtype_problem(*self, op, Some(d), &[d]).is_none()
     }
 
     /// `A2A3 (also a2a3, A3, a3, PTOv2), A5 (also a5, PTOv3)`, for messages.
@@ -350,21 +394,33 @@ pub(super) fn check(
                 home(&mut p, r, space, op.span);
             }
         }
-        if matches!(
-            class,
-            OpClass::TileCompare | OpClass::Select | OpClass::ColReduce
-        ) {
-            // The compared (or selected) element type: the first tile operand's of a
-            // comparison, the result's of a select.
-            let of = match class {
-                OpClass::Select => op.results.first().copied().and_then(&tile),
-                _ => op.operands.iter().find_map(|&x| tile(x)),
-            };
-            if let Some(tt) = of
-                && let Some(d) = dtype_rule(t, class, tt.dtype)
-            {
-                v.push(d_at(d, op.span, &op.opcode.full_name()));
+        // The element type the rules judge: the result's of a select (its mask is `bool`),
+        // else the first tile or tensor operand's; the fp64 rule judges every tile and
+        // tensor the op reads or writes (a cast's source and result, a fill's result).
+        let elem = |x: ValueId| -> Option<DataType> {
+            if well_typed.contains(x) {
+                let ty = &m.values.get(x)?.ty;
+                match (ty.as_tile(), ty.as_tensor()) {
+                    (Some(tt), _) => Some(tt.dtype),
+                    (None, Some(_)) => ty.dtype(),
+                    _ => None,
+                }
+            } else {
+                None
             }
+        };
+        let judged = match class {
+            OpClass::Select => op.results.first().copied().and_then(elem),
+            _ => op.operands.iter().find_map(|&x| elem(x)),
+        };
+        let all: Vec<DataType> = op
+            .operands
+            .iter()
+            .chain(&op.results)
+            .filter_map(|&x| elem(x))
+            .collect();
+        if let Some(d) = dtype_problem(t, op.opcode, judged, &all) {
+            v.push(d_at(d, op.span, &op.opcode.full_name()));
         }
         if matches!(
             class,
@@ -403,9 +459,12 @@ pub(super) fn check(
     }
 }
 
-/// A per-target element-type rule of one op class, for [`dtype_rule`].
+/// A per-target element-type rule of some ops, for [`dtype_problem`].
 struct DtypeRow {
-    class: OpClass,
+    /// Whether the rule is about this op.
+    applies: fn(Opcode) -> bool,
+    /// Whether the rule judges every tile and tensor of the op (else the judged one).
+    every: bool,
     /// Whether target `t` takes elements of `d`.
     legal: fn(&Target, DataType) -> bool,
     /// `comparing` / `selecting`, with `{d}` before the next word: `comparing fp64 tiles`.
@@ -417,61 +476,144 @@ struct DtypeRow {
     /// What A2A3 and A5 take, in the verb's words.
     takes_a2a3: &'static str,
     takes_a5: &'static str,
-    /// The A5 note's verb (`compares`) and the conversion suggested on the other target.
-    a5_verb: &'static str,
+    /// The other target's verb (`compares`) and the conversion suggested on this one.
+    verb: &'static str,
     convert_on: &'static str,
-    convert: &'static str,
+    /// The note when no target takes the element type.
+    otherwise: &'static str,
 }
 
-/// The element types each target's `TCMP` / `TSEL` / column reductions take
-/// ([`Target::compares`], [`Target::selects`], [`Target::col_reduces`]).
-const DTYPE_RULES: [DtypeRow; 3] = [
+/// Whether an op computes on its tiles or tensors on the chip's vector or cube units
+/// (the ops the fp64 rule is about; moves, loads, stores and selects only move data).
+fn computes(op: Opcode) -> bool {
+    use OpClass::*;
+    matches!(
+        op.class(),
+        TileBinary
+            | TileBitwise
+            | TileUnary
+            | TileUnaryFloat
+            | TileNot
+            | TileCast
+            | TileCompare
+            | RowReduce
+            | ColReduce
+            | RowArgReduce
+            | Matmul
+            | MatmulAcc
+            | MatmulBias
+            | Full
+            | TensorBinary
+            | TensorUnary
+    ) || matches!(op, Opcode::TileLoadOr | Opcode::TileStoreAdd)
+}
+
+/// The element types each target's instructions take ([`Target::compares`],
+/// [`Target::selects`], [`Target::col_reduces`], [`Target::col_prods`],
+/// [`Target::floor_mods`], [`Target::computes_on`]); the first row an op breaks is
+/// reported.
+const DTYPE_RULES: [DtypeRow; 6] = [
     DtypeRow {
-        class: OpClass::TileCompare,
+        applies: |op| op.class() == OpClass::TileCompare,
+        every: false,
         legal: Target::compares,
         doing: "comparing",
         what: "tiles",
         inst: "TCMP compares",
         takes_a2a3: "int32, fp16 and fp32 only",
         takes_a5: "integers, fp16, bf16 and fp32",
-        a5_verb: "compares",
+        verb: "compares",
         convert_on: "`.cast::<f32>()`",
-        convert: "`.cast::<f32>()`",
+        otherwise: "convert first (`.cast::<f32>()`)",
     },
     DtypeRow {
-        class: OpClass::Select,
+        applies: |op| op.class() == OpClass::Select,
+        every: false,
         legal: Target::selects,
         doing: "selecting",
         what: "elements",
         inst: "TSEL selects",
         takes_a2a3: "2- and 4-byte elements",
         takes_a5: "1-, 2-, 4- and 8-byte elements",
-        a5_verb: "selects",
+        verb: "selects",
         convert_on: "`.cast::<T>()` to a 2- or 4-byte type",
-        convert: "`.cast::<T>()`",
+        otherwise: "convert first (`.cast::<T>()`)",
     },
     DtypeRow {
-        class: OpClass::ColReduce,
+        applies: |op| op.class() == OpClass::ColReduce,
+        every: false,
         legal: Target::col_reduces,
         doing: "reducing the columns of",
         what: "tiles",
         inst: "TCOLSUM / TCOLMAX / TCOLMIN / TCOLPROD take",
         takes_a2a3: "fp16, fp32, int16 and int32 only",
         takes_a5: "integers, fp16, bf16 and fp32",
-        a5_verb: "reduces columns of",
+        verb: "reduces columns of",
         convert_on: "`.cast::<f32>()`",
-        convert: "`.cast::<f32>()`",
+        otherwise: "convert first (`.cast::<f32>()`)",
+    },
+    DtypeRow {
+        applies: |op| op == Opcode::TileColProd,
+        every: false,
+        legal: Target::col_prods,
+        doing: "multiplying the columns of",
+        what: "tiles",
+        inst: "TCOLPROD takes",
+        takes_a2a3: "fp16, fp32, int16 and int32 only",
+        takes_a5: "fp16, bf16, fp32, int16, uint16, int32 and uint32 only",
+        verb: "multiplies columns of",
+        convert_on: "`.cast::<f32>()`",
+        otherwise: "convert first (`.cast::<f32>()`)",
+    },
+    DtypeRow {
+        applies: |op| op == Opcode::TileFloorMod,
+        every: false,
+        legal: Target::floor_mods,
+        doing: "taking `floor_mod` of",
+        what: "tiles",
+        inst: "TREM / TREMS take",
+        takes_a2a3: "fp32 only (int32 goes through fp32, exact below 2^24 only, and TREM overwrites the divisor tile)",
+        takes_a5: "fp16 and fp32 (its integer remainder truncates: the dividend's sign, not the divisor's)",
+        verb: "takes `floor_mod` of",
+        convert_on: "`.cast::<f32>()`",
+        otherwise: "no target takes it: compute in fp32 (`.cast::<f32>()`, exact for integers below 2^24)",
+    },
+    DtypeRow {
+        applies: computes,
+        every: true,
+        legal: Target::computes_on,
+        doing: "computing on",
+        what: "tiles",
+        inst: "vector and cube instructions take",
+        takes_a2a3: "no fp64 (no pto-isa instruction computes on `double`)",
+        takes_a5: "no fp64 (no pto-isa instruction computes on `double`)",
+        verb: "computes on",
+        convert_on: "",
+        otherwise: "no target computes on (or converts) fp64 tiles: give the kernel fp32 data, or compute in fp64 on the host",
     },
 ];
 
-/// What is wrong with comparing (`class` `TileCompare`) or selecting (`Select`) tiles of
-/// `d` on target `t`, as a message and a note, if anything.
-fn dtype_rule(t: Target, class: OpClass, d: DataType) -> Option<(String, String)> {
-    let a5 = Target::A5;
-    let row = DTYPE_RULES
+/// What is wrong with op `op` on target `t`, as a message and a note, if anything: `judged`
+/// is the element type most rules judge, `all` every tile and tensor element type of the
+/// op (the fp64 rule judges them all).
+fn dtype_problem(
+    t: Target,
+    op: Opcode,
+    judged: Option<DataType>,
+    all: &[DataType],
+) -> Option<(String, String)> {
+    let (row, d) = DTYPE_RULES
         .iter()
-        .find(|r| r.class == class && !(r.legal)(&t, d))?;
-    let takes = if t.name == a5.name {
+        .filter(|r| (r.applies)(op))
+        .find_map(|r| {
+            let bad = if r.every {
+                all.iter().copied().find(|&d| !(r.legal)(&t, d))
+            } else {
+                judged.filter(|&d| !(r.legal)(&t, d))
+            };
+            bad.map(|d| (r, d))
+        })?;
+    let takes = if t.name == Target::A5.name {
         row.takes_a5
     } else {
         row.takes_a2a3
@@ -480,18 +622,18 @@ fn dtype_rule(t: Target, class: OpClass, d: DataType) -> Option<(String, String)
         "{} {d} {} is not legal on {}: its {} {takes}",
         row.doing, row.what, t.name, row.inst
     );
-    let note = if (row.legal)(&a5, d) && t.name != a5.name {
-        format!(
-            "A5 {} {d}; on {} convert first ({})",
-            row.a5_verb, t.name, row.convert_on
-        )
-    } else {
-        format!("convert first ({})", row.convert)
+    let other = Target::ALL.into_iter().find(|o| o.name != t.name);
+    let note = match other {
+        Some(o) if (row.legal)(&o, d) => format!(
+            "{} {} {d}; on {} convert first ({})",
+            o.name, row.verb, t.name, row.convert_on
+        ),
+        _ => row.otherwise.to_string(),
     };
     Some((message, note))
 }
 
-/// The diagnostic of [`dtype_rule`]'s problem with op `name` at `span`.
+/// The diagnostic of [`dtype_problem`]'s problem with op `name` at `span`.
 fn d_at((msg, note): (String, String), span: SpanId, name: &str) -> Diag {
     Diag::new(span, format!("{name}: {msg}")).note(note)
 }

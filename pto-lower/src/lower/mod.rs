@@ -120,8 +120,9 @@ fn mark_parallel_loops(m: &mut ProgramModule, verdicts: &[(ValueId, Option<Strin
     }
 }
 
-/// One scratch slot per source type of the instructions that need one, all at the first
-/// 32-byte boundary past the Vec tiles (where `bufferize` counted the region).
+/// One scratch slot per scratch type of the instructions that need one
+/// ([`scratch_for`]), all at the first 32-byte boundary past the Vec tiles (where
+/// `bufferize` counted the region).
 fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
     fn walk(insts: &[Inst], tiles: &[TileSlot], addr: u64, out: &mut Vec<TileSlot>) {
         for i in insts {
@@ -134,19 +135,21 @@ fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
                         continue;
                     };
                     // The scratch has the type the source is read with.
-                    let rows = tiles
-                        .get(dst.0 as usize)
-                        .map_or(src.rows, |d| read_rows(*isa, src, d));
-                    let same =
-                        |t: &TileSlot| t.dtype == src.dtype && t.rows == rows && t.cols == src.cols;
+                    let want = match tiles.get(dst.0 as usize) {
+                        Some(d) => scratch_for(*isa, src, d),
+                        None => scratch_for(*isa, src, src),
+                    };
+                    let same = |t: &TileSlot| {
+                        t.dtype == want.dtype
+                            && t.rows == want.rows
+                            && t.cols == want.cols
+                            && t.layout == want.layout
+                    };
                     if !out.iter().any(same) {
                         out.push(TileSlot {
                             name: format!("scratch{}", out.len()),
                             addr,
-                            rows,
-                            valid: [Some(rows), Some(src.cols)],
-                            bytes: buffer_bytes(src.space, src.layout, src.dtype, rows, src.cols),
-                            ..src.clone()
+                            ..want
                         });
                     }
                 }
@@ -176,6 +179,33 @@ fn scratch_slots(body: &[Inst], tiles: &[TileSlot]) -> Vec<TileSlot> {
     let mut out = Vec::new();
     walk(body, tiles, end.div_ceil(32) * 32, &mut out);
     out
+}
+
+/// The scratch tile `isa` takes for source slot `src` of destination `dst` (named and placed
+/// by the caller): the source's type as the instruction reads it ([`read_rows`]) with every
+/// element valid, or the shape [`Isa::scratch_shape`] gives as a row-major Vec tile.
+pub(crate) fn scratch_for(isa: Isa, src: &TileSlot, dst: &TileSlot) -> TileSlot {
+    let bytes = src.dtype.size_bytes().max(1);
+    let read = read_rows(isa, src, dst);
+    let [rows, cols] = isa.scratch_shape(read, src.cols, bytes);
+    if [rows, cols] == [read, src.cols] {
+        return TileSlot {
+            rows,
+            valid: [Some(rows), Some(cols)],
+            bytes: buffer_bytes(src.space, src.layout, src.dtype, rows, cols),
+            ..src.clone()
+        };
+    }
+    TileSlot {
+        shape: [rows, cols].into(),
+        rows,
+        cols,
+        space: MemorySpace::Vec,
+        bytes: (rows * cols * bytes).div_ceil(32) * 32,
+        layout: "ND",
+        valid: [Some(rows), Some(cols)],
+        ..src.clone()
+    }
 }
 
 /// Where terminators send their values.

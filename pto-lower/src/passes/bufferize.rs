@@ -25,8 +25,8 @@
 use pto_ir::entity::{EntityId, SecondaryMap};
 use pto_ir::verify::target::{Target, buffer_name, target};
 use pto_ir::{
-    Attr, BlockId, Diag, Diagnostics, FuncId, MemorySpace, OpClass, ProgramModule, SpanId, StmtId,
-    StmtKind, ValueDef, ValueId,
+    Attr, BlockId, Diag, Diagnostics, FuncId, MemorySpace, OpClass, Opcode, ProgramModule, SpanId,
+    StmtId, StmtKind, ValueDef, ValueId,
 };
 
 use super::Pass;
@@ -74,10 +74,19 @@ pub fn module_target(m: &ProgramModule) -> Target {
     target(name).unwrap_or(Target::A2A3)
 }
 
-/// Whether an op may write its result over one of its operands.
-fn in_place_capable(class: OpClass) -> bool {
+/// Whether an op may write its result over one of its operands. Not the remainders:
+/// pto-isa's A2A3 `TREM` / `TREMS` / `TFMOD` (`npu/a2a3/TRem.hpp`, `TRemS.hpp`, `TFmod.hpp`)
+/// write partial results into the destination and then read their sources again, so a
+/// destination sharing a source's storage gives 0 (or skips the sign correction).
+fn in_place_capable(op: Opcode) -> bool {
+    if matches!(
+        op,
+        Opcode::TileRem | Opcode::TileFMod | Opcode::TileFloorMod
+    ) {
+        return false;
+    }
     matches!(
-        class,
+        op.class(),
         OpClass::TileBinary
             | OpClass::TileBitwise
             | OpClass::TileUnary
@@ -169,7 +178,7 @@ impl Live {
                     }
                     op.attrs
                         .for_each_value(&mut |v| self.use_at(m, v, u, inner));
-                    let d = if in_place_capable(op.opcode.class()) && !dup {
+                    let d = if in_place_capable(op.opcode) && !dup {
                         u + 1
                     } else {
                         u

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 #define __global__
@@ -400,6 +401,12 @@ template <typename X> void clobber(X& tmp) {
 // fp64 in f64), float for float, half and bfloat16 (computed in f32, then rounded).
 template <typename T> using arith = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
+// No pto-isa instruction of npu/a2a3 or npu/a5 computes on `double` (every elementwise,
+// scalar, unary, comparison, fill, conversion, partial and matmul check lists its element
+// types and none lists it); loads, stores, moves and selects only move 8-byte elements.
+// The computing instructions below assert it (the verifier's `Target::computes_on`).
+template <typename T> constexpr bool computes_on = !std::is_same_v<T, double>;
+
 template <typename T> T wrap_add(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
@@ -497,6 +504,7 @@ template <typename T> T min_(T a, T b) {
   template <typename D, typename A, typename B, typename... E>                                  \
   RecordEvent NAME(D& dst, A& a, B& b, E&...) {                                                 \
     PTO_EVENTS(E);                                                                              \
+    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>, \
                   #NAME ": operands must be row-major Vec tiles");                             \
     static_assert(std::is_same_v<typename D::DType, typename A::DType> &&                       \
@@ -515,7 +523,6 @@ PTO_BINARY(TMUL, model::wrap_mul(x, y))
 PTO_BINARY(TDIV, model::div_(x, y))
 PTO_BINARY(TMAX, model::max_(x, y))
 PTO_BINARY(TMIN, model::min_(x, y))
-PTO_BINARY(TREM, model::rem_(x, y))
 PTO_BINARY(TFMOD, model::fmod_(x, y))
 PTO_BINARY(TAND, T(x & y))
 PTO_BINARY(TOR, T(x | y))
@@ -532,6 +539,7 @@ PTO_BINARY(TSHR, T(y < 0 || y >= T(sizeof(T) * 8) ? T(x < 0 ? -1 : 0) : T(x >> y
   template <typename D, typename A, typename B, typename... E>                                    \
   RecordEvent NAME(D& dst, A& a, B& b, E&...) {                                                   \
     PTO_EVENTS(E);                                                                                \
+    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,   \
                   #NAME ": operands must be row-major Vec tiles");                               \
     using T = typename D::DType;                                                                  \
@@ -559,6 +567,7 @@ PTO_PART(TPARTMIN, model::min_(x, y))
   template <typename D, typename S, typename... E>                                               \
   RecordEvent NAME(D& dst, S& src, typename S::DType k, E&...) {                                 \
     PTO_EVENTS(E);                                                                               \
+    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<S>,                            \
                   #NAME ": tile-scalar instructions need row-major Vec tiles");                 \
     using T = typename D::DType;                                                                 \
@@ -573,7 +582,6 @@ PTO_SCALAR(TSUBS, model::wrap_sub(x, y))
 PTO_SCALAR(TMULS, model::wrap_mul(x, y))
 PTO_SCALAR(TMAXS, model::max_(x, y))
 PTO_SCALAR(TMINS, model::min_(x, y))
-PTO_SCALAR(TREMS, model::rem_(x, y))
 PTO_SCALAR(TFMODS, model::fmod_(x, y))
 PTO_SCALAR(TANDS, T(x & y))
 PTO_SCALAR(TORS, T(x | y))
@@ -587,8 +595,86 @@ template <typename D, typename S, typename... E>
   requires is_tile<S>::value
 RecordEvent TDIVS(D& dst, typename S::DType k, S& src, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename D::DType>, "TDIVS: no target computes on fp64 tiles");
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TDIVS: row-major Vec tiles");
   model::each(dst, [&](int64_t i, int64_t j) { return model::div_(k, src.at(i, j)); });
+  return {};
+}
+
+// TREM / TREMS (pto-isa 3186c381 `common/pto_instr.hpp`: `TREM(dst, src0, src1, tmp, ..)`
+// and `TREMS(dst, src, scalar, tmp, ..)`): row-major Vec tiles of one dtype and a scratch
+// tile the instruction overwrites. The dtypes (`npu/a2a3/TRem.hpp`, `TRemS.hpp`: float and
+// int32 only; `npu/a5/TRem.hpp`: half, float, int16 / uint16, int32 / uint32, int64 /
+// uint64, and TREMS the same here although its check only asks for 2, 4 or 8 bytes: its
+// other element types reach no implementation). A2A3's TREM uses `tmp` as one row: a
+// source row's quotients, then its comparison mask, asserting `tmp.GetValidCol() >= stride
+// + 2 * ceil(stride / 64)` (the destination's row stride) and filling one 256-byte repeat
+// past the stride. The CPU simulation's TREMS takes `tmp` of the destination's exact type
+// (`cpu/TBinSOps.hpp`: `TREMS_IMPL(TileDst&, TileSrc&, scalar, TileDst& tmp)`); A2A3's
+// asks at least one row of the destination's valid columns. The meaning is the semantics
+// module's `floor_mod` (the CPU simulation's `OP_REM`: the truncating remainder moved to
+// the divisor's sign), which is why the verifier refuses integers on A5 (its TREM
+// truncates them).
+namespace model {
+template <typename T> constexpr bool rem_dtype() {
+#if defined(PTO_TARGET_A5)
+  return std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int16_t> ||
+         std::is_same_v<T, uint16_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> ||
+         std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>;
+#else
+  return std::is_same_v<T, float> || std::is_same_v<T, int32_t>;
+#endif
+}
+}  // namespace model
+// The algorithm (common/type.hpp): A5's HIGH_PRECISION fp32 TREM / TREMS compute the exact
+// remainder (npu/a5/custom/TFmodRemHp.hpp); A2A3 and the CPU simulation take and ignore it.
+enum class RemAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class RemSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+template <auto Precision = RemAlgorithm::DEFAULT, typename D, typename A, typename B, typename Tmp, typename... E>
+  requires is_tile<B>::value && is_tile<Tmp>::value
+RecordEvent TREM(D& dst, A& a, B& b, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::computes_on<typename D::DType>, "TREM: no target computes on fp64 tiles");
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,
+                "TREM: operands must be row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
+                "TREM: operands must have one dtype");
+  static_assert(model::rem_dtype<typename D::DType>(), "TREM: the target's TREM does not take this dtype");
+  static_assert(model::vec_row_major<Tmp>, "TREM: tmp is a row-major Vec tile");
+  static_assert(std::is_same_v<decltype(Precision), RemAlgorithm>, "TREM: the algorithm is a RemAlgorithm");
+#if !defined(PTO_TARGET_A5)
+  constexpr int64_t stride = D::Cols_, words = 2 * ((stride + 63) / 64);
+  static_assert(int64_t(Tmp::Rows_) * Tmp::Cols_ * sizeof(typename Tmp::DType) >= (stride + 64) * sizeof(typename D::DType),
+                "TREM: on A2A3 tmp holds a row of the destination's stride and a 256-byte mask repeat");
+  if (tmp.GetValidCol() < stride + words) model::fail("TREM: tmp has fewer valid columns than stride + mask words (A2A3)");
+#endif
+  if (model::overlap(tmp, a) || model::overlap(tmp, b) || model::overlap(tmp, dst)) model::fail("TREM: tmp overlaps an operand");
+#if !defined(PTO_TARGET_A5)
+  // A2A3's TREM writes partial results into dst and then reads its sources again.
+  if (model::overlap(dst, a) || model::overlap(dst, b)) model::fail("TREM: dst overlaps a source (A2A3)");
+#endif
+  model::each(dst, [&](int64_t i, int64_t j) { return model::rem_(a.at(i, j), b.at(i, j)); });
+  model::clobber(tmp);
+  return {};
+}
+template <auto Precision = RemSAlgorithm::DEFAULT, typename D, typename S, typename Tmp, typename... E>
+  requires is_tile<Tmp>::value
+RecordEvent TREMS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::computes_on<typename D::DType>, "TREMS: no target computes on fp64 tiles");
+  static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TREMS: tile-scalar instructions need row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TREMS: operands must have one dtype");
+  static_assert(model::rem_dtype<typename D::DType>(), "TREMS: the target's TREMS does not take this dtype");
+  static_assert(std::is_same_v<Tmp, D>, "TREMS: tmp has the destination's tile type");
+  static_assert(std::is_same_v<decltype(Precision), RemSAlgorithm>, "TREMS: the algorithm is a RemSAlgorithm");
+  if (tmp.GetValidCol() < dst.GetValidCol() || tmp.GetValidRow() < 1) model::fail("TREMS: tmp is smaller than a destination row");
+  if (model::overlap(tmp, src) || model::overlap(tmp, dst)) model::fail("TREMS: tmp overlaps an operand");
+#if !defined(PTO_TARGET_A5)
+  // A2A3's TREMS writes `floor(src / k) * k` into dst and then reads src again.
+  if (model::overlap(dst, src)) model::fail("TREMS: dst overlaps the source (A2A3)");
+#endif
+  model::each(dst, [&](int64_t i, int64_t j) { return model::rem_(typename D::DType(src.at(i, j)), k); });
+  model::clobber(tmp);
   return {};
 }
 
@@ -598,6 +684,7 @@ template <typename D, typename A, typename B, typename Tmp, typename... E>
   requires is_tile<B>::value
 RecordEvent TPOW(D& dst, A& a, B& b, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename D::DType>, "TPOW: no target computes on fp64 tiles");
   static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,
                 "TPOW: row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
@@ -611,6 +698,7 @@ RecordEvent TPOW(D& dst, A& a, B& b, Tmp& tmp, E&...) {
 template <typename D, typename A, typename Tmp, typename... E>
 RecordEvent TPOWS(D& dst, A& a, typename D::DType k, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename D::DType>, "TPOWS: no target computes on fp64 tiles");
   static_assert(model::vec_row_major<D> && model::vec_row_major<A>, "TPOWS: row-major Vec tiles");
   static_assert(Tmp::Loc_ == TileType::Vec, "TPOWS: tmp is a Vec tile");
   if (model::overlap(tmp, a) || model::overlap(tmp, dst)) model::fail("TPOWS: tmp overlaps an operand");
@@ -670,6 +758,7 @@ template <typename M, typename A, typename B, typename... E>
   requires is_tile<B>::value
 RecordEvent TCMP(M& mask, A& a, B& b, CmpMode mode, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename A::DType>, "TCMP: no target computes on fp64 tiles");
   model::check_mask<M, A>();
   static_assert(model::vec_row_major<A> && model::vec_row_major<B> && std::is_same_v<typename A::DType, typename B::DType>,
                 "TCMP: row-major Vec sources of one dtype");
@@ -682,6 +771,7 @@ RecordEvent TCMP(M& mask, A& a, B& b, CmpMode mode, E&...) {
 template <typename M, typename A, typename... E>
 RecordEvent TCMPS(M& mask, A& a, typename A::DType k, CmpMode mode, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename A::DType>, "TCMPS: no target computes on fp64 tiles");
   model::check_mask<M, A>();
   static_assert(model::vec_row_major<A>, "TCMPS: a row-major Vec source");
   static_assert(model::cmp_dtype<typename A::DType>(), "TCMPS: A2A3 compares int32_t, half and float");
@@ -726,6 +816,7 @@ RecordEvent TSELS(D& dst, M& mask, A& a, Tmp& tmp, typename A::DType k, E&...) {
 // an Acc tile (an accumulator starts from TMATMUL).
 template <typename D, typename... E> RecordEvent TEXPANDS(D& dst, typename D::DType k, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename D::DType>, "TEXPANDS: no target computes on fp64 tiles");
   static_assert(D::Loc_ == TileType::Vec || D::Loc_ == TileType::Mat, "TEXPANDS: fills Vec or Mat tiles only");
   static_assert(D::Loc_ != TileType::Vec || D::isRowMajor, "TEXPANDS: a Vec tile must be row-major");
   if constexpr (D::Loc_ == TileType::Mat) {
@@ -741,6 +832,7 @@ template <typename D, typename... E> RecordEvent TEXPANDS(D& dst, typename D::DT
 #define PTO_UNARY(NAME, EXPR)                                                               \
   template <typename D, typename S, typename... E> RecordEvent NAME(D& dst, S& src, E&...) { \
     PTO_EVENTS(E);                                                                          \
+    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<S>,                       \
                   #NAME ": unary instructions need row-major Vec tiles");                  \
     using T = typename D::DType;                                                            \
@@ -891,6 +983,17 @@ template <typename T> constexpr bool col_reduces() {
          std::is_same_v<T, int32_t>;
 #endif
 }
+// A5's TCOLPROD takes fewer: fp16, bf16, fp32, int16, uint16, int32 and uint32
+// (npu/a5/TColProd.hpp; the verifier's `Target::col_prods`).
+template <typename T> constexpr bool col_prods() {
+#if defined(PTO_TARGET_A5)
+  return std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float> ||
+         std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t> || std::is_same_v<T, int32_t> ||
+         std::is_same_v<T, uint32_t>;
+#else
+  return col_reduces<T>();
+#endif
+}
 }  // namespace model
 #define PTO_COLRED(NAME, STEP)                                                                   \
   template <typename D, typename S, typename... E> RecordEvent NAME(D& dst, S& src, E&...) {      \
@@ -899,6 +1002,8 @@ template <typename T> constexpr bool col_reduces() {
                   #NAME ": row-major Vec tiles");                                               \
     static_assert(model::col_reduces<typename S::DType>(),                                       \
                   #NAME ": the target's column reductions do not take this element type");       \
+    static_assert(std::string_view(#NAME) != "TCOLPROD" || model::col_prods<typename S::DType>(), \
+                  #NAME ": the target's TCOLPROD does not take this element type");              \
     using T = typename D::DType;                                                                 \
     if (dst.GetValidCol() != src.GetValidCol()) model::fail(#NAME ": dst and src valid columns differ"); \
     for (int64_t j = 0; j < dst.GetValidCol(); ++j) {                                            \
@@ -1024,12 +1129,14 @@ template <typename C, typename A, typename B> void matmul_into(C& c, A& a, B& b,
 }
 template <typename C, typename A, typename B, typename... E> RecordEvent TMATMUL(C& c, A& a, B& b, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename A::DType> && model::computes_on<typename C::DType>, "TMATMUL: no target computes on fp64 tiles");
   matmul_into(c, a, b, false);
   return {};
 }
 template <typename C, typename CIn, typename A, typename B, typename... E>
 RecordEvent TMATMUL_ACC(C& c, CIn& c_in, A& a, B& b, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename A::DType> && model::computes_on<typename C::DType>, "TMATMUL_ACC: no target computes on fp64 tiles");
   static_assert(CIn::Loc_ == TileType::Acc, "TMATMUL_ACC: the input accumulator is an Acc tile");
   if (c.data_ != c_in.data_) {
     for (int64_t i = 0; i < c_in.GetValidRow(); ++i)
@@ -1041,6 +1148,7 @@ RecordEvent TMATMUL_ACC(C& c, CIn& c_in, A& a, B& b, E&...) {
 template <typename C, typename A, typename B, typename Bias, typename... E>
 RecordEvent TMATMUL_BIAS(C& c, A& a, B& b, Bias& bias, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename A::DType> && model::computes_on<typename C::DType>, "TMATMUL_BIAS: no target computes on fp64 tiles");
   static_assert(Bias::Loc_ == TileType::Bias, "TMATMUL_BIAS: the bias is a Bias tile");
   for (int64_t i = 0; i < a.GetValidRow(); ++i)
     for (int64_t j = 0; j < b.GetValidCol(); ++j) c.at(i, j) = typename C::DType(bias.at(0, j));
@@ -1053,6 +1161,8 @@ RecordEvent TMATMUL_BIAS(C& c, A& a, B& b, Bias& bias, E&...) {
 // `a.floor_div(b)` on float tiles is a division and such a cast).
 template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src, RoundMode mode, E&...) {
   PTO_EVENTS(E);
+  static_assert(model::computes_on<typename D::DType> && model::computes_on<typename S::DType>,
+                "TCVT: no target converts fp64 tiles");
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TCVT: row-major Vec tiles");
   using T = typename D::DType;
   constexpr bool same = std::is_same_v<T, typename S::DType>;

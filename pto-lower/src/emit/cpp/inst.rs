@@ -9,6 +9,7 @@ use pto_ir::sem::{Binary, Compare, Sem};
 use crate::emit::writer::Level;
 use crate::info::{pipe_cpp, read_rows};
 use crate::isa::{Arg, Index, Inst, Isa, LoopExec, TileId, TileRef, TileSlot};
+use crate::lower::scratch_for;
 
 use super::{
     Part, RET, Writer, acc_to_vec, column_view, cpp_dtype, cpp_max, cpp_min, is_column,
@@ -355,9 +356,9 @@ impl Writer<'_> {
         self.out.line(l, "}");
     }
 
-    /// The scratch tile of `isa` when it takes one: the one of the type its source is read
-    /// with (`lower::scratch_slots` made it).
-    fn scratch_for(&self, isa: Isa, dst: &TileSlot, tiles: &[TileRef]) -> Option<String> {
+    /// The scratch tile of `isa` when it takes one, with its address: the one of the type
+    /// `lower::scratch_for` gives the source as it is read (`lower::scratch_slots` made it).
+    fn scratch_for(&self, isa: Isa, dst: &TileSlot, tiles: &[TileRef]) -> Option<(String, u64)> {
         if !isa.needs_scratch() {
             return None;
         }
@@ -365,13 +366,14 @@ impl Writer<'_> {
             TileRef::Slot(id) => self.p.tile(*id)?,
             TileRef::Param(_) => return None,
         };
-        let rows = read_rows(isa, src, dst);
-        let s = self
-            .p
-            .scratch
-            .iter()
-            .find(|s| s.dtype == src.dtype && s.rows == rows && s.cols == src.cols)?;
-        Some(s.name.clone())
+        let want = scratch_for(isa, src, dst);
+        let s = self.p.scratch.iter().find(|s| {
+            s.dtype == want.dtype
+                && s.rows == want.rows
+                && s.cols == want.cols
+                && s.layout == want.layout
+        })?;
+        Some((s.name.clone(), s.addr))
     }
 
     /// `NAME(dst, args..);` for `(isa, name, dst, dtype)` (`name` is `isa`'s spelling or its
@@ -384,10 +386,41 @@ impl Writer<'_> {
         args: &[Arg],
         names: Vec<String>,
         tiles: &[TileRef],
-        scratch: Option<String>,
+        scratch: Option<(String, u64)>,
     ) {
+        // The CPU simulation's `TREMS` takes `tmp` of the destination's exact type
+        // (`TileDst& tmp`): a copy of the destination's tile object (its valid region too)
+        // moved onto the scratch memory, in a block of its own.
+        let tmp_as_dst = isa == Isa::TRemS && scratch.is_some();
+        let scratch = scratch.map(|(name, addr)| {
+            if !tmp_as_dst {
+                return name;
+            }
+            let view = format!("{name}_as_dst");
+            self.out.line(l, "{");
+            self.out.line(
+                l.next(),
+                &format!("std::remove_reference_t<decltype({dst})> {view} = {dst};"),
+            );
+            self.out
+                .line(l.next(), &format!("TASSIGN({view}, 0x{addr:x});"));
+            view
+        });
+        let l0 = l;
+        let l = if tmp_as_dst { l.next() } else { l };
         self.out.indent(l);
         self.put(name);
+        // A5's default fp32 TREM / TREMS compute `a - floor(a / b) * b` in fp32 (TREMS
+        // without the sign correction), off by up to `b` when the quotient rounds to an
+        // integer; the high-precision algorithm (`npu/a5/custom/TFmodRemHp.hpp`) is the
+        // exact remainder, `floor_mod`'s meaning. A2A3 has only the first.
+        if matches!(isa, Isa::TRem | Isa::TRemS) && dty == DataType::Fp32 && self.a5() {
+            self.put(if isa == Isa::TRem {
+                "<RemAlgorithm::HIGH_PRECISION>"
+            } else {
+                "<RemSAlgorithm::HIGH_PRECISION>"
+            });
+        }
         self.put("(");
         self.put(dst);
         // A mask's scalar operand (`TCMPS`) has the compared tile's dtype.
@@ -424,6 +457,9 @@ impl Writer<'_> {
             self.put(s);
         }
         self.put(");\n");
+        if tmp_as_dst {
+            self.out.line(l0, "}");
+        }
     }
 
     /// Declares a tile object named `name` over slot `s`'s memory typed with valid

@@ -67,7 +67,8 @@ fn written(row: &OpInfo, t: &str, one: &str) -> Vec<String> {
             (OpClass::Select, _) => format!("a.gt(b).{name}(a, b)"),
             (_, Some(1)) => format!("{a}.{name}()"),
             (_, Some(2)) => format!("{a}.{name}({b})"),
-            (OpClass::TileCast, _) => format!("a.{name}::<f64>()"),
+            // (Not to fp64: no target computes on fp64 tiles, the verifier refuses it.)
+            (OpClass::TileCast, _) => format!("a.{name}::<f16>()"),
             (OpClass::RowExpand, _) => format!("a.row_sum().{name}::<8>()"),
             (OpClass::ColExpand, _) => format!("a.col_sum().{name}::<8>()"),
             (OpClass::Reshape, _) => format!("a.{name}::<8, 32>()"),
@@ -201,6 +202,17 @@ fn every_operator_and_composed_method_of_the_macro_has_rows() {
         };
         for d in [DataType::Fp32, DataType::Int32] {
             let ops = lower(&kernel(c.on, d, &e, true));
+            // Integer `floor_div` is composed from `floor_mod`, which no target computes
+            // on integers (the verifier's rule, reported at the method).
+            if e == "a.floor_div(b)" && d == DataType::Int32 {
+                assert!(
+                    ops.as_ref()
+                        .is_err_and(|m| m
+                            .contains("taking `floor_mod` of int32 tiles is not legal on A2A3")),
+                    "`{e}` on {d}: {ops:?}"
+                );
+                continue;
+            }
             assert!(
                 ops.as_ref().is_ok_and(|o| !o.is_empty()),
                 "`{e}` on {d}: {ops:?}"
