@@ -283,6 +283,12 @@ pub enum Inst {
     /// at most one ([`MapRowSum::keep`]) is read afterwards. Like [`Inst::Fused`] it does
     /// nothing itself.
     MapRowSum(Box<MapRowSum>),
+    /// A mark of the `fuse-chains` step (`lower/load_views.rs`): the next [`LoadView::len`]
+    /// instructions start with a `TLOAD` of [`LoadView::tile`] (or a load-and-reduce mark
+    /// spanning it) that only row reductions and broadcast-and-store marks of the span read;
+    /// the host code reads the window in place on the plain path. Like [`Inst::Fused`] it
+    /// does nothing itself.
+    LoadView(Box<LoadView>),
     /// A mark of the `share-tiles` step (`lower/share.rs`): the host code runs the next
     /// [`Share::len`] instructions with each tile of [`Share::renames`] named as another,
     /// which holds the same values wherever the renamed one is read there (a `TMOV` it
@@ -339,6 +345,19 @@ pub struct MapRowSum {
     /// run after the pass, in order, each reduction's result given to its destination where
     /// the reduction stands.
     pub more: Vec<(Isa, TileId)>,
+}
+
+/// A load read in place (see [`Inst::LoadView`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadView {
+    /// How many instructions after the mark it spans (nested marks and syncs included).
+    pub len: usize,
+    /// The loaded tile.
+    pub tile: TileId,
+    /// The loaded tensor.
+    pub tensor: ValueId,
+    /// The load's offsets.
+    pub offsets: Offsets,
 }
 
 /// A broadcast op and the store of its result (see [`Inst::ExpandStore`]).
@@ -538,6 +557,7 @@ pub(crate) fn count_tile_uses(insts: &[Inst], out: &mut [usize]) {
             | Inst::Fused(_)
             | Inst::ExpandStore(_)
             | Inst::MapRowSum(_)
+            | Inst::LoadView(_)
             | Inst::Share(_)
             | Inst::Handoff(_) => {}
         }

@@ -42,7 +42,7 @@ fn unmark(insts: &mut Vec<Inst>) {
     insts.retain(|i| {
         !matches!(
             i,
-            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_)
+            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::LoadView(_)
         )
     });
     for i in insts {

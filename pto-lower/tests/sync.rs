@@ -196,7 +196,7 @@ impl Checker<'_> {
             Inst::Load { dst, .. } => self.write(s, *dst, PipeKind::Mte2, "TLOAD"),
             // Scalar access to global memory touches no tile (the C++ puts a barrier first);
             // a fused-chain mark does nothing (its instructions follow it).
-            Inst::Read { .. } | Inst::Write { .. } | Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::Share(_) | Inst::Handoff(_) => {}
+            Inst::Read { .. } | Inst::Write { .. } | Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::LoadView(_) | Inst::Share(_) | Inst::Handoff(_) => {}
             Inst::Store { src, .. } => {
                 let pipe = match src {
                     TileRef::Slot(t) if self.space(*t) == MemorySpace::Acc => PipeKind::Fix,

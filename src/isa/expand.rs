@@ -59,8 +59,17 @@ pub(super) fn row_region<T, const R: usize, const C: usize>(
     a: &Tile<T, R, C>,
     r: &Tile<T, R, 1>,
 ) -> (usize, usize) {
-    let rows = if r.valid_cols == 0 { 0 } else { r.valid_rows };
-    (a.valid_rows.min(rows), a.valid_cols)
+    row_region_of((a.valid_rows, a.valid_cols), r)
+}
+
+/// [`row_region`] for an operand `a` whose valid region is `(rows, cols)`.
+#[inline(always)]
+pub(super) fn row_region_of<T, const R: usize>(
+    (rows, cols): (usize, usize),
+    r: &Tile<T, R, 1>,
+) -> (usize, usize) {
+    let covered = if r.valid_cols == 0 { 0 } else { r.valid_rows };
+    (rows.min(covered), cols)
 }
 
 /// Valid region of a column-broadcast op: `a`'s, columns limited to what `c` covers.
@@ -69,8 +78,17 @@ pub(super) fn col_region<T, const R: usize, const C: usize>(
     a: &Tile<T, R, C>,
     c: &Tile<T, 1, C>,
 ) -> (usize, usize) {
-    let cols = if c.valid_rows == 0 { 0 } else { c.valid_cols };
-    (a.valid_rows, a.valid_cols.min(cols))
+    col_region_of((a.valid_rows, a.valid_cols), c)
+}
+
+/// [`col_region`] for an operand `a` whose valid region is `(rows, cols)`.
+#[inline(always)]
+pub(super) fn col_region_of<T, const C: usize>(
+    (rows, cols): (usize, usize),
+    c: &Tile<T, 1, C>,
+) -> (usize, usize) {
+    let covered = if c.valid_rows == 0 { 0 } else { c.valid_cols };
+    (rows, cols.min(covered))
 }
 
 #[multiversion::multiversion(targets(

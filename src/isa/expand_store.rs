@@ -19,21 +19,27 @@ use super::{Offset, tstore};
 use super::{col_expand_inplace, col_expand_op, col_region, row_expand_inplace, row_expand_op};
 use crate::{Error, Tensor, Tile};
 
-/// `out[i * stride + j] = f(a[i][j], r[i][0])` for `i < rows`, `j < cols`.
+/// `out[i * stride + j] = f(a[i * a_stride + j], r[i][0])` for `i < rows`, `j < cols` (`a` a
+/// tile's rows, `a_stride` its width, or a tensor window read in place, `super::view`).
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn row_into<T: Copy, F: Fn(T, T) -> T, const C: usize>(
+pub(super) fn row_into<T: Copy, F: Fn(T, T) -> T>(
     out: &mut [T],
     stride: usize,
-    a: &[[T; C]],
+    (a, a_stride): (&[T], usize),
     r: &[[T; 1]],
     rows: usize,
     cols: usize,
     f: F,
 ) {
-    for ((o, a), r) in out.chunks_mut(stride).zip(a).zip(r).take(rows) {
+    for ((o, a), r) in out
+        .chunks_mut(stride)
+        .zip(a.chunks(a_stride.max(1)))
+        .zip(r)
+        .take(rows)
+    {
         let r = r[0];
         if let (Some(o), Some(a)) = (o.get_mut(..cols), a.get(..cols)) {
             for (o, &a) in o.iter_mut().zip(a) {
@@ -43,21 +49,26 @@ fn row_into<T: Copy, F: Fn(T, T) -> T, const C: usize>(
     }
 }
 
-/// `out[i * stride + j] = f(a[i][j], c[j])` for `i < rows`, `j < cols`.
+/// `out[i * stride + j] = f(a[i * a_stride + j], c[j])` for `i < rows`, `j < cols` (`a` as
+/// in [`row_into`]).
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn col_into<T: Copy, F: Fn(T, T) -> T, const C: usize>(
+pub(super) fn col_into<T: Copy, F: Fn(T, T) -> T>(
     out: &mut [T],
     stride: usize,
-    a: &[[T; C]],
+    (a, a_stride): (&[T], usize),
     c: &[T],
     rows: usize,
     cols: usize,
     f: F,
 ) {
-    for (o, a) in out.chunks_mut(stride).zip(a).take(rows) {
+    for (o, a) in out
+        .chunks_mut(stride)
+        .zip(a.chunks(a_stride.max(1)))
+        .take(rows)
+    {
         if let (Some(o), Some(a), Some(c)) = (o.get_mut(..cols), a.get(..cols), c.get(..cols)) {
             for ((o, &a), &c) in o.iter_mut().zip(a).zip(c) {
                 *o = f(a, c);
@@ -67,7 +78,12 @@ fn col_into<T: Copy, F: Fn(T, T) -> T, const C: usize>(
 }
 
 /// The window of a store of a `rows x cols` region at `offset`, on the plain path.
-fn window<T: Copy>(dst: &Tensor<T>, offset: &[usize], rows: usize, cols: usize) -> Option<Plain> {
+pub(super) fn window<T: Copy>(
+    dst: &Tensor<T>,
+    offset: &[usize],
+    rows: usize,
+    cols: usize,
+) -> Option<Plain> {
     Plain::new(dst.shape(), offset, rows, cols)
 }
 
@@ -91,7 +107,15 @@ pub fn trowexpand_store<T: Copy, const R: usize, const C: usize>(
         return tstore(dst, d, offset);
     };
     if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
-        row_into(out, p.stride, &a.data, &r.data, p.rows, p.cols, f);
+        row_into(
+            out,
+            p.stride,
+            (a.data.as_flattened(), C),
+            &r.data,
+            p.rows,
+            p.cols,
+            f,
+        );
     }
     d.set_valid_clamped(vr, vc);
     Ok(())
@@ -114,7 +138,15 @@ pub fn trowexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
         return tstore(dst, d, offset);
     };
     if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
-        row_into(out, p.stride, &d.data, &r.data, p.rows, p.cols, f);
+        row_into(
+            out,
+            p.stride,
+            (d.data.as_flattened(), C),
+            &r.data,
+            p.rows,
+            p.cols,
+            f,
+        );
     }
     d.set_valid_clamped(vr, vc);
     Ok(())
@@ -140,7 +172,15 @@ pub fn tcolexpand_store<T: Copy, const R: usize, const C: usize>(
         return tstore(dst, d, offset);
     };
     if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
-        col_into(out, p.stride, &a.data, crow, p.rows, p.cols, f);
+        col_into(
+            out,
+            p.stride,
+            (a.data.as_flattened(), C),
+            crow,
+            p.rows,
+            p.cols,
+            f,
+        );
     }
     d.set_valid_clamped(vr, vc);
     Ok(())
@@ -163,7 +203,15 @@ pub fn tcolexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
         return tstore(dst, d, offset);
     };
     if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
-        col_into(out, p.stride, &d.data, crow, p.rows, p.cols, f);
+        col_into(
+            out,
+            p.stride,
+            (d.data.as_flattened(), C),
+            crow,
+            p.rows,
+            p.cols,
+            f,
+        );
     }
     d.set_valid_clamped(vr, vc);
     Ok(())

@@ -49,6 +49,7 @@ mod store_modes;
 mod sync;
 #[cfg(test)]
 mod test_data;
+mod view;
 
 pub use argreduce::*;
 pub use convert::*;
@@ -67,6 +68,7 @@ pub use scalar_ops::*;
 pub use select::*;
 pub use store_modes::*;
 pub use sync::*;
+pub use view::*;
 
 /// `dst[i][j] = f(src[i][j])` over the top-left `vr x vc` region.
 ///

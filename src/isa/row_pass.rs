@@ -45,18 +45,20 @@ fn fold_halves<T: Element>(acc: [T; SUM_LANES]) -> T {
 /// How a row is copied and reduced: [`Sum`], [`Max`] or [`Min`]. A trait rather than a
 /// closure so that the multiversioned row loop inlines it (a closure or function passed in
 /// was left a call, and ran without the wide registers).
-trait CopyReduce<T> {
+pub(super) trait CopyReduce<T> {
     /// Copies `s` into `d` (same length) and returns the row's reduction, read back from `d`
     /// while the row is in L1 (the reductions are `reduce.rs`'s, so the bits are theirs).
     fn row(d: &mut [T], s: &[T]) -> T;
+    /// The row's reduction alone, read in place (`view.rs`).
+    fn reduce(s: &[T]) -> T;
 }
 
 /// `TROWSUM`'s reduction.
-struct Sum;
+pub(super) struct Sum;
 /// `TROWMAX`'s reduction.
-struct Max;
+pub(super) struct Max;
 /// `TROWMIN`'s reduction.
-struct Min;
+pub(super) struct Min;
 
 impl<T: Element> CopyReduce<T> for Sum {
     /// Copies and sums each chunk in one loop (the row is read once; a copy and then
@@ -79,6 +81,20 @@ impl<T: Element> CopyReduce<T> for Sum {
         }
         sum
     }
+
+    /// [`lane_sum`](super::lane_sum)'s additions, its lanes folded by [`fold_halves`] (so
+    /// the row loop keeps whole registers).
+    #[inline(always)]
+    fn reduce(s: &[T]) -> T {
+        let (sg, st) = s.as_chunks::<SUM_LANES>();
+        let mut acc = [T::ZERO; SUM_LANES];
+        for s in sg {
+            for (a, &x) in acc.iter_mut().zip(s) {
+                *a = a.add(x);
+            }
+        }
+        st.iter().fold(fold_halves(acc), |sum, &x| sum.add(x))
+    }
 }
 
 impl<T: Element> CopyReduce<T> for Max {
@@ -87,6 +103,11 @@ impl<T: Element> CopyReduce<T> for Max {
         d.copy_from_slice(s);
         row_max(d)
     }
+
+    #[inline(always)]
+    fn reduce(s: &[T]) -> T {
+        row_max(s)
+    }
 }
 
 impl<T: Element> CopyReduce<T> for Min {
@@ -94,6 +115,11 @@ impl<T: Element> CopyReduce<T> for Min {
     fn row(d: &mut [T], s: &[T]) -> T {
         d.copy_from_slice(s);
         row_min(d)
+    }
+
+    #[inline(always)]
+    fn reduce(s: &[T]) -> T {
+        row_min(s)
     }
 }
 

@@ -625,6 +625,7 @@ impl<T: Kind, const R: usize, const C: usize> Exec<'_, T, R, C> {
             | Inst::Fused(_)
             | Inst::ExpandStore(_)
             | Inst::MapRowSum(_)
+            | Inst::LoadView(_)
             | Inst::Share(_)
             | Inst::Handoff(_) => {}
             Inst::Scalar {

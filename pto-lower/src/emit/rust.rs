@@ -242,6 +242,9 @@ struct Writer<'a> {
     private: Vec<bool>,
     /// Inside a parallel loop's closure: how many loops deep (0 in its body itself).
     par_depth: Option<u32>,
+    /// In the span of a load read in place (`lower/load_views.rs`), on the plain path: the loaded
+    /// tile and the `TileView` variable its readers read instead.
+    view: Option<(TileId, Ident)>,
 }
 
 impl<'a> Writer<'a> {
@@ -281,6 +284,7 @@ impl<'a> Writer<'a> {
             locked: Vec::new(),
             private,
             par_depth: None,
+            view: None,
         }
     }
 

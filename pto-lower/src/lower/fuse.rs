@@ -52,6 +52,7 @@ pub fn run(p: &mut Program) {
     block(p, &uses, &mut body);
     p.body = body;
     super::pairs::run(p, &uses);
+    super::load_views::run(p, &uses);
 }
 
 /// Whether an instruction is a sync (a no-op on the CPU, so inside a chain it is dropped).
@@ -279,7 +280,8 @@ fn chain_loop(p: &Program, uses: &[usize], i: &Inst) -> Option<Chain> {
 /// written into its store, `rowsum: TMUL t2 = t0, t0; TROWSUM t3 = t2` for a mapped row sum
 /// (`rowsum: TROWEXPANDSUB t0 = t0, t1; TEXP t0 = t0; TROWSUM t1 = t0 (keeps t0)` for a run
 /// that writes a tile read afterwards), `reduce: TLOAD t0 <- %x[..]; TROWMAX t1 = t0` for a
-/// load and its row reduction.
+/// load and its row reduction, `view: TLOAD t0 <- %x[..] (read in place)` for a load whose
+/// readers read the window (`load_views.rs`; their own marks follow).
 pub fn describe(p: &Program) -> String {
     let mut out = String::new();
     describe_block(p, &p.body, 0, &mut out);
@@ -338,6 +340,17 @@ fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
                     "",
                     depth * 2,
                     parts.join("; ")
+                );
+            }
+            Inst::LoadView(v) => {
+                let _ = writeln!(
+                    out,
+                    "{:1$}view: TLOAD {2} <- {3}[{4}] (read in place)",
+                    "",
+                    depth * 2,
+                    tile(v.tile),
+                    m.ssa_name(v.tensor),
+                    offsets(&v.offsets)
                 );
             }
             Inst::ExpandStore(e) => {

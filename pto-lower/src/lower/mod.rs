@@ -15,6 +15,7 @@
 
 pub mod fence;
 pub mod fuse;
+mod load_views;
 mod ops;
 pub mod pairs;
 mod parallel;

@@ -63,7 +63,7 @@ pub fn expand_fn(isa: Isa) -> Option<((ElementTrait, &'static str), bool)> {
 
 /// Where a list of instructions sits: what runs after its end.
 #[derive(Clone, Copy, PartialEq)]
-enum Scope {
+pub(super) enum Scope {
     /// The function's body: nothing runs after it.
     Function,
     /// A sequential `for` loop's body: the body again, then the code after the loop.
@@ -408,7 +408,13 @@ fn map_rowsum(
 /// body does, and the body's first instruction naming `t` writes it without reading it (a
 /// `TLOAD`, or an elementwise or broadcast op whose region comes from its sources), so the
 /// next iteration does not read it either.
-fn dead_after(uses: &[usize], insts: &[Inst], k: usize, t: TileId, scope: Scope) -> bool {
+pub(super) fn dead_after(
+    uses: &[usize],
+    insts: &[Inst],
+    k: usize,
+    t: TileId,
+    scope: Scope,
+) -> bool {
     let names = |i: &Inst| {
         let mut n = vec![0; uses.len()];
         count_tile_uses(std::slice::from_ref(i), &mut n);

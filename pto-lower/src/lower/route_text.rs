@@ -115,7 +115,11 @@ fn describe(p: &Program, insts: &[Inst], depth: usize, cube: bool, out: &mut Str
                     )
                 }
             }
-            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::Share(_) => continue,
+            Inst::Fused(_)
+            | Inst::ExpandStore(_)
+            | Inst::MapRowSum(_)
+            | Inst::LoadView(_)
+            | Inst::Share(_) => continue,
             Inst::Handoff(h) => {
                 let tensors: Vec<String> = h.tensors.iter().map(|&t| name(t)).collect();
                 let tensors = tensors.join(", ");

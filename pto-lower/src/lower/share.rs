@@ -160,6 +160,7 @@ fn fuse_covered(insts: &[Inst]) -> Vec<bool> {
             Inst::Fused(c) => c.len,
             Inst::ExpandStore(e) => e.len,
             Inst::MapRowSum(m) => m.len,
+            Inst::LoadView(v) => v.len,
             _ => continue,
         };
         for c in out.iter_mut().skip(q).take(len + 1) {
@@ -326,6 +327,7 @@ fn simple(i: &Inst) -> bool {
             | Inst::Fused(_)
             | Inst::ExpandStore(_)
             | Inst::MapRowSum(_)
+            | Inst::LoadView(_)
             | Inst::Share(_)
     )
 }

@@ -586,7 +586,11 @@ impl Splitter<'_> {
             }
             match i {
                 // A host-code mark (the fuse-chains step runs after this one).
-                Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::Share(_) => {}
+                Inst::Fused(_)
+                | Inst::ExpandStore(_)
+                | Inst::MapRowSum(_)
+                | Inst::LoadView(_)
+                | Inst::Share(_) => {}
                 Inst::Op { dst, args, .. } => {
                     let c = core_of(p, *dst) & on;
                     self.need_args(args, c)?;

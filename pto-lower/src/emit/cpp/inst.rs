@@ -520,7 +520,11 @@ impl Writer<'_> {
     pub(super) fn inst(&mut self, i: &Inst, l: Level) {
         match i {
             // The C++ prints a chain's instructions one by one (they follow the mark).
-            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::Share(_) => {}
+            Inst::Fused(_)
+            | Inst::ExpandStore(_)
+            | Inst::MapRowSum(_)
+            | Inst::LoadView(_)
+            | Inst::Share(_) => {}
             Inst::Handoff(h) => self.handoff(l, h),
             Inst::Op { isa, dst, args } => self.op(l, *isa, *dst, args),
             Inst::Load {

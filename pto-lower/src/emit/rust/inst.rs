@@ -24,6 +24,10 @@ impl<'a> Writer<'a> {
                 let span = tail.get(..e.len).unwrap_or_default();
                 out.extend(self.map_rowsum(e, span));
                 rest = tail.get(e.len..).unwrap_or_default();
+            } else if let Inst::LoadView(v) = i {
+                let span = tail.get(..v.len).unwrap_or_default();
+                out.extend(self.load_view(v, span));
+                rest = tail.get(v.len..).unwrap_or_default();
             } else if let Inst::Share(s) = i {
                 // The span with the tiles renamed: a move onto itself is then nothing, and
                 // an accumulation into its own input the in-place call.
@@ -50,9 +54,17 @@ impl<'a> Writer<'a> {
     fn inst(&mut self, i: &Inst) -> TokenStream {
         match i {
             // Built in place of the instructions it spans, by `insts`.
-            Inst::Fused(_) | Inst::ExpandStore(_) | Inst::MapRowSum(_) | Inst::Share(_) => {
-                TokenStream::new()
-            }
+            Inst::Fused(_)
+            | Inst::ExpandStore(_)
+            | Inst::MapRowSum(_)
+            | Inst::LoadView(_)
+            | Inst::Share(_) => TokenStream::new(),
+            // The load of a tile read in place, and its row reductions (`load_view`).
+            Inst::Load { dst, .. } if self.viewed(*dst) => TokenStream::new(),
+            Inst::Op { isa, dst, args } if self.view_reduction(*isa, args).is_some() => self
+                .view_reduction(*isa, args)
+                .map(|v| self.reduce_view(*isa, *dst, &v))
+                .unwrap_or_default(),
             // Only in the A2A3 parts of a split kernel, which the host code does not run.
             Inst::Handoff(_) => TokenStream::new(),
             Inst::Op { isa, dst, args } => self.op(*isa, *dst, args),

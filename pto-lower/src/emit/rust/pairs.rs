@@ -17,7 +17,7 @@ use pto_ir::sem::ElementTrait;
 use pto_ir::{DataType, ValueId};
 
 use super::{Import, Writer};
-use crate::isa::{Arg, Args, ExpandStore, Index, Inst, Isa, MapRowSum, TileId, TileRef};
+use crate::isa::{Arg, Args, ExpandStore, Index, Inst, Isa, LoadView, MapRowSum, TileId, TileRef};
 use crate::lower::fuse::element_fn;
 use crate::lower::pairs::expand_fn;
 
@@ -31,21 +31,30 @@ impl<'a> Writer<'a> {
             // Not marked (`lower/pairs.rs`).
             return TokenStream::new();
         };
-        let inplace = a == dst;
+        let view = self.view_of(*a);
+        let inplace = a == dst && view.is_none();
         let name = if row {
             "trowexpand_store"
         } else {
             "tcolexpand_store"
         };
-        let call = self.isa(name, if inplace { "_inplace" } else { "" });
+        let suffix = match (&view, inplace) {
+            (Some(_), _) => "_view",
+            (None, true) => "_inplace",
+            (None, false) => "",
+        };
+        let call = self.isa(name, suffix);
         let (tensor, offsets) = &e.store;
         let tensor = self.store_tensor(*tensor);
         let offsets = self.transfer_args(offsets, &[0, 0]);
         let d = self.tile(*dst);
-        let a = (!inplace).then(|| {
-            let a = self.tile(*a);
-            quote!(, #a)
-        });
+        let a = match view {
+            Some(v) => Some(quote!(, &#v)),
+            None => (!inplace).then(|| {
+                let a = self.tile(*a);
+                quote!(, #a)
+            }),
+        };
         let b = self.tile(*b);
         let dtype = self.p.tile(*dst).map_or(DataType::Fp32, |s| s.dtype);
         let ty = self.rust_ty(dtype);
@@ -70,6 +79,9 @@ impl<'a> Writer<'a> {
         if let Some((t, tensor, offsets)) = &e.load {
             if !e.more.is_empty() {
                 return self.load_reductions(e, (*t, *tensor, offsets), span);
+            }
+            if let Some(v) = self.view_of(*t) {
+                return self.reduce_view(e.reduce.0, e.reduce.1, &v);
             }
             return self.load_reduce(*t, *tensor, offsets, e.reduce);
         }
@@ -257,5 +269,61 @@ impl<'a> Writer<'a> {
             quote!(#r)
         };
         quote!(#call(#s, #w #a, #r, move |__a: #ty, __b: #ty| -> (#ty, #ty) { #body (#kept, #summed) });)
+    }
+}
+
+impl Writer<'_> {
+    /// `if let Some(__view1) = tload_view(t, x, [..]) { span reading the view } else { span
+    /// }` for a load read in place (`lower/load_views.rs`): the span's load, its row reductions
+    /// and broadcast-and-store marks of the tile read the window on the plain path; the
+    /// `else` branch is the span as it would be without the mark.
+    pub(super) fn load_view(&mut self, v: &LoadView, span: &[Inst]) -> TokenStream {
+        let plain = self.insts(span);
+        let id = format_ident!("__view{}", v.tile.0);
+        let outer = self.view.replace((v.tile, id.clone()));
+        let viewed = self.insts(span);
+        self.view = outer;
+        let call = self.isa("tload_view", "");
+        let t = self.tile(v.tile);
+        let x = self.ident(v.tensor);
+        let offsets = self.transfer_args(&v.offsets, &[]);
+        quote!(if let Some(#id) = #call(#t, #x #offsets) { #viewed } else { #plain })
+    }
+
+    /// Whether `t` is the tile read in place in the code being built.
+    pub(super) fn viewed(&self, t: TileId) -> bool {
+        self.view.as_ref().is_some_and(|(v, _)| *v == t)
+    }
+
+    /// The view variable read in place of `t`, if `t` is the tile read in place.
+    pub(super) fn view_of(&self, t: TileId) -> Option<Ident> {
+        self.view
+            .as_ref()
+            .filter(|(v, _)| *v == t)
+            .map(|(_, id)| id.clone())
+    }
+
+    /// The view variable a row reduction `isa` of `args` reads, when it reduces the tile read
+    /// in place.
+    pub(super) fn view_reduction(&self, isa: Isa, args: &[Arg]) -> Option<Ident> {
+        let reduces = matches!(isa, Isa::TRowSum | Isa::TRowMax | Isa::TRowMin);
+        match args {
+            [Arg::Tile(TileRef::Slot(t))] if reduces => self.view_of(*t),
+            _ => None,
+        }
+    }
+
+    /// `trowmax_view(dst, &__view1);` (`trowsum_view`, `trowmin_view`).
+    pub(super) fn reduce_view(&mut self, isa: Isa, dst: TileId, view: &Ident) -> TokenStream {
+        let name = match isa {
+            Isa::TRowSum => "trowsum_view",
+            Isa::TRowMax => "trowmax_view",
+            Isa::TRowMin => "trowmin_view",
+            // Not marked (`lower/load_views.rs`).
+            _ => return TokenStream::new(),
+        };
+        let f = self.isa(name, "");
+        let dst = self.tile(dst);
+        quote!(#f(#dst, &#view);)
     }
 }
