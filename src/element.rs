@@ -132,9 +132,11 @@ pub trait Element: Copy + Default + PartialEq + PartialOrd + Debug + Send + Sync
     /// `self` to the power `rhs` (wrapping for integers; a negative integer exponent gives
     /// `1 / self^-rhs` truncated).
     fn pow(self, rhs: Self) -> Self;
-    /// The larger of the two (for floats, a NaN operand is ignored).
+    /// The larger of the two (for floats `maximumNumber`: a NaN operand is ignored, `+0` is
+    /// above `-0`; see `pto_ir::sem`'s float semantics).
     fn max(self, rhs: Self) -> Self;
-    /// The smaller of the two (for floats, a NaN operand is ignored).
+    /// The smaller of the two (for floats `minimumNumber`: a NaN operand is ignored, `-0` is
+    /// below `+0`).
     fn min(self, rhs: Self) -> Self;
     /// `-self` (wrapping for integers, so unsigned negation is `0 - self`).
     fn neg(self) -> Self;
@@ -648,6 +650,10 @@ macro_rules! native_float_impl {
                 FloatSem::min(self, rhs)
             }
             #[inline(always)]
+            fn relu(self) -> Self {
+                FloatSem::relu(self)
+            }
+            #[inline(always)]
             fn neg(self) -> Self {
                 -self
             }
@@ -780,13 +786,14 @@ macro_rules! half_impl {
             fn pow(self, rhs: Self) -> Self {
                 <$t>::from_f32(FloatSem::pow(self.to_f32(), rhs.to_f32()))
             }
+            // The result is one of the operands, so the round trip through f32 is exact.
             #[inline(always)]
             fn max(self, rhs: Self) -> Self {
-                <$t>::max(self, rhs)
+                <$t>::from_f32(FloatSem::max(self.to_f32(), rhs.to_f32()))
             }
             #[inline(always)]
             fn min(self, rhs: Self) -> Self {
-                <$t>::min(self, rhs)
+                <$t>::from_f32(FloatSem::min(self.to_f32(), rhs.to_f32()))
             }
             #[inline(always)]
             fn neg(self) -> Self {

@@ -11,9 +11,9 @@
 //!
 //! The code generator (`pto-lower`'s `lower/pairs.rs`) calls these in place of the
 //! instructions, which the C++ still prints one by one. Results are those of the
-//! instructions: a row sum in [`lane_sum`](super::lane_sum)'s order, a row max or min the value of the left to
-//! right fold (`reduce.rs`'s row max and min), the same valid regions, the same errors (a window off the
-//! plain path runs the instructions).
+//! instructions: a row sum in [`lane_sum`](super::lane_sum)'s order, a row max or min that of
+//! the fold by `max` / `min` (`reduce.rs`'s row max and min), the same valid regions, the same
+//! errors (a window off the plain path runs the instructions).
 
 use super::memory::Plain;
 use super::reduce::SUM_LANES;
@@ -303,7 +303,7 @@ mod tests {
             }),
             Box::new(|_| f32::NAN),
             // Zeros of both signs at other positions than the row's first (a row max of
-            // zero whose sign is that of the first zero met from the left).
+            // zero, +0 when the row has one; a row min, -0).
             Box::new(|k| match k % 19 {
                 7 => 0.0,
                 2 | 13 => -0.0,
