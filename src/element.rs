@@ -138,6 +138,19 @@ pub trait Element: Copy + Default + PartialEq + PartialOrd + Debug + Send + Sync
     /// The smaller of the two (for floats `minimumNumber`: a NaN operand is ignored, `-0` is
     /// below `+0`).
     fn min(self, rhs: Self) -> Self;
+    /// [`max`](Element::max), except that the sign of a zero result is unspecified (for
+    /// floats Rust's `max`, `maxnum`: a SIMD max and a NaN fix-up, where `max` also orders
+    /// the zeros): the step of a fold that recomputes a zero result by `max`.
+    #[inline(always)]
+    fn max_any_zero(self, rhs: Self) -> Self {
+        self.max(rhs)
+    }
+    /// [`min`](Element::min) up to the sign of a zero result (see
+    /// [`max_any_zero`](Element::max_any_zero)).
+    #[inline(always)]
+    fn min_any_zero(self, rhs: Self) -> Self {
+        self.min(rhs)
+    }
     /// `-self` (wrapping for integers, so unsigned negation is `0 - self`).
     fn neg(self) -> Self;
     /// `|self|` (wrapping for signed `MIN`; the identity for unsigned types).
@@ -652,6 +665,14 @@ macro_rules! native_float_impl {
             #[inline(always)]
             fn relu(self) -> Self {
                 FloatSem::relu(self)
+            }
+            #[inline(always)]
+            fn max_any_zero(self, rhs: Self) -> Self {
+                <$t>::max(self, rhs)
+            }
+            #[inline(always)]
+            fn min_any_zero(self, rhs: Self) -> Self {
+                <$t>::min(self, rhs)
             }
             #[inline(always)]
             fn neg(self) -> Self {

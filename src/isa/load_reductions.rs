@@ -16,7 +16,7 @@
 //! [`tload`] and the tile reduced).
 
 use super::memory::Plain;
-use super::reduce::{exact_if_zero, keep_max, keep_min, row_max, row_min};
+use super::reduce::{fix_zero_cols, row_max, row_min};
 use super::{Offset, lane_sum, tload};
 use crate::element::Element;
 use crate::{Error, Tensor, Tile};
@@ -122,21 +122,25 @@ fn reduce_rows<T: Element, const R: usize, const C: usize, const NR: usize, cons
             let c = c.iter_mut().zip(s);
             match kind {
                 Reduce::Sum => c.for_each(|(d, &x)| *d = d.add(x)),
-                Reduce::Max => c.for_each(|(d, &x)| *d = keep_max(*d, x)),
-                Reduce::Min => c.for_each(|(d, &x)| *d = keep_min(*d, x)),
+                Reduce::Max => c.for_each(|(d, &x)| *d = d.max_any_zero(x)),
+                Reduce::Min => c.for_each(|(d, &x)| *d = d.min_any_zero(x)),
             }
         }
     }
+    // A zero maximum or minimum recomputed with its sign (`reduce.rs`'s `fix_zero_cols`).
     for (c, &kind) in out.cols.iter_mut().zip(&kinds.1) {
         let f: fn(T, T) -> T = match kind {
             Reduce::Sum => continue,
             Reduce::Max => T::max,
             Reduce::Min => T::min,
         };
-        for (j, d) in c.iter_mut().enumerate().take(cols) {
+        let Some(c) = c.get_mut(..cols) else {
+            continue; // unreachable: cols <= C
+        };
+        fix_zero_cols(c, |j| {
             let column = src.chunks(stride).take(rows).filter_map(|s| s.get(j));
-            *d = exact_if_zero(*d, || column.fold(identity(kind), |a, &x| f(a, x)));
-        }
+            column.fold(identity(kind), |a, &x| f(a, x))
+        });
     }
     out.valid = (rows, cols);
 }

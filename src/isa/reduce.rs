@@ -51,7 +51,10 @@ pub fn lane_sum_map<T: Element>(xs: &[T], f: impl Fn(T) -> T) -> T {
 /// compare (`maxps`). For an accumulator that is not NaN (a fold from `LOWEST` never takes
 /// a NaN: it is above nothing) this is [`Element::max`] except when the two are zeros of
 /// opposite signs, so a fold by it has the exact fold's value in any order and its bits
-/// unless that value is zero ([`exact_if_zero`]).
+/// unless that value is zero ([`exact_if_zero`]). For accumulators in registers (a row's
+/// lanes): one kept in memory and returned unchanged on one path becomes a conditional
+/// store, which vectorises as masked stores (`vmaskmovps`, 2x slower column maxima), so
+/// column folds step by [`Element::max_any_zero`].
 #[inline(always)]
 pub(super) fn keep_max<T: Element>(acc: T, x: T) -> T {
     if x > acc { x } else { acc }
@@ -187,21 +190,34 @@ fn col_reduce<T: Element, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst.set_valid_clamped(1, vc);
 }
 
-/// A column maximum or minimum: [`col_reduce`] by `keep` ([`keep_max`], [`keep_min`]), then
-/// each zero recomputed top to bottom by `f` ([`exact_if_zero`]).
+/// A column maximum or minimum: [`col_reduce`] by `fast` ([`Element::max_any_zero`] /
+/// [`Element::min_any_zero`]: the accumulators are in memory, see [`keep_max`]), then each
+/// zero recomputed top to bottom by `f` ([`exact_if_zero`]).
 #[inline(always)]
 fn col_extreme<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, 1, C>,
     src: &Tile<T, R, C>,
     init: T,
     f: impl Fn(T, T) -> T,
-    keep: impl Fn(T, T) -> T,
+    fast: impl Fn(T, T) -> T,
 ) {
-    col_reduce(dst, src, init, keep);
+    col_reduce(dst, src, init, fast);
     let (vr, vc) = src.valid();
     if let Some(out) = dst.data.first_mut() {
-        for (j, d) in out.iter_mut().enumerate().take(vc) {
-            *d = exact_if_zero(*d, || src.data[..vr].iter().fold(init, |a, r| f(a, r[j])));
+        fix_zero_cols(&mut out[..vc], |j| {
+            src.data[..vr].iter().fold(init, |a, r| f(a, r[j]))
+        });
+    }
+}
+
+/// Column `j`'s result recomputed by `exact(j)` where it is a float zero (see
+/// [`exact_if_zero`]). The check comes first and alone: a loop that may store a result
+/// unchanged vectorises with masked stores, slow, and zeros are rare.
+#[inline(always)]
+pub(super) fn fix_zero_cols<T: Element>(out: &mut [T], exact: impl Fn(usize) -> T) {
+    if T::IS_FLOAT && out.contains(&T::ZERO) {
+        for (j, d) in out.iter_mut().enumerate() {
+            *d = exact_if_zero(*d, || exact(j));
         }
     }
 }
@@ -267,7 +283,7 @@ pub fn tcolmax<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, 1, C>,
     src: &Tile<T, R, C>,
 ) {
-    col_extreme(dst, src, T::LOWEST, T::max, keep_max);
+    col_extreme(dst, src, T::LOWEST, T::max, T::max_any_zero);
 }
 
 /// `TCOLMIN`: `dst[0, j] = min_i src[i, j]` over `src`'s valid region.
@@ -276,7 +292,7 @@ pub fn tcolmin<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, 1, C>,
     src: &Tile<T, R, C>,
 ) {
-    col_extreme(dst, src, T::HIGHEST, T::min, keep_min);
+    col_extreme(dst, src, T::HIGHEST, T::min, T::min_any_zero);
 }
 
 #[cfg(test)]
