@@ -37,6 +37,20 @@ pub fn lane_sum_map<T: Element>(xs: &[T], f: impl Fn(T) -> T) -> T {
             *a = a.add(f(x));
         }
     }
+    tail.iter().fold(fold_halves(acc), |s, &x| s.add(f(x)))
+}
+
+/// Combines [`SUM_LANES`] partial sums by halves (`l + 8` into `l`, then `l + 4`, `l + 2`,
+/// `l + 1`), the middle step of [`lane_sum`].
+///
+/// The lanes pass through [`black_box`](std::hint::black_box) first: LLVM's SLP vectoriser
+/// otherwise vectorises this fold together with the loop that filled the lanes and picks the
+/// fold's width (2) for the loop too, so a row loop such as layernorm's `x - mean` and the sum
+/// of its squares ran 2 lanes at a time (`vmovsd` loads, `vmovlhps` to rebuild each store);
+/// behind the barrier the loop runs on whole ymm registers. The fold runs once per row.
+#[inline(always)]
+pub(super) fn fold_halves<T: Element>(acc: [T; SUM_LANES]) -> T {
+    let mut acc = std::hint::black_box(acc);
     let mut width = SUM_LANES / 2;
     while width > 0 {
         for l in 0..width {
@@ -44,7 +58,7 @@ pub fn lane_sum_map<T: Element>(xs: &[T], f: impl Fn(T) -> T) -> T {
         }
         width /= 2;
     }
-    tail.iter().fold(acc[0], |s, &x| s.add(f(x)))
+    acc[0]
 }
 
 /// One step of a maximum that keeps the accumulator unless `x` is above it: one SIMD

@@ -16,31 +16,10 @@
 //! errors (a window off the plain path runs the instructions).
 
 use super::memory::Plain;
-use super::reduce::SUM_LANES;
-use super::reduce::{row_max, row_min};
+use super::reduce::{SUM_LANES, fold_halves, row_max, row_min};
 use super::{Offset, row_region, tload, trowmax, trowmin, trowsum};
 use crate::element::Element;
 use crate::{Error, Tensor, Tile};
-
-/// Combines [`SUM_LANES`] partial sums by halves, as [`lane_sum`](super::lane_sum) does.
-///
-/// The lanes pass through [`black_box`](std::hint::black_box) first: LLVM's SLP vectoriser
-/// otherwise vectorises this fold together with the loop that filled the lanes and picks the
-/// fold's width (2) for the loop too, so a row loop such as layernorm's `x - mean` and the sum
-/// of its squares ran 2 lanes at a time (`vmovsd` loads, `vmovlhps` to rebuild each store);
-/// behind the barrier the loop runs on whole ymm registers. The fold runs once per row.
-#[inline(always)]
-fn fold_halves<T: Element>(acc: [T; SUM_LANES]) -> T {
-    let mut acc = std::hint::black_box(acc);
-    let mut width = SUM_LANES / 2;
-    while width > 0 {
-        for l in 0..width {
-            acc[l] = acc[l].add(acc[l + width]);
-        }
-        width /= 2;
-    }
-    acc[0]
-}
 
 /// How a row is copied and reduced: [`Sum`], [`Max`] or [`Min`]. A trait rather than a
 /// closure so that the multiversioned row loop inlines it (a closure or function passed in
