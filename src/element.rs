@@ -132,10 +132,25 @@ pub trait Element: Copy + Default + PartialEq + PartialOrd + Debug + Send + Sync
     /// `self` to the power `rhs` (wrapping for integers; a negative integer exponent gives
     /// `1 / self^-rhs` truncated).
     fn pow(self, rhs: Self) -> Self;
-    /// The larger of the two (for floats, a NaN operand is ignored).
+    /// The larger of the two (for floats `maximumNumber`: a NaN operand is ignored, `+0` is
+    /// above `-0`; see `pto_ir::sem`'s float semantics).
     fn max(self, rhs: Self) -> Self;
-    /// The smaller of the two (for floats, a NaN operand is ignored).
+    /// The smaller of the two (for floats `minimumNumber`: a NaN operand is ignored, `-0` is
+    /// below `+0`).
     fn min(self, rhs: Self) -> Self;
+    /// [`max`](Element::max), except that the sign of a zero result is unspecified (for
+    /// floats Rust's `max`, `maxnum`: a SIMD max and a NaN fix-up, where `max` also orders
+    /// the zeros): the step of a fold that recomputes a zero result by `max`.
+    #[inline(always)]
+    fn max_any_zero(self, rhs: Self) -> Self {
+        self.max(rhs)
+    }
+    /// [`min`](Element::min) up to the sign of a zero result (see
+    /// [`max_any_zero`](Element::max_any_zero)).
+    #[inline(always)]
+    fn min_any_zero(self, rhs: Self) -> Self {
+        self.min(rhs)
+    }
     /// `-self` (wrapping for integers, so unsigned negation is `0 - self`).
     fn neg(self) -> Self;
     /// `|self|` (wrapping for signed `MIN`; the identity for unsigned types).
@@ -648,6 +663,18 @@ macro_rules! native_float_impl {
                 FloatSem::min(self, rhs)
             }
             #[inline(always)]
+            fn relu(self) -> Self {
+                FloatSem::relu(self)
+            }
+            #[inline(always)]
+            fn max_any_zero(self, rhs: Self) -> Self {
+                <$t>::max(self, rhs)
+            }
+            #[inline(always)]
+            fn min_any_zero(self, rhs: Self) -> Self {
+                <$t>::min(self, rhs)
+            }
+            #[inline(always)]
             fn neg(self) -> Self {
                 -self
             }
@@ -780,13 +807,14 @@ macro_rules! half_impl {
             fn pow(self, rhs: Self) -> Self {
                 <$t>::from_f32(FloatSem::pow(self.to_f32(), rhs.to_f32()))
             }
+            // The result is one of the operands, so the round trip through f32 is exact.
             #[inline(always)]
             fn max(self, rhs: Self) -> Self {
-                <$t>::max(self, rhs)
+                <$t>::from_f32(FloatSem::max(self.to_f32(), rhs.to_f32()))
             }
             #[inline(always)]
             fn min(self, rhs: Self) -> Self {
-                <$t>::min(self, rhs)
+                <$t>::from_f32(FloatSem::min(self.to_f32(), rhs.to_f32()))
             }
             #[inline(always)]
             fn neg(self) -> Self {

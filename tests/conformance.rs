@@ -27,7 +27,8 @@ struct Case {
 
 /// Deterministic operand values of dtype `d` as `f64`: small integers (zero and negatives
 /// included, so division by zero and out-of-range shifts are exercised), or floats with
-/// fractions, ties and a NaN.
+/// fractions, ties, a NaN and zeros of both signs (`+0` against `-0` and `-0` against `+0`
+/// between seeds 1 and 2).
 fn values(d: DataType, n: usize, seed: u64) -> Vec<f64> {
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..n)
@@ -39,6 +40,13 @@ fn values(d: DataType, n: usize, seed: u64) -> Vec<f64> {
             if d.is_float() {
                 if i == 5 && seed == 1 {
                     f64::NAN
+                } else if i % 7 == 3 {
+                    // Zeros of both signs, paired both ways between the seeds' operands.
+                    if (i / 7 + seed as usize).is_multiple_of(2) {
+                        0.0
+                    } else {
+                        -0.0
+                    }
                 } else {
                     k as f64 * 0.75 + 0.5 * (k % 2) as f64
                 }
@@ -306,6 +314,9 @@ fn scalar_ops<T: Element>(d: DataType) -> usize {
             (-7.0, -2.0),
             (1.5, 0.0),
             (-0.5, 3.0),
+            (0.0, -0.0),
+            (-0.0, 0.0),
+            (-0.0, -0.0),
         ]
     } else if d.is_unsigned_int() {
         &[(7.0, 2.0), (7.0, 0.0), (0.0, 3.0), (200.0, 3.0)]

@@ -10,7 +10,7 @@ mod kernels;
 mod support;
 
 use pto::Tensor;
-use support::run::{arg, close, f32s, interp, values, zeros};
+use support::run::{arg, close, f32s, interp, same, values, zeros};
 
 type Reduce = fn(&Tensor<f32>, &mut Tensor<f32>) -> Result<(), pto::Error>;
 
@@ -33,10 +33,10 @@ fn column_reduction(
     let what = format!("{r} x {c}");
     close(out.as_slice(), &want, tol, &format!("host {what}"));
     let by_interp = interp(m, vec![arg(&xt), zeros::<f32>([1, c])]);
-    assert_eq!(
-        f32s(&by_interp[1]),
+    same(
+        &f32s(&by_interp[1]),
         out.as_slice(),
-        "interpreter vs host at {what}"
+        &format!("interpreter vs host at {what}"),
     );
 }
 

@@ -61,16 +61,28 @@ pub fn shifted(
     }
 }
 
-/// Deterministic values in `[-4, 4)`.
+/// Deterministic values in `[-4, 4)`, with zeros of both signs.
 fn values(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed;
     (0..n)
-        .map(|_| {
+        .map(|k| {
             s = s
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            8.0 * ((s >> 40) as f32 / (1u64 << 24) as f32) - 4.0
+            match k % 13 {
+                3 => -0.0,
+                7 => 0.0,
+                _ => 8.0 * ((s >> 40) as f32 / (1u64 << 24) as f32) - 4.0,
+            }
         })
+        .collect()
+}
+
+/// The bits of `v`, every NaN as one value (a NaN result's bits are unspecified; a zero's
+/// sign is compared).
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter()
+        .map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() })
         .collect()
 }
 
@@ -129,7 +141,7 @@ fn row_kernels_match_the_interpreter() {
             let mut out = Tensor::<f32>::full([r, c], -1.0);
             kernel(&Tensor::from_vec(x.clone(), [r, c]).unwrap(), &mut out).unwrap();
             let want = interp(m, &[(&x, &[r, c]), (&vec![-1.0; r * c], &[r, c])]);
-            assert_eq!(out.as_slice(), &want[1][..], "{name} {r} x {c}");
+            assert_eq!(bits(out.as_slice()), bits(&want[1]), "{name} {r} x {c}");
         }
     }
 }
@@ -156,8 +168,8 @@ fn column_broadcasts_match_the_interpreter() {
                 (&init, &[r, c]),
             ],
         );
-        assert_eq!(centered.as_slice(), &want[2][..], "{r} x {c}");
-        assert_eq!(scaled.as_slice(), &want[3][..], "{r} x {c}");
+        assert_eq!(bits(centered.as_slice()), bits(&want[2]), "{r} x {c}");
+        assert_eq!(bits(scaled.as_slice()), bits(&want[3]), "{r} x {c}");
     }
 }
 
@@ -179,14 +191,18 @@ fn a_store_outside_its_tensor_is_the_stores_error() {
             } else {
                 -1.0
             };
-            assert_eq!(out.as_slice()[i * c + j], want, "({i}, {j})");
+            assert_eq!(
+                bits(&[out.as_slice()[i * c + j]]),
+                bits(&[want]),
+                "({i}, {j})"
+            );
         }
     }
     // In bounds, the same kernel matches the interpreter.
     let mut out = Tensor::<f32>::full([r, c], -1.0);
     shifted(&x, &v, 0, &mut out).unwrap();
     for (k, (&g, &a)) in out.as_slice().iter().zip(xs).enumerate() {
-        assert_eq!(g, a / v.as_slice()[k % c]);
+        assert_eq!(bits(&[g]), bits(&[a / v.as_slice()[k % c]]), "{k}");
     }
 }
 

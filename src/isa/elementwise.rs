@@ -394,6 +394,99 @@ mod tests {
         assert_eq!(d.to_vec(), [4.0, 1.0, 0.25, 0.0]);
     }
 
+    /// `max` / `min` of zeros of opposite signs in both operand orders, at a length the
+    /// loops vectorise: `+0` / `-0`, through every instruction form; NaN ignored.
+    #[test]
+    fn max_and_min_order_zeros_in_every_form() {
+        use crate::isa::{tcolexpandmax, tmaxs, tmins, trowexpandmax, trowexpandmin};
+        let (p, n) = (0.0f32.to_bits(), (-0.0f32).to_bits());
+        // Element j: (+0, -0) for even j, (-0, +0) for odd j; a NaN in either operand at 9, 10.
+        let a = Tile::<f32, 2, 40>::from_fn(|_, j| match j {
+            9 => f32::NAN,
+            _ if j % 2 == 0 => 0.0,
+            _ => -0.0,
+        });
+        let b = Tile::<f32, 2, 40>::from_fn(|_, j| match j {
+            10 => f32::NAN,
+            _ if j % 2 == 0 => -0.0,
+            _ => 0.0,
+        });
+        let all = |t: &Tile<f32, 2, 40>, want: u32| t.to_vec().iter().all(|x| x.to_bits() == want);
+        let mut d = Tile::<f32, 2, 40>::zeros();
+        tmax(&mut d, &a, &b);
+        assert!(all(&d, p), "{:?}", d.to_vec());
+        tmax(&mut d, &b, &a);
+        assert!(all(&d, p));
+        // The NaN's partner is +0 at 9 and 10: the minimum is that zero there.
+        let min_ok = |t: &Tile<f32, 2, 40>| {
+            t.as_rows().iter().all(|row| {
+                row.iter()
+                    .enumerate()
+                    .all(|(j, x)| x.to_bits() == if j == 9 || j == 10 { p } else { n })
+            })
+        };
+        tmin(&mut d, &a, &b);
+        assert!(min_ok(&d), "{:?}", d.to_vec());
+        tmin(&mut d, &b, &a);
+        assert!(min_ok(&d));
+        let z = Tile::<f32, 2, 40>::from_fn(|_, j| if j % 3 == 0 { 0.0 } else { -0.0 });
+        tmaxs(&mut d, &z, -0.0);
+        assert!(
+            z.to_vec()
+                .iter()
+                .zip(d.to_vec())
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        );
+        tmaxs(&mut d, &z, 0.0);
+        assert!(all(&d, p));
+        tmins(&mut d, &z, 0.0);
+        assert!(
+            z.to_vec()
+                .iter()
+                .zip(d.to_vec())
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        );
+        tmins(&mut d, &z, -0.0);
+        assert!(all(&d, n));
+        let r = Tile::<f32, 2, 1>::from_fn(|i, _| if i == 0 { 0.0 } else { -0.0 });
+        trowexpandmax(&mut d, &z, &r);
+        assert_eq!(d.as_rows()[0].map(f32::to_bits), [p; 40]);
+        assert_eq!(
+            d.as_rows()[1].map(f32::to_bits),
+            z.as_rows()[1].map(f32::to_bits)
+        );
+        trowexpandmin(&mut d, &z, &r);
+        assert_eq!(
+            d.as_rows()[0].map(f32::to_bits),
+            z.as_rows()[0].map(f32::to_bits)
+        );
+        assert_eq!(d.as_rows()[1].map(f32::to_bits), [n; 40]);
+        let c = Tile::<f32, 1, 40>::full(0.0);
+        tcolexpandmax(&mut d, &z, &c);
+        assert!(all(&d, p));
+        let mut h = Tile::<f32, 2, 40>::zeros();
+        trelu(
+            &mut h,
+            &Tile::<f32, 2, 40>::from_fn(|_, j| [-0.0, 0.0, f32::NAN, -1.0][j % 4]),
+        );
+        assert!(all(&h, p));
+        let (x, y) = (
+            Tile::<f16, 1, 2>::from_fn(|_, j| f16::from_f32([0.0, -0.0][j])),
+            Tile::<f16, 1, 2>::from_fn(|_, j| f16::from_f32([-0.0, 0.0][j])),
+        );
+        let mut e = Tile::<f16, 1, 2>::zeros();
+        tmax(&mut e, &x, &y);
+        assert_eq!(
+            e.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            [0; 2]
+        );
+        tmin(&mut e, &x, &y);
+        assert_eq!(
+            e.to_vec().iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            [0x8000; 2]
+        );
+    }
+
     #[test]
     fn unary_keeps_partial_valid_region() {
         let s = Tile::<f32, 2, 4>::full(-1.0).with_valid(1, 3).unwrap();

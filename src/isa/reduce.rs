@@ -37,6 +37,20 @@ pub fn lane_sum_map<T: Element>(xs: &[T], f: impl Fn(T) -> T) -> T {
             *a = a.add(f(x));
         }
     }
+    tail.iter().fold(fold_halves(acc), |s, &x| s.add(f(x)))
+}
+
+/// Combines [`SUM_LANES`] partial sums by halves (`l + 8` into `l`, then `l + 4`, `l + 2`,
+/// `l + 1`), the middle step of [`lane_sum`].
+///
+/// The lanes pass through [`black_box`](std::hint::black_box) first: LLVM's SLP vectoriser
+/// otherwise vectorises this fold together with the loop that filled the lanes and picks the
+/// fold's width (2) for the loop too, so a row loop such as layernorm's `x - mean` and the sum
+/// of its squares ran 2 lanes at a time (`vmovsd` loads, `vmovlhps` to rebuild each store);
+/// behind the barrier the loop runs on whole ymm registers. The fold runs once per row.
+#[inline(always)]
+pub(super) fn fold_halves<T: Element>(acc: [T; SUM_LANES]) -> T {
+    let mut acc = std::hint::black_box(acc);
     let mut width = SUM_LANES / 2;
     while width > 0 {
         for l in 0..width {
@@ -44,27 +58,52 @@ pub fn lane_sum_map<T: Element>(xs: &[T], f: impl Fn(T) -> T) -> T {
         }
         width /= 2;
     }
-    tail.iter().fold(acc[0], |s, &x| s.add(f(x)))
+    acc[0]
 }
 
-/// `xs` folded left to right from `init` by `f` (`T::max` from `LOWEST` for `TROWMAX`, `T::min`
-/// from `HIGHEST` for `TROWMIN`), the order the semantics fix, computed in [`SUM_LANES`]
-/// partial results kept by `beats` (`x > acc`, `x < acc`), one SIMD compare each.
-///
-/// Why the bits are those of the left-to-right fold: `f` returns one of its operands, the
-/// larger (smaller) when they compare unequal and the other when one is NaN, so the fold
-/// yields an extreme of `init` and the non-NaN elements; so do the lanes, which never take a
-/// NaN (it beats nothing). Two values that compare equal have the same bits unless they are
-/// `+0` and `-0`, the one case where the order decides what comes out; so a result equal to
-/// zero is recomputed left to right by `f`, and any other is the same in every order.
+/// One step of a maximum that keeps the accumulator unless `x` is above it: one SIMD
+/// compare (`maxps`). For an accumulator that is not NaN (a fold from `LOWEST` never takes
+/// a NaN: it is above nothing) this is [`Element::max`] except when the two are zeros of
+/// opposite signs, so a fold by it has the exact fold's value in any order and its bits
+/// unless that value is zero ([`exact_if_zero`]). For accumulators in registers (a row's
+/// lanes): one kept in memory and returned unchanged on one path becomes a conditional
+/// store, which vectorises as masked stores (`vmaskmovps`, 2x slower column maxima), so
+/// column folds step by [`Element::max_any_zero`].
+#[inline(always)]
+pub(super) fn keep_max<T: Element>(acc: T, x: T) -> T {
+    if x > acc { x } else { acc }
+}
+
+/// [`keep_max`] for a minimum.
+#[inline(always)]
+pub(super) fn keep_min<T: Element>(acc: T, x: T) -> T {
+    if x < acc { x } else { acc }
+}
+
+/// `m`, a maximum or minimum folded by [`keep_max`] / [`keep_min`], with the exact bits:
+/// for a float `m` equal to zero the sign depends on the order of the fold, so the zero is
+/// recomputed by `exact` (the fold by [`Element::max`] / [`Element::min`], whose order does
+/// not matter: they order `-0` below `+0`). Any other value has one set of bits.
+#[inline(always)]
+pub(super) fn exact_if_zero<T: Element>(m: T, exact: impl FnOnce() -> T) -> T {
+    if T::IS_FLOAT && m == T::ZERO {
+        exact()
+    } else {
+        m
+    }
+}
+
+/// `xs` folded by `f` from `init` (`T::max` from `LOWEST` for `TROWMAX`, `T::min` from
+/// `HIGHEST` for `TROWMIN`), computed in [`SUM_LANES`] partial results kept by `keep`
+/// ([`keep_max`], [`keep_min`]: one SIMD compare each) and the zero recomputed by `f`
+/// ([`exact_if_zero`]).
 #[inline(always)]
 fn lane_extreme<T: Element>(
     xs: &[T],
     init: T,
     f: impl Fn(T, T) -> T,
-    beats: impl Fn(T, T) -> bool,
+    keep: impl Fn(T, T) -> T,
 ) -> T {
-    let keep = |a: T, x: T| if beats(x, a) { x } else { a };
     let (groups, tail) = xs.as_chunks::<SUM_LANES>();
     let mut acc = [init; SUM_LANES];
     for g in groups {
@@ -72,25 +111,24 @@ fn lane_extreme<T: Element>(
             *a = keep(*a, x);
         }
     }
-    let m = acc.into_iter().chain(tail.iter().copied()).fold(init, keep);
-    if T::IS_FLOAT && m == T::ZERO {
-        xs.iter().fold(init, |a, &x| f(a, x))
-    } else {
-        m
-    }
+    let m = acc
+        .into_iter()
+        .chain(tail.iter().copied())
+        .fold(init, &keep);
+    exact_if_zero(m, || xs.iter().fold(init, |a, &x| f(a, x)))
 }
 
 /// `TROWMAX` of one row. A function marked `inline(always)` rather than a closure, so that it
 /// inlines into the row loop's AVX2 clone (a closure this size ran as an SSE2 call per row).
 #[inline(always)]
 pub(super) fn row_max<T: Element>(xs: &[T]) -> T {
-    lane_extreme(xs, T::LOWEST, T::max, |x, a| x > a)
+    lane_extreme(xs, T::LOWEST, T::max, keep_max)
 }
 
 /// `TROWMIN` of one row (see [`row_max`]).
 #[inline(always)]
 pub(super) fn row_min<T: Element>(xs: &[T]) -> T {
-    lane_extreme(xs, T::HIGHEST, T::min, |x, a| x < a)
+    lane_extreme(xs, T::HIGHEST, T::min, keep_min)
 }
 
 /// `OP(d, a ..); TROWSUM(dst, d)` for an elementwise op of the one tile `a` whose element
@@ -166,6 +204,38 @@ fn col_reduce<T: Element, F: Fn(T, T) -> T, const R: usize, const C: usize>(
     dst.set_valid_clamped(1, vc);
 }
 
+/// A column maximum or minimum: [`col_reduce`] by `fast` ([`Element::max_any_zero`] /
+/// [`Element::min_any_zero`]: the accumulators are in memory, see [`keep_max`]), then each
+/// zero recomputed top to bottom by `f` ([`exact_if_zero`]).
+#[inline(always)]
+fn col_extreme<T: Element, const R: usize, const C: usize>(
+    dst: &mut Tile<T, 1, C>,
+    src: &Tile<T, R, C>,
+    init: T,
+    f: impl Fn(T, T) -> T,
+    fast: impl Fn(T, T) -> T,
+) {
+    col_reduce(dst, src, init, fast);
+    let (vr, vc) = src.valid();
+    if let Some(out) = dst.data.first_mut() {
+        fix_zero_cols(&mut out[..vc], |j| {
+            src.data[..vr].iter().fold(init, |a, r| f(a, r[j]))
+        });
+    }
+}
+
+/// Column `j`'s result recomputed by `exact(j)` where it is a float zero (see
+/// [`exact_if_zero`]). The check comes first and alone: a loop that may store a result
+/// unchanged vectorises with masked stores, slow, and zeros are rare.
+#[inline(always)]
+pub(super) fn fix_zero_cols<T: Element>(out: &mut [T], exact: impl Fn(usize) -> T) {
+    if T::IS_FLOAT && out.contains(&T::ZERO) {
+        for (j, d) in out.iter_mut().enumerate() {
+            *d = exact_if_zero(*d, || exact(j));
+        }
+    }
+}
+
 /// `TROWSUM`: `dst[i, 0] = sum_j src[i, j]` over `src`'s valid region.
 #[inline]
 pub fn trowsum<T: Element, const R: usize, const C: usize>(
@@ -227,7 +297,7 @@ pub fn tcolmax<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, 1, C>,
     src: &Tile<T, R, C>,
 ) {
-    col_reduce(dst, src, T::LOWEST, T::max);
+    col_extreme(dst, src, T::LOWEST, T::max, T::max_any_zero);
 }
 
 /// `TCOLMIN`: `dst[0, j] = min_i src[i, j]` over `src`'s valid region.
@@ -236,7 +306,7 @@ pub fn tcolmin<T: Element, const R: usize, const C: usize>(
     dst: &mut Tile<T, 1, C>,
     src: &Tile<T, R, C>,
 ) {
-    col_reduce(dst, src, T::HIGHEST, T::min);
+    col_extreme(dst, src, T::HIGHEST, T::min, T::min_any_zero);
 }
 
 #[cfg(test)]
@@ -250,11 +320,7 @@ mod tests {
 
     fn naive_row(t: &Tile<f32, 3, 40>, i: usize, n: usize) -> (f32, f32, f32) {
         let row = &t.as_rows()[i][..n];
-        (
-            row.iter().sum(),
-            row.iter().copied().fold(f32::NEG_INFINITY, f32::max),
-            row.iter().copied().fold(f32::INFINITY, f32::min),
-        )
+        (row.iter().sum(), fold_max(row), fold_min(row))
     }
 
     #[test]
@@ -378,36 +444,28 @@ mod tests {
             .collect()
     }
 
+    /// The fold by the semantics' `max` / `min` (whose order does not matter).
+    fn fold_max(xs: &[f32]) -> f32 {
+        xs.iter()
+            .fold(<f32 as Element>::LOWEST, |a, &x| Element::max(a, x))
+    }
+
+    fn fold_min(xs: &[f32]) -> f32 {
+        xs.iter()
+            .fold(<f32 as Element>::HIGHEST, |a, &x| Element::min(a, x))
+    }
+
     #[test]
-    fn row_max_and_min_are_the_left_to_right_fold() {
+    fn row_and_column_max_and_min_are_the_fold_by_max_and_min() {
         let bits = |x: f32| x.to_bits();
         for len in [0, 1, 2, 15, 16, 17, 33, 40, 64] {
             for row in tricky_rows(400, len) {
-                let seq_max = row.iter().fold(<f32 as Element>::LOWEST, |a, &x| a.max(x));
-                let seq_min = row.iter().fold(<f32 as Element>::HIGHEST, |a, &x| a.min(x));
-                assert_eq!(
-                    bits(lane_extreme(
-                        &row,
-                        <f32 as Element>::LOWEST,
-                        f32::max,
-                        |x, a| x > a
-                    )),
-                    bits(seq_max),
-                    "max of {row:?}"
-                );
-                assert_eq!(
-                    bits(lane_extreme(
-                        &row,
-                        <f32 as Element>::HIGHEST,
-                        f32::min,
-                        |x, a| x < a
-                    )),
-                    bits(seq_min),
-                    "min of {row:?}"
-                );
+                assert_eq!(bits(row_max(&row)), bits(fold_max(&row)), "max of {row:?}");
+                assert_eq!(bits(row_min(&row)), bits(fold_min(&row)), "min of {row:?}");
             }
         }
-        // Through the instructions, ragged: 3 x 37 valid of a 4 x 40 tile.
+        // Through the instructions, ragged: 3 x 37 valid of a 4 x 40 tile, by rows and by
+        // columns.
         let rows = tricky_rows(4, 40);
         let t = Tile::<f32, 4, 40>::from_fn(|i, j| rows[i][j])
             .with_valid(3, 37)
@@ -418,36 +476,101 @@ mod tests {
         assert_eq!(mx.valid(), (3, 1));
         for (i, row) in rows.iter().take(3).enumerate() {
             let row = &row[..37];
-            let want = row.iter().fold(<f32 as Element>::LOWEST, |a, &x| a.max(x));
-            assert_eq!(mx.get(i, 0).map(bits), Some(bits(want)), "row {i}");
-            let want = row.iter().fold(<f32 as Element>::HIGHEST, |a, &x| a.min(x));
-            assert_eq!(mn.get(i, 0).map(bits), Some(bits(want)), "row {i}");
+            assert_eq!(mx.get(i, 0).map(bits), Some(bits(fold_max(row))), "row {i}");
+            assert_eq!(mn.get(i, 0).map(bits), Some(bits(fold_min(row))), "row {i}");
+        }
+        let cols = tricky_rows(40, 23);
+        let t = Tile::<f32, 23, 40>::from_fn(|i, j| cols[j][i])
+            .with_valid(21, 37)
+            .unwrap();
+        let (mut mx, mut mn) = (Tile::<f32, 1, 40>::zeros(), Tile::<f32, 1, 40>::zeros());
+        tcolmax(&mut mx, &t);
+        tcolmin(&mut mn, &t);
+        assert_eq!(mx.valid(), (1, 37));
+        for (j, col) in cols.iter().take(37).enumerate() {
+            let col = &col[..21];
+            assert_eq!(
+                mx.get(0, j).map(bits),
+                Some(bits(fold_max(col))),
+                "column {j}"
+            );
+            assert_eq!(
+                mn.get(0, j).map(bits),
+                Some(bits(fold_min(col))),
+                "column {j}"
+            );
         }
     }
 
     #[test]
-    fn row_max_of_a_zero_row_keeps_the_fold_order() {
-        // +0 and -0 compare equal: the fold, not the lanes, decides which comes out.
-        for first in [0.0f32, -0.0] {
-            let row: Vec<f32> = (0..48)
-                .map(|j| if j % 2 == 0 { first } else { -first })
-                .collect();
-            let want = row.iter().fold(<f32 as Element>::LOWEST, |a, &x| a.max(x));
-            let got = lane_extreme(&row, <f32 as Element>::LOWEST, f32::max, |x, a| x > a);
-            assert_eq!(got.to_bits(), want.to_bits(), "starting with {first:?}");
+    fn max_of_zeros_is_plus_zero_and_min_minus_zero_in_any_order() {
+        let (p, n) = (0.0f32.to_bits(), (-0.0f32).to_bits());
+        // Rows of zeros only, alternating from either sign, and a lone zero of the other
+        // sign at every position (in the lanes, in the tail), among negative numbers for
+        // the maximum and positive ones for the minimum.
+        for len in [2, 3, 16, 17, 40] {
+            for first in [0.0f32, -0.0] {
+                let row: Vec<f32> = (0..len)
+                    .map(|j| if j % 2 == 0 { first } else { -first })
+                    .collect();
+                assert_eq!(row_max(&row).to_bits(), p, "{row:?}");
+                assert_eq!(row_min(&row).to_bits(), n, "{row:?}");
+            }
+            for at in 0..len {
+                let mut row = vec![-0.0f32; len];
+                row[at] = 0.0;
+                assert_eq!(row_max(&row).to_bits(), p, "max, +0 at {at} of {len}");
+                let mut row = vec![0.0f32; len];
+                row[at] = -0.0;
+                assert_eq!(row_min(&row).to_bits(), n, "min, -0 at {at} of {len}");
+                let row: Vec<f32> = (0..len)
+                    .map(|j| if j == at { 0.0 } else { -1.0 - j as f32 })
+                    .collect();
+                assert_eq!(row_max(&row).to_bits(), p);
+            }
         }
-        // Integers and halves take the same path.
+        // The instructions, rows and columns: zeros of both signs in both orders.
+        let t = Tile::<f32, 2, 2>::from_slice(&[0.0, -0.0, -0.0, 0.0]).unwrap();
+        let (mut r, mut c) = (Tile::<f32, 2, 1>::zeros(), Tile::<f32, 1, 2>::zeros());
+        trowmax(&mut r, &t);
+        assert_eq!(
+            r.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            vec![p, p]
+        );
+        trowmin(&mut r, &t);
+        assert_eq!(
+            r.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            vec![n, n]
+        );
+        tcolmax(&mut c, &t);
+        assert_eq!(
+            c.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            vec![p, p]
+        );
+        tcolmin(&mut c, &t);
+        assert_eq!(
+            c.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            vec![n, n]
+        );
+        // Halves take the same rule.
+        let h = Tile::<bf16, 1, 2>::from_fn(|_, j| bf16::from_f32(if j == 0 { -0.0 } else { 0.0 }));
+        let mut d = Tile::<bf16, 1, 1>::zeros();
+        trowmax(&mut d, &h);
+        assert_eq!(d.to_vec()[0].to_bits(), 0);
+        trowmin(&mut d, &h);
+        assert_eq!(d.to_vec()[0].to_bits(), 0x8000);
+    }
+
+    #[test]
+    fn integer_and_half_extremes() {
         let ints: Vec<i32> = (0..37).map(|j| (j * 7919) % 101 - 50).collect();
         assert_eq!(
-            lane_extreme(&ints, i32::MIN, Ord::max, |x, a| x > a),
+            lane_extreme(&ints, i32::MIN, Ord::max, keep_max),
             ints.iter().copied().fold(i32::MIN, Ord::max)
         );
         let halves: Vec<bf16> = (0..37).map(|j| bf16::from_f32(j as f32 - 20.0)).collect();
-        assert_eq!(
-            lane_extreme(&halves, <bf16 as Element>::LOWEST, Element::max, |x, a| x
-                > a),
-            bf16::from_f32(16.0)
-        );
+        assert_eq!(row_max(&halves), bf16::from_f32(16.0));
+        assert_eq!(row_min(&halves), bf16::from_f32(-20.0));
     }
 
     #[test]

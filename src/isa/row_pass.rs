@@ -11,36 +11,15 @@
 //!
 //! The code generator (`pto-lower`'s `lower/pairs.rs`) calls these in place of the
 //! instructions, which the C++ still prints one by one. Results are those of the
-//! instructions: a row sum in [`lane_sum`](super::lane_sum)'s order, a row max or min the value of the left to
-//! right fold (`reduce.rs`'s row max and min), the same valid regions, the same errors (a window off the
-//! plain path runs the instructions).
+//! instructions: a row sum in [`lane_sum`](super::lane_sum)'s order, a row max or min that of
+//! the fold by `max` / `min` (`reduce.rs`'s row max and min), the same valid regions, the same
+//! errors (a window off the plain path runs the instructions).
 
 use super::memory::Plain;
-use super::reduce::SUM_LANES;
-use super::reduce::{row_max, row_min};
+use super::reduce::{SUM_LANES, fold_halves, row_max, row_min};
 use super::{Offset, row_region, tload, trowmax, trowmin, trowsum};
 use crate::element::Element;
 use crate::{Error, Tensor, Tile};
-
-/// Combines [`SUM_LANES`] partial sums by halves, as [`lane_sum`](super::lane_sum) does.
-///
-/// The lanes pass through [`black_box`](std::hint::black_box) first: LLVM's SLP vectoriser
-/// otherwise vectorises this fold together with the loop that filled the lanes and picks the
-/// fold's width (2) for the loop too, so a row loop such as layernorm's `x - mean` and the sum
-/// of its squares ran 2 lanes at a time (`vmovsd` loads, `vmovlhps` to rebuild each store);
-/// behind the barrier the loop runs on whole ymm registers. The fold runs once per row.
-#[inline(always)]
-fn fold_halves<T: Element>(acc: [T; SUM_LANES]) -> T {
-    let mut acc = std::hint::black_box(acc);
-    let mut width = SUM_LANES / 2;
-    while width > 0 {
-        for l in 0..width {
-            acc[l] = acc[l].add(acc[l + width]);
-        }
-        width /= 2;
-    }
-    acc[0]
-}
 
 /// How a row is copied and reduced: [`Sum`], [`Max`] or [`Min`]. A trait rather than a
 /// closure so that the multiversioned row loop inlines it (a closure or function passed in
@@ -329,7 +308,7 @@ mod tests {
             }),
             Box::new(|_| f32::NAN),
             // Zeros of both signs at other positions than the row's first (a row max of
-            // zero whose sign is that of the first zero met from the left).
+            // zero, +0 when the row has one; a row min, -0).
             Box::new(|k| match k % 19 {
                 7 => 0.0,
                 2 | 13 => -0.0,

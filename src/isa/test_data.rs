@@ -1,5 +1,6 @@
 //! Inputs shared by the unit tests of the one-pass row paths (`row_pass.rs`,
-//! `load_reductions.rs`), which check them bit for bit against the separate instructions.
+//! `load_reductions.rs`), which check them bit for bit (any NaN as any NaN) against the
+//! separate instructions.
 
 use crate::{Tensor, Tile};
 
@@ -21,9 +22,11 @@ pub fn tensor(shape: &[usize], f: impl Fn(usize) -> f32) -> Tensor<f32> {
     Tensor::from_vec_dyn((0..n).map(f).collect(), shape).unwrap()
 }
 
-/// A tile's elements (all of them, valid or not) as bits.
+/// A tile's elements (all of them, valid or not) as bits, every NaN as one value (the
+/// semantics leave a NaN result's sign and payload unspecified; zeros keep their sign).
 pub fn bits<const R: usize, const C: usize>(t: &Tile<f32, R, C>) -> Vec<u32> {
-    t.as_rows().iter().flatten().map(|x| x.to_bits()).collect()
+    let b = |x: &f32| if x.is_nan() { u32::MAX } else { x.to_bits() };
+    t.as_rows().iter().flatten().map(b).collect()
 }
 
 /// Tensors (shape, offset) against a 4 x 40 tile: whole windows, ragged edges, rank 1,

@@ -62,16 +62,22 @@ pub fn host_f32(d: &[f32], shape: &[usize]) -> HostValue {
 }
 
 /// Runs `m`'s entry in the interpreter on `args` and returns each argument's bits after it
-/// (as f32; tensors only).
+/// (as f32, as [`f32_bits`] gives them; tensors only).
 pub fn interp_bits(m: &pto::ir::ProgramModule, mut args: Vec<HostValue>) -> Vec<Vec<u32>> {
     pto_lower::interp::run(m, m.entry.unwrap(), &mut args).unwrap();
     args.iter()
         .filter_map(|a| a.as_tensor())
-        .map(|t| t.data.iter().map(|&x| (x as f32).to_bits()).collect())
+        .map(|t| t.data.iter().map(|&x| f32_bits(x as f32)).collect())
         .collect()
 }
 
-/// A tensor's elements as bits.
+/// A tensor's elements as bits (as [`f32_bits`] gives them).
 pub fn bits(t: &Tensor<f32>) -> Vec<u32> {
-    t.as_slice().iter().map(|x| x.to_bits()).collect()
+    t.as_slice().iter().map(|&x| f32_bits(x)).collect()
+}
+
+/// `x`'s bits, every NaN as one value: a NaN result's sign and payload are unspecified
+/// (`pto_ir::sem`), every other bit (a zero's sign too) is compared.
+pub fn f32_bits(x: f32) -> u32 {
+    if x.is_nan() { u32::MAX } else { x.to_bits() }
 }

@@ -1,9 +1,28 @@
 //! Float semantics: what every float op means, in the precision of the type.
 //!
 //! `%` is C's `fmod` (like Rust's, the sign of the dividend); `floor_div` is `floor(a / b)`
-//! and `floor_mod` moves `fmod` to the divisor's sign; `min` / `max` ignore a NaN operand (a
-//! NaN results only when both are NaN), like Rust's `f32::min`. `f16` / `bf16` compute in
-//! `f32` and round the result to their precision.
+//! and `floor_mod` moves `fmod` to the divisor's sign. `f16` / `bf16` compute in `f32` and
+//! round the result to their precision.
+//!
+//! **`min` / `max`** are IEEE 754-2019's `minimumNumber` / `maximumNumber` (C23's
+//! `fminimum_num` / `fmaximum_num`): a NaN operand is ignored (a NaN results only when both
+//! are NaN), and `-0` counts as less than `+0`, so `max(+0, -0)` and `max(-0, +0)` are `+0`,
+//! `min` of the two is `-0`. Why these: with zeros ordered the operation is commutative and
+//! associative on every non-NaN value, so a row or column maximum is one value whatever the
+//! order of the fold; the runtime's 16-lane and pairwise folds, the interpreter's left to
+//! right fold and the C++ give the same bits by definition rather than by how the code is
+//! compiled (Rust's `f32::max`, C's `fmax` and x86's `maxps` may return either zero). Ignoring
+//! a NaN is what the previous definition, Rust's `f32::max` and C's `fmax` do, and keeps a
+//! row maximum of data with a hole (a NaN) usable; pto-isa's CPU simulation uses `std::max`
+//! (the first operand on a tie or a NaN first operand) and its headers do not state the
+//! NPU's `vmax` on zeros or NaN, so there is no target rule to follow. `relu(x)` is
+//! `max(x, 0)`: `+0` for both zeros and for NaN.
+//!
+//! **NaN results** have an unspecified sign and payload: an op whose result is NaN may give
+//! any NaN (`inf - inf`, `0 * inf`, `NaN + 1`, `max(NaN, NaN)`), and two backends, or one
+//! compiled differently, may give different NaN bits (x86 returns the first operand's NaN of
+//! an addition, and LLVM may swap the operands), so tests compare NaN results as "both NaN".
+//! Every other result, zeros' signs included, is exact.
 
 /// The meaning of the float ops on one Rust float type.
 pub trait FloatSem: Copy + PartialOrd {
@@ -13,13 +32,13 @@ pub trait FloatSem: Copy + PartialOrd {
     fn floor_div(self, rhs: Self) -> Self;
     /// `a - floor(a / b) * b`, computed exactly from `fmod` (the divisor's sign).
     fn floor_mod(self, rhs: Self) -> Self;
-    /// The smaller operand; a NaN operand is ignored.
+    /// The smaller operand, `-0` below `+0`; a NaN operand is ignored (`minimumNumber`).
     fn min(self, rhs: Self) -> Self;
-    /// The larger operand; a NaN operand is ignored.
+    /// The larger operand, `+0` above `-0`; a NaN operand is ignored (`maximumNumber`).
     fn max(self, rhs: Self) -> Self;
     /// `a` to the power `b`.
     fn pow(self, rhs: Self) -> Self;
-    /// `max(a, 0)`.
+    /// `max(a, 0)`: `a` when it is above zero, else `+0` (also for `-0` and NaN).
     fn relu(self) -> Self;
     /// `|a|`.
     fn abs(self) -> Self;
@@ -51,13 +70,28 @@ macro_rules! float_sem {
                 let r = self % rhs;
                 if r != 0.0 && ((r < 0.0) != (rhs < 0.0)) { r + rhs } else { r }
             }
+            // Equal operands have the same bits except for `+0` / `-0`, where the and of
+            // the bits clears the sign unless both have it (the or sets it if either has);
+            // unequal ones are `maxnum` / `minnum`'s (Rust's `max` / `min`), whose only
+            // freedom is that zero sign. Both arms are computed values, never an operand
+            // as it was loaded: `d = max(d, x)` with `d` returned unchanged on one path
+            // becomes a conditional store, which the vectoriser emits as masked stores
+            // (`vmaskmovps`, 2x slower column maxima).
             #[inline(always)]
             fn min(self, rhs: Self) -> Self {
-                <$t>::min(self, rhs)
+                if self == rhs {
+                    <$t>::from_bits(self.to_bits() | rhs.to_bits())
+                } else {
+                    <$t>::min(self, rhs)
+                }
             }
             #[inline(always)]
             fn max(self, rhs: Self) -> Self {
-                <$t>::max(self, rhs)
+                if self == rhs {
+                    <$t>::from_bits(self.to_bits() & rhs.to_bits())
+                } else {
+                    <$t>::max(self, rhs)
+                }
             }
             #[inline(always)]
             fn pow(self, rhs: Self) -> Self {
@@ -65,7 +99,9 @@ macro_rules! float_sem {
             }
             #[inline(always)]
             fn relu(self) -> Self {
-                <$t>::max(self, 0.0)
+                // `maxnum(x, 0)` is `x` above zero and a zero otherwise (NaN too); `abs`
+                // makes that zero `+0`.
+                <$t>::max(self, 0.0).abs()
             }
             #[inline(always)]
             fn abs(self) -> Self {
@@ -115,8 +151,92 @@ mod tests {
     #[test]
     fn min_max_ignore_nan() {
         assert_eq!(FloatSem::max(f32::NAN, 1.0), 1.0);
+        assert_eq!(FloatSem::max(1.0f32, f32::NAN), 1.0);
         assert_eq!(FloatSem::min(2.0f64, f64::NAN), 2.0);
+        assert_eq!(FloatSem::min(f64::NAN, 2.0f64), 2.0);
         assert!(FloatSem::max(f32::NAN, f32::NAN).is_nan());
+        assert!(FloatSem::min(f64::NAN, -f64::NAN).is_nan());
         assert_eq!(FloatSem::relu(-0.5f32), 0.0);
+    }
+
+    #[test]
+    fn zeros_are_ordered_in_both_operand_orders() {
+        let (p, n) = (0.0f32, -0.0f32);
+        for (a, b) in [(p, n), (n, p)] {
+            assert_eq!(
+                FloatSem::max(a, b).to_bits(),
+                p.to_bits(),
+                "max({a:?}, {b:?})"
+            );
+            assert_eq!(
+                FloatSem::min(a, b).to_bits(),
+                n.to_bits(),
+                "min({a:?}, {b:?})"
+            );
+            let (a, b) = (f64::from(a), f64::from(b));
+            assert_eq!(FloatSem::max(a, b).to_bits(), 0.0f64.to_bits());
+            assert_eq!(FloatSem::min(a, b).to_bits(), (-0.0f64).to_bits());
+        }
+        for z in [p, n] {
+            assert_eq!(FloatSem::max(z, z).to_bits(), z.to_bits());
+            assert_eq!(FloatSem::min(z, z).to_bits(), z.to_bits());
+            assert_eq!(FloatSem::relu(z).to_bits(), p.to_bits());
+        }
+        assert_eq!(FloatSem::relu(f32::NAN).to_bits(), p.to_bits());
+    }
+
+    /// Values where the order of a fold could show: both zeros, NaN of both signs,
+    /// infinities, equal non-zero values, subnormals, the extremes.
+    const SPECIAL: [f32; 12] = [
+        0.0,
+        -0.0,
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.5,
+        -1.5,
+        f32::MIN_POSITIVE / 4.0,
+        -f32::MIN_POSITIVE / 4.0,
+        f32::MAX,
+        f32::MIN,
+    ];
+
+    /// Bits, with every NaN the same (a NaN result's bits are unspecified).
+    fn key(x: f32) -> u32 {
+        if x.is_nan() { u32::MAX } else { x.to_bits() }
+    }
+
+    #[test]
+    fn min_max_are_commutative_and_associative_and_relu_is_max_with_zero() {
+        type Op = fn(f32, f32) -> f32;
+        for (name, op) in [("max", FloatSem::max as Op), ("min", FloatSem::min as Op)] {
+            for a in SPECIAL {
+                for b in SPECIAL {
+                    let ab = op(a, b);
+                    assert_eq!(key(ab), key(op(b, a)), "{name}({a:?}, {b:?})");
+                    // One of the operands, NaN only when both are.
+                    assert!(
+                        key(ab) == key(a) || key(ab) == key(b),
+                        "{name}({a:?}, {b:?}) = {ab:?}"
+                    );
+                    assert_eq!(ab.is_nan(), a.is_nan() && b.is_nan());
+                    for c in SPECIAL {
+                        assert_eq!(
+                            key(op(ab, c)),
+                            key(op(a, op(b, c))),
+                            "{name} of {a:?}, {b:?}, {c:?}"
+                        );
+                    }
+                }
+            }
+        }
+        for x in SPECIAL {
+            assert_eq!(FloatSem::relu(x).to_bits(), FloatSem::max(x, 0.0).to_bits());
+            assert_eq!(
+                FloatSem::relu(f64::from(x)).to_bits(),
+                FloatSem::max(f64::from(x), 0.0).to_bits()
+            );
+        }
     }
 }

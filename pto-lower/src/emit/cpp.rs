@@ -148,7 +148,7 @@ enum Part {
 /// The kernel language's scalar division, remainder, floor forms, min / max and float to
 /// integer `as`, as the semantics module (`pto_ir::sem`) defines them: total (by zero:
 /// quotient 0, remainder the dividend; `MIN / -1` wraps), `/` and `%` truncating, `min` /
-/// `max` ignoring a NaN, `as` saturating with NaN to 0. C++'s own operators and casts are
+/// `max` ignoring a NaN and ordering `-0` below `+0`, `as` saturating with NaN to 0. C++'s own operators and casts are
 /// undefined for those inputs. Also the stop of a kernel whose run-time index is out of
 /// bounds (`out_of_bounds`).
 const SCALAR_HELPERS: &str = r#"#include <limits>
@@ -198,8 +198,16 @@ template <typename D, typename S> AICORE inline D cast_trunc(S x) {
     if (x >= S(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
     return static_cast<D>(x);
 }
-template <typename T> AICORE inline T min(T a, T b) { return (b < a || a != a) ? b : a; }
-template <typename T> AICORE inline T max(T a, T b) { return (b > a || a != a) ? b : a; }
+// Equal zeros: `a + b` is -0 only when both are, `-(-a - b)` when either is (IEEE addition,
+// to nearest): maximumNumber's +0, minimumNumber's -0 (pto_ir::sem's float semantics).
+template <typename T> AICORE inline T min(T a, T b) {
+    if (a == b && a == T(0)) return T(-(-a - b));
+    return (b < a || a != a) ? b : a;
+}
+template <typename T> AICORE inline T max(T a, T b) {
+    if (a == b && a == T(0)) return T(a + b);
+    return (b > a || a != a) ? b : a;
+}
 // A run-time index outside its tensor or tile, where the host function returns Err: the
 // kernel stops before the access. pto-isa's failed checks trap(); its CPU simulation has no
 // trap(), so there the process aborts.

@@ -5,7 +5,7 @@ use pto_ir::ops::matmul_acc_dtype;
 use pto_ir::{Attr, DataType, OpClass, OpId, Opcode, Operation, Type, ValueId};
 
 use super::exec::{Frame, Interp, Rt, constant_scalar};
-use pto_ir::sem::{self, Binary, Sem, Value};
+use pto_ir::sem::{self, Binary, FloatSem, Sem, Value};
 
 use super::num::{self, RoundMode};
 use super::{HostScalar, HostTensor, HostTile, InterpError, ScalarValue, flat_index, shape_str};
@@ -795,8 +795,10 @@ fn reduce(op: Opcode, src: &HostTile) -> R<HostTile> {
             Opcode::TileRowSum | Opcode::TileColSum => num::normalize(acc + x, d),
             // Left to right, each product rounded (or wrapped) in the dtype.
             Opcode::TileRowProd | Opcode::TileColProd => elem_binary(Opcode::TileMul, d, acc, x),
-            Opcode::TileRowMax | Opcode::TileColMax => Ok(acc.max(x)),
-            _ => Ok(acc.min(x)),
+            // The semantics' `max` / `min` (exact on an integer held as f64, and on an f32
+            // / f16 / bf16 value, the result being one of the operands).
+            Opcode::TileRowMax | Opcode::TileColMax => Ok(FloatSem::max(acc, x)),
+            _ => Ok(FloatSem::min(acc, x)),
         }
     };
     let row = matches!(

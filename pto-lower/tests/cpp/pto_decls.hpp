@@ -481,18 +481,24 @@ template <typename T> T pow_(T a, T b) {
     return T(std::pow(arith<T>(a), arith<T>(b)));
   }
 }
+// TMAX / TMIN: the semantics module's maximumNumber / minimumNumber: a NaN operand is
+// ignored and -0 is below +0 (fmax / fmin may return either zero).
 template <typename T> T max_(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     return a > b ? a : b;
   } else {
-    return T(std::fmax(arith<T>(a), arith<T>(b)));
+    arith<T> x = arith<T>(a), y = arith<T>(b);
+    if (x == y) return std::signbit(x) ? b : a;
+    return (y > x || x != x) ? b : a;
   }
 }
 template <typename T> T min_(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     return a < b ? a : b;
   } else {
-    return T(std::fmin(arith<T>(a), arith<T>(b)));
+    arith<T> x = arith<T>(a), y = arith<T>(b);
+    if (x == y) return std::signbit(x) ? a : b;
+    return (y < x || x != x) ? b : a;
   }
 }
 
