@@ -488,21 +488,32 @@ impl Built {
 }
 
 /// The largest error of `got` against `want`: for floats `|g - w| / max(|w|, 1)` (relative,
-/// absolute near zero), for integers `|g - w|`; NaN counts as infinitely wrong unless both
-/// are NaN.
+/// absolute near zero), for integers `|g - w|`; NaN, or an infinity against anything but
+/// itself, counts as infinitely wrong unless both are NaN (the relative error of a finite
+/// value against an infinity would be `inf / inf`, a NaN the fold would drop).
 pub fn max_error(got: &[f64], want: &[f64]) -> f64 {
     got.iter()
         .zip(want)
         .map(|(&g, &w)| {
             if g.is_nan() && w.is_nan() || g == w {
                 0.0
-            } else if g.is_nan() || w.is_nan() {
+            } else if g.is_nan() || w.is_nan() || g.is_infinite() || w.is_infinite() {
                 f64::INFINITY
             } else {
                 (g - w).abs() / w.abs().max(1.0)
             }
         })
         .fold(0.0, f64::max)
+}
+
+#[test]
+fn infinities_and_nans_count_as_infinitely_wrong() {
+    assert_eq!(max_error(&[1.0, f64::NAN], &[1.0, f64::NAN]), 0.0);
+    assert_eq!(max_error(&[f64::INFINITY], &[f64::INFINITY]), 0.0);
+    for (g, w) in [(1.0, f64::INFINITY), (f64::NEG_INFINITY, f64::INFINITY), (f64::NAN, 2.0)] {
+        assert_eq!(max_error(&[g], &[w]), f64::INFINITY, "{g} against {w}");
+        assert_eq!(max_error(&[w], &[g]), f64::INFINITY, "{w} against {g}");
+    }
 }
 
 /// A deterministic pseudo-random value in `[-1, 1)` (a 64-bit LCG), for test inputs.
