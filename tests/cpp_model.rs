@@ -525,6 +525,10 @@ fn element_access_host(t: &Args) -> Result<(), pto::Error> {
     ops_b::element_access(&t.tensor(0), t.scalar(1) as i64, &mut t.out::<f32>(2))
 }
 
+fn window_at_host(t: &Args) -> Result<(), pto::Error> {
+    ops_b::window_at(&t.tensor(0), t.scalar(1) as i64, &mut t.out::<f32>(2))
+}
+
 fn reshape_insert_host(t: &Args) -> Result<(), pto::Error> {
     let (mut y, mut z) = (t.out::<f32>(2), t.out::<f32>(3));
     ops_b::reshape_insert(&t.tensor(0), t.scalar(1) as i64, &mut y, &mut z)
@@ -543,7 +547,8 @@ fn every_example_runs_in_the_cpp_model_like_its_host_function() {
 /// run-time `insert` offset that does not fit (`[0, col]` of an 8 x 8 tile in a 16 x 16 one
 /// with `col` = 9 or -1): the host function returns `Err`, and the C++ must stop the kernel
 /// (`trap()`) before the access instead of writing outside the tensor or tile; in range, both
-/// agree.
+/// agree. A load and store at a run-time row (`window_at`, the window reaching past the end at
+/// row 33 of 37) likewise, and the interpreter fails where the host function does.
 #[test]
 fn out_of_range_run_time_indices_stop_the_cpp_kernel() {
     let Some(gxx) = harness::gxx() else {
@@ -558,7 +563,14 @@ fn out_of_range_run_time_indices_stop_the_cpp_kernel() {
         Host,
         Vec<(&str, usize)>,
         [i64; 4],
-    ); 2] = [
+    ); 3] = [
+        (
+            "window_at",
+            ops_b::window_at::program(),
+            window_at_host,
+            vec![("R", 37), ("C", 50)],
+            [33, -1, 37, 1 << 40],
+        ),
         (
             "element_access",
             ops_b::element_access::program(),
@@ -585,6 +597,14 @@ fn out_of_range_run_time_indices_stop_the_cpp_kernel() {
                 args[1] = HostValue::scalar(pto::ir::DataType::Int64, index as f64).unwrap();
                 let mut want = args.clone();
                 let host_result = host(&mut want, call);
+                let entry = m.entry.unwrap();
+                let interp = pto_lower::interp::run(&m, entry, &mut args.clone());
+                if interp.is_ok() != host_result.is_ok() {
+                    failures.push(format!(
+                        "{name} index {index}: interpreter {interp:?}, host {:?}",
+                        host_result.as_ref().map_err(|e| e.to_string())
+                    ));
+                }
                 let got = built.run(&args);
                 match (k, host_result, got) {
                     (0, Ok(()), Ok((got, _))) => {

@@ -74,6 +74,16 @@ pub fn element_access(x: &Tensor<f32, R, C>, row: i64, out: &mut Tensor<f32, R, 
     out.write([row, 1], s);
 }
 
+/// `out[row..row + 8, ..]` = `2 * x[row..row + 8, ..]`: a load and a store at a run-time row
+/// offset (the window may reach past the tensor's end; its start must lie inside it, else
+/// the host function returns `Err`, the interpreter fails and the C++ stops).
+#[pto::kernel]
+pub fn window_at(x: &Tensor<f32, R, C>, row: i64, out: &mut Tensor<f32, R, C>) {
+    for c in (0..C).step_by(64) {
+        out.store([row, c], x.load::<8, 64>([row, c]) * 2.0);
+    }
+}
+
 /// `y` = the top-left 16 x 64 window of `x` (padded with 0 outside it) reshaped to 32 x 32;
 /// `z` = a 16 x 16 zero tile with the top-left 8 x 8 window of `x` (padded with -1) inserted
 /// at `[4, 8]` and twice it inserted at `[0, col]` (a run-time column: the host function

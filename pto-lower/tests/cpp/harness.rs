@@ -510,7 +510,11 @@ pub fn max_error(got: &[f64], want: &[f64]) -> f64 {
 fn infinities_and_nans_count_as_infinitely_wrong() {
     assert_eq!(max_error(&[1.0, f64::NAN], &[1.0, f64::NAN]), 0.0);
     assert_eq!(max_error(&[f64::INFINITY], &[f64::INFINITY]), 0.0);
-    for (g, w) in [(1.0, f64::INFINITY), (f64::NEG_INFINITY, f64::INFINITY), (f64::NAN, 2.0)] {
+    for (g, w) in [
+        (1.0, f64::INFINITY),
+        (f64::NEG_INFINITY, f64::INFINITY),
+        (f64::NAN, 2.0),
+    ] {
         assert_eq!(max_error(&[g], &[w]), f64::INFINITY, "{g} against {w}");
         assert_eq!(max_error(&[w], &[g]), f64::INFINITY, "{w} against {g}");
     }

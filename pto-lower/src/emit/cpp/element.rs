@@ -7,7 +7,8 @@
 //! A run-time index is checked first, as the host function checks it (it returns `Err` for
 //! an index outside the tensor): outside, the kernel stops through `pto_rs::out_of_bounds()`
 //! (pto-isa's own failed checks `trap()`), before anything is read or written. The same
-//! guard checks run-time `TEXTRACT` / `TINSERT` offsets against the tiles' storage.
+//! guard checks run-time `TEXTRACT` / `TINSERT` offsets against the tiles' storage, and the
+//! offsets of loads and stores against their tensors.
 
 use pto_ir::{Dim, Type, ValueId};
 
@@ -46,9 +47,11 @@ impl Writer<'_> {
         self.put(") pto_rs::out_of_bounds();\n");
     }
 
-    /// The guard of an element access: each index that is not a constant inside a static
-    /// extent (the verifier checks those) against its dimension.
-    fn guard_element(&mut self, l: Level, tensor: ValueId, offsets: &[Index]) {
+    /// The guard of an element access or of a transfer's offsets (a `TLOAD` / `TSTORE`
+    /// window may reach past the tensor's end, but must start inside it, as the host function
+    /// and the interpreter require): each index that is not a constant inside a static extent
+    /// (the verifier checks those) against its dimension.
+    pub(super) fn guard_offsets(&mut self, l: Level, tensor: ValueId, offsets: &[Index]) {
         let shape = match &self.m.values[tensor].ty {
             Type::Tensor(t) => t.shape.to_vec(),
             _ => Vec::new(),
@@ -117,7 +120,7 @@ impl Writer<'_> {
 
     /// `const T r = tensor[..];`
     pub(super) fn read(&mut self, l: Level, result: ValueId, tensor: ValueId, offsets: &[Index]) {
-        self.guard_element(l, tensor, offsets);
+        self.guard_offsets(l, tensor, offsets);
         self.out.line(l, "pipe_barrier(PIPE_ALL);");
         self.out.indent(l);
         self.put("const ");
@@ -131,7 +134,7 @@ impl Writer<'_> {
 
     /// `tensor[..] = value;`
     pub(super) fn write(&mut self, l: Level, tensor: ValueId, value: ValueId, offsets: &[Index]) {
-        self.guard_element(l, tensor, offsets);
+        self.guard_offsets(l, tensor, offsets);
         self.out.line(l, "pipe_barrier(PIPE_ALL);");
         self.out.indent(l);
         self.element_ref(tensor, offsets);

@@ -222,6 +222,7 @@ impl Writer<'_> {
         let mut exts = self.extents(tensor, offsets, window);
         self.out.line(l, "{");
         let l1 = l.next();
+        self.guard_offsets(l1, tensor, offsets);
         self.name_extents(l1, &mut exts, "e");
         let (cols, lead) = exts
             .split_last()
@@ -313,6 +314,7 @@ impl Writer<'_> {
         };
         self.out.line(l, "{");
         let l1 = l.next();
+        self.guard_offsets(l1, tensor, offsets);
         let (vr, vc) = (self.vdim(src, 0), self.vdim(src, 1));
         self.name_extents(l1, &mut exts, "w");
         let n = exts.len();

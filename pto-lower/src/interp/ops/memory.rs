@@ -18,6 +18,7 @@ impl Interp<'_> {
         }
         let off = self.offset_attr(fr, op, shape.len())?;
         self.check_static_window(tv, &shape, &off, &src.shape)?;
+        check_start("load", &off, &src.shape)?;
         let valid: Vec<usize> = (0..shape.len())
             .map(|d| src.shape[d].saturating_sub(off[d]).min(shape[d]))
             .collect();
@@ -93,6 +94,7 @@ impl Interp<'_> {
         let add = op.opcode == Opcode::TileStoreAdd;
         let off = self.offset_attr(fr, op, dst_shape.len())?;
         self.check_static_window(tv, &tile.shape, &off, &dst_shape)?;
+        check_start("store", &off, &dst_shape)?;
         // As `TSTORE` on the CPU runtime: the part of the valid region past the tensor's
         // edge is clipped, so a fully valid tile stored at an edge writes what fits.
         let region: Vec<usize> = (0..off.len())
@@ -116,5 +118,18 @@ impl Interp<'_> {
             *d = if add { num::normalize(*d + x, to)? } else { x };
             Ok(())
         })
+    }
+}
+
+/// A transfer's window may reach past the tensor's end but must start inside it in every
+/// dimension, as `pto::isa::tload` / `tstore` require (they return `Err(OutOfBounds)`) and the
+/// C++ checks before the transfer.
+fn check_start(what: &str, off: &[usize], bounds: &[usize]) -> R<()> {
+    match (0..off.len()).find(|&d| off[d] >= bounds[d]) {
+        Some(d) => err(format!(
+            "{what} offset {off:?} is outside the {} tensor (dimension {d})",
+            shape_str(bounds)
+        )),
+        None => Ok(()),
     }
 }
