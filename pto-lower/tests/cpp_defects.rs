@@ -862,3 +862,157 @@ fn fp64_tiles_move_but_are_never_computed_on() {
         "TCOLPROD does not take this element type",
     );
 }
+
+/// `xor` of ragged int8 tiles by a tile and by a scalar; the scalar one is its source's
+/// last use, where an in-place result would be cheapest.
+const XOR: &str = r#"program.module @xr {
+  program.entry @xr
+  func.func @xr(%x_2: tensor<[%N_1, 32], int8> #in, %y_3: tensor<[%N_1, 32], int8> #in, %r_4: tensor<[%N_1, 32], int8> #out, %s_5: tensor<[%N_1, 32], int8> #out) {
+    statement.op {
+      %c0_7 = 0 : int64
+      %c16_8 = 16 : int64
+      %k_9 = 90 : int8
+    }
+    statement.for %i_10 = %c0_7 to %N_1 step %c16_8 {
+      statement.op {
+        %a_11 = tile.load %x_2 : (tensor<[%N_1, 32], int8>) -> tile<[?, 32], [16, 32], int8> {shape=[16, 32], offset=[%i_10, 0]}
+        %b_12 = tile.load %y_3 : (tensor<[%N_1, 32], int8>) -> tile<[?, 32], [16, 32], int8> {shape=[16, 32], offset=[%i_10, 0]}
+        %m_13 = tile.xor %a_11, %b_12 : (tile<[?, 32], [16, 32], int8>, tile<[?, 32], [16, 32], int8>) -> tile<[?, 32], [16, 32], int8>
+        %n_14 = tile.xor %a_11, %k_9 : (tile<[?, 32], [16, 32], int8>, int8) -> tile<[?, 32], [16, 32], int8>
+        tile.store %m_13, %r_4 : (tile<[?, 32], [16, 32], int8>, tensor<[%N_1, 32], int8>) -> () {offset=[%i_10, 0]}
+        tile.store %n_14, %s_5 : (tile<[?, 32], [16, 32], int8>, tensor<[%N_1, 32], int8>) -> () {offset=[%i_10, 0]}
+      }
+      statement.yield
+    }
+    statement.return
+  }
+}
+"#;
+
+/// Found by compiling `random_programs.random_i8` against pto-isa's headers:
+/// `TXOR(dst, src0, src1, tmp)` and `TXORS(dst, src, scalar, tmp)` take a scratch tile and
+/// have no 3-operand form. The CPU simulation's TXORS wants `tmp` of the destination's
+/// type; A2A3's TXOR one of its dtype and valid region, and both A2A3 forms refuse a
+/// destination over a source. The model refuses the old forms and those misuses, and the
+/// emitted C++ runs in it at a ragged size against the interpreter.
+#[test]
+fn txor_and_txors_take_a_scratch_tile() {
+    let m = pto_ir::parse(XOR).unwrap();
+    pto_ir::verify(&m).unwrap();
+    for target in ["A2A3", "A5"] {
+        let c = harness::cpp_for(&m, target).unwrap();
+        let calls: Vec<&str> = c
+            .lines()
+            .filter(|l| l.contains("TXOR") && l.contains("(t"))
+            .collect();
+        assert_eq!(calls.len(), 2, "{c}");
+        for l in calls {
+            assert!(l.trim_end().ends_with("_as_dst);"), "{l}\n{c}");
+            // Never in place: the destination is neither source.
+            let args: Vec<&str> = l[l.find('(').unwrap() + 1..].split(", ").collect();
+            assert_eq!(args.len(), 4, "{l}");
+            assert!(!args[1..args.len() - 1].contains(&args[0]), "in place: {l}");
+        }
+        assert!(c.contains("std::remove_reference_t<decltype("), "{c}");
+    }
+    let decls = "using D = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, 32>;\n\
+                 using F = Tile<TileType::Vec, int8_t, 16, 32>;\n\
+                 using H = Tile<TileType::Vec, int16_t, 16, 32>;\n\
+                 using L = Tile<TileType::Vec, int64_t, 16, 32>;";
+    let place = "D d(16); D a(16); D b(16); TASSIGN(d, 0); TASSIGN(a, 1024); TASSIGN(b, 2048);";
+    for target in ["A2A3", "A5"] {
+        // The old forms: three operands.
+        rejected(decls, &format!("{place} TXOR(d, a, b);"), target, "TXOR");
+        rejected(
+            decls,
+            &format!("{place} TXORS(d, a, int8_t(90));"),
+            target,
+            "TXORS",
+        );
+        rejected(
+            decls,
+            &format!("{place} F t; TASSIGN(t, 4096); TXORS(d, a, int8_t(90), t);"),
+            target,
+            "destination's tile type",
+        );
+        accepted(
+            decls,
+            &format!("{place} D t = d; TASSIGN(t, 4096); TXOR(d, a, b, t);"),
+            target,
+        );
+        accepted(
+            decls,
+            &format!("{place} D t = d; TASSIGN(t, 4096); TXORS(d, a, int8_t(90), t);"),
+            target,
+        );
+    }
+    // A2A3 only: tmp of the destination's dtype (at compile time), its valid region and
+    // dst over no source (at run time).
+    rejected(
+        decls,
+        &format!("{place} H t; TASSIGN(t, 4096); TXOR(d, a, b, t);"),
+        "A2A3",
+        "destination's dtype",
+    );
+    accepted(
+        decls,
+        &format!("{place} H t; TASSIGN(t, 4096); TXOR(d, a, b, t);"),
+        "A5",
+    );
+    let at_run_time = [
+        (
+            format!("{place} D t(8); TASSIGN(t, 4096); TXOR(d, a, b, t);"),
+            "valid region",
+        ),
+        (
+            format!("{place} D t = d; TASSIGN(t, 4096); TXOR(a, a, b, t);"),
+            "dst overlaps a source",
+        ),
+        (
+            format!("{place} D t = d; TASSIGN(t, 4096); TXORS(a, a, int8_t(90), t);"),
+            "dst overlaps the source",
+        ),
+    ];
+    if harness::gxx().is_some() {
+        for (body, why) in &at_run_time {
+            let e = run_snippet(decls, body, "A2A3").expect_err(body);
+            assert!(e.contains(why), "expected `{why}` in:\n{e}");
+            run_snippet(decls, body, "A5").unwrap();
+        }
+    }
+    // A5's TXOR takes integers of at most 4 bytes.
+    rejected(
+        decls,
+        "L d; L a; L b; L t; TASSIGN(d, 0); TASSIGN(a, 4096); TASSIGN(b, 8192); TASSIGN(t, 12288); TXOR(d, a, b, t);",
+        "A5",
+        "1-, 2- and 4-byte integers",
+    );
+    // The emitted C++ runs in the model at a ragged size and matches the interpreter.
+    let Some(gxx) = harness::gxx() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-txor-{}", std::process::id()));
+    for target in ["A2A3", "A5"] {
+        let built = harness::build(&gxx, &m, target, &dir, "xor").unwrap();
+        for n in [32, 37] {
+            let args = harness::args_for(&m, &[n], 5, false);
+            let (got, _) = built.run(&args).unwrap();
+            let mut want = args.clone();
+            pto_lower::interp::run(&m, m.entry.unwrap(), &mut want).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                if let (
+                    pto_lower::interp::HostValue::Tensor(g),
+                    pto_lower::interp::HostValue::Tensor(w),
+                ) = (g, w)
+                {
+                    assert_eq!(
+                        harness::max_error(&g.data, &w.data),
+                        0.0,
+                        "{target} N = {n}"
+                    );
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

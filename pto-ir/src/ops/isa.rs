@@ -166,6 +166,8 @@ impl Isa {
                 | Isa::TRowArgMin
                 | Isa::TRem
                 | Isa::TRemS
+                | Isa::TXor
+                | Isa::TXorS
         )
     }
 
@@ -178,7 +180,9 @@ impl Isa {
     /// 256-byte repeat. So `[1, W]` with `W` the stride and the mask words rounded up to a
     /// 32-byte row, plus 256 bytes. `TREMS` takes a tile of the destination's type (the CPU
     /// simulation's `TREMS_IMPL(TileDst&, TileSrc&, scalar, TileDst& tmp)`), which the
-    /// emitter declares over this scratch: the source's shape. A5 ignores both.
+    /// emitter declares over this scratch: the source's shape. A5 ignores both. `TXOR` /
+    /// `TXORS` take the source's shape too (A2A3 builds `a ^ b` as `(a | b) & !(a & b)`
+    /// and keeps `a | b` in `tmp`; the emitter declares it with the destination's type).
     pub fn scratch_shape(self, rows: u64, cols: u64, bytes: u64) -> [u64; 2] {
         if self != Isa::TRem {
             return [rows, cols];
@@ -228,5 +232,7 @@ mod tests {
         assert_eq!(TRem.scratch_shape(2, 130, 4), [1, 200]);
         assert_eq!(TRemS.scratch_shape(8, 64, 4), [8, 64]);
         assert_eq!(TRowSum.scratch_shape(8, 64, 2), [8, 64]);
+        assert!(TXor.needs_scratch() && TXorS.needs_scratch());
+        assert_eq!(TXor.scratch_shape(16, 32, 1), [16, 32]);
     }
 }

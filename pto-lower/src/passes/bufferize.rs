@@ -77,11 +77,13 @@ pub fn module_target(m: &ProgramModule) -> Target {
 /// Whether an op may write its result over one of its operands. Not the remainders:
 /// pto-isa's A2A3 `TREM` / `TREMS` / `TFMOD` (`npu/a2a3/TRem.hpp`, `TRemS.hpp`, `TFmod.hpp`)
 /// write partial results into the destination and then read their sources again, so a
-/// destination sharing a source's storage gives 0 (or skips the sign correction).
+/// destination sharing a source's storage gives 0 (or skips the sign correction). Nor
+/// `xor`: A2A3's `TXOR` / `TXORS` (`npu/a2a3/TXor.hpp`, `TBitwiseSOp.hpp`) assert that the
+/// destination, the sources and `tmp` are all in different memory.
 fn in_place_capable(op: Opcode) -> bool {
     if matches!(
         op,
-        Opcode::TileRem | Opcode::TileFMod | Opcode::TileFloorMod
+        Opcode::TileRem | Opcode::TileFMod | Opcode::TileFloorMod | Opcode::TileXor
     ) {
         return false;
     }

@@ -532,7 +532,6 @@ PTO_BINARY(TMIN, model::min_(x, y))
 PTO_BINARY(TFMOD, model::fmod_(x, y))
 PTO_BINARY(TAND, T(x & y))
 PTO_BINARY(TOR, T(x | y))
-PTO_BINARY(TXOR, T(x ^ y))
 PTO_BINARY(TSHL, T(y < 0 || y >= T(sizeof(T) * 8) ? T(0) : T(x << y)))
 PTO_BINARY(TSHR, T(y < 0 || y >= T(sizeof(T) * 8) ? T(x < 0 ? -1 : 0) : T(x >> y)))
 #undef PTO_BINARY
@@ -591,7 +590,6 @@ PTO_SCALAR(TMINS, model::min_(x, y))
 PTO_SCALAR(TFMODS, model::fmod_(x, y))
 PTO_SCALAR(TANDS, T(x & y))
 PTO_SCALAR(TORS, T(x | y))
-PTO_SCALAR(TXORS, T(x ^ y))
 PTO_SCALAR(TSHLS, T(y < 0 || y >= T(sizeof(T) * 8) ? T(0) : T(x << y)))
 PTO_SCALAR(TSHRS, T(y < 0 || y >= T(sizeof(T) * 8) ? T(x < 0 ? -1 : 0) : T(x >> y)))
 PTO_SCALAR(TDIVS, model::div_(x, y))
@@ -680,6 +678,71 @@ RecordEvent TREMS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
   if (model::overlap(dst, src)) model::fail("TREMS: dst overlaps the source (A2A3)");
 #endif
   model::each(dst, [&](int64_t i, int64_t j) { return model::rem_(typename D::DType(src.at(i, j)), k); });
+  model::clobber(tmp);
+  return {};
+}
+
+// TXOR / TXORS (pto-isa 3186c381 `common/pto_instr.hpp`: `TXOR(dst, src0, src1, tmp, ..)`
+// and `TXORS(dst, src, scalar, tmp, ..)`, with no 3-operand form): row-major Vec tiles of
+// one dtype and a scratch tile. Where each rule comes from:
+// - A2A3 (`npu/a2a3/TXor.hpp`) computes `(a | b) & !(a & b)`, keeping `a | b` in `tmp`, so
+//   `tmp` is row-major with the destination's dtype and exactly its valid region; it also
+//   asserts that dst, src0, src1 and tmp are four different buffers (dst may not be a
+//   source). Its TXORS (`npu/a2a3/TBitwiseSOp.hpp`) does the same with the scalar and
+//   asserts dst, src and tmp are three different buffers.
+// - The CPU simulation's TXORS (`cpu/TBinSOps.hpp`) takes `tmp` as `TileDst&`: the
+//   destination's exact tile type. Its TXOR takes any tile and ignores it.
+// - A5 (`npu/a5/TXor.hpp`, `TXorS.hpp`) ignores `tmp`; TXOR takes 1-, 2- and 4-byte
+//   integers, TXORS any 1-, 2- or 4-byte element.
+namespace model {
+template <typename T> constexpr bool xor_dtype() {
+#if defined(PTO_TARGET_A5)
+  return std::is_integral_v<T> && sizeof(T) <= 4;
+#else
+  return true;
+#endif
+}
+}  // namespace model
+template <typename D, typename A, typename B, typename Tmp, typename... E>
+  requires is_tile<B>::value && is_tile<Tmp>::value
+RecordEvent TXOR(D& dst, A& a, B& b, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,
+                "TXOR: operands must be row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
+                "TXOR: operands must have one dtype");
+  static_assert(model::xor_dtype<typename D::DType>(), "TXOR: A5's TXOR takes 1-, 2- and 4-byte integers");
+#if !defined(PTO_TARGET_A5)
+  static_assert(model::vec_row_major<Tmp> && std::is_same_v<typename Tmp::DType, typename D::DType>,
+                "TXOR: on A2A3 tmp is a row-major tile of the destination's dtype");
+  if (tmp.GetValidRow() != dst.GetValidRow() || tmp.GetValidCol() != dst.GetValidCol())
+    model::fail("TXOR: tmp's valid region is not the destination's (A2A3)");
+  if (model::overlap(dst, a) || model::overlap(dst, b)) model::fail("TXOR: dst overlaps a source (A2A3)");
+#endif
+  if (model::overlap(tmp, a) || model::overlap(tmp, b) || model::overlap(tmp, dst)) model::fail("TXOR: tmp overlaps an operand");
+  using T = typename D::DType;
+  model::each(dst, [&](int64_t i, int64_t j) { return T(T(a.at(i, j)) ^ T(b.at(i, j))); });
+  model::clobber(tmp);
+  return {};
+}
+template <typename D, typename S, typename Tmp, typename... E>
+  requires is_tile<Tmp>::value
+RecordEvent TXORS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
+  PTO_EVENTS(E);
+  static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TXORS: tile-scalar instructions need row-major Vec tiles");
+  static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TXORS: operands must have one dtype");
+#if defined(PTO_TARGET_A5)
+  static_assert(sizeof(typename D::DType) <= 4, "TXORS: A5's TXORS takes 1-, 2- and 4-byte elements");
+#endif
+  static_assert(std::is_same_v<Tmp, D>, "TXORS: tmp has the destination's tile type (CPU simulation)");
+#if !defined(PTO_TARGET_A5)
+  if (tmp.GetValidRow() != dst.GetValidRow() || tmp.GetValidCol() != dst.GetValidCol())
+    model::fail("TXORS: tmp's valid region is not the destination's (A2A3)");
+  if (model::overlap(dst, src)) model::fail("TXORS: dst overlaps the source (A2A3)");
+#endif
+  if (model::overlap(tmp, src) || model::overlap(tmp, dst)) model::fail("TXORS: tmp overlaps an operand");
+  using T = typename D::DType;
+  model::each(dst, [&](int64_t i, int64_t j) { return T(T(src.at(i, j)) ^ k); });
   model::clobber(tmp);
   return {};
 }

@@ -388,10 +388,11 @@ impl Writer<'_> {
         tiles: &[TileRef],
         scratch: Option<(String, u64)>,
     ) {
-        // The CPU simulation's `TREMS` takes `tmp` of the destination's exact type
-        // (`TileDst& tmp`): a copy of the destination's tile object (its valid region too)
-        // moved onto the scratch memory, in a block of its own.
-        let tmp_as_dst = isa == Isa::TRemS && scratch.is_some();
+        // The CPU simulation's `TREMS` / `TXORS` take `tmp` of the destination's exact type
+        // (`TileDst& tmp`), and A2A3's `TXOR` one of its dtype and valid region: a copy of
+        // the destination's tile object (its valid region too) moved onto the scratch
+        // memory, in a block of its own.
+        let tmp_as_dst = matches!(isa, Isa::TRemS | Isa::TXor | Isa::TXorS) && scratch.is_some();
         let scratch = scratch.map(|(name, addr)| {
             if !tmp_as_dst {
                 return name;
