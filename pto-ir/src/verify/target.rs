@@ -669,3 +669,25 @@ fn misaligned(tt: &TileType, span: SpanId) -> Option<Diag> {
     }
     Some(d)
 }
+
+#[cfg(test)]
+mod fixed_temp_tests {
+    use super::*;
+
+    #[test]
+    fn only_a2a3_row_broadcasts_reserve_the_top_of_vec() {
+        let t = Target::A2A3;
+        assert_eq!(
+            t.fixed_temp(Isa::TRowExpandDiv, MemorySpace::Vec),
+            Some(184 * KIB..192 * KIB)
+        );
+        assert_eq!(A2A3_TMP_UB.end, t.ub);
+        assert_eq!(t.fixed_temp(Isa::TRowExpandDiv, MemorySpace::Mat), None);
+        assert_eq!(t.fixed_temp(Isa::TColExpandSub, MemorySpace::Vec), None);
+        assert_eq!(t.fixed_temp(Isa::TCvt, MemorySpace::Vec), None);
+        assert_eq!(
+            Target::A5.fixed_temp(Isa::TRowExpandSub, MemorySpace::Vec),
+            None
+        );
+    }
+}
