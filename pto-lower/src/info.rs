@@ -96,6 +96,32 @@ pub fn row_sum_source_bytes(m: &ProgramModule, op: &Operation) -> Option<(ValueI
     (rows > src_rows).then(|| (src, extent_bytes(s, space, rows)))
 }
 
+/// The row-broadcast instruction (`TROWEXPANDSUB` ...) the lowering makes of binary op `op`
+/// (`lower/ops.rs`, `binary`): two tiles of different shapes, the smaller an `R x 1` column.
+/// `r / a` with the column on the left is `TRECIP` then `TROWEXPANDMUL`.
+pub fn row_broadcast_isa(m: &ProgramModule, op: &Operation) -> Option<Isa> {
+    if !matches!(
+        op.opcode.class(),
+        OpClass::TileBinary | OpClass::TileBitwise
+    ) {
+        return None;
+    }
+    let (a, b) = (op.operands.first()?, op.operands.get(1)?);
+    let (ta, tb) = (m.values[*a].ty.as_tile()?, m.values[*b].ty.as_tile()?);
+    if ta.shape == tb.shape {
+        return None;
+    }
+    let big_first = ta.elements() >= tb.elements();
+    let small = if big_first { tb } else { ta };
+    if small.shape.len() != 2 || small.shape[1] != 1 {
+        return None;
+    }
+    if !big_first && op.opcode == Opcode::TileDiv {
+        return Some(Isa::TRowExpandMul);
+    }
+    op.opcode.info().isa.get(2).copied()
+}
+
 /// Records that `bufferize` reserved `bytes` for a placed tile value ([`tile_bytes`]).
 pub fn set_reserved(m: &mut ProgramModule, v: ValueId, bytes: u64) {
     if let Type::Tile(t) = &mut m.values[v].ty

@@ -1015,4 +1015,106 @@ fn txor_and_txors_take_a_scratch_tile() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+
+/// A kernel adding two `94 x 256` f32 tiles (188 KiB live together), then, with `sub`,
+/// subtracting a per-row column `c` from the sum (a `TROWEXPANDSUB`).
+fn sum_then_rows(sub: bool, arch: &str) -> pto_ir::ProgramModule {
+    let tail = if sub {
+        "%c_9 = tile.load %c_3 : (tensor<[94, 1], fp32>) -> tile<[94, 1], fp32> {shape=[94, 1], offset=[0, 0]}\n\
+         %o_10 = tile.sub %s_8, %c_9 : (tile<[94, 256], fp32>, tile<[94, 1], fp32>) -> tile<[94, 256], fp32>\n\
+         tile.store %o_10, %out_4 : (tile<[94, 256], fp32>, tensor<[94, 256], fp32>) -> () {offset=[0, 0]}"
+    } else {
+        "tile.store %s_8, %out_4 : (tile<[94, 256], fp32>, tensor<[94, 256], fp32>) -> () {offset=[0, 0]}"
+    };
+    let text = format!(
+        "program.module @sum_rows {{\n  program.entry @sum_rows\n  \
+         func.func @sum_rows(%a_1: tensor<[94, 256], fp32> #in, %b_2: tensor<[94, 256], fp32> #in, %c_3: tensor<[94, 1], fp32> #in, %out_4: tensor<[94, 256], fp32> #out) {{\n    \
+         statement.op {{\n\
+         %a_6 = tile.load %a_1 : (tensor<[94, 256], fp32>) -> tile<[94, 256], fp32> {{shape=[94, 256], offset=[0, 0]}}\n\
+         %b_7 = tile.load %b_2 : (tensor<[94, 256], fp32>) -> tile<[94, 256], fp32> {{shape=[94, 256], offset=[0, 0]}}\n\
+         %s_8 = tile.add %a_6, %b_7 : (tile<[94, 256], fp32>, tile<[94, 256], fp32>) -> tile<[94, 256], fp32>\n\
+         {tail}\n    }}\n    statement.return\n  }}\n  // func.kind = kernel\n}}\n"
+    );
+    let mut m = pto_ir::parse(&text).unwrap();
+    m.attrs.set("arch", pto_ir::Attr::Str(arch.into()));
+    pto_ir::verify(&m).unwrap();
+    m
+}
+
+/// The end of the highest Vec tile `TASSIGN` places in `cpp` (`TASSIGN(t, 0x..); // N bytes of Vec`).
+fn vec_top(cpp: &str) -> u64 {
+    cpp.lines()
+        .filter_map(|l| {
+            let (_, rest) = l.split_once("TASSIGN(")?;
+            let (_, rest) = rest.split_once(", 0x")?;
+            let (hex, rest) = rest.split_once(')')?;
+            let bytes = rest.strip_prefix("; // ")?.strip_suffix(" bytes of Vec")?;
+            Some(u64::from_str_radix(hex, 16).ok()? + bytes.parse::<u64>().ok()?)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Found in pto-isa's headers: on A2A3 a row broadcast with a column per-row operand (the
+/// form the emitter prints) writes an 8 KiB temporary at the fixed unified-buffer address
+/// 184 KiB (`TMP_UB_OFFSET`, `npu/a2a3/TRowExpandBinOp.hpp`), over whatever tile lies there.
+/// Bufferize used all 192 KiB: a kernel with such a broadcast whose tiles need 188 KiB is now
+/// the capacity error naming the instruction on A2A3, and still compiles on A5 (no fixed
+/// temporary there) and without the broadcast (tiles up to 188 KiB). The model refuses an
+/// operand over the range on A2A3 and overwrites the range, so a tile living there is lost.
+#[test]
+fn a2a3_row_broadcasts_keep_tiles_off_the_fixed_temporary() {
+    let m = sum_then_rows(true, "A2A3");
+    let e = pto_lower::compile(&m, m.entry.unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("needs 192512 bytes of the unified buffer (Vec) but target A2A3 has 188416 bytes for tiles: bytes 188416..196608 (8 KiB) are reserved for the temporary `TROWEXPANDSUB` writes at that fixed address"),
+        "{e}"
+    );
+    let m = sum_then_rows(true, "A5");
+    let c = pto_lower::compile(&m, m.entry.unwrap()).unwrap().cpp;
+    assert!(c.contains("TROWEXPANDSUB("), "{c}");
+    assert!(vec_top(&c) > 184 * 1024, "{c}");
+    let m = sum_then_rows(false, "A2A3");
+    let c = pto_lower::compile(&m, m.entry.unwrap()).unwrap().cpp;
+    assert!(vec_top(&c) > 184 * 1024, "{c}");
+    accepted_cpp(&m);
+    // A broadcast kernel that fits below the temporary: the acceptance softmax.
+    let m = softmax_rows(16, "fp32");
+    let c = harness::cpp_for(&m, "A2A3").unwrap();
+    assert!(
+        c.contains("TROWEXPANDSUB(") && vec_top(&c) <= 184 * 1024,
+        "{c}"
+    );
+
+    let decls = "using D = Tile<TileType::Vec, float, 8, 64>;\n\
+                 using C = Tile<TileType::Vec, float, 8, 1, BLayout::ColMajor, 8, 1>;\n\
+                 using B = Tile<TileType::Vec, float, 8, 8>;";
+    let body = |at: &str, v: &str| {
+        format!("D d; {v} v; TASSIGN(d, {at}); TASSIGN(v, 0x0); TROWEXPANDSUB(d, d, v); return 0;")
+    };
+    // A live tile over the range that is no operand: overwritten, on A2A3 only.
+    let kept = "D d; C v; D keep; TASSIGN(d, 0x0); TASSIGN(v, 0x800); TASSIGN(keep, 0x2E000);\n\
+                keep.at(0, 0) = 1.0f; TROWEXPANDSUB(d, d, v);\n\
+                if (!(keep.at(0, 0) == 1.0f)) { fprintf(stderr, \"tile overwritten\"); return 1; } return 0;";
+    if harness::gxx().is_none() {
+        eprintln!("skip: no C++ compiler");
+        return;
+    }
+    for target in ["A2A3", "A5"] {
+        let over = run_snippet(decls, &body("0x2E000", "C"), target);
+        let lost = run_snippet(decls, kept, target);
+        if target == "A2A3" {
+            let e = over.unwrap_err();
+            assert!(e.contains("a tile over A2A3's fixed temporary"), "{e}");
+            assert!(lost.unwrap_err().contains("tile overwritten"));
+        } else {
+            over.unwrap();
+            lost.unwrap();
+        }
+        // Below the range, or with a row-major block per row: no temporary.
+        run_snippet(decls, &body("0x1000", "C"), target).unwrap();
+        run_snippet(decls, &body("0x2E000", "B"), target).unwrap();
+    }
 }

@@ -35,11 +35,13 @@
 //! chain. The verifier refuses at the matmul (`fractal.rs`), naming M, K or N and the
 //! multiple; a tile moved into a cube buffer by hand is checked in that buffer.
 
+use std::ops::Range;
+
 use crate::DataType;
 use crate::attr::Attr;
 use crate::diag::Diag;
 use crate::entity::{EntitySet, SecondaryMap, SpanId, ValueId};
-use crate::ops::{OpClass, Opcode};
+use crate::ops::{Isa, OpClass, Opcode};
 use crate::typefmt::short_tile;
 use crate::types::{MemorySpace, TileType};
 
@@ -75,6 +77,11 @@ pub const MATMUL_MAX_DIM: u64 = 4095;
 
 /// A row-major tile's rows must be a multiple of this many bytes.
 pub const ROW_ALIGN_BYTES: u64 = 32;
+
+/// A2A3's fixed temporary in the unified buffer: bytes 184 KiB to 192 KiB (pto-isa's
+/// `TMP_UB_OFFSET` and `TMP_UB_SIZE`, `include/pto/common/constants.hpp`); see
+/// [`Target::fixed_temp`].
+pub const A2A3_TMP_UB: Range<u64> = 184 * KIB..192 * KIB;
 
 impl Target {
     /// Ascend 910B / 910C (`PTOv2`, this project's default).
@@ -115,6 +122,38 @@ impl Target {
             MemorySpace::Acc => Some(self.l0c),
             MemorySpace::Bias => Some(self.bias),
         }
+    }
+
+    /// The bytes of `space` that instruction `isa` overwrites as a temporary at a fixed
+    /// address on this target, as the lowering emits it; no tile or scratch tile may lie
+    /// there in a kernel that runs it. `None` when it uses none.
+    ///
+    /// From pto-isa's headers (`include/pto/common/constants.hpp`: `TMP_UB_OFFSET` = 184 KiB,
+    /// `TMP_UB_SIZE` = 8 KiB, the top 8 KiB of A2A3's 192 KiB unified buffer). On A2A3:
+    /// - the row broadcasts `TROWEXPANDADD` / `SUB` / `MUL` / `DIV` / `MAX` / `MIN`
+    ///   (`npu/a2a3/TRowExpandBinOp.hpp`, `TRowExpandBin`) whose per-row operand is
+    ///   column-major and no `tmp` tile is passed, which is the form the emitter prints (a
+    ///   column, or a column view of a one-element row); every dtype. The row-major form (one
+    ///   32-byte block per row) uses none;
+    /// - `TEXTRACT` from a 1-byte Vec ND tile into two NZ tiles with an odd byte width
+    ///   (`npu/a2a3/TExtract.hpp`, `TExtractNdToNzWiden`): the lowering never emits it;
+    /// - `TCVT`: `npu/a2a3/TCvt.hpp` mentions `TMP_UB_OFFSET` only in comments: its
+    ///   conversions that need a temporary take a `tmp` tile, the others need none.
+    ///
+    /// A5's headers (`npu/a5/`) use no fixed-address temporary.
+    pub fn fixed_temp(&self, isa: Isa, space: MemorySpace) -> Option<Range<u64>> {
+        use Isa::*;
+        let row_broadcast = matches!(
+            isa,
+            TRowExpandAdd
+                | TRowExpandSub
+                | TRowExpandMul
+                | TRowExpandDiv
+                | TRowExpandMax
+                | TRowExpandMin
+        );
+        (self.name == Target::A2A3.name && space == MemorySpace::Vec && row_broadcast)
+            .then_some(A2A3_TMP_UB)
     }
 
     /// Whether the target has a `TMOV` from a tile in `from` to one in `to` (pto-isa.md,
@@ -771,4 +810,26 @@ fn misaligned(tt: &TileType, span: SpanId) -> Option<Diag> {
         ));
     }
     Some(d)
+}
+
+#[cfg(test)]
+mod fixed_temp_tests {
+    use super::*;
+
+    #[test]
+    fn only_a2a3_row_broadcasts_reserve_the_top_of_vec() {
+        let t = Target::A2A3;
+        assert_eq!(
+            t.fixed_temp(Isa::TRowExpandDiv, MemorySpace::Vec),
+            Some(184 * KIB..192 * KIB)
+        );
+        assert_eq!(A2A3_TMP_UB.end, t.ub);
+        assert_eq!(t.fixed_temp(Isa::TRowExpandDiv, MemorySpace::Mat), None);
+        assert_eq!(t.fixed_temp(Isa::TColExpandSub, MemorySpace::Vec), None);
+        assert_eq!(t.fixed_temp(Isa::TCvt, MemorySpace::Vec), None);
+        assert_eq!(
+            Target::A5.fixed_temp(Isa::TRowExpandSub, MemorySpace::Vec),
+            None
+        );
+    }
 }

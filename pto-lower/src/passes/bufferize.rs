@@ -20,7 +20,11 @@
 //!    row sum's source takes the rows the C++ reads it with (`info::row_sum_rows`), when
 //!    they are more than its own.
 //! 4. **Capacity.** A buffer whose peak exceeds the target's capacity is an error naming the
-//!    buffer, the bytes needed and the capacity.
+//!    buffer, the bytes needed and the capacity. On A2A3 a kernel whose lowering has a row
+//!    broadcast (`TROWEXPANDSUB` ... with a column operand) has 184 KiB of Vec, not 192:
+//!    pto-isa's A2A3 row broadcasts write an 8 KiB temporary at the fixed address 184 KiB
+//!    (`Target::fixed_temp` says which instructions and where, and from which headers), so
+//!    no tile or scratch tile may lie there; the error then names the instruction.
 
 use pto_ir::entity::{EntityId, SecondaryMap};
 use pto_ir::verify::target::{Target, buffer_name, target};
@@ -31,8 +35,10 @@ use pto_ir::{
 
 use super::Pass;
 use crate::info::{
-    row_sum_source_bytes, scratch_bytes, set_addr, set_reserved, space_of, tile_bytes,
+    row_broadcast_isa, row_sum_source_bytes, scratch_bytes, set_addr, set_reserved, space_of,
+    tile_bytes,
 };
+use crate::isa::Isa;
 use crate::walk;
 
 /// The bufferize pass.
@@ -552,29 +558,59 @@ fn run_function(m: &mut ProgramModule, f: FuncId, target: &Target) -> Result<(),
         let Some(cap) = target.capacity(space) else {
             continue;
         };
+        let temp = fixed_temp(m, f, target, space);
+        // The fixed temporaries sit at the top of their buffer: the tiles end below them.
+        let limit = temp.as_ref().map_or(cap, |(_, r)| r.start.min(cap));
         let need = peak.get(space as usize).copied().unwrap_or(0);
-        if need > cap {
+        if need > limit {
             let culprit = placed
                 .iter()
-                .filter(|p| p.1 == space && p.2 + p.3 > cap)
+                .filter(|p| p.1 == space && p.2 + p.3 > limit)
                 .map(|p| p.0)
                 .next();
             let at = culprit.map_or(m.funcs[f].span, |v| def_span(m, v));
+            let mut msg = format!(
+                "kernel `{}` needs {need} bytes of the {} but target {} has {limit} bytes",
+                m.funcs[f].name,
+                buffer_name(space),
+                target.name
+            );
+            if let Some((isa, r)) = &temp {
+                msg.push_str(&format!(
+                    " for tiles: bytes {}..{} ({} KiB) are reserved for the temporary `{}` writes at that fixed address",
+                    r.start,
+                    r.end,
+                    (r.end - r.start) / 1024,
+                    isa.name()
+                ));
+            }
             diags.push(
-                Diag::new(
-                    at,
-                    format!(
-                        "kernel `{}` needs {need} bytes of the {} but target {} has {cap} bytes",
-                        m.funcs[f].name,
-                        buffer_name(space),
-                        target.name
-                    ),
-                )
+                Diag::new(at, msg)
                 .note("tiles whose lifetimes overlap cannot share space; use smaller tiles or fewer live tiles"),
             );
         }
     }
     if diags.is_empty() { Ok(()) } else { Err(diags) }
+}
+
+/// The first instruction of `f`'s lowering that overwrites a fixed range of `space` on
+/// `target` as its temporary ([`Target::fixed_temp`]), with that range.
+fn fixed_temp(
+    m: &ProgramModule,
+    f: FuncId,
+    target: &Target,
+    space: MemorySpace,
+) -> Option<(Isa, std::ops::Range<u64>)> {
+    let tree = walk::Tree::of(m, f);
+    tree.stmts
+        .iter()
+        .find_map(|&s| match m.stmts.get(s).map(|st| &st.kind) {
+            Some(StmtKind::Op(ops)) => ops.iter().find_map(|&o| {
+                let isa = row_broadcast_isa(m, &m.ops[o])?;
+                target.fixed_temp(isa, space).map(|r| (isa, r))
+            }),
+            _ => None,
+        })
 }
 
 /// Joins the classes of the values a loop carries and of an `if`'s results with their

@@ -1123,6 +1123,28 @@ template <typename T, typename V> void check_per_row(const char* name, const V& 
   if (!shape) fail(name, ": the per-row operand is a column or one 32-byte block per row");
   if (v.GetValidRow() != rows) fail(name, ": the per-row operand has the destination's valid rows");
 }
+// A2A3's fixed temporary (pto-isa include/pto/common/constants.hpp, TMP_UB_OFFSET and
+// TMP_UB_SIZE; npu/a2a3/TRowExpandBinOp.hpp, TRowExpandBin): a row broadcast whose per-row
+// operand is column-major uses bytes 184..192 KiB of the unified buffer as scratch, whatever
+// tiles lie there. The model refuses an operand there and overwrites the range, so a live
+// tile placed over it reads garbage afterwards. A5 (npu/a5/) has no such temporary.
+constexpr uint64_t a2a3_tmp_ub_offset = 184 * 1024;
+constexpr uint64_t a2a3_tmp_ub_size = 8 * 1024;
+template <typename X> bool over_fixed_temp(const X& x) {
+  if (X::Loc_ != TileType::Vec || !x.data_) return false;
+  const uint64_t at = reinterpret_cast<const uint8_t*>(x.data_) - buffer(TileType::Vec);
+  const uint64_t end = at + uint64_t(X::Rows_) * X::Cols_ * sizeof(typename X::DType);
+  return at < a2a3_tmp_ub_offset + a2a3_tmp_ub_size && a2a3_tmp_ub_offset < end;
+}
+template <typename D, typename A, typename V> void fixed_temp(const char* name, const D& d, const A& a, const V& v) {
+#if defined(PTO_TARGET_A2A3)
+  if constexpr (!V::isRowMajor) {
+    if (over_fixed_temp(d) || over_fixed_temp(a) || over_fixed_temp(v))
+      fail(name, ": a tile over A2A3's fixed temporary (bytes 184..192 KiB of Vec)");
+    std::memset(buffer(TileType::Vec) + a2a3_tmp_ub_offset, 0xff, a2a3_tmp_ub_size);
+  }
+#endif
+}
 }  // namespace model
 #define PTO_EXPAND_OP(NAME, ROW, EXPR)                                                            \
   template <typename D, typename A, typename V, typename... E> RecordEvent NAME(D& dst, A& a, V& v, E&...) { \
@@ -1135,6 +1157,7 @@ template <typename T, typename V> void check_per_row(const char* name, const V& 
       T x = a.at(i, j), y = ROW ? T(v.at(i, 0)) : T(v.at(0, j));                                  \
       return EXPR;                                                                                \
     });                                                                                           \
+    if constexpr (ROW) model::fixed_temp(#NAME, dst, a, v);                                       \
     return {};                                                                                    \
   }
 PTO_EXPAND_OP(TROWEXPANDADD, true, model::wrap_add(x, y))
