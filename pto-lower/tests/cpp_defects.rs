@@ -1015,6 +1015,7 @@ fn txor_and_txors_take_a_scratch_tile() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
 
 /// A kernel adding two `94 x 256` f32 tiles (188 KiB live together), then, with `sub`,
 /// subtracting a per-row column `c` from the sum (a `TROWEXPANDSUB`).

@@ -165,6 +165,74 @@ module attributes {pto.target = #pto.target<A2A3>} {
         pub const CPP: &str = r#"#include <pto/pto-inst.hpp>
 #include "common/pto_instr.hpp"
 using namespace pto;
+#include <limits>
+#include <type_traits>
+namespace pto_rs {
+template <typename T> constexpr bool is_int = std::is_integral<T>::value;
+template <typename T> AICORE inline T div(T a, T b) {
+    if constexpr (is_int<T>) {
+        if (b == 0) return T(0);
+        if constexpr (std::is_signed<T>::value) {
+            if (b == T(-1)) return T(typename std::make_unsigned<T>::type(0) - typename std::make_unsigned<T>::type(a));
+        }
+        return a / b;
+    } else {
+        return a / b;
+    }
+}
+template <typename T> AICORE inline T rem(T a, T b) {
+    if constexpr (is_int<T>) {
+        if (b == 0) return a;
+        if constexpr (std::is_signed<T>::value) {
+            if (b == T(-1)) return T(0);
+        }
+        return a % b;
+    } else {
+        return T(__builtin_fmod(a, b));
+    }
+}
+template <typename T> AICORE inline T floor_mod(T a, T b) {
+    T r = rem(a, b);
+    if (b != T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
+    return r;
+}
+template <typename T> AICORE inline T floor_div(T a, T b) {
+    if constexpr (is_int<T>) {
+        T q = div(a, b);
+        T r = rem(a, b);
+        if (b != 0 && r != 0 && ((r < 0) != (b < 0))) q = T(q - 1);
+        return q;
+    } else {
+        return T(__builtin_floor(a / b));
+    }
+}
+template <typename D, typename S> AICORE inline D cast_trunc(S x) {
+    if (x != x) return D(0);
+    if (x <= S(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+    if (x >= S(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(x);
+}
+// Equal zeros: `a + b` is -0 only when both are, `-(-a - b)` when either is (IEEE addition,
+// to nearest): maximumNumber's +0, minimumNumber's -0 (pto_ir::sem's float semantics).
+template <typename T> AICORE inline T min(T a, T b) {
+    if (a == b && a == T(0)) return T(-(-a - b));
+    return (b < a || a != a) ? b : a;
+}
+template <typename T> AICORE inline T max(T a, T b) {
+    if (a == b && a == T(0)) return T(a + b);
+    return (b > a || a != a) ? b : a;
+}
+// A run-time index outside its tensor or tile, where the host function returns Err: the
+// kernel stops before the access. pto-isa's failed checks trap(); its CPU simulation has no
+// trap(), so there the process aborts.
+[[noreturn]] AICORE inline void out_of_bounds() {
+#if defined(__CPU_SIM)
+    __builtin_trap();
+#else
+    trap();
+#endif
+}
+}  // namespace pto_rs
 
 // rows lowered by pto-lower for A2A3.
 // The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
@@ -184,6 +252,7 @@ AICORE inline void run_incore_0(__gm__ float* x, __gm__ float* y, int64_t n, int
   for (int64_t r_12 = 0LL; r_12 < n; r_12 += 1LL) {
     pipe_barrier(PIPE_ALL);
     {
+      if (static_cast<int64_t>(r_12) < 0 || static_cast<int64_t>(r_12) >= static_cast<int64_t>(r_18)) pto_rs::out_of_bounds();
       const int64_t e0 = (static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) < 1 ? static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) : 1);
       t0.SetValidRow(e0);
       using GT0 = GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 16, 1>>;
@@ -196,6 +265,7 @@ AICORE inline void run_incore_0(__gm__ float* x, __gm__ float* y, int64_t n, int
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     {
+      if (static_cast<int64_t>(r_12) < 0 || static_cast<int64_t>(r_12) >= static_cast<int64_t>(r_18)) pto_rs::out_of_bounds();
       const int64_t w0 = (static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) < 1 ? static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) : 1);
       const int64_t e0 = (static_cast<int64_t>(t0.GetValidRow()) < w0 ? static_cast<int64_t>(t0.GetValidRow()) : w0);
       Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Null> sv(e0, 16);
@@ -356,6 +426,74 @@ __global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symb
     pub const CPP: &str = r#"#include <pto/pto-inst.hpp>
 #include "common/pto_instr.hpp"
 using namespace pto;
+#include <limits>
+#include <type_traits>
+namespace pto_rs {
+template <typename T> constexpr bool is_int = std::is_integral<T>::value;
+template <typename T> AICORE inline T div(T a, T b) {
+    if constexpr (is_int<T>) {
+        if (b == 0) return T(0);
+        if constexpr (std::is_signed<T>::value) {
+            if (b == T(-1)) return T(typename std::make_unsigned<T>::type(0) - typename std::make_unsigned<T>::type(a));
+        }
+        return a / b;
+    } else {
+        return a / b;
+    }
+}
+template <typename T> AICORE inline T rem(T a, T b) {
+    if constexpr (is_int<T>) {
+        if (b == 0) return a;
+        if constexpr (std::is_signed<T>::value) {
+            if (b == T(-1)) return T(0);
+        }
+        return a % b;
+    } else {
+        return T(__builtin_fmod(a, b));
+    }
+}
+template <typename T> AICORE inline T floor_mod(T a, T b) {
+    T r = rem(a, b);
+    if (b != T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
+    return r;
+}
+template <typename T> AICORE inline T floor_div(T a, T b) {
+    if constexpr (is_int<T>) {
+        T q = div(a, b);
+        T r = rem(a, b);
+        if (b != 0 && r != 0 && ((r < 0) != (b < 0))) q = T(q - 1);
+        return q;
+    } else {
+        return T(__builtin_floor(a / b));
+    }
+}
+template <typename D, typename S> AICORE inline D cast_trunc(S x) {
+    if (x != x) return D(0);
+    if (x <= S(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+    if (x >= S(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+    return static_cast<D>(x);
+}
+// Equal zeros: `a + b` is -0 only when both are, `-(-a - b)` when either is (IEEE addition,
+// to nearest): maximumNumber's +0, minimumNumber's -0 (pto_ir::sem's float semantics).
+template <typename T> AICORE inline T min(T a, T b) {
+    if (a == b && a == T(0)) return T(-(-a - b));
+    return (b < a || a != a) ? b : a;
+}
+template <typename T> AICORE inline T max(T a, T b) {
+    if (a == b && a == T(0)) return T(a + b);
+    return (b > a || a != a) ? b : a;
+}
+// A run-time index outside its tensor or tile, where the host function returns Err: the
+// kernel stops before the access. pto-isa's failed checks trap(); its CPU simulation has no
+// trap(), so there the process aborts.
+[[noreturn]] AICORE inline void out_of_bounds() {
+#if defined(__CPU_SIM)
+    __builtin_trap();
+#else
+    trap();
+#endif
+}
+}  // namespace pto_rs
 
 // rows lowered by pto-lower for A2A3.
 // The kernel's returned scalars are written to `pto_ret0`, `pto_ret1`, ...: one-element
@@ -375,6 +513,7 @@ AICORE inline void run_incore_0(__gm__ float* x, __gm__ float* y, int64_t n, int
   for (int64_t r_12 = 0LL; r_12 < n; r_12 += 1LL) {
     pipe_barrier(PIPE_ALL);
     {
+      if (static_cast<int64_t>(r_12) < 0 || static_cast<int64_t>(r_12) >= static_cast<int64_t>(r_18)) pto_rs::out_of_bounds();
       const int64_t e0 = (static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) < 1 ? static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) : 1);
       t0.SetValidRow(e0);
       using GT0 = GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<1, 1, 1, 16, 1>>;
@@ -387,6 +526,7 @@ AICORE inline void run_incore_0(__gm__ float* x, __gm__ float* y, int64_t n, int
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     {
+      if (static_cast<int64_t>(r_12) < 0 || static_cast<int64_t>(r_12) >= static_cast<int64_t>(r_18)) pto_rs::out_of_bounds();
       const int64_t w0 = (static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) < 1 ? static_cast<int64_t>(r_18) - static_cast<int64_t>(r_12) : 1);
       const int64_t e0 = (static_cast<int64_t>(t0.GetValidRow()) < w0 ? static_cast<int64_t>(t0.GetValidRow()) : w0);
       Tile<TileType::Vec, float, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Null> sv(e0, 16);

@@ -98,6 +98,7 @@ fn emit_as(p: &Program, device: bool) -> String {
         names: vec![None; p.module.values.len()],
         name_text: String::new(),
         zeroed: Vec::new(),
+        loops: Vec::new(),
         workspace: 0,
         part: Part::Whole,
     };
@@ -771,6 +772,10 @@ struct Writer<'a> {
     name_text: String,
     /// The Acc slots a kernel fills with zero, each with a `NAME_zero` flag.
     zeroed: Vec<TileId>,
+    /// `(induction variable, lower bound, upper bound)` of each loop being written, innermost
+    /// last: an offset that is such a variable, counted from a non-negative start up to its
+    /// tensor's extent, is inside the tensor and needs no guard (`element.rs`).
+    loops: Vec<(ValueId, ValueId, ValueId)>,
     /// The bytes of the GM workspace parameter (0: none), see [`workspace_bytes`].
     workspace: u64,
     /// A device function a program's entry calls (`AICORE inline`), not a `__global__` kernel.

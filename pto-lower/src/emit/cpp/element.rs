@@ -61,10 +61,31 @@ impl Writer<'_> {
             if let (Index::Const(_), Dim::Const(_)) = (o, d) {
                 continue;
             }
+            if let Index::Value(v) = o
+                && self.counts_within(*v, d)
+            {
+                continue;
+            }
             let n = self.text(|me| me.dim(d));
             checks.push((*o, n));
         }
         self.guard(l, &checks);
+    }
+
+    /// Whether `v` is the variable of a loop being written that runs from a non-negative
+    /// constant up to (not including) extent `d`: `for (i = 0; i < n; ..)` over a dimension
+    /// of `n`, so every value it takes is inside the dimension.
+    fn counts_within(&self, v: ValueId, d: &Dim) -> bool {
+        let constant = |x: ValueId| self.m.values.get(x)?.constant.map(|c| c.as_i64());
+        self.loops.iter().any(|&(iv, lb, ub)| {
+            iv == v
+                && constant(lb).is_some_and(|c| c >= 0)
+                && match d {
+                    Dim::Value(n) => *n == ub,
+                    Dim::Const(n) => constant(ub).is_some_and(|u| u >= 0 && u as u64 <= *n),
+                    _ => false,
+                }
+        })
     }
 
     /// The guard of a run-time `TEXTRACT` / `TINSERT` offset: the small tile's storage at

@@ -699,7 +699,9 @@ impl Writer<'_> {
                 }
                 self.scalar(*step);
                 self.put(") {\n");
+                self.loops.push((*iv, *lb, *ub));
                 self.insts(body, l.next());
+                self.loops.pop();
                 self.out.line(l, "}");
                 self.results(results, l);
             }
