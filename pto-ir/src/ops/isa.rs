@@ -15,6 +15,7 @@ struct Forms {
     scalar_form: bool,
     unary: bool,
     expand: bool,
+    row_broadcast: bool,
     reduction: bool,
 }
 
@@ -38,6 +39,7 @@ static FORMS: LazyLock<FxHashMap<Isa, Forms>> = LazyLock::new(|| {
         unary: i.in_table(&unary, Some(0)),
         expand: i.in_table(&[OpClass::TileBinary], Some(2))
             || i.in_table(&[OpClass::TileBinary], Some(3)),
+        row_broadcast: i.in_table(&[OpClass::TileBinary], Some(2)),
         reduction: i.in_table(&reductions, None),
     };
     Isa::ALL.iter().map(|&i| (i, forms(i))).collect()
@@ -143,6 +145,12 @@ impl Isa {
         self.forms().expand
     }
 
+    /// The fused row broadcasts (`TROWEXPANDADD` / `SUB` / `MUL` / `DIV` / `MAX` / `MIN`):
+    /// a binary op with a per-row `R x 1` operand.
+    pub fn is_row_broadcast(self) -> bool {
+        self.forms().row_broadcast
+    }
+
     /// Reductions (the C++ form takes a scratch tile).
     pub fn is_reduction(self) -> bool {
         self.forms().reduction
@@ -210,7 +218,7 @@ impl Isa {
 
 #[cfg(test)]
 mod tests {
-    use super::Isa::*;
+    use super::Isa::{self, *};
 
     #[test]
     fn classifications_follow_the_table() {
@@ -219,6 +227,22 @@ mod tests {
         assert!(TExp.is_unary() && TNot.is_unary() && !TCvt.is_unary() && !TRowSum.is_unary());
         assert!(TRowExpandDiv.is_expand_op() && TColExpandMin.is_expand_op());
         assert!(!TRowExpand.is_expand_op() && !TAdd.is_expand_op());
+        let rows: Vec<Isa> = Isa::ALL
+            .iter()
+            .copied()
+            .filter(|i| i.is_row_broadcast())
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                TRowExpandAdd,
+                TRowExpandSub,
+                TRowExpandMul,
+                TRowExpandDiv,
+                TRowExpandMax,
+                TRowExpandMin
+            ]
+        );
         assert!(TRowArgMin.is_reduction() && TColProd.is_reduction() && !TTrans.is_reduction());
     }
 

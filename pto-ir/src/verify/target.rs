@@ -142,17 +142,7 @@ impl Target {
     ///
     /// A5's headers (`npu/a5/`) use no fixed-address temporary.
     pub fn fixed_temp(&self, isa: Isa, space: MemorySpace) -> Option<Range<u64>> {
-        use Isa::*;
-        let row_broadcast = matches!(
-            isa,
-            TRowExpandAdd
-                | TRowExpandSub
-                | TRowExpandMul
-                | TRowExpandDiv
-                | TRowExpandMax
-                | TRowExpandMin
-        );
-        (self.name == Target::A2A3.name && space == MemorySpace::Vec && row_broadcast)
+        (self.name == Target::A2A3.name && space == MemorySpace::Vec && isa.is_row_broadcast())
             .then_some(A2A3_TMP_UB)
     }
 

@@ -21,7 +21,7 @@
 //! reserves the rows). The other candidate, a row-major `R x 8` result with one valid column,
 //! is not one: pto-isa's row broadcasts read a row-major per-row operand as a whole 32-byte
 //! block per row and want `32 / sizeof(T)` valid columns, so a one-row result reaches them
-//! through a column-major view instead (`is_row_expand`).
+//! through a column-major view instead (`is_one_element_row`).
 //!
 //! The `Writer`'s methods live with what they write: `transfer` (global tensor views,
 //! loads, stores), `inst` (tile ops, control flow, scalar ops), `cores` (a split kernel's
@@ -376,27 +376,13 @@ fn is_column(s: &TileSlot) -> bool {
     s.space == MemorySpace::Vec && s.cols == 1 && s.layout == "DN"
 }
 
-/// Whether `isa` broadcasts a per-row operand (`TROWEXPANDSUB` ...). pto-isa takes that
-/// operand as a column (ColMajor, one valid column) or as one 32-byte block per row
-/// (RowMajor with `32 / sizeof(T)` valid columns, all of which the NPU applies: the block
-/// is repeated along the row), with the destination's valid rows (`cpu/TRowExpandOp.hpp`,
-/// `npu/a2a3/TRowExpandSub.hpp` and the others, A5's alike).
-fn is_row_expand(isa: Isa) -> bool {
-    use Isa::*;
-    matches!(
-        isa,
-        TRowExpandAdd
-            | TRowExpandSub
-            | TRowExpandMul
-            | TRowExpandDiv
-            | TRowExpandMax
-            | TRowExpandMin
-    )
-}
-
 /// Whether slot `s` is a one-row, one-column row-major Vec tile (a one-row reduction's
-/// result, `1 x 8` f32 in its buffer, one valid column): a row-broadcast op would read its
-/// whole 32-byte block ([`is_row_expand`]).
+/// result, `1 x 8` f32 in its buffer, one valid column). A row broadcast (`TROWEXPANDSUB`
+/// ..., `Isa::is_row_broadcast`) takes its per-row operand as a column (ColMajor, one valid
+/// column) or as one 32-byte block per row (RowMajor with `32 / sizeof(T)` valid columns, all
+/// of which the NPU applies: the block is repeated along the row), with the destination's
+/// valid rows (`cpu/TRowExpandOp.hpp`, `npu/a2a3/TRowExpandSub.hpp` and the others, A5's
+/// alike): such a tile would be read as its whole 32-byte block.
 fn is_one_element_row(s: &TileSlot) -> bool {
     s.space == MemorySpace::Vec && s.rows == 1 && s.cols == 1 && s.layout == "ND"
 }

@@ -13,7 +13,7 @@ use crate::lower::scratch_for;
 
 use super::{
     Part, RET, Writer, acc_to_vec, column_view, cpp_dtype, cpp_max, cpp_min, is_column,
-    is_elementwise, is_one_element_row, is_row_expand, put_tile_type_valid, row_view, vec_to_mat,
+    is_elementwise, is_one_element_row, put_tile_type_valid, row_view, vec_to_mat,
 };
 
 /// The C++ infix operator of a binary scalar op (the semantics module's helpers for the rest).
@@ -257,7 +257,7 @@ impl Writer<'_> {
             .map(|(k, &t)| {
                 let TileRef::Slot(id) = t else { return None };
                 let s = self.p.tile(id)?;
-                if is_row_expand(isa) && is_one_element_row(s) {
+                if isa.is_row_broadcast() && is_one_element_row(s) {
                     return Some(column_view(s));
                 }
                 let (rows, valid) = tied(k, s)?;
