@@ -790,33 +790,7 @@ fn trem_and_trems_take_a_scratch_tile() {
         "A5",
     );
     // The emitted C++ runs in the model at a ragged size and matches the interpreter.
-    let Some(gxx) = harness::gxx() else {
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("pto-cpp-trem-{}", std::process::id()));
-    for target in ["A2A3", "A5"] {
-        let built = harness::build(&gxx, &m, target, &dir, "floor_mod").unwrap();
-        for n in [32, 37] {
-            let args = harness::args_for(&m, &[n], 5, false);
-            let (got, _) = built.run(&args).unwrap();
-            let mut want = args.clone();
-            pto_lower::interp::run(&m, m.entry.unwrap(), &mut want).unwrap();
-            for (g, w) in got.iter().zip(&want) {
-                if let (
-                    pto_lower::interp::HostValue::Tensor(g),
-                    pto_lower::interp::HostValue::Tensor(w),
-                ) = (g, w)
-                {
-                    assert_eq!(
-                        harness::max_error(&g.data, &w.data),
-                        0.0,
-                        "{target} N = {n}"
-                    );
-                }
-            }
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    runs_like_the_interpreter(&m, "floor_mod");
 }
 
 /// Found by compiling `model_fp64.fine_f64` against pto-isa's headers: its `TPARTMUL` on
@@ -988,33 +962,7 @@ fn txor_and_txors_take_a_scratch_tile() {
         "1-, 2- and 4-byte integers",
     );
     // The emitted C++ runs in the model at a ragged size and matches the interpreter.
-    let Some(gxx) = harness::gxx() else {
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("pto-cpp-txor-{}", std::process::id()));
-    for target in ["A2A3", "A5"] {
-        let built = harness::build(&gxx, &m, target, &dir, "xor").unwrap();
-        for n in [32, 37] {
-            let args = harness::args_for(&m, &[n], 5, false);
-            let (got, _) = built.run(&args).unwrap();
-            let mut want = args.clone();
-            pto_lower::interp::run(&m, m.entry.unwrap(), &mut want).unwrap();
-            for (g, w) in got.iter().zip(&want) {
-                if let (
-                    pto_lower::interp::HostValue::Tensor(g),
-                    pto_lower::interp::HostValue::Tensor(w),
-                ) = (g, w)
-                {
-                    assert_eq!(
-                        harness::max_error(&g.data, &w.data),
-                        0.0,
-                        "{target} N = {n}"
-                    );
-                }
-            }
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    runs_like_the_interpreter(&m, "xor");
 }
 
 /// A kernel adding two `94 x 256` f32 tiles (188 KiB live together), then, with `sub`,
@@ -1118,4 +1066,36 @@ fn a2a3_row_broadcasts_keep_tiles_off_the_fixed_temporary() {
         run_snippet(decls, &body("0x1000", "C"), target).unwrap();
         run_snippet(decls, &body("0x2E000", "B"), target).unwrap();
     }
+}
+
+/// Runs the C++ of `m` (one symbolic dimension) in the model on A2A3 and A5 at N = 32 and 37
+/// and asserts every tensor equals the interpreter's (skipped without a C++ compiler).
+fn runs_like_the_interpreter(m: &pto_ir::ProgramModule, name: &str) {
+    let Some(gxx) = harness::gxx() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-{name}-{}", std::process::id()));
+    for target in ["A2A3", "A5"] {
+        let built = harness::build(&gxx, m, target, &dir, name).unwrap();
+        for n in [32, 37] {
+            let args = harness::args_for(m, &[n], 5, false);
+            let (got, _) = built.run(&args).unwrap();
+            let mut want = args.clone();
+            pto_lower::interp::run(m, m.entry.unwrap(), &mut want).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                if let (
+                    pto_lower::interp::HostValue::Tensor(g),
+                    pto_lower::interp::HostValue::Tensor(w),
+                ) = (g, w)
+                {
+                    assert_eq!(
+                        harness::max_error(&g.data, &w.data),
+                        0.0,
+                        "{name} {target} N = {n}"
+                    );
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
