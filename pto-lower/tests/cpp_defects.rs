@@ -718,12 +718,13 @@ fn trem_and_trems_take_a_scratch_tile() {
             c.contains("Tile<TileType::Vec, float, 1, 136, BLayout::RowMajor, 1, 136"),
             "{c}"
         );
-        // On A5 the exact (high-precision) fp32 algorithm; A2A3 has one.
+        // The default algorithm on both targets (the semantics' sequence); on A5, whose fp32
+        // TREMS skips the sign fix, a scalar divisor is expanded into a tile for TREM.
+        assert!(c.contains("TREM(t") && !c.contains("HIGH_PRECISION"), "{c}");
         if target == "A5" {
-            assert!(c.contains("TREM<RemAlgorithm::HIGH_PRECISION>(t"), "{c}");
-            assert!(c.contains("TREMS<RemSAlgorithm::HIGH_PRECISION>(t"), "{c}");
+            assert!(!c.contains("TREMS(") && c.contains("TEXPANDS("), "{c}");
         } else {
-            assert!(c.contains("TREM(t") && !c.contains("HIGH_PRECISION"), "{c}");
+            assert!(c.contains("TREMS(t"), "{c}");
         }
         assert!(
             c.lines()
@@ -731,7 +732,12 @@ fn trem_and_trems_take_a_scratch_tile() {
                 .all(|l| l.trim_end().ends_with("_as_dst);") || l.contains(", scratch")),
             "{c}"
         );
-        assert!(c.contains("std::remove_reference_t<decltype("), "{c}");
+        // TREMS's tmp: a copy of the destination's tile object (A2A3; A5 has no TREMS here).
+        assert_eq!(
+            c.contains("std::remove_reference_t<decltype("),
+            target == "A2A3",
+            "{c}"
+        );
         // A2A3's TREM reads its sources after writing its destination: never in place.
         for l in c.lines().filter(|l| l.contains("TREM") && l.contains("(t")) {
             let args: Vec<&str> = l[l.find('(').unwrap() + 1..].split(", ").collect();
@@ -765,11 +771,20 @@ fn trem_and_trems_take_a_scratch_tile() {
             &format!("{place} R t; TASSIGN(t, 12288); TREM(d, a, b, t);"),
             target,
         );
-        accepted(
-            decls,
-            &format!("{place} D t = d; TASSIGN(t, 12288); TREMS(d, a, 2.0f, t);"),
-            target,
-        );
+        if target == "A5" {
+            rejected(
+                decls,
+                &format!("{place} D t = d; TASSIGN(t, 12288); TREMS(d, a, 2.0f, t);"),
+                target,
+                "skips floor_mod's sign fix",
+            );
+        } else {
+            accepted(
+                decls,
+                &format!("{place} D t = d; TASSIGN(t, 12288); TREMS(d, a, 2.0f, t);"),
+                target,
+            );
+        }
         // No target's TREM takes int8.
         rejected(
             decls,
@@ -1066,6 +1081,57 @@ fn a2a3_row_broadcasts_keep_tiles_off_the_fixed_temporary() {
         run_snippet(decls, &body("0x1000", "C"), target).unwrap();
         run_snippet(decls, &body("0x2E000", "B"), target).unwrap();
     }
+}
+
+/// `%` and `floor_mod` of 16-bit float tiles, by a tile and by a scalar.
+const REM_F16: &str = r#"program.module @rh {
+  program.entry @rh
+  func.func @rh(%x_2: tensor<[%N_1, 64], fp16> #in, %y_3: tensor<[%N_1, 64], fp16> #in, %r_4: tensor<[%N_1, 64], fp16> #out, %s_5: tensor<[%N_1, 64], fp16> #out, %t_6: tensor<[%N_1, 64], fp16> #out) {
+    statement.op {
+      %c0_7 = 0 : int64
+      %c16_8 = 16 : int64
+      %k_9 = -2.5 : fp16
+    }
+    statement.for %i_10 = %c0_7 to %N_1 step %c16_8 {
+      statement.op {
+        %a_11 = tile.load %x_2 : (tensor<[%N_1, 64], fp16>) -> tile<[?, 64], [16, 64], fp16> {shape=[16, 64], offset=[%i_10, 0]}
+        %b_12 = tile.load %y_3 : (tensor<[%N_1, 64], fp16>) -> tile<[?, 64], [16, 64], fp16> {shape=[16, 64], offset=[%i_10, 0]}
+        %m_13 = tile.rem %a_11, %b_12 : (tile<[?, 64], [16, 64], fp16>, tile<[?, 64], [16, 64], fp16>) -> tile<[?, 64], [16, 64], fp16>
+        %n_14 = tile.floormod %a_11, %b_12 : (tile<[?, 64], [16, 64], fp16>, tile<[?, 64], [16, 64], fp16>) -> tile<[?, 64], [16, 64], fp16>
+        %p_15 = tile.floormod %a_11, %k_9 : (tile<[?, 64], [16, 64], fp16>, fp16) -> tile<[?, 64], [16, 64], fp16>
+        tile.store %m_13, %r_4 : (tile<[?, 64], [16, 64], fp16>, tensor<[%N_1, 64], fp16>) -> () {offset=[%i_10, 0]}
+        tile.store %n_14, %s_5 : (tile<[?, 64], [16, 64], fp16>, tensor<[%N_1, 64], fp16>) -> () {offset=[%i_10, 0]}
+        tile.store %p_15, %t_6 : (tile<[?, 64], [16, 64], fp16>, tensor<[%N_1, 64], fp16>) -> () {offset=[%i_10, 0]}
+      }
+      statement.yield
+    }
+    statement.return
+  }
+}
+"#;
+
+/// pto-isa's 16-bit TFMOD / TREM (A5 only) round the fp32 remainder toward zero, and TREM
+/// fixes the sign in fp16; the semantics computes every 16-bit float op in fp32 and rounds
+/// to nearest once. The `legalize` pass casts the operands to fp32, so no 16-bit remainder
+/// is emitted on either target, and the C++ runs like the interpreter at a ragged size.
+#[test]
+fn sixteen_bit_remainders_compute_in_fp32() {
+    let m = pto_ir::parse(REM_F16).unwrap();
+    pto_ir::verify(&m).unwrap();
+    for target in ["A2A3", "A5"] {
+        let c = harness::cpp_for(&m, target).unwrap();
+        for l in c
+            .lines()
+            .filter(|l| l.contains("TREM") || l.contains("TFMOD"))
+        {
+            assert!(!l.contains("half"), "a 16-bit remainder on {target}: {l}");
+        }
+        assert!(
+            c.contains("TFMOD(") && c.contains("TREM(") && c.contains("TCVT("),
+            "{c}"
+        );
+    }
+    runs_like_the_interpreter(&m, "rem_f16");
 }
 
 /// Runs the C++ of `m` (one symbolic dimension) in the model on A2A3 and A5 at N = 32 and 37

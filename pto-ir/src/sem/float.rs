@@ -1,8 +1,18 @@
 //! Float semantics: what every float op means, in the precision of the type.
 //!
-//! `%` is C's `fmod` (like Rust's, the sign of the dividend); `floor_div` is `floor(a / b)`
-//! and `floor_mod` moves `fmod` to the divisor's sign. `f16` / `bf16` compute in `f32` and
-//! round the result to their precision.
+//! `f16` / `bf16` compute in `f32` and round the result to their precision (to nearest).
+//!
+//! **`%` and `floor_mod`** are the NPU's sequences, not the exact remainder: `a % b` is
+//! `a - trunc(a / b) * b` and `floor_mod` is `r = a - floor(a / b) * b`, then `r + b` where
+//! `r * b < 0`, each step rounded in the type (no fused multiply-add). That is what pto-isa's
+//! `TFMOD` (`npu/a2a3/TFmod.hpp`: `vdiv`, `vconv_f322f32z`, `vmul`, `vsub`; `npu/a5/TFMod.hpp`'s
+//! default algorithm: the same four with `vtrc`) and `TREM` (`npu/a2a3/TRem.hpp`, `npu/a5/TRem.hpp`
+//! default: `vconv_f322f32f` / `vtrc(ROUND_F)`, then the multiply, compare and select of the
+//! sign fix) compute on fp32 on both targets, and A2A3 has no other fp32 algorithm, so every
+//! backend can reproduce it. It differs from C's `fmod` where `a / b` rounds to or across an
+//! integer (`0.3 % 0.1` is `0`, not `2^-27`, in fp32) and where the quotient is beyond 2^24, and
+//! `a % inf` is NaN (`fmod` gives `a`). `floor_div` is `floor(a / b)`, the quotient `floor_mod`
+//! uses.
 //!
 //! **`min` / `max`** are IEEE 754-2019's `minimumNumber` / `maximumNumber` (C23's
 //! `fminimum_num` / `fmaximum_num`): a NaN operand is ignored (a NaN results only when both
@@ -26,11 +36,12 @@
 
 /// The meaning of the float ops on one Rust float type.
 pub trait FloatSem: Copy + PartialOrd {
-    /// `a % b`, truncating (`fmod`).
+    /// `a % b`: `a - trunc(a / b) * b`, each step rounded (the module doc).
     fn rem(self, rhs: Self) -> Self;
     /// `floor(a / b)`.
     fn floor_div(self, rhs: Self) -> Self;
-    /// `a - floor(a / b) * b`, computed exactly from `fmod` (the divisor's sign).
+    /// `r = a - floor(a / b) * b`, then `r + b` where `r * b < 0` (the divisor's sign), each
+    /// step rounded (the module doc).
     fn floor_mod(self, rhs: Self) -> Self;
     /// The smaller operand, `-0` below `+0`; a NaN operand is ignored (`minimumNumber`).
     fn min(self, rhs: Self) -> Self;
@@ -59,7 +70,8 @@ macro_rules! float_sem {
         impl FloatSem for $t {
             #[inline(always)]
             fn rem(self, rhs: Self) -> Self {
-                self % rhs
+                let q = (self / rhs).trunc();
+                self - q * rhs
             }
             #[inline(always)]
             fn floor_div(self, rhs: Self) -> Self {
@@ -67,8 +79,9 @@ macro_rules! float_sem {
             }
             #[inline(always)]
             fn floor_mod(self, rhs: Self) -> Self {
-                let r = self % rhs;
-                if r != 0.0 && ((r < 0.0) != (rhs < 0.0)) { r + rhs } else { r }
+                let q = (self / rhs).floor();
+                let r = self - q * rhs;
+                if r * rhs < 0.0 { r + rhs } else { r }
             }
             // Equal operands have the same bits except for `+0` / `-0`, where the and of
             // the bits clears the sign unless both have it (the or sets it if either has);
@@ -146,6 +159,32 @@ mod tests {
         assert_eq!(FloatSem::floor_mod(5.5f64, -2.0), -0.5);
         assert_eq!(FloatSem::floor_div(-7.0f64, 2.0), -4.0);
         assert_eq!(FloatSem::floor_div(-7.0f64, -2.0), 3.0);
+    }
+
+    #[test]
+    fn rem_and_floor_mod_are_the_npu_sequences() {
+        // 0.3f is 3 * 0.1f + 2^-27 exactly (C's fmod), but the product 3 * 0.1f rounds to
+        // 0.3f: the remainder is 0.
+        assert_eq!(FloatSem::rem(0.3f32, 0.1), 0.0);
+        assert_eq!(FloatSem::floor_mod(0.3f32, 0.1), 0.0);
+        assert_eq!(0.3f32 % 0.1, 2f32.powi(-27));
+        // Exact where the quotient is exact.
+        assert_eq!(FloatSem::rem(7.25f32, -2.0), 1.25);
+        assert_eq!(FloatSem::floor_mod(7.25f32, -2.0), -0.75);
+        assert_eq!(FloatSem::floor_mod(-0.5f32, 3.0), 2.5);
+        // A zero remainder keeps the sign the subtraction gives: +0, never moved by `+ b`.
+        assert_eq!(
+            FloatSem::floor_mod(-4.0f32, 2.0).to_bits(),
+            0.0f32.to_bits()
+        );
+        assert_eq!(FloatSem::rem(-4.0f32, 2.0).to_bits(), 0.0f32.to_bits());
+        // -tiny / 4 underflows to -0, so r = -tiny and the sign fix gives 4 - tiny = 4.
+        let tiny = f32::from_bits(1);
+        assert_eq!(FloatSem::floor_mod(-tiny, 4.0), 4.0);
+        // Division by zero and infinite operands give NaN.
+        assert!(FloatSem::rem(1.0f32, 0.0).is_nan());
+        assert!(FloatSem::floor_mod(1.0f32, f32::INFINITY).is_nan());
+        assert!(FloatSem::rem(f64::INFINITY, 2.0).is_nan());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //!   (`x / 0 == 0`, `x % 0 == x`); `floor_div` / `floor_mod` round toward negative
 //!   infinity; shifts by an out-of-range amount shift every bit out.
 //! * Floats ([`FloatSem`]): IEEE arithmetic in the dtype's precision (`f16` / `bf16` compute in
-//!   `f32` and round); `%` is `fmod`; `min` / `max` ignore a NaN operand; `f32` `exp` / `ln`
+//!   `f32` and round); `%` and `floor_mod` are the NPU's `a - trunc(a / b) * b` and
+//!   `a - floor(a / b) * b` sequences (see [`FloatSem`]); `min` / `max` ignore a NaN operand; `f32` `exp` / `ln`
 //!   are branch-free polynomials within 1 ulp of the correctly rounded result ([`exp_f32`]).
 //! * Tile matmul ([`MatmulStep`]): inputs widened exactly to the accumulator; each output
 //!   element adds its products in `k` order, a float one as a chain of fused multiply-adds

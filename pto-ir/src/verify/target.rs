@@ -223,19 +223,16 @@ impl Target {
     }
 
     /// Whether the target computes `floor_mod` (`TREM` / `TREMS`) on tiles of `d` with the
-    /// semantics module's meaning. A2A3 (`npu/a2a3/TRem.hpp`, `TRemS.hpp`) takes fp32 and
-    /// int32, but computes int32 through fp32 (exact only below 2^24) and its `TREM`
-    /// leaves the divisor tile holding the fp32 conversion of its elements: fp32 only.
-    /// A5 (`npu/a5/TRem.hpp`) takes fp16, fp32 and the 2-, 4- and 8-byte integers, but
-    /// its integer remainder truncates (`vmod`; for 64 bits `Int64Rem`: `a - trunc(a / b)
-    /// * b`, 0 by zero): the dividend's sign, `a % b`'s meaning. So A5 takes fp16 and fp32.
+    /// semantics module's meaning: fp32, fp16 and bf16 on both (16-bit floats through fp32,
+    /// pto-lower's `legalize` pass, as is their meaning). A2A3 (`npu/a2a3/TRem.hpp`,
+    /// `TRemS.hpp`) takes fp32 and int32, but computes int32 through fp32 (exact only below
+    /// 2^24) and its `TREM` leaves the divisor tile holding the fp32 conversion of its
+    /// elements. A5 (`npu/a5/TRem.hpp`) takes fp16, fp32 and the 2-, 4- and 8-byte integers,
+    /// but its integer remainder truncates (`vmod`; for 64 bits `Int64Rem`: `a - trunc(a / b)
+    /// * b`, 0 by zero): the dividend's sign, `a % b`'s meaning; its fp16 one rounds toward
+    /// zero and fixes the sign in fp16. No integers on either.
     pub fn floor_mods(&self, d: DataType) -> bool {
-        use DataType::*;
-        if self.name == Target::A5.name {
-            matches!(d, Fp16 | Fp32)
-        } else {
-            d == Fp32
-        }
+        matches!(d, DataType::Fp16 | DataType::Bf16 | DataType::Fp32)
     }
 
     /// Whether the target's vector and cube instructions compute on elements of `d`: not
@@ -601,8 +598,8 @@ const DTYPE_RULES: [DtypeRow; 6] = [
         doing: "taking `floor_mod` of",
         what: "tiles",
         inst: "TREM / TREMS take",
-        takes_a2a3: "fp32 only (int32 goes through fp32, exact below 2^24 only, and TREM overwrites the divisor tile)",
-        takes_a5: "fp16 and fp32 (its integer remainder truncates: the dividend's sign, not the divisor's)",
+        takes_a2a3: "floats only (int32 goes through fp32, exact below 2^24 only, and TREM overwrites the divisor tile)",
+        takes_a5: "floats only (its integer remainder truncates: the dividend's sign, not the divisor's)",
         verb: "takes `floor_mod` of",
         convert_on: "`.cast::<f32>()`",
         otherwise: "no target takes it: compute in fp32 (`.cast::<f32>()`, exact for integers below 2^24)",

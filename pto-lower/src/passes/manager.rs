@@ -7,7 +7,9 @@
 use pto_ir::{Diagnostics, ProgramModule};
 
 use super::Pass;
-use super::{bufferize, canonicalize, events, outline, pipeline, tile_info, tile_tensors, views};
+use super::{
+    bufferize, canonicalize, events, legalize, outline, pipeline, tile_info, tile_tensors, views,
+};
 
 /// Runs passes in order.
 pub struct PassManager {
@@ -30,7 +32,7 @@ impl PassManager {
         }
     }
 
-    /// The lowering pipeline: canonicalize, canonicalize views, tile tensor ops, infer tile info, insert events,
+    /// The lowering pipeline: canonicalize, canonicalize views, tile tensor ops, legalize, infer tile info, insert events,
     /// bufferize.
     pub fn lowering_pipeline() -> Self {
         let mut pm = PassManager::new();
@@ -72,20 +74,22 @@ impl PassManager {
 }
 
 /// The pass names of the lowering pipeline, in order.
-pub const PIPELINE: [&str; 6] = [
+pub const PIPELINE: [&str; 7] = [
     "canonicalize",
     "canonicalize-views",
     "tile-tensor-ops",
+    "legalize",
     "infer-tile-info",
     "insert-events",
     "bufferize",
 ];
 
 /// Every pass [`pass_by_name`] knows: the pipeline's, then the optional ones.
-pub const PASSES: [&str; 8] = [
+pub const PASSES: [&str; 9] = [
     "canonicalize",
     "canonicalize-views",
     "tile-tensor-ops",
+    "legalize",
     "infer-tile-info",
     "insert-events",
     "bufferize",
@@ -99,6 +103,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "canonicalize" => Box::new(canonicalize::Canonicalize),
         "canonicalize-views" => Box::new(views::CanonicalizeViews),
         "tile-tensor-ops" => Box::new(tile_tensors::TileTensorOps),
+        "legalize" => Box::new(legalize::Legalize),
         "infer-tile-info" => Box::new(tile_info::InferTileInfo),
         "insert-events" => Box::new(events::InsertEvents),
         "bufferize" => Box::new(bufferize::Bufferize),

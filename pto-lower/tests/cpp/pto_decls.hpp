@@ -440,28 +440,39 @@ template <typename T> T div_(T a, T b) {
     return T(arith<T>(a) / arith<T>(b));
   }
 }
-// TFMOD: the remainder has the dividend's sign, like C's `%` and `fmod` (pto-isa.md 6.2); the
-// semantics module's `rem` (`pto_ir::sem`): `a` when `b == 0`, and `MIN % -1 == 0`.
+// TFMOD: the remainder has the dividend's sign (pto-isa.md 6.2); the semantics module's
+// `rem` (`pto_ir::sem`). Integers: `a` when `b == 0`, and `MIN % -1 == 0`. Floats: what
+// npu/a2a3/TFmod.hpp and npu/a5/TFMod.hpp's default algorithm compute on fp32, a divide, a
+// truncation to an integral value, a multiply and a subtract, each rounded (not C's exact
+// `fmod`); 16-bit floats compute it in float and round to nearest once.
 template <typename T> T fmod_(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     if (b == 0) return a;
     if (std::is_signed_v<T> && b == T(-1)) return T(0);
     return a % b;
   } else {
-    return T(std::fmod(arith<T>(a), arith<T>(b)));
+    const arith<T> x = arith<T>(a), y = arith<T>(b);
+    const arith<T> q = std::trunc(x / y);
+    const arith<T> p = q * y;
+    return T(x - p);
   }
 }
 // TREM: the remainder has the divisor's sign (pto-isa.md 6.2); the semantics module's
-// `floor_mod`, computed from the truncating remainder.
+// `floor_mod`. Floats: npu/a2a3/TRem.hpp and npu/a5/TRem.hpp's default fp32 algorithm, a
+// divide, a floor, a multiply and a subtract, then `r + b` where the product `r * b` is
+// negative, each rounded; 16-bit floats compute it in float and round to nearest once.
 template <typename T> T rem_(T a, T b) {
-  T r = fmod_(a, b);
   if constexpr (std::is_integral_v<T>) {
+    T r = fmod_(a, b);
     if (b != 0 && r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   } else {
-    arith<T> x = arith<T>(r), y = arith<T>(b);
-    if (x != 0 && ((x < 0) != (y < 0))) x += y;
-    return T(x);
+    const arith<T> x = arith<T>(a), y = arith<T>(b);
+    const arith<T> q = std::floor(x / y);
+    const arith<T> p = q * y;
+    const arith<T> r = x - p;
+    const arith<T> s = r * y;
+    return T(s < 0 ? r + y : r);
   }
 }
 // TPOW: integers wrap and a negative exponent truncates 1 / a^-b (only 1 and -1 survive);
@@ -632,6 +643,9 @@ template <typename T> constexpr bool rem_dtype() {
 }  // namespace model
 // The algorithm (common/type.hpp): A5's HIGH_PRECISION fp32 TREM / TREMS compute the exact
 // remainder (npu/a5/custom/TFmodRemHp.hpp); A2A3 and the CPU simulation take and ignore it.
+// The emitter keeps DEFAULT: the semantics' floor_mod is the default fp32 sequence, the one
+// A2A3 has. A5's default fp32 TREMS skips the sign fix (npu/a5/TRemS.hpp), so the lowering
+// gives A5 a TREM against an expanded scalar instead, and this model's TREMS refuses fp32 on A5.
 enum class RemAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 enum class RemSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 template <auto Precision = RemAlgorithm::DEFAULT, typename D, typename A, typename B, typename Tmp, typename... E>
@@ -669,6 +683,9 @@ RecordEvent TREMS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TREMS: tile-scalar instructions need row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TREMS: operands must have one dtype");
   static_assert(model::rem_dtype<typename D::DType>(), "TREMS: the target's TREMS does not take this dtype");
+#if defined(PTO_TARGET_A5)
+  static_assert(!std::is_same_v<typename D::DType, float>, "TREMS: A5's fp32 TREMS skips floor_mod's sign fix (use TREM)");
+#endif
   static_assert(std::is_same_v<Tmp, D>, "TREMS: tmp has the destination's tile type");
   static_assert(std::is_same_v<decltype(Precision), RemSAlgorithm>, "TREMS: the algorithm is a RemSAlgorithm");
   if (tmp.GetValidCol() < dst.GetValidCol() || tmp.GetValidRow() < 1) model::fail("TREMS: tmp is smaller than a destination row");

@@ -411,17 +411,6 @@ impl Writer<'_> {
         let l = if tmp_as_dst { l.next() } else { l };
         self.out.indent(l);
         self.put(name);
-        // A5's default fp32 TREM / TREMS compute `a - floor(a / b) * b` in fp32 (TREMS
-        // without the sign correction), off by up to `b` when the quotient rounds to an
-        // integer; the high-precision algorithm (`npu/a5/custom/TFmodRemHp.hpp`) is the
-        // exact remainder, `floor_mod`'s meaning. A2A3 has only the first.
-        if matches!(isa, Isa::TRem | Isa::TRemS) && dty == DataType::Fp32 && self.a5() {
-            self.put(if isa == Isa::TRem {
-                "<RemAlgorithm::HIGH_PRECISION>"
-            } else {
-                "<RemSAlgorithm::HIGH_PRECISION>"
-            });
-        }
         self.put("(");
         self.put(dst);
         // A mask's scalar operand (`TCMPS`) has the compared tile's dtype.

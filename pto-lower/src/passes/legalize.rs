@@ -1,0 +1,204 @@
+//! Pass `legalize` (after `tile-tensor-ops`): rewrites the tile ops whose instruction on the
+//! module's target does not compute the semantics module's meaning into ops whose
+//! instructions do. Every rewrite computes exactly the op's meaning, so the host code, the
+//! interpreter (which runs the module before this pass) and the C++ agree.
+//!
+//! 1. `%`, `fmod` and `floor_mod` of `f16` / `bf16` tiles compute in `f32`: the operands are
+//!    cast to `f32` (exact), the op runs on `f32` tiles and the result is cast back (to
+//!    nearest). That is the meaning of every 16-bit float op (`pto_ir::sem`), while pto-isa's
+//!    own 16-bit `TFMOD` / `TREM` (A5 only, `npu/a5/TFMod.hpp`, `TRem.hpp`) round the `f32`
+//!    remainder toward zero, and `TREM` then applies its sign fix in `f16`; A2A3 has no 16-bit
+//!    form.
+//! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
+//!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
+//!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
+
+use pto_ir::{
+    Attrs, DataType, Diagnostics, InlineVec, OpId, Opcode, ProgramModule, StmtKind, TileType, Type,
+    ValueId,
+};
+
+use super::Pass;
+use super::bufferize::module_target;
+use crate::walk::{Tree, inline_of, new_op_named};
+use pto_ir::verify::target::Target;
+
+/// The legalize pass.
+pub struct Legalize;
+
+impl Pass for Legalize {
+    fn name(&self) -> &'static str {
+        "legalize"
+    }
+
+    fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
+        let a5 = module_target(m).name == Target::A5.name;
+        for k in 0..m.functions.len() {
+            let f = m.functions[k];
+            let tree = Tree::of(m, f);
+            for &s in &tree.stmts {
+                let StmtKind::Op(ops) = &m.stmts[s].kind else {
+                    continue;
+                };
+                if !ops.iter().any(|&o| needs_rewrite(m, o, a5)) {
+                    continue;
+                }
+                let old = ops.clone();
+                let mut new = Vec::with_capacity(old.len() + 4);
+                for o in old {
+                    rewrite(m, o, a5, &mut new);
+                }
+                if let StmtKind::Op(ops) = &mut m.stmts[s].kind {
+                    *ops = new.into_iter().collect();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The remainder ops (`TFMOD` / `TREM` and their scalar forms).
+fn is_remainder(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::TileRem | Opcode::TileFMod | Opcode::TileFloorMod
+    )
+}
+
+/// The element type of op `o`'s result, when it is a tile.
+fn result_dtype(m: &ProgramModule, o: OpId) -> Option<DataType> {
+    let r = *m.ops[o].results.first()?;
+    m.values[r].ty.as_tile().map(|t| t.dtype)
+}
+
+/// Rewrite 1 applies: a 16-bit float remainder.
+fn widens(m: &ProgramModule, o: OpId) -> bool {
+    is_remainder(m.ops[o].opcode)
+        && matches!(result_dtype(m, o), Some(DataType::Fp16 | DataType::Bf16))
+}
+
+/// Rewrite 2 applies: an A5 `f32` `floor_mod` with a scalar operand.
+fn expands(m: &ProgramModule, o: OpId, a5: bool) -> bool {
+    let op = &m.ops[o];
+    a5 && op.opcode == Opcode::TileFloorMod
+        && result_dtype(m, o) == Some(DataType::Fp32)
+        && op
+            .operands
+            .iter()
+            .any(|&v| matches!(m.values[v].ty, Type::Scalar(_)))
+}
+
+fn needs_rewrite(m: &ProgramModule, o: OpId, a5: bool) -> bool {
+    widens(m, o) || expands(m, o, a5)
+}
+
+/// Appends op `o`, or the ops it is rewritten into, to `out`: a widened `f16` `floor_mod`
+/// by a scalar is an `f32` one, expanded in turn on A5.
+fn rewrite(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
+    if widens(m, o) {
+        widen(m, o, a5, out);
+    } else if expands(m, o, a5) {
+        expand_scalar(m, o, out);
+    } else {
+        out.push(o);
+    }
+}
+
+/// `v` as `dtype`: a `tile.cast` (a tile) or a `scalar.cast` (a scalar), appended to `out`.
+fn cast(
+    m: &mut ProgramModule,
+    v: ValueId,
+    dtype: DataType,
+    o: OpId,
+    out: &mut Vec<OpId>,
+) -> ValueId {
+    let span = m.ops[o].span;
+    let (opcode, ty) = match &m.values[v].ty {
+        Type::Tile(t) => (
+            Opcode::TileCast,
+            Type::Tile(TileType { dtype, ..t.clone() }),
+        ),
+        _ => (Opcode::ScalarCast, Type::Scalar(dtype)),
+    };
+    let (op, r) = new_op_named(m, opcode, inline_of(&[v]), Attrs::default(), ty, None, span);
+    out.push(op);
+    r
+}
+
+/// Rewrite 1: the operands cast to `f32`, op `o` on them into a new `f32` tile, and its old
+/// result defined by the cast back.
+fn widen(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
+    let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
+    let wide: Vec<ValueId> = operands
+        .into_iter()
+        .map(|v| cast(m, v, DataType::Fp32, o, out))
+        .collect();
+    let Some(&r) = m.ops[o].results.first() else {
+        out.push(o);
+        return;
+    };
+    let Type::Tile(t) = m.values[r].ty.clone() else {
+        out.push(o);
+        return;
+    };
+    let narrow = t.dtype;
+    let wide_r = m.new_value_named(
+        Type::Tile(TileType {
+            dtype: DataType::Fp32,
+            ..t
+        }),
+        None,
+    );
+    m.values[wide_r].def = pto_ir::ValueDef::OpResult(o, 0);
+    let op = &mut m.ops[o];
+    op.operands = wide.into_iter().collect();
+    op.results = inline_of(&[wide_r]);
+    rewrite(m, o, a5, out);
+    // The old result, now defined by the cast back: its uses stay as they are.
+    let span = m.ops[o].span;
+    let back = m.ops.push(pto_ir::Operation {
+        opcode: Opcode::TileCast,
+        operands: inline_of(&[wide_r]),
+        results: inline_of(&[r]),
+        attrs: Attrs::default(),
+        span,
+    });
+    m.values[r].def = pto_ir::ValueDef::OpResult(back, 0);
+    debug_assert_eq!(m.values[r].ty.dtype(), Some(narrow));
+    out.push(back);
+}
+
+/// Rewrite 2: the scalar operand replaced by a tile of the other operand's type filled with
+/// it (`tile.full`).
+fn expand_scalar(m: &mut ProgramModule, o: OpId, out: &mut Vec<OpId>) {
+    let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
+    let Some(tile_ty) = operands
+        .iter()
+        .find_map(|&v| m.values[v].ty.as_tile().cloned())
+    else {
+        out.push(o);
+        return;
+    };
+    let span = m.ops[o].span;
+    let mut new_operands: InlineVec<ValueId, 4> = InlineVec::new();
+    for v in operands {
+        if matches!(m.values[v].ty, Type::Scalar(_)) {
+            let full_ty = TileType::new(tile_ty.dtype, tile_ty.shape.clone());
+            let (op, t) = new_op_named(
+                m,
+                Opcode::TileFull,
+                inline_of(&[v]),
+                Attrs::default(),
+                Type::Tile(full_ty),
+                None,
+                span,
+            );
+            out.push(op);
+            new_operands.push(t);
+        } else {
+            new_operands.push(v);
+        }
+    }
+    m.ops[o].operands = new_operands.into_iter().collect();
+    out.push(o);
+}
