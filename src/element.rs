@@ -473,11 +473,11 @@ macro_rules! int_common {
         #[inline(always)]
         fn from_f32_rounded(x: f32, mode: RoundMode) -> Self {
             // `as` saturates and maps NaN to 0.
-            round_f32(x, mode) as $t
+            round_f32(x, mode.for_int()) as $t
         }
         #[inline(always)]
         fn from_f64_rounded(x: f64, mode: RoundMode) -> Self {
-            round_f64(x, mode) as $t
+            round_f64(x, mode.for_int()) as $t
         }
         #[inline(always)]
         fn from_i128_rounded(i: i128, _mode: RoundMode) -> Self {

@@ -1134,6 +1134,60 @@ fn sixteen_bit_remainders_compute_in_fp32() {
     runs_like_the_interpreter(&m, "rem_f16");
 }
 
+/// Casts in every rounding mode the targets take: fp32 to fp16 rounded toward zero, down, up
+/// and away from zero, fp32 to int32 and to fp32 with `none`, fp32 to fp32 rounded down.
+const CASTS: &str = r#"program.module @casts {
+  program.entry @casts
+  func.func @casts(%x_2: tensor<[%N_1, 32], fp32> #in, %o1_3: tensor<[%N_1, 32], fp16> #out, %o2_4: tensor<[%N_1, 32], fp16> #out, %o3_5: tensor<[%N_1, 32], fp16> #out, %o4_6: tensor<[%N_1, 32], fp16> #out, %o5_7: tensor<[%N_1, 32], int32> #out, %o6_8: tensor<[%N_1, 32], fp32> #out, %o7_9: tensor<[%N_1, 32], fp32> #out) {
+    statement.op {
+      %c0_20 = 0 : int64
+      %c16_21 = 16 : int64
+    }
+    statement.for %i_10 = %c0_20 to %N_1 step %c16_21 {
+      statement.op {
+        %a_11 = tile.load %x_2 : (tensor<[%N_1, 32], fp32>) -> tile<[?, 32], [16, 32], fp32> {shape=[16, 32], offset=[%i_10, 0]}
+        %h1_12 = tile.cast %a_11 : (tile<[?, 32], [16, 32], fp32>) -> tile<[?, 32], [16, 32], fp16> {dtype=fp16, round=trunc}
+        %h2_13 = tile.cast %a_11 : (tile<[?, 32], [16, 32], fp32>) -> tile<[?, 32], [16, 32], fp16> {dtype=fp16, round=floor}
+        %h3_14 = tile.cast %a_11 : (tile<[?, 32], [16, 32], fp32>) -> tile<[?, 32], [16, 32], fp16> {dtype=fp16, round=ceil}
+        %h4_15 = tile.cast %a_11 : (tile<[?, 32], [16, 32], fp32>) -> tile<[?, 32], [16, 32], fp16> {dtype=fp16, round=round}
+        %i1_16 = tile.cast %a_11 : (tile<[?, 32], [16, 32], fp32>) -> tile<[?, 32], [16, 32], int32> {dtype=int32, round=none}
+        %f1_17 = tile.cast %a_11 : (tile<[?, 32], [16, 32], fp32>) -> tile<[?, 32], [16, 32], fp32> {dtype=fp32, round=none}
+        %f2_18 = tile.cast %a_11 : (tile<[?, 32], [16, 32], fp32>) -> tile<[?, 32], [16, 32], fp32> {dtype=fp32, round=floor}
+        tile.store %h1_12, %o1_3 : (tile<[?, 32], [16, 32], fp16>, tensor<[%N_1, 32], fp16>) -> () {offset=[%i_10, 0]}
+        tile.store %h2_13, %o2_4 : (tile<[?, 32], [16, 32], fp16>, tensor<[%N_1, 32], fp16>) -> () {offset=[%i_10, 0]}
+        tile.store %h3_14, %o3_5 : (tile<[?, 32], [16, 32], fp16>, tensor<[%N_1, 32], fp16>) -> () {offset=[%i_10, 0]}
+        tile.store %h4_15, %o4_6 : (tile<[?, 32], [16, 32], fp16>, tensor<[%N_1, 32], fp16>) -> () {offset=[%i_10, 0]}
+        tile.store %i1_16, %o5_7 : (tile<[?, 32], [16, 32], int32>, tensor<[%N_1, 32], int32>) -> () {offset=[%i_10, 0]}
+        tile.store %f1_17, %o6_8 : (tile<[?, 32], [16, 32], fp32>, tensor<[%N_1, 32], fp32>) -> () {offset=[%i_10, 0]}
+        tile.store %f2_18, %o7_9 : (tile<[?, 32], [16, 32], fp32>, tensor<[%N_1, 32], fp32>) -> () {offset=[%i_10, 0]}
+      }
+      statement.yield
+    }
+    statement.return
+  }
+}
+"#;
+
+/// The C++ model's TCVT rounded every narrowing float conversion to nearest whatever the
+/// mode, and `none` meant "to nearest" for a float to an integer in the semantics where
+/// pto-isa's TCVT truncates (its default, Rust's `as`). Now `none` is the unnamed
+/// conversion everywhere (the identity for a float to itself, emitted as a move: pto-isa
+/// rounds a float to itself to an integral value even without a mode), the model rounds in
+/// the mode, and the C++ runs like the interpreter.
+#[test]
+fn casts_round_in_their_mode_in_the_cpp() {
+    let m = pto_ir::parse(CASTS).unwrap();
+    pto_ir::verify(&m).unwrap();
+    for target in ["A2A3", "A5"] {
+        let c = harness::cpp_for(&m, target).unwrap();
+        assert!(!c.contains("CAST_NONE"), "{c}");
+        for mode in ["CAST_TRUNC", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND"] {
+            assert!(c.contains(mode), "{mode}: {c}");
+        }
+    }
+    runs_like_the_interpreter(&m, "casts");
+}
+
 /// Runs the C++ of `m` (one symbolic dimension) in the model on A2A3 and A5 at N = 32 and 37
 /// and asserts every tensor equals the interpreter's (skipped without a C++ compiler).
 fn runs_like_the_interpreter(m: &pto_ir::ProgramModule, name: &str) {

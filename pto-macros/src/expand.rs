@@ -271,7 +271,7 @@ mod tests {
                 }
                 "#;
                     /// The IR after the lowering pipeline (seed-002 MLIR style).
-                    pub const LOWERED: &str = r#"// double lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+                    pub const LOWERED: &str = r#"// double lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
                 module attributes {pto.target = #pto.target<A2A3>} {
                   func.func @double(%a_0: f32) -> (f32) {
                     %1 = pto.constant 2.0 : f32

@@ -51,7 +51,7 @@ pub mod accumulate {
 }
 "#;
     /// The IR after the lowering pipeline (seed-002 MLIR style).
-    pub const LOWERED: &str = r#"// accumulate lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+    pub const LOWERED: &str = r#"// accumulate lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
 module attributes {pto.target = #pto.target<A2A3>} {
   func.func @accumulate(%x_0: pto.memref<?x64xf32, strided<[64, 1], offset: ?>>, %out_2: pto.memref<1x64xf32, strided<[64, 1], offset: ?>>) {
     %B_1 = pto.tensor.dim %x_0[0] : pto.memref<?x64xf32, strided<[64, 1], offset: ?>> -> i64

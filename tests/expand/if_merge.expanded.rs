@@ -53,7 +53,7 @@ pub mod clamp_add {
 }
 "#;
     /// The IR after the lowering pipeline (seed-002 MLIR style).
-    pub const LOWERED: &str = r#"// clamp_add lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+    pub const LOWERED: &str = r#"// clamp_add lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
 module attributes {pto.target = #pto.target<A2A3>} {
   func.func @clamp_add(%a_0: f32, %limit_1: f32, %flag_2: i1) -> (f32) {
     %v_5 = scf.if %flag_2 -> (f32) {

@@ -42,7 +42,7 @@ pub mod matmul_tile {
 }
 "#;
     /// The IR after the lowering pipeline (seed-002 MLIR style).
-    pub const LOWERED: &str = r#"// matmul_tile lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+    pub const LOWERED: &str = r#"// matmul_tile lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
 module attributes {pto.target = #pto.target<A2A3>} {
   func.func @matmul_tile(%a_0: pto.memref<16x32xf16, strided<[32, 1], offset: ?>>, %b_1: pto.memref<32x16xf16, strided<[16, 1], offset: ?>>, %c_2: pto.memref<16x16xf32, strided<[16, 1], offset: ?>>) {
     %at_3, %e0 = pto.tile.load %a_0[0, 0] {loc = #pto.loc<Mat>, layout = #pto.layout<NZ>, valid = [16, 32], addr = 0} : pto.memref<16x32xf16, strided<[32, 1], offset: ?>>, tile<16x32xf16>, !pto.event<producer = #pto.op<TLOAD>, scope = #pto.scope<intra>, pipes = #pto.pipes<MTE2, MTE1>, eid = 0>

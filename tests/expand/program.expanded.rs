@@ -56,7 +56,7 @@ pub mod doubled {
 }
 "#;
         /// The IR after the lowering pipeline (seed-002 MLIR style).
-        pub const LOWERED: &str = r#"// rows lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+        pub const LOWERED: &str = r#"// rows lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
 module attributes {pto.target = #pto.target<A2A3>} {
   func.func @rows(%x_0: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>) -> (i64, f32) {
     %R_1 = pto.tensor.dim %x_0[0] : pto.memref<?x16xf32, strided<[16, 1], offset: ?>> -> i64
@@ -151,7 +151,7 @@ __global__ AICORE void rows(__gm__ float* x, int64_t r_1 /* symbolic dimension *
 }
 "#;
         /// The IR after the lowering pipeline (seed-002 MLIR style).
-        pub const LOWERED: &str = r#"// run lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+        pub const LOWERED: &str = r#"// run lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
 module attributes {pto.target = #pto.target<A2A3>} {
   func.func @run(%x_2: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>, %y_4: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>) -> (f32) {
     %R_3 = pto.tensor.dim %x_2[0] : pto.memref<?x16xf32, strided<[16, 1], offset: ?>> -> i64
@@ -390,7 +390,7 @@ __global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symb
 "#;
     /// Every function of the program after the lowering pipeline (seed-002 MLIR style).
     pub const LOWERED: &str = r#"module attributes {pto.target = #pto.target<A2A3>} {
-  // rows lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+  // rows lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
   func.func @rows(%x_0: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>) -> (i64, f32) {
     %R_1 = pto.tensor.dim %x_0[0] : pto.memref<?x16xf32, strided<[16, 1], offset: ?>> -> i64
     %5 = pto.scalar.cast %R_1 {dtype = f32} : i64 -> f32
@@ -398,14 +398,14 @@ __global__ AICORE void run(__gm__ float* x, __gm__ float* y, int64_t r_3 /* symb
     %7 = pto.scalar.mul %5, %6 : f32
     func.return %R_1, %7 : i64, f32
   }
-  // run lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+  // run lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
   func.func @run(%x_2: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>, %y_4: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>) -> (f32) {
     %R_3 = pto.tensor.dim %x_2[0] : pto.memref<?x16xf32, strided<[16, 1], offset: ?>> -> i64
     %n_8, %h_9 = func.call @rows(%x_2) : (pto.memref<?x16xf32, strided<[16, 1], offset: ?>>) -> (i64, f32)
     func.call @run_incore_0(%x_2, %y_4, %n_8) : (pto.memref<?x16xf32, strided<[16, 1], offset: ?>>, pto.memref<?x16xf32, strided<[16, 1], offset: ?>>, i64) -> ()
     func.return %h_9 : f32
   }
-  // run_incore_0 lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+  // run_incore_0 lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
   func.func @run_incore_0(%x_19: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>, %y_20: pto.memref<?x16xf32, strided<[16, 1], offset: ?>>, %n_21: i64) {
     %R_18 = pto.tensor.dim %x_19[0] : pto.memref<?x16xf32, strided<[16, 1], offset: ?>> -> i64
     %10 = pto.constant 0 : i64

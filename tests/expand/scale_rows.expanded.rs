@@ -62,7 +62,7 @@ pub mod scale_rows {
 }
 "#;
     /// The IR after the lowering pipeline (seed-002 MLIR style).
-    pub const LOWERED: &str = r#"// scale_rows lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
+    pub const LOWERED: &str = r#"// scale_rows lowered for A2A3: canonicalize, canonicalize-views, tile-tensor-ops, legalize, infer-tile-info, insert-events, bufferize, lower-to-isa, fence, split-cores, fuse-chains, share-tiles
 module attributes {pto.target = #pto.target<A2A3>} {
   func.func @scale_rows(%x_0: pto.memref<?x128xf32, strided<[128, 1], offset: ?>>, %scale_2: f32, %out_3: pto.memref<?x128xf32, strided<[128, 1], offset: ?>>) {
     %B_1 = pto.tensor.dim %x_0[0] : pto.memref<?x128xf32, strided<[128, 1], offset: ?>> -> i64

@@ -129,7 +129,7 @@ pub fn float_to_int(x: f64, d: DataType, mode: RoundMode) -> Option<i128> {
     if x.is_nan() {
         return Some(0);
     }
-    let r = mode.to_integral(x);
+    let r = mode.for_int().to_integral(x);
     let (lo, hi) = int_range(d)?;
     // Saturate in the float domain first: i128 covers every 64-bit range with room to spare.
     if r <= lo as f64 {

@@ -25,8 +25,12 @@ pub enum RoundMode {
     /// Round to odd: toward zero, then the last bit forced to 1 when inexact (`odd`,
     /// `CAST_ODD`).
     CastOdd,
-    /// No explicit rounding (`none`, `CAST_NONE`): exact conversions are unchanged, lossy ones
-    /// round like [`RoundMode::CastRint`], and a float type to itself is the identity.
+    /// No explicit rounding (`none`, `CAST_NONE`): the conversion's default, Rust's `as`:
+    /// float to integer truncates ([`RoundMode::for_int`]), other lossy conversions round like
+    /// [`RoundMode::CastRint`], and a float type to itself is the identity. pto-isa's TCVT
+    /// does the same for an unnamed mode (A5 `npu/a5/TCvt.hpp`'s default: float to integer
+    /// toward zero, anything else to nearest even) except a float to itself, which it
+    /// rounds to an integral value, so the lowering emits no such TCVT.
     CastNone,
 }
 
@@ -106,14 +110,24 @@ impl RoundMode {
 
     /// The mode a conversion from `from` to `to` uses when the kernel names `named` (or
     /// nothing): `None` when the conversion is the identity (the same dtype and no mode
-    /// named). Unnamed, a float to integer conversion truncates toward zero like Rust's `as`,
-    /// and anything else rounds to nearest even.
+    /// named). Unnamed (or named [`RoundMode::CastNone`]), a float to integer conversion
+    /// truncates toward zero like Rust's `as`, and anything else rounds to nearest even.
     pub fn for_cast(from: DataType, to: DataType, named: Option<RoundMode>) -> Option<RoundMode> {
-        match named {
+        match named.filter(|&m| m != RoundMode::CastNone) {
             Some(m) => Some(m),
             None if from == to => None,
             None if from.is_float() && !to.is_float() => Some(RoundMode::CastTrunc),
             None => Some(RoundMode::CastRint),
+        }
+    }
+
+    /// The direction a float-to-integer conversion rounds in: this mode, except
+    /// [`RoundMode::CastNone`], which truncates.
+    pub fn for_int(self) -> RoundMode {
+        if self == RoundMode::CastNone {
+            RoundMode::CastTrunc
+        } else {
+            self
         }
     }
 
@@ -179,6 +193,19 @@ mod tests {
     fn unnamed_casts_mean_rust_as() {
         use DataType::*;
         assert_eq!(RoundMode::for_cast(Fp32, Fp32, None), None);
+        // `none` is the unnamed conversion: the identity, truncation to an integer.
+        assert_eq!(
+            RoundMode::for_cast(Fp32, Fp32, Some(RoundMode::CastNone)),
+            None
+        );
+        assert_eq!(
+            RoundMode::for_cast(Fp32, Int32, Some(RoundMode::CastNone)),
+            Some(RoundMode::CastTrunc)
+        );
+        assert_eq!(
+            crate::sem::convert::float_to_int(-2.7, Int32, RoundMode::CastNone),
+            Some(-2)
+        );
         assert_eq!(
             RoundMode::for_cast(Fp32, Int32, None),
             Some(RoundMode::CastTrunc)

@@ -1265,9 +1265,51 @@ RecordEvent TMATMUL_BIAS(C& c, A& a, B& b, Bias& bias, E&...) {
   return {};
 }
 
-// TCVT (pto-isa.md 6.3): dtype conversion with a rounding mode. A float type to itself with a
-// mode rounds to an integral value in that mode (the semantics module's `convert_elem`:
-// `a.floor_div(b)` on float tiles is a division and such a cast).
+namespace model {
+// `x` rounded to an integral value in `mode`'s direction (the semantics module's
+// `RoundMode::to_integral`; CAST_NONE to nearest even).
+inline double integral(double x, RoundMode mode) {
+  switch (mode) {
+    case RoundMode::CAST_ROUND: return std::round(x);
+    case RoundMode::CAST_FLOOR: return std::floor(x);
+    case RoundMode::CAST_CEIL: return std::ceil(x);
+    case RoundMode::CAST_TRUNC: return std::trunc(x);
+    case RoundMode::CAST_ODD: {
+      const double t = std::trunc(x);
+      return t == x || std::fmod(t, 2.0) != 0.0 ? t : t + (x < 0 ? -1.0 : 1.0);
+    }
+    default: return std::nearbyint(x);
+  }
+}
+// `x` rounded to float type T in `mode`'s direction (the semantics module's
+// `round_to_format`): to a multiple of the spacing of T's values around x, then past T's
+// largest finite value to infinity for the nearest modes and toward it for the others.
+template <typename T> T to_float(double x, RoundMode mode) {
+  if constexpr (std::is_same_v<T, double>) {
+    return x;
+  } else {
+    constexpr bool h = std::is_same_v<T, half>, b = std::is_same_v<T, bfloat16_t>;
+    constexpr int frac = h ? 10 : b ? 7 : 23, emin = h ? -14 : -126, emax = h ? 15 : 127;
+    if (!std::isfinite(x) || x == 0.0) return from_f<T>(x);
+    const double q = std::ldexp(1.0, std::max(std::ilogb(x), emin) - frac);
+    const double r = integral(x / q, mode) * q;
+    const double top = (2.0 - std::ldexp(1.0, -frac)) * std::ldexp(1.0, emax);
+    if (std::fabs(r) <= top) return from_f<T>(r);
+    bool inf = mode == RoundMode::CAST_RINT || mode == RoundMode::CAST_ROUND || mode == RoundMode::CAST_NONE;
+    if (mode == RoundMode::CAST_FLOOR) inf = x < 0;
+    if (mode == RoundMode::CAST_CEIL) inf = x > 0;
+    const double mag = inf ? INFINITY : top;
+    return from_f<T>(x > 0 ? mag : -mag);
+  }
+}
+}  // namespace model
+
+// TCVT (pto-isa.md 6.3): dtype conversion with a rounding mode (the semantics module's
+// `convert_elem`). A float type to itself with a mode rounds to an integral value in that
+// mode (`a.floor_div(b)` on float tiles is a division and such a cast); the lowering emits
+// no TCVT without a mode there (pto-isa's default rounds to nearest, the semantics' `none`
+// keeps the value). Float to integer rounds in the mode and saturates, NaN to 0; CAST_NONE
+// truncates (pto-isa's default, Rust's `as`). Anything to a float rounds in the mode.
 template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src, RoundMode mode, E&...) {
   PTO_EVENTS(E);
   static_assert(model::computes_on<typename D::DType> && model::computes_on<typename S::DType>,
@@ -1275,36 +1317,19 @@ template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TCVT: row-major Vec tiles");
   using T = typename D::DType;
   constexpr bool same = std::is_same_v<T, typename S::DType>;
+  if (same && !std::is_integral_v<T> && mode == RoundMode::CAST_NONE)
+    model::fail("TCVT: a float to itself without a mode rounds to nearest on the NPU (not the identity)");
   model::each(dst, [&](int64_t i, int64_t j) {
     double x = double(src.at(i, j));
-    if (!std::is_integral_v<T> && same && mode != RoundMode::CAST_NONE) {
-      switch (mode) {
-        case RoundMode::CAST_ROUND: x = std::round(x); break;
-        case RoundMode::CAST_FLOOR: x = std::floor(x); break;
-        case RoundMode::CAST_CEIL: x = std::ceil(x); break;
-        case RoundMode::CAST_TRUNC: x = std::trunc(x); break;
-        case RoundMode::CAST_ODD: {
-          const double t = std::trunc(x);
-          x = t == x || std::fmod(t, 2.0) != 0.0 ? t : t + (x < 0 ? -1.0 : 1.0);
-          break;
-        }
-        default: x = std::nearbyint(x); break;
-      }
-    }
     if constexpr (std::is_integral_v<T>) {
-      switch (mode) {
-        case RoundMode::CAST_RINT: x = std::nearbyint(x); break;
-        case RoundMode::CAST_ROUND: x = std::round(x); break;
-        case RoundMode::CAST_FLOOR: x = std::floor(x); break;
-        case RoundMode::CAST_CEIL: x = std::ceil(x); break;
-        default: x = std::trunc(x); break;
-      }
       if (std::isnan(x)) return T(0);
+      x = model::integral(x, mode == RoundMode::CAST_NONE ? RoundMode::CAST_TRUNC : mode);
       if (x <= double(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
       if (x >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
       return static_cast<T>(x);
     } else {
-      return model::from_f<T>(x);
+      if (same) x = model::integral(x, mode);
+      return model::to_float<T>(x, mode);
     }
   });
   return {};
