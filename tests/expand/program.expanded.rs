@@ -169,6 +169,10 @@ using namespace pto;
 #include <type_traits>
 namespace pto_rs {
 template <typename T> constexpr bool is_int = std::is_integral<T>::value;
+// Floats compute in float (double for double) and round once to T. `%` and `floor_mod` are
+// the NPU's TFMOD / TREM sequences (pto_ir::sem's FloatSem), one rounding per statement, so
+// no compiler fuses the multiply into the subtraction.
+template <typename T> using arith = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 template <typename T> AICORE inline T div(T a, T b) {
     if constexpr (is_int<T>) {
         if (b == 0) return T(0);
@@ -188,13 +192,27 @@ template <typename T> AICORE inline T rem(T a, T b) {
         }
         return a % b;
     } else {
-        return T(__builtin_fmod(a, b));
+        using F = arith<T>;
+        const F x = F(a), y = F(b);
+        const F q = F(__builtin_trunc(x / y));
+        const F p = q * y;
+        return T(x - p);
     }
 }
 template <typename T> AICORE inline T floor_mod(T a, T b) {
-    T r = rem(a, b);
-    if (b != T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
-    return r;
+    if constexpr (is_int<T>) {
+        T r = rem(a, b);
+        if (b != T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
+        return r;
+    } else {
+        using F = arith<T>;
+        const F x = F(a), y = F(b);
+        const F q = F(__builtin_floor(x / y));
+        const F p = q * y;
+        const F r = x - p;
+        const F s = r * y;
+        return T(s < F(0) ? r + y : r);
+    }
 }
 template <typename T> AICORE inline T floor_div(T a, T b) {
     if constexpr (is_int<T>) {
@@ -430,6 +448,10 @@ using namespace pto;
 #include <type_traits>
 namespace pto_rs {
 template <typename T> constexpr bool is_int = std::is_integral<T>::value;
+// Floats compute in float (double for double) and round once to T. `%` and `floor_mod` are
+// the NPU's TFMOD / TREM sequences (pto_ir::sem's FloatSem), one rounding per statement, so
+// no compiler fuses the multiply into the subtraction.
+template <typename T> using arith = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 template <typename T> AICORE inline T div(T a, T b) {
     if constexpr (is_int<T>) {
         if (b == 0) return T(0);
@@ -449,13 +471,27 @@ template <typename T> AICORE inline T rem(T a, T b) {
         }
         return a % b;
     } else {
-        return T(__builtin_fmod(a, b));
+        using F = arith<T>;
+        const F x = F(a), y = F(b);
+        const F q = F(__builtin_trunc(x / y));
+        const F p = q * y;
+        return T(x - p);
     }
 }
 template <typename T> AICORE inline T floor_mod(T a, T b) {
-    T r = rem(a, b);
-    if (b != T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
-    return r;
+    if constexpr (is_int<T>) {
+        T r = rem(a, b);
+        if (b != T(0) && r != T(0) && ((r < T(0)) != (b < T(0)))) r = T(r + b);
+        return r;
+    } else {
+        using F = arith<T>;
+        const F x = F(a), y = F(b);
+        const F q = F(__builtin_floor(x / y));
+        const F p = q * y;
+        const F r = x - p;
+        const F s = r * y;
+        return T(s < F(0) ? r + y : r);
+    }
 }
 template <typename T> AICORE inline T floor_div(T a, T b) {
     if constexpr (is_int<T>) {

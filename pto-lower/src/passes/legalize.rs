@@ -12,10 +12,15 @@
 //! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
 //!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
 //!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
+//! 3. A binary op with the broadcast operand on the left (`r / a` with `r` a column or a
+//!    row), which no instruction takes (the fused broadcasts take it on the right), expands
+//!    that operand to the other's shape first (`tile.row_expand` / `tile.col_expand`, then
+//!    the tile-tile op). Not for the commutative ops (the lowering swaps their operands) nor
+//!    `-` (`r - a` is `-(a - r)` exactly); `r / a` was `(1 / a) * r`, two roundings.
 
 use pto_ir::{
-    Attrs, DataType, Diagnostics, InlineVec, OpId, Opcode, ProgramModule, StmtKind, TileType, Type,
-    ValueId,
+    Attr, Attrs, DataType, Diagnostics, InlineVec, OpClass, OpId, Opcode, ProgramModule, StmtKind,
+    TileType, Type, ValueId,
 };
 
 use super::Pass;
@@ -88,20 +93,75 @@ fn expands(m: &ProgramModule, o: OpId, a5: bool) -> bool {
             .any(|&v| matches!(m.values[v].ty, Type::Scalar(_)))
 }
 
+/// Rewrite 3 applies: the smaller operand of a non-commutative binary op other than `-` is
+/// on the left; its expanding opcode.
+fn left_broadcast(m: &ProgramModule, o: OpId) -> Option<Opcode> {
+    let op = &m.ops[o];
+    if op.opcode.class() != OpClass::TileBinary
+        || matches!(
+            op.opcode,
+            Opcode::TileAdd | Opcode::TileMul | Opcode::TileMax | Opcode::TileMin | Opcode::TileSub
+        )
+    {
+        return None;
+    }
+    let (Some(a), Some(b)) = (
+        op.operands.first().and_then(|&v| m.values[v].ty.as_tile()),
+        op.operands.get(1).and_then(|&v| m.values[v].ty.as_tile()),
+    ) else {
+        return None;
+    };
+    if a.shape == b.shape || a.elements() >= b.elements() || a.shape.len() != 2 {
+        return None;
+    }
+    Some(if a.shape[1] == 1 {
+        Opcode::TileRowExpand
+    } else {
+        Opcode::TileColExpand
+    })
+}
+
 fn needs_rewrite(m: &ProgramModule, o: OpId, a5: bool) -> bool {
-    widens(m, o) || expands(m, o, a5)
+    left_broadcast(m, o).is_some() || widens(m, o) || expands(m, o, a5)
 }
 
 /// Appends op `o`, or the ops it is rewritten into, to `out`: a widened `f16` `floor_mod`
 /// by a scalar is an `f32` one, expanded in turn on A5.
 fn rewrite(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
-    if widens(m, o) {
+    if let Some(expand) = left_broadcast(m, o)
+        && expand_left(m, o, expand, out)
+    {
+        rewrite(m, o, a5, out);
+    } else if widens(m, o) {
         widen(m, o, a5, out);
     } else if expands(m, o, a5) {
         expand_scalar(m, o, out);
     } else {
         out.push(o);
     }
+}
+
+/// Rewrite 3: the left operand expanded to the right one's shape by `expand`, appended to
+/// `out` (op `o` itself is not); false when the typing rule refuses the expansion (then
+/// nothing changed).
+fn expand_left(m: &mut ProgramModule, o: OpId, expand: Opcode, out: &mut Vec<OpId>) -> bool {
+    let (a, b) = (m.ops[o].operands[0], m.ops[o].operands[1]);
+    let Some(big) = m.values[b].ty.as_tile() else {
+        return false;
+    };
+    let dims = big.shape.iter().map(|&d| Attr::Int(d as i64)).collect();
+    let attrs = Attrs::of([("shape", Attr::List(dims))]);
+    // The typing rule gives the expanded tile's type (its valid region too); an operand it
+    // refuses is left to the lowering's error.
+    let Some(ty) = pto_ir::ops::infer(m, expand, &[a], &attrs).ok().and_then(|t| t.first().cloned())
+    else {
+        return false;
+    };
+    let span = m.ops[o].span;
+    let (op, wide) = new_op_named(m, expand, inline_of(&[a]), attrs, ty, None, span);
+    out.push(op);
+    m.ops[o].operands[0] = wide;
+    true
 }
 
 /// `v` as `dtype`: a `tile.cast` (a tile) or a `scalar.cast` (a scalar), appended to `out`.
