@@ -1221,6 +1221,43 @@ fn a_column_over_a_tile_divides() {
     runs_like_the_interpreter(&m, "column_over_tile");
 }
 
+/// An int32 tile scaled past int16's range and cast to int16.
+const NARROW_INT: &str = r#"program.module @ni {
+  program.entry @ni
+  func.func @ni(%x_2: tensor<[%N_1, 32], int32> #in, %o_3: tensor<[%N_1, 32], int16> #out) {
+    statement.op {
+      %c0_7 = 0 : int64
+      %c16_8 = 16 : int64
+      %k_9 = 100003 : int32
+    }
+    statement.for %i_10 = %c0_7 to %N_1 step %c16_8 {
+      statement.op {
+        %a_11 = tile.load %x_2 : (tensor<[%N_1, 32], int32>) -> tile<[?, 32], [16, 32], int32> {shape=[16, 32], offset=[%i_10, 0]}
+        %b_12 = tile.mul %a_11, %k_9 : (tile<[?, 32], [16, 32], int32>, int32) -> tile<[?, 32], [16, 32], int32>
+        %c_13 = tile.cast %b_12 : (tile<[?, 32], [16, 32], int32>) -> tile<[?, 32], [16, 32], int16> {dtype=int16}
+        tile.store %c_13, %o_3 : (tile<[?, 32], [16, 32], int16>, tensor<[%N_1, 32], int16>) -> () {offset=[%i_10, 0]}
+      }
+      statement.yield
+    }
+    statement.return
+  }
+}
+"#;
+
+/// An integer cast wraps (Rust's `as`, the semantics), but pto-isa's TCVT saturates a
+/// narrowing integer conversion by default, and so did the model: the C++ passes
+/// `SaturationMode::OFF` and the model keeps the low bits there.
+#[test]
+fn integer_casts_wrap_in_the_cpp() {
+    let m = pto_ir::parse(NARROW_INT).unwrap();
+    pto_ir::verify(&m).unwrap();
+    for target in ["A2A3", "A5"] {
+        let c = harness::cpp_for(&m, target).unwrap();
+        assert!(c.contains("SaturationMode::OFF);"), "{c}");
+    }
+    runs_like_the_interpreter(&m, "narrow_int");
+}
+
 /// Runs the C++ of `m` (one symbolic dimension) in the model on A2A3 and A5 at N = 32 and 37
 /// and asserts every tensor equals the interpreter's (skipped without a C++ compiler).
 fn runs_like_the_interpreter(m: &pto_ir::ProgramModule, name: &str) {

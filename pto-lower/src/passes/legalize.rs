@@ -153,7 +153,9 @@ fn expand_left(m: &mut ProgramModule, o: OpId, expand: Opcode, out: &mut Vec<OpI
     let attrs = Attrs::of([("shape", Attr::List(dims))]);
     // The typing rule gives the expanded tile's type (its valid region too); an operand it
     // refuses is left to the lowering's error.
-    let Some(ty) = pto_ir::ops::infer(m, expand, &[a], &attrs).ok().and_then(|t| t.first().cloned())
+    let Some(ty) = pto_ir::ops::infer(m, expand, &[a], &attrs)
+        .ok()
+        .and_then(|t| t.first().cloned())
     else {
         return false;
     };

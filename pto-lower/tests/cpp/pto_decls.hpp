@@ -1310,7 +1310,18 @@ template <typename T> T to_float(double x, RoundMode mode) {
 // no TCVT without a mode there (pto-isa's default rounds to nearest, the semantics' `none`
 // keeps the value). Float to integer rounds in the mode and saturates, NaN to 0; CAST_NONE
 // truncates (pto-isa's default, Rust's `as`). Anything to a float rounds in the mode.
-template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src, RoundMode mode, E&...) {
+// SaturationMode (common/type.hpp): whether a narrowing conversion clamps to the
+// destination's range (ON) or keeps the low bits (OFF); pto-isa's default saturates a
+// narrowing integer conversion (A5's kIsNarrowingCvt), so the emitter passes OFF for integer
+// to integer, whose meaning is Rust's wrapping `as`.
+enum class SaturationMode : uint8_t { ON, OFF };
+template <typename D, typename S, typename... E>
+RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat, E&... e);
+template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src, RoundMode mode, E&... e) {
+  return TCVT(dst, src, mode, SaturationMode::ON, e...);
+}
+template <typename D, typename S, typename... E>
+RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat, E&...) {
   PTO_EVENTS(E);
   static_assert(model::computes_on<typename D::DType> && model::computes_on<typename S::DType>,
                 "TCVT: no target converts fp64 tiles");
@@ -1322,6 +1333,9 @@ template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src
   model::each(dst, [&](int64_t i, int64_t j) {
     double x = double(src.at(i, j));
     if constexpr (std::is_integral_v<T>) {
+      if constexpr (std::is_integral_v<typename S::DType>) {
+        if (sat == SaturationMode::OFF) return static_cast<T>(src.at(i, j));  // two's complement wrap
+      }
       if (std::isnan(x)) return T(0);
       x = model::integral(x, mode == RoundMode::CAST_NONE ? RoundMode::CAST_TRUNC : mode);
       if (x <= double(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();

@@ -573,6 +573,15 @@ impl Writer<'_> {
                 self.tref(*src);
                 self.put(", RoundMode::");
                 self.put(round.cpp());
+                // Integer to integer wraps (the semantics' `as`); pto-isa's TCVT saturates
+                // a narrowing one unless told not to.
+                let d = |me: &Self, t: TileRef| match t {
+                    TileRef::Slot(s) => me.p.tile(s).map_or(DataType::Unknown, |s| s.dtype),
+                    TileRef::Param(v) => me.dtype(v),
+                };
+                if d(self, TileRef::Slot(*dst)).is_int() && d(self, *src).is_int() {
+                    self.put(", SaturationMode::OFF");
+                }
                 self.put(");\n");
             }
             Inst::SetValid { dst, dims } => {
