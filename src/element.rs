@@ -880,16 +880,16 @@ mod tests {
 
     #[test]
     fn float_to_int_every_mode_on_ties_and_negatives() {
-        // (input, [rint, round, floor, ceil, trunc, none])
+        // (input, [rint, round, floor, ceil, trunc, none]); `none` truncates like `as`.
         let cases: [(f32, [i32; 6]); 8] = [
             (2.5, [2, 3, 2, 3, 2, 2]),
-            (3.5, [4, 4, 3, 4, 3, 4]),
+            (3.5, [4, 4, 3, 4, 3, 3]),
             (-2.5, [-2, -3, -3, -2, -2, -2]),
-            (-3.5, [-4, -4, -4, -3, -3, -4]),
+            (-3.5, [-4, -4, -4, -3, -3, -3]),
             (0.5, [0, 1, 0, 1, 0, 0]),
             (-0.5, [0, -1, -1, 0, 0, 0]),
             (1.25, [1, 1, 1, 2, 1, 1]),
-            (-1.75, [-2, -2, -2, -1, -1, -2]),
+            (-1.75, [-2, -2, -2, -1, -1, -1]),
         ];
         for (x, want) in cases {
             for (m, w) in MODES.iter().zip(want) {

@@ -462,6 +462,20 @@ fn kernels() -> Vec<(
             vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
         ),
         (
+            "rem_f16",
+            ops::rem_f16::program(),
+            |t| {
+                ops::rem_f16(
+                    &t.tensor(0),
+                    &t.tensor(1),
+                    &mut t.out::<pto::f16>(2),
+                    &mut t.out::<pto::f16>(3),
+                    &mut t.out::<pto::f16>(4),
+                )
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
             "masks",
             ops::masks::program(),
             |t| {

@@ -55,7 +55,7 @@ fn two_in_three_out(
 }
 
 #[test]
-fn pow_and_fmod_match_rust() {
+fn pow_and_fmod_match_their_definitions() {
     for (r, c) in SIZES {
         let x = values(r * c, (r * 7 + c) as u64, -4.0, 4.0);
         let y = values(r * c, (r * 11 + c) as u64, -3.0, 3.0);
@@ -69,10 +69,75 @@ fn pow_and_fmod_match_rust() {
         let what = format!("{r} x {c}");
         let want_p: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a.abs().powf(*b)).collect();
         let want_q: Vec<f32> = x.iter().map(|a| a.powf(3.0)).collect();
-        let want_m: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a % b).collect();
+        // `%` on floats is the NPU's `a - trunc(a / b) * b`, each step rounded (not Rust's
+        // exact remainder; guide 4.4).
+        let want_m: Vec<f32> = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| {
+                let q = (a / b).trunc();
+                a - q * b
+            })
+            .collect();
         same(&p, &want_p, &format!("pow {what}"));
         same(&q, &want_q, &format!("pows {what}"));
         same(&m, &want_m, &format!("fmod {what}"));
+    }
+}
+
+/// `%` and `floor_mod` of `f16` tiles: the `f32` sequences of `f32` tiles on the widened
+/// operands, rounded to `f16` once (the `legalize` pass's `f32` route), host and interpreter
+/// alike.
+#[test]
+fn f16_remainders_compute_in_f32() {
+    use pto::f16;
+    let rem = |a: f32, b: f32| a - (a / b).trunc() * b;
+    let floor_mod = |a: f32, b: f32| {
+        let r = a - (a / b).floor() * b;
+        if r * b < 0.0 { r + b } else { r }
+    };
+    for (r, c) in SIZES {
+        let h = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect::<Vec<_>>();
+        let x = h(values(r * c, (r * 5 + c) as u64, -6.0, 6.0));
+        let y = h(values(r * c, (r * 3 + c) as u64, -2.0, 2.0));
+        let (xt, yt) = (
+            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
+            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
+        );
+        let mut outs: Vec<Tensor<f16>> = (0..3).map(|_| Tensor::zeros([r, c])).collect();
+        let [m, n, p] = &mut outs[..] else {
+            unreachable!()
+        };
+        kernels::rem_f16(&xt, &yt, m, n, p).unwrap();
+        let zero = || zeros::<f16>([r, c]);
+        let got = interp(
+            &kernels::rem_f16::program(),
+            vec![arg(&xt), arg(&yt), zero(), zero(), zero()],
+        );
+        let f = |t: &Tensor<f16>| t.as_slice().iter().map(|v| v.to_f32()).collect::<Vec<_>>();
+        let wants = [
+            x.iter()
+                .zip(&y)
+                .map(|(a, b)| rem(a.to_f32(), b.to_f32()))
+                .collect::<Vec<_>>(),
+            x.iter()
+                .zip(&y)
+                .map(|(a, b)| floor_mod(a.to_f32(), b.to_f32()))
+                .collect(),
+            x.iter().map(|a| floor_mod(a.to_f32(), -2.5)).collect(),
+        ];
+        for (k, (t, want)) in outs.iter().zip(wants).enumerate() {
+            let want: Vec<f32> = want
+                .into_iter()
+                .map(|v| f16::from_f32(v).to_f32())
+                .collect();
+            same(&f(t), &want, &format!("f16 remainder {k} at {r} x {c}"));
+            same(
+                &f32s(&got[2 + k]),
+                &want,
+                &format!("interpreter {k} at {r} x {c}"),
+            );
+        }
     }
 }
 

@@ -106,3 +106,23 @@ pub fn mask_param(
         y.store([r, 0], (t.gt(0.0) & m).select(t, -1.0));
     }
 }
+
+/// `x % y`, `x.floor_mod(y)` and `x.floor_mod(-2.5)` on `f16` tiles (computed in `f32`).
+#[pto::kernel]
+pub fn rem_f16(
+    x: &Tensor<f16, R, C>,
+    y: &Tensor<f16, R, C>,
+    #[out] m: &mut Tensor<f16, R, C>,
+    #[out] n: &mut Tensor<f16, R, C>,
+    #[out] p: &mut Tensor<f16, R, C>,
+) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            m.store([r, c], a % b);
+            n.store([r, c], a.floor_mod(b));
+            p.store([r, c], a.floor_mod(-2.5));
+        }
+    }
+}

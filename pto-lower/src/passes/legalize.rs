@@ -182,9 +182,22 @@ fn cast(
         ),
         _ => (Opcode::ScalarCast, Type::Scalar(dtype)),
     };
-    let (op, r) = new_op_named(m, opcode, inline_of(&[v]), Attrs::default(), ty, None, span);
+    let (op, r) = new_op_named(
+        m,
+        opcode,
+        inline_of(&[v]),
+        dtype_attr(dtype),
+        ty,
+        None,
+        span,
+    );
     out.push(op);
     r
+}
+
+/// A cast's `dtype` attribute.
+fn dtype_attr(d: DataType) -> Attrs {
+    Attrs::of([("dtype", Attr::Ident(d.name().into()))])
 }
 
 /// Rewrite 1: the operands cast to `f32`, op `o` on them into a new `f32` tile, and its old
@@ -222,11 +235,10 @@ fn widen(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
         opcode: Opcode::TileCast,
         operands: inline_of(&[wide_r]),
         results: inline_of(&[r]),
-        attrs: Attrs::default(),
+        attrs: dtype_attr(narrow),
         span,
     });
     m.values[r].def = pto_ir::ValueDef::OpResult(back, 0);
-    debug_assert_eq!(m.values[r].ty.dtype(), Some(narrow));
     out.push(back);
 }
 
