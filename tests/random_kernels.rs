@@ -38,7 +38,7 @@ mod exec;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
-use pto::ir::DataType;
+use pto::ir::{DataType, Opcode};
 use pto::ir::ops::{OPS, OpClass, OpInfo};
 use pto::ir::verify::target::Target;
 use pto_lower::interp::{HostValue, run};
