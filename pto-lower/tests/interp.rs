@@ -51,7 +51,9 @@ fn finish(b: IRBuilder, mut ctx: IRBuilderContext) -> ProgramModule {
     if let Err(d) = pto_ir::verify(&m) {
         // These programs exercise the interpreter on tiles smaller than the hardware's
         // 32-byte rows and matmul fractals (the default target checks those; their own
-        // tests are in pto-ir): only those rules may fail.
+        // tests are in pto-ir), and on conversions no target's TCVT has in one step (fp32
+        // to int8; the meaning is the semantics module's either way): only those rules may
+        // fail.
         let other: Vec<String> = d
             .iter()
             .map(|e| e.message.clone())
@@ -59,7 +61,9 @@ fn finish(b: IRBuilder, mut ctx: IRBuilderContext) -> ProgramModule {
                 let fractal = msg.contains(" needs ")
                     && (msg.ends_with(" rows") || msg.ends_with(" columns"))
                     && msg.contains("a multiple of");
-                !fractal && !msg.contains("a row-major tile row must be a multiple of 32 bytes")
+                !fractal
+                    && !msg.contains("a row-major tile row must be a multiple of 32 bytes")
+                    && !msg.contains("its TCVT converts")
             })
             .collect();
         assert!(
