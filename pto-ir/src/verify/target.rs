@@ -208,6 +208,23 @@ impl Target {
             .all(|operands| dtypes::problem(*self, op, Some(&rint), operands, &[&big]).is_none())
     }
 
+    /// Whether the target's instruction `inst` (`TADD`, `TSELS`) takes elements of `d`
+    /// (its row of `ops/dtypes.rs`; an instruction without a row moves any element).
+    pub fn takes_inst(&self, inst: &str, d: DataType) -> bool {
+        crate::ops::dtypes::row(inst).is_none_or(|r| {
+            if self.name == Target::A5.name {
+                r.a5.contains(d)
+            } else {
+                r.a2a3.contains(d)
+            }
+        })
+    }
+
+    /// Whether the target's `TCVT` converts `from` to `to`.
+    pub fn converts(&self, from: DataType, to: DataType) -> bool {
+        dtypes::converts(*self, from, to)
+    }
+
     /// `A2A3 (also a2a3, A3, a3, PTOv2), A5 (also a5, PTOv3)`, for messages.
     pub fn known_names() -> String {
         Target::ALL
