@@ -863,14 +863,20 @@ fn each_instruction_takes_its_targets_element_types() {
     );
     accepted(decls, &format!("{i32s} TDIV(d, a, a);"), "A5");
     accepted(decls, &format!("{i32s} TDIVS(d, a, 3);"), "A2A3");
-    let cvt = |to: &str| format!("{i32s} {to} h; TASSIGN(h, 8192); TCVT(h, a, RoundMode::CAST_RINT);");
+    let cvt =
+        |to: &str| format!("{i32s} {to} h; TASSIGN(h, 8192); TCVT(h, a, RoundMode::CAST_RINT);");
     accepted(decls, &cvt("H"), "A2A3");
     rejected(decls, &cvt("H"), "A5", "TCVT has no conversion");
     for target in ["A2A3", "A5"] {
         rejected(decls, &cvt("I8"), target, "TCVT has no conversion");
     }
     let pow = "H a; H d; H t; TASSIGN(a, 0); TASSIGN(d, 4096); TASSIGN(t, 8192); TPOW(d, a, a, t);";
-    rejected(decls, pow, "A2A3", "the target's TPOW does not take this element type");
+    rejected(
+        decls,
+        pow,
+        "A2A3",
+        "the target's TPOW does not take this element type",
+    );
     accepted(decls, pow, "A5");
 }
 
