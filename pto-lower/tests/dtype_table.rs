@@ -87,7 +87,11 @@ fn every_instruction_row_agrees() {
     }
     for (inst, want) in &rust {
         let got = cpp.get(inst);
-        assert_eq!(got, Some(want), "{inst}: pto_decls.hpp (A2A3, A5) vs pto-ir");
+        assert_eq!(
+            got,
+            Some(want),
+            "{inst}: pto_decls.hpp (A2A3, A5) vs pto-ir"
+        );
     }
     let extra: Vec<&String> = cpp.keys().filter(|k| !rust.contains_key(*k)).collect();
     assert!(extra.is_empty(), "rows only in pto_decls.hpp: {extra:?}");
