@@ -480,8 +480,11 @@ mod tests {
         assert!(
             TAKES
                 .iter()
-                .all(|r| !r.a2a3.contains(Bool) && !r.a2a3.contains(Fp8))
+                .all(|r| !r.a2a3.contains(Bool) && !r.a5.contains(Bool))
         );
+        // A rule by size takes fp8 with the 1-byte integers; a list of types does not.
+        assert!(row("TTRANS").is_some_and(|r| r.a2a3.contains(Fp8)));
+        assert!(row("TADD").is_some_and(|r| !r.a5.contains(Fp8)));
         assert!(conversions(false).all(|(f, t)| f != Fp64 && t != Fp64));
         assert!(
             conversions(false).any(|p| p == (Int32, Fp16))

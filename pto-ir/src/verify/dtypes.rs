@@ -70,18 +70,17 @@ pub(super) fn problem(
         | OpClass::RowExpand
         | OpClass::ColExpand
         | OpClass::Transpose => (one(isa(0)), first),
+        // The table's tile-tile form (`TCMP`, `TSEL`) when every compared value or the
+        // alternative is a tile, else its tile-scalar form, as the lowering picks them.
         OpClass::TileCompare => {
             let both = operands.iter().all(|ty| ty.as_tile().is_some());
             let tile = operands.iter().find(|ty| ty.as_tile().is_some());
-            (
-                one(Some(if both { Isa::TCmp } else { Isa::TCmpS })),
-                tile.and_then(|ty| elem(ty)),
-            )
+            (one(isa(usize::from(!both))), tile.and_then(|ty| elem(ty)))
         }
         OpClass::Select => {
             let alt_tile = operands.get(2).is_some_and(|ty| ty.as_tile().is_some());
             (
-                one(Some(if alt_tile { Isa::TSel } else { Isa::TSelS })),
+                one(isa(usize::from(!alt_tile))),
                 results.first().and_then(|ty| elem(ty)),
             )
         }
