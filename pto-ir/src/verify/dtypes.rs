@@ -97,7 +97,7 @@ pub(super) fn problem(
                 .iter()
                 .find(|ty| ty.as_tile().is_some())
                 .and_then(|ty| elem(ty))?;
-            return judge(t, op, "TSTORE_ADD", d, what);
+            return judge(t, op, "TSTORE_ADD", d, "tiles");
         }
         OpClass::TileCast => {
             let (from, to) = (first?, results.first().and_then(|ty| ty.dtype())?);
