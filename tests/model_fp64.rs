@@ -60,11 +60,22 @@ fn fp64_arithmetic_is_refused_on_both_targets_and_interpreted_in_double() {
         let e = pto::ir::verify(&m).unwrap_err();
         let target = if arch.is_empty() { "A2A3" } else { "A5" };
         let msgs: Vec<&str> = e.iter().map(|d| d.message.as_str()).collect();
-        for op in ["tile.add", "tile.sub", "tile.mul"] {
-            let want =
-                format!("{op}: computing on fp64 tiles is not legal on {target}: its vector");
+        for (op, surface, inst) in [
+            ("tile.add", "a + b", "TADDS"),
+            ("tile.sub", "a - b", "TSUB"),
+            ("tile.mul", "a * b", "TMULS"),
+        ] {
+            let want = format!(
+                "{op}: `{surface}` on fp64 tiles is not legal on {target}: its {inst} takes "
+            );
             assert!(msgs.iter().any(|m| m.starts_with(&want)), "{want}: {e}");
         }
+        let fp64_note = "no target computes on (or converts) fp64 tiles";
+        assert!(
+            e.iter()
+                .all(|d| d.notes.iter().any(|n| n.contains(fp64_note))),
+            "{e}"
+        );
         assert_eq!(msgs.len(), 3, "{e}");
         // The interpreter computes in double: `(x + 1e-9) - x` keeps its low bits (through
         // `float` it would be 0).

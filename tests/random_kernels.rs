@@ -7,10 +7,11 @@
 //! (fused, or by `row_expand` / `col_expand`), compare masks and `select`, rows moved
 //! between tiles by `extract` / `insert`, conversions with a named rounding, conversions to
 //! a second dtype and back (`cast` / `cast_round`: int32 -> fp32, fp32 -> int32,
-//! int16 -> int32, int8 -> int32, fp16 / bf16 -> fp32, and back), and matmul K loops
+//! int16 -> int32, int8 -> fp16, fp16 / bf16 -> fp32, and back), and matmul K loops
 //! (`tile.matmul` then a carried `tile.matmul_acc`, or a zero accumulator) over ragged
 //! M / N / K for fp32, fp16 and bf16 (an fp32 accumulator converted back) and int8 (an
-//! int32 accumulator converted back, which wraps). int32 and int16 kernels have no matmul
+//! int32 accumulator converted back through fp32 and fp16, which saturates: no target's
+//! TCVT converts int32 to int8). int32 and int16 kernels have no matmul
 //! (the IR's matmul takes int8, not int32 / int16, inputs).
 //!
 //! Two kinds of family. The small families (`int32`, `fp32` on 4 x 8 tiles; `int16`, `fp16`
@@ -38,8 +39,8 @@ mod exec;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
-use pto::ir::{DataType, Opcode};
-use pto::ir::ops::{OPS, OpClass, OpInfo};
+use pto::ir::DataType;
+use pto::ir::ops::{OPS, OpClass, OpInfo, Opcode};
 use pto::ir::verify::target::Target;
 use pto_lower::interp::{HostValue, run};
 
@@ -213,14 +214,51 @@ fn kernel(r: usize, max_n: usize, matmul: u32) -> impl Strategy<Value = Kernel> 
         .prop_map(|(m, n, body)| Kernel { m, n, body })
 }
 
-/// The second dtype of a kernel over `d`: conversions go there and back, and an `fp16`
-/// matmul accumulates in it.
+/// The second dtype of a kernel over `d`: conversions go there and back (a pair each
+/// target's `TCVT` has both ways), and an `fp16` matmul accumulates in it. `int8` goes
+/// through `fp16` (exact): no target converts int32 to int8 in one step.
 fn alt(d: DataType) -> DataType {
     match d {
         DataType::Int32 | DataType::Fp16 | DataType::Bf16 => DataType::Fp32,
-        DataType::Fp32 | DataType::Int16 | DataType::Int8 => DataType::Int32,
+        DataType::Fp32 | DataType::Int16 => DataType::Int32,
+        DataType::Int8 => DataType::Fp16,
         other => other,
     }
+}
+
+/// The target a kernel over `d` is built for: A2A3's TCMP / TSEL take neither int8 nor
+/// int16 elements, nor does its TCMP bf16, and its arithmetic no int8 or bf16; A5's do.
+fn target_of(d: DataType) -> Target {
+    if matches!(d, DataType::Int8 | DataType::Int16 | DataType::Bf16) {
+        Target::A5
+    } else {
+        Target::A2A3
+    }
+}
+
+/// The dtypes a value of `from` passes through to reach `to` by conversions `t`'s `TCVT`
+/// has (`to` last), the fewest steps (at most three) first, through fp32 and fp16 only (the
+/// executor's conversion slots, `exec::Slot::F32` / `F16`).
+fn conversions(t: Target, from: DataType, to: DataType) -> Vec<DataType> {
+    let mut paths = vec![vec![from]];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for p in &paths {
+            let last = p[p.len() - 1];
+            for d in [to, DataType::Fp32, DataType::Fp16] {
+                if t.converts(last, d) && !p.contains(&d) {
+                    let mut q = p.clone();
+                    q.push(d);
+                    if d == to {
+                        return q[1..].to_vec();
+                    }
+                    next.push(q);
+                }
+            }
+        }
+        paths = next;
+    }
+    panic!("{} converts {from} to {to} in no three steps", t.name)
 }
 
 /// The `tile.cast` attributes converting to `to`: mode 0 plain, else a named rounding.
@@ -239,12 +277,14 @@ fn candidates(d: DataType) -> Vec<&'static OpInfo> {
         .filter(|r| {
             r.dialect == "tile"
                 && r.opcode.accepts(d)
-                // Legal on both targets (the verifier's element-type rules); conformance.rs
-                // checks the others' semantics.
-                && Target::ALL.iter().all(|t| t.takes(r.opcode, d))
+                // Legal on the kernel's target in every operand form (the verifier's
+                // element-type rules: A2A3's arithmetic takes no int8, its TDIV no
+                // integers ...); conformance.rs checks the others' semantics.
+                && target_of(d).takes(r.opcode, d)
                 // 16-bit float remainders run in f32 after the `legalize` pass, and this
-                // executor (exec.rs) runs one element type; `tests/ops.rs` and pto-lower's
-                // `cpp_defects::sixteen_bit_remainders_compute_in_fp32` cover them.
+                // executor (exec.rs) runs them in the kernel's element type; `tests/ops.rs`
+                // and pto-lower's `cpp_defects::sixteen_bit_remainders_compute_in_fp32`
+                // cover them.
                 && !(matches!(d, DataType::Fp16 | DataType::Bf16)
                     && matches!(
                         r.opcode,
@@ -420,6 +460,22 @@ impl Gen {
                     } else {
                         ["sum", "max", "min"][kind % 3]
                     };
+                    // The drawn reduction if the target takes the dtype, else the first it
+                    // takes of this direction's, then the other's (A5's TROWSUM takes no
+                    // int8 or bf16; its column reductions do).
+                    let t = target_of(self.d);
+                    let legal = |row: bool, k: &str| {
+                        let f = if row { "row" } else { "col" };
+                        Opcode::lookup("tile", &format!("{f}_{k}"))
+                            .is_some_and(|o| t.takes(o, self.d))
+                    };
+                    let (by_row, kind) = [(*by_row, kind)]
+                        .into_iter()
+                        .chain(["sum", "max", "min"].map(|k| (*by_row, k)))
+                        .chain(["sum", "max", "min"].map(|k| (!*by_row, k)))
+                        .find(|&(r, k)| legal(r, k))
+                        .expect("a reduction the target takes");
+                    let by_row = &by_row;
                     let (f, red) = if *by_row {
                         ("row", format!("tile<[?, 1], [{rows}, 1], {dt}>"))
                     } else {
@@ -464,12 +520,15 @@ impl Gen {
                     let cmp = ["eq", "ne", "lt", "le", "gt", "ge"][cmp % 6];
                     let (l, a) = (env[lhs % env.len()].clone(), env[a % env.len()].clone());
                     let k = if self.d.is_float() { "0.5" } else { "1" };
-                    let (r, rty) = if *scalar_rhs {
+                    // The scalar forms where the target's TCMPS / TSELS take the dtype (A5's
+                    // TSELS takes no bf16).
+                    let t = target_of(self.d);
+                    let (r, rty) = if *scalar_rhs && t.takes_inst("TCMPS", self.d) {
                         (self.konst(depth, k, dt), dt.to_string())
                     } else {
                         (env[rhs % env.len()].clone(), full.clone())
                     };
-                    let (b, bty) = if *scalar_alt {
+                    let (b, bty) = if *scalar_alt && t.takes_inst("TSELS", self.d) {
                         (self.konst(depth, "-3", dt), dt.to_string())
                     } else {
                         (env[b % env.len()].clone(), full.clone())
@@ -509,7 +568,15 @@ impl Gen {
                 Node::Round { src, mode } => {
                     let src = env[src % env.len()].clone();
                     let mode = ["rint", "round", "floor", "ceil", "trunc"][mode % 5];
-                    self.op(depth, &format!("{out} = tile.cast {src} : ({full}) -> {full} {{dtype={dt}, round={mode}}}"));
+                    // Only fp32's TCVT rounds in place; elsewhere the node is a copy.
+                    if target_of(self.d).converts(self.d, self.d) {
+                        self.op(depth, &format!("{out} = tile.cast {src} : ({full}) -> {full} {{dtype={dt}, round={mode}}}"));
+                    } else {
+                        self.op(
+                            depth,
+                            &format!("{out} = tile.cast {src} : ({full}) -> {full} {{dtype={dt}}}"),
+                        );
+                    }
                 }
                 Node::Cast { src, mode, back } => {
                     let src = env[src % env.len()].clone();
@@ -584,16 +651,23 @@ impl Gen {
                     self.line(depth + 1, "}");
                     self.line(depth + 1, &format!("statement.yield {m2}"));
                     self.line(depth, "}");
-                    let prod = if self.d == acc_dt {
-                        mf
-                    } else {
-                        let back = self.fresh("mc");
-                        self.op(
-                            depth,
-                            &format!("{back} = tile.cast {mf} : ({acc}) -> {full} {{dtype={dt}}}"),
-                        );
-                        back
-                    };
+                    // Back to the kernel's dtype by the target's conversions (int8: through
+                    // fp32 and fp16, saturating).
+                    let mut prod = mf;
+                    let mut from = acc.clone();
+                    if self.d != acc_dt {
+                        for step in conversions(target_of(self.d), acc_dt, self.d) {
+                            let back = self.fresh("mc");
+                            let to = format!("tile<[?, ?], [{rows}, {c}], {step}>");
+                            self.op(
+                                depth,
+                                &format!(
+                                    "{back} = tile.cast {prod} : ({from}) -> {to} {{dtype={step}}}"
+                                ),
+                            );
+                            (prod, from) = (back, to);
+                        }
+                    }
                     let bin = self.broadcast_ops();
                     let b = bin[op % bin.len()].opcode.full_name();
                     self.op(
@@ -802,8 +876,7 @@ fn kernel_text(k: &Kernel, d: DataType, r: usize, c: usize) -> String {
     let full = g.full();
     g.line(0, "program.module @fuzz {");
     g.line(1, "program.entry @k");
-    // A2A3's TCMP / TSEL take neither int8 nor int16 elements, nor does its TCMP bf16; A5's do.
-    if matches!(d, DataType::Int8 | DataType::Int16 | DataType::Bf16) {
+    if target_of(d) == Target::A5 {
         g.line(1, "attr arch = \"A5\"");
     }
     g.line(1, &format!("func.func @k(%x_1: {ten} #in, %y_2: {ten} #in, %o_3: {ten} #out, %nr_4: int64, %nc_5: int64, %w_9: {wty} #in) {{", wty = t.wty));

@@ -438,14 +438,15 @@ fn shape_signatures_of_ir_only_dimensions() {
 
 #[test]
 fn an_element_type_the_runtime_lacks_is_reported_once() {
-    // fp8 has no CPU element type; the kernel uses it in a parameter, two tiles and three ops.
+    // fp8 has no CPU element type; the kernel uses it in a parameter, two tiles and three ops
+    // (a transpose: pto-isa's TTRANS moves any 1-byte element, TADD takes no fp8).
     let text = r#"program.module @k {
   program.entry @k
-  func.func @k(%x_0: tensor<[16, 32], fp8> #in, %y_1: tensor<[16, 32], fp8> #out) {
+  func.func @k(%x_0: tensor<[32, 32], fp8> #in, %y_1: tensor<[32, 32], fp8> #out) {
     statement.op {
-      %t_2 = tile.load %x_0 : (tensor<[16, 32], fp8>) -> tile<[16, 32], [16, 32], fp8> {shape=[16, 32], offset=[0, 0]}
-      %u_3 = tile.add %t_2, %t_2 : (tile<[16, 32], [16, 32], fp8>, tile<[16, 32], [16, 32], fp8>) -> tile<[16, 32], [16, 32], fp8>
-      tile.store %u_3, %y_1 : (tile<[16, 32], [16, 32], fp8>, tensor<[16, 32], fp8>) -> () {offset=[0, 0]}
+      %t_2 = tile.load %x_0 : (tensor<[32, 32], fp8>) -> tile<[32, 32], [32, 32], fp8> {shape=[32, 32], offset=[0, 0]}
+      %u_3 = tile.transpose %t_2 : (tile<[32, 32], [32, 32], fp8>) -> tile<[32, 32], [32, 32], fp8>
+      tile.store %u_3, %y_1 : (tile<[32, 32], [32, 32], fp8>, tensor<[32, 32], fp8>) -> () {offset=[0, 0]}
     }
     statement.return
   }
@@ -561,15 +562,15 @@ fn vec_to_acc(k: usize) -> String {
     )
 }
 
-/// Kernel `fk` adding `fp8` tiles, which the CPU runtime has no element type for: the Rust
+/// Kernel `fk` transposing `fp8` tiles, which the CPU runtime has no element type for: the Rust
 /// emitter refuses it.
-fn fp8_add(k: usize) -> String {
-    let (n, t) = ("tensor<[16, 32], fp8>", "tile<[16, 32], [16, 32], fp8>");
+fn fp8_transpose(k: usize) -> String {
+    let (n, t) = ("tensor<[32, 32], fp8>", "tile<[32, 32], [32, 32], fp8>");
     format!(
         "  func.func @f{k}(%x_{k}1: {n} #in, %y_{k}2: {n} #out) {{
     statement.op {{
-      %t_{k}3 = tile.load %x_{k}1 : ({n}) -> {t} {{shape=[16, 32], offset=[0, 0]}}
-      %u_{k}4 = tile.add %t_{k}3, %t_{k}3 : ({t}, {t}) -> {t}
+      %t_{k}3 = tile.load %x_{k}1 : ({n}) -> {t} {{shape=[32, 32], offset=[0, 0]}}
+      %u_{k}4 = tile.transpose %t_{k}3 : ({t}) -> {t}
       tile.store %u_{k}4, %y_{k}2 : ({t}, {n}) -> () {{offset=[0, 0]}}
     }}
     statement.return
@@ -592,7 +593,7 @@ fn every_refusal_of_a_program_is_reported() {
     let got = messages(&[vec_to_acc(1), vec_to_acc(2)]);
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(got.iter().all(|m| m.contains(no_route)), "{got:#?}");
-    let got = messages(&[vec_to_acc(1), fp8_add(2)]);
+    let got = messages(&[vec_to_acc(1), fp8_transpose(2)]);
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(got[0].contains(no_route), "{got:#?}");
     assert_eq!(

@@ -809,10 +809,10 @@ fn trem_and_trems_take_a_scratch_tile() {
 }
 
 /// Found by compiling `model_fp64.fine_f64` against pto-isa's headers: its `TPARTMUL` on
-/// double tiles exists on no target (no pto-isa instruction computes on `double`; the
-/// verifier's `Target::computes_on`). The model refuses computing instructions on fp64
-/// tiles and still moves them; A5's `TCOLPROD` takes no 1- or 8-byte integers (its other
-/// column reductions do).
+/// double tiles exists on no target (no pto-isa instruction computes on `double`; no row of
+/// the element-type table, `pto-ir/src/ops/dtypes.rs`, lists fp64 for a computing
+/// instruction). The model refuses computing instructions on fp64 tiles and still moves
+/// them; A5's `TCOLPROD` takes no 1- or 8-byte integers (its other column reductions do).
 #[test]
 fn fp64_tiles_move_but_are_never_computed_on() {
     let decls = "using D = Tile<TileType::Vec, double, 16, 16>;\n\
@@ -821,25 +821,25 @@ fn fp64_tiles_move_but_are_never_computed_on() {
                  using I8r = Tile<TileType::Vec, int8_t, 1, 32>;";
     let place = "D a; D b; D d; TASSIGN(a, 0); TASSIGN(b, 2048); TASSIGN(d, 4096);";
     for target in ["A2A3", "A5"] {
-        for op in [
-            "TPARTMUL(d, a, b);",
-            "TADD(d, a, b);",
-            "TMULS(d, a, 2.0);",
-            "TEXP(d, a);",
-            "TEXPANDS(d, 1.0);",
+        for (op, name) in [
+            ("TPARTMUL(d, a, b);", "TPARTMUL"),
+            ("TADD(d, a, b);", "TADD"),
+            ("TMULS(d, a, 2.0);", "TMULS"),
+            ("TEXP(d, a);", "TEXP"),
+            ("TEXPANDS(d, 1.0);", "TEXPANDS"),
         ] {
             rejected(
                 decls,
                 &format!("{place} {op}"),
                 target,
-                "no target computes on fp64 tiles",
+                &format!("the target's {name} does not take this element type"),
             );
         }
         rejected(
             decls,
             &format!("{place} F f; TASSIGN(f, 8192); TCVT(f, a, RoundMode::CAST_NONE);"),
             target,
-            "no target converts fp64 tiles",
+            "TCVT has no conversion between these element types",
         );
         accepted(decls, &format!("{place} TMOV(d, a);"), target);
     }
@@ -850,6 +850,49 @@ fn fp64_tiles_move_but_are_never_computed_on() {
         "A5",
         "TCOLPROD does not take this element type",
     );
+}
+
+/// Issue 14: each instruction asserts the element types its target's header takes (the
+/// `PTO_TAKES` lines, the same rows as the verifier's table; `tests/dtype_table.rs` checks
+/// that they agree). A2A3's TADD takes no int8 and its TDIV no integers, A5's both; A2A3's
+/// TCVT converts int32 to fp16 but not to int8, A5's neither; A2A3's TPOW takes no fp16.
+#[test]
+fn each_instruction_takes_its_targets_element_types() {
+    let decls = "using I8 = Tile<TileType::Vec, int8_t, 16, 32>;\n\
+                 using I32 = Tile<TileType::Vec, int32_t, 16, 32>;\n\
+                 using H = Tile<TileType::Vec, half, 16, 32>;";
+    let i8s = "I8 a; I8 d; TASSIGN(a, 0); TASSIGN(d, 4096);";
+    let i32s = "I32 a; I32 d; TASSIGN(a, 0); TASSIGN(d, 4096);";
+    rejected(
+        decls,
+        &format!("{i8s} TADD(d, a, a);"),
+        "A2A3",
+        "the target's TADD does not take this element type",
+    );
+    accepted(decls, &format!("{i8s} TADD(d, a, a);"), "A5");
+    rejected(
+        decls,
+        &format!("{i32s} TDIV(d, a, a);"),
+        "A2A3",
+        "the target's TDIV does not take this element type",
+    );
+    accepted(decls, &format!("{i32s} TDIV(d, a, a);"), "A5");
+    accepted(decls, &format!("{i32s} TDIVS(d, a, 3);"), "A2A3");
+    let cvt =
+        |to: &str| format!("{i32s} {to} h; TASSIGN(h, 8192); TCVT(h, a, RoundMode::CAST_RINT);");
+    accepted(decls, &cvt("H"), "A2A3");
+    rejected(decls, &cvt("H"), "A5", "TCVT has no conversion");
+    for target in ["A2A3", "A5"] {
+        rejected(decls, &cvt("I8"), target, "TCVT has no conversion");
+    }
+    let pow = "H a; H d; H t; TASSIGN(a, 0); TASSIGN(d, 4096); TASSIGN(t, 8192); TPOW(d, a, a, t);";
+    rejected(
+        decls,
+        pow,
+        "A2A3",
+        "the target's TPOW does not take this element type",
+    );
+    accepted(decls, pow, "A5");
 }
 
 /// `xor` of ragged int8 tiles by a tile and by a scalar; the scalar one is its source's
@@ -974,7 +1017,7 @@ fn txor_and_txors_take_a_scratch_tile() {
         decls,
         "L d; L a; L b; L t; TASSIGN(d, 0); TASSIGN(a, 4096); TASSIGN(b, 8192); TASSIGN(t, 12288); TXOR(d, a, b, t);",
         "A5",
-        "1-, 2- and 4-byte integers",
+        "the target's TXOR does not take this element type",
     );
     // The emitted C++ runs in the model at a ragged size and matches the interpreter.
     runs_like_the_interpreter(&m, "xor");

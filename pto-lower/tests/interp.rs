@@ -51,7 +51,9 @@ fn finish(b: IRBuilder, mut ctx: IRBuilderContext) -> ProgramModule {
     if let Err(d) = pto_ir::verify(&m) {
         // These programs exercise the interpreter on tiles smaller than the hardware's
         // 32-byte rows and matmul fractals (the default target checks those; their own
-        // tests are in pto-ir): only those rules may fail.
+        // tests are in pto-ir), and on conversions no target's TCVT has in one step (fp32
+        // to int8; the meaning is the semantics module's either way): only those rules may
+        // fail.
         let other: Vec<String> = d
             .iter()
             .map(|e| e.message.clone())
@@ -59,7 +61,9 @@ fn finish(b: IRBuilder, mut ctx: IRBuilderContext) -> ProgramModule {
                 let fractal = msg.contains(" needs ")
                     && (msg.ends_with(" rows") || msg.ends_with(" columns"))
                     && msg.contains("a multiple of");
-                !fractal && !msg.contains("a row-major tile row must be a multiple of 32 bytes")
+                !fractal
+                    && !msg.contains("a row-major tile row must be a multiple of 32 bytes")
+                    && !msg.contains("its TCVT converts")
             })
             .collect();
         assert!(
@@ -913,8 +917,9 @@ fn cast_round_modes() {
         Some("floor"),
         Some("ceil"),
         Some("trunc"),
-        Some("odd"),
     ];
+    // (`odd` rounds fp32 to fp16 only on both targets, so a kernel cannot name it here;
+    // `pto_ir::sem::round`'s unit tests cover its integral rounding.)
     let xs = [2.5, -2.5, 1.5, -0.5, 2.7, -2.7, 0.5, 1e10];
     let (mut b, mut ctx) = new();
     let x = b.new_value(tensor_ty(F32, st(&[1, 8])), "x");
@@ -947,14 +952,13 @@ fn cast_round_modes() {
     run(&m, f, &mut args).unwrap();
     let max = f64::from(i32::MAX);
     // No mode named: float to integer truncates toward zero, like Rust's `as`.
-    let want: [[f64; 8]; 7] = [
+    let want: [[f64; 8]; 6] = [
         [2.0, -2.0, 1.0, 0.0, 2.0, -2.0, 0.0, max],
         [2.0, -2.0, 2.0, -0.0, 3.0, -3.0, 0.0, max],
         [3.0, -3.0, 2.0, -1.0, 3.0, -3.0, 1.0, max],
         [2.0, -3.0, 1.0, -1.0, 2.0, -3.0, 0.0, max],
         [3.0, -2.0, 2.0, 0.0, 3.0, -2.0, 1.0, max],
         [2.0, -2.0, 1.0, 0.0, 2.0, -2.0, 0.0, max],
-        [3.0, -3.0, 1.0, -1.0, 3.0, -3.0, 1.0, max],
     ];
     for (k, w) in want.iter().enumerate() {
         assert_eq!(out_data(&args[k + 1]), &w[..], "round mode {:?}", modes[k]);

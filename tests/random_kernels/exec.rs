@@ -30,6 +30,11 @@ pub enum Slot<T: Kind, const R: usize, const C: usize> {
     Row(Tile<T, 1, C>),
     /// A mask (`tile<.., bool>`), one byte per element as the runtime holds it.
     Mask(Tile<u8, R, C>),
+    /// An `R x C` fp32 or fp16 tile a conversion passes through when it is neither dtype of
+    /// the kernel: int8 comes back only from fp16 (no target's `TCVT` converts int32 or
+    /// int16 to int8), and an int32 matmul result reaches fp16 only through fp32.
+    F32(Tile<f32, R, C>),
+    F16(Tile<pto::f16, R, C>),
 }
 
 /// How a block of instructions ended.
@@ -322,6 +327,14 @@ pub fn run_program<T: Kind, const R: usize, const C: usize>(
             e.slots.push(Slot::Alt(Tile::zeros()));
             continue;
         }
+        if s.dtype.name() != T::NAME && shape == (R, C) {
+            match s.dtype {
+                pto::ir::DataType::Fp32 => e.slots.push(Slot::F32(Tile::zeros())),
+                pto::ir::DataType::Fp16 => e.slots.push(Slot::F16(Tile::zeros())),
+                _ => return Err(format!("slot {} is {}", s.name, s.dtype.name())),
+            }
+            continue;
+        }
         if s.dtype.name() != T::NAME {
             return Err(format!("slot {} is {}", s.name, s.dtype.name()));
         }
@@ -560,7 +573,7 @@ impl<T: Kind, const R: usize, const C: usize> Exec<'_, T, R, C> {
                     Slot::Col(t) => isa::tload(t, src, &at),
                     Slot::Row(t) => isa::tload(t, src, &at),
                     Slot::Sq(t) => isa::tload(t, src, &at),
-                    Slot::Mask(_) | Slot::Alt(_) => {
+                    Slot::Mask(_) | Slot::Alt(_) | Slot::F32(_) | Slot::F16(_) => {
                         return Err("a load into a mask or another dtype".into());
                     }
                 };
@@ -589,7 +602,10 @@ impl<T: Kind, const R: usize, const C: usize> Exec<'_, T, R, C> {
                     (Slot::Full(t), true) => isa::tstore_add(dst, t, &at),
                     (Slot::Col(t), true) => isa::tstore_add(dst, t, &at),
                     (Slot::Row(t), true) => isa::tstore_add(dst, t, &at),
-                    (Slot::Mask(_) | Slot::Alt(_) | Slot::Sq(_), _) => {
+                    (
+                        Slot::Mask(_) | Slot::Alt(_) | Slot::F32(_) | Slot::F16(_) | Slot::Sq(_),
+                        _,
+                    ) => {
                         return Err("a store of a mask, another dtype or a C x C tile".into());
                     }
                 };
@@ -603,6 +619,8 @@ impl<T: Kind, const R: usize, const C: usize> Exec<'_, T, R, C> {
                     Slot::Row(t) => t.set_valid(r, c),
                     Slot::Mask(t) => t.set_valid(r, c),
                     Slot::Alt(t) => t.set_valid(r, c),
+                    Slot::F32(t) => t.set_valid(r, c),
+                    Slot::F16(t) => t.set_valid(r, c),
                     Slot::Sq(t) => t.set_valid(r, c),
                 };
                 res.map_err(|e| e.to_string())?;
@@ -614,6 +632,8 @@ impl<T: Kind, const R: usize, const C: usize> Exec<'_, T, R, C> {
                     Slot::Row(t) => t.set_valid(1, C),
                     Slot::Mask(t) => t.set_valid(R, C),
                     Slot::Alt(t) => t.set_valid(R, C),
+                    Slot::F32(t) => t.set_valid(R, C),
+                    Slot::F16(t) => t.set_valid(R, C),
                     Slot::Sq(t) => t.set_valid(C, C),
                 };
                 res.map_err(|e| e.to_string())?;
@@ -738,13 +758,21 @@ impl<T: Kind, const R: usize, const C: usize> Exec<'_, T, R, C> {
                     return Err("tile parameters not supported".into());
                 };
                 let src = self.slots[s.0 as usize].clone();
-                match (&mut self.slots[dst.0 as usize], &src) {
-                    (Slot::Full(d), Slot::Full(s)) => isa::tcvt(d, s, *round),
-                    (Slot::Alt(d), Slot::Full(s)) => isa::tcvt(d, s, *round),
-                    (Slot::Full(d), Slot::Alt(s)) => isa::tcvt(d, s, *round),
-                    (Slot::Alt(d), Slot::Alt(s)) => isa::tcvt(d, s, *round),
-                    _ => return Err("a conversion between slots that are not R x C".into()),
+                // Every pair of the `R x C` slots of a dtype.
+                macro_rules! cvt {
+                    ($($d:ident $s:ident),*) => {
+                        match (&mut self.slots[dst.0 as usize], &src) {
+                            $((Slot::$d(d), Slot::$s(s)) => isa::tcvt(d, s, *round),)*
+                            _ => return Err("a conversion between slots that are not R x C".into()),
+                        }
+                    };
                 }
+                cvt!(
+                    Full Full, Full Alt, Full F32, Full F16,
+                    Alt Full, Alt Alt, Alt F32, Alt F16,
+                    F32 Full, F32 Alt, F32 F32, F32 F16,
+                    F16 Full, F16 Alt, F16 F32, F16 F16
+                );
             }
             Inst::Extract { dst, src, at } => {
                 let (r0, c0) = (self.index(at[0])?, self.index(at[1])?);

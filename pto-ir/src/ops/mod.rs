@@ -1,9 +1,12 @@
 //! The op table and the typing rules it drives.
 
+pub mod dtypes;
+mod emitted;
 mod infer;
 mod isa;
 mod table;
 
+pub use emitted::{BinaryForm, Insts, commutes};
 pub use infer::{
     InferError, ResultTypes, article, infer, matmul_acc_dtype, meet, merge_types, same_up_to_valid,
 };

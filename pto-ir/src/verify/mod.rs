@@ -62,19 +62,21 @@
 //!      a window and a source in whole fractal blocks, per target, location and dtype
 //!      (`extract.rs`, its table); a run-time offset must be provably aligned;
 //!    - matmul M, K and N are each at most 4095;
-//!    - the target compares (`TCMP`) and selects (`TSEL`) tiles of the element type: A2A3
-//!      compares int32 / fp16 / fp32 and selects 2- and 4-byte elements, A5 more; A2A3's
-//!      column reductions (`TCOLSUM` / `TCOLMAX` / `TCOLMIN` / `TCOLPROD`) take fp16 / fp32 /
-//!      int16 / int32 only, A5's `TCOLPROD` no 1- or 8-byte integers;
+//!    - every instruction an op becomes takes the op's element type on the target
+//!      (`dtypes.rs`, against the table of `ops/dtypes.rs` read from pto-isa's headers;
+//!      which instructions, from the op table's ISA column and, for binary ops, the
+//!      operand form the lowering also reads, [`crate::ops::BinaryForm`]): A2A3's
+//!      arithmetic takes int16 / int32 / fp16 / fp32 only, its `TDIV` fp16 / fp32, its
+//!      `TFMOD` fp32, A5 more; a cast is one of the target's `TCVT` pairs, a matmul one of
+//!      `TMATMUL`'s (input, accumulator) pairs; no instruction computes on fp64;
 //!    - `floor_mod` (`TREM` / `TREMS`) takes fp32 tiles on A2A3 and fp16 / fp32 on A5:
 //!      A2A3's int32 path goes through fp32 and overwrites its divisor, A5's integer
-//!      remainder truncates;
-//!    - no op computes on fp64 tiles or tensors on either target (no pto-isa instruction
-//!      takes `double`); loads, stores, moves and A5's selects of fp64 stay legal.
+//!      remainder truncates.
 //!
 //! Identical diagnostics (same anchor, same message) are reported once.
 
 mod control;
+mod dtypes;
 mod extract;
 mod fractal;
 mod ids;
@@ -111,9 +113,9 @@ pub fn verify_all(m: &ProgramModule) -> Diagnostics {
     {
         program::check(&mut v, &bodies);
         ssa::check(&mut v, &defs, &redefined, &misses);
-        let well_typed = types::check(&mut v, &bodies, &defs);
+        let (well_typed, typed_ops) = types::check(&mut v, &bodies, &defs);
         control::check(&mut v, &bodies);
-        target::check(&mut v, &bodies, &defs, &well_typed);
+        target::check(&mut v, &bodies, &defs, &well_typed, &typed_ops);
     }
     v.finish()
 }

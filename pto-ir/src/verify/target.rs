@@ -40,11 +40,12 @@ use std::ops::Range;
 use crate::DataType;
 use crate::attr::Attr;
 use crate::diag::Diag;
-use crate::entity::{EntitySet, SecondaryMap, SpanId, ValueId};
+use crate::entity::{EntitySet, OpId, SecondaryMap, SpanId, ValueId};
 use crate::ops::{Isa, OpClass, Opcode};
 use crate::typefmt::short_tile;
-use crate::types::{MemorySpace, TileType};
+use crate::types::{MemorySpace, TileType, Type};
 
+use super::dtypes;
 use super::extract;
 use super::fractal::{self, Role};
 use super::{Bodies, DefBy, Defs, Verifier};
@@ -159,69 +160,6 @@ impl Target {
         }
     }
 
-    /// Whether the target's `TCMP` / `TCMPS` compare tiles of `d` (pto-isa
-    /// `npu/{a2a3,a5}/TCmp.hpp`): A2A3 compares `int32`, `fp16` and `fp32` only; A5 every
-    /// integer type, `fp16`, `bf16` and `fp32`.
-    pub fn compares(&self, d: DataType) -> bool {
-        use DataType::*;
-        if self.name == Target::A5.name {
-            matches!(
-                d,
-                Int8 | Int16
-                    | Int32
-                    | Int64
-                    | UInt8
-                    | UInt16
-                    | UInt32
-                    | UInt64
-                    | Fp16
-                    | Bf16
-                    | Fp32
-            )
-        } else {
-            matches!(d, Int32 | Fp16 | Fp32)
-        }
-    }
-
-    /// Whether the target's `TSEL` / `TSELS` select elements of `d` (pto-isa
-    /// `npu/{a2a3,a5}/TSel.hpp`): 2 or 4 bytes on A2A3, also 1 or 8 on A5.
-    pub fn selects(&self, d: DataType) -> bool {
-        let bits = d.bits();
-        if d == DataType::Bool {
-            return false;
-        }
-        if self.name == Target::A5.name {
-            matches!(bits, 8 | 16 | 32 | 64)
-        } else {
-            matches!(bits, 16 | 32)
-        }
-    }
-
-    /// Whether the target's column reductions (`TCOLSUM` / `TCOLMAX` / `TCOLMIN` /
-    /// `TCOLPROD`) take tiles of `d` (pto-isa `npu/a2a3/TColReduceOps.hpp`, `TColSum.hpp`:
-    /// fp16, fp32, int16 and int32 only; `npu/a5/TColReduceOps.hpp`: every integer type,
-    /// fp16, bf16 and fp32; A5's `TCOLPROD` fewer, [`Target::col_prods`]).
-    pub fn col_reduces(&self, d: DataType) -> bool {
-        use DataType::*;
-        if self.name == Target::A5.name {
-            !matches!(d, Bool | Fp64)
-        } else {
-            matches!(d, Fp16 | Fp32 | Int16 | Int32)
-        }
-    }
-
-    /// Whether the target's `TCOLPROD` takes tiles of `d`: A2A3's like its other column
-    /// reductions; A5's (`npu/a5/TColProd.hpp`) fp16, bf16, fp32, int16, uint16, int32 and
-    /// uint32 only (no 1- or 8-byte integers).
-    pub fn col_prods(&self, d: DataType) -> bool {
-        use DataType::*;
-        if self.name == Target::A5.name {
-            matches!(d, Fp16 | Bf16 | Fp32 | Int16 | UInt16 | Int32 | UInt32)
-        } else {
-            self.col_reduces(d)
-        }
-    }
-
     /// Whether the target computes `floor_mod` (`TREM` / `TREMS`) on tiles of `d` with the
     /// semantics module's meaning: fp32, fp16 and bf16 on both (16-bit floats through fp32,
     /// pto-lower's `legalize` pass, as is their meaning). A2A3 (`npu/a2a3/TRem.hpp`,
@@ -235,20 +173,53 @@ impl Target {
         matches!(d, DataType::Fp16 | DataType::Bf16 | DataType::Fp32)
     }
 
-    /// Whether the target's vector and cube instructions compute on elements of `d`: not
-    /// fp64 on either target. No pto-isa instruction of `npu/a2a3` or `npu/a5` computes on
-    /// `double` (the elementwise, scalar, unary, reduction, fill, conversion and matmul
-    /// checks list their types, and none lists it; the partial ops `TPARTADD` / `TPARTMUL`
-    /// ... neither). Loads, stores, moves and A5's selects move fp64 elements as 8-byte
-    /// data; those stay legal.
-    pub fn computes_on(&self, d: DataType) -> bool {
-        d != DataType::Fp64
+    /// Whether the target's instructions for `op` take tiles (and tensors and scalars)
+    /// whose elements are all `d`, in every operand form the lowering has for it (for a
+    /// binary op: two tiles, a scalar on either side, a row or column broadcast on either
+    /// side): none of the element-type rules the verifier applies refuses them. A cast is
+    /// judged as the conversion from `d` to `d` with a named rounding.
+    pub fn takes(&self, op: Opcode, d: DataType) -> bool {
+        let mask = Type::Tile(TileType::new(DataType::Bool, vec![16, 64]));
+        let big = Type::Tile(TileType::new(d, vec![16, 64]));
+        let col = Type::Tile(TileType::new(d, vec![16, 1]));
+        let row = Type::Tile(TileType::new(d, vec![1, 64]));
+        let s = Type::Scalar(d);
+        let rint = Attr::Ident("rint".into());
+        let forms: Vec<Vec<&Type>> = match op.class() {
+            OpClass::TileBinary | OpClass::TileBitwise => vec![
+                vec![&big, &big],
+                vec![&big, &s],
+                vec![&s, &big],
+                vec![&big, &col],
+                vec![&col, &big],
+                vec![&big, &row],
+                vec![&row, &big],
+            ],
+            OpClass::TileCompare => vec![vec![&big, &big], vec![&big, &s]],
+            OpClass::Select => vec![vec![&mask, &big, &big], vec![&mask, &big, &s]],
+            OpClass::Full => vec![vec![&s]],
+            _ => vec![vec![&big]],
+        };
+        forms
+            .iter()
+            .all(|operands| dtypes::problem(*self, op, Some(&rint), operands, &[&big]).is_none())
     }
 
-    /// Whether the target's instructions for `op` take tiles (and tensors) whose elements
-    /// are all `d`: none of the element-type rules the verifier applies refuses them.
-    pub fn takes(&self, op: Opcode, d: DataType) -> bool {
-        dtype_problem(*self, op, Some(d), &[d]).is_none()
+    /// Whether the target's instruction `inst` (`TADD`, `TSELS`) takes elements of `d`
+    /// (its row of `ops/dtypes.rs`; an instruction without a row moves any element).
+    pub fn takes_inst(&self, inst: &str, d: DataType) -> bool {
+        crate::ops::dtypes::row(inst).is_none_or(|r| {
+            if self.name == Target::A5.name {
+                r.a5.contains(d)
+            } else {
+                r.a2a3.contains(d)
+            }
+        })
+    }
+
+    /// Whether the target's `TCVT` converts `from` to `to`.
+    pub fn converts(&self, from: DataType, to: DataType) -> bool {
+        dtypes::converts(*self, from, to)
     }
 
     /// `A2A3 (also a2a3, A3, a3, PTOv2), A5 (also a5, PTOv3)`, for messages.
@@ -307,6 +278,7 @@ pub(super) fn check(
     bodies: &Bodies,
     defs: &Defs,
     well_typed: &EntitySet<ValueId>,
+    typed_ops: &EntitySet<OpId>,
 ) {
     let m = v.m;
     let name = match m.attrs.get("arch") {
@@ -420,32 +392,20 @@ pub(super) fn check(
                 home(&mut p, r, space, op.span);
             }
         }
-        // The element type the rules judge: the result's of a select (its mask is `bool`),
-        // else the first tile or tensor operand's; the fp64 rule judges every tile and
-        // tensor the op reads or writes (a cast's source and result, a fill's result).
-        let elem = |x: ValueId| -> Option<DataType> {
-            if well_typed.contains(x) {
-                let ty = &m.values.get(x)?.ty;
-                match (ty.as_tile(), ty.as_tensor()) {
-                    (Some(tt), _) => Some(tt.dtype),
-                    (None, Some(_)) => ty.dtype(),
-                    _ => None,
-                }
+        // The element types of the instructions the op becomes (`dtypes.rs`), when its
+        // typing rule accepts it.
+        let ty = |x: &ValueId| -> Option<&Type> {
+            if well_typed.contains(*x) {
+                m.values.get(*x).map(|d| &d.ty)
             } else {
                 None
             }
         };
-        let judged = match class {
-            OpClass::Select => op.results.first().copied().and_then(elem),
-            _ => op.operands.iter().find_map(|&x| elem(x)),
-        };
-        let all: Vec<DataType> = op
-            .operands
-            .iter()
-            .chain(&op.results)
-            .filter_map(|&x| elem(x))
-            .collect();
-        if let Some(d) = dtype_problem(t, op.opcode, judged, &all) {
+        let operands: Option<Vec<&Type>> = op.operands.iter().map(ty).collect();
+        let results: Option<Vec<&Type>> = op.results.iter().map(ty).collect();
+        if let (Some(a), Some(r), true) = (operands, results, typed_ops.contains(o))
+            && let Some(d) = dtypes::problem(t, op.opcode, op.attrs.get("round"), &a, &r)
+        {
             v.push(d_at(d, op.span, &op.opcode.full_name()));
         }
         if matches!(
@@ -485,182 +445,8 @@ pub(super) fn check(
     }
 }
 
-/// A per-target element-type rule of some ops, for [`dtype_problem`].
-struct DtypeRow {
-    /// Whether the rule is about this op.
-    applies: fn(Opcode) -> bool,
-    /// Whether the rule judges every tile and tensor of the op (else the judged one).
-    every: bool,
-    /// Whether target `t` takes elements of `d`.
-    legal: fn(&Target, DataType) -> bool,
-    /// `comparing` / `selecting`, with `{d}` before the next word: `comparing fp64 tiles`.
-    doing: &'static str,
-    /// `tiles` / `elements`.
-    what: &'static str,
-    /// The instruction and its verb: `TCMP compares`.
-    inst: &'static str,
-    /// What A2A3 and A5 take, in the verb's words.
-    takes_a2a3: &'static str,
-    takes_a5: &'static str,
-    /// The other target's verb (`compares`) and the conversion suggested on this one.
-    verb: &'static str,
-    convert_on: &'static str,
-    /// The note when no target takes the element type.
-    otherwise: &'static str,
-}
-
-/// Whether an op computes on its tiles or tensors on the chip's vector or cube units
-/// (the ops the fp64 rule is about; moves, loads, stores and selects only move data).
-fn computes(op: Opcode) -> bool {
-    use OpClass::*;
-    matches!(
-        op.class(),
-        TileBinary
-            | TileBitwise
-            | TileUnary
-            | TileUnaryFloat
-            | TileNot
-            | TileCast
-            | TileCompare
-            | RowReduce
-            | ColReduce
-            | RowArgReduce
-            | Matmul
-            | MatmulAcc
-            | MatmulBias
-            | Full
-            | TensorBinary
-            | TensorUnary
-    ) || matches!(op, Opcode::TileLoadOr | Opcode::TileStoreAdd)
-}
-
-/// The element types each target's instructions take ([`Target::compares`],
-/// [`Target::selects`], [`Target::col_reduces`], [`Target::col_prods`],
-/// [`Target::floor_mods`], [`Target::computes_on`]); the first row an op breaks is
-/// reported.
-const DTYPE_RULES: [DtypeRow; 6] = [
-    DtypeRow {
-        applies: |op| op.class() == OpClass::TileCompare,
-        every: false,
-        legal: Target::compares,
-        doing: "comparing",
-        what: "tiles",
-        inst: "TCMP compares",
-        takes_a2a3: "int32, fp16 and fp32 only",
-        takes_a5: "integers, fp16, bf16 and fp32",
-        verb: "compares",
-        convert_on: "`.cast::<f32>()`",
-        otherwise: "convert first (`.cast::<f32>()`)",
-    },
-    DtypeRow {
-        applies: |op| op.class() == OpClass::Select,
-        every: false,
-        legal: Target::selects,
-        doing: "selecting",
-        what: "elements",
-        inst: "TSEL selects",
-        takes_a2a3: "2- and 4-byte elements",
-        takes_a5: "1-, 2-, 4- and 8-byte elements",
-        verb: "selects",
-        convert_on: "`.cast::<T>()` to a 2- or 4-byte type",
-        otherwise: "convert first (`.cast::<T>()`)",
-    },
-    DtypeRow {
-        applies: |op| op.class() == OpClass::ColReduce,
-        every: false,
-        legal: Target::col_reduces,
-        doing: "reducing the columns of",
-        what: "tiles",
-        inst: "TCOLSUM / TCOLMAX / TCOLMIN / TCOLPROD take",
-        takes_a2a3: "fp16, fp32, int16 and int32 only",
-        takes_a5: "integers, fp16, bf16 and fp32",
-        verb: "reduces columns of",
-        convert_on: "`.cast::<f32>()`",
-        otherwise: "convert first (`.cast::<f32>()`)",
-    },
-    DtypeRow {
-        applies: |op| op == Opcode::TileColProd,
-        every: false,
-        legal: Target::col_prods,
-        doing: "multiplying the columns of",
-        what: "tiles",
-        inst: "TCOLPROD takes",
-        takes_a2a3: "fp16, fp32, int16 and int32 only",
-        takes_a5: "fp16, bf16, fp32, int16, uint16, int32 and uint32 only",
-        verb: "multiplies columns of",
-        convert_on: "`.cast::<f32>()`",
-        otherwise: "convert first (`.cast::<f32>()`)",
-    },
-    DtypeRow {
-        applies: |op| op == Opcode::TileFloorMod,
-        every: false,
-        legal: Target::floor_mods,
-        doing: "taking `floor_mod` of",
-        what: "tiles",
-        inst: "TREM / TREMS take",
-        takes_a2a3: "floats only (int32 goes through fp32, exact below 2^24 only, and TREM overwrites the divisor tile)",
-        takes_a5: "floats only (its integer remainder truncates: the dividend's sign, not the divisor's)",
-        verb: "takes `floor_mod` of",
-        convert_on: "`.cast::<f32>()`",
-        otherwise: "no target takes it: compute in fp32 (`.cast::<f32>()`, exact for integers below 2^24)",
-    },
-    DtypeRow {
-        applies: computes,
-        every: true,
-        legal: Target::computes_on,
-        doing: "computing on",
-        what: "tiles",
-        inst: "vector and cube instructions take",
-        takes_a2a3: "no fp64 (no pto-isa instruction computes on `double`)",
-        takes_a5: "no fp64 (no pto-isa instruction computes on `double`)",
-        verb: "computes on",
-        convert_on: "",
-        otherwise: "no target computes on (or converts) fp64 tiles: give the kernel fp32 data, or compute in fp64 on the host",
-    },
-];
-
-/// What is wrong with op `op` on target `t`, as a message and a note, if anything: `judged`
-/// is the element type most rules judge, `all` every tile and tensor element type of the
-/// op (the fp64 rule judges them all).
-fn dtype_problem(
-    t: Target,
-    op: Opcode,
-    judged: Option<DataType>,
-    all: &[DataType],
-) -> Option<(String, String)> {
-    let (row, d) = DTYPE_RULES
-        .iter()
-        .filter(|r| (r.applies)(op))
-        .find_map(|r| {
-            let bad = if r.every {
-                all.iter().copied().find(|&d| !(r.legal)(&t, d))
-            } else {
-                judged.filter(|&d| !(r.legal)(&t, d))
-            };
-            bad.map(|d| (r, d))
-        })?;
-    let takes = if t.name == Target::A5.name {
-        row.takes_a5
-    } else {
-        row.takes_a2a3
-    };
-    let message = format!(
-        "{} {d} {} is not legal on {}: its {} {takes}",
-        row.doing, row.what, t.name, row.inst
-    );
-    let other = Target::ALL.into_iter().find(|o| o.name != t.name);
-    let note = match other {
-        Some(o) if (row.legal)(&o, d) => format!(
-            "{} {} {d}; on {} convert first ({})",
-            o.name, row.verb, t.name, row.convert_on
-        ),
-        _ => row.otherwise.to_string(),
-    };
-    Some((message, note))
-}
-
-/// The diagnostic of [`dtype_problem`]'s problem with op `name` at `span`.
-fn d_at((msg, note): (String, String), span: SpanId, name: &str) -> Diag {
+/// The diagnostic of an element-type problem with op `name` at `span`.
+fn d_at((msg, note): dtypes::Problem, span: SpanId, name: &str) -> Diag {
     Diag::new(span, format!("{name}: {msg}")).note(note)
 }
 

@@ -15,10 +15,16 @@ use crate::value::Constant;
 
 use super::{Bodies, Defs, Verifier, count};
 
-/// Checks types and op typing; returns the values whose types are well formed.
-pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies, defs: &Defs) -> EntitySet<ValueId> {
+/// Checks types and op typing; returns the values whose types are well formed and the ops
+/// whose typing rule accepts them.
+pub(super) fn check(
+    v: &mut Verifier<'_>,
+    bodies: &Bodies,
+    defs: &Defs,
+) -> (EntitySet<ValueId>, EntitySet<OpId>) {
     let m = v.m;
     let mut well_typed = EntitySet::with_len(m.values.len());
+    let mut typed_ops = EntitySet::with_len(m.ops.len());
     // In id order, which is the order the problems of defined values are reported in.
     for (val, data) in m.values.iter() {
         // Scalars, the most common, without a call.
@@ -50,10 +56,12 @@ pub(super) fn check(v: &mut Verifier<'_>, bodies: &Bodies, defs: &Defs) -> Entit
             }
         }
         for &o in bodies.ops(body) {
-            type_op(v, o, &well_typed);
+            if type_op(v, o, &well_typed) {
+                typed_ops.insert(o);
+            }
         }
     }
-    well_typed
+    (well_typed, typed_ops)
 }
 
 /// Whether [`problems`] finds nothing wrong with a type, decided without spelling anything:
@@ -188,14 +196,15 @@ pub(super) fn problems(m: &ProgramModule, t: &Type) -> Vec<String> {
     out
 }
 
-fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &EntitySet<ValueId>) {
+/// Checks op `o`'s typing rule; whether it accepts the op.
+fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &EntitySet<ValueId>) -> bool {
     let m = v.m;
     let op = &m.ops[o];
     // Spelled only for a message.
     let name = || op.opcode.full_name();
     if op.opcode.class() == OpClass::Const {
         type_const(v, op);
-        return;
+        return true;
     }
     let mut all_well_typed = op
         .operands
@@ -206,14 +215,14 @@ fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &EntitySet<ValueId>) {
         .for_each_value(&mut |x| all_well_typed &= well_typed.contains(x));
     if !all_well_typed {
         // The malformed type is reported at its definition.
-        return;
+        return false;
     }
     let types = match infer(m, op.opcode, &op.operands, &op.attrs) {
         Err(e) => {
             let mut d = Diag::new(op.span, e.message);
             d.notes = e.notes;
             v.push(d);
-            return;
+            return false;
         }
         Ok(types) => types,
     };
@@ -227,11 +236,13 @@ fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &EntitySet<ValueId>) {
                 count(op.results.len(), "result")
             ),
         );
-        return;
+        return false;
     }
+    let mut ok = true;
     for (&r, want) in op.results.iter().zip(&types) {
         let got = v.ty(r);
         if !same_up_to_valid(got, want) {
+            ok = false;
             v.error(
                 op.span,
                 format!(
@@ -244,6 +255,7 @@ fn type_op(v: &mut Verifier<'_>, o: OpId, well_typed: &EntitySet<ValueId>) {
             );
         }
     }
+    ok
 }
 
 fn type_const(v: &mut Verifier<'_>, op: &Operation) {

@@ -26,6 +26,7 @@ pub mod split;
 pub(crate) use parallel::slot_use;
 
 use pto_ir::entity::SecondaryMap;
+use pto_ir::ops::BinaryForm;
 use pto_ir::sem::{Compare, Sem};
 use pto_ir::verify::target::Target;
 use pto_ir::{

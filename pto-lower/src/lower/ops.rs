@@ -297,6 +297,8 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// An elementwise binary op: the instructions [`BinaryForm::instructions`] names for its
+    /// operand form (the verifier judges the same list), with their operands.
     fn binary(&mut self, o: OpId, out: &mut Vec<Inst>) {
         let m = self.m;
         let op = &m.ops[o];
@@ -305,7 +307,6 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let d = self.slot(r, at);
-        let form = |k: usize| op.opcode.info().isa.get(k).copied();
         let (a, b) = (op.operands[0], op.operands[1]);
         let name = op.opcode.info().surface;
         let unsupported = |me: &mut Self, what: &str| {
@@ -314,111 +315,65 @@ impl<'a> Lowerer<'a> {
                 format!("`{}` ({name}) {what} has no PTO-ISA form", op.opcode),
             );
         };
-        match (&m.values[a].ty, &m.values[b].ty) {
-            (Type::Tile(ta), Type::Tile(tb)) if ta.shape == tb.shape => {
+        let (ta, tb) = (&m.values[a].ty, &m.values[b].ty);
+        let Some(form) = BinaryForm::of(ta, tb) else {
+            return unsupported(self, "on these operands");
+        };
+        let dtype = ta
+            .dtype()
+            .filter(|_| !matches!(ta, Type::Scalar(_)))
+            .or(tb.dtype());
+        let insts = match dtype.map(|dt| form.instructions(op.opcode, dt)) {
+            Some(Ok(insts)) => insts,
+            Some(Err(what)) => return unsupported(self, what),
+            None => return unsupported(self, "on these operands"),
+        };
+        let push = |out: &mut Vec<Inst>, isa: Isa, args: &[Arg]| {
+            out.push(Inst::Op {
+                isa,
+                dst: d,
+                args: inline_of(args),
+            });
+        };
+        let dst = Arg::Tile(TileRef::Slot(d));
+        match (form, insts.as_slice()) {
+            (BinaryForm::Tiles, &[isa]) => {
                 let (ra, rb) = (self.tref(a, at), self.tref(b, at));
-                match form(0) {
-                    Some(isa) => out.push(Inst::Op {
-                        isa,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(ra), Arg::Tile(rb)]),
-                    }),
-                    None => unsupported(self, "on two tiles"),
-                }
+                push(out, isa, &[Arg::Tile(ra), Arg::Tile(rb)]);
             }
-            (Type::Tile(ta), Type::Tile(tb)) => {
-                let big_first = ta.elements() >= tb.elements();
-                let (big, small, small_ty) = if big_first { (a, b, tb) } else { (b, a, ta) };
-                let row = small_ty.shape.len() == 2 && small_ty.shape[1] == 1;
-                let Some(isa) = form(if row { 2 } else { 3 }) else {
-                    return unsupported(self, "with a broadcast operand");
-                };
-                let (rbig, rsmall) = (self.tref(big, at), self.tref(small, at));
-                if big_first || isa_commutes(op.opcode) {
-                    out.push(Inst::Op {
-                        isa,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(rbig), Arg::Tile(rsmall)]),
-                    });
-                } else if op.opcode == Opcode::TileSub {
-                    // r - a = -(a - r)
-                    out.push(Inst::Op {
-                        isa,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(rbig), Arg::Tile(rsmall)]),
-                    });
-                    self.negate(out, d, &ta.dtype);
-                } else if op.opcode == Opcode::TileDiv {
-                    // r / a = (1 / a) * r
-                    let mul = if row {
-                        Isa::TRowExpandMul
-                    } else {
-                        Isa::TColExpandMul
-                    };
-                    out.push(Inst::Op {
-                        isa: Isa::TRecip,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(rbig)]),
-                    });
-                    out.push(Inst::Op {
-                        isa: mul,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(TileRef::Slot(d)), Arg::Tile(rsmall)]),
-                    });
-                } else {
-                    unsupported(self, "with the broadcast operand on the left");
-                }
-            }
-            (Type::Tile(_), Type::Scalar(_)) => {
-                let ra = self.tref(a, at);
-                match form(1) {
-                    Some(isa) => out.push(Inst::Op {
-                        isa,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(ra), Arg::Scalar(b)]),
-                    }),
-                    None => unsupported(self, "with a scalar"),
-                }
-            }
-            (Type::Scalar(_), Type::Tile(tb)) => {
-                let rb = self.tref(b, at);
-                let Some(isa) = form(1) else {
-                    return unsupported(self, "with a scalar");
-                };
-                if isa_commutes(op.opcode) {
-                    out.push(Inst::Op {
-                        isa,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(rb), Arg::Scalar(a)]),
-                    });
-                } else if op.opcode == Opcode::TileSub {
-                    // s - a = (-a) + s
-                    if tb.dtype.is_unsigned_int() {
-                        out.push(Inst::Op {
-                            isa: Isa::TNeg,
-                            dst: d,
-                            args: inline_of(&[Arg::Tile(rb)]),
-                        });
-                    } else {
-                        out.push(Inst::Op {
-                            isa: Isa::TMulS,
-                            dst: d,
-                            args: inline_of(&[Arg::Tile(rb), Arg::Imm(-1.0)]),
-                        });
+            (BinaryForm::Broadcast { big_first, .. }, insts) => {
+                let (big, small) = if big_first { (a, b) } else { (b, a) };
+                let (rbig, rsmall) = (
+                    Arg::Tile(self.tref(big, at)),
+                    Arg::Tile(self.tref(small, at)),
+                );
+                match *insts {
+                    // r - a = -(a - r). Any other op with the broadcast on the left was
+                    // expanded into a tile by the `legalize` pass.
+                    [isa, neg] if op.opcode == Opcode::TileSub => {
+                        push(out, isa, &[rbig, rsmall]);
+                        negate(out, neg, d, TileRef::Slot(d));
                     }
-                    out.push(Inst::Op {
-                        isa: Isa::TAddS,
-                        dst: d,
-                        args: inline_of(&[Arg::Tile(TileRef::Slot(d)), Arg::Scalar(a)]),
-                    });
-                } else if op.opcode == Opcode::TileDiv {
-                    out.push(Inst::Op {
-                        isa: Isa::TDivS,
-                        dst: d,
-                        args: inline_of(&[Arg::Scalar(a), Arg::Tile(rb)]),
-                    });
-                } else {
-                    unsupported(self, "with the scalar on the left");
+                    [isa] => push(out, isa, &[rbig, rsmall]),
+                    _ => unsupported(self, "with a broadcast operand"),
+                }
+            }
+            (BinaryForm::TileScalar, &[isa]) => {
+                let ra = self.tref(a, at);
+                push(out, isa, &[Arg::Tile(ra), Arg::Scalar(b)]);
+            }
+            (BinaryForm::ScalarTile, insts) => {
+                let rb = Arg::Tile(self.tref(b, at));
+                match *insts {
+                    // s / a: TDIVS with the scalar first.
+                    [Isa::TDivS] => push(out, Isa::TDivS, &[Arg::Scalar(a), rb]),
+                    [isa] => push(out, isa, &[rb, Arg::Scalar(a)]),
+                    // s - a = (-a) + s
+                    [neg, add] => {
+                        negate(out, neg, d, self.tref(b, at));
+                        push(out, add, &[dst, Arg::Scalar(a)]);
+                    }
+                    _ => unsupported(self, "with the scalar on the left"),
                 }
             }
             _ => unsupported(self, "on these operands"),
@@ -469,33 +424,19 @@ impl<'a> Lowerer<'a> {
             args: inline_of(&args.1),
         });
     }
-
-    fn negate(&mut self, out: &mut Vec<Inst>, d: TileId, dtype: &DataType) {
-        if dtype.is_unsigned_int() {
-            out.push(Inst::Op {
-                isa: Isa::TNeg,
-                dst: d,
-                args: inline_of(&[Arg::Tile(TileRef::Slot(d))]),
-            });
-        } else {
-            out.push(Inst::Op {
-                isa: Isa::TMulS,
-                dst: d,
-                args: inline_of(&[Arg::Tile(TileRef::Slot(d)), Arg::Imm(-1.0)]),
-            });
-        }
-    }
 }
 
-fn isa_commutes(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::TileAdd
-            | Opcode::TileMul
-            | Opcode::TileMax
-            | Opcode::TileMin
-            | Opcode::TileAnd
-            | Opcode::TileOr
-            | Opcode::TileXor
-    )
+/// `d = -src` by `neg`, the instruction [`BinaryForm::instructions`] chose: `TNEG`, or
+/// `TMULS` by -1.
+fn negate(out: &mut Vec<Inst>, neg: Isa, d: TileId, src: TileRef) {
+    let args = if neg == Isa::TNeg {
+        inline_of(&[Arg::Tile(src)])
+    } else {
+        inline_of(&[Arg::Tile(src), Arg::Imm(-1.0)])
+    };
+    out.push(Inst::Op {
+        isa: neg,
+        dst: d,
+        args,
+    });
 }

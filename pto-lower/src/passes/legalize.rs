@@ -26,6 +26,8 @@ use pto_ir::{
 use super::Pass;
 use super::bufferize::module_target;
 use crate::walk::{Tree, inline_of, new_op_named};
+use pto_ir::ops::dtypes::computes_in;
+use pto_ir::ops::{BinaryForm, Isa};
 use pto_ir::verify::target::Target;
 
 /// The legalize pass.
@@ -62,24 +64,16 @@ impl Pass for Legalize {
     }
 }
 
-/// The remainder ops (`TFMOD` / `TREM` and their scalar forms).
-fn is_remainder(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::TileRem | Opcode::TileFMod | Opcode::TileFloorMod
-    )
-}
-
 /// The element type of op `o`'s result, when it is a tile.
 fn result_dtype(m: &ProgramModule, o: OpId) -> Option<DataType> {
     let r = *m.ops[o].results.first()?;
     m.values[r].ty.as_tile().map(|t| t.dtype)
 }
 
-/// Rewrite 1 applies: a 16-bit float remainder.
+/// Rewrite 1 applies: a 16-bit float remainder (the verifier's rule,
+/// [`pto_ir::ops::dtypes::computes_in`]).
 fn widens(m: &ProgramModule, o: OpId) -> bool {
-    is_remainder(m.ops[o].opcode)
-        && matches!(result_dtype(m, o), Some(DataType::Fp16 | DataType::Bf16))
+    result_dtype(m, o).is_some_and(|d| computes_in(m.ops[o].opcode, d) != d)
 }
 
 /// Rewrite 2 applies: an A5 `f32` `floor_mod` with a scalar operand.
@@ -93,32 +87,28 @@ fn expands(m: &ProgramModule, o: OpId, a5: bool) -> bool {
             .any(|&v| matches!(m.values[v].ty, Type::Scalar(_)))
 }
 
-/// Rewrite 3 applies: the smaller operand of a non-commutative binary op other than `-` is
-/// on the left; its expanding opcode.
+/// Rewrite 3 applies: the op's instructions begin by expanding its left operand
+/// ([`BinaryForm::instructions`], which the verifier judges); the expanding opcode.
 fn left_broadcast(m: &ProgramModule, o: OpId) -> Option<Opcode> {
     let op = &m.ops[o];
-    if op.opcode.class() != OpClass::TileBinary
-        || matches!(
-            op.opcode,
-            Opcode::TileAdd | Opcode::TileMul | Opcode::TileMax | Opcode::TileMin | Opcode::TileSub
-        )
-    {
+    if !matches!(
+        op.opcode.class(),
+        OpClass::TileBinary | OpClass::TileBitwise
+    ) {
         return None;
     }
-    let (Some(a), Some(b)) = (
-        op.operands.first().and_then(|&v| m.values[v].ty.as_tile()),
-        op.operands.get(1).and_then(|&v| m.values[v].ty.as_tile()),
-    ) else {
-        return None;
-    };
-    if a.shape == b.shape || a.elements() >= b.elements() || a.shape.len() != 2 {
-        return None;
+    let (a, b) = (
+        &m.values[*op.operands.first()?].ty,
+        &m.values[*op.operands.get(1)?].ty,
+    );
+    let insts = BinaryForm::of(a, b)?
+        .instructions(op.opcode, a.dtype()?)
+        .ok()?;
+    match insts.as_slice() {
+        [Isa::TRowExpand, _] => Some(Opcode::TileRowExpand),
+        [Isa::TColExpand, _] => Some(Opcode::TileColExpand),
+        _ => None,
     }
-    Some(if a.shape[1] == 1 {
-        Opcode::TileRowExpand
-    } else {
-        Opcode::TileColExpand
-    })
 }
 
 fn needs_rewrite(m: &ProgramModule, o: OpId, a5: bool) -> bool {

@@ -404,8 +404,214 @@ template <typename T> using arith = std::conditional_t<std::is_same_v<T, double>
 // No pto-isa instruction of npu/a2a3 or npu/a5 computes on `double` (every elementwise,
 // scalar, unary, comparison, fill, conversion, partial and matmul check lists its element
 // types and none lists it); loads, stores, moves and selects only move 8-byte elements.
-// The computing instructions below assert it (the verifier's `Target::computes_on`).
+// TREM / TREMS assert it here; the other instructions' element-type lists below leave
+// `double` out.
 template <typename T> constexpr bool computes_on = !std::is_same_v<T, double>;
+
+// Element types per instruction and target (issue 14), read from pto-isa's headers: each
+// instruction's element-type static_asserts and the `if constexpr` type chains that end in a
+// failing static_assert. A line gives the A2A3 list, then the A5 list, and the files they
+// come from. pto-ir's table (`pto-ir/src/ops/dtypes.rs`, which the verifier reads) holds the
+// same rows; `pto-lower/tests/dtype_table.rs` reads the PTO_TAKES / PTO_CVT / PTO_MATMUL
+// lines below and fails when the two disagree. `takes_TADD<T>` is whether the target's TADD
+// takes elements of T; every instruction below asserts its own.
+template <typename T, typename... Us> constexpr bool one_of = (std::is_same_v<T, Us> || ...);
+#define PTO_LIST(...) __VA_ARGS__
+#if defined(PTO_TARGET_A5)
+#define PTO_TAKES(NAME, A2A3, A5) template <typename T> constexpr bool takes_##NAME = one_of<T, PTO_LIST A5>;
+#else
+#define PTO_TAKES(NAME, A2A3, A5) template <typename T> constexpr bool takes_##NAME = one_of<T, PTO_LIST A2A3>;
+#endif
+// The lists the lines share.
+#define PTO_DT_FLOATS (half, float)
+#define PTO_DT_F32 (float)
+// A2A3's vector arithmetic: 16- and 32-bit signed integers, half and float.
+#define PTO_DT_ARITH_A2A3 (int16_t, int32_t, half, float)
+// 1-, 2- and 4-byte integers.
+#define PTO_DT_INTS (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t)
+#define PTO_DT_INTS_64 (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t)
+// Any 1-, 2- or 4-byte element (a check on sizeof only); the 1-byte floats are uint8_t here.
+#define PTO_DT_B124 (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float)
+// Any 1- to 8-byte element.
+#define PTO_DT_B1248 (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float, double)
+// Any 2- or 4-byte element.
+#define PTO_DT_B24 (int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float)
+// A5's TADD and the like: every integer width, half, bfloat16 and float.
+#define PTO_DT_ALL_A5 (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float)
+// A5's TMUL / TMULS: no 1-byte integers.
+#define PTO_DT_MUL_A5 (int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float)
+// A5's TDIV / TDIVS: no 1-byte integers, no bfloat16.
+#define PTO_DT_DIV_A5 (int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, float)
+// A5's TREM: 2- to 8-byte integers, half and float.
+#define PTO_DT_REM_A5 (int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, float)
+// Elementwise, tile-tile. a2a3/TAdd.hpp:62, TSub.hpp:61, TMax.hpp:61, TMin.hpp:62;
+// a5/TAdd.hpp:60, TSub.hpp:59, TMax.hpp:59, TMin.hpp:59.
+PTO_TAKES(TADD, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TSUB, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TMAX, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TMIN, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+// a2a3/TMul.hpp:61; a5/TMul.hpp:59.
+PTO_TAKES(TMUL, PTO_DT_ARITH_A2A3, PTO_DT_MUL_A5)
+// a2a3/TDiv.hpp:58 (floats only); a5/TDiv.hpp:67.
+PTO_TAKES(TDIV, PTO_DT_FLOATS, PTO_DT_DIV_A5)
+// a2a3/TFmod.hpp:60,70 (float only); a5/TFMod.hpp:89.
+PTO_TAKES(TFMOD, PTO_DT_F32, (int16_t, uint16_t, int32_t, uint32_t, half, float))
+// a2a3/TRem.hpp:177; a5/TRem.hpp:107 (the TREM / TREMS declarations keep their own check,
+// `rem_dtype`, which says the same).
+PTO_TAKES(TREM, (int32_t, float), PTO_DT_REM_A5)
+// a2a3/TPow.hpp:265 (no half); a5/TPow.hpp:631.
+PTO_TAKES(TPOW, (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, float), (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, float))
+PTO_TAKES(TPOWS, (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, float), (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, float))
+// A2A3 asserts no element type: it works on 16-bit lanes (a2a3/TAnd.hpp:51, TOr.hpp:40),
+// integers of 1, 2 or 4 bytes; a5/TAnd.hpp:55, TOr.hpp:54 ask 1, 2 or 4 bytes.
+PTO_TAKES(TAND, PTO_DT_INTS, PTO_DT_B124)
+PTO_TAKES(TOR, PTO_DT_INTS, PTO_DT_B124)
+// a2a3/TXor.hpp:51 (TOR, TAND, TNOT); a5/TXor.hpp:54.
+PTO_TAKES(TXOR, PTO_DT_INTS, PTO_DT_INTS)
+// a2a3/TShl.hpp:44, TShr.hpp:44; a5/TShl.hpp:81, TShr.hpp:81.
+PTO_TAKES(TSHL, PTO_DT_INTS, PTO_DT_INTS_64)
+PTO_TAKES(TSHR, PTO_DT_INTS, PTO_DT_INTS_64)
+// a2a3/TCmp.hpp:119, TCmps.hpp:155; a5/TCmp.hpp:138, TCmps.hpp:231.
+PTO_TAKES(TCMP, (int32_t, half, float), PTO_DT_ALL_A5)
+PTO_TAKES(TCMPS, (int16_t, uint16_t, int32_t, half, float), PTO_DT_ALL_A5)
+// a2a3/TSel.hpp:67, TSels.hpp:54 (2 or 4 bytes); a5/TSel.hpp:120 (1 to 8 bytes), TSels.hpp:124.
+PTO_TAKES(TSEL, PTO_DT_B24, PTO_DT_B1248)
+PTO_TAKES(TSELS, PTO_DT_B24, (int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, float))
+// Tile-scalar. a2a3/TAddS.hpp:52, TSubS.hpp:52, TMaxS.hpp:53, TMins.hpp:52, TMulS.hpp:52;
+// a5/TAddS.hpp:57, TSubS.hpp:57, TMaxs.hpp:57, TMins.hpp:57, TMulS.hpp:57.
+PTO_TAKES(TADDS, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TSUBS, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TMAXS, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TMINS, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TMULS, PTO_DT_ARITH_A2A3, PTO_DT_MUL_A5)
+// TNEG is TMULS by -1 on both targets (a2a3/TUnaryOp.hpp:449, a5/TUnaryOp.hpp:365).
+PTO_TAKES(TNEG, PTO_DT_ARITH_A2A3, PTO_DT_MUL_A5)
+// a2a3/TDivS.hpp:220,278 (integers too); a5/TDivS.hpp:138.
+PTO_TAKES(TDIVS, PTO_DT_ARITH_A2A3, PTO_DT_DIV_A5)
+// TRECIP is TDIVS(dst, 1, src) on both targets (common/pto_instr.hpp:533).
+PTO_TAKES(TRECIP, PTO_DT_ARITH_A2A3, PTO_DT_DIV_A5)
+// a2a3/TFmodS.hpp:58,73; a5/TFModS.hpp:93 (2 or 4 bytes).
+PTO_TAKES(TFMODS, PTO_DT_F32, PTO_DT_B24)
+// a2a3/TRemS.hpp:140,155; a5/TRemS.hpp:97.
+PTO_TAKES(TREMS, (int32_t, float), PTO_DT_REM_A5)
+// A2A3: TEXPANDS of the scalar, then the tile-tile form (a2a3/TBitwiseSOp.hpp:99-136);
+// a5/TAndS.hpp:59, TOrS.hpp:59, TXorS.hpp:59 (1, 2 or 4 bytes).
+PTO_TAKES(TANDS, PTO_DT_INTS, PTO_DT_B124)
+PTO_TAKES(TORS, PTO_DT_INTS, PTO_DT_B124)
+PTO_TAKES(TXORS, PTO_DT_INTS, PTO_DT_B124)
+// a2a3/TBitwiseSOp.hpp:24 (TShiftCheck: 2- and 4-byte); a5/TShlS.hpp:57, TShrS.hpp:57.
+PTO_TAKES(TSHLS, (int16_t, uint16_t, int32_t, uint32_t), PTO_DT_INTS_64)
+PTO_TAKES(TSHRS, (int16_t, uint16_t, int32_t, uint32_t), PTO_DT_INTS_64)
+// Unary. a2a3/TUnaryOp.hpp:265 (float only), 408 (TRELU), 388 (TNOT, 16-bit lanes);
+// a5/TUnaryOp.hpp:149, 316 (TABS), 247 (TRELU), 212 (TNOT), TRsqrt.hpp:194.
+PTO_TAKES(TEXP, PTO_DT_FLOATS, PTO_DT_FLOATS)
+PTO_TAKES(TLOG, PTO_DT_FLOATS, PTO_DT_FLOATS)
+PTO_TAKES(TSQRT, PTO_DT_FLOATS, PTO_DT_FLOATS)
+PTO_TAKES(TRSQRT, PTO_DT_FLOATS, PTO_DT_FLOATS)
+PTO_TAKES(TABS, PTO_DT_FLOATS, (int8_t, int16_t, int32_t, half, float))
+PTO_TAKES(TRELU, (int32_t, half, float), (int32_t, half, float))
+PTO_TAKES(TNOT, PTO_DT_INTS, PTO_DT_INTS)
+// Broadcasts. a2a3/TRowExpandAdd.hpp:40 (Sub:54, Mul:40, Max:40, Min:40), Div:55,
+// TColExpandBinOp.hpp:89, TColExpandDiv.hpp:52; a5/TRowExpandAdd.hpp:55 (and the others),
+// TColExpandBinOp.hpp:197.
+PTO_TAKES(TROWEXPANDADD, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TROWEXPANDSUB, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TROWEXPANDMUL, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TROWEXPANDMAX, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TROWEXPANDMIN, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TROWEXPANDDIV, PTO_DT_FLOATS, PTO_DT_B124)
+PTO_TAKES(TCOLEXPANDADD, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TCOLEXPANDSUB, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TCOLEXPANDMUL, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TCOLEXPANDMAX, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TCOLEXPANDMIN, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+PTO_TAKES(TCOLEXPANDDIV, PTO_DT_FLOATS, PTO_DT_B124)
+// a2a3/TRowExpand.hpp:82, TColExpand.hpp:44 (1, 2 or 4 bytes); a5/TRowExpand.hpp:27,
+// TColExpand.hpp:27 (1 to 8 bytes).
+PTO_TAKES(TROWEXPAND, PTO_DT_B124, PTO_DT_B1248)
+PTO_TAKES(TCOLEXPAND, PTO_DT_B124, PTO_DT_B1248)
+// Reductions. a2a3/TRowReduceOps.hpp:197, TRowProd.hpp:56-70; a5/TRowReduce.hpp:393
+// (TROWSUM), 365 and 420 (TROWMAX / TROWMIN add 1-byte integers), TRowProd.hpp:27.
+PTO_TAKES(TROWSUM, PTO_DT_ARITH_A2A3, PTO_DT_ARITH_A2A3)
+PTO_TAKES(TROWPROD, PTO_DT_ARITH_A2A3, PTO_DT_ARITH_A2A3)
+PTO_TAKES(TROWMAX, PTO_DT_ARITH_A2A3, (int8_t, uint8_t, int16_t, int32_t, half, float))
+PTO_TAKES(TROWMIN, PTO_DT_ARITH_A2A3, (int8_t, uint8_t, int16_t, int32_t, half, float))
+// a2a3/TColReduceOps.hpp:87, TColSum.hpp:102; a5/TColReduceOps.hpp:31, TColProd.hpp:42.
+PTO_TAKES(TCOLSUM, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TCOLMAX, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TCOLMIN, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TCOLPROD, PTO_DT_ARITH_A2A3, (int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float))
+// The source of an arg-reduction: 2 or 4 bytes (a2a3/TRowReduceIdxOps.hpp:29,
+// a5/TRowReduceIdx.hpp:55).
+PTO_TAKES(TROWARGMAX, PTO_DT_B24, PTO_DT_B24)
+PTO_TAKES(TROWARGMIN, PTO_DT_B24, PTO_DT_B24)
+// a2a3/TTrans.hpp:1118, TFillPad.hpp:286; a5/TTrans.hpp:825, TFillPad.hpp:120 (1, 2 or 4 bytes).
+PTO_TAKES(TTRANS, PTO_DT_B124, PTO_DT_B124)
+PTO_TAKES(TFILLPAD, PTO_DT_B124, PTO_DT_B124)
+// a2a3/TExpandS.hpp:144; a5/TExpandS.hpp:149.
+PTO_TAKES(TEXPANDS, PTO_DT_B124, PTO_DT_ALL_A5)
+// The accumulating forms. a2a3/TPartAdd.hpp:74, TPartMul.hpp:74, TPartMax.hpp:74,
+// TPartMin.hpp:74; a5/TPartAdd.hpp:33, TPartMul.hpp:32 (no 64-bit), TPartMax.hpp:34,
+// TPartMin.hpp:34.
+PTO_TAKES(TPARTADD, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TPARTMAX, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TPARTMIN, PTO_DT_ARITH_A2A3, PTO_DT_ALL_A5)
+PTO_TAKES(TPARTMUL, PTO_DT_ARITH_A2A3, PTO_DT_B124)
+// TSTORE<.., AtomicType::AtomicAdd>: the hardware's atomic add
+// (common/arch/memory/tstore_common.hpp:151, a5/TStore.hpp:95).
+PTO_TAKES(TSTORE_ADD, (int8_t, int16_t, int32_t, half, bfloat16_t, float), (int8_t, int16_t, int32_t, half, bfloat16_t, float))
+// TCVT's conversions (from, to, on A2A3, on A5): A2A3's dispatcher (a2a3/TCvt.hpp:807-900
+// and GenCastCallSpecialCases:753) has no branch for another pair and converts nothing;
+// A5 has one `castData` overload per pair (a5/TCvt.hpp).
+template <typename From, typename To> constexpr bool converts = false;
+#if defined(PTO_TARGET_A5)
+#define PTO_CVT(FROM, TO, A2A3, A5) template <> constexpr bool converts<FROM, TO> = A5;
+#else
+#define PTO_CVT(FROM, TO, A2A3, A5) template <> constexpr bool converts<FROM, TO> = A2A3;
+#endif
+PTO_CVT(float, half, true, true)
+PTO_CVT(float, bfloat16_t, true, true)
+PTO_CVT(float, int16_t, true, true)
+PTO_CVT(float, int32_t, true, true)
+PTO_CVT(float, int64_t, true, true)
+PTO_CVT(float, float, true, true)
+PTO_CVT(half, float, true, true)
+PTO_CVT(half, int32_t, true, true)
+PTO_CVT(half, int16_t, true, true)
+PTO_CVT(half, int8_t, true, true)
+PTO_CVT(half, uint8_t, true, true)
+PTO_CVT(bfloat16_t, float, true, true)
+PTO_CVT(bfloat16_t, int32_t, true, true)
+PTO_CVT(bfloat16_t, half, false, true)
+PTO_CVT(int8_t, half, true, true)
+PTO_CVT(int8_t, int16_t, false, true)
+PTO_CVT(int8_t, int32_t, false, true)
+PTO_CVT(uint8_t, half, true, true)
+PTO_CVT(uint8_t, uint16_t, false, true)
+PTO_CVT(int16_t, half, true, true)
+PTO_CVT(int16_t, float, true, true)
+PTO_CVT(int16_t, int32_t, false, true)
+PTO_CVT(int16_t, uint32_t, false, true)
+PTO_CVT(int16_t, uint8_t, false, true)
+PTO_CVT(int32_t, float, true, true)
+PTO_CVT(int32_t, int16_t, true, true)
+PTO_CVT(int32_t, int64_t, true, true)
+PTO_CVT(int32_t, half, true, false)
+PTO_CVT(int32_t, uint16_t, false, true)
+PTO_CVT(int32_t, uint8_t, false, true)
+PTO_CVT(uint32_t, uint8_t, false, true)
+PTO_CVT(uint32_t, uint16_t, false, true)
+PTO_CVT(uint32_t, int16_t, false, true)
+PTO_CVT(int64_t, float, true, true)
+PTO_CVT(int64_t, int32_t, true, true)
+// TMATMUL / TMATMUL_ACC / TMATMUL_BIAS (input, accumulator), the same on both targets
+// (a2a3/TMatmul.hpp:83, a5/TMatmul.hpp:145-151; A5 adds fp8 inputs).
+template <typename In, typename Acc> constexpr bool multiplies = false;
+#define PTO_MATMUL(IN, ACC) template <> constexpr bool multiplies<IN, ACC> = true;
+PTO_MATMUL(int8_t, int32_t)
+PTO_MATMUL(half, float)
+PTO_MATMUL(bfloat16_t, float)
+PTO_MATMUL(float, float)
 
 template <typename T> T wrap_add(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
@@ -521,7 +727,7 @@ template <typename T> T min_(T a, T b) {
   template <typename D, typename A, typename B, typename... E>                                  \
   RecordEvent NAME(D& dst, A& a, B& b, E&...) {                                                 \
     PTO_EVENTS(E);                                                                              \
-    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
+    static_assert(model::takes_##NAME<typename D::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>, \
                   #NAME ": operands must be row-major Vec tiles");                             \
     static_assert(std::is_same_v<typename D::DType, typename A::DType> &&                       \
@@ -555,7 +761,7 @@ PTO_BINARY(TSHR, T(y < 0 || y >= T(sizeof(T) * 8) ? T(x < 0 ? -1 : 0) : T(x >> y
   template <typename D, typename A, typename B, typename... E>                                    \
   RecordEvent NAME(D& dst, A& a, B& b, E&...) {                                                   \
     PTO_EVENTS(E);                                                                                \
-    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
+    static_assert(model::takes_##NAME<typename D::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,   \
                   #NAME ": operands must be row-major Vec tiles");                               \
     using T = typename D::DType;                                                                  \
@@ -583,7 +789,7 @@ PTO_PART(TPARTMIN, model::min_(x, y))
   template <typename D, typename S, typename... E>                                               \
   RecordEvent NAME(D& dst, S& src, typename S::DType k, E&...) {                                 \
     PTO_EVENTS(E);                                                                               \
-    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
+    static_assert(model::takes_##NAME<typename D::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<S>,                            \
                   #NAME ": tile-scalar instructions need row-major Vec tiles");                 \
     using T = typename D::DType;                                                                 \
@@ -610,7 +816,7 @@ template <typename D, typename S, typename... E>
   requires is_tile<S>::value
 RecordEvent TDIVS(D& dst, typename S::DType k, S& src, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename D::DType>, "TDIVS: no target computes on fp64 tiles");
+  static_assert(model::takes_TDIVS<typename D::DType>, "TDIVS: the target's TDIVS does not take this element type");
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TDIVS: row-major Vec tiles");
   model::each(dst, [&](int64_t i, int64_t j) { return model::div_(k, src.at(i, j)); });
   return {};
@@ -711,15 +917,6 @@ RecordEvent TREMS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
 //   destination's exact tile type. Its TXOR takes any tile and ignores it.
 // - A5 (`npu/a5/TXor.hpp`, `TXorS.hpp`) ignores `tmp`; TXOR takes 1-, 2- and 4-byte
 //   integers, TXORS any 1-, 2- or 4-byte element.
-namespace model {
-template <typename T> constexpr bool xor_dtype() {
-#if defined(PTO_TARGET_A5)
-  return std::is_integral_v<T> && sizeof(T) <= 4;
-#else
-  return true;
-#endif
-}
-}  // namespace model
 template <typename D, typename A, typename B, typename Tmp, typename... E>
   requires is_tile<B>::value && is_tile<Tmp>::value
 RecordEvent TXOR(D& dst, A& a, B& b, Tmp& tmp, E&...) {
@@ -728,7 +925,7 @@ RecordEvent TXOR(D& dst, A& a, B& b, Tmp& tmp, E&...) {
                 "TXOR: operands must be row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
                 "TXOR: operands must have one dtype");
-  static_assert(model::xor_dtype<typename D::DType>(), "TXOR: A5's TXOR takes 1-, 2- and 4-byte integers");
+  static_assert(model::takes_TXOR<typename D::DType>, "TXOR: the target's TXOR does not take this element type");
 #if !defined(PTO_TARGET_A5)
   static_assert(model::vec_row_major<Tmp> && std::is_same_v<typename Tmp::DType, typename D::DType>,
                 "TXOR: on A2A3 tmp is a row-major tile of the destination's dtype");
@@ -748,9 +945,7 @@ RecordEvent TXORS(D& dst, S& src, typename S::DType k, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TXORS: tile-scalar instructions need row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TXORS: operands must have one dtype");
-#if defined(PTO_TARGET_A5)
-  static_assert(sizeof(typename D::DType) <= 4, "TXORS: A5's TXORS takes 1-, 2- and 4-byte elements");
-#endif
+  static_assert(model::takes_TXORS<typename D::DType>, "TXORS: the target's TXORS does not take this element type");
   static_assert(std::is_same_v<Tmp, D>, "TXORS: tmp has the destination's tile type (CPU simulation)");
 #if !defined(PTO_TARGET_A5)
   if (tmp.GetValidRow() != dst.GetValidRow() || tmp.GetValidCol() != dst.GetValidCol())
@@ -770,7 +965,7 @@ template <typename D, typename A, typename B, typename Tmp, typename... E>
   requires is_tile<B>::value
 RecordEvent TPOW(D& dst, A& a, B& b, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename D::DType>, "TPOW: no target computes on fp64 tiles");
+  static_assert(model::takes_TPOW<typename D::DType>, "TPOW: the target's TPOW does not take this element type");
   static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>,
                 "TPOW: row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
@@ -784,7 +979,7 @@ RecordEvent TPOW(D& dst, A& a, B& b, Tmp& tmp, E&...) {
 template <typename D, typename A, typename Tmp, typename... E>
 RecordEvent TPOWS(D& dst, A& a, typename D::DType k, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename D::DType>, "TPOWS: no target computes on fp64 tiles");
+  static_assert(model::takes_TPOWS<typename D::DType>, "TPOWS: the target's TPOWS does not take this element type");
   static_assert(model::vec_row_major<D> && model::vec_row_major<A>, "TPOWS: row-major Vec tiles");
   static_assert(Tmp::Loc_ == TileType::Vec, "TPOWS: tmp is a Vec tile");
   if (model::overlap(tmp, a) || model::overlap(tmp, dst)) model::fail("TPOWS: tmp overlaps an operand");
@@ -796,9 +991,8 @@ RecordEvent TPOWS(D& dst, A& a, typename D::DType k, Tmp& tmp, E&...) {
 // Masks (pto-isa.md 6.2 / 6.4: TCMP, TCMPS, TSEL, TSELS). A mask is a packed bit tile of
 // uint8_t: row i holds the flag of column j in bit j % 8 of byte j / 8 (from its first
 // byte; the rest of the row is padding). TCMP / TCMPS write the flags over the source's
-// valid region; TSEL / TSELS read them over the destination's. A2A3 compares int32, half
-// and float only (TCmp.hpp); TSEL selects 2- and 4-byte elements on A2A3, 1 to 8 bytes on
-// A5 (TSel.hpp). The other tile instructions treat a mask as bytes (TAND / TOR / TXOR /
+// valid region; TSEL / TSELS read them over the destination's (their element types:
+// `takes_TCMP` ...). The other tile instructions treat a mask as bytes (TAND / TOR / TXOR /
 // TNOT combine masks bitwise).
 enum class CmpMode { EQ, NE, LT, LE, GT, GE };
 namespace model {
@@ -823,32 +1017,15 @@ template <typename M, typename S> void check_mask() {
   static_assert(vec_row_major<M> && std::is_same_v<typename M::DType, uint8_t>, "a mask is a row-major Vec tile of uint8_t");
   static_assert(M::Rows_ >= S::Rows_ && M::Cols_ * 8 >= S::Cols_, "the mask has a bit per element");
 }
-// npu/a2a3/TCmp.hpp, npu/a5/TCmp.hpp: the compared element types per target.
-template <typename T> constexpr bool cmp_dtype() {
-#if defined(PTO_TARGET_A2A3)
-  return std::is_same_v<T, int32_t> || std::is_same_v<T, half> || std::is_same_v<T, float>;
-#else
-  return (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8) || std::is_same_v<T, half> ||
-         std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float>;
-#endif
-}
-template <typename T> constexpr bool sel_dtype() {
-#if defined(PTO_TARGET_A2A3)
-  return sizeof(T) == 2 || sizeof(T) == 4;
-#else
-  return sizeof(T) <= 8;
-#endif
-}
 }  // namespace model
 template <typename M, typename A, typename B, typename... E>
   requires is_tile<B>::value
 RecordEvent TCMP(M& mask, A& a, B& b, CmpMode mode, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename A::DType>, "TCMP: no target computes on fp64 tiles");
   model::check_mask<M, A>();
   static_assert(model::vec_row_major<A> && model::vec_row_major<B> && std::is_same_v<typename A::DType, typename B::DType>,
                 "TCMP: row-major Vec sources of one dtype");
-  static_assert(model::cmp_dtype<typename A::DType>(), "TCMP: A2A3 compares int32_t, half and float");
+  static_assert(model::takes_TCMP<typename A::DType>, "TCMP: the target's TCMP does not take this element type");
   if (a.GetValidRow() != b.GetValidRow() || a.GetValidCol() != b.GetValidCol()) model::fail("TCMP: source valid regions differ");
   for (int64_t i = 0; i < a.GetValidRow(); ++i)
     for (int64_t j = 0; j < a.GetValidCol(); ++j) model::set_flag(mask, i, j, model::holds(mode, a.at(i, j), b.at(i, j)));
@@ -857,10 +1034,9 @@ RecordEvent TCMP(M& mask, A& a, B& b, CmpMode mode, E&...) {
 template <typename M, typename A, typename... E>
 RecordEvent TCMPS(M& mask, A& a, typename A::DType k, CmpMode mode, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename A::DType>, "TCMPS: no target computes on fp64 tiles");
   model::check_mask<M, A>();
   static_assert(model::vec_row_major<A>, "TCMPS: a row-major Vec source");
-  static_assert(model::cmp_dtype<typename A::DType>(), "TCMPS: A2A3 compares int32_t, half and float");
+  static_assert(model::takes_TCMPS<typename A::DType>, "TCMPS: the target's TCMPS does not take this element type");
   for (int64_t i = 0; i < a.GetValidRow(); ++i)
     for (int64_t j = 0; j < a.GetValidCol(); ++j) model::set_flag(mask, i, j, model::holds(mode, a.at(i, j), k));
   return {};
@@ -878,7 +1054,7 @@ RecordEvent TSEL(D& dst, M& mask, A& a, B& b, Tmp& tmp, E&...) {
   static_assert(model::vec_row_major<D> && model::vec_row_major<A> && model::vec_row_major<B>, "TSEL: row-major Vec tiles");
   static_assert(std::is_same_v<typename D::DType, typename A::DType> && std::is_same_v<typename D::DType, typename B::DType>,
                 "TSEL: one dtype");
-  static_assert(model::sel_dtype<typename D::DType>(), "TSEL: A2A3 selects 2- and 4-byte elements");
+  static_assert(model::takes_TSEL<typename D::DType>, "TSEL: the target's TSEL does not take this element type");
   static_assert(Tmp::Loc_ == TileType::Vec, "TSEL: tmp is a Vec tile");
   if (model::overlap(tmp, mask) || model::overlap(tmp, dst)) model::fail("TSEL: tmp overlaps an operand");
   model::each(dst, [&](int64_t i, int64_t j) { return model::flag(mask, i, j) ? a.at(i, j) : b.at(i, j); });
@@ -890,7 +1066,7 @@ RecordEvent TSELS(D& dst, M& mask, A& a, Tmp& tmp, typename A::DType k, E&...) {
   PTO_EVENTS(E);
   model::check_mask<M, D>();
   static_assert(model::vec_row_major<D> && model::vec_row_major<A>, "TSELS: row-major Vec tiles");
-  static_assert(model::sel_dtype<typename D::DType>(), "TSELS: A2A3 selects 2- and 4-byte elements");
+  static_assert(model::takes_TSELS<typename D::DType>, "TSELS: the target's TSELS does not take this element type");
   static_assert(Tmp::Loc_ == TileType::Vec, "TSELS: tmp is a Vec tile");
   if (model::overlap(tmp, mask) || model::overlap(tmp, dst)) model::fail("TSELS: tmp overlaps an operand");
   model::each(dst, [&](int64_t i, int64_t j) { return model::flag(mask, i, j) ? a.at(i, j) : k; });
@@ -902,7 +1078,7 @@ RecordEvent TSELS(D& dst, M& mask, A& a, Tmp& tmp, typename A::DType k, E&...) {
 // an Acc tile (an accumulator starts from TMATMUL).
 template <typename D, typename... E> RecordEvent TEXPANDS(D& dst, typename D::DType k, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename D::DType>, "TEXPANDS: no target computes on fp64 tiles");
+  static_assert(model::takes_TEXPANDS<typename D::DType>, "TEXPANDS: the target's TEXPANDS does not take this element type");
   static_assert(D::Loc_ == TileType::Vec || D::Loc_ == TileType::Mat, "TEXPANDS: fills Vec or Mat tiles only");
   static_assert(D::Loc_ != TileType::Vec || D::isRowMajor, "TEXPANDS: a Vec tile must be row-major");
   if constexpr (D::Loc_ == TileType::Mat) {
@@ -918,7 +1094,7 @@ template <typename D, typename... E> RecordEvent TEXPANDS(D& dst, typename D::DT
 #define PTO_UNARY(NAME, EXPR)                                                               \
   template <typename D, typename S, typename... E> RecordEvent NAME(D& dst, S& src, E&...) { \
     PTO_EVENTS(E);                                                                          \
-    static_assert(model::computes_on<typename D::DType>, #NAME ": no target computes on fp64 tiles"); \
+    static_assert(model::takes_##NAME<typename D::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     static_assert(model::vec_row_major<D> && model::vec_row_major<S>,                       \
                   #NAME ": unary instructions need row-major Vec tiles");                  \
     using T = typename D::DType;                                                            \
@@ -994,6 +1170,7 @@ T lane_sum(Tile& src, int64_t i) {
   RecordEvent NAME(D& dst, S& src, Tmp& tmp, E&...) {                                           \
     PTO_EVENTS(E);                                                                              \
     static_assert(model::vec_row_major<S>, #NAME ": the source must be a row-major Vec tile"); \
+    static_assert(model::takes_##NAME<typename S::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     static_assert(!SAME_ROWS || S::Rows_ == D::Rows_,                                           \
                   #NAME ": the source and the destination have the same static Rows");        \
     static_assert(D::Loc_ == TileType::Vec && (D::isRowMajor || D::Cols_ == 1),                 \
@@ -1034,6 +1211,7 @@ PTO_ROWRED(TROWPROD, T(0), model::wrap_mul(acc, x), false, false)
   RecordEvent NAME(D& dst, S& src, Tmp& tmp, E&...) {                                           \
     PTO_EVENTS(E);                                                                              \
     static_assert(model::vec_row_major<S>, #NAME ": the source must be a row-major Vec tile"); \
+    static_assert(model::takes_##NAME<typename S::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     static_assert(D::Loc_ == TileType::Vec && (D::isRowMajor || D::Cols_ == 1),                 \
                   #NAME ": the destination is row-major or one column");                       \
     static_assert(std::is_same_v<typename D::DType, int32_t> || std::is_same_v<typename D::DType, uint32_t>, \
@@ -1057,39 +1235,13 @@ PTO_ROWARG(TROWARGMIN, (x < b || (b != b && x == x)))
 #undef PTO_ROWARG
 
 // Column reductions (pto-isa.md 9.4): `(dst, src)`, and TCOLSUM also `(dst, src, tmp,
-// isBinary)`. On A2A3 they take fp16, fp32, int16 and int32 tiles only (pto-isa
-// npu/a2a3/TColReduceOps.hpp and TColSum.hpp; A5's take every integer type, fp16, bf16 and
-// fp32, npu/a5/TColReduceOps.hpp).
-namespace model {
-template <typename T> constexpr bool col_reduces() {
-#if defined(PTO_TARGET_A5)
-  return !std::is_same_v<T, double>;
-#else
-  return std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int16_t> ||
-         std::is_same_v<T, int32_t>;
-#endif
-}
-// A5's TCOLPROD takes fewer: fp16, bf16, fp32, int16, uint16, int32 and uint32
-// (npu/a5/TColProd.hpp; the verifier's `Target::col_prods`).
-template <typename T> constexpr bool col_prods() {
-#if defined(PTO_TARGET_A5)
-  return std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float> ||
-         std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t> || std::is_same_v<T, int32_t> ||
-         std::is_same_v<T, uint32_t>;
-#else
-  return col_reduces<T>();
-#endif
-}
-}  // namespace model
+// isBinary)`; their element types `takes_TCOLSUM` ...
 #define PTO_COLRED(NAME, STEP)                                                                   \
   template <typename D, typename S, typename... E> RecordEvent NAME(D& dst, S& src, E&...) {      \
     PTO_EVENTS(E);                                                                               \
     static_assert(model::vec_row_major<S> && model::vec_row_major<D>,                            \
                   #NAME ": row-major Vec tiles");                                               \
-    static_assert(model::col_reduces<typename S::DType>(),                                       \
-                  #NAME ": the target's column reductions do not take this element type");       \
-    static_assert(std::string_view(#NAME) != "TCOLPROD" || model::col_prods<typename S::DType>(), \
-                  #NAME ": the target's TCOLPROD does not take this element type");              \
+    static_assert(model::takes_##NAME<typename S::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     using T = typename D::DType;                                                                 \
     if (dst.GetValidCol() != src.GetValidCol()) model::fail(#NAME ": dst and src valid columns differ"); \
     for (int64_t j = 0; j < dst.GetValidCol(); ++j) {                                            \
@@ -1120,12 +1272,14 @@ RecordEvent TCOLSUM(D& dst, S& src, Tmp& tmp, bool is_binary, E&... e) {
 template <typename D, typename S, typename... E> RecordEvent TROWEXPAND(D& dst, S& src, E&...) {
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<D> && S::Loc_ == TileType::Vec, "TROWEXPAND: Vec tiles");
+  static_assert(model::takes_TROWEXPAND<typename D::DType>, "TROWEXPAND: the target's TROWEXPAND does not take this element type");
   model::each(dst, [&](int64_t i, int64_t) { return src.at(i, 0); });
   return {};
 }
 template <typename D, typename S, typename... E> RecordEvent TCOLEXPAND(D& dst, S& src, E&...) {
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TCOLEXPAND: row-major Vec tiles");
+  static_assert(model::takes_TCOLEXPAND<typename D::DType>, "TCOLEXPAND: the target's TCOLEXPAND does not take this element type");
   model::each(dst, [&](int64_t, int64_t j) { return src.at(0, j); });
   return {};
 }
@@ -1168,6 +1322,7 @@ template <typename D, typename A, typename V> void fixed_temp(const char* name, 
     PTO_EVENTS(E);                                                                                \
     static_assert(model::vec_row_major<D> && model::vec_row_major<A> && V::Loc_ == TileType::Vec, \
                   #NAME ": row-major Vec tiles and a Vec vector");                               \
+    static_assert(model::takes_##NAME<typename D::DType>, #NAME ": the target's " #NAME " does not take this element type"); \
     using T = typename D::DType;                                                                  \
     if constexpr (ROW) model::check_per_row<T>(#NAME, v, dst.GetValidRow());                      \
     model::each(dst, [&](int64_t i, int64_t j) {                                                  \
@@ -1196,6 +1351,7 @@ PTO_EXPAND_OP(TCOLEXPANDMIN, false, model::min_(x, y))
 template <typename D, typename S, typename Tmp, typename... E> RecordEvent TTRANS(D& dst, S& src, Tmp& tmp, E&...) {
   PTO_EVENTS(E);
   static_assert(model::vec_row_major<S> && model::vec_row_major<D>, "TTRANS: row-major Vec tiles");
+  static_assert(model::takes_TTRANS<typename S::DType>, "TTRANS: the target's TTRANS does not take this element type");
   static_assert(Tmp::Rows_ == S::Rows_ && Tmp::Cols_ == S::Cols_, "TTRANS: tmp has the source's shape");
   // pto-isa's CPU simulation (its TTRANS over two tiles) asserts the valid dimensions mirror
   // as template arguments, DYNAMIC included; the NPU code reads them at run time.
@@ -1238,14 +1394,14 @@ template <typename C, typename A, typename B> void matmul_into(C& c, A& a, B& b,
 }
 template <typename C, typename A, typename B, typename... E> RecordEvent TMATMUL(C& c, A& a, B& b, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename A::DType> && model::computes_on<typename C::DType>, "TMATMUL: no target computes on fp64 tiles");
+  static_assert(model::multiplies<typename A::DType, typename C::DType>, "TMATMUL: the targets' cube does not multiply these input and accumulator types");
   matmul_into(c, a, b, false);
   return {};
 }
 template <typename C, typename CIn, typename A, typename B, typename... E>
 RecordEvent TMATMUL_ACC(C& c, CIn& c_in, A& a, B& b, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename A::DType> && model::computes_on<typename C::DType>, "TMATMUL_ACC: no target computes on fp64 tiles");
+  static_assert(model::multiplies<typename A::DType, typename C::DType>, "TMATMUL_ACC: the targets' cube does not multiply these input and accumulator types");
   static_assert(CIn::Loc_ == TileType::Acc, "TMATMUL_ACC: the input accumulator is an Acc tile");
   if (c.data_ != c_in.data_) {
     for (int64_t i = 0; i < c_in.GetValidRow(); ++i)
@@ -1257,7 +1413,7 @@ RecordEvent TMATMUL_ACC(C& c, CIn& c_in, A& a, B& b, E&...) {
 template <typename C, typename A, typename B, typename Bias, typename... E>
 RecordEvent TMATMUL_BIAS(C& c, A& a, B& b, Bias& bias, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename A::DType> && model::computes_on<typename C::DType>, "TMATMUL_BIAS: no target computes on fp64 tiles");
+  static_assert(model::multiplies<typename A::DType, typename C::DType>, "TMATMUL_BIAS: the targets' cube does not multiply these input and accumulator types");
   static_assert(Bias::Loc_ == TileType::Bias, "TMATMUL_BIAS: the bias is a Bias tile");
   for (int64_t i = 0; i < a.GetValidRow(); ++i)
     for (int64_t j = 0; j < b.GetValidCol(); ++j) c.at(i, j) = typename C::DType(bias.at(0, j));
@@ -1323,8 +1479,8 @@ template <typename D, typename S, typename... E> RecordEvent TCVT(D& dst, S& src
 template <typename D, typename S, typename... E>
 RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat, E&...) {
   PTO_EVENTS(E);
-  static_assert(model::computes_on<typename D::DType> && model::computes_on<typename S::DType>,
-                "TCVT: no target converts fp64 tiles");
+  static_assert(model::converts<typename S::DType, typename D::DType>,
+                "TCVT: the target's TCVT has no conversion between these element types");
   static_assert(model::vec_row_major<D> && model::vec_row_major<S>, "TCVT: row-major Vec tiles");
   using T = typename D::DType;
   constexpr bool same = std::is_same_v<T, typename S::DType>;
@@ -1433,6 +1589,7 @@ template <typename D, typename S, typename... E> RecordEvent TFILLPAD_INPLACE(D&
   PTO_EVENTS(E);
   using T = typename D::DType;
   static_assert(D::Loc_ == TileType::Vec && S::Loc_ == TileType::Vec, "TFILLPAD_INPLACE: Vec tiles");
+  static_assert(model::takes_TFILLPAD<typename D::DType>, "TFILLPAD_INPLACE: the target's TFILLPAD does not take this element type");
   static_assert(std::is_same_v<T, typename S::DType> && D::Rows_ == S::Rows_ && D::Cols_ == S::Cols_,
                 "TFILLPAD_INPLACE: one dtype and shape");
   static_assert(D::Pad_ != PadValue::Null, "TFILLPAD: the destination type names no pad");
@@ -1501,10 +1658,7 @@ template <typename TileT, typename GT> constexpr bool store_legal() {
             std::is_same_v<D, bfloat16_t>);
   }
 }
-template <typename D> constexpr bool atomic_add_legal() {
-  return std::is_same_v<D, half> || std::is_same_v<D, float> || std::is_same_v<D, int16_t> ||
-         std::is_same_v<D, int32_t> || std::is_same_v<D, int8_t> || std::is_same_v<D, bfloat16_t>;
-}
+template <typename D> constexpr bool atomic_add_legal() { return takes_TSTORE_ADD<D>; }
 // The store's element walk: `cvt` converts one element of the tile.
 template <AtomicType A, typename GT, typename TileT, typename F> void store_each(GT& dst, TileT& src, F cvt) {
   static_assert(A == AtomicType::AtomicNone || atomic_add_legal<typename GT::DType>(),
