@@ -358,6 +358,31 @@ pub struct LoadView {
     pub tensor: ValueId,
     /// The load's offsets.
     pub offsets: Offsets,
+    /// When the span and the next [`RowSplit::more`] instructions are run one row at a time
+    /// (`lower/row_split.rs`); `None` when the span runs on whole tiles.
+    pub rows: Option<RowSplit>,
+}
+
+impl LoadView {
+    /// How many instructions after the mark it covers: its span and the instructions run
+    /// row by row with it.
+    pub fn covers(&self) -> usize {
+        self.len + self.rows.as_ref().map_or(0, |r| r.more)
+    }
+}
+
+/// A load read in place whose span, and some instructions after it, the host code runs one
+/// row at a time (see `lower/row_split.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowSplit {
+    /// How many instructions after the view's span run row by row with it.
+    pub more: usize,
+    /// The tiles of the loaded tile's row count these instructions name (each written there
+    /// before it is read, and dead after): run as one-row tiles.
+    pub tiles: Vec<TileId>,
+    /// The `TSTORE`s among them: tensor, offsets and the stored tile, whose whole window must
+    /// lie inside the tensor for the rows to run one at a time.
+    pub stores: Vec<(ValueId, Offsets, TileId)>,
 }
 
 /// A broadcast op and the store of its result (see [`Inst::ExpandStore`]).

@@ -181,65 +181,93 @@ pub fn tload_rowmin<T: Element, const R: usize, const C: usize>(
     tload_reduce::<T, Min, R, C>(t, src, offset, dst, trowmin)
 }
 
-/// One row of [`trowexpand_map_rowsum`]: `w[j] = f(a[j], r).0` (`a` is `w` itself when
-/// `None`), and the [`lane_sum`](super::lane_sum) of the `.1`s.
+/// One row of [`trowexpand_map_rowsum`]: `w[j] = f(a[j], r).0`, and the
+/// [`lane_sum`](super::lane_sum) of the `.1`s.
 #[inline(always)]
-fn map_sum_row<T: Element>(w: &mut [T], a: Option<&[T]>, r: T, f: &impl Fn(T, T) -> (T, T)) -> T {
+fn map_sum_row<T: Element>(w: &mut [T], a: &[T], r: T, f: &impl Fn(T, T) -> (T, T)) -> T {
     let mut acc = [T::ZERO; SUM_LANES];
     let (wg, wt) = w.as_chunks_mut::<SUM_LANES>();
-    match a {
-        Some(a) => {
-            let (ag, at) = a.as_chunks::<SUM_LANES>();
-            for (w, a) in wg.iter_mut().zip(ag) {
-                for ((w, &x), s) in w.iter_mut().zip(a).zip(&mut acc) {
-                    let (v, y) = f(x, r);
-                    *w = v;
-                    *s = s.add(y);
-                }
-            }
-            let mut sum = fold_halves(acc);
-            for (w, &x) in wt.iter_mut().zip(at) {
-                let (v, y) = f(x, r);
-                *w = v;
-                sum = sum.add(y);
-            }
-            sum
-        }
-        None => {
-            for w in wg.iter_mut() {
-                for (w, s) in w.iter_mut().zip(&mut acc) {
-                    let (v, y) = f(*w, r);
-                    *w = v;
-                    *s = s.add(y);
-                }
-            }
-            let mut sum = fold_halves(acc);
-            for w in wt {
-                let (v, y) = f(*w, r);
-                *w = v;
-                sum = sum.add(y);
-            }
-            sum
+    let (ag, at) = a.as_chunks::<SUM_LANES>();
+    for (w, a) in wg.iter_mut().zip(ag) {
+        // The chunk read whole before any of it is written (see `map_sum_rows`).
+        let a: [T; SUM_LANES] = *a;
+        for ((w, &x), s) in w.iter_mut().zip(&a).zip(&mut acc) {
+            let (v, y) = f(x, r);
+            *w = v;
+            *s = s.add(y);
         }
     }
+    let mut sum = fold_halves(acc);
+    for (w, &x) in wt.iter_mut().zip(at) {
+        let (v, y) = f(x, r);
+        *w = v;
+        sum = sum.add(y);
+    }
+    sum
 }
 
+/// [`map_sum_row`] with `a` the row `w` itself.
+#[inline(always)]
+fn map_sum_row_inplace<T: Element>(w: &mut [T], r: T, f: &impl Fn(T, T) -> (T, T)) -> T {
+    let mut acc = [T::ZERO; SUM_LANES];
+    let (wg, wt) = w.as_chunks_mut::<SUM_LANES>();
+    for w in wg.iter_mut() {
+        for (w, s) in w.iter_mut().zip(&mut acc) {
+            let (v, y) = f(*w, r);
+            *w = v;
+            *s = s.add(y);
+        }
+    }
+    let mut sum = fold_halves(acc);
+    for w in wt {
+        let (v, y) = f(*w, r);
+        *w = v;
+        sum = sum.add(y);
+    }
+    sum
+}
+
+/// `sum[i][0] = map_sum_row(w[i], a's row i, r[i][0])` for the rows `i < vr` (`vc` columns),
+/// `a`'s rows (a tile's or a window read in place) `stride` apart. `a` is a parameter of its
+/// own, not in a tuple or an `Option`, so that the compiler knows it is not `w`: otherwise
+/// it kept each element's load after the store before it (scalar code, a layernorm's
+/// `x - mean` pass 1.7x slower).
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
     "x86_64+avx2+fma",
 ))]
-fn map_sum_rows<T: Element, F: Fn(T, T) -> (T, T), const C: usize>(
+pub(super) fn map_sum_rows<T: Element, F: Fn(T, T) -> (T, T), const C: usize>(
     sum: &mut [[T; 1]],
     w: &mut [[T; C]],
-    a: Option<&[[T; C]]>,
+    a: &[T],
+    stride: usize,
     r: &[[T; 1]],
     (vr, vc): (usize, usize),
     f: F,
 ) {
-    for (i, ((s, w), r)) in sum.iter_mut().zip(w).zip(r).enumerate().take(vr) {
-        let a = a.and_then(|a| a.get(i)).and_then(|a| a.get(..vc));
-        if let Some(w) = w.get_mut(..vc) {
+    let rows = sum.iter_mut().zip(w).zip(r).zip(a.chunks(stride.max(1)));
+    for (((s, w), r), a) in rows.take(vr) {
+        if let (Some(w), Some(a)) = (w.get_mut(..vc), a.get(..vc)) {
             s[0] = map_sum_row(w, a, r[0], &f);
+        }
+    }
+}
+
+/// [`map_sum_rows`] with `a` the rows of `w` themselves.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
+    "x86_64+avx2+fma",
+))]
+fn map_sum_rows_inplace<T: Element, F: Fn(T, T) -> (T, T), const C: usize>(
+    sum: &mut [[T; 1]],
+    w: &mut [[T; C]],
+    r: &[[T; 1]],
+    (vr, vc): (usize, usize),
+    f: F,
+) {
+    for ((s, w), r) in sum.iter_mut().zip(w).zip(r).take(vr) {
+        if let Some(w) = w.get_mut(..vc) {
+            s[0] = map_sum_row_inplace(w, r[0], &f);
         }
     }
 }
@@ -262,7 +290,8 @@ pub fn trowexpand_map_rowsum<T: Element, const R: usize, const C: usize>(
     map_sum_rows(
         &mut sum.data,
         &mut w.data,
-        Some(&a.data),
+        a.data.as_flattened(),
+        C,
         &r.data,
         (vr, vc),
         f,
@@ -281,7 +310,7 @@ pub fn trowexpand_map_rowsum_inplace<T: Element, const R: usize, const C: usize>
     f: impl Fn(T, T) -> (T, T),
 ) {
     let (vr, vc) = row_region(w, r);
-    map_sum_rows(&mut sum.data, &mut w.data, None, &r.data, (vr, vc), f);
+    map_sum_rows_inplace(&mut sum.data, &mut w.data, &r.data, (vr, vc), f);
     w.set_valid_clamped(vr, vc);
     sum.set_valid_clamped(vr, 1);
 }

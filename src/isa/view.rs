@@ -14,7 +14,7 @@
 use super::expand::{col_region_of, row_region_of};
 use super::expand_store::{col_into, row_into, window};
 use super::memory::Plain;
-use super::row_pass::{CopyReduce, Max, Min, Sum};
+use super::row_pass::{CopyReduce, Max, Min, Sum, map_sum_rows};
 use super::{Offset, tcolexpand_store_inplace, trowexpand_store_inplace};
 use crate::element::Element;
 use crate::{Error, Tensor, Tile};
@@ -72,6 +72,17 @@ pub fn tload_view<'a, T: Copy, const R: usize, const C: usize>(
     })
 }
 
+/// Whether the whole `rows x cols` window at `offset` lies inside `dst` on the plain path (a
+/// rank-2 tensor, or rank 1 for one row): a transfer of a whole tile there moves all of it,
+/// and so do the transfers of its rows one at a time. The host code's row-split runs
+/// (`pto-lower`'s `lower/row_split.rs`) test it before they run.
+#[inline]
+pub fn window_fits<T>(dst: &Tensor<T>, offset: impl Offset, rows: usize, cols: usize) -> bool {
+    let offset = offset.into_usizes();
+    Plain::new(dst.shape(), offset.as_ref(), rows, cols)
+        .is_some_and(|p| (p.rows, p.cols) == (rows, cols))
+}
+
 /// `out[i][0] = K::reduce(row i)` for the view's rows.
 #[multiversion::multiversion(targets(
     "x86_64+avx512f+avx512bw+avx512vl+avx2+fma",
@@ -116,6 +127,66 @@ pub fn trowmax_view<T: Element, const R: usize>(dst: &mut Tile<T, R, 1>, v: &Til
 #[inline]
 pub fn trowmin_view<T: Element, const R: usize>(dst: &mut Tile<T, R, 1>, v: &TileView<'_, T>) {
     reduce_view::<T, Min, R>(dst, v);
+}
+
+/// `TROWEXPAND{op}(d0, t, r)`, elementwise ops, `TROWSUM(sum, dk)` (the run of
+/// [`trowexpand_map_rowsum`](super::trowexpand_map_rowsum)) of the tile `t` loaded as `a`,
+/// its values kept in another tile `w`: `w` and `sum` get what that call gives them.
+#[inline]
+pub fn trowexpand_map_rowsum_view<T: Element, const R: usize, const C: usize>(
+    sum: &mut Tile<T, R, 1>,
+    w: &mut Tile<T, R, C>,
+    a: &TileView<'_, T>,
+    r: &Tile<T, R, 1>,
+    f: impl Fn(T, T) -> (T, T),
+) {
+    let (vr, vc) = row_region_of(a.valid(), r);
+    let (data, stride) = a.flat();
+    map_sum_rows(
+        &mut sum.data,
+        &mut w.data,
+        data,
+        stride,
+        &r.data,
+        (vr, vc),
+        f,
+    );
+    w.set_valid_clamped(vr, vc);
+    sum.set_valid_clamped(vr, 1);
+}
+
+/// The same run kept in the loaded tile `t` itself: `t` and `sum` get what `TLOAD(t, ..)`
+/// and then [`trowexpand_map_rowsum_inplace`](super::trowexpand_map_rowsum_inplace) give
+/// them (the run's values; in rows `r` does not cover, the window's). The window is read
+/// once, by the run, instead of copied into `t` and read back (a softmax's `exp(x - max)`,
+/// a layernorm's `x - mean`).
+#[inline]
+pub fn trowexpand_map_rowsum_view_into<T: Element, const R: usize, const C: usize>(
+    sum: &mut Tile<T, R, 1>,
+    t: &mut Tile<T, R, C>,
+    a: &TileView<'_, T>,
+    r: &Tile<T, R, 1>,
+    f: impl Fn(T, T) -> (T, T),
+) {
+    let (vr, vc) = row_region_of(a.valid(), r);
+    let (data, stride) = a.flat();
+    map_sum_rows(
+        &mut sum.data,
+        &mut t.data,
+        data,
+        stride,
+        &r.data,
+        (vr, vc),
+        f,
+    );
+    let rows = t.data.iter_mut().zip(a.data.chunks(a.stride.max(1)));
+    for (d, s) in rows.take(a.rows).skip(vr) {
+        if let (Some(d), Some(s)) = (d.get_mut(..a.cols), s.get(..a.cols)) {
+            d.copy_from_slice(s);
+        }
+    }
+    t.set_valid_clamped(vr, vc);
+    sum.set_valid_clamped(vr, 1);
 }
 
 /// `TROWEXPAND{op}(d, t, r); TSTORE(dst[offset], d)` of the tile `t` loaded as `a`, as
@@ -173,7 +244,10 @@ pub fn tcolexpand_store_view<T: Copy, const R: usize, const C: usize>(
 mod tests {
     use super::*;
     use crate::isa::test_data::{WINDOWS, bits, tensor, value};
-    use crate::isa::{tcolexpandmul, tload, trowexpanddiv, trowmax, trowmin, trowsum, tstore};
+    use crate::isa::{
+        tcolexpandmul, tload, trowexpand_map_rowsum, trowexpand_map_rowsum_inplace, trowexpanddiv,
+        trowmax, trowmin, trowsum, tstore,
+    };
 
     /// Fills: mixed values (zeros of both signs, NaN, infinities), zeros of both signs only,
     /// NaN and zeros.
@@ -268,6 +342,52 @@ mod tests {
                 view(&mut got, &v);
                 assert_eq!(bits(&got), bits(&want), "{name} {what}");
                 assert_eq!(got.valid(), want.valid(), "{name} {what}");
+            }
+        }
+    }
+
+    #[test]
+    fn row_summed_runs_match_the_instructions() {
+        // exp(t - r) kept and summed (a softmax), t - r kept and its squares summed (a
+        // layernorm).
+        type Run = fn(f32, f32) -> (f32, f32);
+        let runs: [Run; 2] = [
+            |x, m| {
+                let v = crate::element::Float::exp(x - m);
+                (v, v)
+            },
+            |x, m| (x - m, (x - m) * (x - m)),
+        ];
+        for (what, x, offset) in cases() {
+            let mut t = Tile::<f32, 4, 40>::full(7.0);
+            let Some(v) = tload_view(&t, &x, offset) else {
+                continue;
+            };
+            tload(&mut t, &x, offset).unwrap();
+            for (r, _) in operands() {
+                for (k, f) in runs.into_iter().enumerate() {
+                    let what = format!("{what} r {:?} run {k}", r.valid());
+                    // Kept in another tile.
+                    let (mut w, mut s) = (Tile::<f32, 4, 40>::full(2.0), Tile::full(3.0));
+                    trowexpand_map_rowsum(&mut s, &mut w, &t, &r, f);
+                    let (mut w2, mut s2) = (Tile::<f32, 4, 40>::full(2.0), Tile::full(3.0));
+                    trowexpand_map_rowsum_view(&mut s2, &mut w2, &v, &r, f);
+                    assert_eq!(bits(&w2), bits(&w), "{what}");
+                    assert_eq!(bits(&s2), bits(&s), "{what}");
+                    assert_eq!((w2.valid(), s2.valid()), (w.valid(), s.valid()), "{what}");
+                    // Kept in the loaded tile: the load, then the run in place.
+                    let (mut w, mut s) = (t.clone(), Tile::full(3.0));
+                    trowexpand_map_rowsum_inplace(&mut s, &mut w, &r, f);
+                    let (mut w2, mut s2) = (Tile::<f32, 4, 40>::full(7.0), Tile::full(3.0));
+                    trowexpand_map_rowsum_view_into(&mut s2, &mut w2, &v, &r, f);
+                    assert_eq!(bits(&w2), bits(&w), "into {what}");
+                    assert_eq!(bits(&s2), bits(&s), "into {what}");
+                    assert_eq!(
+                        (w2.valid(), s2.valid()),
+                        (w.valid(), s.valid()),
+                        "into {what}"
+                    );
+                }
             }
         }
     }

@@ -29,7 +29,8 @@
 //! The `Writer`'s methods live with what they build: `values` (literals, scalars, indices),
 //! `signature` (the signature, shape binding, returned values), `inst` (instructions),
 //! `parallel` (parallel loops), `chain` (the elementwise chains `fuse-chains` marked) and
-//! `pairs` (its broadcasts written into their stores and ops summed by rows).
+//! `pairs` (its broadcasts written into their stores and ops summed by rows) and `rows` (the
+//! loads read in place whose instructions run one row at a time).
 
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -43,6 +44,7 @@ mod chain;
 mod inst;
 mod pairs;
 mod parallel;
+mod rows;
 mod signature;
 mod values;
 
@@ -245,6 +247,9 @@ struct Writer<'a> {
     /// In the span of a load read in place (`lower/load_views.rs`), on the plain path: the loaded
     /// tile and the `TileView` variable its readers read instead.
     view: Option<(TileId, Ident)>,
+    /// In the code a row split runs once per row (`lower/row_split.rs`): the row variable,
+    /// added to the row offset of each rank-2 transfer.
+    row: Option<Ident>,
 }
 
 impl<'a> Writer<'a> {
@@ -285,6 +290,7 @@ impl<'a> Writer<'a> {
             private,
             par_depth: None,
             view: None,
+            row: None,
         }
     }
 

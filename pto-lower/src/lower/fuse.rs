@@ -281,7 +281,9 @@ fn chain_loop(p: &Program, uses: &[usize], i: &Inst) -> Option<Chain> {
 /// (`rowsum: TROWEXPANDSUB t0 = t0, t1; TEXP t0 = t0; TROWSUM t1 = t0 (keeps t0)` for a run
 /// that writes a tile read afterwards), `reduce: TLOAD t0 <- %x[..]; TROWMAX t1 = t0` for a
 /// load and its row reduction, `view: TLOAD t0 <- %x[..] (read in place)` for a load whose
-/// readers read the window (`load_views.rs`; their own marks follow).
+/// readers read the window (`load_views.rs`; their own marks follow), then `rows: one at a
+/// time (tiles t0, t1)` when its instructions, and the marks after it that name those tiles,
+/// run row by row (`row_split.rs`).
 pub fn describe(p: &Program) -> String {
     let mut out = String::new();
     describe_block(p, &p.body, 0, &mut out);
@@ -352,6 +354,16 @@ fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
                     m.ssa_name(v.tensor),
                     offsets(&v.offsets)
                 );
+                if let Some(r) = &v.rows {
+                    let tiles: Vec<String> = r.tiles.iter().map(|&t| tile(t)).collect();
+                    let _ = writeln!(
+                        out,
+                        "{:1$}rows: one at a time (tiles {2})",
+                        "",
+                        depth * 2,
+                        tiles.join(", ")
+                    );
+                }
             }
             Inst::ExpandStore(e) => {
                 let (isa, dst, args) = &e.op;

@@ -4,6 +4,9 @@
 //!
 //! - a row reduction of `t` (`TROWSUM`, `TROWMAX`, `TROWMIN`, the load-and-reduce mark's);
 //! - a broadcast-and-store pair with `t` as the broadcast's source (`store: ..` marks);
+//! - a row-summed run with `t` as its row broadcast's source (`rowsum: ..` marks), keeping
+//!   its values in another tile, or in `t` itself: then the span ends there, `t` holding the
+//!   run's values (`trowexpand_map_rowsum_view_into` writes it as the load and the run would);
 //!
 //! with other tile instructions between that do not name `t` (nor write the loaded tensor),
 //! and `t` dead after the last reader. The host code then reads the tensor's window in place
@@ -12,31 +15,40 @@
 //! saved (`x - rowmax(x)` and `x * v` of `examples/broadcast.rs`: native bench -20 to -25%).
 //! The C++ is unchanged.
 //!
-//! A row-summed run reading `t` (`rowsum: ..` marks) is not a reader here: read in place, a
-//! layernorm's `x - mean` pass reads the window a second time and writes another tile (it
-//! ran in place on the loaded one), and measured 15% slower.
+//! A softmax's `exp(x - max)` or a layernorm's `x - mean` run then reads the window instead
+//! of the load copying it and the run reading the copy back, and writes the loaded tile as
+//! before (read in place into another tile, a layernorm measured 15% slower in session 13).
+//! A view may then run row by row (`row_split.rs`).
 
 use super::is_sync;
-use super::pairs::{Scope, dead_after};
+use super::pairs::{Scope, dead_after, expand_fn};
 use crate::isa::count_tile_uses;
-use crate::isa::{Arg, Inst, Isa, LoadView, LoopExec, TileId, TileRef};
+use crate::isa::{Arg, Inst, Isa, LoadView, LoopExec, MapRowSum, TileId, TileRef, TileSlot};
 
 /// Marks the loads of the program read in place (see the module docs).
 pub fn run(p: &mut crate::isa::Program, uses: &[usize]) {
     let mut body = std::mem::take(&mut p.body);
-    block(uses, &mut body, Scope::Function);
+    block(&p.tiles, uses, &mut body, Scope::Function);
     p.body = body;
 }
 
-fn block(uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
+fn block(tiles: &[TileSlot], uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
     let mut at = 0;
     while at < insts.len() {
         if scope != Scope::Other
             && let Some(v) = load_view(uses, insts, at, scope)
         {
-            let len = v.len;
             insts.insert(at, Inst::LoadView(Box::new(v)));
-            at += 1 + len;
+            // The instructions from the load on, one row at a time (`row_split.rs`).
+            let rows = super::row_split::split(tiles, uses, insts, at, scope);
+            let covers = match insts.get_mut(at) {
+                Some(Inst::LoadView(v)) => {
+                    v.rows = rows;
+                    v.covers()
+                }
+                _ => 0,
+            };
+            at += 1 + covers;
             continue;
         }
         match &mut insts[at] {
@@ -47,7 +59,7 @@ fn block(uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
                 exec: LoopExec::Parallel { .. },
                 ..
             } => {}
-            Inst::For { body, .. } => block(uses, body, Scope::Loop),
+            Inst::For { body, .. } => block(tiles, uses, body, Scope::Loop),
             _ => {}
         }
         at += 1;
@@ -58,8 +70,9 @@ fn block(uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
 enum Use {
     /// A reader with a `_view` form.
     Reads,
-    /// A reader with a `_view` form after which the tile is dead (a broadcast stored from
-    /// the tile into itself).
+    /// A reader with a `_view` form after which the loaded value is gone: a broadcast
+    /// stored from the tile into itself (the tile is dead), or a row-summed run that keeps
+    /// its values in the tile (it writes the whole tile, `_view_into`).
     Overwrites,
     /// Does not name the tile; may stand inside the span.
     Other,
@@ -130,6 +143,7 @@ fn classify(unit: &[Inst], t: TileId, x: pto_ir::ValueId, tiles: usize) -> Use {
         {
             Use::Reads
         }
+        Inst::MapRowSum(m) if m.load.is_none() => map_rowsum_use(m, t),
         Inst::ExpandStore(e) if !writes_tensor(unit, x) => match e.op.2.as_slice() {
             [a, b] if slot(a) && !slot(b) => {
                 if e.op.1 == t {
@@ -142,6 +156,25 @@ fn classify(unit: &[Inst], t: TileId, x: pto_ir::ValueId, tiles: usize) -> Use {
         },
         _ => Use::Refuse,
     }
+}
+
+/// How a row-summed run (`TROWEXPAND{op}(d0, a, r)`, ops, `TROWSUM`) uses `t`: `a` may be
+/// `t`, read in place; the run then keeps its values in `t` (the tile is overwritten, as the
+/// in-place run on the loaded tile does) or in another tile, and names `t` nowhere else.
+fn map_rowsum_use(m: &MapRowSum, t: TileId) -> Use {
+    let slot = |a: &Arg| *a == Arg::Tile(TileRef::Slot(t));
+    let (Some(((isa, d0, args), rest)), Some(keep)) = (m.ops.split_first(), m.keep) else {
+        return Use::Refuse;
+    };
+    let row_expand = matches!(expand_fn(*isa), Some((_, true)));
+    if !row_expand || m.reduce.1 == t || !matches!(args.as_slice(), [a, r] if slot(a) && !slot(r)) {
+        return Use::Refuse;
+    }
+    if keep == t {
+        return Use::Overwrites;
+    }
+    let elsewhere = *d0 == t || rest.iter().any(|(_, d, a)| *d == t || a.iter().any(slot));
+    if elsewhere { Use::Refuse } else { Use::Reads }
 }
 
 /// The load read in place at `insts[at]`, if there is one (see the module docs).
@@ -188,5 +221,6 @@ fn load_view(uses: &[usize], insts: &[Inst], at: usize, scope: Scope) -> Option<
         tile: t,
         tensor: x,
         offsets,
+        rows: None,
     })
 }

@@ -20,6 +20,7 @@ mod ops;
 pub mod pairs;
 mod parallel;
 mod route_text;
+mod row_split;
 pub mod share;
 pub mod split;
 

@@ -160,7 +160,7 @@ fn fuse_covered(insts: &[Inst]) -> Vec<bool> {
             Inst::Fused(c) => c.len,
             Inst::ExpandStore(e) => e.len,
             Inst::MapRowSum(m) => m.len,
-            Inst::LoadView(v) => v.len,
+            Inst::LoadView(v) => v.covers(),
             _ => continue,
         };
         for c in out.iter_mut().skip(q).take(len + 1) {

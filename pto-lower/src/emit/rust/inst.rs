@@ -26,8 +26,9 @@ impl<'a> Writer<'a> {
                 rest = tail.get(e.len..).unwrap_or_default();
             } else if let Inst::LoadView(v) = i {
                 let span = tail.get(..v.len).unwrap_or_default();
-                out.extend(self.load_view(v, span));
-                rest = tail.get(v.len..).unwrap_or_default();
+                let more = tail.get(v.len..v.covers()).unwrap_or_default();
+                out.extend(self.load_view_rows(v, span, more));
+                rest = tail.get(v.covers()..).unwrap_or_default();
             } else if let Inst::Share(s) = i {
                 // The span with the tiles renamed: a move onto itself is then nothing, and
                 // an accumulation into its own input the in-place call.

@@ -8,7 +8,8 @@
 //! - a row broadcast, ops and a row sum, one tile kept (the same mark):
 //!   `trowexpand_map_rowsum_inplace(t1, t0, &t1.clone(), move |__a: f32, __b: f32| -> (f32,
 //!   f32) { let __v0: f32 = Element::sub(__a, __b); let __v1: f32 = Float::exp(__v0); (__v1,
-//!   __v1) });`
+//!   __v1) });` (`trowexpand_map_rowsum_view_into(t1, t0, &__view0, ..)` when its source is a
+//!   load read in place into the kept tile, `_view` into another)
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -234,10 +235,16 @@ impl<'a> Writer<'a> {
             return TokenStream::new();
         };
         let inplace = *a == keep;
-        let call = self.isa(
-            "trowexpand_map_rowsum",
-            if inplace { "_inplace" } else { "" },
-        );
+        // The broadcast's source read in place (`lower/load_views.rs`): into the loaded tile
+        // itself (`_view_into`) or another.
+        let view = self.view_of(*a);
+        let suffix = match (&view, inplace) {
+            (Some(_), true) => "_view_into",
+            (Some(_), false) => "_view",
+            (None, true) => "_inplace",
+            (None, false) => "",
+        };
+        let call = self.isa("trowexpand_map_rowsum", suffix);
         let dtype = self.p.tile(keep).map_or(DataType::Fp32, |s| s.dtype);
         let ty = self.rust_ty(dtype);
         // Each op's value `__v{k}`; the kept tile's is that of the last op writing it.
@@ -255,10 +262,13 @@ impl<'a> Writer<'a> {
         let summed = value(ops.len() - 1);
         let s = self.tile(sum);
         let w = self.tile(keep);
-        let a = (!inplace).then(|| {
-            let a = self.tile(*a);
-            quote!(, #a)
-        });
+        let a = match view {
+            Some(v) => Some(quote!(, &#v)),
+            None => (!inplace).then(|| {
+                let a = self.tile(*a);
+                quote!(, #a)
+            }),
+        };
         // The broadcast operand may be the sum's tile (`TROWSUM(m, e)` after `e = exp(t -
         // m)`): each row reads it before its sum is written, so a copy is passed.
         let r = if *r == sum {

@@ -105,8 +105,10 @@ impl<'a> Writer<'a> {
                 all => quote!(let [#(#all),*] = &mut Tile::<#ty, #rows, #cols>::zeros_n();),
             });
         }
-        // 3. Instructions; a final `return` becomes the tail expression.
+        // The one-row tiles of the row splits.
         let p = self.p;
+        body.extend(self.row_tiles(&p.body, &mut Vec::new()));
+        // 3. Instructions; a final `return` becomes the tail expression.
         let tail = match p.body.split_last() {
             Some((Inst::Return(vals), rest)) => {
                 body.extend(self.insts(rest));

@@ -211,6 +211,13 @@ impl<'a> Writer<'a> {
                 Index::Value(v) => self.scalar_as(v, DataType::Int64, true),
             })
             .collect();
+        // Row `__row` of a split run (`rows.rs`): the window moved down by it, which the
+        // split's test keeps inside the tensor.
+        if let (Some(row), [first, rest @ ..]) = (&self.row, items.as_slice())
+            && offsets.len() == 2
+        {
+            return quote!(, [::core::primitive::i64::wrapping_add(#first, #row), #(#rest),*]);
+        }
         quote!(, [#(#items),*])
     }
 
