@@ -436,6 +436,21 @@ pub fn conversions(a5: bool) -> impl Iterator<Item = (DataType, DataType)> {
         .map(|c| (c.from, c.to))
 }
 
+/// The element type op `op` on `d` elements computes in: `fp32` for the 16-bit float
+/// remainders (`%`, `fmod`, `floor_mod`), else `d`. pto-lower's `legalize` pass casts their
+/// operands to `fp32` and the result back, because pto-isa's own 16-bit `TFMOD` / `TREM`
+/// (A5 only) round the `fp32` remainder toward zero (and `TREM` fixes the sign in 16 bits),
+/// where the semantics computes every 16-bit float op in `fp32` and rounds once to nearest.
+/// The verifier judges those instructions on `fp32` by this rule.
+pub fn computes_in(op: crate::Opcode, d: DataType) -> DataType {
+    use crate::Opcode::{TileFMod, TileFloorMod, TileRem};
+    if matches!(op, TileRem | TileFMod | TileFloorMod) && matches!(d, Fp16 | Bf16) {
+        Fp32
+    } else {
+        d
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,20 +506,5 @@ mod tests {
                 && !conversions(true).any(|p| p == (Int32, Fp16))
         );
         assert_eq!(Dtypes::default().describe(), "nothing");
-    }
-}
-
-/// The element type op `op` on `d` elements computes in: `fp32` for the 16-bit float
-/// remainders (`%`, `fmod`, `floor_mod`), else `d`. pto-lower's `legalize` pass casts their
-/// operands to `fp32` and the result back, because pto-isa's own 16-bit `TFMOD` / `TREM`
-/// (A5 only) round the `fp32` remainder toward zero (and `TREM` fixes the sign in 16 bits),
-/// where the semantics computes every 16-bit float op in `fp32` and rounds once to nearest.
-/// The verifier judges those instructions on `fp32` by this rule.
-pub fn computes_in(op: crate::Opcode, d: DataType) -> DataType {
-    use crate::Opcode::{TileFMod, TileFloorMod, TileRem};
-    if matches!(op, TileRem | TileFMod | TileFloorMod) && matches!(d, Fp16 | Bf16) {
-        Fp32
-    } else {
-        d
     }
 }

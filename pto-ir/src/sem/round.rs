@@ -110,9 +110,13 @@ impl RoundMode {
 
     /// The mode a conversion from `from` to `to` uses when the kernel names `named` (or
     /// nothing): `None` when the conversion is the identity (the same dtype and no mode
-    /// named). Unnamed (or named [`RoundMode::CastNone`]), a float to integer conversion
-    /// truncates toward zero like Rust's `as`, and anything else rounds to nearest even.
+    /// named, or an integer type to itself whatever the mode: integers are integral).
+    /// Unnamed (or named [`RoundMode::CastNone`]), a float to integer conversion truncates
+    /// toward zero like Rust's `as`, and anything else rounds to nearest even.
     pub fn for_cast(from: DataType, to: DataType, named: Option<RoundMode>) -> Option<RoundMode> {
+        if from == to && !from.is_float() {
+            return None;
+        }
         match named.filter(|&m| m != RoundMode::CastNone) {
             Some(m) => Some(m),
             None if from == to => None,
@@ -193,6 +197,11 @@ mod tests {
     fn unnamed_casts_mean_rust_as() {
         use DataType::*;
         assert_eq!(RoundMode::for_cast(Fp32, Fp32, None), None);
+        // An integer to itself is the identity in any mode (no `TCVT` of that pair exists).
+        assert_eq!(
+            RoundMode::for_cast(Int32, Int32, Some(RoundMode::CastFloor)),
+            None
+        );
         // `none` is the unnamed conversion: the identity, truncation to an integer.
         assert_eq!(
             RoundMode::for_cast(Fp32, Fp32, Some(RoundMode::CastNone)),

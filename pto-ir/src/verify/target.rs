@@ -166,9 +166,9 @@ impl Target {
     /// `TRemS.hpp`) takes fp32 and int32, but computes int32 through fp32 (exact only below
     /// 2^24) and its `TREM` leaves the divisor tile holding the fp32 conversion of its
     /// elements. A5 (`npu/a5/TRem.hpp`) takes fp16, fp32 and the 2-, 4- and 8-byte integers,
-    /// but its integer remainder truncates (`vmod`; for 64 bits `Int64Rem`: `a - trunc(a / b)
-    /// * b`, 0 by zero): the dividend's sign, `a % b`'s meaning; its fp16 one rounds toward
-    /// zero and fixes the sign in fp16. No integers on either.
+    /// but its integer remainder truncates (`vmod`; for 64 bits `Int64Rem`, `a - trunc(a /
+    /// b) * b`, 0 by zero): the dividend's sign, `a % b`'s meaning; its fp16 one rounds
+    /// toward zero and fixes the sign in fp16. No integers on either.
     pub fn floor_mods(&self, d: DataType) -> bool {
         matches!(d, DataType::Fp16 | DataType::Bf16 | DataType::Fp32)
     }

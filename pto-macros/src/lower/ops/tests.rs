@@ -213,17 +213,6 @@ fn every_operator_and_composed_method_of_the_macro_has_rows() {
                 );
                 continue;
             }
-            // A named rounding of int32 to int32 is a `TCVT` of that pair, which no
-            // target's has (`pto-ir/src/ops/dtypes.rs`).
-            if e.starts_with("a.cast_round::<i32>") && d == DataType::Int32 {
-                assert!(
-                    ops.as_ref().is_err_and(|m| m.contains(
-                        "converting int32 tiles to int32 is not legal on A2A3: its TCVT"
-                    )),
-                    "`{e}` on {d}: {ops:?}"
-                );
-                continue;
-            }
             assert!(
                 ops.as_ref().is_ok_and(|o| !o.is_empty()),
                 "`{e}` on {d}: {ops:?}"
