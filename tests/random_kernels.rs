@@ -40,6 +40,7 @@ mod exec;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 use pto::ir::DataType;
+use pto::ir::ops::dtypes::computes_in;
 use pto::ir::ops::{OPS, OpClass, OpInfo, Opcode};
 use pto::ir::verify::target::Target;
 use pto_lower::interp::{HostValue, run};
@@ -281,15 +282,12 @@ fn candidates(d: DataType) -> Vec<&'static OpInfo> {
                 // element-type rules: A2A3's arithmetic takes no int8, its TDIV no
                 // integers ...); conformance.rs checks the others' semantics.
                 && target_of(d).takes(r.opcode, d)
-                // 16-bit float remainders run in f32 after the `legalize` pass, and this
-                // executor (exec.rs) runs them in the kernel's element type; `tests/ops.rs`
-                // and pto-lower's `cpp_defects::sixteen_bit_remainders_compute_in_fp32`
-                // cover them.
-                && !(matches!(d, DataType::Fp16 | DataType::Bf16)
-                    && matches!(
-                        r.opcode,
-                        Opcode::TileRem | Opcode::TileFMod | Opcode::TileFloorMod
-                    ))
+                // Ops the `legalize` pass computes in f32 (16-bit float remainders, 16-bit
+                // ops the target takes only in f32): this executor (exec.rs) runs the
+                // kernel's element type; `tests/ops.rs` and pto-lower's `cpp_defects`
+                // (`sixteen_bit_remainders_compute_in_fp32`,
+                // `bf16_arithmetic_computes_in_fp32_where_the_target_lacks_it`) cover them.
+                && computes_in(target_of(d), r.opcode, d, r.isa) == d
                 && matches!(
                     r.class,
                     OpClass::TileBinary
@@ -466,8 +464,10 @@ impl Gen {
                     let t = target_of(self.d);
                     let legal = |row: bool, k: &str| {
                         let f = if row { "row" } else { "col" };
-                        Opcode::lookup("tile", &format!("{f}_{k}"))
-                            .is_some_and(|o| t.takes(o, self.d))
+                        // (Natively: the executor runs no f32 steps, see `candidates`.)
+                        Opcode::lookup("tile", &format!("{f}_{k}")).is_some_and(|o| {
+                            t.takes(o, self.d) && computes_in(t, o, self.d, o.info().isa) == self.d
+                        })
                     };
                     let (by_row, kind) = [(*by_row, kind)]
                         .into_iter()

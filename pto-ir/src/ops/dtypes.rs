@@ -436,15 +436,40 @@ pub fn conversions(a5: bool) -> impl Iterator<Item = (DataType, DataType)> {
         .map(|c| (c.from, c.to))
 }
 
-/// The element type op `op` on `d` elements computes in: `fp32` for the 16-bit float
-/// remainders (`%`, `fmod`, `floor_mod`), else `d`. pto-lower's `legalize` pass casts their
-/// operands to `fp32` and the result back, because pto-isa's own 16-bit `TFMOD` / `TREM`
-/// (A5 only) round the `fp32` remainder toward zero (and `TREM` fixes the sign in 16 bits),
-/// where the semantics computes every 16-bit float op in `fp32` and rounds once to nearest.
-/// The verifier judges those instructions on `fp32` by this rule.
-pub fn computes_in(op: crate::Opcode, d: DataType) -> DataType {
-    use crate::Opcode::{TileFMod, TileFloorMod, TileRem};
-    if matches!(op, TileRem | TileFMod | TileFloorMod) && matches!(d, Fp16 | Bf16) {
+/// The element type op `op` on `d` elements computes in on target `t`, whose instructions
+/// for it are `insts`: `fp32` for a 16-bit float elementwise op (or a row / column maximum or
+/// minimum) that is a remainder (`%`,
+/// `fmod`, `floor_mod`) or whose instructions `t` does not take on `d` but takes on `fp32`
+/// (bf16 arithmetic on A2A3), where `t` converts `d` to `fp32` and back; else `d`.
+///
+/// pto-lower's `legalize` pass casts such an op's operands to `fp32` and its result back,
+/// which is exactly the op's meaning: the semantics computes every 16-bit float op in
+/// `fp32` and rounds once to nearest (for `+ - * /` and `sqrt` the same as rounding the exact
+/// result, since `fp32` has more than twice their precision plus two bits). pto-isa's own
+/// 16-bit `TFMOD` / `TREM` (A5 only) round the `fp32` remainder toward zero instead. The
+/// verifier judges the instructions on the type this returns.
+pub fn computes_in(
+    t: crate::verify::target::Target,
+    op: crate::Opcode,
+    d: DataType,
+    insts: &[crate::ops::Isa],
+) -> DataType {
+    use crate::OpClass::*;
+    use crate::Opcode::{
+        TileColMax, TileColMin, TileFMod, TileFloorMod, TileRem, TileRowMax, TileRowMin,
+    };
+    // Row and column maxima and minima pick a value: exact in any precision (not sums or
+    // products, which round each step in the 16-bit type).
+    let elementwise = matches!(
+        op.class(),
+        TileBinary | TileUnary | TileUnaryFloat | TensorBinary | TensorUnary
+    ) || matches!(op, TileRowMax | TileRowMin | TileColMax | TileColMin);
+    if !elementwise || !matches!(d, Fp16 | Bf16) || !t.converts(d, Fp32) || !t.converts(Fp32, d) {
+        return d;
+    }
+    let remainder = matches!(op, TileRem | TileFMod | TileFloorMod);
+    let takes = |d: DataType| insts.iter().all(|i| t.takes_inst(i.name(), d));
+    if remainder || (!insts.is_empty() && !takes(d) && takes(Fp32)) {
         Fp32
     } else {
         d

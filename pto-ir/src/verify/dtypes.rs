@@ -119,7 +119,7 @@ pub(super) fn problem(
         }
         _ => return None,
     };
-    let d = dtypes::computes_in(tile_op, d?);
+    let d = dtypes::computes_in(t, tile_op, d?, &insts);
     for i in insts {
         if let Some(p) = judge(t, op, i.name(), d, what) {
             return Some(p);

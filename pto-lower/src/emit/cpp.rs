@@ -429,6 +429,18 @@ fn column_tiles(p: &Program, insts: &[Inst], out: &mut Vec<TileId>) {
                     }
                 }
             }
+            // A conversion between two columns goes through both views.
+            Inst::Cvt {
+                dst,
+                src: TileRef::Slot(src),
+                ..
+            } if p.tile(*dst).is_some_and(is_column) && p.tile(*src).is_some_and(is_column) => {
+                for t in [*dst, *src] {
+                    if !out.contains(&t) {
+                        out.push(t);
+                    }
+                }
+            }
             Inst::For { body, .. } => column_tiles(p, body, out),
             Inst::While { cond, body, .. } => {
                 column_tiles(p, cond, out);

@@ -3,12 +3,14 @@
 //! instructions do. Every rewrite computes exactly the op's meaning, so the host code, the
 //! interpreter (which runs the module before this pass) and the C++ agree.
 //!
-//! 1. `%`, `fmod` and `floor_mod` of `f16` / `bf16` tiles compute in `f32`: the operands are
-//!    cast to `f32` (exact), the op runs on `f32` tiles and the result is cast back (to
-//!    nearest). That is the meaning of every 16-bit float op (`pto_ir::sem`), while pto-isa's
-//!    own 16-bit `TFMOD` / `TREM` (A5 only, `npu/a5/TFMod.hpp`, `TRem.hpp`) round the `f32`
-//!    remainder toward zero, and `TREM` then applies its sign fix in `f16`; A2A3 has no 16-bit
-//!    form.
+//! 1. `f16` / `bf16` elementwise ops whose instructions the target does not take on that type
+//!    but takes on `f32` (bf16 arithmetic on A2A3: its `TADD`, `TMUL`, `TDIV`, `TEXP` ... take
+//!    no bf16), and the 16-bit `%`, `fmod` and `floor_mod` on both targets, compute in `f32`
+//!    (`pto_ir::ops::dtypes::computes_in`, the verifier's rule): the operands are cast to `f32`
+//!    (exact), the op runs on `f32` tiles and the result is cast back (to nearest). That is the
+//!    meaning of every 16-bit float op (`pto_ir::sem`), while pto-isa's own 16-bit `TFMOD` /
+//!    `TREM` (A5 only, `npu/a5/TFMod.hpp`, `TRem.hpp`) round the `f32` remainder toward zero,
+//!    and `TREM` then applies its sign fix in `f16`; A2A3 has no 16-bit form.
 //! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
 //!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
 //!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
@@ -27,7 +29,7 @@ use super::Pass;
 use super::bufferize::module_target;
 use crate::walk::{Tree, inline_of, new_op_named};
 use pto_ir::ops::dtypes::computes_in;
-use pto_ir::ops::{BinaryForm, Isa};
+use pto_ir::ops::{BinaryForm, Insts, Isa};
 use pto_ir::verify::target::Target;
 
 /// The legalize pass.
@@ -39,7 +41,7 @@ impl Pass for Legalize {
     }
 
     fn run(&self, m: &mut ProgramModule) -> Result<(), Diagnostics> {
-        let a5 = module_target(m).name == Target::A5.name;
+        let t = module_target(m);
         for k in 0..m.functions.len() {
             let f = m.functions[k];
             let tree = Tree::of(m, f);
@@ -47,13 +49,13 @@ impl Pass for Legalize {
                 let StmtKind::Op(ops) = &m.stmts[s].kind else {
                     continue;
                 };
-                if !ops.iter().any(|&o| needs_rewrite(m, o, a5)) {
+                if !ops.iter().any(|&o| needs_rewrite(m, o, t)) {
                     continue;
                 }
                 let old = ops.clone();
                 let mut new = Vec::with_capacity(old.len() + 4);
                 for o in old {
-                    rewrite(m, o, a5, &mut new);
+                    rewrite(m, o, t, &mut new);
                 }
                 if let StmtKind::Op(ops) = &mut m.stmts[s].kind {
                     *ops = new.into_iter().collect();
@@ -70,16 +72,34 @@ fn result_dtype(m: &ProgramModule, o: OpId) -> Option<DataType> {
     m.values[r].ty.as_tile().map(|t| t.dtype)
 }
 
-/// Rewrite 1 applies: a 16-bit float remainder (the verifier's rule,
+/// The instructions op `o` becomes on elements of `d` (the verifier's list): an elementwise
+/// binary op's by its operand form, a unary op's from the op table.
+fn insts_of(m: &ProgramModule, o: OpId, d: DataType) -> Insts {
+    let op = &m.ops[o];
+    match op.opcode.class() {
+        OpClass::TileBinary | OpClass::TileBitwise => {
+            let (Some(&a), Some(&b)) = (op.operands.first(), op.operands.get(1)) else {
+                return Insts::new();
+            };
+            BinaryForm::of(&m.values[a].ty, &m.values[b].ty)
+                .and_then(|f| f.instructions(op.opcode, d).ok())
+                .unwrap_or_default()
+        }
+        _ => op.opcode.info().isa.first().copied().into_iter().collect(),
+    }
+}
+
+/// Rewrite 1 applies: a 16-bit float op that computes in `f32` on `t` (the verifier's rule,
 /// [`pto_ir::ops::dtypes::computes_in`]).
-fn widens(m: &ProgramModule, o: OpId) -> bool {
-    result_dtype(m, o).is_some_and(|d| computes_in(m.ops[o].opcode, d) != d)
+fn widens(m: &ProgramModule, o: OpId, t: Target) -> bool {
+    result_dtype(m, o).is_some_and(|d| computes_in(t, m.ops[o].opcode, d, &insts_of(m, o, d)) != d)
 }
 
 /// Rewrite 2 applies: an A5 `f32` `floor_mod` with a scalar operand.
-fn expands(m: &ProgramModule, o: OpId, a5: bool) -> bool {
+fn expands(m: &ProgramModule, o: OpId, t: Target) -> bool {
     let op = &m.ops[o];
-    a5 && op.opcode == Opcode::TileFloorMod
+    t.name == Target::A5.name
+        && op.opcode == Opcode::TileFloorMod
         && result_dtype(m, o) == Some(DataType::Fp32)
         && op
             .operands
@@ -111,20 +131,20 @@ fn left_broadcast(m: &ProgramModule, o: OpId) -> Option<Opcode> {
     }
 }
 
-fn needs_rewrite(m: &ProgramModule, o: OpId, a5: bool) -> bool {
-    left_broadcast(m, o).is_some() || widens(m, o) || expands(m, o, a5)
+fn needs_rewrite(m: &ProgramModule, o: OpId, t: Target) -> bool {
+    left_broadcast(m, o).is_some() || widens(m, o, t) || expands(m, o, t)
 }
 
 /// Appends op `o`, or the ops it is rewritten into, to `out`: a widened `f16` `floor_mod`
 /// by a scalar is an `f32` one, expanded in turn on A5.
-fn rewrite(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
+fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
     if let Some(expand) = left_broadcast(m, o)
         && expand_left(m, o, expand, out)
     {
-        rewrite(m, o, a5, out);
-    } else if widens(m, o) {
-        widen(m, o, a5, out);
-    } else if expands(m, o, a5) {
+        rewrite(m, o, t, out);
+    } else if widens(m, o, t) {
+        widen(m, o, t, out);
+    } else if expands(m, o, t) {
         expand_scalar(m, o, out);
     } else {
         out.push(o);
@@ -192,7 +212,7 @@ fn dtype_attr(d: DataType) -> Attrs {
 
 /// Rewrite 1: the operands cast to `f32`, op `o` on them into a new `f32` tile, and its old
 /// result defined by the cast back.
-fn widen(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
+fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
     let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
     let wide: Vec<ValueId> = operands
         .into_iter()
@@ -202,15 +222,15 @@ fn widen(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
         out.push(o);
         return;
     };
-    let Type::Tile(t) = m.values[r].ty.clone() else {
+    let Type::Tile(tile) = m.values[r].ty.clone() else {
         out.push(o);
         return;
     };
-    let narrow = t.dtype;
+    let narrow = tile.dtype;
     let wide_r = m.new_value_named(
         Type::Tile(TileType {
             dtype: DataType::Fp32,
-            ..t
+            ..tile
         }),
         None,
     );
@@ -218,7 +238,7 @@ fn widen(m: &mut ProgramModule, o: OpId, a5: bool, out: &mut Vec<OpId>) {
     let op = &mut m.ops[o];
     op.operands = wide.into_iter().collect();
     op.results = inline_of(&[wide_r]);
-    rewrite(m, o, a5, out);
+    rewrite(m, o, t, out);
     // The old result, now defined by the cast back: its uses stay as they are.
     let span = m.ops[o].span;
     let back = m.ops.push(pto_ir::Operation {

@@ -566,11 +566,31 @@ impl Writer<'_> {
             Inst::Cvt { dst, src, round } => {
                 let (r, c) = (self.vdim(*src, 0), self.vdim(*src, 1));
                 self.set_region(l, *dst, &r, &c);
+                // TCVT takes row-major tiles: a column converts through the `[1, R]` views
+                // of both tiles (`column_tiles` declares them).
+                let column_of = |me: &Self, t: TileRef| match t {
+                    TileRef::Slot(s) => {
+                        me.p.tile(s)
+                            .filter(|s| is_column(s))
+                            .map(|s| s.name.clone())
+                    }
+                    TileRef::Param(_) => None,
+                };
+                let views = column_of(self, TileRef::Slot(*dst)).zip(column_of(self, *src));
+                if let Some((dn, sn)) = &views {
+                    self.out.line(l, &format!("{dn}_row.SetValidCol({r});"));
+                    self.out.line(l, &format!("{sn}_row.SetValidCol({r});"));
+                }
                 self.out.indent(l);
                 self.put("TCVT(");
-                self.tile(*dst);
-                self.put(", ");
-                self.tref(*src);
+                match &views {
+                    Some((dn, sn)) => self.put(&format!("{dn}_row, {sn}_row")),
+                    None => {
+                        self.tile(*dst);
+                        self.put(", ");
+                        self.tref(*src);
+                    }
+                }
                 self.put(", RoundMode::");
                 self.put(round.cpp());
                 // Integer to integer wraps (the semantics' `as`); pto-isa's TCVT saturates
