@@ -476,6 +476,23 @@ fn kernels() -> Vec<(
             vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
         ),
         (
+            "bytes",
+            ops::bytes::program(),
+            |t| {
+                ops::bytes(
+                    &t.tensor(0),
+                    &t.tensor(1),
+                    &t.tensor(2),
+                    &mut t.out::<i8>(3),
+                    &mut t.out::<i32>(4),
+                    &mut t.out::<f32>(5),
+                    &mut t.out::<pto::f16>(6),
+                    &mut t.out::<i8>(7),
+                )
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
             "masks",
             ops::masks::program(),
             |t| {

@@ -367,3 +367,97 @@ fn mask_param_runs_in_the_cpp_model() {
     });
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `i8` arithmetic on A2A3, whose arithmetic takes no 1-byte integers (computed exactly in
+/// `f32` and wrapped by the `legalize` pass), and casts it has no `TCVT` for (`i8 -> i32`,
+/// `i8 -> f32` through `f16`; an `f16` rounded to `f16` through `f32`): the host function
+/// equals Rust's wrapping arithmetic and `as`, and the interpreter, at every size.
+#[test]
+fn byte_arithmetic_wraps_and_routed_casts_convert() {
+    use pto::f16;
+    for (r, c) in SIZES {
+        let bytes = |seed: u64| -> Vec<i8> {
+            values(r * c, seed, -128.0, 128.0)
+                .into_iter()
+                .map(|v| v.floor() as i8)
+                .collect()
+        };
+        let (x, y) = (bytes((r * 5 + c) as u64), bytes((r * 3 + c) as u64));
+        let h: Vec<f16> = values(r * c, (r + c) as u64, -40.0, 40.0)
+            .into_iter()
+            .map(f16::from_f32)
+            .collect();
+        let xt = Tensor::from_vec(x.clone(), [r, c]).unwrap();
+        let yt = Tensor::from_vec(y.clone(), [r, c]).unwrap();
+        let ht = Tensor::from_vec(h.clone(), [r, c]).unwrap();
+        let mut o = Tensor::<i8>::zeros([r, c]);
+        let mut w = Tensor::<i32>::zeros([r, c]);
+        let mut f = Tensor::<f32>::zeros([r, c]);
+        let mut fl = Tensor::<f16>::zeros([r, c]);
+        let mut cm = Tensor::<i8>::zeros([1, c]);
+        kernels::bytes(&xt, &yt, &ht, &mut o, &mut w, &mut f, &mut fl, &mut cm).unwrap();
+
+        // Rust: each 16 x 64 tile's row sums, over the tile's columns only.
+        let m: Vec<i8> = x
+            .iter()
+            .zip(&y)
+            .map(|(&a, &b)| {
+                let p = a.wrapping_add(b).wrapping_mul(b);
+                p.wrapping_neg().max(100i8.wrapping_sub(a))
+            })
+            .collect();
+        let mut want_o = vec![0i8; r * c];
+        for i in 0..r {
+            for c0 in (0..c).step_by(64) {
+                let cols = c0..(c0 + 64).min(c);
+                let s = cols.clone().fold(0i8, |s, j| s.wrapping_add(m[i * c + j]));
+                for j in cols {
+                    want_o[i * c + j] = m[i * c + j].wrapping_sub(s).wrapping_abs();
+                }
+            }
+        }
+        let last = (r - 1) / 16 * 16;
+        let want_cm: Vec<i8> = (0..c)
+            .map(|j| (last..r).map(|i| want_o[i * c + j]).max().unwrap())
+            .collect();
+        let want_w: Vec<i32> = x.iter().map(|&a| i32::from(a)).collect();
+        let want_f: Vec<f32> = x.iter().map(|&a| f32::from(a)).collect();
+        let want_fl: Vec<f16> = h
+            .iter()
+            .map(|g| {
+                let g = g.to_f32();
+                f16::from_f32(f16::from_f32(g.floor()).to_f32() + f16::from_f32(g.round()).to_f32())
+            })
+            .collect();
+        let what = format!("{r} x {c}");
+        assert_eq!(o.as_slice(), &want_o[..], "i8 arithmetic {what}");
+        assert_eq!(cm.as_slice(), &want_cm[..], "i8 column max {what}");
+        assert_eq!(w.as_slice(), &want_w[..], "i8 as i32 {what}");
+        assert_eq!(f.as_slice(), &want_f[..], "i8 as f32 {what}");
+        assert_eq!(fl.as_slice(), &want_fl[..], "f16 floor + away {what}");
+
+        let got = interp(
+            &kernels::bytes::program(),
+            vec![
+                arg(&xt),
+                arg(&yt),
+                arg(&ht),
+                zeros::<i8>([r, c]),
+                zeros::<i32>([r, c]),
+                zeros::<f32>([r, c]),
+                zeros::<f16>([r, c]),
+                zeros::<i8>([1, c]),
+            ],
+        );
+        let host = [
+            support::run::data(&o),
+            support::run::data(&w),
+            support::run::data(&f),
+            support::run::data(&fl),
+            support::run::data(&cm),
+        ];
+        for (k, want) in host.iter().enumerate() {
+            assert_eq!(&got[3 + k], want, "interpreter output {k} at {what}");
+        }
+    }
+}

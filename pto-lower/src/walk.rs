@@ -180,17 +180,42 @@ pub(crate) fn constant(
     span: SpanId,
     ops: &mut Vec<OpId>,
 ) -> ValueId {
-    let attrs = Attrs::of([("value", Attr::Int(c))]);
+    constant_of(m, dtype, Constant::Int64(c), name, span, ops)
+}
+
+/// A float constant of `dtype`, its `const` op appended to `ops`.
+pub(crate) fn float_constant(
+    m: &mut ProgramModule,
+    dtype: DataType,
+    x: f64,
+    span: SpanId,
+    ops: &mut Vec<OpId>,
+) -> ValueId {
+    constant_of(m, dtype, Constant::Double(x), None, span, ops)
+}
+
+fn constant_of(
+    m: &mut ProgramModule,
+    dtype: DataType,
+    c: Constant,
+    name: Option<&str>,
+    span: SpanId,
+    ops: &mut Vec<OpId>,
+) -> ValueId {
+    let value = match c {
+        Constant::Double(x) => Attr::Float(x),
+        other => Attr::Int(other.as_i64()),
+    };
     let (op, v) = new_op_named(
         m,
         Opcode::Const,
         InlineVec::new(),
-        attrs,
+        Attrs::of([("value", value)]),
         Type::Scalar(dtype),
         name.map(Name::from),
         span,
     );
-    m.values[v].constant = Some(Constant::Int64(c));
+    m.values[v].constant = Some(c);
     ops.push(op);
     v
 }

@@ -805,7 +805,7 @@ fn trem_and_trems_take_a_scratch_tile() {
         "A5",
     );
     // The emitted C++ runs in the model at a ragged size and matches the interpreter.
-    runs_like_the_interpreter(&m, "floor_mod");
+    harness::runs_like_the_interpreter(&m, "floor_mod");
 }
 
 /// Found by compiling `model_fp64.fine_f64` against pto-isa's headers: its `TPARTMUL` on
@@ -1020,7 +1020,7 @@ fn txor_and_txors_take_a_scratch_tile() {
         "the target's TXOR does not take this element type",
     );
     // The emitted C++ runs in the model at a ragged size and matches the interpreter.
-    runs_like_the_interpreter(&m, "xor");
+    harness::runs_like_the_interpreter(&m, "xor");
 }
 
 /// A kernel adding two `94 x 256` f32 tiles (188 KiB live together), then, with `sub`,
@@ -1174,7 +1174,7 @@ fn sixteen_bit_remainders_compute_in_fp32() {
             "{c}"
         );
     }
-    runs_like_the_interpreter(&m, "rem_f16");
+    harness::runs_like_the_interpreter(&m, "rem_f16");
 }
 
 /// Casts in every rounding mode the targets take: fp32 to fp16 rounded toward zero, down, up
@@ -1228,7 +1228,7 @@ fn casts_round_in_their_mode_in_the_cpp() {
             assert!(c.contains(mode), "{mode}: {c}");
         }
     }
-    runs_like_the_interpreter(&m, "casts");
+    harness::runs_like_the_interpreter(&m, "casts");
 }
 
 /// A column divided by a tile (`r / a`, the broadcast operand on the left).
@@ -1261,7 +1261,7 @@ const COLUMN_OVER_TILE: &str = r#"program.module @bd {
 fn a_column_over_a_tile_divides() {
     let m = pto_ir::parse(COLUMN_OVER_TILE).unwrap();
     pto_ir::verify(&m).unwrap();
-    runs_like_the_interpreter(&m, "column_over_tile");
+    harness::runs_like_the_interpreter(&m, "column_over_tile");
 }
 
 /// An int32 tile scaled past int16's range and cast to int16.
@@ -1298,7 +1298,7 @@ fn integer_casts_wrap_in_the_cpp() {
         let c = harness::cpp_for(&m, target).unwrap();
         assert!(c.contains("SaturationMode::OFF);"), "{c}");
     }
-    runs_like_the_interpreter(&m, "narrow_int");
+    harness::runs_like_the_interpreter(&m, "narrow_int");
 }
 
 /// bf16 arithmetic: tile-tile, by a scalar, a row broadcast on either side, a unary op.
@@ -1343,37 +1343,5 @@ fn bf16_arithmetic_computes_in_fp32_where_the_target_lacks_it() {
         let c = harness::cpp_for(&m, target).unwrap();
         assert!(c.contains("TCVT("), "{c}");
     }
-    runs_like_the_interpreter(&m, "bf16_arith");
-}
-
-/// Runs the C++ of `m` (one symbolic dimension) in the model on A2A3 and A5 at N = 32 and 37
-/// and asserts every tensor equals the interpreter's (skipped without a C++ compiler).
-fn runs_like_the_interpreter(m: &pto_ir::ProgramModule, name: &str) {
-    let Some(gxx) = harness::gxx() else {
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("pto-cpp-{name}-{}", std::process::id()));
-    for target in ["A2A3", "A5"] {
-        let built = harness::build(&gxx, m, target, &dir, name).unwrap();
-        for n in [32, 37] {
-            let args = harness::args_for(m, &[n], 5, false);
-            let (got, _) = built.run(&args).unwrap();
-            let mut want = args.clone();
-            pto_lower::interp::run(m, m.entry.unwrap(), &mut want).unwrap();
-            for (g, w) in got.iter().zip(&want) {
-                if let (
-                    pto_lower::interp::HostValue::Tensor(g),
-                    pto_lower::interp::HostValue::Tensor(w),
-                ) = (g, w)
-                {
-                    assert_eq!(
-                        harness::max_error(&g.data, &w.data),
-                        0.0,
-                        "{name} {target} N = {n}"
-                    );
-                }
-            }
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    harness::runs_like_the_interpreter(&m, "bf16_arith");
 }

@@ -126,3 +126,38 @@ pub fn rem_f16(
         }
     }
 }
+
+/// 1-byte integer arithmetic and the casts a target lacks a `TCVT` for, on the default
+/// target A2A3 (whose arithmetic takes no `i8`): `(x + y) * y` and its negation against `100
+/// - x` (both wrap), a row sum subtracted as a broadcast, `abs`, a column maximum; `x` as
+/// `i32` and `f32` (through `f16`), and `h` floored and rounded away to `f16` (through `f32`).
+#[pto::kernel]
+pub fn bytes(
+    x: &Tensor<i8, R, C>,
+    y: &Tensor<i8, R, C>,
+    h: &Tensor<f16, R, C>,
+    #[out] o: &mut Tensor<i8, R, C>,
+    #[out] w: &mut Tensor<i32, R, C>,
+    #[out] f: &mut Tensor<f32, R, C>,
+    #[out] fl: &mut Tensor<f16, R, C>,
+    #[out] cm: &mut Tensor<i8, 1, C>,
+) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            let p = (a + b) * b;
+            let m = (-p).max(100 - a);
+            let d = (m - m.row_sum()).abs();
+            o.store([r, c], d);
+            cm.store([0, c], d.col_max());
+            w.store([r, c], a.cast::<i32>());
+            f.store([r, c], a.cast::<f32>());
+            let g = h.load::<16, 64>([r, c]);
+            fl.store(
+                [r, c],
+                g.cast_round::<f16>(Round::Floor) + g.cast_round::<f16>(Round::Away),
+            );
+        }
+    }
+}

@@ -438,16 +438,18 @@ pub fn conversions(a5: bool) -> impl Iterator<Item = (DataType, DataType)> {
 
 /// The element type op `op` on `d` elements computes in on target `t`, whose instructions
 /// for it are `insts`: `fp32` for a 16-bit float elementwise op (or a row / column maximum or
-/// minimum) that is a remainder (`%`,
-/// `fmod`, `floor_mod`) or whose instructions `t` does not take on `d` but takes on `fp32`
-/// (bf16 arithmetic on A2A3), where `t` converts `d` to `fp32` and back; else `d`.
+/// minimum) that is a remainder (`%`, `fmod`, `floor_mod`) or whose instructions `t` does not
+/// take on `d` but takes on `fp32` (bf16 arithmetic on A2A3), where `t` converts `d` to
+/// `fp32` and back; `fp32` for a 1-byte integer op with an exact `fp32` form that `t` does
+/// not take on `d` ([`byte_op_wraps`]: int8 arithmetic on A2A3); else `d`.
 ///
 /// pto-lower's `legalize` pass casts such an op's operands to `fp32` and its result back,
 /// which is exactly the op's meaning: the semantics computes every 16-bit float op in
 /// `fp32` and rounds once to nearest (for `+ - * /` and `sqrt` the same as rounding the exact
 /// result, since `fp32` has more than twice their precision plus two bits). pto-isa's own
-/// 16-bit `TFMOD` / `TREM` (A5 only) round the `fp32` remainder toward zero instead. The
-/// verifier judges the instructions on the type this returns.
+/// 16-bit `TFMOD` / `TREM` (A5 only) round the `fp32` remainder toward zero instead. A
+/// 1-byte integer result is wrapped before it goes back. The verifier judges the
+/// instructions on the type this returns.
 pub fn computes_in(
     t: crate::verify::target::Target,
     op: crate::Opcode,
@@ -458,6 +460,9 @@ pub fn computes_in(
     use crate::Opcode::{
         TileColMax, TileColMin, TileFMod, TileFloorMod, TileRem, TileRowMax, TileRowMin,
     };
+    if byte_op_in_fp32(t, op, d, insts) {
+        return Fp32;
+    }
     // Row and column maxima and minima pick a value: exact in any precision (not sums or
     // products, which round each step in the 16-bit type).
     let elementwise = matches!(
@@ -474,6 +479,112 @@ pub fn computes_in(
     } else {
         d
     }
+}
+
+/// Whether the 1-byte integer op `op` leaves its type's range when computed exactly
+/// (`Some(true)`: `+ - *`, negation, `abs`, row and column sums, which wrap), stays in it
+/// (`Some(false)`: maxima, minima, `relu`, which pick a value), or has no exact `fp32` form
+/// (`None`: division, remainders, powers and products, whose exact values leave `fp32`'s
+/// 24 bits or which need the integer rule for a zero divisor).
+///
+/// On 1-byte integers every such exact value is an integer below 2^24 in magnitude (a
+/// product at most 2^16, a sum of at most 2^17 elements, more than any tile holds), so `fp32`
+/// computes it exactly, and `x - 256 * floor((x + 128) / 256)` (signed; `x - 256 * floor(x /
+/// 256)` unsigned), each step exact, wraps it as the semantics does.
+pub fn byte_op_wraps(op: crate::Opcode) -> Option<bool> {
+    use crate::Opcode::*;
+    match op {
+        TileAdd | TileSub | TileMul | TileNeg | TileAbs | TileRowSum | TileColSum => Some(true),
+        TileMax | TileMin | TileRelu | TileRowMax | TileRowMin | TileColMax | TileColMin => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `t` computes the 1-byte integer op `op` on `d` elements, whose instructions are
+/// `insts`, in `fp32` ([`byte_op_wraps`]): when `t` does not take `d` in them but takes
+/// `fp32`, and converts `d` to `fp32` and back exactly through `fp16` (A2A3's arithmetic
+/// takes no 1-byte integers, A5's `TMUL` none either).
+fn byte_op_in_fp32(
+    t: crate::verify::target::Target,
+    op: crate::Opcode,
+    d: DataType,
+    insts: &[crate::ops::Isa],
+) -> bool {
+    let takes = |d: DataType| insts.iter().all(|i| t.takes_inst(i.name(), d));
+    matches!(d, Int8 | UInt8)
+        && byte_op_wraps(op).is_some()
+        && !insts.is_empty()
+        && !takes(d)
+        && takes(Fp32)
+        && cast_route(t, d, Fp32).is_some()
+        && t.converts(Fp32, Fp16)
+        && t.converts(Fp16, d)
+}
+
+/// Whether every value of `from` is a value of `to`, so that converting one to the other
+/// is exact in every mode.
+pub fn holds(to: DataType, from: DataType) -> bool {
+    // The bits of an integer's magnitude; the significand bits of a float.
+    let magnitude = |d: DataType| d.bits() - u32::from(d.is_signed_int());
+    let significand = |d: DataType| match d {
+        Bf16 => Some(8),
+        Fp16 => Some(11),
+        Fp32 => Some(24),
+        Fp64 => Some(53),
+        _ => None,
+    };
+    if from == to {
+        return true;
+    }
+    match (from.is_int(), to.is_int()) {
+        (true, true) => {
+            magnitude(to) >= magnitude(from) && (to.is_signed_int() || !from.is_signed_int())
+        }
+        (true, false) => significand(to).is_some_and(|s| s >= magnitude(from)),
+        (false, false) => matches!((from, to), (Fp16 | Bf16, Fp32) | (Fp16 | Bf16 | Fp32, Fp64)),
+        (false, true) => false,
+    }
+}
+
+/// One `TCVT` of a cast's route: the type it converts to, and whether it rounds in the
+/// cast's mode (the other steps are exact on the values they see and name no mode).
+pub type Step = (DataType, bool);
+
+/// The conversions that compute a cast from `from` to `to` on `t` (every one a `TCVT` the
+/// target has), when its own `TCVT` lacks the pair but the cast's meaning has an exact
+/// route: the pair itself when `t` converts it; else through a type `x` that holds every
+/// value of `from` (`int8 -> fp16 -> fp32`, `int16 -> fp32 -> int32`, `fp16 -> fp32 -> bf16`:
+/// the only rounding is the last step's, on the same value; an integer to a narrower
+/// integer, which wraps, is not routed through a float, which saturates); a 16-bit float
+/// rounded to an integral value of its own type goes through `fp32` and back (the integral
+/// value is one of the type's). `None` when no route exists.
+pub fn cast_route(
+    t: crate::verify::target::Target,
+    from: DataType,
+    to: DataType,
+) -> Option<Vec<Step>> {
+    if t.converts(from, to) {
+        return Some(vec![(to, true)]);
+    }
+    if from == to && from.is_float() {
+        let wide = Fp32;
+        return (holds(wide, from)
+            && t.converts(from, wide)
+            && t.converts(wide, wide)
+            && t.converts(wide, from))
+        .then(|| vec![(wide, false), (wide, true), (from, false)]);
+    }
+    if from.is_int() && to.is_int() && !holds(to, from) {
+        return None;
+    }
+    [Fp16, Fp32, Int16, Int32]
+        .into_iter()
+        .find(|&x| {
+            x != from && x != to && holds(x, from) && t.converts(from, x) && t.converts(x, to)
+        })
+        .map(|x| vec![(x, false), (to, true)])
 }
 
 #[cfg(test)]

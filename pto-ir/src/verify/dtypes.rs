@@ -1,6 +1,7 @@
 //! Checklist item 6, element types: every instruction the lowering emits for an op takes
 //! the op's element type on the target (the rows of `ops/dtypes.rs`, read from pto-isa's
-//! headers), a cast's (from, to) pair is a `TCVT` conversion of the target, a matmul's
+//! headers), a cast's (from, to) pair is a `TCVT` conversion of the target or has an exact
+//! route of them (`int8 -> fp16 -> fp32`; pto-lower's `legalize` pass takes it), a matmul's
 //! (input, accumulator) pair one of `TMATMUL`'s; and `floor_mod` keeps the semantics
 //! module's meaning ([`Target::floor_mods`]).
 //!
@@ -120,8 +121,17 @@ pub(super) fn problem(
         _ => return None,
     };
     let d = dtypes::computes_in(t, tile_op, d?, &insts);
-    for i in insts {
-        if let Some(p) = judge(t, op, i.name(), d, what) {
+    // Tile operands whose valid regions may differ make the `TPART*` form of an
+    // instruction that has one (pto-lower's C++ emitter), with its own element types
+    // (A5's TPARTMUL takes no 64-bit integers, its TMUL does).
+    let partial: Vec<&str> = if regions_may_differ(operands) {
+        insts.iter().filter_map(|i| i.partial_form()).collect()
+    } else {
+        Vec::new()
+    };
+    let names = insts.iter().map(|i| i.name()).chain(partial);
+    for name in names {
+        if let Some(p) = judge(t, op, name, d, what) {
             return Some(p);
         }
     }
@@ -129,6 +139,24 @@ pub(super) fn problem(
         return Some(floor_mod_problem(t, d));
     }
     None
+}
+
+/// Whether two tile operands' valid regions may differ at run time: they differ, or one is
+/// not a constant.
+fn regions_may_differ(operands: &[&Type]) -> bool {
+    match (
+        operands.first().and_then(|ty| ty.as_tile()),
+        operands.get(1).and_then(|ty| ty.as_tile()),
+    ) {
+        (Some(a), Some(b)) => {
+            a.valid != b.valid
+                || a.valid
+                    .iter()
+                    .chain(&b.valid)
+                    .any(|d| !matches!(d, crate::types::Dim::Const(_)))
+        }
+        _ => false,
+    }
 }
 
 /// Whether `t` is A5 (the table's second column).
@@ -210,9 +238,10 @@ fn judge(t: Target, op: Opcode, inst: &str, d: DataType, what: &str) -> Option<P
     Some((message, note))
 }
 
-/// The problem with converting `from` to `to` on `t`, if its `TCVT` has no such conversion.
+/// The problem with converting `from` to `to` on `t`, if its `TCVT` has no such conversion
+/// and no exact route of conversions it has computes the cast ([`dtypes::cast_route`]).
 fn cast_problem(t: Target, from: DataType, to: DataType) -> Option<Problem> {
-    if converts(t, from, to) {
+    if dtypes::cast_route(t, from, to).is_some() {
         return None;
     }
     let a5 = is_a5(t);

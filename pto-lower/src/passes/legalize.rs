@@ -27,9 +27,11 @@ use pto_ir::{
 
 use super::Pass;
 use super::bufferize::module_target;
+use crate::walk::float_constant;
 use crate::walk::{Tree, inline_of, new_op_named};
-use pto_ir::ops::dtypes::computes_in;
+use pto_ir::ops::dtypes::{Step, byte_op_wraps, cast_route, computes_in};
 use pto_ir::ops::{BinaryForm, Insts, Isa};
+use pto_ir::sem::RoundMode;
 use pto_ir::verify::target::Target;
 
 /// The legalize pass.
@@ -132,7 +134,10 @@ fn left_broadcast(m: &ProgramModule, o: OpId) -> Option<Opcode> {
 }
 
 fn needs_rewrite(m: &ProgramModule, o: OpId, t: Target) -> bool {
-    left_broadcast(m, o).is_some() || widens(m, o, t) || expands(m, o, t)
+    left_broadcast(m, o).is_some()
+        || widens(m, o, t)
+        || expands(m, o, t)
+        || cast_steps(m, o, t).is_some()
 }
 
 /// Appends op `o`, or the ops it is rewritten into, to `out`: a widened `f16` `floor_mod`
@@ -146,6 +151,8 @@ fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
         widen(m, o, t, out);
     } else if expands(m, o, t) {
         expand_scalar(m, o, out);
+    } else if cast_steps(m, o, t).is_some() {
+        route_cast(m, o, t, out);
     } else {
         out.push(o);
     }
@@ -176,11 +183,13 @@ fn expand_left(m: &mut ProgramModule, o: OpId, expand: Opcode, out: &mut Vec<OpI
     true
 }
 
-/// `v` as `dtype`: a `tile.cast` (a tile) or a `scalar.cast` (a scalar), appended to `out`.
+/// `v` as `dtype`: a `tile.cast` (a tile; rounding in `round`, when named) or a
+/// `scalar.cast` (a scalar), appended to `out`.
 fn cast(
     m: &mut ProgramModule,
     v: ValueId,
     dtype: DataType,
+    round: Option<&Attr>,
     o: OpId,
     out: &mut Vec<OpId>,
 ) -> ValueId {
@@ -196,7 +205,7 @@ fn cast(
         m,
         opcode,
         inline_of(&[v]),
-        dtype_attr(dtype),
+        cast_attrs(dtype, round),
         ty,
         None,
         span,
@@ -205,19 +214,33 @@ fn cast(
     r
 }
 
-/// A cast's `dtype` attribute.
-fn dtype_attr(d: DataType) -> Attrs {
-    Attrs::of([("dtype", Attr::Ident(d.name().into()))])
+/// `v` converted along `steps` (a [`cast_route`]), the rounding step in `round`.
+fn convert(
+    m: &mut ProgramModule,
+    v: ValueId,
+    steps: &[Step],
+    round: Option<&Attr>,
+    o: OpId,
+    out: &mut Vec<OpId>,
+) -> ValueId {
+    steps.iter().fold(v, |v, &(d, rounds)| {
+        cast(m, v, d, round.filter(|_| rounds), o, out)
+    })
 }
 
-/// Rewrite 1: the operands cast to `f32`, op `o` on them into a new `f32` tile, and its old
-/// result defined by the cast back.
+/// A cast's attributes: its `dtype`, and its `round` when named.
+fn cast_attrs(d: DataType, round: Option<&Attr>) -> Attrs {
+    let attrs = Attrs::of([("dtype", Attr::Ident(d.name().into()))]);
+    match round {
+        Some(r) => attrs.with("round", r.clone()),
+        None => attrs,
+    }
+}
+
+/// Rewrite 1: the operands converted to the type the op computes in, op `o` on them into a
+/// new tile of that type, a 1-byte integer result wrapped, and the old result defined by the
+/// conversion back.
 fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
-    let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
-    let wide: Vec<ValueId> = operands
-        .into_iter()
-        .map(|v| cast(m, v, DataType::Fp32, o, out))
-        .collect();
     let Some(&r) = m.ops[o].results.first() else {
         out.push(o);
         return;
@@ -227,29 +250,137 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
         return;
     };
     let narrow = tile.dtype;
-    let wide_r = m.new_value_named(
-        Type::Tile(TileType {
-            dtype: DataType::Fp32,
-            ..tile
-        }),
-        None,
-    );
+    let wide = computes_in(t, m.ops[o].opcode, narrow, &insts_of(m, o, narrow));
+    let Some(there) = cast_route(t, narrow, wide) else {
+        out.push(o);
+        return;
+    };
+    let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
+    let wide_operands: Vec<ValueId> = operands
+        .into_iter()
+        .map(|v| match m.values[v].ty {
+            Type::Tile(_) => convert(m, v, &there, None, o, out),
+            _ => cast(m, v, wide, None, o, out),
+        })
+        .collect();
+    let wide_ty = Type::Tile(TileType {
+        dtype: wide,
+        ..tile
+    });
+    let wide_r = m.new_value_named(wide_ty, None);
     m.values[wide_r].def = pto_ir::ValueDef::OpResult(o, 0);
     let op = &mut m.ops[o];
-    op.operands = wide.into_iter().collect();
+    op.operands = wide_operands.into_iter().collect();
     op.results = inline_of(&[wide_r]);
+    let opcode = op.opcode;
     rewrite(m, o, t, out);
-    // The old result, now defined by the cast back: its uses stay as they are.
+    let mut x = wide_r;
+    let mut back = vec![(narrow, false)];
+    if narrow.is_int() {
+        if byte_op_wraps(opcode) == Some(true) {
+            x = wrap_byte(m, x, narrow.is_signed_int(), o, out);
+        }
+        // An integral value in the type's range: exact in fp16, then in the type.
+        back.insert(0, (DataType::Fp16, false));
+    }
+    let last = back.len() - 1;
+    let x = convert(m, x, &back[..last], None, o, out);
+    // The old result, now defined by the last conversion: its uses stay as they are.
     let span = m.ops[o].span;
-    let back = m.ops.push(pto_ir::Operation {
+    let back_op = m.ops.push(pto_ir::Operation {
         opcode: Opcode::TileCast,
-        operands: inline_of(&[wide_r]),
+        operands: inline_of(&[x]),
         results: inline_of(&[r]),
-        attrs: dtype_attr(narrow),
+        attrs: cast_attrs(narrow, None),
         span,
     });
-    m.values[r].def = pto_ir::ValueDef::OpResult(back, 0);
-    out.push(back);
+    m.values[r].def = pto_ir::ValueDef::OpResult(back_op, 0);
+    out.push(back_op);
+}
+
+/// `x` (an `f32` tile of integral values) wrapped to the 1-byte integer range as the
+/// semantics' arithmetic wraps: `x - 256 * floor((x + 128) / 256)` when signed, `x - 256 *
+/// floor(x / 256)` when not; every step is exact.
+fn wrap_byte(
+    m: &mut ProgramModule,
+    x: ValueId,
+    signed: bool,
+    o: OpId,
+    out: &mut Vec<OpId>,
+) -> ValueId {
+    let span = m.ops[o].span;
+    let ty = m.values[x].ty.clone();
+    let f32c = |m: &mut ProgramModule, c: f64, out: &mut Vec<OpId>| {
+        float_constant(m, DataType::Fp32, c, span, out)
+    };
+    let binary = |m: &mut ProgramModule, opcode, a, b, out: &mut Vec<OpId>| {
+        let (op, v) = new_op_named(
+            m,
+            opcode,
+            inline_of(&[a, b]),
+            Attrs::new(),
+            ty.clone(),
+            None,
+            span,
+        );
+        out.push(op);
+        v
+    };
+    let mut shifted = x;
+    if signed {
+        let half = f32c(m, 128.0, out);
+        shifted = binary(m, Opcode::TileAdd, x, half, out);
+    }
+    let inv = f32c(m, 1.0 / 256.0, out);
+    let q = binary(m, Opcode::TileMul, shifted, inv, out);
+    let floor = Attr::Ident(RoundMode::CastFloor.word().into());
+    let q = cast(m, q, DataType::Fp32, Some(&floor), o, out);
+    let n = f32c(m, 256.0, out);
+    let k = binary(m, Opcode::TileMul, q, n, out);
+    binary(m, Opcode::TileSub, x, k, out)
+}
+
+/// Rule 4: a cast whose pair the target's `TCVT` lacks, along its exact route
+/// ([`cast_route`]); op `o` becomes the last conversion.
+fn route_cast(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
+    let Some(steps) = cast_steps(m, o, t) else {
+        out.push(o);
+        return;
+    };
+    let round = m.ops[o].attrs.get("round").cloned();
+    let last = steps.len() - 1;
+    let x = convert(
+        m,
+        m.ops[o].operands[0],
+        &steps[..last],
+        round.as_ref(),
+        o,
+        out,
+    );
+    let (d, rounds) = steps[last];
+    let op = &mut m.ops[o];
+    op.operands = inline_of(&[x]);
+    op.attrs = cast_attrs(d, round.as_ref().filter(|_| rounds));
+    out.push(o);
+}
+
+/// Rule 4 applies: op `o` is a tile cast that is no identity and whose pair the target's
+/// `TCVT` lacks; the route it takes.
+fn cast_steps(m: &ProgramModule, o: OpId, t: Target) -> Option<Vec<Step>> {
+    let op = &m.ops[o];
+    if op.opcode != Opcode::TileCast {
+        return None;
+    }
+    let from = m.values[*op.operands.first()?].ty.as_tile()?.dtype;
+    let to = result_dtype(m, o)?;
+    let named = op
+        .attrs
+        .get("round")
+        .and_then(Attr::as_ident)
+        .and_then(RoundMode::from_word);
+    RoundMode::for_cast(from, to, named)?;
+    let steps = cast_route(t, from, to)?;
+    (steps.len() > 1).then_some(steps)
 }
 
 /// Rewrite 2: the scalar operand replaced by a tile of the other operand's type filled with

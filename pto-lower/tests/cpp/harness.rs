@@ -623,3 +623,27 @@ pub fn dims_by_name(m: &ProgramModule, sizes: &[(&str, usize)]) -> Vec<usize> {
         })
         .collect()
 }
+
+/// Runs the C++ of `m` (one symbolic dimension) in the model on A2A3 and A5 at N = 32 and 37
+/// and asserts every tensor equals the interpreter's (skipped without a C++ compiler).
+pub fn runs_like_the_interpreter(m: &pto_ir::ProgramModule, name: &str) {
+    let Some(gxx) = gxx() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("pto-cpp-{name}-{}", std::process::id()));
+    for target in ["A2A3", "A5"] {
+        let built = build(&gxx, m, target, &dir, name).unwrap();
+        for n in [32, 37] {
+            let args = args_for(m, &[n], 5, false);
+            let (got, _) = built.run(&args).unwrap();
+            let mut want = args.clone();
+            pto_lower::interp::run(m, m.entry.unwrap(), &mut want).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                if let (HostValue::Tensor(g), HostValue::Tensor(w)) = (g, w) {
+                    assert_eq!(max_error(&g.data, &w.data), 0.0, "{name} {target} N = {n}");
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
