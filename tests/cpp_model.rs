@@ -493,6 +493,20 @@ fn kernels() -> Vec<(
             vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
         ),
         (
+            "div_i16",
+            ops::div_i16::program(),
+            |t| {
+                ops::div_i16(
+                    &t.tensor(0),
+                    &t.tensor(1),
+                    &mut t.out::<i16>(2),
+                    &mut t.out::<i16>(3),
+                    &mut t.out::<i16>(4),
+                )
+            },
+            vec![vec![("R", 32), ("C", 128)], vec![("R", 37), ("C", 100)]],
+        ),
+        (
             "masks",
             ops::masks::program(),
             |t| {

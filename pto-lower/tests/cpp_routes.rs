@@ -37,12 +37,14 @@ fn kernel(params: &str, consts: &str, body: &str) -> pto_ir::ProgramModule {
 }
 
 /// A 1-byte integer kernel on `t` (`int8` or `uint8`): sums, products, a negation, a scalar
-/// on the left, a maximum, a row sum subtracted as a broadcast, `abs`, a column sum. Every
-/// step but the maximum leaves the type's range on the harness's inputs (-100 to 100).
+/// on the left, a maximum, a row sum subtracted as a broadcast, `abs`, compares and selects
+/// (tile and scalar forms), a column sum. Every arithmetic step leaves the type's range on
+/// the harness's inputs (-100 to 100).
 fn byte_kernel(t: &str) -> pto_ir::ProgramModule {
     let tile = format!("tile<[?, 32], [16, 32], {t}>");
     let col = format!("tile<[?, 1], [16, 1], {t}>");
     let row = format!("tile<[1, 32], [1, 32], {t}>");
+    let mask = "tile<[?, 32], [16, 32], bool>";
     let tensor = format!("tensor<[%N, 32], {t}>");
     let params = format!(
         "%x: {tensor} #in, %y: {tensor} #in, %o: {tensor} #out, %c: tensor<[1, 32], {t}> #out"
@@ -60,15 +62,19 @@ fn byte_kernel(t: &str) -> pto_ir::ProgramModule {
         %d = tile.sub %m, %r : ({tile}, {col}) -> {tile}
         %e = tile.abs %d : ({tile}) -> {tile}
         %f = tile.mul %e, %k : ({tile}, {t}) -> {tile}
-        %g = tile.col_sum %f : ({tile}) -> {row}
-        tile.store %f, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
+        %lt = tile.lt %f, %a : ({tile}, {tile}) -> {mask}
+        %h = tile.select %lt, %f, %a : ({mask}, {tile}, {tile}) -> {tile}
+        %gt = tile.gt %k, %h : ({t}, {tile}) -> {mask}
+        %v = tile.select %gt, %h, %k : ({mask}, {tile}, {t}) -> {tile}
+        %g = tile.col_sum %v : ({tile}) -> {row}
+        tile.store %v, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
         tile.store %g, %c : ({row}, tensor<[1, 32], {t}>) -> () {{offset=[0, 0]}}"
     );
     kernel(&params, &consts, &body)
 }
 
-/// A2A3's arithmetic, broadcasts and reductions take no 1-byte integers, and A5's `TMUL`
-/// none either, but `int8 -> fp16 -> fp32` is exact, so is every step of the op in `fp32`
+/// A2A3's arithmetic, broadcasts, reductions, compares and selects take no 1-byte integers,
+/// and A5's `TMUL` none either, but `int8 -> fp16 -> fp32` is exact, so is every step of the op in `fp32`
 /// (at most 2^16 in magnitude), and the wrap `x - 256 * floor((x + 128) / 256)`: the kernel
 /// that was refused on A2A3 compiles there and wraps like the semantics.
 #[test]
@@ -141,4 +147,74 @@ fn casts_without_a_tcvt_take_an_exact_route() {
         assert!(c.contains("CAST_FLOOR"), "{target}: {c}");
     }
     harness::runs_like_the_interpreter(&m, "cast_routes");
+}
+
+/// A2A3 compares only int32, fp16 and fp32 (`TCMP`, `TCMPS`), and selects no bf16 scalar on
+/// A5 (`TSELS`); `relu` takes no int16 or bf16. A compare, select or `relu` only compares or
+/// picks values, so it computes in `fp32`, which holds every int16 and bf16 value: tile and
+/// scalar forms, on both targets.
+#[test]
+fn compares_and_selects_compute_in_a_type_that_holds_the_values() {
+    for (t, k) in [("int16", "7"), ("bf16", "0.5")] {
+        let tile = format!("tile<[?, 16], [16, 16], {t}>");
+        let mask = "tile<[?, 16], [16, 16], bool>";
+        let tensor = format!("tensor<[%N, 16], {t}>");
+        let params = format!("%x: {tensor} #in, %y: {tensor} #in, %o: {tensor} #out");
+        let body = format!(
+            "        %a = tile.load %x : ({tensor}) -> {tile} {{shape=[16, 16], offset=[%i, 0]}}
+        %b = tile.load %y : ({tensor}) -> {tile} {{shape=[16, 16], offset=[%i, 0]}}
+        %lt = tile.lt %a, %b : ({tile}, {tile}) -> {mask}
+        %s = tile.select %lt, %a, %b : ({mask}, {tile}, {tile}) -> {tile}
+        %ge = tile.ge %k, %s : ({t}, {tile}) -> {mask}
+        %v = tile.select %ge, %s, %k : ({mask}, {tile}, {t}) -> {tile}
+        %r = tile.relu %v : ({tile}) -> {tile}
+        tile.store %r, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}"
+        );
+        let m = kernel(&params, &format!("      %k = {k} : {t}"), &body);
+        let c = harness::cpp_for(&m, "A2A3").unwrap();
+        assert!(c.contains("TCMP"), "{t}: {c}");
+        harness::runs_like_the_interpreter(&m, &format!("{t}_picks"));
+    }
+}
+
+/// Integer `/`, `%` and `floor_mod` of at most 16 bits: A2A3's `TDIV` / `TFMOD` / `TREM` take
+/// no 8- or 16-bit integers (A5's `TDIV` no 1-byte ones, and its integer `TREM` truncates),
+/// but `f32` computes them exactly (`trunc` of the quotient, the remainder, a zero divisor
+/// selected away: the harness's inputs hold zeros). Tile, scalar (both sides) and column
+/// (both sides) forms, int8, uint8 and int16, both targets.
+#[test]
+fn small_integer_division_computes_exactly_in_fp32() {
+    for (t, cols) in [("int8", 32), ("uint8", 32), ("int16", 16)] {
+        let tile = format!("tile<[?, {cols}], [16, {cols}], {t}>");
+        let col = format!("tile<[?, 1], [16, 1], {t}>");
+        let tensor = format!("tensor<[%N, {cols}], {t}>");
+        let params = format!("%x: {tensor} #in, %y: {tensor} #in, %o: {tensor} #out");
+        let binary = |v: &str, op: &str, a: &str, b: &str, ta: &str, tb: &str| {
+            format!("        %{v} = tile.{op} %{a}, %{b} : ({ta}, {tb}) -> {tile}\n")
+        };
+        let body = [
+            format!("        %a = tile.load %x : ({tensor}) -> {tile} {{shape=[16, {cols}], offset=[%i, 0]}}\n"),
+            format!("        %b = tile.load %y : ({tensor}) -> {tile} {{shape=[16, {cols}], offset=[%i, 0]}}\n"),
+            format!("        %c = tile.row_max %b : ({tile}) -> {col}\n"),
+            binary("q", "div", "a", "b", &tile, &tile),
+            binary("r", "rem", "a", "b", &tile, &tile),
+            binary("f", "floormod", "a", "b", &tile, &tile),
+            binary("qs", "div", "a", "k", &tile, t),
+            binary("sq", "floormod", "k", "b", t, &tile),
+            binary("qc", "div", "a", "c", &tile, &col),
+            binary("cq", "div", "c", "a", &col, &tile),
+            binary("s1", "add", "q", "r", &tile, &tile),
+            binary("s2", "add", "s1", "f", &tile, &tile),
+            binary("s3", "add", "s2", "qs", &tile, &tile),
+            binary("s4", "add", "s3", "sq", &tile, &tile),
+            binary("s5", "add", "s4", "qc", &tile, &tile),
+            binary("s6", "add", "s5", "cq", &tile, &tile),
+            format!("        tile.store %s6, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}"),
+        ]
+        .concat();
+        let m = kernel(&params, &format!("      %k = 7 : {t}"), &body);
+        let c = harness::cpp_for(&m, "A2A3").unwrap();
+        assert!(c.contains("CAST_TRUNC"), "{t}: {c}");
+        harness::runs_like_the_interpreter(&m, &format!("{t}_division"));
+    }
 }

@@ -129,7 +129,8 @@ pub fn rem_f16(
 
 /// 1-byte integer arithmetic and the casts a target lacks a `TCVT` for, on the default
 /// target A2A3 (whose arithmetic takes no `i8`): `(x + y) * y` and its negation against `100
-/// - x` (both wrap), a row sum subtracted as a broadcast, `abs`, a column maximum; `x` as
+/// - x` (both wrap), a row sum subtracted as a broadcast, `abs`, compares and selects, a
+/// column maximum (of the `abs`); `x` as
 /// `i32` and `f32` (through `f16`), and `h` floored and rounded away to `f16` (through `f32`).
 #[pto::kernel]
 pub fn bytes(
@@ -149,7 +150,8 @@ pub fn bytes(
             let p = (a + b) * b;
             let m = (-p).max(100 - a);
             let d = (m - m.row_sum()).abs();
-            o.store([r, c], d);
+            let e = d.lt(a).select(d, a);
+            o.store([r, c], e.gt(50).select(e, 50));
             cm.store([0, c], d.col_max());
             w.store([r, c], a.cast::<i32>());
             f.store([r, c], a.cast::<f32>());
@@ -158,6 +160,27 @@ pub fn bytes(
                 [r, c],
                 g.cast_round::<f16>(Round::Floor) + g.cast_round::<f16>(Round::Away),
             );
+        }
+    }
+}
+
+/// `x / y`, `x % y` and `x.floor_mod(y)` of `i16` tiles, which A2A3's `TDIV` / `TFMOD` / `TREM`
+/// do not take (computed exactly in `f32` by the `legalize` pass).
+#[pto::kernel]
+pub fn div_i16(
+    x: &Tensor<i16, R, C>,
+    y: &Tensor<i16, R, C>,
+    #[out] q: &mut Tensor<i16, R, C>,
+    #[out] m: &mut Tensor<i16, R, C>,
+    #[out] f: &mut Tensor<i16, R, C>,
+) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            q.store([r, c], a / b);
+            m.store([r, c], a % b);
+            f.store([r, c], a.floor_mod(b));
         }
     }
 }

@@ -437,19 +437,25 @@ pub fn conversions(a5: bool) -> impl Iterator<Item = (DataType, DataType)> {
 }
 
 /// The element type op `op` on `d` elements computes in on target `t`, whose instructions
-/// for it are `insts`: `fp32` for a 16-bit float elementwise op (or a row / column maximum or
-/// minimum) that is a remainder (`%`, `fmod`, `floor_mod`) or whose instructions `t` does not
-/// take on `d` but takes on `fp32` (bf16 arithmetic on A2A3), where `t` converts `d` to
-/// `fp32` and back; `fp32` for a 1-byte integer op with an exact `fp32` form that `t` does
-/// not take on `d` ([`byte_op_wraps`]: int8 arithmetic on A2A3); else `d`.
+/// for it are `insts`: `fp32` where computing in `fp32` gives the op's meaning and `t`
+/// takes that but not `d` (or, for a 16-bit float remainder, always), and `t` converts `d`
+/// to `fp32` and back; else `d`. Computing in `fp32` gives the meaning of
+/// - an op that only compares or picks among its operands' values ([`picks`]), on any type
+///   `fp32` holds (int8 / int16 / bf16 compares and selects on A2A3);
+/// - a 16-bit float elementwise op (or row / column maximum or minimum): the semantics
+///   computes every 16-bit float op in `fp32` and rounds once to nearest (for `+ - * /` and
+///   `sqrt` the same as rounding the exact result, since `fp32` has more than twice their
+///   precision plus two bits; bf16 arithmetic on A2A3). pto-isa's own 16-bit `TFMOD` /
+///   `TREM` (A5 only) round the `fp32` remainder toward zero instead. Sums and products are
+///   not elementwise: they round each step in the 16-bit type;
+/// - 1-byte integer ring arithmetic, wrapped before it goes back ([`wraps_bytes`]; A2A3's
+///   arithmetic takes no 1-byte integers, A5's `TMUL` none either);
+/// - integer division and remainders of at most 16 bits ([`divides_exactly`]; A2A3's `TDIV`
+///   and `TFMOD` take no integers, A5's `TDIV` no 1-byte ones).
 ///
-/// pto-lower's `legalize` pass casts such an op's operands to `fp32` and its result back,
-/// which is exactly the op's meaning: the semantics computes every 16-bit float op in
-/// `fp32` and rounds once to nearest (for `+ - * /` and `sqrt` the same as rounding the exact
-/// result, since `fp32` has more than twice their precision plus two bits). pto-isa's own
-/// 16-bit `TFMOD` / `TREM` (A5 only) round the `fp32` remainder toward zero instead. A
-/// 1-byte integer result is wrapped before it goes back. The verifier judges the
-/// instructions on the type this returns.
+/// pto-lower's `legalize` pass converts such an op's operands to `fp32` and its result back
+/// ([`cast_route`], [`back_route`]). The verifier judges the instructions on the type this
+/// returns.
 pub fn computes_in(
     t: crate::verify::target::Target,
     op: crate::Opcode,
@@ -457,70 +463,102 @@ pub fn computes_in(
     insts: &[crate::ops::Isa],
 ) -> DataType {
     use crate::OpClass::*;
-    use crate::Opcode::{
-        TileColMax, TileColMin, TileFMod, TileFloorMod, TileRem, TileRowMax, TileRowMin,
-    };
-    if byte_op_in_fp32(t, op, d, insts) {
-        return Fp32;
-    }
-    // Row and column maxima and minima pick a value: exact in any precision (not sums or
-    // products, which round each step in the 16-bit type).
+    use crate::Opcode::{TileFMod, TileFloorMod, TileRem};
+    let takes = |x: DataType| insts.iter().all(|i| t.takes_inst(i.name(), x));
+    let half = matches!(d, Fp16 | Bf16);
     let elementwise = matches!(
         op.class(),
         TileBinary | TileUnary | TileUnaryFloat | TensorBinary | TensorUnary
-    ) || matches!(op, TileRowMax | TileRowMin | TileColMax | TileColMin);
-    if !elementwise || !matches!(d, Fp16 | Bf16) || !t.converts(d, Fp32) || !t.converts(Fp32, d) {
-        return d;
-    }
-    let remainder = matches!(op, TileRem | TileFMod | TileFloorMod);
-    let takes = |d: DataType| insts.iter().all(|i| t.takes_inst(i.name(), d));
-    if remainder || (!insts.is_empty() && !takes(d) && takes(Fp32)) {
-        Fp32
+    );
+    let remainder = half && matches!(op, TileRem | TileFMod | TileFloorMod);
+    let exact = picks(op)
+        || (half && elementwise)
+        || (matches!(d, Int8 | UInt8) && wraps_bytes(op))
+        || divides_exactly(op, d);
+    // An integer `floor_mod` instruction truncates on every target (`Target::floor_mods`).
+    let wrong = op == crate::Opcode::TileFloorMod && !t.floor_mods(d);
+    let lacks = remainder || wrong || (!insts.is_empty() && !takes(d));
+    let wide = Fp32;
+    if exact
+        && lacks
+        && d != wide
+        && takes(wide)
+        && holds(wide, d)
+        && cast_route(t, d, wide).is_some()
+        && back_route(t, wide, d).is_some()
+    {
+        wide
     } else {
         d
     }
 }
 
-/// Whether the 1-byte integer op `op` leaves its type's range when computed exactly
-/// (`Some(true)`: `+ - *`, negation, `abs`, row and column sums, which wrap), stays in it
-/// (`Some(false)`: maxima, minima, `relu`, which pick a value), or has no exact `fp32` form
-/// (`None`: division, remainders, powers and products, whose exact values leave `fp32`'s
-/// 24 bits or which need the integer rule for a zero divisor).
-///
-/// On 1-byte integers every such exact value is an integer below 2^24 in magnitude (a
-/// product at most 2^16, a sum of at most 2^17 elements, more than any tile holds), so `fp32`
-/// computes it exactly, and `x - 256 * floor((x + 128) / 256)` (signed; `x - 256 * floor(x /
-/// 256)` unsigned), each step exact, wraps it as the semantics does.
-pub fn byte_op_wraps(op: crate::Opcode) -> Option<bool> {
+/// Whether op `op` only compares or picks among its operands' values (compares, selects,
+/// maxima, minima, `relu`, row and column maxima and minima): computed in a type that holds
+/// every value of its operands' type, it gives the same result.
+pub fn picks(op: crate::Opcode) -> bool {
     use crate::Opcode::*;
-    match op {
-        TileAdd | TileSub | TileMul | TileNeg | TileAbs | TileRowSum | TileColSum => Some(true),
-        TileMax | TileMin | TileRelu | TileRowMax | TileRowMin | TileColMax | TileColMin => {
-            Some(false)
-        }
-        _ => None,
-    }
+    matches!(
+        op,
+        TileMax
+            | TileMin
+            | TileRelu
+            | TileRowMax
+            | TileRowMin
+            | TileColMax
+            | TileColMin
+            | TileEq
+            | TileNe
+            | TileLt
+            | TileLe
+            | TileGt
+            | TileGe
+            | TileSelect
+    )
 }
 
-/// Whether `t` computes the 1-byte integer op `op` on `d` elements, whose instructions are
-/// `insts`, in `fp32` ([`byte_op_wraps`]): when `t` does not take `d` in them but takes
-/// `fp32`, and converts `d` to `fp32` and back exactly through `fp16` (A2A3's arithmetic
-/// takes no 1-byte integers, A5's `TMUL` none either).
-fn byte_op_in_fp32(
+/// Whether op `op` is ring arithmetic (`+ - *`, negation, `abs`, row and column sums), whose
+/// exact value on 1-byte integers is an integer below 2^24 in magnitude (a product at most
+/// 2^16, a sum of at most 2^17 elements, more than any tile holds): `fp32` computes it
+/// exactly, and `x - 256 * floor((x + 128) / 256)` (signed; `x - 256 * floor(x / 256)`
+/// unsigned), each step exact, wraps it as the semantics does. Division, remainders, powers
+/// and products are not: their exact values leave `fp32`'s 24 bits, or a zero divisor needs
+/// the integer rule.
+pub fn wraps_bytes(op: crate::Opcode) -> bool {
+    use crate::Opcode::*;
+    matches!(
+        op,
+        TileAdd | TileSub | TileMul | TileNeg | TileAbs | TileRowSum | TileColSum
+    )
+}
+
+/// Whether `op` is an integer division or remainder (`/`, `%`, `fmod`, `floor_mod`) of a type
+/// of at most 16 bits, whose meaning `fp32` computes exactly: the integer quotient is
+/// `trunc(q)` of the correctly rounded `fp32` quotient `q` (a quotient that is no integer is at
+/// least `1 / |b|` from one, more than `q`'s rounding error, at most `2^16 / |b| * 2^-24`);
+/// `a - trunc(q) * b` is exact (below `|a|`); a zero divisor is selected away (the semantics
+/// gives `0` for a quotient, `a` for a remainder), and `MIN / -1` wrapped. Wider integers
+/// leave `fp32`'s 24 bits.
+pub fn divides_exactly(op: crate::Opcode, d: DataType) -> bool {
+    use crate::Opcode::*;
+    matches!(op, TileDiv | TileRem | TileFMod | TileFloorMod) && d.is_int() && d.bits() <= 16
+}
+
+/// The conversions that bring values of `d`, held in `wide`, back to `d` on `t` (each exact
+/// on them): `wide -> d` when `t` has it, else through a type that holds every value of `d`
+/// (`fp32 -> fp16 -> int8`).
+pub fn back_route(
     t: crate::verify::target::Target,
-    op: crate::Opcode,
+    wide: DataType,
     d: DataType,
-    insts: &[crate::ops::Isa],
-) -> bool {
-    let takes = |d: DataType| insts.iter().all(|i| t.takes_inst(i.name(), d));
-    matches!(d, Int8 | UInt8)
-        && byte_op_wraps(op).is_some()
-        && !insts.is_empty()
-        && !takes(d)
-        && takes(Fp32)
-        && cast_route(t, d, Fp32).is_some()
-        && t.converts(Fp32, Fp16)
-        && t.converts(Fp16, d)
+) -> Option<Vec<Step>> {
+    if t.converts(wide, d) {
+        return Some(vec![(d, false)]);
+    }
+    [Fp16, Fp32, Int16, Int32]
+        .into_iter()
+        .find(|&x| x != wide && x != d && holds(x, d) && t.converts(wide, x) && t.converts(x, d))
+        .map(|x| vec![(x, false), (d, false)])
 }
 
 /// Whether every value of `from` is a value of `to`, so that converting one to the other

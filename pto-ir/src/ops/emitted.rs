@@ -5,7 +5,7 @@
 
 use smallvec::SmallVec;
 
-use super::{Isa, Opcode};
+use super::{Isa, OpClass, Opcode};
 use crate::DataType;
 use crate::types::Type;
 
@@ -127,6 +127,76 @@ impl BinaryForm {
             }
         }
     }
+}
+
+/// The tile op a tensor-level op becomes (`tile_tensors`: the tile op of its name); any
+/// other op itself.
+pub fn tile_form(op: Opcode) -> Opcode {
+    match op.class() {
+        OpClass::TensorBinary | OpClass::TensorUnary => {
+            Opcode::lookup("tile", op.info().mnemonic).unwrap_or(op)
+        }
+        _ => op,
+    }
+}
+
+/// The instructions op `op` becomes with operands typed `operands` and results typed
+/// `results`, and the element type of the values they compute on, for an op whose
+/// instructions compute: an elementwise op by its operand form ([`BinaryForm`]; a tensor op
+/// as the tile op of its name, `tile_tensors`), a compare or select by its tile-tile or
+/// tile-scalar form (`TCMP` / `TCMPS`, `TSEL` / `TSELS`, as the lowering picks them), a
+/// reduction, expansion, transpose, fill or padded load. `None` for other ops (casts,
+/// matmuls and stores have rules of their own) and for a form the ISA lacks (the lowering's
+/// error). The verifier's element-type check and pto-lower's `legalize` pass both read it.
+pub fn computing_instructions(
+    op: Opcode,
+    operands: &[&Type],
+    results: &[&Type],
+) -> Option<(Insts, DataType)> {
+    let class = op.class();
+    let tile_op = tile_form(op);
+    let one = |k: usize| -> Insts { tile_op.info().isa.get(k).copied().into_iter().collect() };
+    let is_tile = |ty: &&Type| ty.as_tile().is_some();
+    let first = || operands.first()?.dtype();
+    let result = || results.first()?.dtype();
+    Some(match class {
+        OpClass::TileBinary | OpClass::TileBitwise | OpClass::TensorBinary => {
+            let d = operands
+                .iter()
+                .find(|ty| !matches!(ty, Type::Scalar(_)))?
+                .dtype()?;
+            let (a, b) = (operands.first()?, operands.get(1)?);
+            (BinaryForm::of(a, b)?.instructions(tile_op, d).ok()?, d)
+        }
+        OpClass::TileUnary
+        | OpClass::TileUnaryFloat
+        | OpClass::TileNot
+        | OpClass::TensorUnary
+        | OpClass::RowReduce
+        | OpClass::ColReduce
+        | OpClass::RowArgReduce
+        | OpClass::RowExpand
+        | OpClass::ColExpand
+        | OpClass::Transpose => (one(0), first()?),
+        OpClass::TileCompare => {
+            let both = operands.iter().all(is_tile);
+            let d = operands
+                .iter()
+                .copied()
+                .find(|ty| ty.as_tile().is_some())?
+                .dtype()?;
+            (one(usize::from(!both)), d)
+        }
+        OpClass::Select => {
+            let alt_tile = operands.get(2).is_some_and(is_tile);
+            (one(usize::from(!alt_tile)), result()?)
+        }
+        OpClass::Full => ([Isa::TExpandS].into_iter().collect(), result()?),
+        OpClass::Load if op == Opcode::TileLoadOr => {
+            ([Isa::TFillPad].into_iter().collect(), result()?)
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

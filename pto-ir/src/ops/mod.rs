@@ -6,7 +6,7 @@ mod infer;
 mod isa;
 mod table;
 
-pub use emitted::{BinaryForm, Insts, commutes};
+pub use emitted::{BinaryForm, Insts, commutes, computing_instructions, tile_form};
 pub use infer::{
     InferError, ResultTypes, article, infer, matmul_acc_dtype, meet, merge_types, same_up_to_valid,
 };

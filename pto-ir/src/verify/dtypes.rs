@@ -14,7 +14,7 @@ use super::target::Target;
 use crate::DataType;
 use crate::attr::Attr;
 use crate::ops::dtypes::{self, MATMUL, Takes};
-use crate::ops::{BinaryForm, Insts, Isa, OpClass, Opcode};
+use crate::ops::{Isa, OpClass, Opcode, computing_instructions, tile_form};
 use crate::sem::RoundMode;
 use crate::types::Type;
 
@@ -32,76 +32,22 @@ pub(super) fn problem(
 ) -> Option<Problem> {
     let class = op.class();
     // A mask's C++ tile holds bytes: the bitwise instructions see `uint8_t`.
-    let elem = |ty: &Type| match ty.dtype() {
-        Some(DataType::Bool) => Some(DataType::UInt8),
+    let elem = |d: DataType| match d {
+        DataType::Bool => DataType::UInt8,
         d => d,
     };
-    let first = operands.first().and_then(|ty| elem(ty));
     let what = if operands.iter().any(|ty| ty.as_tensor().is_some()) {
         "tensors"
     } else {
         "tiles"
     };
-    // Tensor-level ops become the tile op of the same name (`tile_tensors`).
-    let tile_op = match class {
-        OpClass::TensorBinary | OpClass::TensorUnary => {
-            Opcode::lookup("tile", op.info().mnemonic).unwrap_or(op)
-        }
-        _ => op,
-    };
-    let isa = |k: usize| tile_op.info().isa.get(k).copied();
-    let one = |i: Option<Isa>| -> Insts { i.into_iter().collect() };
-    let (insts, d): (Insts, Option<DataType>) = match class {
-        OpClass::TileBinary | OpClass::TileBitwise | OpClass::TensorBinary => {
-            let d = operands.iter().find_map(|ty| match ty {
-                Type::Scalar(_) => None,
-                _ => elem(ty),
-            })?;
-            let (a, b) = (operands.first()?, operands.get(1)?);
-            // A form the ISA lacks is the lowering's error, not this check's.
-            let insts = BinaryForm::of(a, b)?.instructions(tile_op, d).ok()?;
-            (insts, Some(d))
-        }
-        OpClass::TileUnary | OpClass::TileUnaryFloat | OpClass::TileNot | OpClass::TensorUnary => {
-            (one(isa(0)), first)
-        }
-        OpClass::RowReduce
-        | OpClass::ColReduce
-        | OpClass::RowArgReduce
-        | OpClass::RowExpand
-        | OpClass::ColExpand
-        | OpClass::Transpose => (one(isa(0)), first),
-        // The table's tile-tile form (`TCMP`, `TSEL`) when every compared value or the
-        // alternative is a tile, else its tile-scalar form, as the lowering picks them.
-        OpClass::TileCompare => {
-            let both = operands.iter().all(|ty| ty.as_tile().is_some());
-            let tile = operands.iter().find(|ty| ty.as_tile().is_some());
-            (one(isa(usize::from(!both))), tile.and_then(|ty| elem(ty)))
-        }
-        OpClass::Select => {
-            let alt_tile = operands.get(2).is_some_and(|ty| ty.as_tile().is_some());
-            (
-                one(isa(usize::from(!alt_tile))),
-                results.first().and_then(|ty| elem(ty)),
-            )
-        }
-        OpClass::Full => (
-            one(Some(Isa::TExpandS)),
-            results.first().and_then(|ty| elem(ty)),
-        ),
-        OpClass::Load if op == Opcode::TileLoadOr => (
-            one(Some(Isa::TFillPad)),
-            results.first().and_then(|ty| elem(ty)),
-        ),
+    match class {
         OpClass::Store if op == Opcode::TileStoreAdd => {
-            let d = operands
-                .iter()
-                .find(|ty| ty.as_tile().is_some())
-                .and_then(|ty| elem(ty))?;
-            return judge(t, op, "TSTORE_ADD", d, "tiles");
+            let d = operands.iter().find(|ty| ty.as_tile().is_some())?.dtype()?;
+            return judge(t, op, "TSTORE_ADD", elem(d), "tiles");
         }
         OpClass::TileCast => {
-            let (from, to) = (first?, results.first().and_then(|ty| ty.dtype())?);
+            let (from, to) = (elem(operands.first()?.dtype()?), results.first()?.dtype()?);
             let named = round
                 .and_then(Attr::as_ident)
                 .and_then(RoundMode::from_word);
@@ -118,9 +64,10 @@ pub(super) fn problem(
             let acc = results.first().and_then(|ty| ty.dtype())?;
             return matmul_problem(t, op, input, acc);
         }
-        _ => return None,
-    };
-    let d = dtypes::computes_in(t, tile_op, d?, &insts);
+        _ => {}
+    }
+    let (insts, d) = computing_instructions(op, operands, results)?;
+    let d = elem(dtypes::computes_in(t, tile_form(op), d, &insts));
     // Tile operands whose valid regions may differ make the `TPART*` form of an
     // instruction that has one (pto-lower's C++ emitter), with its own element types
     // (A5's TPARTMUL takes no 64-bit integers, its TMUL does).

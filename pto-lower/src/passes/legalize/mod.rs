@@ -3,14 +3,20 @@
 //! instructions do. Every rewrite computes exactly the op's meaning, so the host code, the
 //! interpreter (which runs the module before this pass) and the C++ agree.
 //!
-//! 1. `f16` / `bf16` elementwise ops whose instructions the target does not take on that type
-//!    but takes on `f32` (bf16 arithmetic on A2A3: its `TADD`, `TMUL`, `TDIV`, `TEXP` ... take
-//!    no bf16), and the 16-bit `%`, `fmod` and `floor_mod` on both targets, compute in `f32`
-//!    (`pto_ir::ops::dtypes::computes_in`, the verifier's rule): the operands are cast to `f32`
-//!    (exact), the op runs on `f32` tiles and the result is cast back (to nearest). That is the
-//!    meaning of every 16-bit float op (`pto_ir::sem`), while pto-isa's own 16-bit `TFMOD` /
-//!    `TREM` (A5 only, `npu/a5/TFMod.hpp`, `TRem.hpp`) round the `f32` remainder toward zero,
-//!    and `TREM` then applies its sign fix in `f16`; A2A3 has no 16-bit form.
+//! 1. An op whose instructions the target does not take on its element type but takes on
+//!    `f32`, where computing in `f32` is the op's meaning (`pto_ir::ops::dtypes::computes_in`,
+//!    the verifier's rule), computes in `f32`: its operands are converted to `f32` (exact),
+//!    the op runs on `f32` tiles and the result is converted back. That covers compares,
+//!    selects, maxima and minima of any type `f32` holds (int8, int16, bf16 on A2A3); 16-bit
+//!    float elementwise ops (bf16 arithmetic on A2A3; the semantics computes every 16-bit float
+//!    op in `f32` and rounds once), and the 16-bit `%`, `fmod` and `floor_mod` on both
+//!    targets (pto-isa's own 16-bit `TFMOD` / `TREM`, A5 only, `npu/a5/TFMod.hpp`, `TRem.hpp`,
+//!    round the `f32` remainder toward zero, and `TREM` then applies its sign fix in `f16`);
+//!    and 1-byte integer `+ - *`, negation, `abs` and sums (A2A3's arithmetic takes no 1-byte
+//!    integers, A5's `TMUL` none either), whose exact `f32` result is wrapped to the type's
+//!    range before it goes back (`x - 256 * floor((x + 128) / 256)`, every step exact); and
+//!    integer `/`, `%` and `floor_mod` of at most 16 bits (no integer `TDIV` / `TFMOD` on
+//!    A2A3), from the `f32` quotient with a zero divisor selected away ([`ints`]).
 //! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
 //!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
 //!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
@@ -19,18 +25,25 @@
 //!    that operand to the other's shape first (`tile.row_expand` / `tile.col_expand`, then
 //!    the tile-tile op). Not for the commutative ops (the lowering swaps their operands) nor
 //!    `-` (`r - a` is `-(a - r)` exactly); `r / a` was `(1 / a) * r`, two roundings.
+//! 4. A cast whose pair the target's `TCVT` lacks takes an exact route of conversions it has
+//!    (`pto_ir::ops::dtypes::cast_route`, which the verifier accepts): `int8 -> fp16 ->
+//!    fp32`, `int16 -> fp32 -> int32`, an `f16` rounded to an integral `f16` through `f32`.
 
 use pto_ir::{
-    Attr, Attrs, DataType, Diagnostics, InlineVec, OpClass, OpId, Opcode, ProgramModule, StmtKind,
-    TileType, Type, ValueId,
+    Attr, Attrs, DataType, Diag, Diagnostics, InlineVec, OpClass, OpId, Opcode, ProgramModule,
+    StmtKind, TileType, Type, ValueId,
 };
+
+mod ints;
 
 use super::Pass;
 use super::bufferize::module_target;
-use crate::walk::float_constant;
 use crate::walk::{Tree, inline_of, new_op_named};
-use pto_ir::ops::dtypes::{Step, byte_op_wraps, cast_route, computes_in};
-use pto_ir::ops::{BinaryForm, Insts, Isa};
+use ints::Seq;
+use pto_ir::ops::dtypes::{
+    Step, back_route, cast_route, computes_in, divides_exactly, wraps_bytes,
+};
+use pto_ir::ops::{BinaryForm, Insts, Isa, computing_instructions};
 use pto_ir::sem::RoundMode;
 use pto_ir::verify::target::Target;
 
@@ -57,7 +70,18 @@ impl Pass for Legalize {
                 let old = ops.clone();
                 let mut new = Vec::with_capacity(old.len() + 4);
                 for o in old {
-                    rewrite(m, o, t, &mut new);
+                    if rewrite(m, o, t, &mut new).is_none() {
+                        let op = &m.ops[o];
+                        return Err(Diag::new(
+                            op.span,
+                            format!(
+                                "the legalize pass could not rewrite `{}` for {}",
+                                op.opcode.info().surface,
+                                t.name
+                            ),
+                        )
+                        .into());
+                    }
                 }
                 if let StmtKind::Op(ops) = &mut m.stmts[s].kind {
                     *ops = new.into_iter().collect();
@@ -74,27 +98,24 @@ fn result_dtype(m: &ProgramModule, o: OpId) -> Option<DataType> {
     m.values[r].ty.as_tile().map(|t| t.dtype)
 }
 
-/// The instructions op `o` becomes on elements of `d` (the verifier's list): an elementwise
-/// binary op's by its operand form, a unary op's from the op table.
-fn insts_of(m: &ProgramModule, o: OpId, d: DataType) -> Insts {
+/// The instructions op `o` becomes and the element type they compute on (the verifier's,
+/// [`computing_instructions`]); for an integer division whose operand form the ISA lacks
+/// (`k.floor_mod(b)`), the tile-tile form's: rewrite 1 computes it on full tiles.
+fn instructions(m: &ProgramModule, o: OpId) -> Option<(Insts, DataType)> {
     let op = &m.ops[o];
-    match op.opcode.class() {
-        OpClass::TileBinary | OpClass::TileBitwise => {
-            let (Some(&a), Some(&b)) = (op.operands.first(), op.operands.get(1)) else {
-                return Insts::new();
-            };
-            BinaryForm::of(&m.values[a].ty, &m.values[b].ty)
-                .and_then(|f| f.instructions(op.opcode, d).ok())
-                .unwrap_or_default()
-        }
-        _ => op.opcode.info().isa.first().copied().into_iter().collect(),
-    }
+    let types = |vs: &[ValueId]| -> Vec<&Type> { vs.iter().map(|&v| &m.values[v].ty).collect() };
+    let results = types(&op.results);
+    computing_instructions(op.opcode, &types(&op.operands), &results).or_else(|| {
+        let d = results.first()?.dtype()?;
+        let insts = BinaryForm::Tiles.instructions(op.opcode, d).ok()?;
+        divides_exactly(op.opcode, d).then_some((insts, d))
+    })
 }
 
 /// Rewrite 1 applies: a 16-bit float op that computes in `f32` on `t` (the verifier's rule,
 /// [`pto_ir::ops::dtypes::computes_in`]).
 fn widens(m: &ProgramModule, o: OpId, t: Target) -> bool {
-    result_dtype(m, o).is_some_and(|d| computes_in(t, m.ops[o].opcode, d, &insts_of(m, o, d)) != d)
+    instructions(m, o).is_some_and(|(insts, d)| computes_in(t, m.ops[o].opcode, d, &insts) != d)
 }
 
 /// Rewrite 2 applies: an A5 `f32` `floor_mod` with a scalar operand.
@@ -141,20 +162,24 @@ fn needs_rewrite(m: &ProgramModule, o: OpId, t: Target) -> bool {
 }
 
 /// Appends op `o`, or the ops it is rewritten into, to `out`: a widened `f16` `floor_mod`
-/// by a scalar is an `f32` one, expanded in turn on A5.
-fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
+/// by a scalar is an `f32` one, expanded in turn on A5. `None` when a typing rule refuses an
+/// op of the rewrite (the verifier admitted the op, so this is the pass's own error).
+fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Option<()> {
     if let Some(expand) = left_broadcast(m, o)
         && expand_left(m, o, expand, out)
     {
-        rewrite(m, o, t, out);
+        rewrite(m, o, t, out)
     } else if widens(m, o, t) {
-        widen(m, o, t, out);
+        widen(m, o, t, out)
     } else if expands(m, o, t) {
         expand_scalar(m, o, out);
+        Some(())
     } else if cast_steps(m, o, t).is_some() {
         route_cast(m, o, t, out);
+        Some(())
     } else {
         out.push(o);
+        Some(())
     }
 }
 
@@ -238,51 +263,59 @@ fn cast_attrs(d: DataType, round: Option<&Attr>) -> Attrs {
 }
 
 /// Rewrite 1: the operands converted to the type the op computes in, op `o` on them into a
-/// new tile of that type, a 1-byte integer result wrapped, and the old result defined by the
-/// conversion back.
-fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
-    let Some(&r) = m.ops[o].results.first() else {
-        out.push(o);
-        return;
-    };
+/// new tile of that type, an integer result wrapped or divided ([`ints`]), and the old result
+/// defined by the conversion back. `None` when a typing rule refuses a new op.
+fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Option<()> {
+    let (insts, narrow) = instructions(m, o)?;
+    let r = *m.ops[o].results.first()?;
     let Type::Tile(tile) = m.values[r].ty.clone() else {
         out.push(o);
-        return;
+        return Some(());
     };
-    let narrow = tile.dtype;
-    let wide = computes_in(t, m.ops[o].opcode, narrow, &insts_of(m, o, narrow));
-    let Some(there) = cast_route(t, narrow, wide) else {
-        out.push(o);
-        return;
-    };
+    let opcode = m.ops[o].opcode;
+    let wide = computes_in(t, opcode, narrow, &insts);
+    let there = cast_route(t, narrow, wide)?;
+    // The operands of the op's type (a select's mask is not).
     let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
-    let wide_operands: Vec<ValueId> = operands
+    let mut wide_operands: Vec<ValueId> = operands
         .into_iter()
         .map(|v| match m.values[v].ty {
-            Type::Tile(_) => convert(m, v, &there, None, o, out),
-            _ => cast(m, v, wide, None, o, out),
+            Type::Tile(ref x) if x.dtype == narrow => convert(m, v, &there, None, o, out),
+            Type::Scalar(d) if d == narrow => cast(m, v, wide, None, o, out),
+            _ => v,
         })
         .collect();
-    let wide_ty = Type::Tile(TileType {
+    if tile.dtype != narrow {
+        // A compare: the mask is the result.
+        m.ops[o].operands = wide_operands.into_iter().collect();
+        out.push(o);
+        return Some(());
+    }
+    let wide_tile = TileType {
         dtype: wide,
         ..tile
-    });
-    let wide_r = m.new_value_named(wide_ty, None);
+    };
+    let divides = narrow.is_int() && divides_exactly(opcode, narrow);
+    if divides {
+        let mut seq = Seq::new(m, o, out);
+        for v in &mut wide_operands {
+            *v = ints::full_tile(&mut seq, m, *v, &wide_tile)?;
+        }
+        m.ops[o].opcode = Opcode::TileDiv;
+    }
+    let wide_r = m.new_value_named(Type::Tile(wide_tile), None);
     m.values[wide_r].def = pto_ir::ValueDef::OpResult(o, 0);
     let op = &mut m.ops[o];
-    op.operands = wide_operands.into_iter().collect();
+    op.operands = wide_operands.iter().copied().collect();
     op.results = inline_of(&[wide_r]);
-    let opcode = op.opcode;
-    rewrite(m, o, t, out);
-    let mut x = wide_r;
-    let mut back = vec![(narrow, false)];
-    if narrow.is_int() {
-        if byte_op_wraps(opcode) == Some(true) {
-            x = wrap_byte(m, x, narrow.is_signed_int(), o, out);
-        }
-        // An integral value in the type's range: exact in fp16, then in the type.
-        back.insert(0, (DataType::Fp16, false));
-    }
+    rewrite(m, o, t, out)?;
+    let mut seq = Seq::new(m, o, out);
+    let x = match wide_operands[..] {
+        [a, b] if divides => ints::divided(&mut seq, m, opcode, (a, b, wide_r), narrow)?,
+        _ if narrow.is_int() && wraps_bytes(opcode) => ints::wrap(&mut seq, m, wide_r, narrow)?,
+        _ => wide_r,
+    };
+    let back = back_route(t, wide, narrow)?;
     let last = back.len() - 1;
     let x = convert(m, x, &back[..last], None, o, out);
     // The old result, now defined by the last conversion: its uses stay as they are.
@@ -296,51 +329,10 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
     });
     m.values[r].def = pto_ir::ValueDef::OpResult(back_op, 0);
     out.push(back_op);
+    Some(())
 }
 
-/// `x` (an `f32` tile of integral values) wrapped to the 1-byte integer range as the
-/// semantics' arithmetic wraps: `x - 256 * floor((x + 128) / 256)` when signed, `x - 256 *
-/// floor(x / 256)` when not; every step is exact.
-fn wrap_byte(
-    m: &mut ProgramModule,
-    x: ValueId,
-    signed: bool,
-    o: OpId,
-    out: &mut Vec<OpId>,
-) -> ValueId {
-    let span = m.ops[o].span;
-    let ty = m.values[x].ty.clone();
-    let f32c = |m: &mut ProgramModule, c: f64, out: &mut Vec<OpId>| {
-        float_constant(m, DataType::Fp32, c, span, out)
-    };
-    let binary = |m: &mut ProgramModule, opcode, a, b, out: &mut Vec<OpId>| {
-        let (op, v) = new_op_named(
-            m,
-            opcode,
-            inline_of(&[a, b]),
-            Attrs::new(),
-            ty.clone(),
-            None,
-            span,
-        );
-        out.push(op);
-        v
-    };
-    let mut shifted = x;
-    if signed {
-        let half = f32c(m, 128.0, out);
-        shifted = binary(m, Opcode::TileAdd, x, half, out);
-    }
-    let inv = f32c(m, 1.0 / 256.0, out);
-    let q = binary(m, Opcode::TileMul, shifted, inv, out);
-    let floor = Attr::Ident(RoundMode::CastFloor.word().into());
-    let q = cast(m, q, DataType::Fp32, Some(&floor), o, out);
-    let n = f32c(m, 256.0, out);
-    let k = binary(m, Opcode::TileMul, q, n, out);
-    binary(m, Opcode::TileSub, x, k, out)
-}
-
-/// Rule 4: a cast whose pair the target's `TCVT` lacks, along its exact route
+/// Rewrite 4: a cast whose pair the target's `TCVT` lacks, along its exact route
 /// ([`cast_route`]); op `o` becomes the last conversion.
 fn route_cast(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
     let Some(steps) = cast_steps(m, o, t) else {
@@ -364,7 +356,7 @@ fn route_cast(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) {
     out.push(o);
 }
 
-/// Rule 4 applies: op `o` is a tile cast that is no identity and whose pair the target's
+/// Rewrite 4 applies: op `o` is a tile cast that is no identity and whose pair the target's
 /// `TCVT` lacks; the route it takes.
 fn cast_steps(m: &ProgramModule, o: OpId, t: Target) -> Option<Vec<Step>> {
     let op = &m.ops[o];
