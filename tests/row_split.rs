@@ -5,8 +5,8 @@
 //! code must give exactly the interpreter's results either way (whole tiles, ragged rows,
 //! ragged columns, fewer rows than a tile), with zeros of both signs and NaN; `LOWERED` must
 //! show the split where it applies and not where a tile is read afterwards, the tile is
-//! small, or a store goes to the loaded tensor; a store outside its tensor is still the
-//! store's error.
+//! small, or a store goes to the loaded tensor, and the softmax's kept row held in the stored
+//! window; a store outside its tensor is still the store's error.
 #![allow(clippy::unwrap_used)]
 
 use pto::prelude::*;
@@ -135,12 +135,23 @@ fn lowered_shows_the_splits() {
     // The whole loop body of `several` (the loaded tile is read up to the last store).
     let l = several::LOWERED;
     assert!(
-        l.contains("rows: one at a time (tiles t1_t, t2_m, t3)"),
+        l.contains("rows: one at a time (tiles t1_t, t2_m, t3; t1_t kept in %out_6's window)"),
         "{l}"
     );
     for l in [carried::LOWERED, small::LOWERED] {
         assert!(!l.contains("rows: one at a time"), "{l}");
     }
+    // A softmax's `exp(x - max)` row is held in the stored window
+    // (`pto::isa::trowexpand_map_rowsum_view_window`); a layernorm's `x - mean`, a few adds
+    // and multiplies per element, stays in its one-row tile.
+    for l in [softmax::LOWERED, shifted::LOWERED] {
+        assert!(l.contains("kept in %out_"), "{l}");
+    }
+    assert!(
+        !layernorm::LOWERED.contains("kept in"),
+        "{}",
+        layernorm::LOWERED
+    );
     assert!(small::LOWERED.contains("view: TLOAD"), "{}", small::LOWERED);
 }
 

@@ -383,6 +383,11 @@ pub struct RowSplit {
     /// The `TSTORE`s among them: tensor, offsets and the stored tile, whose whole window must
     /// lie inside the tensor for the rows to run one at a time.
     pub stores: Vec<(ValueId, Offsets, TileId)>,
+    /// The loaded tile when a row-summed run in the view's span keeps it and a broadcast
+    /// store after the span is its only other reader: the tensor and offsets of that store,
+    /// whose window then holds the kept row instead of the one-row tile
+    /// (`pto::isa::trowexpand_map_rowsum_view_window`, `trowexpand_store_window`).
+    pub kept: Option<(TileId, ValueId, Offsets)>,
 }
 
 /// A broadcast op and the store of its result (see [`Inst::ExpandStore`]).

@@ -184,7 +184,12 @@ pub fn tload_rowmin<T: Element, const R: usize, const C: usize>(
 /// One row of [`trowexpand_map_rowsum`]: `w[j] = f(a[j], r).0`, and the
 /// [`lane_sum`](super::lane_sum) of the `.1`s.
 #[inline(always)]
-fn map_sum_row<T: Element>(w: &mut [T], a: &[T], r: T, f: &impl Fn(T, T) -> (T, T)) -> T {
+pub(super) fn map_sum_row<T: Element>(
+    w: &mut [T],
+    a: &[T],
+    r: T,
+    f: &impl Fn(T, T) -> (T, T),
+) -> T {
     let mut acc = [T::ZERO; SUM_LANES];
     let (wg, wt) = w.as_chunks_mut::<SUM_LANES>();
     let (ag, at) = a.as_chunks::<SUM_LANES>();

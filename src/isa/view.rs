@@ -36,7 +36,7 @@ impl<'a, T: Copy> TileView<'a, T> {
     }
 
     /// The rows as the row loops take them: the data and the distance between rows.
-    fn flat(&self) -> (&'a [T], usize) {
+    pub(super) fn flat(&self) -> (&'a [T], usize) {
         (self.data, self.stride)
     }
 

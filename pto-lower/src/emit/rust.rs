@@ -38,7 +38,7 @@ use quote::{format_ident, quote};
 use pto_ir::entity::EntityId;
 use pto_ir::{DataType, Diag, Diagnostics, ProgramModule, ValueDef, ValueId};
 
-use crate::isa::{Inst, Program, TileId, count_tile_uses};
+use crate::isa::{Inst, Offsets, Program, TileId, count_tile_uses};
 
 mod chain;
 mod inst;
@@ -250,6 +250,10 @@ struct Writer<'a> {
     /// In the code a row split runs once per row (`lower/row_split.rs`): the row variable,
     /// added to the row offset of each rank-2 transfer.
     row: Option<Ident>,
+    /// In that code, the loaded tile a row-summed run keeps in a store's window
+    /// ([`RowSplit::kept`](crate::isa::RowSplit)), the variable saying whether it did, and
+    /// the store's tensor and offsets.
+    kept: Option<(TileId, Ident, ValueId, Offsets)>,
 }
 
 impl<'a> Writer<'a> {
@@ -291,6 +295,7 @@ impl<'a> Writer<'a> {
             par_depth: None,
             view: None,
             row: None,
+            kept: None,
         }
     }
 

@@ -356,12 +356,16 @@ fn describe_block(p: &Program, insts: &[Inst], depth: usize, out: &mut String) {
                 );
                 if let Some(r) = &v.rows {
                     let tiles: Vec<String> = r.tiles.iter().map(|&t| tile(t)).collect();
+                    let kept = r.kept.as_ref().map_or(String::new(), |(t, x, _)| {
+                        format!("; {} kept in {}'s window", tile(*t), m.ssa_name(*x))
+                    });
                     let _ = writeln!(
                         out,
-                        "{:1$}rows: one at a time (tiles {2})",
+                        "{:1$}rows: one at a time (tiles {2}{3})",
                         "",
                         depth * 2,
-                        tiles.join(", ")
+                        tiles.join(", "),
+                        kept
                     );
                 }
             }

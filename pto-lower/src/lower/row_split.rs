@@ -22,11 +22,13 @@
 //! span mostly stay in L1 already, and the calls per row cost more than they save (a 16 x
 //! 256 `f32` softmax ran 1.3x slower split).
 
+use pto_ir::sem::ElementTrait;
+
 use super::fuse::element_fn;
 use super::is_sync;
 use super::pairs::{Scope, expand_fn};
 use crate::isa::{
-    Arg, Inst, Isa, LoadView, Offsets, RowSplit, TileId, TileRef, TileSlot, count_tile_uses,
+    Arg, Args, Inst, Isa, LoadView, Offsets, RowSplit, TileId, TileRef, TileSlot, count_tile_uses,
 };
 
 /// The smallest loaded tile, in bytes, whose instructions are run row by row: a typical
@@ -90,12 +92,79 @@ pub(super) fn split(
         {
             return Some(RowSplit {
                 more: end - view_end,
+                kept: kept_in_window(insts, (at, end), v),
                 tiles: written,
                 stores,
             });
         }
     }
     None
+}
+
+/// The loaded tile `t` with the store that may hold it (see [`RowSplit::kept`]): a
+/// row-summed run inside the view's span reads the view into `t` itself
+/// (`TROWEXPAND{op}(t, t, r)` ..., `keep` `t`), and after the span the split's one other
+/// reader of `t` is a row broadcast in place stored whole (`TROWEXPAND{op}(t, t, r');
+/// TSTORE(y[..], t)`), with no load or store between the two. The run then writes the
+/// store's window, and the broadcast rewrites it in place.
+///
+/// Only a run with a float function (`exp`, `ln`, `sqrt` ...: tens of instructions per
+/// element) does so: its arithmetic hides the misses of the window's first writes, where
+/// through the tile they stall the store's pass (a 4096 x 1024 `f32` row softmax ran 1.1x
+/// faster). A run of a few adds and multiplies has nothing to hide them behind and ran
+/// slower that way (a layernorm's `x - mean` and its squares: 1.2x, in the same runs).
+fn kept_in_window(
+    insts: &[Inst],
+    (at, end): (usize, usize),
+    v: &LoadView,
+) -> Option<(TileId, pto_ir::ValueId, Offsets)> {
+    let t = v.tile;
+    let split = insts.get(at + 1..=end)?;
+    let reads_t =
+        |args: &Args| matches!(args.first(), Some(Arg::Tile(TileRef::Slot(a))) if *a == t);
+    let (k, run) = split.iter().enumerate().find_map(|(k, i)| match i {
+        Inst::MapRowSum(m)
+            if m.keep == Some(t)
+                && m.load.is_none()
+                && m.more.is_empty()
+                && m.ops.first().is_some_and(|(isa, _, args)| {
+                    matches!(expand_fn(*isa), Some((_, true))) && reads_t(args)
+                }) =>
+        {
+            Some((k, m))
+        }
+        _ => None,
+    })?;
+    let costly = run
+        .ops
+        .iter()
+        .any(|(isa, _, _)| matches!(element_fn(*isa), Some((ElementTrait::Float, _))));
+    let run_end = k + 1 + run.len;
+    if !costly || run_end > v.len {
+        return None;
+    }
+    let (s, store) = split.iter().enumerate().find_map(|(s, i)| match i {
+        Inst::ExpandStore(e) if s >= v.len => Some((s, e)),
+        _ => None,
+    })?;
+    let (isa, dst, args) = &store.op;
+    let in_place = matches!(expand_fn(*isa), Some((_, true))) && *dst == t && reads_t(args);
+    let names_t = |i: &Inst| {
+        let mut n = vec![0; t.0 as usize + 1];
+        count_tile_uses(std::slice::from_ref(i), &mut n);
+        n.get(t.0 as usize).copied().unwrap_or(0) > 0
+    };
+    let transfer = |i: &Inst| {
+        matches!(
+            i,
+            Inst::Load { .. } | Inst::Store { .. } | Inst::ExpandStore(_)
+        )
+    };
+    let between = split.get(run_end..s)?;
+    let after = split.get(s + 1 + store.len..)?;
+    let clear =
+        between.iter().all(|i| !names_t(i) && !transfer(i)) && after.iter().all(|i| !names_t(i));
+    (in_place && clear).then(|| (t, store.store.0, store.store.1.clone()))
 }
 
 /// Whether only `insts[at..=end]` names `t`, in a function's body or a sequential loop's

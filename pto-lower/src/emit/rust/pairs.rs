@@ -34,6 +34,9 @@ impl<'a> Writer<'a> {
         };
         let view = self.view_of(*a);
         let inplace = a == dst && view.is_none();
+        if let Some((_, flag, _, _)) = self.kept.clone().filter(|k| k.0 == *a && inplace && row) {
+            return self.store_kept(e, &flag, tr, f);
+        }
         let name = if row {
             "trowexpand_store"
         } else {
@@ -61,6 +64,31 @@ impl<'a> Writer<'a> {
         let ty = self.rust_ty(dtype);
         let f = self.element_callee(tr, f);
         quote!(#call(#tensor #offsets, #d #a, #b, move |__a: #ty, __b: #ty| -> #ty { #f(__a, __b) })?;)
+    }
+
+    /// `trowexpand_store_window(out, [r, 0], t0, t1, __kept_t0, move |..| ..)?;`: the
+    /// broadcast and store of a tile a run kept in the store's window (`Writer::kept`).
+    fn store_kept(
+        &mut self,
+        e: &ExpandStore,
+        flag: &Ident,
+        tr: ElementTrait,
+        f: &str,
+    ) -> TokenStream {
+        let (_, dst, args) = &e.op;
+        let Some(Arg::Tile(TileRef::Slot(b))) = args.get(1) else {
+            return TokenStream::new();
+        };
+        let call = self.isa("trowexpand_store_window", "");
+        let (tensor, offsets) = &e.store;
+        let tensor = self.store_tensor(*tensor);
+        let offsets = self.transfer_args(offsets, &[0, 0]);
+        let d = self.tile(*dst);
+        let b = self.tile(*b);
+        let dtype = self.p.tile(*dst).map_or(DataType::Fp32, |s| s.dtype);
+        let ty = self.rust_ty(dtype);
+        let f = self.element_callee(tr, f);
+        quote!(#call(#tensor #offsets, #d, #b, #flag, move |__a: #ty, __b: #ty| -> #ty { #f(__a, __b) })?;)
     }
 
     /// `Trait::f` for an element function, importing the trait.
@@ -278,7 +306,17 @@ impl<'a> Writer<'a> {
             let r = self.tile(*r);
             quote!(#r)
         };
-        quote!(#call(#s, #w #a, #r, move |__a: #ty, __b: #ty| -> (#ty, #ty) { #body (#kept, #summed) });)
+        let closure = quote!(move |__a: #ty, __b: #ty| -> (#ty, #ty) { #body (#kept, #summed) });
+        // The kept tile held in a store's window instead (`Writer::kept`).
+        if let (Some((_, flag, tensor, offsets)), "_view_into") =
+            (self.kept.clone().filter(|k| k.0 == keep), suffix)
+        {
+            let call = self.isa("trowexpand_map_rowsum_view_window", "");
+            let tensor = self.store_tensor(tensor);
+            let offsets = self.transfer_args(&offsets, &[0, 0]);
+            return quote!(#flag = #call(#s, #w, #tensor #offsets #a, #r, #closure););
+        }
+        quote!(#call(#s, #w #a, #r, #closure);)
     }
 }
 

@@ -46,8 +46,18 @@ impl Writer<'_> {
         }
         let row = format_ident!("__row");
         let outer = self.row.replace(row.clone());
-        let mut by_row = self.load_view(v, span);
+        let kept = split.kept.as_ref().map(|(t, x, offsets)| {
+            let flag = format_ident!("__kept_{}", self.tile(*t));
+            (*t, flag, *x, offsets.clone())
+        });
+        let mut by_row = match &kept {
+            Some((_, flag, _, _)) => quote!(let mut #flag = false;),
+            None => TokenStream::new(),
+        };
+        let outer_kept = std::mem::replace(&mut self.kept, kept);
+        by_row.extend(self.load_view(v, span));
         by_row.extend(self.insts(more));
+        self.kept = outer_kept;
         self.row = outer;
         for (t, id) in saved {
             if let Some(slot) = self.tiles.get_mut(t.0 as usize) {
