@@ -532,3 +532,58 @@ fn i16_division_matches_rust() {
         }
     }
 }
+
+/// `u16` `+ - *` and sums on A2A3 run on `i16` instructions (the same bits) and a `u16` to
+/// `i16` cast keeps the bits: the host function equals Rust's wrapping arithmetic and `as`,
+/// and the interpreter, at every size.
+#[test]
+fn u16_arithmetic_runs_on_i16() {
+    for (r, c) in SIZES {
+        let ints = |seed: u64| -> Vec<u16> {
+            values(r * c, seed, 0.0, 65536.0)
+                .into_iter()
+                .map(|v| v as u16)
+                .collect()
+        };
+        let (x, y) = (ints((r * 5 + c) as u64), ints((r * 3 + c) as u64));
+        let (xt, yt) = (
+            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
+            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
+        );
+        let mut o = Tensor::<u16>::zeros([r, c]);
+        let mut s = Tensor::<i16>::zeros([r, c]);
+        kernels::twin_u16(&xt, &yt, &mut o, &mut s).unwrap();
+        let p: Vec<u16> = x
+            .iter()
+            .zip(&y)
+            .map(|(&a, &b)| a.wrapping_add(b).wrapping_mul(b).wrapping_sub(7))
+            .collect();
+        let mut want_o = vec![0u16; r * c];
+        for i in 0..r {
+            for c0 in (0..c).step_by(64) {
+                let cols = c0..(c0 + 64).min(c);
+                let sum = cols
+                    .clone()
+                    .fold(0u16, |acc, j| acc.wrapping_add(p[i * c + j]));
+                for j in cols {
+                    want_o[i * c + j] = p[i * c + j].wrapping_sub(sum);
+                }
+            }
+        }
+        let want_s: Vec<i16> = p.iter().map(|&v| v as i16).collect();
+        let what = format!("{r} x {c}");
+        assert_eq!(o.as_slice(), &want_o[..], "u16 arithmetic {what}");
+        assert_eq!(s.as_slice(), &want_s[..], "u16 as i16 {what}");
+        let got = interp(
+            &kernels::twin_u16::program(),
+            vec![
+                arg(&xt),
+                arg(&yt),
+                zeros::<u16>([r, c]),
+                zeros::<i16>([r, c]),
+            ],
+        );
+        assert_eq!(got[2], support::run::data(&o), "interpreter u16 at {what}");
+        assert_eq!(got[3], support::run::data(&s), "interpreter i16 at {what}");
+    }
+}

@@ -218,3 +218,43 @@ fn small_integer_division_computes_exactly_in_fp32() {
         harness::runs_like_the_interpreter(&m, &format!("{t}_division"));
     }
 }
+
+/// A2A3's arithmetic takes no unsigned 16- or 32-bit integers (and converts none), but `+ -
+/// *`, negation and sums keep the same bits on the signed type of the width, which it takes:
+/// the operands are reinterpreted (`TRESHAPE`), the signed instructions run, and the result
+/// is reinterpreted back. A cast between two integer types of one width is that
+/// reinterpretation too (Rust's `as`), on both targets.
+#[test]
+fn unsigned_arithmetic_runs_on_the_signed_twin() {
+    for (t, s) in [("uint16", "int16"), ("uint32", "int32")] {
+        let tile = format!("tile<[?, 16], [16, 16], {t}>");
+        let twin = format!("tile<[?, 16], [16, 16], {s}>");
+        let col = format!("tile<[?, 1], [16, 1], {t}>");
+        let tensor = format!("tensor<[%N, 16], {t}>");
+        let stensor = format!("tensor<[%N, 16], {s}>");
+        let params =
+            format!("%x: {tensor} #in, %y: {tensor} #in, %o: {tensor} #out, %so: {stensor} #out");
+        let body = format!(
+            "        %a = tile.load %x : ({tensor}) -> {tile} {{shape=[16, 16], offset=[%i, 0]}}
+        %b = tile.load %y : ({tensor}) -> {tile} {{shape=[16, 16], offset=[%i, 0]}}
+        %s = tile.add %a, %b : ({tile}, {tile}) -> {tile}
+        %p = tile.mul %s, %b : ({tile}, {tile}) -> {tile}
+        %n = tile.neg %p : ({tile}) -> {tile}
+        %q = tile.sub %k, %a : ({t}, {tile}) -> {tile}
+        %m = tile.add %n, %q : ({tile}, {tile}) -> {tile}
+        %r = tile.row_sum %m : ({tile}) -> {col}
+        %d = tile.sub %m, %r : ({tile}, {col}) -> {tile}
+        %c = tile.cast %d : ({tile}) -> {twin} {{dtype={s}}}
+        %e = tile.cast %c : ({twin}) -> {tile} {{dtype={t}}}
+        tile.store %e, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
+        tile.store %c, %so : ({twin}, {stensor}) -> () {{offset=[%i, 0]}}"
+        );
+        let m = kernel(&params, &format!("      %k = 7 : {t}"), &body);
+        for target in ["A2A3", "A5"] {
+            let c = harness::cpp_for(&m, target).unwrap();
+            assert!(c.contains("TRESHAPE"), "{t} {target}: {c}");
+            assert!(!c.contains("TCVT"), "{t} {target}: {c}");
+        }
+        harness::runs_like_the_interpreter(&m, &format!("{t}_twin"));
+    }
+}

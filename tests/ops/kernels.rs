@@ -184,3 +184,23 @@ pub fn div_i16(
         }
     }
 }
+
+/// `u16` arithmetic on A2A3, whose instructions take no `u16` (run on `i16`, the same bits),
+/// and a `u16` cast to `i16` (a reinterpretation).
+#[pto::kernel]
+pub fn twin_u16(
+    x: &Tensor<u16, R, C>,
+    y: &Tensor<u16, R, C>,
+    #[out] o: &mut Tensor<u16, R, C>,
+    #[out] s: &mut Tensor<i16, R, C>,
+) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            let p = (a + b) * b - 7;
+            o.store([r, c], p - p.row_sum());
+            s.store([r, c], p.cast::<i16>());
+        }
+    }
+}

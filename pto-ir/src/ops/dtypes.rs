@@ -449,7 +449,9 @@ pub fn conversions(a5: bool) -> impl Iterator<Item = (DataType, DataType)> {
 ///   `TREM` (A5 only) round the `fp32` remainder toward zero instead. Sums and products are
 ///   not elementwise: they round each step in the 16-bit type;
 /// - 1-byte integer ring arithmetic, wrapped before it goes back ([`wraps_bytes`]; A2A3's
-///   arithmetic takes no 1-byte integers, A5's `TMUL` none either);
+///   arithmetic takes no 1-byte integers, A5's `TMUL` none either; an unsigned type whose
+///   signed twin the target takes computes on that instead, the same bits, [`reinterprets`]:
+///   uint16 and uint32 `+ - *` on A2A3);
 /// - integer division and remainders of at most 16 bits ([`divides_exactly`]; A2A3's `TDIV`
 ///   and `TFMOD` take no integers, A5's `TDIV` no 1-byte ones).
 ///
@@ -478,6 +480,14 @@ pub fn computes_in(
     // An integer `floor_mod` instruction truncates on every target (`Target::floor_mods`).
     let wrong = op == crate::Opcode::TileFloorMod && !t.floor_mods(d);
     let lacks = remainder || wrong || (!insts.is_empty() && !takes(d));
+    if let Some(twin) = signed_twin(d)
+        && lacks
+        && wraps_bytes(op)
+        && op != crate::Opcode::TileAbs
+        && takes(twin)
+    {
+        return twin;
+    }
     let wide = Fp32;
     if exact
         && lacks
@@ -552,13 +562,38 @@ pub fn back_route(
     wide: DataType,
     d: DataType,
 ) -> Option<Vec<Step>> {
-    if t.converts(wide, d) {
+    if step(t, wide, d) {
         return Some(vec![(d, false)]);
     }
     [Fp16, Fp32, Int16, Int32]
         .into_iter()
-        .find(|&x| x != wide && x != d && holds(x, d) && t.converts(wide, x) && t.converts(x, d))
+        .find(|&x| x != wide && x != d && holds(x, d) && step(t, wide, x) && step(t, x, d))
         .map(|x| vec![(x, false), (d, false)])
+}
+
+/// Whether a cast from `from` to `to` keeps the bits: two integer types of one width, between
+/// which Rust's `as` reinterprets. The C++ emitter writes it as `TRESHAPE` to a tile of the
+/// other type (pto-isa's `TRESHAPE` takes two tile types of one total size,
+/// `npu/a2a3/TReshape.hpp`), which both targets have; no `TCVT` converts such a pair.
+pub fn reinterprets(from: DataType, to: DataType) -> bool {
+    from != to && from.is_int() && to.is_int() && from.bits() == to.bits()
+}
+
+/// Whether `t` converts `from` to `to` in one step: a `TCVT` or a reinterpretation.
+fn step(t: crate::verify::target::Target, from: DataType, to: DataType) -> bool {
+    reinterprets(from, to) || t.converts(from, to)
+}
+
+/// The signed integer type of `d`'s width, for an unsigned `d`: its `+ - *` keep the same
+/// bits (two's complement), so unsigned ring arithmetic runs on the signed instructions.
+fn signed_twin(d: DataType) -> Option<DataType> {
+    match d {
+        UInt8 => Some(Int8),
+        UInt16 => Some(Int16),
+        UInt32 => Some(Int32),
+        UInt64 => Some(Int64),
+        _ => None,
+    }
 }
 
 /// Whether every value of `from` is a value of `to`, so that converting one to the other
@@ -591,8 +626,8 @@ pub fn holds(to: DataType, from: DataType) -> bool {
 pub type Step = (DataType, bool);
 
 /// The conversions that compute a cast from `from` to `to` on `t` (every one a `TCVT` the
-/// target has), when its own `TCVT` lacks the pair but the cast's meaning has an exact
-/// route: the pair itself when `t` converts it; else through a type `x` that holds every
+/// target has or a [`reinterprets`]), when its own `TCVT` lacks the pair but the cast's
+/// meaning has an exact route: the pair itself when `t` converts it; else through a type `x` that holds every
 /// value of `from` (`int8 -> fp16 -> fp32`, `int16 -> fp32 -> int32`, `fp16 -> fp32 -> bf16`:
 /// the only rounding is the last step's, on the same value; an integer to a narrower
 /// integer, which wraps, is not routed through a float, which saturates); a 16-bit float
@@ -603,15 +638,15 @@ pub fn cast_route(
     from: DataType,
     to: DataType,
 ) -> Option<Vec<Step>> {
-    if t.converts(from, to) {
+    if step(t, from, to) {
         return Some(vec![(to, true)]);
     }
     if from == to && from.is_float() {
         let wide = Fp32;
         return (holds(wide, from)
-            && t.converts(from, wide)
-            && t.converts(wide, wide)
-            && t.converts(wide, from))
+            && step(t, from, wide)
+            && step(t, wide, wide)
+            && step(t, wide, from))
         .then(|| vec![(wide, false), (wide, true), (from, false)]);
     }
     if from.is_int() && to.is_int() && !holds(to, from) {
@@ -619,9 +654,7 @@ pub fn cast_route(
     }
     [Fp16, Fp32, Int16, Int32]
         .into_iter()
-        .find(|&x| {
-            x != from && x != to && holds(x, from) && t.converts(from, x) && t.converts(x, to)
-        })
+        .find(|&x| x != from && x != to && holds(x, from) && step(t, from, x) && step(t, x, to))
         .map(|x| vec![(x, false), (to, true)])
 }
 

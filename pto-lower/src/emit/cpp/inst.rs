@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use pto_ir::{Constant, DataType, Opcode, Type, ValueId};
 
+use pto_ir::ops::dtypes::reinterprets;
 use pto_ir::sem::{Binary, Compare, Sem};
 
 use crate::emit::writer::Level;
@@ -565,6 +566,13 @@ impl Writer<'_> {
             }
             Inst::Cvt { dst, src, round } => {
                 let (r, c) = (self.vdim(*src, 0), self.vdim(*src, 1));
+                let d = |me: &Self, t: TileRef| match t {
+                    TileRef::Slot(s) => me.p.tile(s).map_or(DataType::Unknown, |s| s.dtype),
+                    TileRef::Param(v) => me.dtype(v),
+                };
+                if reinterprets(d(self, *src), d(self, TileRef::Slot(*dst))) {
+                    return self.reinterpret(l, *dst, *src, (&r, &c));
+                }
                 self.set_region(l, *dst, &r, &c);
                 // TCVT takes row-major tiles: a column converts through the `[1, R]` views
                 // of both tiles (`column_tiles` declares them).
@@ -595,10 +603,6 @@ impl Writer<'_> {
                 self.put(round.cpp());
                 // Integer to integer wraps (the semantics' `as`); pto-isa's TCVT saturates
                 // a narrowing one unless told not to.
-                let d = |me: &Self, t: TileRef| match t {
-                    TileRef::Slot(s) => me.p.tile(s).map_or(DataType::Unknown, |s| s.dtype),
-                    TileRef::Param(v) => me.dtype(v),
-                };
                 if d(self, TileRef::Slot(*dst)).is_int() && d(self, *src).is_int() {
                     self.put(", SaturationMode::OFF");
                 }

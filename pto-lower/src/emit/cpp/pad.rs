@@ -56,8 +56,26 @@ impl Writer<'_> {
 }
 
 impl Writer<'_> {
-    /// `TRESHAPE(view, src); TMOV(dst, view);` with a fully valid view of `dst`'s type.
+    /// `TRESHAPE(view, src); TMOV(dst, view);` with a fully valid view of `dst`'s type, `dst`
+    /// fully valid.
     pub(super) fn reshape(&mut self, l: Level, dst: TileId, src: TileRef) {
+        let Some(slot) = self.p.tile(dst).cloned() else {
+            return;
+        };
+        let (r, c) = (slot.rows.to_string(), slot.cols.to_string());
+        self.reinterpret(l, dst, src, (&r, &c));
+    }
+
+    /// `src`'s storage read as a tile of slot `dst`'s type (`TRESHAPE` into a view, then
+    /// `TMOV`), `dst`'s valid region set to `rows x cols`: a reshape, or a cast between two
+    /// integer types of one width, whose bits it keeps.
+    pub(super) fn reinterpret(
+        &mut self,
+        l: Level,
+        dst: TileId,
+        src: TileRef,
+        (rows, cols): (&str, &str),
+    ) {
         let Some(slot) = self.p.tile(dst).cloned() else {
             return;
         };
@@ -71,8 +89,7 @@ impl Writer<'_> {
         self.put("TRESHAPE(rv, ");
         self.tref(src);
         self.put(");\n");
-        let (r, c) = (slot.rows.to_string(), slot.cols.to_string());
-        self.set_region(l1, dst, &r, &c);
+        self.set_region(l1, dst, rows, cols);
         self.out.indent(l1);
         self.put("TMOV(");
         self.tref(TileRef::Slot(dst));

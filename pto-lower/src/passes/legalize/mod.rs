@@ -16,7 +16,9 @@
 //!    integers, A5's `TMUL` none either), whose exact `f32` result is wrapped to the type's
 //!    range before it goes back (`x - 256 * floor((x + 128) / 256)`, every step exact); and
 //!    integer `/`, `%` and `floor_mod` of at most 16 bits (no integer `TDIV` / `TFMOD` on
-//!    A2A3), from the `f32` quotient with a zero divisor selected away ([`ints`]).
+//!    A2A3), from the `f32` quotient with a zero divisor selected away ([`ints`]). Unsigned
+//!    `+ - *` whose signed twin the target takes (uint16 and uint32 on A2A3) computes on that
+//!    instead: the same bits, each way a reinterpretation (`TRESHAPE` in the C++).
 //! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
 //!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
 //!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
@@ -312,7 +314,9 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Opti
     let mut seq = Seq::new(m, o, out);
     let x = match wide_operands[..] {
         [a, b] if divides => ints::divided(&mut seq, m, opcode, (a, b, wide_r), narrow)?,
-        _ if narrow.is_int() && wraps_bytes(opcode) => ints::wrap(&mut seq, m, wide_r, narrow)?,
+        _ if narrow.is_int() && wide.is_float() && wraps_bytes(opcode) => {
+            ints::wrap(&mut seq, m, wide_r, narrow)?
+        }
         _ => wide_r,
     };
     let back = back_route(t, wide, narrow)?;
