@@ -258,3 +258,43 @@ fn unsigned_arithmetic_runs_on_the_signed_twin() {
         harness::runs_like_the_interpreter(&m, &format!("{t}_twin"));
     }
 }
+
+/// Operand forms no instruction takes (`k % a`, `a % col`, `col.floor_mod(a)`, `k.pow(a)`, `k
+/// << a`): the small operand is expanded to a tile first (`TEXPANDS`, `TROWEXPAND`), then the
+/// tile-tile instruction runs. They were lowering errors ("has no PTO-ISA form").
+#[test]
+fn forms_without_an_instruction_expand_their_small_operand() {
+    let tile = "tile<[?, 32], [16, 32], fp32>";
+    let col = "tile<[?, 1], [16, 1], fp32>";
+    let tensor = "tensor<[%N, 32], fp32>";
+    let itile = "tile<[?, 32], [16, 32], int32>";
+    let itensor = "tensor<[%N, 32], int32>";
+    let params =
+        format!("%x: {tensor} #in, %y: {itensor} #in, %o: {tensor} #out, %io: {itensor} #out");
+    let body = format!(
+        "        %a = tile.load %x : ({tensor}) -> {tile} {{shape=[16, 32], offset=[%i, 0]}}
+        %c = tile.row_max %a : ({tile}) -> {col}
+        %r1 = tile.rem %k, %a : (fp32, {tile}) -> {tile}
+        %r2 = tile.rem %a, %c : ({tile}, {col}) -> {tile}
+        %r3 = tile.floormod %c, %a : ({col}, {tile}) -> {tile}
+        %r4 = tile.pow %k, %a : (fp32, {tile}) -> {tile}
+        %s1 = tile.add %r1, %r2 : ({tile}, {tile}) -> {tile}
+        %s2 = tile.add %s1, %r3 : ({tile}, {tile}) -> {tile}
+        %s3 = tile.add %s2, %r4 : ({tile}, {tile}) -> {tile}
+        tile.store %s3, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
+        %b = tile.load %y : ({itensor}) -> {itile} {{shape=[16, 32], offset=[%i, 0]}}
+        %sh = tile.and %b, %seven : ({itile}, int32) -> {itile}
+        %l = tile.shl %three, %sh : (int32, {itile}) -> {itile}
+        tile.store %l, %io : ({itile}, {itensor}) -> () {{offset=[%i, 0]}}"
+    );
+    let consts = "      %k = 1.5 : fp32\n      %seven = 7 : int32\n      %three = 3 : int32";
+    let m = kernel(&params, consts, &body);
+    for target in ["A2A3", "A5"] {
+        let c = harness::cpp_for(&m, target).unwrap();
+        assert!(
+            c.contains("TEXPANDS") && c.contains("TROWEXPAND("),
+            "{target}: {c}"
+        );
+    }
+    harness::runs_like_the_interpreter(&m, "expanded_forms");
+}

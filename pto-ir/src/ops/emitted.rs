@@ -79,11 +79,12 @@ impl BinaryForm {
     ///
     /// The op table's ISA column gives one instruction per form (tile-tile, tile-scalar,
     /// row broadcast, column broadcast). An operand order the instruction does not have
-    /// takes a second instruction: `r - a` (broadcast `r` on the left) is `-(a - r)`; any
-    /// other non-commutative op with the broadcast on the left (`r / a`) expands `r` to
-    /// `a`'s shape first (`TROWEXPAND` / `TCOLEXPAND`, placed by pto-lower's `legalize` pass
-    /// as an op of its own, then the tile-tile instruction: `(1 / a) * r` would round
-    /// twice); `s - a` is `(-a) + s`, `s / a` is `TDIVS` with the scalar first.
+    /// takes a second instruction: `r - a` (broadcast `r` on the left) is `-(a - r)`, `s - a`
+    /// is `(-a) + s`, `s / a` is `TDIVS` with the scalar first. Any other form without an
+    /// instruction (`r / a` with the broadcast on the left, `a % r`, `s % a`, `a << s` ...)
+    /// expands the small operand to the other's shape first (`TROWEXPAND` / `TCOLEXPAND`, or
+    /// `TEXPANDS` for a scalar; placed by pto-lower's `legalize` pass as an op of its own),
+    /// then takes the tile-tile instruction: `(1 / a) * r` would round twice.
     pub fn instructions(self, op: Opcode, d: DataType) -> Result<Insts, &'static str> {
         let form = |k: usize| op.info().isa.get(k).copied();
         let negate = if d.is_unsigned_int() {
@@ -96,33 +97,33 @@ impl BinaryForm {
         match self {
             BinaryForm::Tiles => form(0).map(one).ok_or("on two tiles"),
             BinaryForm::Broadcast { row, big_first } => {
-                let isa = form(if row { 2 } else { 3 }).ok_or("with a broadcast operand")?;
-                if big_first || commutes(op) {
-                    Ok(one(isa))
-                } else if op == Opcode::TileSub {
-                    Ok(two(isa, negate))
+                let expand = if row {
+                    Isa::TRowExpand
                 } else {
-                    let expand = if row {
-                        Isa::TRowExpand
-                    } else {
-                        Isa::TColExpand
-                    };
+                    Isa::TColExpand
+                };
+                let expanded = || {
                     form(0)
                         .map(|tiles| two(expand, tiles))
-                        .ok_or("with the broadcast operand on the left")
+                        .ok_or("with a broadcast operand")
+                };
+                match form(if row { 2 } else { 3 }) {
+                    Some(isa) if big_first || commutes(op) => Ok(one(isa)),
+                    Some(isa) if op == Opcode::TileSub => Ok(two(isa, negate)),
+                    _ => expanded(),
                 }
             }
-            BinaryForm::TileScalar => form(1).map(one).ok_or("with a scalar"),
-            BinaryForm::ScalarTile => {
-                let isa = form(1).ok_or("with a scalar")?;
-                if commutes(op) {
-                    Ok(one(isa))
-                } else if op == Opcode::TileSub {
-                    Ok(two(negate, Isa::TAddS))
-                } else if op == Opcode::TileDiv {
-                    Ok(one(Isa::TDivS))
-                } else {
-                    Err("with the scalar on the left")
+            BinaryForm::TileScalar | BinaryForm::ScalarTile => {
+                let expanded = || {
+                    form(0)
+                        .map(|tiles| two(Isa::TExpandS, tiles))
+                        .ok_or("with a scalar")
+                };
+                match form(1) {
+                    Some(isa) if self == BinaryForm::TileScalar || commutes(op) => Ok(one(isa)),
+                    Some(_) if op == Opcode::TileSub => Ok(two(negate, Isa::TAddS)),
+                    Some(_) if op == Opcode::TileDiv => Ok(one(Isa::TDivS)),
+                    _ => expanded(),
                 }
             }
         }
@@ -249,13 +250,18 @@ mod tests {
             insts(f(&s, &big), Opcode::TileDiv, Int32),
             Some(Ok(vec![Isa::TDivS]))
         );
+        // Forms without an instruction expand the small operand, then take the tile-tile one.
         assert_eq!(
             insts(f(&s, &big), Opcode::TileShl, Int32),
-            Some(Err("with the scalar on the left"))
+            Some(Ok(vec![Isa::TExpandS, Isa::TShl]))
         );
         assert_eq!(
             insts(f(&big, &col), Opcode::TileShl, Int32),
-            Some(Err("with a broadcast operand"))
+            Some(Ok(vec![Isa::TRowExpand, Isa::TShl]))
+        );
+        assert_eq!(
+            insts(f(&big, &row), Opcode::TileRem, Fp32),
+            Some(Ok(vec![Isa::TColExpand, Isa::TFMod]))
         );
     }
 }

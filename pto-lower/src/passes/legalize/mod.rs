@@ -22,18 +22,18 @@
 //! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
 //!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
 //!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
-//! 3. A binary op with the broadcast operand on the left (`r / a` with `r` a column or a
-//!    row), which no instruction takes (the fused broadcasts take it on the right), expands
-//!    that operand to the other's shape first (`tile.row_expand` / `tile.col_expand`, then
-//!    the tile-tile op). Not for the commutative ops (the lowering swaps their operands) nor
-//!    `-` (`r - a` is `-(a - r)` exactly); `r / a` was `(1 / a) * r`, two roundings.
+//! 3. A binary op in an operand form no instruction takes (`r / a` with the broadcast `r` on
+//!    the left, `a % r`, `s % a`, `s << a`: `pto_ir::ops::BinaryForm::instructions`) expands
+//!    the small operand to the other's shape first (`tile.row_expand` / `tile.col_expand`, or
+//!    `tile.full` for a scalar), then takes the tile-tile instruction. `r / a` was `(1 / a) *
+//!    r`, two roundings.
 //! 4. A cast whose pair the target's `TCVT` lacks takes an exact route of conversions it has
 //!    (`pto_ir::ops::dtypes::cast_route`, which the verifier accepts): `int8 -> fp16 ->
 //!    fp32`, `int16 -> fp32 -> int32`, an `f16` rounded to an integral `f16` through `f32`.
 
 use pto_ir::{
-    Attr, Attrs, DataType, Diag, Diagnostics, InlineVec, OpClass, OpId, Opcode, ProgramModule,
-    StmtKind, TileType, Type, ValueId,
+    Attr, Attrs, DataType, Diag, Diagnostics, OpClass, OpId, Opcode, ProgramModule, StmtKind,
+    TileType, Type, ValueId,
 };
 
 mod ints;
@@ -101,17 +101,11 @@ fn result_dtype(m: &ProgramModule, o: OpId) -> Option<DataType> {
 }
 
 /// The instructions op `o` becomes and the element type they compute on (the verifier's,
-/// [`computing_instructions`]); for an integer division whose operand form the ISA lacks
-/// (`k.floor_mod(b)`), the tile-tile form's: rewrite 1 computes it on full tiles.
+/// [`computing_instructions`]).
 fn instructions(m: &ProgramModule, o: OpId) -> Option<(Insts, DataType)> {
     let op = &m.ops[o];
     let types = |vs: &[ValueId]| -> Vec<&Type> { vs.iter().map(|&v| &m.values[v].ty).collect() };
-    let results = types(&op.results);
-    computing_instructions(op.opcode, &types(&op.operands), &results).or_else(|| {
-        let d = results.first()?.dtype()?;
-        let insts = BinaryForm::Tiles.instructions(op.opcode, d).ok()?;
-        divides_exactly(op.opcode, d).then_some((insts, d))
-    })
+    computing_instructions(op.opcode, &types(&op.operands), &types(&op.results))
 }
 
 /// Rewrite 1 applies: a 16-bit float op that computes in `f32` on `t` (the verifier's rule,
@@ -132,9 +126,11 @@ fn expands(m: &ProgramModule, o: OpId, t: Target) -> bool {
             .any(|&v| matches!(m.values[v].ty, Type::Scalar(_)))
 }
 
-/// Rewrite 3 applies: the op's instructions begin by expanding its left operand
-/// ([`BinaryForm::instructions`], which the verifier judges); the expanding opcode.
-fn left_broadcast(m: &ProgramModule, o: OpId) -> Option<Opcode> {
+/// Rewrites 2 and 3 apply: the operand of op `o` to expand first, and the op that expands
+/// it (`tile.full` for a scalar, `tile.row_expand` / `tile.col_expand` for a column or row):
+/// when the op's instructions begin with the expansion ([`BinaryForm::instructions`], which
+/// the verifier judges), or for rewrite 2.
+fn expansion(m: &ProgramModule, o: OpId, t: Target) -> Option<(usize, Opcode)> {
     let op = &m.ops[o];
     if !matches!(
         op.opcode.class(),
@@ -146,36 +142,38 @@ fn left_broadcast(m: &ProgramModule, o: OpId) -> Option<Opcode> {
         &m.values[*op.operands.first()?].ty,
         &m.values[*op.operands.get(1)?].ty,
     );
-    let insts = BinaryForm::of(a, b)?
-        .instructions(op.opcode, a.dtype()?)
-        .ok()?;
-    match insts.as_slice() {
-        [Isa::TRowExpand, _] => Some(Opcode::TileRowExpand),
-        [Isa::TColExpand, _] => Some(Opcode::TileColExpand),
+    let scalar = usize::from(matches!(a, Type::Tile(_)));
+    if expands(m, o, t) {
+        return Some((scalar, Opcode::TileFull));
+    }
+    let form = BinaryForm::of(a, b)?;
+    let d = [a, b].iter().find_map(|ty| ty.as_tile().map(|t| t.dtype))?;
+    let small = match form {
+        BinaryForm::Broadcast { big_first, .. } => usize::from(big_first),
+        _ => scalar,
+    };
+    match form.instructions(op.opcode, d).ok()?.as_slice() {
+        [Isa::TRowExpand, _] => Some((small, Opcode::TileRowExpand)),
+        [Isa::TColExpand, _] => Some((small, Opcode::TileColExpand)),
+        [Isa::TExpandS, _] => Some((small, Opcode::TileFull)),
         _ => None,
     }
 }
 
 fn needs_rewrite(m: &ProgramModule, o: OpId, t: Target) -> bool {
-    left_broadcast(m, o).is_some()
-        || widens(m, o, t)
-        || expands(m, o, t)
-        || cast_steps(m, o, t).is_some()
+    expansion(m, o, t).is_some() || widens(m, o, t) || cast_steps(m, o, t).is_some()
 }
 
-/// Appends op `o`, or the ops it is rewritten into, to `out`: a widened `f16` `floor_mod`
-/// by a scalar is an `f32` one, expanded in turn on A5. `None` when a typing rule refuses an
-/// op of the rewrite (the verifier admitted the op, so this is the pass's own error).
+/// Appends op `o`, or the ops it is rewritten into, to `out`: an expanded operand is
+/// followed by the rewrites of the tile-tile op, a widened `f16` `floor_mod` by a scalar is
+/// an `f32` one, expanded in turn on A5. `None` when a typing rule refuses an op of the
+/// rewrite (the verifier admitted the op, so this is the pass's own error).
 fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Option<()> {
-    if let Some(expand) = left_broadcast(m, o)
-        && expand_left(m, o, expand, out)
-    {
+    if let Some((k, expand)) = expansion(m, o, t) {
+        expand_operand(m, o, k, expand, out)?;
         rewrite(m, o, t, out)
     } else if widens(m, o, t) {
         widen(m, o, t, out)
-    } else if expands(m, o, t) {
-        expand_scalar(m, o, out);
-        Some(())
     } else if cast_steps(m, o, t).is_some() {
         route_cast(m, o, t, out);
         Some(())
@@ -185,29 +183,45 @@ fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Op
     }
 }
 
-/// Rewrite 3: the left operand expanded to the right one's shape by `expand`, appended to
-/// `out` (op `o` itself is not); false when the typing rule refuses the expansion (then
-/// nothing changed).
-fn expand_left(m: &mut ProgramModule, o: OpId, expand: Opcode, out: &mut Vec<OpId>) -> bool {
-    let (a, b) = (m.ops[o].operands[0], m.ops[o].operands[1]);
-    let Some(big) = m.values[b].ty.as_tile() else {
-        return false;
-    };
-    let dims = big.shape.iter().map(|&d| Attr::Int(d as i64)).collect();
-    let attrs = Attrs::of([("shape", Attr::List(dims))]);
-    // The typing rule gives the expanded tile's type (its valid region too); an operand it
-    // refuses is left to the lowering's error.
-    let Some(ty) = pto_ir::ops::infer(m, expand, &[a], &attrs)
-        .ok()
-        .and_then(|t| t.first().cloned())
-    else {
-        return false;
-    };
+/// Rewrites 2 and 3: operand `k` of op `o` replaced by its expansion to the other operand's
+/// shape by `expand`, appended to `out` (op `o` itself is not). A scalar fills a fully valid
+/// tile; an expanded column or row keeps its valid region (the typing rule's).
+fn expand_operand(
+    m: &mut ProgramModule,
+    o: OpId,
+    k: usize,
+    expand: Opcode,
+    out: &mut Vec<OpId>,
+) -> Option<()> {
+    let v = *m.ops[o].operands.get(k)?;
+    let big = m.values[*m.ops[o].operands.get(1 - k)?]
+        .ty
+        .as_tile()?
+        .clone();
     let span = m.ops[o].span;
-    let (op, wide) = new_op_named(m, expand, inline_of(&[a]), attrs, ty, None, span);
+    let (op, wide) = if expand == Opcode::TileFull {
+        let full = TileType::new(big.dtype, big.shape.clone());
+        new_op_named(
+            m,
+            expand,
+            inline_of(&[v]),
+            Attrs::default(),
+            Type::Tile(full),
+            None,
+            span,
+        )
+    } else {
+        let dims = big.shape.iter().map(|&d| Attr::Int(d as i64)).collect();
+        let attrs = Attrs::of([("shape", Attr::List(dims))]);
+        let ty = pto_ir::ops::infer(m, expand, &[v], &attrs)
+            .ok()?
+            .first()
+            .cloned()?;
+        new_op_named(m, expand, inline_of(&[v]), attrs, ty, None, span)
+    };
     out.push(op);
-    m.ops[o].operands[0] = wide;
-    true
+    m.ops[o].operands[k] = wide;
+    Some(())
 }
 
 /// `v` as `dtype`: a `tile.cast` (a tile; rounding in `round`, when named) or a
@@ -377,39 +391,4 @@ fn cast_steps(m: &ProgramModule, o: OpId, t: Target) -> Option<Vec<Step>> {
     RoundMode::for_cast(from, to, named)?;
     let steps = cast_route(t, from, to)?;
     (steps.len() > 1).then_some(steps)
-}
-
-/// Rewrite 2: the scalar operand replaced by a tile of the other operand's type filled with
-/// it (`tile.full`).
-fn expand_scalar(m: &mut ProgramModule, o: OpId, out: &mut Vec<OpId>) {
-    let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
-    let Some(tile_ty) = operands
-        .iter()
-        .find_map(|&v| m.values[v].ty.as_tile().cloned())
-    else {
-        out.push(o);
-        return;
-    };
-    let span = m.ops[o].span;
-    let mut new_operands: InlineVec<ValueId, 4> = InlineVec::new();
-    for v in operands {
-        if matches!(m.values[v].ty, Type::Scalar(_)) {
-            let full_ty = TileType::new(tile_ty.dtype, tile_ty.shape.clone());
-            let (op, t) = new_op_named(
-                m,
-                Opcode::TileFull,
-                inline_of(&[v]),
-                Attrs::default(),
-                Type::Tile(full_ty),
-                None,
-                span,
-            );
-            out.push(op);
-            new_operands.push(t);
-        } else {
-            new_operands.push(v);
-        }
-    }
-    m.ops[o].operands = new_operands.into_iter().collect();
-    out.push(o);
 }
