@@ -298,3 +298,23 @@ fn forms_without_an_instruction_expand_their_small_operand() {
     }
     harness::runs_like_the_interpreter(&m, "expanded_forms");
 }
+
+/// A2A3's `TABS` takes floats only; an int16 or int32 `abs` there is `max(x, -x)` (`TMULS` by
+/// -1 and `TMAX`, which take them), on both targets alike.
+#[test]
+fn integer_abs_is_the_maximum_of_x_and_its_negation() {
+    for t in ["int16", "int32"] {
+        let tile = format!("tile<[?, 16], [16, 16], {t}>");
+        let tensor = format!("tensor<[%N, 16], {t}>");
+        let params = format!("%x: {tensor} #in, %o: {tensor} #out");
+        let body = format!(
+            "        %a = tile.load %x : ({tensor}) -> {tile} {{shape=[16, 16], offset=[%i, 0]}}
+        %b = tile.abs %a : ({tile}) -> {tile}
+        tile.store %b, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}"
+        );
+        let m = kernel(&params, "", &body);
+        let c = harness::cpp_for(&m, "A2A3").unwrap();
+        assert!(c.contains("TMAX(") && !c.contains("TABS("), "{t}: {c}");
+        harness::runs_like_the_interpreter(&m, &format!("{t}_abs"));
+    }
+}

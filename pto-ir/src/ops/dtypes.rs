@@ -571,6 +571,17 @@ pub fn back_route(
         .map(|x| vec![(x, false), (d, false)])
 }
 
+/// The instructions of `abs` on `d` elements on `t` when its `TABS` takes no such integers
+/// but its `TMULS` and `TMAX` do: `max(x, -x)`, the negation a `TMULS` by -1 (`TNEG`), exact
+/// (`-MIN` wraps to `MIN`, and so does `MIN.abs()` in the semantics). pto-lower's `legalize`
+/// pass writes it as `tile.neg` and `tile.max`; the verifier judges these.
+pub fn abs_as_max(t: crate::verify::target::Target, d: DataType) -> Option<crate::ops::Insts> {
+    use crate::ops::Isa;
+    let takes = |i: Isa| t.takes_inst(i.name(), d);
+    (d.is_signed_int() && !takes(Isa::TAbs) && takes(Isa::TNeg) && takes(Isa::TMax))
+        .then(|| [Isa::TNeg, Isa::TMax].into_iter().collect())
+}
+
 /// Whether a cast from `from` to `to` keeps the bits: two integer types of one width, between
 /// which Rust's `as` reinterprets. The C++ emitter writes it as `TRESHAPE` to a tile of the
 /// other type (pto-isa's `TRESHAPE` takes two tile types of one total size,

@@ -67,6 +67,10 @@ pub(super) fn problem(
         _ => {}
     }
     let (insts, d) = computing_instructions(op, operands, results)?;
+    let insts = match tile_form(op) {
+        Opcode::TileAbs => dtypes::abs_as_max(t, d).unwrap_or(insts),
+        _ => insts,
+    };
     let d = elem(dtypes::computes_in(t, tile_form(op), d, &insts));
     // Tile operands whose valid regions may differ make the `TPART*` form of an
     // instruction that has one (pto-lower's C++ emitter), with its own element types

@@ -30,6 +30,8 @@
 //! 4. A cast whose pair the target's `TCVT` lacks takes an exact route of conversions it has
 //!    (`pto_ir::ops::dtypes::cast_route`, which the verifier accepts): `int8 -> fp16 ->
 //!    fp32`, `int16 -> fp32 -> int32`, an `f16` rounded to an integral `f16` through `f32`.
+//! 5. An integer `abs` whose `TABS` the target lacks (int16 / int32 on A2A3) is `max(x,
+//!    -x)` (`pto_ir::ops::dtypes::abs_as_max`).
 
 use pto_ir::{
     Attr, Attrs, DataType, Diag, Diagnostics, OpClass, OpId, Opcode, ProgramModule, StmtKind,
@@ -43,7 +45,7 @@ use super::bufferize::module_target;
 use crate::walk::{Tree, inline_of, new_op_named};
 use ints::Seq;
 use pto_ir::ops::dtypes::{
-    Step, back_route, cast_route, computes_in, divides_exactly, wraps_bytes,
+    Step, abs_as_max, back_route, cast_route, computes_in, divides_exactly, wraps_bytes,
 };
 use pto_ir::ops::{BinaryForm, Insts, Isa, computing_instructions};
 use pto_ir::sem::RoundMode;
@@ -160,8 +162,29 @@ fn expansion(m: &ProgramModule, o: OpId, t: Target) -> Option<(usize, Opcode)> {
     }
 }
 
+/// Rewrite 5 applies: an integer `abs` the target computes as `max(x, -x)`
+/// ([`abs_as_max`]).
+fn abs_by_max(m: &ProgramModule, o: OpId, t: Target) -> bool {
+    m.ops[o].opcode == Opcode::TileAbs
+        && result_dtype(m, o).is_some_and(|d| abs_as_max(t, d).is_some())
+}
+
+/// Rewrite 5: `x.abs()` as `x.max(-x)`; op `o` becomes the `max`.
+fn abs_as_max_ops(m: &mut ProgramModule, o: OpId, out: &mut Vec<OpId>) -> Option<()> {
+    let x = *m.ops[o].operands.first()?;
+    let neg = Seq::new(m, o, out).op(m, Opcode::TileNeg, &[x], Attrs::new())?;
+    let op = &mut m.ops[o];
+    op.opcode = Opcode::TileMax;
+    op.operands = inline_of(&[x, neg]);
+    out.push(o);
+    Some(())
+}
+
 fn needs_rewrite(m: &ProgramModule, o: OpId, t: Target) -> bool {
-    expansion(m, o, t).is_some() || widens(m, o, t) || cast_steps(m, o, t).is_some()
+    expansion(m, o, t).is_some()
+        || widens(m, o, t)
+        || cast_steps(m, o, t).is_some()
+        || abs_by_max(m, o, t)
 }
 
 /// Appends op `o`, or the ops it is rewritten into, to `out`: an expanded operand is
@@ -177,6 +200,8 @@ fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Op
     } else if cast_steps(m, o, t).is_some() {
         route_cast(m, o, t, out);
         Some(())
+    } else if abs_by_max(m, o, t) {
+        abs_as_max_ops(m, o, out)
     } else {
         out.push(o);
         Some(())
