@@ -318,3 +318,29 @@ fn integer_abs_is_the_maximum_of_x_and_its_negation() {
         harness::runs_like_the_interpreter(&m, &format!("{t}_abs"));
     }
 }
+
+/// A2A3's `TSHLS` / `TSHRS` take 2- and 4-byte integers, its `TSHL` / `TSHR` every width: an
+/// int8 or uint8 shift by a scalar fills the scalar into a tile (`TEXPANDS`) and shifts
+/// tile by tile.
+#[test]
+fn byte_shifts_by_a_scalar_fill_a_tile_on_a2a3() {
+    for t in ["int8", "uint8"] {
+        let tile = format!("tile<[?, 32], [16, 32], {t}>");
+        let tensor = format!("tensor<[%N, 32], {t}>");
+        let params = format!("%x: {tensor} #in, %o: {tensor} #out");
+        let body = format!(
+            "        %a = tile.load %x : ({tensor}) -> {tile} {{shape=[16, 32], offset=[%i, 0]}}
+        %b = tile.shl %a, %k : ({tile}, {t}) -> {tile}
+        %c = tile.shr %b, %one : ({tile}, {t}) -> {tile}
+        tile.store %c, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}"
+        );
+        let m = kernel(
+            &params,
+            &format!("      %k = 3 : {t}\n      %one = 1 : {t}"),
+            &body,
+        );
+        let c = harness::cpp_for(&m, "A2A3").unwrap();
+        assert!(c.contains("TSHL(") && !c.contains("TSHLS("), "{t}: {c}");
+        harness::runs_like_the_interpreter(&m, &format!("{t}_shifts"));
+    }
+}

@@ -582,6 +582,30 @@ pub fn abs_as_max(t: crate::verify::target::Target, d: DataType) -> Option<crate
         .then(|| [Isa::TNeg, Isa::TMax].into_iter().collect())
 }
 
+/// The instructions of a binary op `op` with a scalar operand on `d` elements on `t` when
+/// the scalar form's instruction (`insts`, one) does not take `d` but filling the scalar into
+/// a tile (`TEXPANDS`) and the tile-tile instruction do: int8 / uint8 shifts by a scalar on
+/// A2A3 (its `TSHLS` takes 2- and 4-byte integers, `TSHL` every width). pto-lower's
+/// `legalize` pass fills the tile (`tile.full`); the verifier judges these.
+pub fn scalar_filled(
+    t: crate::verify::target::Target,
+    op: crate::Opcode,
+    d: DataType,
+    insts: &[crate::ops::Isa],
+) -> Option<crate::ops::Insts> {
+    use crate::ops::{Isa, OpClass};
+    if !matches!(op.class(), OpClass::TileBinary | OpClass::TileBitwise) {
+        return None;
+    }
+    let forms = op.info().isa;
+    let (&[scalar], Some(&tiles)) = (insts, forms.first()) else {
+        return None;
+    };
+    let takes = |i: Isa| t.takes_inst(i.name(), d);
+    (forms.get(1) == Some(&scalar) && !takes(scalar) && takes(Isa::TExpandS) && takes(tiles))
+        .then(|| [Isa::TExpandS, tiles].into_iter().collect())
+}
+
 /// Whether a cast from `from` to `to` keeps the bits: two integer types of one width, between
 /// which Rust's `as` reinterprets. The C++ emitter writes it as `TRESHAPE` to a tile of the
 /// other type (pto-isa's `TRESHAPE` takes two tile types of one total size,

@@ -69,7 +69,7 @@ pub(super) fn problem(
     let (insts, d) = computing_instructions(op, operands, results)?;
     let insts = match tile_form(op) {
         Opcode::TileAbs => dtypes::abs_as_max(t, d).unwrap_or(insts),
-        _ => insts,
+        tile_op => dtypes::scalar_filled(t, tile_op, d, &insts).unwrap_or(insts),
     };
     let d = elem(dtypes::computes_in(t, tile_form(op), d, &insts));
     // Tile operands whose valid regions may differ make the `TPART*` form of an

@@ -26,7 +26,8 @@
 //!    the left, `a % r`, `s % a`, `s << a`: `pto_ir::ops::BinaryForm::instructions`) expands
 //!    the small operand to the other's shape first (`tile.row_expand` / `tile.col_expand`, or
 //!    `tile.full` for a scalar), then takes the tile-tile instruction. `r / a` was `(1 / a) *
-//!    r`, two roundings.
+//!    r`, two roundings. So does a scalar form whose instruction the target lacks for the
+//!    type while the tile-tile one takes it (int8 `a << s` on A2A3).
 //! 4. A cast whose pair the target's `TCVT` lacks takes an exact route of conversions it has
 //!    (`pto_ir::ops::dtypes::cast_route`, which the verifier accepts): `int8 -> fp16 ->
 //!    fp32`, `int16 -> fp32 -> int32`, an `f16` rounded to an integral `f16` through `f32`.
@@ -45,7 +46,8 @@ use super::bufferize::module_target;
 use crate::walk::{Tree, inline_of, new_op_named};
 use ints::Seq;
 use pto_ir::ops::dtypes::{
-    Step, abs_as_max, back_route, cast_route, computes_in, divides_exactly, wraps_bytes,
+    Step, abs_as_max, back_route, cast_route, computes_in, divides_exactly, scalar_filled,
+    wraps_bytes,
 };
 use pto_ir::ops::{BinaryForm, Insts, Isa, computing_instructions};
 use pto_ir::sem::RoundMode;
@@ -131,7 +133,8 @@ fn expands(m: &ProgramModule, o: OpId, t: Target) -> bool {
 /// Rewrites 2 and 3 apply: the operand of op `o` to expand first, and the op that expands
 /// it (`tile.full` for a scalar, `tile.row_expand` / `tile.col_expand` for a column or row):
 /// when the op's instructions begin with the expansion ([`BinaryForm::instructions`], which
-/// the verifier judges), or for rewrite 2.
+/// the verifier judges), for rewrite 2, or when the target's scalar-form instruction lacks
+/// the type and the tile-tile one takes it ([`scalar_filled`]).
 fn expansion(m: &ProgramModule, o: OpId, t: Target) -> Option<(usize, Opcode)> {
     let op = &m.ops[o];
     if !matches!(
@@ -145,16 +148,17 @@ fn expansion(m: &ProgramModule, o: OpId, t: Target) -> Option<(usize, Opcode)> {
         &m.values[*op.operands.get(1)?].ty,
     );
     let scalar = usize::from(matches!(a, Type::Tile(_)));
-    if expands(m, o, t) {
-        return Some((scalar, Opcode::TileFull));
-    }
     let form = BinaryForm::of(a, b)?;
     let d = [a, b].iter().find_map(|ty| ty.as_tile().map(|t| t.dtype))?;
+    let insts = form.instructions(op.opcode, d).ok()?;
+    if expands(m, o, t) || scalar_filled(t, op.opcode, d, &insts).is_some() {
+        return Some((scalar, Opcode::TileFull));
+    }
     let small = match form {
         BinaryForm::Broadcast { big_first, .. } => usize::from(big_first),
         _ => scalar,
     };
-    match form.instructions(op.opcode, d).ok()?.as_slice() {
+    match insts.as_slice() {
         [Isa::TRowExpand, _] => Some((small, Opcode::TileRowExpand)),
         [Isa::TColExpand, _] => Some((small, Opcode::TileColExpand)),
         [Isa::TExpandS, _] => Some((small, Opcode::TileFull)),
