@@ -587,3 +587,46 @@ fn u16_arithmetic_runs_on_i16() {
         assert_eq!(got[3], support::run::data(&s), "interpreter i16 at {what}");
     }
 }
+
+/// `u16` maxima, minima and row maxima on A2A3 (no instruction takes `u16` there): computed on
+/// `i16` with the top bit flipped, they follow the unsigned order over the whole range.
+#[test]
+fn u16_order_holds_over_the_whole_range() {
+    for (r, c) in SIZES {
+        let ints = |seed: u64| -> Vec<u16> {
+            values(r * c, seed, 0.0, 65536.0)
+                .into_iter()
+                .map(|v| v as u16)
+                .collect()
+        };
+        let (x, y) = (ints((r * 7 + c) as u64), ints((r * 2 + c) as u64));
+        let (xt, yt) = (
+            Tensor::from_vec(x.clone(), [r, c]).unwrap(),
+            Tensor::from_vec(y.clone(), [r, c]).unwrap(),
+        );
+        let mut o = Tensor::<u16>::zeros([r, c]);
+        kernels::order_u16(&xt, &yt, &mut o).unwrap();
+        let m: Vec<u16> = x
+            .iter()
+            .zip(&y)
+            .map(|(&a, &b)| a.max(b).min(40000))
+            .collect();
+        let mut want = vec![0u16; r * c];
+        for i in 0..r {
+            for c0 in (0..c).step_by(64) {
+                let cols = c0..(c0 + 64).min(c);
+                let top = cols.clone().map(|j| m[i * c + j]).max().unwrap();
+                for j in cols {
+                    want[i * c + j] = top.wrapping_sub(m[i * c + j]);
+                }
+            }
+        }
+        let what = format!("{r} x {c}");
+        assert_eq!(o.as_slice(), &want[..], "u16 order {what}");
+        let got = interp(
+            &kernels::order_u16::program(),
+            vec![arg(&xt), arg(&yt), zeros::<u16>([r, c])],
+        );
+        assert_eq!(got[2], support::run::data(&o), "interpreter at {what}");
+    }
+}

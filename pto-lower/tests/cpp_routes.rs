@@ -344,3 +344,54 @@ fn byte_shifts_by_a_scalar_fill_a_tile_on_a2a3() {
         harness::runs_like_the_interpreter(&m, &format!("{t}_shifts"));
     }
 }
+
+/// A2A3's maxima and minima (and `TCMP`, for uint32) take no unsigned 16- or 32-bit integers:
+/// with every operand's top bit flipped (`TXORS`, which takes them) the unsigned order is the
+/// signed one, so they run on int16 / int32 and a picked value is flipped back. The inputs are
+/// scaled so that the top bit is set in about half of the elements.
+#[test]
+fn unsigned_order_runs_on_the_signed_twin_with_the_top_bit_flipped() {
+    for (t, big) in [("uint16", "40000"), ("uint32", "3000000000")] {
+        let tile = format!("tile<[?, 16], [16, 16], {t}>");
+        let col = format!("tile<[?, 1], [16, 1], {t}>");
+        let row = format!("tile<[1, 16], [1, 16], {t}>");
+        let mask = "tile<[?, 16], [16, 16], bool>";
+        let tensor = format!("tensor<[%N, 16], {t}>");
+        let params = format!(
+            "%x: {tensor} #in, %y: {tensor} #in, %o: {tensor} #out, %c: tensor<[1, 16], {t}> #out"
+        );
+        let mut body = format!(
+            "        %a0 = tile.load %x : ({tensor}) -> {tile} {{shape=[16, 16], offset=[%i, 0]}}
+        %b0 = tile.load %y : ({tensor}) -> {tile} {{shape=[16, 16], offset=[%i, 0]}}
+        %a = tile.mul %a0, %scale : ({tile}, {t}) -> {tile}
+        %b = tile.mul %b0, %scale : ({tile}, {t}) -> {tile}
+        %mx = tile.max %a, %b : ({tile}, {tile}) -> {tile}
+        %mn = tile.min %mx, %big : ({tile}, {t}) -> {tile}
+        %rm = tile.row_max %mn : ({tile}) -> {col}
+        %d = tile.sub %rm, %mn : ({col}, {tile}) -> {tile}
+        %gt = tile.gt %big, %d : ({t}, {tile}) -> {mask}
+        %s = tile.select %gt, %d, %a : ({mask}, {tile}, {tile}) -> {tile}
+"
+        );
+        let last = if t == "uint32" {
+            body.push_str(&format!(
+                "        %lt = tile.lt %a, %s : ({tile}, {tile}) -> {mask}
+        %v = tile.select %lt, %a, %b : ({mask}, {tile}, {tile}) -> {tile}
+"
+            ));
+            "v"
+        } else {
+            "s"
+        };
+        body.push_str(&format!(
+            "        %cm = tile.col_min %{last} : ({tile}) -> {row}
+        tile.store %{last}, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
+        tile.store %cm, %c : ({row}, tensor<[1, 16], {t}>) -> () {{offset=[0, 0]}}"
+        ));
+        let consts = format!("      %scale = 700 : {t}\n      %big = {big} : {t}");
+        let m = kernel(&params, &consts, &body);
+        let c = harness::cpp_for(&m, "A2A3").unwrap();
+        assert!(c.contains("TXORS("), "{t}: {c}");
+        harness::runs_like_the_interpreter(&m, &format!("{t}_order"));
+    }
+}

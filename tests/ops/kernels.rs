@@ -204,3 +204,16 @@ pub fn twin_u16(
         }
     }
 }
+
+/// `u16` maxima, minima and row maxima on A2A3 (run on `i16`, the top bit flipped).
+#[pto::kernel]
+pub fn order_u16(x: &Tensor<u16, R, C>, y: &Tensor<u16, R, C>, #[out] o: &mut Tensor<u16, R, C>) {
+    for r in (0..R).step_by(16) {
+        for c in (0..C).step_by(64) {
+            let a = x.load::<16, 64>([r, c]);
+            let b = y.load::<16, 64>([r, c]);
+            let m = a.max(b).min(40000);
+            o.store([r, c], m.row_max() - m);
+        }
+    }
+}

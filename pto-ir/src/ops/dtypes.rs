@@ -437,9 +437,12 @@ pub fn conversions(a5: bool) -> impl Iterator<Item = (DataType, DataType)> {
 }
 
 /// The element type op `op` on `d` elements computes in on target `t`, whose instructions
-/// for it are `insts`: `fp32` where computing in `fp32` gives the op's meaning and `t`
-/// takes that but not `d` (or, for a 16-bit float remainder, always), and `t` converts `d`
-/// to `fp32` and back; else `d`. Computing in `fp32` gives the meaning of
+/// for it are `insts`, when `t` does not take `d` in them (or, for a 16-bit float remainder,
+/// always): the signed type of `d`'s width for unsigned ring arithmetic or an unsigned order
+/// (`signed_twin`: `+ - *`, negation, sums keep the bits, [`reinterprets`]; maxima, minima
+/// and compares with the top bit flipped, [`orders`]; uint16 / uint32 on A2A3), if `t` takes
+/// that; else `fp32` where computing in `fp32` gives the op's meaning, `t` takes it and
+/// converts `d` to `fp32` and back; else `d`. Computing in `fp32` gives the meaning of
 /// - an op that only compares or picks among its operands' values ([`picks`]), on any type
 ///   `fp32` holds (int8 / int16 / bf16 compares and selects on A2A3);
 /// - a 16-bit float elementwise op (or row / column maximum or minimum): the semantics
@@ -449,15 +452,13 @@ pub fn conversions(a5: bool) -> impl Iterator<Item = (DataType, DataType)> {
 ///   `TREM` (A5 only) round the `fp32` remainder toward zero instead. Sums and products are
 ///   not elementwise: they round each step in the 16-bit type;
 /// - 1-byte integer ring arithmetic, wrapped before it goes back ([`wraps_bytes`]; A2A3's
-///   arithmetic takes no 1-byte integers, A5's `TMUL` none either; an unsigned type whose
-///   signed twin the target takes computes on that instead, the same bits, [`reinterprets`]:
-///   uint16 and uint32 `+ - *` on A2A3);
+///   arithmetic takes no 1-byte integers, A5's `TMUL` none either);
 /// - integer division and remainders of at most 16 bits ([`divides_exactly`]; A2A3's `TDIV`
 ///   and `TFMOD` take no integers, A5's `TDIV` no 1-byte ones).
 ///
-/// pto-lower's `legalize` pass converts such an op's operands to `fp32` and its result back
-/// ([`cast_route`], [`back_route`]). The verifier judges the instructions on the type this
-/// returns.
+/// pto-lower's `legalize` pass converts such an op's operands to that type and its result
+/// back ([`cast_route`], [`back_route`]). The verifier judges the instructions on the type
+/// this returns.
 pub fn computes_in(
     t: crate::verify::target::Target,
     op: crate::Opcode,
@@ -482,8 +483,7 @@ pub fn computes_in(
     let lacks = remainder || wrong || (!insts.is_empty() && !takes(d));
     if let Some(twin) = signed_twin(d)
         && lacks
-        && wraps_bytes(op)
-        && op != crate::Opcode::TileAbs
+        && ((wraps_bytes(op) && op != crate::Opcode::TileAbs) || orders(op))
         && takes(twin)
     {
         return twin;
@@ -525,6 +525,14 @@ pub fn picks(op: crate::Opcode) -> bool {
             | TileGe
             | TileSelect
     )
+}
+
+/// Whether op `op` compares or picks by order (maxima, minima, row and column maxima and
+/// minima, compares): on an unsigned type it runs on the signed type of the width once every
+/// operand's top bit is flipped (`x ^ 2^(n - 1)` maps the unsigned order onto the signed
+/// one), a picked value flipped back.
+pub fn orders(op: crate::Opcode) -> bool {
+    picks(op) && !matches!(op, crate::Opcode::TileSelect | crate::Opcode::TileRelu)
 }
 
 /// Whether op `op` is ring arithmetic (`+ - *`, negation, `abs`, row and column sums), whose

@@ -18,7 +18,9 @@
 //!    integer `/`, `%` and `floor_mod` of at most 16 bits (no integer `TDIV` / `TFMOD` on
 //!    A2A3), from the `f32` quotient with a zero divisor selected away ([`ints`]). Unsigned
 //!    `+ - *` whose signed twin the target takes (uint16 and uint32 on A2A3) computes on that
-//!    instead: the same bits, each way a reinterpretation (`TRESHAPE` in the C++).
+//!    instead: the same bits, each way a reinterpretation (`TRESHAPE` in the C++); so do their
+//!    maxima, minima and compares, every operand's top bit flipped first (`TXORS`) and a picked
+//!    value's flipped back.
 //! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
 //!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
 //!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
@@ -46,7 +48,7 @@ use super::bufferize::module_target;
 use crate::walk::{Tree, inline_of, new_op_named};
 use ints::Seq;
 use pto_ir::ops::dtypes::{
-    Step, abs_as_max, back_route, cast_route, computes_in, divides_exactly, scalar_filled,
+    Step, abs_as_max, back_route, cast_route, computes_in, divides_exactly, orders, scalar_filled,
     wraps_bytes,
 };
 use pto_ir::ops::{BinaryForm, Insts, Isa, computing_instructions};
@@ -320,16 +322,31 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Opti
     let opcode = m.ops[o].opcode;
     let wide = computes_in(t, opcode, narrow, &insts);
     let there = cast_route(t, narrow, wide)?;
+    // An unsigned order on the signed twin: every operand's top bit flipped ([`orders`]).
+    let span = m.ops[o].span;
+    let top = (narrow.is_unsigned_int() && wide.is_signed_int() && orders(opcode)).then(|| {
+        let bit = 1i64 << (narrow.bits() - 1);
+        crate::walk::constant(m, narrow, bit, None, span, out)
+    });
     // The operands of the op's type (a select's mask is not).
     let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
-    let mut wide_operands: Vec<ValueId> = operands
-        .into_iter()
-        .map(|v| match m.values[v].ty {
+    let mut wide_operands = Vec::with_capacity(operands.len());
+    for v in operands {
+        let v = match (&m.values[v].ty, top) {
+            (Type::Tile(x), Some(top)) if x.dtype == narrow => {
+                Seq::new(m, o, out).op(m, Opcode::TileXor, &[v, top], Attrs::new())?
+            }
+            (Type::Scalar(d), Some(top)) if *d == narrow => {
+                crate::walk::scalar_op(m, Opcode::ScalarBitXor, v, top, None, span, out)
+            }
+            _ => v,
+        };
+        wide_operands.push(match m.values[v].ty {
             Type::Tile(ref x) if x.dtype == narrow => convert(m, v, &there, None, o, out),
             Type::Scalar(d) if d == narrow => cast(m, v, wide, None, o, out),
             _ => v,
-        })
-        .collect();
+        });
+    }
     if tile.dtype != narrow {
         // A compare: the mask is the result.
         m.ops[o].operands = wide_operands.into_iter().collect();
@@ -363,15 +380,23 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Opti
         _ => wide_r,
     };
     let back = back_route(t, wide, narrow)?;
-    let last = back.len() - 1;
-    let x = convert(m, x, &back[..last], None, o, out);
-    // The old result, now defined by the last conversion: its uses stay as they are.
-    let span = m.ops[o].span;
+    // The old result, now defined by the last conversion (or the flip of the top bit back):
+    // its uses stay as they are.
+    let (steps, last) = match top {
+        Some(top) => (&back[..], (Opcode::TileXor, Some(top), Attrs::new())),
+        None => (
+            &back[..back.len() - 1],
+            (Opcode::TileCast, None, cast_attrs(narrow, None)),
+        ),
+    };
+    let x = convert(m, x, steps, None, o, out);
+    let (opcode, second, attrs) = last;
+    let operands: Vec<ValueId> = std::iter::once(x).chain(second).collect();
     let back_op = m.ops.push(pto_ir::Operation {
-        opcode: Opcode::TileCast,
-        operands: inline_of(&[x]),
+        opcode,
+        operands: inline_of(&operands),
         results: inline_of(&[r]),
-        attrs: cast_attrs(narrow, None),
+        attrs,
         span,
     });
     m.values[r].def = pto_ir::ValueDef::OpResult(back_op, 0);
