@@ -1,11 +1,23 @@
 //! The runtime of `parallel` loops: what the host code of a `for i in parallel(a..b)` loop
 //! calls when the lowering has shown its iterations independent.
 //!
-//! Safe Rust, no data race: [`for_range`] runs the iterations on rayon's pool, each worker
-//! with its own tiles (made by `init`); a tensor the loop stores to is shared as a
-//! [`Locked`], whose mutex is held for one store at a time. The lowering only runs a loop
-//! here when the store windows of different iterations are disjoint and no iteration reads a
-//! tensor the loop writes, so the order in which the stores land does not change the result.
+//! Safe Rust, no data race by construction: the iterations run on rayon's pool, each worker
+//! with its own tiles (made by `init`); tensors the loop only loads are shared as `&`. A
+//! tensor it stores to is given to the iterations one of two ways:
+//!
+//! - **Rows** ([`for_parts`], [`row_parts`]): when each iteration's stores to the tensor land
+//!   in rows `[i + lo, i + lo + step)` of its first dimension (the lowering shows it:
+//!   `lower/parallel.rs`, `row_parts`), the tensor's elements are cut with `split_at_mut` into
+//!   one [`Rows`] per iteration before any runs, each iteration getting its own as a `&mut`.
+//!   The borrow checker then guarantees that no two iterations write the same elements, and
+//!   an iteration's stores, row runs and fused calls work on its rows as on a whole tensor
+//!   ([`crate::isa::TensorMut`]), with no lock.
+//! - **Locked** ([`for_range`], [`Locked`]): otherwise, behind a mutex held for one store at a
+//!   time.
+//!
+//! Either way the lowering only runs a loop here when the store windows of different
+//! iterations are disjoint and no iteration reads a tensor the loop writes, so the order in
+//! which the stores land does not change the result.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -13,6 +25,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use rayon::prelude::*;
 
 use crate::budget::Meter;
+use crate::isa::TensorMut;
 use crate::{Error, Tensor};
 
 /// A tensor the iterations of a parallel loop store to, one store at a time.
@@ -95,6 +108,141 @@ where
         || (init(), fork.clone()),
         // `k < trips`, so `lb + k * step < ub` fits an `i64`.
         |(state, meter), k| body(state, meter, at(k)),
+    )
+}
+
+/// The rows `[first, first + n)` of a tensor's first dimension, which one iteration of a
+/// parallel loop stores to (see the module docs); indexed as the whole tensor.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Rows<'a, T> {
+    /// The rows' elements.
+    data: &'a mut [T],
+    /// The linear index of `data[0]` in the whole tensor.
+    base: usize,
+    /// The whole tensor's shape and strides.
+    shape: &'a [usize],
+    strides: &'a [usize],
+}
+
+impl<T> Rows<'_, T> {
+    /// Whether the whole tensor has no elements (as `Tensor::is_empty`).
+    pub fn is_empty(&self) -> bool {
+        self.shape.contains(&0)
+    }
+}
+
+impl<T> TensorMut<T> for Rows<'_, T> {
+    fn shape(&self) -> &[usize] {
+        self.shape
+    }
+
+    fn strides(&self) -> &[usize] {
+        self.strides
+    }
+
+    fn tail_mut(&mut self, start: usize) -> Option<&mut [T]> {
+        self.data.get_mut(start.checked_sub(self.base)?..)
+    }
+}
+
+/// The number of iterations of `(lb..ub).step_by(step)`, or an error for a step that is not
+/// positive.
+fn trips(lb: i64, ub: i64, step: i64) -> Result<u64, Error> {
+    if step <= 0 {
+        return Err(Error::Unsupported(format!(
+            "loop step {step} is not positive"
+        )));
+    }
+    Ok(if ub > lb {
+        ub.abs_diff(lb).div_ceil(step.unsigned_abs())
+    } else {
+        0
+    })
+}
+
+/// `t` cut into one [`Rows`] per iteration of `(lb..ub).step_by(step)`: iteration `i` gets
+/// rows `[i + lo, i + lo + step)` of the first dimension, clipped to the tensor (possibly
+/// none). The runs are consecutive and disjoint, as `step > 0`.
+#[doc(hidden)]
+pub fn row_parts<T>(
+    t: &mut Tensor<T>,
+    lb: i64,
+    ub: i64,
+    step: i64,
+    lo: i64,
+) -> Result<Vec<Rows<'_, T>>, Error> {
+    let trips = trips(lb, ub, step)?;
+    let count = usize::try_from(trips)
+        .map_err(|_| Error::Unsupported(format!("{trips} loop iterations")))?;
+    let (shape, strides, mut rest) = t.split_mut();
+    let rows = shape.first().copied().unwrap_or(0);
+    let row_len = strides.first().copied().unwrap_or(1);
+    // The first row of iteration `k`, clipped to `[0, rows]` (`i128`: no overflow).
+    let row_at = |k: u64| -> usize {
+        let r = i128::from(lb) + i128::from(k) * i128::from(step) + i128::from(lo);
+        usize::try_from(r.clamp(0, rows as i128)).unwrap_or(rows)
+    };
+    let mut at = row_at(0);
+    // Rows before the first iteration's belong to none.
+    rest = rest.get_mut(at * row_len..).unwrap_or_default();
+    let mut parts = Vec::with_capacity(count);
+    for k in 0..trips {
+        let end = row_at(k + 1);
+        let n = (end - at) * row_len;
+        let len = rest.len();
+        let (mine, more) = std::mem::take(&mut rest).split_at_mut(n.min(len));
+        parts.push(Rows {
+            data: mine,
+            base: at * row_len,
+            shape,
+            strides,
+        });
+        rest = more;
+        at = end;
+    }
+    Ok(parts)
+}
+
+/// Runs `body(state, meter, i, part)` for `i` in `(lb..ub).step_by(step)` on all cores, with
+/// `parts[k]` (what [`row_parts`] cut for each stored tensor, zipped) given to iteration `k`;
+/// otherwise as [`for_range`].
+#[doc(hidden)]
+pub fn for_parts<S, P, I, F>(
+    meter: &mut Meter,
+    lb: i64,
+    ub: i64,
+    step: i64,
+    parts: Vec<P>,
+    init: I,
+    body: F,
+) -> Result<(), Error>
+where
+    P: Send,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, &mut Meter, i64, P) -> Result<(), Error> + Sync + Send,
+{
+    let trips = trips(lb, ub, step)?;
+    if parts.len() as u64 != trips {
+        return Err(Error::Unsupported(format!(
+            "{} row parts for {trips} loop iterations",
+            parts.len()
+        )));
+    }
+    meter.charge(trips)?;
+    // `k < trips`, so `lb + k * step < ub` fits an `i64`.
+    let at = |k: usize| lb.wrapping_add((k as i64).wrapping_mul(step));
+    if trips <= 1 || rayon::current_num_threads() <= 1 {
+        let mut state = init();
+        return parts
+            .into_iter()
+            .enumerate()
+            .try_for_each(|(k, p)| body(&mut state, meter, at(k), p));
+    }
+    let fork = meter.clone();
+    parts.into_par_iter().enumerate().try_for_each_init(
+        || (init(), fork.clone()),
+        |(state, meter), (k, p)| body(state, meter, at(k), p),
     )
 }
 
