@@ -307,6 +307,77 @@ mod tests {
         );
     }
 
+    /// The rows `[first, end)` of each part, read back through `tail_mut`.
+    fn spans(t: &mut Tensor<i64>, lb: i64, ub: i64, step: i64, lo: i64) -> Vec<(usize, usize)> {
+        let row = t.strides()[0];
+        row_parts(t, lb, ub, step, lo)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.base / row, (p.base + p.data.len()) / row))
+            .collect()
+    }
+
+    #[test]
+    fn row_parts_are_each_iterations_rows_clipped_to_the_tensor() {
+        let mut t = Tensor::<i64>::zeros([37, 3]);
+        // 8 does not divide 37: the last part is 5 rows.
+        assert_eq!(
+            spans(&mut t, 0, 37, 8, 0),
+            vec![(0, 8), (8, 16), (16, 24), (24, 32), (32, 37)]
+        );
+        // A row down: row 0 is no iteration's, the last part is cut at the end.
+        assert_eq!(
+            spans(&mut t, 0, 37, 16, 1),
+            vec![(1, 17), (17, 33), (33, 37)]
+        );
+        // Before the tensor and past it: empty parts, no panic.
+        assert_eq!(spans(&mut t, 0, 10, 4, -6), vec![(0, 0), (0, 2), (2, 6)]);
+        assert_eq!(
+            spans(&mut t, 30, 50, 5, 0),
+            vec![(30, 35), (35, 37), (37, 37), (37, 37)]
+        );
+        assert_eq!(spans(&mut t, 5, 0, 1, 0), vec![]);
+        assert!(row_parts(&mut t, 0, 10, 0, 0).is_err());
+    }
+
+    #[test]
+    fn an_iteration_writes_its_rows_and_only_them() {
+        let mut t = Tensor::<i64>::zeros([10, 2]);
+        let parts = row_parts(&mut t, 0, 10, 4, 1).unwrap();
+        let r = for_parts(
+            &mut Meter::start(),
+            0,
+            10,
+            4,
+            parts,
+            || (),
+            |_, _, i, mut rows| {
+                // Index of the whole tensor: row `i + 1` is this iteration's first.
+                let start = (i as usize + 1) * 2;
+                assert!(rows.tail_mut(start - 1).is_none());
+                if let Some(d) = rows.tail_mut(start) {
+                    for v in d.iter_mut() {
+                        *v = i + 1;
+                    }
+                }
+                Ok(())
+            },
+        );
+        assert_eq!(r, Ok(()));
+        let got: Vec<i64> = t.as_slice().chunks(2).map(|r| r[0]).collect();
+        assert_eq!(got, vec![0, 1, 1, 1, 1, 5, 5, 5, 5, 9]);
+        let r = for_parts(
+            &mut Meter::start(),
+            0,
+            10,
+            4,
+            vec![(); 2],
+            || (),
+            |_, _, _, ()| Ok(()),
+        );
+        assert!(matches!(r, Err(Error::Unsupported(_))), "{r:?}");
+    }
+
     #[test]
     fn charges_the_budget() {
         Budget::iterations(5).run(|| {
