@@ -7,11 +7,13 @@
 //!
 //! - **Rows** ([`for_parts`], [`row_parts`]): when each iteration's stores to the tensor land
 //!   in rows `[i + lo, i + lo + step)` of its first dimension (the lowering shows it:
-//!   `lower/parallel.rs`, `row_parts`), the tensor's elements are cut with `split_at_mut` into
-//!   one [`Rows`] per iteration before any runs, each iteration getting its own as a `&mut`.
-//!   The borrow checker then guarantees that no two iterations write the same elements, and
-//!   an iteration's stores, row runs and fused calls work on its rows as on a whole tensor
-//!   ([`crate::isa::TensorMut`]), with no lock.
+//!   `lower/parallel.rs`, `row_parts`), the iterations are split into runs of consecutive
+//!   ones (a few per thread) and the tensor's elements are cut with `split_at_mut` into one
+//!   [`Rows`] per run before any runs: the rows of its iterations. A run's iterations go in
+//!   order on one thread, each getting the run's rows as a `&mut`. The borrow checker then
+//!   guarantees that no two threads write the same elements, and an iteration's stores, row
+//!   runs and fused calls work on its rows as on a whole tensor ([`crate::isa::TensorMut`]),
+//!   with no lock.
 //! - **Locked** ([`for_range`], [`Locked`]): otherwise, behind a mutex held for one store at a
 //!   time.
 //!
@@ -161,9 +163,24 @@ fn trips(lb: i64, ub: i64, step: i64) -> Result<u64, Error> {
     })
 }
 
-/// `t` cut into one [`Rows`] per iteration of `(lb..ub).step_by(step)`: iteration `i` gets
-/// rows `[i + lo, i + lo + step)` of the first dimension, clipped to the tensor (possibly
-/// none). The runs are consecutive and disjoint, as `step > 0`.
+/// How many runs of consecutive iterations ([`row_parts`] cuts, [`for_parts`] runs) a loop
+/// of `trips` iterations is split into: a few per thread, so that a thread done early takes
+/// another run, and few enough that the parts are a short list whatever the trip count.
+fn blocks(trips: u64) -> usize {
+    let per_pool = rayon::current_num_threads().saturating_mul(4).max(1);
+    usize::try_from(trips).map_or(per_pool, |t| t.min(per_pool))
+}
+
+/// The iterations `[k0, k1)` of run `b` of `n` over `trips` iterations (`b < n <= trips`).
+fn block(trips: u64, n: usize, b: usize) -> (u64, u64) {
+    let at = |b: usize| (u128::from(trips) * b as u128 / n.max(1) as u128) as u64;
+    (at(b), at(b + 1))
+}
+
+/// `t` cut into one [`Rows`] per run of consecutive iterations of `(lb..ub).step_by(step)`
+/// (see [`for_parts`]): iteration `i` stores to rows `[i + lo, i + lo + step)` of the first
+/// dimension, so a run gets the rows from its first iteration's to the next run's, clipped to
+/// the tensor (possibly none). The runs' rows are consecutive and disjoint, as `step > 0`.
 #[doc(hidden)]
 pub fn row_parts<T>(
     t: &mut Tensor<T>,
@@ -173,8 +190,16 @@ pub fn row_parts<T>(
     lo: i64,
 ) -> Result<Vec<Rows<'_, T>>, Error> {
     let trips = trips(lb, ub, step)?;
-    let count = usize::try_from(trips)
-        .map_err(|_| Error::Unsupported(format!("{trips} loop iterations")))?;
+    Ok(cut_rows(t, [lb, step, lo], trips, blocks(trips)))
+}
+
+/// [`row_parts`] into `n` runs of the `trips` iterations.
+fn cut_rows<T>(
+    t: &mut Tensor<T>,
+    [lb, step, lo]: [i64; 3],
+    trips: u64,
+    n: usize,
+) -> Vec<Rows<'_, T>> {
     let (shape, strides, mut rest) = t.split_mut();
     let rows = shape.first().copied().unwrap_or(0);
     let row_len = strides.first().copied().unwrap_or(1);
@@ -186,12 +211,11 @@ pub fn row_parts<T>(
     let mut at = row_at(0);
     // Rows before the first iteration's belong to none.
     rest = rest.get_mut(at * row_len..).unwrap_or_default();
-    let mut parts = Vec::with_capacity(count);
-    for k in 0..trips {
-        let end = row_at(k + 1);
-        let n = (end - at) * row_len;
+    let mut parts = Vec::with_capacity(n);
+    for b in 0..n {
+        let end = row_at(block(trips, n, b).1);
         let len = rest.len();
-        let (mine, more) = std::mem::take(&mut rest).split_at_mut(n.min(len));
+        let (mine, more) = std::mem::take(&mut rest).split_at_mut(((end - at) * row_len).min(len));
         parts.push(Rows {
             data: mine,
             base: at * row_len,
@@ -201,12 +225,13 @@ pub fn row_parts<T>(
         rest = more;
         at = end;
     }
-    Ok(parts)
+    parts
 }
 
-/// Runs `body(state, meter, i, part)` for `i` in `(lb..ub).step_by(step)` on all cores, with
-/// `parts[k]` (what [`row_parts`] cut for each stored tensor, zipped) given to iteration `k`;
-/// otherwise as [`for_range`].
+/// Runs `body(state, meter, i, part)` for `i` in `(lb..ub).step_by(step)` on all cores:
+/// `parts` (what [`row_parts`] cut for each stored tensor, zipped) has one entry per run of
+/// consecutive iterations, and the iterations of a run go in order on one thread with its
+/// part. Otherwise as [`for_range`].
 #[doc(hidden)]
 pub fn for_parts<S, P, I, F>(
     meter: &mut Meter,
@@ -220,29 +245,33 @@ pub fn for_parts<S, P, I, F>(
 where
     P: Send,
     I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, &mut Meter, i64, P) -> Result<(), Error> + Sync + Send,
+    F: Fn(&mut S, &mut Meter, i64, &mut P) -> Result<(), Error> + Sync + Send,
 {
     let trips = trips(lb, ub, step)?;
-    if parts.len() as u64 != trips {
+    let n = parts.len();
+    if n != blocks(trips) {
         return Err(Error::Unsupported(format!(
-            "{} row parts for {trips} loop iterations",
-            parts.len()
+            "{n} row parts for {trips} loop iterations"
         )));
     }
     meter.charge(trips)?;
     // `k < trips`, so `lb + k * step < ub` fits an `i64`.
-    let at = |k: usize| lb.wrapping_add((k as i64).wrapping_mul(step));
-    if trips <= 1 || rayon::current_num_threads() <= 1 {
+    let at = |k: u64| lb.wrapping_add((k as i64).wrapping_mul(step));
+    let run = |state: &mut S, meter: &mut Meter, b: usize, part: &mut P| {
+        let (k0, k1) = block(trips, n, b);
+        (k0..k1).try_for_each(|k| body(state, meter, at(k), part))
+    };
+    if n <= 1 || rayon::current_num_threads() <= 1 {
         let mut state = init();
         return parts
             .into_iter()
             .enumerate()
-            .try_for_each(|(k, p)| body(&mut state, meter, at(k), p));
+            .try_for_each(|(b, mut p)| run(&mut state, meter, b, &mut p));
     }
     let fork = meter.clone();
     parts.into_par_iter().enumerate().try_for_each_init(
         || (init(), fork.clone()),
-        |(state, meter), (k, p)| body(state, meter, at(k), p),
+        |(state, meter), (b, mut p)| run(state, meter, b, &mut p),
     )
 }
 
@@ -310,8 +339,8 @@ mod tests {
     /// The rows `[first, end)` of each part, read back through `tail_mut`.
     fn spans(t: &mut Tensor<i64>, lb: i64, ub: i64, step: i64, lo: i64) -> Vec<(usize, usize)> {
         let row = t.strides()[0];
-        row_parts(t, lb, ub, step, lo)
-            .unwrap()
+        let trips = trips(lb, ub, step).unwrap();
+        cut_rows(t, [lb, step, lo], trips, trips as usize)
             .into_iter()
             .map(|p| (p.base / row, (p.base + p.data.len()) / row))
             .collect()
@@ -338,6 +367,12 @@ mod tests {
         );
         assert_eq!(spans(&mut t, 5, 0, 1, 0), vec![]);
         assert!(row_parts(&mut t, 0, 10, 0, 0).is_err());
+        // Runs of iterations: 5 iterations in 2 runs get rows [0, 16) and [16, 37).
+        let two: Vec<(usize, usize)> = cut_rows(&mut t, [0, 8, 0], 5, 2)
+            .into_iter()
+            .map(|p| (p.base / 3, (p.base + p.data.len()) / 3))
+            .collect();
+        assert_eq!(two, vec![(0, 16), (16, 37)]);
     }
 
     #[test]
@@ -351,12 +386,13 @@ mod tests {
             4,
             parts,
             || (),
-            |_, _, i, mut rows| {
-                // Index of the whole tensor: row `i + 1` is this iteration's first.
+            |_, _, i, rows| {
+                // Index of the whole tensor: row `i + 1` is this iteration's first; row 0
+                // is no iteration's.
                 let start = (i as usize + 1) * 2;
-                assert!(rows.tail_mut(start - 1).is_none());
+                assert!(rows.tail_mut(1).is_none());
                 if let Some(d) = rows.tail_mut(start) {
-                    for v in d.iter_mut() {
+                    for v in d.iter_mut().take(4 * 2) {
                         *v = i + 1;
                     }
                 }
@@ -371,7 +407,7 @@ mod tests {
             0,
             10,
             4,
-            vec![(); 2],
+            vec![(); 9],
             || (),
             |_, _, _, ()| Ok(()),
         );

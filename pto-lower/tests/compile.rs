@@ -98,7 +98,7 @@ fn parallel_softmax_host_shape() {
     for want in [
         "let __pto_parts = :: pto :: par :: row_parts (& mut * out , 0 , r_1 , 8 , 0i64) ? ;",
         ":: pto :: par :: for_parts (& mut __pto_meter , 0 , r_1 , 8 , __pto_parts , || (Tile :: < f32 , 8 , 1024 > :: zeros () , Tile :: < f32 , 8 , 1 > :: zeros () , Tile :: < f32 , 1 , 1024 > :: zeros () , Tile :: < f32 , 1 , 1 > :: zeros () ,)",
-        "| __pto_tiles , __pto_meter , __pto_i , mut out | { let out = & mut out ;",
+        "| __pto_tiles , __pto_meter , __pto_i , out | { let (t0_t , t1 , __row_t0_t , __row_t1 ,) = __pto_tiles ;",
         "window_fits (out , [r_6 , 0] , 8 , 1024)",
         "trowexpand_map_rowsum_view_window (__row_t1 , __row_t0_t , out ,",
     ] {

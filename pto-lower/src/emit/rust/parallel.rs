@@ -10,11 +10,13 @@
 //!   let __pto_parts = ::pto::par::row_parts(&mut *out, lb, ub, step, lo)?;
 //!   ::pto::par::for_parts(&mut __pto_meter, lb, ub, step, __pto_parts,
 //!       || (Tile::<f32, 8, 1024>::zeros(), ..),
-//!       |__pto_tiles, __pto_meter, __pto_i, mut out| { let out = &mut out; let (t0, ..) = __pto_tiles;
+//!       |__pto_tiles, __pto_meter, __pto_i, out| { let (t0, ..) = __pto_tiles;
 //!           let i: i64 = __pto_i as i64; .. tstore(out, t0, [i, 0])?; .. Ok(()) })?; }
 //! ```
 //!
-//! (With several stored tensors the parts are zipped, `(mut out, mut y)`.) Otherwise every
+//! `row_parts` cuts one part per run of consecutive iterations (a few runs per thread), each
+//! run going in order on one thread with its part (`out: &mut Rows`); with several stored
+//! tensors the parts are zipped, `(out, y)`. Otherwise every
 //! stored tensor is behind a lock taken per store, and the body's stores are plain transfers:
 //!
 //! ```text
@@ -65,7 +67,7 @@ impl<'a> Writer<'a> {
         let (lbv, ubv, stepv) = (self.i64(lb, true), self.i64(ub, true), self.i64(step, true));
         // The iterations' rows of each stored tensor, zipped, and the closure's pattern for
         // one iteration's part.
-        let mut parts: Option<(TokenStream, TokenStream, TokenStream)> = None;
+        let mut parts: Option<(TokenStream, TokenStream)> = None;
         match &rows {
             Some(rows) => {
                 for &(t, lo) in rows {
@@ -73,11 +75,10 @@ impl<'a> Writer<'a> {
                     let lo = Literal::i64_suffixed(lo);
                     let cut = quote!(::pto::par::row_parts(&mut *#t, #lbv, #ubv, #stepv, #lo)?);
                     parts = Some(match parts {
-                        None => (cut, quote!(mut #t), quote!(let #t = &mut #t;)),
-                        Some((zipped, pat, lets)) => (
+                        None => (cut, quote!(#t)),
+                        Some((zipped, pat)) => (
                             quote!(::core::iter::zip(#zipped, #cut).collect::<::std::vec::Vec<_>>()),
-                            quote!((#pat, mut #t)),
-                            quote!(#lets let #t = &mut #t;),
+                            quote!((#pat, #t)),
                         ),
                     });
                 }
@@ -89,7 +90,7 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        let (cut, pat, lets) = parts.unwrap_or_default();
+        let (cut, pat) = parts.unwrap_or_default();
         for &t in &live_in {
             let t = self.tile(t);
             shared.extend(quote!(let #t = &*#t;));
@@ -113,11 +114,10 @@ impl<'a> Writer<'a> {
         let locked = if rows.is_some() { Vec::new() } else { stores };
         let outer = std::mem::replace(&mut self.locked, locked);
         let depth = self.par_depth.replace(0);
-        let mut body = lets;
-        body.extend(quote! {
+        let mut body = quote! {
             let (#(#names,)*) = __pto_tiles;
             #[allow(unused_variables)] #iv
-        });
+        };
         body.extend(self.insts(insts));
         body.extend(quote!(::core::result::Result::Ok(())));
         let body = braced(body);
