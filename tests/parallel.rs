@@ -200,6 +200,22 @@ pub fn seq_two_outs(x: &Tensor<f32, R, C>, y: &mut Tensor<f32, R, C>, z: &mut Te
     }
 }
 
+/// Each iteration stores a row down, the last one past the tensor's end: an error.
+#[pto::kernel]
+pub fn par_past_the_end(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        out.store([r + 1, 0], x.load::<1, 16>([r, 0]));
+    }
+}
+
+/// [`par_past_the_end`] with a sequential loop.
+#[pto::kernel]
+pub fn seq_past_the_end(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in 0..R {
+        out.store([r + 1, 0], x.load::<1, 16>([r, 0]));
+    }
+}
+
 fn softmax_ref(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0.0; rows * cols];
     for r in 0..rows {
@@ -642,5 +658,25 @@ fn two_stored_tensors_one_a_row_down_each_owned_by_rows() {
                 &format!("{what}, y"),
             );
         }
+    }
+}
+
+#[test]
+fn a_store_past_the_end_of_its_rows_fails_as_in_order() {
+    assert!(
+        par_past_the_end::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_past_the_end::LOWERED
+    );
+    for rows in [1, 5, 37] {
+        let x = Tensor::from_vec(values(rows * 16, 2, -1.0, 1.0), [rows, 16]).unwrap();
+        let mut par = Tensor::<f32>::zeros([rows, 16]);
+        let mut seq = Tensor::<f32>::zeros([rows, 16]);
+        let (p, s) = (
+            par_past_the_end(&x, &mut par),
+            seq_past_the_end(&x, &mut seq),
+        );
+        assert!(matches!(s, Err(pto::Error::OutOfBounds { .. })), "{s:?}");
+        assert_eq!(p, s, "{rows} rows");
     }
 }
