@@ -102,6 +102,16 @@ impl<T> Tensor<T> {
         }
     }
 
+    /// The shape, the strides and the elements, borrowed apart (a parallel loop cuts the
+    /// elements into rows, `par::row_parts`).
+    pub(crate) fn split_mut(&mut self) -> (&[usize], &[usize], &mut [T]) {
+        (
+            &self.shape[..self.rank],
+            &self.strides[..self.rank],
+            &mut self.data,
+        )
+    }
+
     /// The number of dimensions (1 to 4).
     pub fn rank(&self) -> usize {
         self.rank

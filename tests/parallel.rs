@@ -156,6 +156,66 @@ pub fn par_skip(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
     }
 }
 
+/// Row softmax over 8 x 1024 tiles (the size whose loads run row by row, `row_split.rs`):
+/// each iteration owns its 8 rows of `out`, so its body is a sequential loop's.
+#[pto::kernel]
+pub fn par_softmax_wide(x: &Tensor<f32, R, C>, out: &mut Tensor<f32, R, C>) {
+    for r in parallel((0..R).step_by(8)) {
+        let t = x.load::<8, 1024>([r, 0]);
+        let e = (t - t.row_max()).exp();
+        out.store([r, 0], e / e.row_sum());
+    }
+}
+
+/// [`par_softmax_wide`] with a sequential loop.
+#[pto::kernel]
+pub fn seq_softmax_wide(x: &Tensor<f32, R, C>, out: &mut Tensor<f32, R, C>) {
+    for r in (0..R).step_by(8) {
+        let t = x.load::<8, 1024>([r, 0]);
+        let e = (t - t.row_max()).exp();
+        out.store([r, 0], e / e.row_sum());
+    }
+}
+
+/// Two stored tensors, one a row down (`[r + 1, 0]`), a step of 3 rows: each iteration owns
+/// rows `[r, r + 3)` of `y` and `[r + 1, r + 4)` of `z`.
+#[pto::kernel]
+pub fn par_two_outs(x: &Tensor<f32, R, C>, y: &mut Tensor<f32, R, C>, z: &mut Tensor<f32, R1, C>) {
+    for r in parallel((0..R).step_by(3)) {
+        let t = x.load::<3, 64>([r, 0]);
+        let e = (t - t.row_max()).exp();
+        y.store([r, 0], e / e.row_sum());
+        z.store([r + 1, 0], t * 2.0 + 1.0);
+    }
+}
+
+/// [`par_two_outs`] with a sequential loop.
+#[pto::kernel]
+pub fn seq_two_outs(x: &Tensor<f32, R, C>, y: &mut Tensor<f32, R, C>, z: &mut Tensor<f32, R1, C>) {
+    for r in (0..R).step_by(3) {
+        let t = x.load::<3, 64>([r, 0]);
+        let e = (t - t.row_max()).exp();
+        y.store([r, 0], e / e.row_sum());
+        z.store([r + 1, 0], t * 2.0 + 1.0);
+    }
+}
+
+/// Each iteration stores a row down, the last one past the tensor's end: an error.
+#[pto::kernel]
+pub fn par_past_the_end(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in parallel(0..R) {
+        out.store([r + 1, 0], x.load::<1, 16>([r, 0]));
+    }
+}
+
+/// [`par_past_the_end`] with a sequential loop.
+#[pto::kernel]
+pub fn seq_past_the_end(x: &Tensor<f32, R, 16>, out: &mut Tensor<f32, R, 16>) {
+    for r in 0..R {
+        out.store([r + 1, 0], x.load::<1, 16>([r, 0]));
+    }
+}
+
 fn softmax_ref(x: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0.0; rows * cols];
     for r in 0..rows {
@@ -500,4 +560,123 @@ fn every_kernel_here_runs_in_the_cpp_model() {
         problems.extend(support::model::check(name, &m, &sizes, true));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The bits of `got` and `want`, element by element.
+fn same_bits(got: &[f32], want: &[f32], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(
+            g.to_bits(),
+            w.to_bits(),
+            "{what}: element {i} is {g}, expected {w}"
+        );
+    }
+}
+
+#[test]
+fn iterations_that_own_their_rows_give_the_sequential_bits() {
+    assert!(
+        par_softmax_wide::LOWERED.contains("// parallel loop: iterations run in parallel"),
+        "{}",
+        par_softmax_wide::LOWERED
+    );
+    // Ragged row counts (8 does not divide 37 or 5), a row shorter than the tile (no row
+    // split then), a single row.
+    for (rows, cols) in [
+        (37, 1024),
+        (5, 1024),
+        (64, 1024),
+        (37, 1000),
+        (1, 3),
+        (0, 8),
+    ] {
+        let x = values(rows * cols, (rows * 7 + cols) as u64, -8.0, 8.0);
+        let xt = Tensor::from_vec(x.clone(), [rows, cols]).unwrap();
+        let mut par = Tensor::<f32>::zeros([rows, cols]);
+        par_softmax_wide(&xt, &mut par).unwrap();
+        let mut seq = Tensor::<f32>::zeros([rows, cols]);
+        seq_softmax_wide(&xt, &mut seq).unwrap();
+        let what = format!("softmax {rows} x {cols}");
+        same_bits(par.as_slice(), seq.as_slice(), &what);
+        close(par.as_slice(), &softmax_ref(&x, rows, cols), 1e-5, &what);
+        if rows > 0 {
+            let got = interp(
+                &par_softmax_wide::program(),
+                vec![arg(&xt), zeros::<f32>([rows, cols])],
+            );
+            close(
+                &f32s(&got[1]),
+                par.as_slice(),
+                1e-6,
+                &format!("{what}, interpreter"),
+            );
+        }
+    }
+}
+
+/// A kernel of one input and two outputs.
+type TwoOuts = fn(&Tensor<f32>, &mut Tensor<f32>, &mut Tensor<f32>) -> Result<(), pto::Error>;
+
+#[test]
+fn two_stored_tensors_one_a_row_down_each_owned_by_rows() {
+    assert!(
+        par_two_outs::LOWERED.contains("// parallel loop: iterations run in parallel"),
+        "{}",
+        par_two_outs::LOWERED
+    );
+    // A step of 3 divides none of 37, 5, 1, 64 but 0; columns short of the tile and past it.
+    for (rows, cols) in [(37, 64), (5, 64), (1, 1), (64, 50), (37, 100), (0, 4)] {
+        let x = values(rows * cols, (rows + 3 * cols) as u64, -4.0, 4.0);
+        let xt = Tensor::from_vec(x.clone(), [rows, cols]).unwrap();
+        // Row 0 of `z` is written by no iteration: it keeps its 7s.
+        let run = |k: TwoOuts| {
+            let mut y = Tensor::<f32>::zeros([rows, cols]);
+            let mut z =
+                Tensor::from_vec(vec![7.0f32; (rows + 1) * cols], [rows + 1, cols]).unwrap();
+            k(&xt, &mut y, &mut z).unwrap();
+            (y, z)
+        };
+        let (py, pz) = run(par_two_outs);
+        let (sy, sz) = run(seq_two_outs);
+        let what = format!("two outputs {rows} x {cols}");
+        same_bits(py.as_slice(), sy.as_slice(), &what);
+        same_bits(pz.as_slice(), sz.as_slice(), &what);
+        let w = cols.min(64);
+        let mut want_z = vec![7.0f32; (rows + 1) * cols];
+        for r in 0..rows {
+            for c in 0..w {
+                want_z[(r + 1) * cols + c] = x[r * cols + c] * 2.0 + 1.0;
+            }
+        }
+        close(pz.as_slice(), &want_z, 0.0, &format!("{what}, z"));
+        if w == cols {
+            close(
+                py.as_slice(),
+                &softmax_ref(&x, rows, cols),
+                1e-5,
+                &format!("{what}, y"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_store_past_the_end_of_its_rows_fails_as_in_order() {
+    assert!(
+        par_past_the_end::LOWERED.contains("iterations run in parallel"),
+        "{}",
+        par_past_the_end::LOWERED
+    );
+    for rows in [1, 5, 37] {
+        let x = Tensor::from_vec(values(rows * 16, 2, -1.0, 1.0), [rows, 16]).unwrap();
+        let mut par = Tensor::<f32>::zeros([rows, 16]);
+        let mut seq = Tensor::<f32>::zeros([rows, 16]);
+        let (p, s) = (
+            par_past_the_end(&x, &mut par),
+            seq_past_the_end(&x, &mut seq),
+        );
+        assert!(matches!(s, Err(pto::Error::OutOfBounds { .. })), "{s:?}");
+        assert_eq!(p, s, "{rows} rows");
+    }
 }

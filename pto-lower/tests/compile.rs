@@ -85,8 +85,10 @@ fn scale_rows_host_shape() {
 }
 
 /// The host body of a parallel loop shown independent, pinned
-/// (`tests/files/host/parallel_softmax.tokens`): the iterations go to `pto::par::for_range`,
-/// each worker with its own tiles, the output behind a lock taken per store.
+/// (`tests/files/host/parallel_softmax.tokens`): the iterations go to `pto::par::for_parts`,
+/// each worker with its own tiles (the row split's one-row tiles too), each iteration with
+/// its own rows of the output, and the body is a sequential loop's (the load read in place,
+/// the row split, the kept window).
 #[test]
 fn parallel_softmax_host_shape() {
     let c = common::compile("parallel_softmax");
@@ -94,15 +96,17 @@ fn parallel_softmax_host_shape() {
     let path = common::dir().join("tests/files/host/parallel_softmax.tokens");
     common::check_snapshot(&path, &format!("{host}\n"));
     for want in [
-        "let out = :: pto :: par :: Locked :: new (& mut * out) ;",
-        ":: pto :: par :: for_range (& mut __pto_meter , 0 , r_1 , 8 , || (Tile :: < f32 , 8 , 1024 > :: zeros () , Tile :: < f32 , 8 , 1 > :: zeros () ,)",
-        "tstore (& mut * out . lock () ,",
+        "let __pto_parts = :: pto :: par :: row_parts (& mut * out , 0 , r_1 , 8 , 0i64) ? ;",
+        ":: pto :: par :: for_parts (& mut __pto_meter , 0 , r_1 , 8 , __pto_parts , || (Tile :: < f32 , 8 , 1024 > :: zeros () , Tile :: < f32 , 8 , 1 > :: zeros () , Tile :: < f32 , 1 , 1024 > :: zeros () , Tile :: < f32 , 1 , 1 > :: zeros () ,)",
+        "| __pto_tiles , __pto_meter , __pto_i , out | { let (t0_t , t1 , __row_t0_t , __row_t1 ,) = __pto_tiles ;",
+        "window_fits (out , [r_6 , 0] , 8 , 1024)",
+        "trowexpand_map_rowsum_view_window (__row_t1 , __row_t0_t , out ,",
     ] {
         assert!(host.contains(want), "missing `{want}` in\n{host}");
     }
     assert!(
-        !host.contains("zeros_n"),
-        "no tile is allocated outside the loop:\n{host}"
+        !host.contains("zeros_n") && !host.contains("lock"),
+        "no tile is allocated outside the loop, no lock is taken:\n{host}"
     );
     assert!(
         c.lowered

@@ -13,11 +13,12 @@
 //! for a tile nothing reads afterwards. A window off the plain path (a rank other than 1 or
 //! 2, an offset outside the tensor) runs the two instructions, with their error.
 
+use super::TensorMut;
 use super::memory::Plain;
 use super::row_region;
 use super::{Offset, tstore};
 use super::{col_expand_inplace, col_expand_op, col_region, row_expand_inplace, row_expand_op};
-use crate::{Error, Tensor, Tile};
+use crate::{Error, Tile};
 
 /// `out[i * stride + j] = f(a[i * a_stride + j], r[i][0])` for `i < rows`, `j < cols` (`a` a
 /// tile's rows, `a_stride` its width, or a tensor window read in place, `super::view`).
@@ -79,7 +80,7 @@ pub(super) fn col_into<T: Copy, F: Fn(T, T) -> T>(
 
 /// The window of a store of a `rows x cols` region at `offset`, on the plain path.
 pub(super) fn window<T: Copy>(
-    dst: &Tensor<T>,
+    dst: &(impl TensorMut<T> + ?Sized),
     offset: &[usize],
     rows: usize,
     cols: usize,
@@ -92,7 +93,7 @@ pub(super) fn window<T: Copy>(
 /// region (see the module docs).
 #[inline]
 pub fn trowexpand_store<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     d: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
@@ -106,7 +107,7 @@ pub fn trowexpand_store<T: Copy, const R: usize, const C: usize>(
         row_expand_op(d, a, r, f);
         return tstore(dst, d, offset);
     };
-    if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
+    if let Some(out) = dst.tail_mut(p.start) {
         row_into(
             out,
             p.stride,
@@ -124,7 +125,7 @@ pub fn trowexpand_store<T: Copy, const R: usize, const C: usize>(
 /// `TROWEXPAND{op}(d, d, r); TSTORE(dst[offset], d)` in one pass (see [`trowexpand_store`]).
 #[inline]
 pub fn trowexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     d: &mut Tile<T, R, C>,
     r: &Tile<T, R, 1>,
@@ -137,7 +138,7 @@ pub fn trowexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
         row_expand_inplace(d, r, f);
         return tstore(dst, d, offset);
     };
-    if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
+    if let Some(out) = dst.tail_mut(p.start) {
         row_into(
             out,
             p.stride,
@@ -157,7 +158,7 @@ pub fn trowexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
 /// region (see the module docs).
 #[inline]
 pub fn tcolexpand_store<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     d: &mut Tile<T, R, C>,
     a: &Tile<T, R, C>,
@@ -171,7 +172,7 @@ pub fn tcolexpand_store<T: Copy, const R: usize, const C: usize>(
         col_expand_op(d, a, c, f);
         return tstore(dst, d, offset);
     };
-    if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
+    if let Some(out) = dst.tail_mut(p.start) {
         col_into(
             out,
             p.stride,
@@ -189,7 +190,7 @@ pub fn tcolexpand_store<T: Copy, const R: usize, const C: usize>(
 /// `TCOLEXPAND{op}(d, d, c); TSTORE(dst[offset], d)` in one pass (see [`tcolexpand_store`]).
 #[inline]
 pub fn tcolexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     d: &mut Tile<T, R, C>,
     c: &Tile<T, 1, C>,
@@ -202,7 +203,7 @@ pub fn tcolexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
         col_expand_inplace(d, c, f);
         return tstore(dst, d, offset);
     };
-    if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
+    if let Some(out) = dst.tail_mut(p.start) {
         col_into(
             out,
             p.stride,
@@ -220,6 +221,7 @@ pub fn tcolexpand_store_inplace<T: Copy, const R: usize, const C: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Tensor;
     use crate::isa::{tcolexpandsub, tcolexpandsub_inplace, trowexpanddiv, trowexpanddiv_inplace};
 
     fn iota(shape: &[usize], k: f32) -> Tensor<f32> {

@@ -15,6 +15,7 @@
 //! only for tiles nothing else reads. Any case outside the fast path (rank 3 or 4 tensors,
 //! an offset outside a tensor) runs the unfused sequence on the tiles.
 
+use super::TensorMut;
 use super::{tload, tstore};
 use crate::tensor::MAX_RANK;
 use crate::{Error, Tensor, Tile};
@@ -82,7 +83,7 @@ pub fn tload_map_store<T: Copy, const R: usize, const C: usize>(
     tile: &mut Tile<T, R, C>,
     src: &Tensor<T>,
     src_offset: &[usize],
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     dst_offset: &[usize],
     f: impl Fn(T) -> T,
 ) -> Result<(), Error> {
@@ -99,7 +100,7 @@ pub fn tload_map_store<T: Copy, const R: usize, const C: usize>(
         let cols = C.min(sn[1] - so[1]).min(dn[1] - d_o[1]);
         let (s, d) = (
             src.as_slice().get(s_start..).unwrap_or_default(),
-            dst.as_mut_slice().get_mut(d_start..).unwrap_or_default(),
+            dst.tail_mut(d_start).unwrap_or_default(),
         );
         if cols == C && (rows == 1 || (s_stride == C && d_stride == C)) {
             // Whole tile rows in one contiguous run (the common case: one row of a row-major
@@ -151,7 +152,7 @@ fn tload_map_store_slow<T: Copy, const R: usize, const C: usize>(
     tile: &mut Tile<T, R, C>,
     src: &Tensor<T>,
     src_offset: &[usize],
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     dst_offset: &[usize],
     f: impl Fn(T) -> T,
 ) -> Result<(), Error> {
@@ -173,7 +174,7 @@ pub fn tload2_map_store<T: Copy, const R: usize, const C: usize>(
     tb: &mut Tile<T, R, C>,
     b: &Tensor<T>,
     b_offset: &[usize],
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     dst_offset: &[usize],
     f: impl Fn(T, T) -> T,
 ) -> Result<(), Error> {
@@ -195,7 +196,7 @@ pub fn tload2_map_store<T: Copy, const R: usize, const C: usize>(
         let (a, b, d) = (
             a.as_slice().get(a_start..).unwrap_or_default(),
             b.as_slice().get(b_start..).unwrap_or_default(),
-            dst.as_mut_slice().get_mut(d_start..).unwrap_or_default(),
+            dst.tail_mut(d_start).unwrap_or_default(),
         );
         if cols == C && (rows == 1 || (a_stride == C && b_stride == C && d_stride == C)) {
             let n = rows * C;
@@ -247,7 +248,7 @@ fn tload2_map_store_slow<T: Copy, const R: usize, const C: usize>(
     tb: &mut Tile<T, R, C>,
     b: &Tensor<T>,
     b_offset: &[usize],
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     dst_offset: &[usize],
     f: impl Fn(T, T) -> T,
 ) -> Result<(), Error> {
@@ -499,11 +500,11 @@ fn map2_window<T: Copy, const C: usize>(
 /// range, the error) is the [`tload_map_store`] call itself. So the writes, the result and the
 /// first failing iteration are those of the loop; only the tile's contents may differ.
 #[allow(clippy::too_many_arguments)]
-pub fn tload_map_store_loop<T: Copy, const R: usize, const C: usize>(
+pub fn tload_map_store_loop<T: Copy, D: TensorMut<T> + ?Sized, const R: usize, const C: usize>(
     tile: &mut Tile<T, R, C>,
     src: &Tensor<T>,
     src_offset: &[LoopIndex],
-    dst: &mut Tensor<T>,
+    dst: &mut D,
     dst_offset: &[LoopIndex],
     range: LoopRange,
     f: impl Fn(T) -> T,
@@ -519,7 +520,7 @@ pub fn tload_map_store_loop<T: Copy, const R: usize, const C: usize>(
         (Some(s), Some(d)) => range.within(count, s.lo.max(d.lo), s.hi.min(d.hi)),
         _ => (0, 0),
     };
-    let one = |tile: &mut Tile<T, R, C>, dst: &mut Tensor<T>, k: u128| {
+    let one = |tile: &mut Tile<T, R, C>, dst: &mut D, k: u128| {
         let iv = range.at(k);
         with_offset(src_offset, iv, |so| {
             with_offset(dst_offset, iv, |d_o| {
@@ -534,7 +535,7 @@ pub fn tload_map_store_loop<T: Copy, const R: usize, const C: usize>(
         && k_lo < k_hi
     {
         let n = rows * C;
-        let (s, d) = (src.as_slice(), dst.as_mut_slice());
+        let s = src.as_slice();
         let step = range.step;
         let (s0, d0) = (sw.start(range.at(k_lo)), dw.start(range.at(k_lo)));
         let iters = (k_hi - k_lo) as usize;
@@ -546,7 +547,7 @@ pub fn tload_map_store_loop<T: Copy, const R: usize, const C: usize>(
             let len = iters.saturating_mul(n);
             if let (Some(s), Some(d)) = (
                 s.get(s0..).and_then(|s| s.get(..len)),
-                d.get_mut(d0..).and_then(|d| d.get_mut(..len)),
+                dst.tail_mut(d0).and_then(|d| d.get_mut(..len)),
             ) {
                 for (d, &s) in d.iter_mut().zip(s) {
                     *d = f(s);
@@ -559,7 +560,7 @@ pub fn tload_map_store_loop<T: Copy, const R: usize, const C: usize>(
                 map_window::<T, C>(
                     s.get(si..).unwrap_or_default(),
                     sw.stride,
-                    d.get_mut(di..).unwrap_or_default(),
+                    dst.tail_mut(di).unwrap_or_default(),
                     dw.stride,
                     rows,
                     &f,
@@ -579,14 +580,14 @@ pub fn tload_map_store_loop<T: Copy, const R: usize, const C: usize>(
 /// b_offset(iv), dst, dst_offset(iv), f)?; }`, with the equivalence of
 /// [`tload_map_store_loop`].
 #[allow(clippy::too_many_arguments)]
-pub fn tload2_map_store_loop<T: Copy, const R: usize, const C: usize>(
+pub fn tload2_map_store_loop<T: Copy, D: TensorMut<T> + ?Sized, const R: usize, const C: usize>(
     ta: &mut Tile<T, R, C>,
     a: &Tensor<T>,
     a_offset: &[LoopIndex],
     tb: &mut Tile<T, R, C>,
     b: &Tensor<T>,
     b_offset: &[LoopIndex],
-    dst: &mut Tensor<T>,
+    dst: &mut D,
     dst_offset: &[LoopIndex],
     range: LoopRange,
     f: impl Fn(T, T) -> T,
@@ -607,7 +608,7 @@ pub fn tload2_map_store_loop<T: Copy, const R: usize, const C: usize>(
         ),
         _ => (0, 0),
     };
-    let one = |ta: &mut Tile<T, R, C>, tb: &mut Tile<T, R, C>, dst: &mut Tensor<T>, k: u128| {
+    let one = |ta: &mut Tile<T, R, C>, tb: &mut Tile<T, R, C>, dst: &mut D, k: u128| {
         let iv = range.at(k);
         with_offset(a_offset, iv, |ao| {
             with_offset(b_offset, iv, |bo| {
@@ -624,7 +625,7 @@ pub fn tload2_map_store_loop<T: Copy, const R: usize, const C: usize>(
         && k_lo < k_hi
     {
         let n = rows * C;
-        let (sa, sb, d) = (a.as_slice(), b.as_slice(), dst.as_mut_slice());
+        let (sa, sb) = (a.as_slice(), b.as_slice());
         let step = range.step;
         let iv0 = range.at(k_lo);
         let (a0, b0, d0) = (aw.start(iv0), bw.start(iv0), dw.start(iv0));
@@ -638,7 +639,7 @@ pub fn tload2_map_store_loop<T: Copy, const R: usize, const C: usize>(
             if let (Some(sa), Some(sb), Some(d)) = (
                 sa.get(a0..).and_then(|s| s.get(..len)),
                 sb.get(b0..).and_then(|s| s.get(..len)),
-                d.get_mut(d0..).and_then(|d| d.get_mut(..len)),
+                dst.tail_mut(d0).and_then(|d| d.get_mut(..len)),
             ) {
                 for ((d, &x), &y) in d.iter_mut().zip(sa).zip(sb) {
                     *d = f(x, y);
@@ -657,7 +658,7 @@ pub fn tload2_map_store_loop<T: Copy, const R: usize, const C: usize>(
                     aw.stride,
                     sb.get(bi..).unwrap_or_default(),
                     bw.stride,
-                    d.get_mut(di..).unwrap_or_default(),
+                    dst.tail_mut(di).unwrap_or_default(),
                     dw.stride,
                     rows,
                     &f,

@@ -18,13 +18,14 @@
 //! tile's values are not written (they are in the window, and the tile is dead after the
 //! store). The host code's row splits use the pair (`pto-lower`'s `lower/row_split.rs`).
 
+use super::TensorMut;
 use super::expand::{row_region, row_region_of};
 use super::expand_store::window;
 use super::row_pass::map_sum_row;
 use super::view::TileView;
 use super::{Offset, trowexpand_map_rowsum_view_into, trowexpand_store_inplace};
 use crate::element::Element;
-use crate::{Error, Tensor, Tile};
+use crate::{Error, Tile};
 
 /// The run of [`trowexpand_map_rowsum_view_into`](super::trowexpand_map_rowsum_view_into)
 /// (`TLOAD(w, ..)` read as `a`, `TROWEXPAND{op}`, elementwise ops, `TROWSUM(sum, ..)`), its
@@ -35,7 +36,7 @@ use crate::{Error, Tensor, Tile};
 pub fn trowexpand_map_rowsum_view_window<T: Element, const R: usize, const C: usize>(
     sum: &mut Tile<T, R, 1>,
     w: &mut Tile<T, R, C>,
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     a: &TileView<'_, T>,
     r: &Tile<T, R, 1>,
@@ -49,7 +50,7 @@ pub fn trowexpand_map_rowsum_view_window<T: Element, const R: usize, const C: us
         trowexpand_map_rowsum_view_into(sum, w, a, r, f);
         return false;
     };
-    let Some(out) = dst.as_mut_slice().get_mut(p.start..) else {
+    let Some(out) = dst.tail_mut(p.start) else {
         trowexpand_map_rowsum_view_into(sum, w, a, r, f);
         return false;
     };
@@ -75,7 +76,7 @@ pub fn trowexpand_map_rowsum_view_window<T: Element, const R: usize, const C: us
 /// this is [`trowexpand_store_inplace`](super::trowexpand_store_inplace).
 #[inline]
 pub fn trowexpand_store_window<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     d: &mut Tile<T, R, C>,
     r: &Tile<T, R, 1>,
@@ -90,7 +91,7 @@ pub fn trowexpand_store_window<T: Copy, const R: usize, const C: usize>(
     // The window was whole for all of `d`, so it is for the part `r` covers.
     let (vr, vc) = row_region(d, r);
     if let Some(p) = window(dst, offset, vr, vc)
-        && let Some(out) = dst.as_mut_slice().get_mut(p.start..)
+        && let Some(out) = dst.tail_mut(p.start)
     {
         row_op_window(out, p.stride, &r.data, p.rows, p.cols, f);
     }
@@ -154,6 +155,7 @@ fn row_op_window<T: Copy, F: Fn(T, T) -> T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Tensor;
     use crate::isa::test_data::{WINDOWS, bits, tensor, value};
     use crate::isa::tload_view;
 

@@ -14,6 +14,7 @@
 //! load must flatten to a top-left prefix of rows (true when only the outermost clipped
 //! dimension is cut, with extent 1 above it); another cut is [`Error::Unsupported`].
 
+use super::TensorMut;
 use crate::tensor::MAX_RANK;
 use crate::{Error, Tensor, Tile};
 
@@ -109,14 +110,13 @@ pub(super) struct Window<'a> {
 }
 
 impl<'a> Window<'a> {
-    pub(super) fn new<T>(
+    pub(super) fn new(
         what: &'static str,
-        tensor: &Tensor<T>,
+        shape: &[usize],
         offset: &'a [usize],
         window: &'a [usize],
         tile: [usize; 2],
     ) -> Result<Self, Error> {
-        let shape = tensor.shape();
         let rank = shape.len();
         for (param, v) in [("offset", offset), ("window", window)] {
             if v.len() != rank {
@@ -250,7 +250,7 @@ pub fn tload_window<T: Copy, const R: usize, const C: usize>(
     offset: &[usize],
     window: &[usize],
 ) -> Result<(), Error> {
-    let w = Window::new("tload window", src, offset, window, [R, C])?;
+    let w = Window::new("tload window", src.shape(), offset, window, [R, C])?;
     let lead = w.lead();
     // The in-bounds rows form a prefix iff, above the innermost clipped leading dimension,
     // every extent is 1 (then rows = product of the leading extents).
@@ -285,7 +285,7 @@ pub fn tload_window<T: Copy, const R: usize, const C: usize>(
 
 /// `TSTORE(dst[offset..], src)`: stores `src`'s valid region at `offset` (see the module doc).
 pub fn tstore<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     src: &Tile<T, R, C>,
     offset: impl Offset,
 ) -> Result<(), Error> {
@@ -294,7 +294,9 @@ pub fn tstore<T: Copy, const R: usize, const C: usize>(
     let (vr, vc) = src.valid();
     if let Some(p) = Plain::new(dst.shape(), offset, vr.min(R), vc) {
         let rows = &src.data[..p.rows];
-        copy_out(&mut dst.as_mut_slice()[p.start..], rows, p.stride, p.cols);
+        if let Some(out) = dst.tail_mut(p.start) {
+            copy_out(out, rows, p.stride, p.cols);
+        }
         return Ok(());
     }
     let window = default_window(dst.rank(), R, C);
@@ -305,22 +307,21 @@ pub fn tstore<T: Copy, const R: usize, const C: usize>(
 /// `TSTORE` with an explicit window: the tile's rows are unflattened over the window's
 /// leading dimensions. Writes only `src`'s valid region, clipped to the window and the tensor.
 pub fn tstore_window<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     src: &Tile<T, R, C>,
     offset: &[usize],
     window: &[usize],
 ) -> Result<(), Error> {
-    let w = Window::new("tstore window", dst, offset, window, [R, C])?;
+    let w = Window::new("tstore window", dst.shape(), offset, window, [R, C])?;
     let lead = w.lead();
     let rows = src.valid_rows.min(w.rows);
     let cols = src.valid_cols.min(w.ext[lead]);
     let mut strides = [0; MAX_RANK];
     strides[..=lead].copy_from_slice(dst.strides());
-    let data = dst.as_mut_slice();
     let mut idx = [0; MAX_RANK];
     for row in src.data.iter().take(rows) {
         if let Some(start) = w.row_start(&idx, &strides[..=lead])
-            && let Some(line) = data.get_mut(start..start + cols)
+            && let Some(line) = dst.tail_mut(start).and_then(|d| d.get_mut(..cols))
         {
             line.copy_from_slice(&row[..cols]);
         }

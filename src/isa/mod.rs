@@ -48,6 +48,7 @@ mod scalar_ops;
 mod select;
 mod store_modes;
 mod sync;
+mod tensor_mut;
 #[cfg(test)]
 mod test_data;
 mod view;
@@ -70,6 +71,7 @@ pub use scalar_ops::*;
 pub use select::*;
 pub use store_modes::*;
 pub use sync::*;
+pub use tensor_mut::TensorMut;
 pub use view::*;
 
 /// `dst[i][j] = f(src[i][j])` over the top-left `vr x vc` region.

@@ -14,10 +14,11 @@
 //! instruction runs at a time, so the add needs no atomics; the kernel macro keeps
 //! iterations whose windows may overlap in order.
 
+use super::TensorMut;
 use super::memory::{Offset, Window, default_window};
 use crate::element::{Element, RoundMode, convert};
 use crate::tensor::MAX_RANK;
-use crate::{Error, Tensor, Tile};
+use crate::{Error, Tile};
 use pto_ir::DataType;
 use pto_ir::sem::store::{Quant, quant_of, quantize};
 
@@ -25,23 +26,22 @@ use pto_ir::sem::store::{Quant, quant_of, quantize};
 /// `window`, clipped to the tensor (the element walk of `tstore_window`).
 fn store_with<S: Copy, D: Copy, const R: usize, const C: usize>(
     what: &'static str,
-    dst: &mut Tensor<D>,
+    dst: &mut (impl TensorMut<D> + ?Sized),
     src: &Tile<S, R, C>,
     offset: &[usize],
     window: &[usize],
     f: impl Fn(D, S) -> D,
 ) -> Result<(), Error> {
-    let w = Window::new(what, dst, offset, window, [R, C])?;
+    let w = Window::new(what, dst.shape(), offset, window, [R, C])?;
     let lead = w.lead();
     let rows = src.valid_rows.min(w.rows);
     let cols = src.valid_cols.min(w.ext[lead]);
     let mut strides = [0; MAX_RANK];
     strides[..=lead].copy_from_slice(dst.strides());
-    let data = dst.as_mut_slice();
     let mut idx = [0; MAX_RANK];
     for row in src.data.iter().take(rows) {
         if let Some(start) = w.row_start(&idx, &strides[..=lead])
-            && let Some(line) = data.get_mut(start..start + cols)
+            && let Some(line) = dst.tail_mut(start).and_then(|d| d.get_mut(..cols))
         {
             for (d, &s) in line.iter_mut().zip(&row[..cols]) {
                 *d = f(*d, s);
@@ -53,14 +53,18 @@ fn store_with<S: Copy, D: Copy, const R: usize, const C: usize>(
 }
 
 /// The default window of a plain transfer of an `R x C` tile into `dst`.
-fn plain_window<T>(dst: &Tensor<T>, rows: usize, cols: usize) -> [usize; MAX_RANK] {
+fn plain_window<T>(
+    dst: &(impl TensorMut<T> + ?Sized),
+    rows: usize,
+    cols: usize,
+) -> [usize; MAX_RANK] {
     default_window(dst.rank(), rows, cols)
 }
 
 /// `TSTORE<.., AtomicType::AtomicAdd>(dst[offset..], src)`: adds `src`'s valid region into
 /// the window at `offset`.
 pub fn tstore_add<T: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     src: &Tile<T, R, C>,
     offset: impl Offset,
 ) -> Result<(), Error> {
@@ -71,7 +75,7 @@ pub fn tstore_add<T: Element, const R: usize, const C: usize>(
 
 /// [`tstore_add`] with an explicit window (one size per tensor dimension).
 pub fn tstore_add_window<T: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     src: &Tile<T, R, C>,
     offset: &[usize],
     window: &[usize],
@@ -110,7 +114,7 @@ impl StoreMode {
 /// region converted to the tensor's dtype, rounding to nearest even; with
 /// [`StoreMode::Add`], `dst += convert(src)`.
 pub fn tstore_cvt<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
+    dst: &mut (impl TensorMut<D> + ?Sized),
     src: &Tile<S, R, C>,
     offset: impl Offset,
     mode: StoreMode,
@@ -122,7 +126,7 @@ pub fn tstore_cvt<S: Element, D: Element, const R: usize, const C: usize>(
 
 /// [`tstore_cvt`] with an explicit window.
 pub fn tstore_cvt_window<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
+    dst: &mut (impl TensorMut<D> + ?Sized),
     src: &Tile<S, R, C>,
     offset: &[usize],
     window: &[usize],
@@ -157,7 +161,7 @@ fn quantized<S: Element, D: Element>(s: S, q: Quant, scale: f32) -> D {
 /// region multiplied by `scale`, rounded and saturated into `D` (`pto_ir::sem::store`); with
 /// [`StoreMode::Add`], `dst += quantize(src)`, added in `D` (wrapping for integers).
 pub fn tstore_quant<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
+    dst: &mut (impl TensorMut<D> + ?Sized),
     src: &Tile<S, R, C>,
     offset: impl Offset,
     scale: f32,
@@ -177,7 +181,7 @@ pub fn tstore_quant<S: Element, D: Element, const R: usize, const C: usize>(
 
 /// [`tstore_quant`] with an explicit window.
 pub fn tstore_quant_window<S: Element, D: Element, const R: usize, const C: usize>(
-    dst: &mut Tensor<D>,
+    dst: &mut (impl TensorMut<D> + ?Sized),
     src: &Tile<S, R, C>,
     offset: &[usize],
     window: &[usize],
@@ -193,6 +197,7 @@ pub fn tstore_quant_window<S: Element, D: Element, const R: usize, const C: usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Tensor;
     use crate::f16;
 
     #[test]

@@ -11,6 +11,7 @@
 //! reads the loaded tile: the tile's valid region is the window's in-bounds part, as
 //! [`tload`](super::tload) sets it; the reductions are `reduce.rs`'s, in the same order.
 
+use super::TensorMut;
 use super::expand::{col_region_of, row_region_of};
 use super::expand_store::{col_into, row_into, window};
 use super::memory::Plain;
@@ -77,7 +78,12 @@ pub fn tload_view<'a, T: Copy, const R: usize, const C: usize>(
 /// and so do the transfers of its rows one at a time. The host code's row-split runs
 /// (`pto-lower`'s `lower/row_split.rs`) test it before they run.
 #[inline]
-pub fn window_fits<T>(dst: &Tensor<T>, offset: impl Offset, rows: usize, cols: usize) -> bool {
+pub fn window_fits<T>(
+    dst: &(impl TensorMut<T> + ?Sized),
+    offset: impl Offset,
+    rows: usize,
+    cols: usize,
+) -> bool {
     let offset = offset.into_usizes();
     Plain::new(dst.shape(), offset.as_ref(), rows, cols)
         .is_some_and(|p| (p.rows, p.cols) == (rows, cols))
@@ -194,7 +200,7 @@ pub fn trowexpand_map_rowsum_view_into<T: Element, const R: usize, const C: usiz
 /// store off the plain path loads `a` into `d` and runs the two instructions).
 #[inline]
 pub fn trowexpand_store_view<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     d: &mut Tile<T, R, C>,
     a: &TileView<'_, T>,
@@ -208,7 +214,7 @@ pub fn trowexpand_store_view<T: Copy, const R: usize, const C: usize>(
         a.load_into(d);
         return trowexpand_store_inplace(dst, offset, d, r, f);
     };
-    if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
+    if let Some(out) = dst.tail_mut(p.start) {
         row_into(out, p.stride, a.flat(), &r.data, p.rows, p.cols, f);
     }
     d.set_valid_clamped(vr, vc);
@@ -219,7 +225,7 @@ pub fn trowexpand_store_view<T: Copy, const R: usize, const C: usize>(
 /// [`trowexpand_store_view`]).
 #[inline]
 pub fn tcolexpand_store_view<T: Copy, const R: usize, const C: usize>(
-    dst: &mut Tensor<T>,
+    dst: &mut (impl TensorMut<T> + ?Sized),
     offset: impl Offset,
     d: &mut Tile<T, R, C>,
     a: &TileView<'_, T>,
@@ -233,7 +239,7 @@ pub fn tcolexpand_store_view<T: Copy, const R: usize, const C: usize>(
         a.load_into(d);
         return tcolexpand_store_inplace(dst, offset, d, c, f);
     };
-    if let Some(out) = dst.as_mut_slice().get_mut(p.start..) {
+    if let Some(out) = dst.tail_mut(p.start) {
         col_into(out, p.stride, a.flat(), crow, p.rows, p.cols, f);
     }
     d.set_valid_clamped(vr, vc);

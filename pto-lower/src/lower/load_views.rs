@@ -24,15 +24,22 @@ use super::is_sync;
 use super::pairs::{Scope, dead_after, expand_fn};
 use crate::isa::count_tile_uses;
 use crate::isa::{Arg, Inst, Isa, LoadView, LoopExec, MapRowSum, TileId, TileRef, TileSlot};
+use pto_ir::ProgramModule;
 
 /// Marks the loads of the program read in place (see the module docs).
 pub fn run(p: &mut crate::isa::Program, uses: &[usize]) {
     let mut body = std::mem::take(&mut p.body);
-    block(&p.tiles, uses, &mut body, Scope::Function);
+    block(&p.module, &p.tiles, uses, &mut body, Scope::Function);
     p.body = body;
 }
 
-fn block(tiles: &[TileSlot], uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
+fn block(
+    m: &ProgramModule,
+    tiles: &[TileSlot],
+    uses: &[usize],
+    insts: &mut Vec<Inst>,
+    scope: Scope,
+) {
     let mut at = 0;
     while at < insts.len() {
         if scope != Scope::Other
@@ -55,11 +62,12 @@ fn block(tiles: &[TileSlot], uses: &[usize], insts: &mut Vec<Inst>, scope: Scope
             Inst::Fused(c) => at += c.len,
             Inst::ExpandStore(e) => at += e.len,
             Inst::MapRowSum(m) => at += m.len,
-            Inst::For {
+            // As in `pairs.rs`: a parallel loop only when its iterations own their rows.
+            i @ Inst::For {
                 exec: LoopExec::Parallel { .. },
                 ..
-            } => {}
-            Inst::For { body, .. } => block(tiles, uses, body, Scope::Loop),
+            } if super::row_parts(m, i).is_none() => {}
+            Inst::For { body, .. } => block(m, tiles, uses, body, Scope::Loop),
             _ => {}
         }
         at += 1;

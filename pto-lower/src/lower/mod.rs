@@ -24,7 +24,7 @@ mod row_split;
 pub mod share;
 pub mod split;
 
-pub(crate) use parallel::slot_use;
+pub(crate) use parallel::{row_parts, slot_use};
 
 use pto_ir::entity::SecondaryMap;
 use pto_ir::ops::BinaryForm;

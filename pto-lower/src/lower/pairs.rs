@@ -115,12 +115,13 @@ fn block(p: &Program, uses: &[usize], insts: &mut Vec<Inst>, scope: Scope) {
             continue;
         }
         match &mut insts[at] {
-            // A parallel loop's stores take a lock: a fused call would hold it while it
-            // computes, and the iterations would run one at a time.
-            Inst::For {
+            // A parallel loop whose stores take a lock: a fused call would hold it while it
+            // computes, and the iterations would run one at a time. One whose iterations
+            // own their rows (`parallel::row_parts`) is marked as any loop.
+            i @ Inst::For {
                 exec: LoopExec::Parallel { .. },
                 ..
-            } => {}
+            } if super::row_parts(&p.module, i).is_none() => {}
             Inst::For { body, .. } => block(p, uses, body, Scope::Loop),
             Inst::While { cond, body, .. } => {
                 block(p, uses, cond, Scope::Other);

@@ -224,6 +224,68 @@ fn independent(m: &ProgramModule, iv: ValueId, step: ValueId, body: &[Inst]) -> 
     Ok(())
 }
 
+/// For a loop that runs in parallel, the first row of the rows each iteration stores to in
+/// each tensor it stores to, `(tensor, lo)`: every store's offset along the first dimension
+/// is `i + c` (the loop variable itself, constants `c`) and its window `h` rows, with
+/// `lo <= c` and `c + h <= lo + step` (`lo` the least `c`, `step` the constant loop step).
+/// The iteration at `i` then writes only rows `[i + lo, i + lo + step)`, and the host code
+/// gives each iteration those rows as its own (`pto::par::row_parts`). `None` when the loop
+/// is not one shown parallel, or some stored tensor is not stored that way (then all of them
+/// stay behind a lock, and the body's stores are plain transfers).
+pub(crate) fn row_parts(m: &ProgramModule, loop_inst: &Inst) -> Option<Vec<(ValueId, i64)>> {
+    let Inst::For {
+        iv,
+        step,
+        body,
+        exec: LoopExec::Parallel { .. },
+        ..
+    } = loop_inst
+    else {
+        return None;
+    };
+    let step = m.values[*step]
+        .constant
+        .filter(|c| !c.is_float())
+        .map(|c| c.as_i64())
+        .filter(|&s| s > 0)?;
+    let mut loads = Vec::new();
+    let mut stores = Vec::new();
+    let mut defined = Vec::new();
+    let mut scalar_defs = Vec::new();
+    collect(
+        body,
+        &mut loads,
+        &mut stores,
+        &mut defined,
+        &mut scalar_defs,
+    );
+    let ctx = AffineCtx {
+        m,
+        iv: *iv,
+        defined: &defined,
+        defs: &scalar_defs,
+    };
+    let mut out: Vec<(ValueId, i64, i64)> = Vec::new();
+    for (t, offsets, window) in &stores {
+        let f = ctx.index(*offsets.first()?)?;
+        if f.a != 1 || f.sym.is_some() {
+            return None;
+        }
+        let h = i64::try_from(*window.first()?).ok()?;
+        let end = f.c.checked_add(h)?;
+        match out.iter_mut().find(|e| e.0 == *t) {
+            Some(e) => {
+                e.1 = e.1.min(f.c);
+                e.2 = e.2.max(end);
+            }
+            None => out.push((*t, f.c, end)),
+        }
+    }
+    out.iter()
+        .map(|&(t, lo, hi)| (hi.checked_sub(lo)? <= step).then_some((t, lo)))
+        .collect()
+}
+
 /// Whether dimension `d` keeps the windows of the stores `stores` of different iterations
 /// apart.
 fn separates(
@@ -625,6 +687,86 @@ mod tests {
                 other => panic!("{step} {rows} {off}: {other:?}"),
             }
         }
+    }
+
+    /// `row_parts` of the kernel's one loop, with the stored tensor by name, and the host
+    /// code's way of sharing it.
+    fn rows_and_host(text: &str) -> (Option<Vec<(String, i64)>>, String) {
+        let m = pto_ir::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let f = m.entry.expect("an entry");
+        let p = crate::lower_kernel(&m, f).unwrap_or_else(|e| panic!("{e:?}"));
+        let rows = p.body.iter().find_map(|i| match i {
+            Inst::For { .. } => Some(row_parts(&p.module, i)),
+            _ => None,
+        });
+        let rows = rows.flatten().map(|r| {
+            r.into_iter()
+                .map(|(t, lo)| {
+                    (
+                        p.module.values[t]
+                            .name
+                            .as_deref()
+                            .unwrap_or_default()
+                            .to_string(),
+                        lo,
+                    )
+                })
+                .collect()
+        });
+        let host = crate::compile(&m, f)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .host
+            .to_string();
+        (rows, host)
+    }
+
+    #[test]
+    fn stores_at_the_loop_variable_plus_a_constant_give_each_iteration_its_rows() {
+        let out = |lo| Some(vec![("out".to_string(), lo)]);
+        // Rows [i, i + 4) and [i + 1, i + 4) of a step of 4; [i + 1, i + 5) too.
+        for (rows, ops, off, want) in [
+            (4, "", "%i_7", out(0)),
+            (
+                3,
+                "%o_8 = scalar.add %i_7, %c1_4 : (int64, int64) -> int64",
+                "%o_8",
+                out(1),
+            ),
+            (
+                4,
+                "%o_8 = scalar.add %c1_4, %i_7 : (int64, int64) -> int64",
+                "%o_8",
+                out(1),
+            ),
+        ] {
+            let (got, host) = rows_and_host(&kernel(&copy_loop("%c4_6", rows, ops, off)));
+            assert_eq!(got, want, "{off}");
+            assert!(
+                host.contains(":: pto :: par :: row_parts (& mut * out"),
+                "{host}"
+            );
+            assert!(host.contains(":: pto :: par :: for_parts"), "{host}");
+            assert!(!host.contains("Locked"), "{host}");
+        }
+    }
+
+    #[test]
+    fn other_disjoint_stores_keep_the_lock() {
+        // `2 * i` with 2-row windows and step 1: disjoint, but not rows `[i + lo, ..)`.
+        let text = kernel(&copy_loop(
+            "%c1_4",
+            2,
+            "%o_8 = scalar.mul %i_7, %c2_5 : (int64, int64) -> int64",
+            "%o_8",
+        ));
+        let (got, host) = rows_and_host(&text);
+        assert_eq!(got, None);
+        assert!(
+            host.contains("let out = :: pto :: par :: Locked :: new (& mut * out) ;"),
+            "{host}"
+        );
+        assert!(host.contains(":: pto :: par :: for_range"), "{host}");
+        assert!(!host.contains("row_parts"), "{host}");
     }
 
     #[test]

@@ -217,7 +217,8 @@ impl<'a> Writer<'a> {
                 exec,
             } => {
                 if matches!(exec, crate::isa::LoopExec::Parallel { .. }) {
-                    return self.parallel_loop(*iv, [*lb, *ub, *step], body);
+                    let rows = crate::lower::row_parts(&self.p.module, i);
+                    return self.parallel_loop(*iv, [*lb, *ub, *step], body, rows);
                 }
                 let mut out = self.carried_decls(carried);
                 let ivt = self.dtype(*iv);

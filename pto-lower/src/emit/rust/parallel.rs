@@ -1,5 +1,23 @@
-//! A `parallel` loop shown independent (`lower/parallel.rs`), run on all cores with rayon
-//! through `pto::par::for_range`.
+//! A `parallel` loop shown independent (`lower/parallel.rs`), run on all cores with rayon.
+//!
+//! When each iteration stores only to rows `[i + lo, i + lo + step)` of each tensor it
+//! stores to (`lower::row_parts`), every iteration owns those rows, cut apart before the loop
+//! runs, and its body is the one a sequential loop would have (loads read in place, pairs,
+//! row splits: `lower/load_views.rs` and `lower/pairs.rs` mark it as any loop body):
+//!
+//! ```text
+//! { let x = &*x; let t2 = &*t2;
+//!   let __pto_parts = ::pto::par::row_parts(&mut *out, lb, ub, step, lo)?;
+//!   ::pto::par::for_parts(&mut __pto_meter, lb, ub, step, __pto_parts,
+//!       || (Tile::<f32, 8, 1024>::zeros(), ..),
+//!       |__pto_tiles, __pto_meter, __pto_i, out| { let (t0, ..) = __pto_tiles;
+//!           let i: i64 = __pto_i as i64; .. tstore(out, t0, [i, 0])?; .. Ok(()) })?; }
+//! ```
+//!
+//! `row_parts` cuts one part per run of consecutive iterations (a few runs per thread), each
+//! run going in order on one thread with its part (`out: &mut Rows`); with several stored
+//! tensors the parts are zipped, `(out, y)`. Otherwise every
+//! stored tensor is behind a lock taken per store, and the body's stores are plain transfers:
 //!
 //! ```text
 //! { let x = &*x; let out = ::pto::par::Locked::new(&mut *out); let t2 = &*t2;
@@ -11,9 +29,11 @@
 //!
 //! No `unsafe` and no data race by construction: each worker gets its own copy of the tile
 //! slots the body writes (made once per rayon job by the `init` closure, not per iteration);
-//! slots the body only reads and tensors it only loads are shared as `&`; a tensor it stores
-//! to is behind a mutex, taken for the length of one `tstore` (the lowering proved the store
-//! windows of different iterations disjoint, so the order of the stores does not matter).
+//! slots the body only reads and tensors it only loads are shared as `&`; a stored tensor's
+//! rows are split with `split_at_mut` (each `&mut` part moved to one iteration, so the borrow
+//! checker rules out two writers), or it is behind a mutex, taken for the length of one
+//! `tstore` (the lowering proved the store windows of different iterations disjoint, so the
+//! order of the stores does not matter).
 
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -31,7 +51,10 @@ impl<'a> Writer<'a> {
         iv: ValueId,
         [lb, ub, step]: [ValueId; 3],
         insts: &[Inst],
+        rows: Option<Vec<(ValueId, i64)>>,
     ) -> TokenStream {
+        // A loop that stores nothing needs no parts.
+        let rows = rows.filter(|r| !r.is_empty());
         let (written, live_in) = slot_use(insts);
         let mut loads = Vec::new();
         let mut stores = Vec::new();
@@ -41,17 +64,45 @@ impl<'a> Writer<'a> {
             let t = self.ident(t);
             shared.extend(quote!(let #t = &*#t;));
         }
-        for &t in &stores {
-            let t = self.ident(t);
-            shared.extend(quote!(let #t = ::pto::par::Locked::new(&mut *#t);));
+        let (lbv, ubv, stepv) = (self.i64(lb, true), self.i64(ub, true), self.i64(step, true));
+        // The iterations' rows of each stored tensor, zipped, and the closure's pattern for
+        // one iteration's part.
+        let mut parts: Option<(TokenStream, TokenStream)> = None;
+        match &rows {
+            Some(rows) => {
+                for &(t, lo) in rows {
+                    let t = self.ident(t);
+                    let lo = Literal::i64_suffixed(lo);
+                    let cut = quote!(::pto::par::row_parts(&mut *#t, #lbv, #ubv, #stepv, #lo)?);
+                    parts = Some(match parts {
+                        None => (cut, quote!(#t)),
+                        Some((zipped, pat)) => (
+                            quote!(::core::iter::zip(#zipped, #cut).collect::<::std::vec::Vec<_>>()),
+                            quote!((#pat, #t)),
+                        ),
+                    });
+                }
+            }
+            None => {
+                for &t in &stores {
+                    let t = self.ident(t);
+                    shared.extend(quote!(let #t = ::pto::par::Locked::new(&mut *#t);));
+                }
+            }
         }
+        let (cut, pat) = parts.unwrap_or_default();
         for &t in &live_in {
             let t = self.tile(t);
             shared.extend(quote!(let #t = &*#t;));
         }
-        let (lb, ub, step) = (self.i64(lb, true), self.i64(ub, true), self.i64(step, true));
-        let inits: Vec<TokenStream> = written.iter().map(|&t| self.tile_new(t)).collect();
-        let names: Vec<Ident> = written.iter().map(|&t| self.tile(t)).collect();
+        let (lb, ub, step) = (lbv, ubv, stepv);
+        let mut inits: Vec<TokenStream> = written.iter().map(|&t| self.tile_new(t)).collect();
+        let mut names: Vec<Ident> = written.iter().map(|&t| self.tile(t)).collect();
+        // The one-row tiles of the body's row splits: each worker's own too.
+        for (id, tile) in self.row_twins(insts, &mut Vec::new(), true) {
+            names.push(id);
+            inits.push(tile);
+        }
         let ivt = self.dtype(iv);
         let iv = self.ident(iv);
         let ty = self.rust_ty(ivt);
@@ -60,7 +111,8 @@ impl<'a> Writer<'a> {
         } else {
             quote!(let #iv: #ty = __pto_i as #ty;)
         };
-        let outer = std::mem::replace(&mut self.locked, stores);
+        let locked = if rows.is_some() { Vec::new() } else { stores };
+        let outer = std::mem::replace(&mut self.locked, locked);
         let depth = self.par_depth.replace(0);
         let mut body = quote! {
             let (#(#names,)*) = __pto_tiles;
@@ -72,10 +124,19 @@ impl<'a> Writer<'a> {
         self.par_depth = depth;
         self.locked = outer;
         let mut block = shared;
-        block.extend(quote! {
-            ::pto::par::for_range(&mut __pto_meter, #lb, #ub, #step, || (#(#inits,)*),
-                |__pto_tiles, __pto_meter, __pto_i| #body)?;
-        });
+        match rows {
+            Some(_) => {
+                block.extend(quote! {
+                    let __pto_parts = #cut;
+                    ::pto::par::for_parts(&mut __pto_meter, #lb, #ub, #step, __pto_parts,
+                        || (#(#inits,)*), |__pto_tiles, __pto_meter, __pto_i, #pat| #body)?;
+                });
+            }
+            None => block.extend(quote! {
+                ::pto::par::for_range(&mut __pto_meter, #lb, #ub, #step, || (#(#inits,)*),
+                    |__pto_tiles, __pto_meter, __pto_i| #body)?;
+            }),
+        }
         let block = braced(block);
         quote!(#block)
     }

@@ -97,9 +97,26 @@ impl Writer<'_> {
     }
 
     /// `let __row_t0 = &mut Tile::<f32, 1, 1024>::zeros();` for each tile some view splits
-    /// by rows (once, however many split it).
+    /// by rows (once, however many split it), outside parallel loops (each of which makes
+    /// its own per worker, [`Writer::row_twins`]).
     pub(super) fn row_tiles(&mut self, insts: &[Inst], done: &mut Vec<TileId>) -> TokenStream {
         let mut out = TokenStream::new();
+        for (id, tile) in self.row_twins(insts, done, false) {
+            out.extend(quote!(let #id = &mut #tile;));
+        }
+        out
+    }
+
+    /// The one-row twins of the tiles the views of `insts` split by rows, each once, with
+    /// the `Tile::<T, 1, C>::zeros()` that makes it; those inside parallel loops too when
+    /// `in_parallel`.
+    pub(super) fn row_twins(
+        &mut self,
+        insts: &[Inst],
+        done: &mut Vec<TileId>,
+        in_parallel: bool,
+    ) -> Vec<(Ident, TokenStream)> {
+        let mut out = Vec::new();
         for i in insts {
             match i {
                 Inst::LoadView(v) => {
@@ -119,21 +136,25 @@ impl Writer<'_> {
                         self.import(Import::Tile);
                         let id = row_twin(&self.tile(t));
                         let cols = lit(s.cols);
-                        out.extend(quote!(let #id = &mut Tile::<#ty, 1, #cols>::zeros();));
+                        out.push((id, quote!(Tile::<#ty, 1, #cols>::zeros())));
                     }
                 }
-                Inst::For { body, .. } => out.extend(self.row_tiles(body, done)),
+                Inst::For {
+                    exec: crate::isa::LoopExec::Parallel { .. },
+                    ..
+                } if !in_parallel => {}
+                Inst::For { body, .. } => out.extend(self.row_twins(body, done, in_parallel)),
                 Inst::While { cond, body, .. } => {
-                    out.extend(self.row_tiles(cond, done));
-                    out.extend(self.row_tiles(body, done));
+                    out.extend(self.row_twins(cond, done, in_parallel));
+                    out.extend(self.row_twins(body, done, in_parallel));
                 }
                 Inst::If {
                     then_body,
                     else_body,
                     ..
                 } => {
-                    out.extend(self.row_tiles(then_body, done));
-                    out.extend(self.row_tiles(else_body, done));
+                    out.extend(self.row_twins(then_body, done, in_parallel));
+                    out.extend(self.row_twins(else_body, done, in_parallel));
                 }
                 _ => {}
             }
