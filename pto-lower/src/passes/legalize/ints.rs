@@ -44,6 +44,34 @@ impl<'a> Seq<'a> {
         Some(v)
     }
 
+    /// `v` expanded to `like`'s shape by `expand`: a scalar filled into a fully valid tile
+    /// (`tile.full`), a column or row by `tile.row_expand` / `tile.col_expand`, which keeps
+    /// its valid region (the typing rule's).
+    pub(super) fn expand(
+        &mut self,
+        m: &mut ProgramModule,
+        v: ValueId,
+        like: &pto_ir::TileType,
+        expand: Opcode,
+    ) -> Option<ValueId> {
+        if expand == Opcode::TileFull {
+            let full = pto_ir::TileType::new(like.dtype, like.shape.clone());
+            let (op, t) = new_op_named(
+                m,
+                expand,
+                inline_of(&[v]),
+                Attrs::default(),
+                Type::Tile(full),
+                None,
+                self.span,
+            );
+            self.out.push(op);
+            return Some(t);
+        }
+        let dims = like.shape.iter().map(|&d| Attr::Int(d as i64)).collect();
+        self.op(m, expand, &[v], Attrs::of([("shape", Attr::List(dims))]))
+    }
+
     /// An `f32` scalar constant.
     fn f32(&mut self, m: &mut ProgramModule, c: f64) -> ValueId {
         float_constant(m, DataType::Fp32, c, self.span, self.out)
@@ -90,36 +118,19 @@ pub(super) fn full_tile(
     v: ValueId,
     like: &pto_ir::TileType,
 ) -> Option<ValueId> {
-    let shape = || {
-        let dims = like.shape.iter().map(|&d| Attr::Int(d as i64)).collect();
-        Attrs::of([("shape", Attr::List(dims))])
-    };
-    match &m.values[v].ty {
-        Type::Scalar(_) => {
-            let full = pto_ir::TileType::new(like.dtype, like.shape.clone());
-            let (op, t) = new_op_named(
-                m,
-                Opcode::TileFull,
-                inline_of(&[v]),
-                Attrs::default(),
-                Type::Tile(full),
-                None,
-                seq.span,
-            );
-            seq.out.push(op);
-            Some(t)
-        }
+    let expand = match &m.values[v].ty {
+        Type::Scalar(_) => Opcode::TileFull,
         Type::Tile(t) if t.shape != like.shape => {
             let (rows, cols) = t.rows_cols();
-            let expand = if cols == 1 && rows != 1 {
+            if cols == 1 && rows != 1 {
                 Opcode::TileRowExpand
             } else {
                 Opcode::TileColExpand
-            };
-            seq.op(m, expand, &[v], shape())
+            }
         }
-        _ => Some(v),
-    }
+        _ => return Some(v),
+    };
+    seq.expand(m, v, like, expand)
 }
 
 /// The integer `opcode` (`/`, `%` / `fmod`, `floor_mod`) of `a` by `b` on `d` values held in

@@ -229,28 +229,7 @@ fn expand_operand(
         .ty
         .as_tile()?
         .clone();
-    let span = m.ops[o].span;
-    let (op, wide) = if expand == Opcode::TileFull {
-        let full = TileType::new(big.dtype, big.shape.clone());
-        new_op_named(
-            m,
-            expand,
-            inline_of(&[v]),
-            Attrs::default(),
-            Type::Tile(full),
-            None,
-            span,
-        )
-    } else {
-        let dims = big.shape.iter().map(|&d| Attr::Int(d as i64)).collect();
-        let attrs = Attrs::of([("shape", Attr::List(dims))]);
-        let ty = pto_ir::ops::infer(m, expand, &[v], &attrs)
-            .ok()?
-            .first()
-            .cloned()?;
-        new_op_named(m, expand, inline_of(&[v]), attrs, ty, None, span)
-    };
-    out.push(op);
+    let wide = Seq::new(m, o, out).expand(m, v, &big, expand)?;
     m.ops[o].operands[k] = wide;
     Some(())
 }
