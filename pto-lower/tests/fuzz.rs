@@ -138,7 +138,10 @@ fn apply(text: &str, e: &Edit) -> String {
     };
     match *e {
         Edit::DeleteLine(i) => {
-            lines.remove(i % n.min(lines.len()).max(1));
+            // Earlier edits of the list may have emptied it.
+            if !lines.is_empty() {
+                lines.remove(i % n.min(lines.len()).max(1));
+            }
         }
         Edit::DuplicateLine(i) => {
             if let Some(l) = lines.get(i % n).cloned() {
