@@ -11,10 +11,15 @@ mod harness;
 
 /// The kernel `body` (ops in a loop over 16-row tiles of `N`) with parameters `params`.
 fn kernel(params: &str, consts: &str, body: &str) -> pto_ir::ProgramModule {
+    kernel_with("", params, consts, body)
+}
+
+/// [`kernel`] with module attributes `attrs` (lines).
+fn kernel_with(attrs: &str, params: &str, consts: &str, body: &str) -> pto_ir::ProgramModule {
     let text = format!(
         r#"program.module @k {{
   program.entry @k
-  func.func @k({params}) {{
+{attrs}  func.func @k({params}) {{
     statement.op {{
       %c0 = 0 : int64
       %c16 = 16 : int64
@@ -345,10 +350,12 @@ fn byte_shifts_by_a_scalar_fill_a_tile_on_a2a3() {
     }
 }
 
-/// A2A3's maxima and minima (and `TCMP`, for uint32) take no unsigned 16- or 32-bit integers:
-/// with every operand's top bit flipped (`TXORS`, which takes them) the unsigned order is the
-/// signed one, so they run on int16 / int32 and a picked value is flipped back. The inputs are
-/// scaled so that the top bit is set in about half of the elements.
+/// A2A3's maxima, minima and `TCMP` take no unsigned 16- or 32-bit integers: with every
+/// operand's top bit flipped (`TXORS`, which takes them) the unsigned order is the signed
+/// one, so they run on int16 / int32 and a picked value is flipped back. A uint16 compare of
+/// two tiles takes one more step (A2A3's `TCMP` takes no int16 either): the flipped bits
+/// read as int16, converted to fp32 and compared there. The inputs are scaled so that the
+/// top bit is set in about half of the elements.
 #[test]
 fn unsigned_order_runs_on_the_signed_twin_with_the_top_bit_flipped() {
     for (t, big) in [("uint16", "40000"), ("uint32", "3000000000")] {
@@ -373,25 +380,59 @@ fn unsigned_order_runs_on_the_signed_twin_with_the_top_bit_flipped() {
         %s = tile.select %gt, %d, %a : ({mask}, {tile}, {tile}) -> {tile}
 "
         );
-        let last = if t == "uint32" {
-            body.push_str(&format!(
-                "        %lt = tile.lt %a, %s : ({tile}, {tile}) -> {mask}
-        %v = tile.select %lt, %a, %b : ({mask}, {tile}, {tile}) -> {tile}
-"
-            ));
-            "v"
-        } else {
-            "s"
-        };
         body.push_str(&format!(
-            "        %cm = tile.col_min %{last} : ({tile}) -> {row}
-        tile.store %{last}, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
+            "        %lt = tile.lt %a, %s : ({tile}, {tile}) -> {mask}
+        %v = tile.select %lt, %a, %b : ({mask}, {tile}, {tile}) -> {tile}
+        %cm = tile.col_min %v : ({tile}) -> {row}
+        tile.store %v, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
         tile.store %cm, %c : ({row}, tensor<[1, 16], {t}>) -> () {{offset=[0, 0]}}"
         ));
         let consts = format!("      %scale = 700 : {t}\n      %big = {big} : {t}");
         let m = kernel(&params, &consts, &body);
         let c = harness::cpp_for(&m, "A2A3").unwrap();
         assert!(c.contains("TXORS("), "{t}: {c}");
+        if t == "uint16" {
+            assert!(c.contains("TCVT("), "{t}: {c}");
+        }
         harness::runs_like_the_interpreter(&m, &format!("{t}_order"));
+    }
+}
+
+/// A5's `TPARTMUL` takes no 64-bit integers, which a product of operands whose valid regions
+/// may differ needs (the product where both are valid, the valid one elsewhere): it takes
+/// `TMUL` and `TSUB` over the common region and `TPARTADD` (`ops::dtypes::partial_forms`).
+/// An edge tile times a full one, into a tile of its own (both operands are read later) and
+/// in place, in both orders (the destination is each operand in turn), int64 and uint64; at
+/// the ragged N = 37 the regions differ in the last tile.
+#[test]
+fn a5_partial_products_of_64_bit_integers_take_a_route() {
+    for t in ["int64", "uint64"] {
+        let edge = format!("tile<[?, 16], [16, 16], {t}>");
+        let full = format!("tile<[16, 16], [16, 16], {t}>");
+        let tensor = format!("tensor<[%N, 16], {t}>");
+        let params = format!("%x: {tensor} #in, %y: {tensor} #in, %o: {tensor} #out");
+        let body = format!(
+            "        %a = tile.load %x : ({tensor}) -> {edge} {{shape=[16, 16], offset=[%i, 0]}}
+        %b = tile.load %y : ({tensor}) -> {edge} {{shape=[16, 16], offset=[%i, 0]}}
+        %f = tile.full %k : ({t}) -> {full} {{shape=[16, 16], dtype={t}}}
+        %p = tile.mul %a, %f : ({edge}, {full}) -> {full}
+        %q = tile.mul %p, %b : ({full}, {edge}) -> {full}
+        %r = tile.mul %b, %q : ({edge}, {full}) -> {full}
+        %s = tile.add %r, %a : ({full}, {edge}) -> {full}
+        %u = tile.add %s, %f : ({full}, {full}) -> {full}
+        tile.store %u, %o : ({full}, {tensor}) -> () {{offset=[%i, 0]}}"
+        );
+        let m = kernel_with(
+            "  attr arch = \"A5\"\n",
+            &params,
+            &format!("      %k = 3 : {t}"),
+            &body,
+        );
+        let c = harness::cpp_for(&m, "A5").unwrap();
+        assert!(
+            c.contains("TPARTADD(") && c.contains("TMOV(in_a") && !c.contains("TPARTMUL("),
+            "{t}: {c}"
+        );
+        harness::runs_like_the_interpreter_on(&m, &format!("{t}_partial_mul"), &["A5"]);
     }
 }

@@ -205,7 +205,8 @@ pub fn twin_u16(
     }
 }
 
-/// `u16` maxima, minima and row maxima on A2A3 (run on `i16`, the top bit flipped).
+/// `u16` maxima, minima and row maxima on A2A3 (run on `i16`, the top bit flipped), and a
+/// compare of two tiles (then read as `i16` and compared in `f32`).
 #[pto::kernel]
 pub fn order_u16(x: &Tensor<u16, R, C>, y: &Tensor<u16, R, C>, #[out] o: &mut Tensor<u16, R, C>) {
     for r in (0..R).step_by(16) {
@@ -213,7 +214,8 @@ pub fn order_u16(x: &Tensor<u16, R, C>, y: &Tensor<u16, R, C>, #[out] o: &mut Te
             let a = x.load::<16, 64>([r, c]);
             let b = y.load::<16, 64>([r, c]);
             let m = a.max(b).min(40000);
-            o.store([r, c], m.row_max() - m);
+            let d = m.row_max() - m;
+            o.store([r, c], a.lt(b).select(d, a));
         }
     }
 }

@@ -497,9 +497,32 @@ pub fn computes_in(
         && cast_route(t, d, wide).is_some()
         && back_route(t, wide, d).is_some()
     {
-        wide
-    } else {
+        return wide;
+    }
+    // An unsigned order whose own type has no route to `fp32` but whose signed twin has one
+    // (uint16 compares on A2A3: no `TCVT` takes uint16, and its `TCMP` no 16-bit integers):
+    // the top bit flipped, the bits read as the twin, and the twin's route from there.
+    match signed_twin(d) {
+        Some(twin) if lacks && orders(op) && computes_in(t, op, twin, insts) != twin => twin,
+        _ => d,
+    }
+}
+
+/// The type the instructions `insts` of `op` on `d` elements finally run on, on `t`:
+/// [`computes_in`] followed along its chain (uint16 -> int16 -> fp32 for a uint16 compare
+/// on A2A3). pto-lower's `legalize` pass takes one step at a time; the verifier judges the
+/// last.
+pub fn finally_computes_in(
+    t: crate::verify::target::Target,
+    op: crate::Opcode,
+    d: DataType,
+    insts: &[crate::ops::Isa],
+) -> DataType {
+    let next = computes_in(t, op, d, insts);
+    if next == d {
         d
+    } else {
+        finally_computes_in(t, op, next, insts)
     }
 }
 
@@ -613,6 +636,30 @@ pub fn scalar_filled(
     (forms.get(1) == Some(&scalar) && !takes(scalar) && takes(Isa::TExpandS) && takes(tiles))
         .then(|| [Isa::TExpandS, tiles].into_iter().collect())
 }
+
+/// The instructions `inst` (a tile-tile instruction) becomes on `t` for `d` elements when
+/// its operands' valid regions may differ: its `TPART*` form ([`crate::ops::Isa::partial_form`]),
+/// or, for an integer product whose `TPARTMUL` the target lacks (A5's takes no 64-bit
+/// integers), `TMUL` and `TSUB` over the common region and `TPARTADD` over the rest: with
+/// `x` copied into the destination, `x * y - y` where both are valid, then `TPARTADD` with `y`
+/// gives `x * y` there and `x` or `y` where only one is, as `TPARTMUL` does (ring arithmetic,
+/// exact). pto-lower's C++ emitter writes these; the verifier judges them.
+pub fn partial_forms(
+    t: crate::verify::target::Target,
+    inst: crate::ops::Isa,
+    d: DataType,
+) -> Vec<&'static str> {
+    match inst.partial_form() {
+        Some("TPARTMUL") if d.is_int() && !t.takes_inst("TPARTMUL", d) => {
+            PARTIAL_MUL_ROUTE.to_vec()
+        }
+        Some(p) => vec![p],
+        None => Vec::new(),
+    }
+}
+
+/// [`partial_forms`]'s route of an integer product, after the copy (`TMOV`).
+pub const PARTIAL_MUL_ROUTE: [&str; 3] = ["TMUL", "TSUB", "TPARTADD"];
 
 /// Whether a cast from `from` to `to` keeps the bits: two integer types of one width, between
 /// which Rust's `as` reinterprets. The C++ emitter writes it as `TRESHAPE` to a tile of the

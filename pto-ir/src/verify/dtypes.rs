@@ -71,12 +71,15 @@ pub(super) fn problem(
         Opcode::TileAbs => dtypes::abs_as_max(t, d).unwrap_or(insts),
         tile_op => dtypes::scalar_filled(t, tile_op, d, &insts).unwrap_or(insts),
     };
-    let d = elem(dtypes::computes_in(t, tile_form(op), d, &insts));
+    let d = elem(dtypes::finally_computes_in(t, tile_form(op), d, &insts));
     // Tile operands whose valid regions may differ make the `TPART*` form of an
-    // instruction that has one (pto-lower's C++ emitter), with its own element types
-    // (A5's TPARTMUL takes no 64-bit integers, its TMUL does).
+    // instruction that has one (pto-lower's C++ emitter), with its own element types, or
+    // its route (A5's TPARTMUL takes no 64-bit integers: `dtypes::partial_forms`).
     let partial: Vec<&str> = if regions_may_differ(operands) {
-        insts.iter().filter_map(|i| i.partial_form()).collect()
+        insts
+            .iter()
+            .flat_map(|&i| dtypes::partial_forms(t, i, d))
+            .collect()
     } else {
         Vec::new()
     };

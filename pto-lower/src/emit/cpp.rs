@@ -44,6 +44,7 @@ mod element;
 mod handoff;
 mod inst;
 mod pad;
+mod partial;
 mod slot;
 mod transfer;
 mod v2c;

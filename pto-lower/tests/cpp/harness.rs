@@ -627,11 +627,16 @@ pub fn dims_by_name(m: &ProgramModule, sizes: &[(&str, usize)]) -> Vec<usize> {
 /// Runs the C++ of `m` (one symbolic dimension) in the model on A2A3 and A5 at N = 32 and 37
 /// and asserts every tensor equals the interpreter's (skipped without a C++ compiler).
 pub fn runs_like_the_interpreter(m: &pto_ir::ProgramModule, name: &str) {
+    runs_like_the_interpreter_on(m, name, &["A2A3", "A5"]);
+}
+
+/// [`runs_like_the_interpreter`] on the named targets only.
+pub fn runs_like_the_interpreter_on(m: &pto_ir::ProgramModule, name: &str, targets: &[&str]) {
     let Some(gxx) = gxx() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("pto-cpp-{name}-{}", std::process::id()));
-    for target in ["A2A3", "A5"] {
+    for &target in targets {
         let built = build(&gxx, m, target, &dir, name).unwrap();
         for n in [32, 37] {
             let args = args_for(m, &[n], 5, false);

@@ -4,8 +4,9 @@ use std::fmt::Write;
 
 use pto_ir::{Constant, DataType, Opcode, Type, ValueId};
 
-use pto_ir::ops::dtypes::reinterprets;
+use pto_ir::ops::dtypes::{PARTIAL_MUL_ROUTE, partial_forms, reinterprets};
 use pto_ir::sem::{Binary, Compare, Sem};
+use pto_ir::verify::target::Target;
 
 use crate::emit::writer::Level;
 use crate::info::{pipe_cpp, read_rows};
@@ -233,6 +234,14 @@ impl Writer<'_> {
         let partial = isa
             .partial_form()
             .filter(|_| tiles.len() == 2 && !statically_equal);
+        let target = if self.a5() { Target::A5 } else { Target::A2A3 };
+        if let (Some(_), &[a, b]) = (partial, tiles.as_slice())
+            && !column
+            && partial_forms(target, isa, dty) == PARTIAL_MUL_ROUTE
+        {
+            self.partial_product(l, dst, [a, b]);
+            return;
+        }
         let direct = self.result_region(isa, dst, &regions);
         let own = (
             self.vdim(TileRef::Slot(dst), 0),
@@ -482,7 +491,7 @@ impl Writer<'_> {
 
     /// Declares a tile object named `name` over slot `s`'s memory whose valid dimensions
     /// are all dynamic, constructed with `valid` (C++ expressions).
-    fn declare_at(&mut self, l: Level, s: &TileSlot, name: &str, valid: &[String; 2]) {
+    pub(super) fn declare_at(&mut self, l: Level, s: &TileSlot, name: &str, valid: &[String; 2]) {
         self.out.indent(l);
         let a5 = self.a5();
         put_tile_type_valid(&mut self.out, s, [None, None], a5);

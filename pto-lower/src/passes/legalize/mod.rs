@@ -327,10 +327,10 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Opti
         });
     }
     if tile.dtype != narrow {
-        // A compare: the mask is the result.
+        // A compare: the mask is the result; the twin of an unsigned type may take one
+        // more step (uint16 -> int16 -> fp32 on A2A3).
         m.ops[o].operands = wide_operands.into_iter().collect();
-        out.push(o);
-        return Some(());
+        return rewrite(m, o, t, out);
     }
     let wide_tile = TileType {
         dtype: wide,
