@@ -77,8 +77,9 @@ impl Pass for Legalize {
                 }
                 let old = ops.clone();
                 let mut new = Vec::with_capacity(old.len() + 4);
+                let mut converted = Converted::new();
                 for o in old {
-                    if rewrite(m, o, t, &mut new).is_none() {
+                    if rewrite(m, o, t, &mut new, &mut converted).is_none() {
                         let op = &m.ops[o];
                         return Err(Diag::new(
                             op.span,
@@ -99,6 +100,12 @@ impl Pass for Legalize {
         Ok(())
     }
 }
+
+/// The operands rewrite 1 has converted in one statement: `(value, type it computes in,
+/// top bit flipped)` to the converted value, so that an operand several ops read (`a` in
+/// `a.max(b)` and `a.lt(b)`) is converted once. Its op lies earlier in the statement's op
+/// list than any op that reuses it.
+type Converted = std::collections::HashMap<(ValueId, DataType, bool), ValueId>;
 
 /// The element type of op `o`'s result, when it is a tile.
 fn result_dtype(m: &ProgramModule, o: OpId) -> Option<DataType> {
@@ -197,12 +204,18 @@ fn needs_rewrite(m: &ProgramModule, o: OpId, t: Target) -> bool {
 /// followed by the rewrites of the tile-tile op, a widened `f16` `floor_mod` by a scalar is
 /// an `f32` one, expanded in turn on A5. `None` when a typing rule refuses an op of the
 /// rewrite (the verifier admitted the op, so this is the pass's own error).
-fn rewrite(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Option<()> {
+fn rewrite(
+    m: &mut ProgramModule,
+    o: OpId,
+    t: Target,
+    out: &mut Vec<OpId>,
+    converted: &mut Converted,
+) -> Option<()> {
     if let Some((k, expand)) = expansion(m, o, t) {
         expand_operand(m, o, k, expand, out)?;
-        rewrite(m, o, t, out)
+        rewrite(m, o, t, out, converted)
     } else if widens(m, o, t) {
-        widen(m, o, t, out)
+        widen(m, o, t, out, converted)
     } else if cast_steps(m, o, t).is_some() {
         route_cast(m, o, t, out);
         Some(())
@@ -291,7 +304,13 @@ fn cast_attrs(d: DataType, round: Option<&Attr>) -> Attrs {
 /// Rewrite 1: the operands converted to the type the op computes in, op `o` on them into a
 /// new tile of that type, an integer result wrapped or divided ([`ints`]), and the old result
 /// defined by the conversion back. `None` when a typing rule refuses a new op.
-fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Option<()> {
+fn widen(
+    m: &mut ProgramModule,
+    o: OpId,
+    t: Target,
+    out: &mut Vec<OpId>,
+    converted: &mut Converted,
+) -> Option<()> {
     let (insts, narrow) = instructions(m, o)?;
     let r = *m.ops[o].results.first()?;
     let Type::Tile(tile) = m.values[r].ty.clone() else {
@@ -311,7 +330,12 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Opti
     let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
     let mut wide_operands = Vec::with_capacity(operands.len());
     for v in operands {
-        let v = match (&m.values[v].ty, top) {
+        let key = (v, wide, top.is_some());
+        if let Some(&w) = converted.get(&key) {
+            wide_operands.push(w);
+            continue;
+        }
+        let x = match (&m.values[v].ty, top) {
             (Type::Tile(x), Some(top)) if x.dtype == narrow => {
                 Seq::new(m, o, out).op(m, Opcode::TileXor, &[v, top], Attrs::new())?
             }
@@ -320,17 +344,21 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Opti
             }
             _ => v,
         };
-        wide_operands.push(match m.values[v].ty {
-            Type::Tile(ref x) if x.dtype == narrow => convert(m, v, &there, None, o, out),
-            Type::Scalar(d) if d == narrow => cast(m, v, wide, None, o, out),
-            _ => v,
-        });
+        let w = match m.values[x].ty {
+            Type::Tile(ref x_ty) if x_ty.dtype == narrow => convert(m, x, &there, None, o, out),
+            Type::Scalar(d) if d == narrow => cast(m, x, wide, None, o, out),
+            _ => x,
+        };
+        if w != v {
+            converted.insert(key, w);
+        }
+        wide_operands.push(w);
     }
     if tile.dtype != narrow {
         // A compare: the mask is the result; the twin of an unsigned type may take one
         // more step (uint16 -> int16 -> fp32 on A2A3).
         m.ops[o].operands = wide_operands.into_iter().collect();
-        return rewrite(m, o, t, out);
+        return rewrite(m, o, t, out, converted);
     }
     let wide_tile = TileType {
         dtype: wide,
@@ -349,7 +377,7 @@ fn widen(m: &mut ProgramModule, o: OpId, t: Target, out: &mut Vec<OpId>) -> Opti
     let op = &mut m.ops[o];
     op.operands = wide_operands.iter().copied().collect();
     op.results = inline_of(&[wide_r]);
-    rewrite(m, o, t, out)?;
+    rewrite(m, o, t, out, converted)?;
     let mut seq = Seq::new(m, o, out);
     let x = match wide_operands[..] {
         [a, b] if divides => ints::divided(&mut seq, m, opcode, (a, b, wide_r), narrow)?,
