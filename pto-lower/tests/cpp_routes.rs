@@ -434,5 +434,31 @@ fn a5_partial_products_of_64_bit_integers_take_a_route() {
             "{t}: {c}"
         );
         harness::runs_like_the_interpreter_on(&m, &format!("{t}_partial_mul"), &["A5"]);
+        // Columns, read through row-major views where they are column-major.
+        let col_edge = format!("tile<[?, 1], [16, 1], {t}>");
+        let col_full = format!("tile<[16, 1], [16, 1], {t}>");
+        let out = format!("tensor<[%N, 1], {t}>");
+        let params = format!("%x: {out} #in, %o: {out} #out");
+        let body = format!(
+            "        %s = tile.load %x : ({out}) -> {col_edge} {{shape=[16, 1], offset=[%i, 0]}}
+        %f = tile.full %k : ({t}) -> {col_full} {{shape=[16, 1], dtype={t}}}
+        %p = tile.mul %s, %f : ({col_edge}, {col_full}) -> {col_full}
+        %q = tile.mul %f, %p : ({col_full}, {col_full}) -> {col_full}
+        %r = tile.mul %s, %q : ({col_edge}, {col_full}) -> {col_full}
+        %u = tile.add %r, %s : ({col_full}, {col_edge}) -> {col_full}
+        tile.store %u, %o : ({col_full}, {out}) -> () {{offset=[%i, 0]}}"
+        );
+        let m = kernel_with(
+            "  attr arch = \"A5\"\n",
+            &params,
+            &format!("      %k = 3 : {t}"),
+            &body,
+        );
+        let c = harness::cpp_for(&m, "A5").unwrap();
+        assert!(
+            c.contains("TPARTADD(") && !c.contains("TPARTMUL("),
+            "{t}: {c}"
+        );
+        harness::runs_like_the_interpreter_on(&m, &format!("{t}_partial_mul_col"), &["A5"]);
     }
 }

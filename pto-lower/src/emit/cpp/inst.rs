@@ -236,7 +236,6 @@ impl Writer<'_> {
             .filter(|_| tiles.len() == 2 && !statically_equal);
         let target = if self.a5() { Target::A5 } else { Target::A2A3 };
         if let (Some(_), &[a, b]) = (partial, tiles.as_slice())
-            && !column
             && partial_forms(target, isa, dty) == PARTIAL_MUL_ROUTE
         {
             self.partial_product(l, dst, [a, b]);

@@ -5,7 +5,7 @@
 use crate::emit::writer::Level;
 use crate::isa::{TileId, TileRef};
 
-use super::{Writer, cpp_max, cpp_min};
+use super::{Writer, cpp_max, cpp_min, is_column, row_view};
 
 impl Writer<'_> {
     /// `dst = a * b` as `TPARTMUL` computes it (the product where both operands are valid,
@@ -38,20 +38,52 @@ impl Writer<'_> {
             l1,
             "// TPARTMUL lacks this type here: a copied, a * b - b where both are valid, + b.",
         );
-        let (a_name, b_name) = (self.text(|me| me.tref(a)), self.text(|me| me.tref(b)));
-        self.declare_at(l1, &slot, "in_a", &["r0".into(), "c0".into()]);
+        // A column tile is read through its `[1, R]` row-major view, as elementwise
+        // instructions need (`Writer::op`).
+        let column = is_column(&slot);
+        let shape = |r: String, c: String| if column { ["1".into(), r] } else { [r, c] };
+        let view = if column {
+            row_view(&slot)
+        } else {
+            slot.clone()
+        };
+        let a_name = self.read_as_row(l1, a, "r0");
+        let b_name = self.read_as_row(l1, b, "r1");
+        self.declare_at(l1, &view, "in_a", &shape("r0".into(), "c0".into()));
         if a != TileRef::Slot(dst) {
             self.out.line(l1, &format!("TMOV(in_a, {a_name});"));
         }
-        let common = [cpp_min("r0", "r1"), cpp_min("c0", "c1")];
-        self.declare_at(l1, &slot, "common", &common);
+        let common = shape(cpp_min("r0", "r1"), cpp_min("c0", "c1"));
+        self.declare_at(l1, &view, "common", &common);
         self.out
             .line(l1, &format!("TMUL(common, common, {b_name});"));
         self.out
             .line(l1, &format!("TSUB(common, common, {b_name});"));
-        self.set_region(l1, dst, &cpp_max("r0", "r1"), &cpp_max("c0", "c1"));
+        let (rows, cols) = (cpp_max("r0", "r1"), cpp_max("c0", "c1"));
+        self.set_region(l1, dst, &rows, &cols);
+        if column {
+            self.out
+                .line(l1, &format!("{}.SetValidCol({rows});", view.name));
+        }
         self.out
-            .line(l1, &format!("TPARTADD({}, in_a, {b_name});", slot.name));
+            .line(l1, &format!("TPARTADD({}, in_a, {b_name});", view.name));
         self.out.line(l, "}");
+    }
+
+    /// The name operand `t` is read through: a column slot's row view, its valid columns
+    /// set to the column's rows (`rows`, a C++ expression).
+    fn read_as_row(&mut self, l: Level, t: TileRef, rows: &str) -> String {
+        match t {
+            TileRef::Slot(id) => match self.p.tile(id).filter(|s| is_column(s)) {
+                Some(s) => {
+                    let view = row_view(s);
+                    self.out
+                        .line(l, &format!("{}.SetValidCol({rows});", view.name));
+                    view.name
+                }
+                None => self.text(|me| me.tref(t)),
+            },
+            TileRef::Param(_) => self.text(|me| me.tref(t)),
+        }
     }
 }
