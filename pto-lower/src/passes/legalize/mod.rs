@@ -20,7 +20,9 @@
 //!    `+ - *` whose signed twin the target takes (uint16 and uint32 on A2A3) computes on that
 //!    instead: the same bits, each way a reinterpretation (`TRESHAPE` in the C++); so do their
 //!    maxima, minima and compares, every operand's top bit flipped first (`TXORS`) and a picked
-//!    value's flipped back.
+//!    value's flipped back; where the twin lacks the instruction too but has a route of its
+//!    own, the op takes it next (uint16 compares on A2A3: int16, then `f32`). An operand
+//!    several ops of a statement read is converted once.
 //! 2. On A5, `floor_mod` of an `f32` tile and a scalar becomes `floor_mod` against a tile
 //!    filled with the scalar (`TEXPANDS`, then `TREM`): A5's default `f32` `TREMS`
 //!    (`npu/a5/TRemS.hpp`) leaves out the sign fix that its `TREM` and A2A3's `TREMS` apply.
