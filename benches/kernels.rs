@@ -3,16 +3,20 @@
 //! 16 partial sums per row, a polynomial `exp`; no SIMD intrinsics, no threads).
 //!
 //! Run with `cargo bench --bench kernels` (and with `RUSTFLAGS="-C target-cpu=native"`). Each
-//! group has a `pto` bench and a baseline (`hand`, or `sgemm` / `convert_sgemm` for the GEMMs)
-//! over the same preallocated inputs and outputs; `main` checks once, before timing, that the
-//! two compute the same numbers. The README table gives pto median / baseline median per run
-//! against the goals of the performance issue.
+//! group times pto against a baseline (the hand loop, or `sgemm` / convert + `sgemm` for the
+//! GEMMs) over the same preallocated inputs and outputs, the two calls alternating
+//! (`paired/mod.rs`); `main` checks once, before timing, that the two compute the same numbers.
+//! The figure to read is the median of the pairs' ratios pto / baseline, against the goals of
+//! the performance issue (README table).
 #![allow(missing_docs, clippy::unwrap_used)]
 // Each included example brings its own copy of `examples/common`.
 #![allow(clippy::duplicate_mod)]
 
-use divan::{Bencher, black_box};
+use paired::Runner;
 use pto::prelude::*;
+use std::hint::black_box;
+
+mod paired;
 
 #[allow(dead_code)]
 #[path = "../examples/quickstart.rs"]
@@ -61,7 +65,9 @@ pub fn matmul_tiled(
 fn main() {
     check_all();
     check_acceptance();
-    divan::main();
+    let run = Runner::from_args("pto", "baseline");
+    acceptance(&run);
+    examples(&run);
 }
 
 /// Deterministic values in [-1, 1).
@@ -109,25 +115,6 @@ fn scale_rows_data() -> (Vec<f32>, Tensor<f32>, Tensor<f32>) {
     (x, xt, Tensor::zeros([SCALE_B, 128]))
 }
 
-mod scale_rows {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (_, x, mut out) = scale_rows_data();
-        b.bench_local(|| {
-            quickstart::scale_rows(black_box(&x), black_box(SCALE), black_box(&mut out)).unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, _, _) = scale_rows_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| scale_rows_hand(black_box(&x), black_box(SCALE), black_box(&mut out)));
-    }
-}
-
 // ---------------------------------------------------------------- vector_add (n = 1 << 20)
 
 const VADD_N: usize = 1 << 20;
@@ -140,30 +127,6 @@ fn vector_add_hand(a: &[f32], b: &[f32], c: &mut [f32]) {
 
 fn vector_add_data() -> (Vec<f32>, Vec<f32>) {
     (random(VADD_N, 2), random(VADD_N, 3))
-}
-
-mod vector_add_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = vector_add_data();
-        let (x, y) = (
-            Tensor::from_vec(av, [VADD_N]).unwrap(),
-            Tensor::from_vec(bv, [VADD_N]).unwrap(),
-        );
-        let mut out = Tensor::<f32>::zeros([VADD_N]);
-        b.bench_local(|| {
-            vector_add::vector_add(black_box(&x), black_box(&y), black_box(&mut out)).unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, y) = vector_add_data();
-        let mut out = vec![0f32; VADD_N];
-        b.bench_local(|| vector_add_hand(black_box(&x), black_box(&y), black_box(&mut out)));
-    }
 }
 
 // ---------------------------------------------------------------- row_softmax (1024 x 256)
@@ -180,24 +143,6 @@ fn row_softmax_data() -> Vec<f32> {
         .into_iter()
         .map(|v| v * 8.0)
         .collect()
-}
-
-mod row_softmax_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&row_softmax_data(), [SM_R, SM_C]);
-        let mut out = Tensor::<f32>::zeros([SM_R, SM_C]);
-        b.bench_local(|| row_softmax::row_softmax(black_box(&x), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = row_softmax_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| row_softmax_hand(black_box(&x), black_box(&mut out), SM_C));
-    }
 }
 
 // ---------------------------------------------------------------- matmul (256 x 256 x 256)
@@ -218,34 +163,6 @@ fn matmul_hand(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize
 
 fn matmul_data() -> (Vec<f32>, Vec<f32>) {
     (random(MM * MM, 15), random(MM * MM, 16))
-}
-
-mod matmul_256 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = matmul_data();
-        let (x, y) = (tensor(&av, [MM, MM]), tensor(&bv, [MM, MM]));
-        let mut out = Tensor::<f32>::zeros([MM, MM]);
-        b.bench_local(|| matmul_tiled(black_box(&x), black_box(&y), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, y) = matmul_data();
-        let mut out = vec![0f32; MM * MM];
-        b.bench_local(|| {
-            matmul_hand(
-                black_box(&x),
-                black_box(&y),
-                black_box(&mut out),
-                MM,
-                MM,
-                MM,
-            )
-        });
-    }
 }
 
 // ---------------------------------------------------------------- reductions (4096 x 64)
@@ -300,33 +217,6 @@ fn reductions_outputs() -> [Tensor<f32>; 4] {
     ]
 }
 
-mod reductions_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&reductions_data(), [RED_R, RED_C]);
-        let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
-        b.bench_local(|| {
-            reductions::reductions(
-                black_box(&x),
-                black_box(&mut rs),
-                black_box(&mut rm),
-                black_box(&mut cs),
-                black_box(&mut cm),
-            )
-            .unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = reductions_data();
-        let mut out = Reduced::new(RED_R, RED_C);
-        b.bench_local(|| reductions_hand(black_box(&x), RED_C, black_box(&mut out)));
-    }
-}
-
 // ---------------------------------------------------------------- broadcast (4096 x 128)
 
 const BC_R: usize = 4096;
@@ -350,43 +240,6 @@ fn broadcast_hand(x: &[f32], v: &[f32], centered: &mut [f32], scaled: &mut [f32]
 
 fn broadcast_data() -> (Vec<f32>, Vec<f32>) {
     (random(BC_R * BC_C, 11), random(BC_C, 12))
-}
-
-mod broadcast_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (xv, vv) = broadcast_data();
-        let (x, v) = (tensor(&xv, [BC_R, BC_C]), tensor(&vv, [1, BC_C]));
-        let mut centered = Tensor::<f32>::zeros([BC_R, BC_C]);
-        let mut scaled = Tensor::<f32>::zeros([BC_R, BC_C]);
-        b.bench_local(|| {
-            broadcast::broadcast(
-                black_box(&x),
-                black_box(&v),
-                black_box(&mut centered),
-                black_box(&mut scaled),
-            )
-            .unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, v) = broadcast_data();
-        let mut centered = vec![0f32; x.len()];
-        let mut scaled = vec![0f32; x.len()];
-        b.bench_local(|| {
-            broadcast_hand(
-                black_box(&x),
-                black_box(&v),
-                black_box(&mut centered),
-                black_box(&mut scaled),
-                BC_C,
-            )
-        });
-    }
 }
 
 // ---------------------------------------------------------------- the one-time check
@@ -647,68 +500,6 @@ fn acceptance_data() -> Vec<f32> {
         .collect()
 }
 
-mod axpb_4096x1024 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
-        let mut y = Tensor::<f32>::zeros([ACC_R, ACC_C]);
-        b.bench_local(|| {
-            axpb(
-                black_box(&x),
-                black_box(1.5),
-                black_box(0.25),
-                black_box(&mut y),
-            )
-            .unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = acceptance_data();
-        let mut y = vec![0f32; x.len()];
-        b.bench_local(|| axpb_hand(black_box(&x), black_box(1.5), black_box(0.25), &mut y));
-    }
-}
-
-mod softmax_4096x1024 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
-        let mut out = Tensor::<f32>::zeros([ACC_R, ACC_C]);
-        b.bench_local(|| softmax_rows(black_box(&x), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = acceptance_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| softmax_hand(black_box(&x), black_box(&mut out), ACC_C));
-    }
-}
-
-mod layernorm_4096x1024 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
-        let mut out = Tensor::<f32>::zeros([ACC_R, ACC_C]);
-        b.bench_local(|| layernorm_rows(black_box(&x), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = acceptance_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| layernorm_hand(black_box(&x), black_box(&mut out), ACC_C));
-    }
-}
-
 const GEMM: usize = 512;
 
 fn gemm_data() -> (Vec<f32>, Vec<f32>) {
@@ -722,58 +513,6 @@ fn sgemm(a: &ndarray::Array2<f32>, b: &ndarray::Array2<f32>, c: &mut ndarray::Ar
 
 fn array(v: Vec<f32>, n: usize) -> ndarray::Array2<f32> {
     ndarray::Array2::from_shape_vec((n, n), v).unwrap()
-}
-
-mod gemm_512_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = gemm_data();
-        let (x, y) = (tensor(&av, [GEMM, GEMM]), tensor(&bv, [GEMM, GEMM]));
-        let mut c = Tensor::<f32>::zeros([GEMM, GEMM]);
-        b.bench_local(|| gemm64(black_box(&x), black_box(&y), black_box(&mut c)).unwrap());
-    }
-
-    #[divan::bench]
-    fn sgemm(b: Bencher) {
-        let (av, bv) = gemm_data();
-        let (x, y) = (array(av, GEMM), array(bv, GEMM));
-        let mut c = ndarray::Array2::<f32>::zeros((GEMM, GEMM));
-        b.bench_local(|| super::sgemm(black_box(&x), black_box(&y), black_box(&mut c)));
-    }
-}
-
-mod gemm_512_f16 {
-    use super::*;
-
-    fn data() -> (Vec<f16>, Vec<f16>) {
-        let (a, b) = gemm_data();
-        let h = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect();
-        (h(a), h(b))
-    }
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = data();
-        let x = Tensor::from_vec(av, [GEMM, GEMM]).unwrap();
-        let y = Tensor::from_vec(bv, [GEMM, GEMM]).unwrap();
-        let mut c = Tensor::<f32>::zeros([GEMM, GEMM]);
-        b.bench_local(|| gemm64_f16(black_box(&x), black_box(&y), black_box(&mut c)).unwrap());
-    }
-
-    /// Convert both inputs to f32 (timed), then sgemm.
-    #[divan::bench]
-    fn convert_sgemm(b: Bencher) {
-        let (av, bv) = data();
-        let mut c = ndarray::Array2::<f32>::zeros((GEMM, GEMM));
-        b.bench_local(|| {
-            let wide = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-            let x = array(wide(black_box(&av)), GEMM);
-            let y = array(wide(black_box(&bv)), GEMM);
-            super::sgemm(&x, &y, black_box(&mut c));
-        });
-    }
 }
 
 /// Runs each acceptance kernel and its hand-written twin once and asserts equal results.
@@ -808,4 +547,182 @@ fn check_acceptance() {
     // sgemm blocks K and fuses multiply-adds: the same sums in another order.
     let want = want.into_raw_vec_and_offset().0;
     assert_close("gemm", c.as_slice(), &want, 1e-4);
+}
+
+/// `f16` copies of the GEMM inputs.
+fn gemm_data_f16() -> (Vec<f16>, Vec<f16>) {
+    let (a, b) = gemm_data();
+    let h = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect();
+    (h(a), h(b))
+}
+
+/// The kernels of the performance issue, each against its baseline.
+fn acceptance(run: &Runner) {
+    let xv = acceptance_data();
+    let x = tensor(&xv, [ACC_R, ACC_C]);
+    let mut out = Tensor::<f32>::zeros([ACC_R, ACC_C]);
+    let mut want = vec![0f32; xv.len()];
+    run.compare(
+        "axpb_4096x1024",
+        || {
+            axpb(
+                black_box(&x),
+                black_box(1.5),
+                black_box(0.25),
+                black_box(&mut out),
+            )
+            .unwrap()
+        },
+        || {
+            axpb_hand(
+                black_box(&xv),
+                black_box(1.5),
+                black_box(0.25),
+                black_box(&mut want),
+            )
+        },
+    );
+    run.compare(
+        "softmax_4096x1024",
+        || softmax_rows(black_box(&x), black_box(&mut out)).unwrap(),
+        || softmax_hand(black_box(&xv), black_box(&mut want), ACC_C),
+    );
+    run.compare(
+        "layernorm_4096x1024",
+        || layernorm_rows(black_box(&x), black_box(&mut out)).unwrap(),
+        || layernorm_hand(black_box(&xv), black_box(&mut want), ACC_C),
+    );
+
+    let (av, bv) = gemm_data();
+    let (xt, yt) = (tensor(&av, [GEMM, GEMM]), tensor(&bv, [GEMM, GEMM]));
+    let (xa, ya) = (array(av, GEMM), array(bv, GEMM));
+    let mut c = Tensor::<f32>::zeros([GEMM, GEMM]);
+    let mut ca = ndarray::Array2::<f32>::zeros((GEMM, GEMM));
+    run.compare(
+        "gemm_512_f32 (vs sgemm)",
+        || gemm64(black_box(&xt), black_box(&yt), black_box(&mut c)).unwrap(),
+        || sgemm(black_box(&xa), black_box(&ya), black_box(&mut ca)),
+    );
+
+    let (ah, bh) = gemm_data_f16();
+    let xh = Tensor::from_vec(ah.clone(), [GEMM, GEMM]).unwrap();
+    let yh = Tensor::from_vec(bh.clone(), [GEMM, GEMM]).unwrap();
+    run.compare(
+        "gemm_512_f16 (vs convert+sgemm)",
+        || gemm64_f16(black_box(&xh), black_box(&yh), black_box(&mut c)).unwrap(),
+        || {
+            // Both inputs converted to f32 (timed), then sgemm.
+            let wide = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+            let x = array(wide(black_box(&ah)), GEMM);
+            let y = array(wide(black_box(&bh)), GEMM);
+            sgemm(&x, &y, black_box(&mut ca));
+        },
+    );
+}
+
+/// The examples' kernels, each against its hand loop.
+fn examples(run: &Runner) {
+    {
+        let (xv, vv) = broadcast_data();
+        let (x, v) = (tensor(&xv, [BC_R, BC_C]), tensor(&vv, [1, BC_C]));
+        let mut centered = Tensor::<f32>::zeros([BC_R, BC_C]);
+        let mut scaled = Tensor::<f32>::zeros([BC_R, BC_C]);
+        let (mut hc, mut hs) = (vec![0f32; xv.len()], vec![0f32; xv.len()]);
+        run.compare(
+            "broadcast_4096x128",
+            || {
+                broadcast::broadcast(
+                    black_box(&x),
+                    black_box(&v),
+                    black_box(&mut centered),
+                    black_box(&mut scaled),
+                )
+                .unwrap()
+            },
+            || {
+                broadcast_hand(
+                    black_box(&xv),
+                    black_box(&vv),
+                    black_box(&mut hc),
+                    black_box(&mut hs),
+                    BC_C,
+                )
+            },
+        );
+    }
+    {
+        let xv = reductions_data();
+        let x = tensor(&xv, [RED_R, RED_C]);
+        let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
+        let mut want = Reduced::new(RED_R, RED_C);
+        run.compare(
+            "reductions_4096x64",
+            || {
+                reductions::reductions(
+                    black_box(&x),
+                    black_box(&mut rs),
+                    black_box(&mut rm),
+                    black_box(&mut cs),
+                    black_box(&mut cm),
+                )
+                .unwrap()
+            },
+            || reductions_hand(black_box(&xv), RED_C, black_box(&mut want)),
+        );
+    }
+    {
+        let xv = row_softmax_data();
+        let x = tensor(&xv, [SM_R, SM_C]);
+        let mut out = Tensor::<f32>::zeros([SM_R, SM_C]);
+        let mut want = vec![0f32; xv.len()];
+        run.compare(
+            "row_softmax_1024x256",
+            || row_softmax::row_softmax(black_box(&x), black_box(&mut out)).unwrap(),
+            || row_softmax_hand(black_box(&xv), black_box(&mut want), SM_C),
+        );
+    }
+    {
+        let (xv, x, mut out) = scale_rows_data();
+        let mut want = vec![0f32; xv.len()];
+        run.compare(
+            "scale_rows_4096x128",
+            || {
+                quickstart::scale_rows(black_box(&x), black_box(SCALE), black_box(&mut out))
+                    .unwrap()
+            },
+            || scale_rows_hand(black_box(&xv), black_box(SCALE), black_box(&mut want)),
+        );
+    }
+    {
+        let (av, bv) = vector_add_data();
+        let x = Tensor::from_vec(av.clone(), [VADD_N]).unwrap();
+        let y = Tensor::from_vec(bv.clone(), [VADD_N]).unwrap();
+        let mut out = Tensor::<f32>::zeros([VADD_N]);
+        let mut want = vec![0f32; VADD_N];
+        run.compare(
+            "vector_add_2^20",
+            || vector_add::vector_add(black_box(&x), black_box(&y), black_box(&mut out)).unwrap(),
+            || vector_add_hand(black_box(&av), black_box(&bv), black_box(&mut want)),
+        );
+    }
+    {
+        let (av, bv) = matmul_data();
+        let (x, y) = (tensor(&av, [MM, MM]), tensor(&bv, [MM, MM]));
+        let mut out = Tensor::<f32>::zeros([MM, MM]);
+        let mut want = vec![0f32; MM * MM];
+        run.compare(
+            "matmul_256 (vs i-k-j loop)",
+            || matmul_tiled(black_box(&x), black_box(&y), black_box(&mut out)).unwrap(),
+            || {
+                matmul_hand(
+                    black_box(&av),
+                    black_box(&bv),
+                    black_box(&mut want),
+                    MM,
+                    MM,
+                    MM,
+                )
+            },
+        );
+    }
 }
