@@ -171,32 +171,21 @@ const RED_R: usize = 4096;
 const RED_C: usize = 64;
 
 /// Row sums and maxima, column sums and maxima of a `rows x cols` matrix.
-struct Reduced {
-    row_sum: Vec<f32>,
-    row_max: Vec<f32>,
-    col_sum: Vec<f32>,
-    col_max: Vec<f32>,
+struct Reduced<'a> {
+    row_sum: &'a mut [f32],
+    row_max: &'a mut [f32],
+    col_sum: &'a mut [f32],
+    col_max: &'a mut [f32],
 }
 
-impl Reduced {
-    fn new(rows: usize, cols: usize) -> Self {
-        Self {
-            row_sum: vec![0.0; rows],
-            row_max: vec![0.0; rows],
-            col_sum: vec![0.0; cols],
-            col_max: vec![0.0; cols],
-        }
-    }
-}
-
-fn reductions_hand(x: &[f32], cols: usize, out: &mut Reduced) {
+fn reductions_hand(x: &[f32], cols: usize, out: Reduced<'_>) {
     out.col_sum.fill(0.0);
     out.col_max.fill(-3.0e38);
     let rows = x.chunks_exact(cols);
-    for ((row, rs), rm) in rows.zip(&mut out.row_sum).zip(&mut out.row_max) {
+    for ((row, rs), rm) in rows.zip(out.row_sum.iter_mut()).zip(out.row_max.iter_mut()) {
         *rs = sum16(row);
         *rm = max16(row);
-        for ((cs, cm), &v) in out.col_sum.iter_mut().zip(&mut out.col_max).zip(row) {
+        for ((cs, cm), &v) in out.col_sum.iter_mut().zip(out.col_max.iter_mut()).zip(row) {
             *cs += v;
             *cm = cm.max(v);
         }
@@ -294,13 +283,19 @@ fn check_all() {
         let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
         let x = tensor(&xv, [RED_R, RED_C]);
         reductions::reductions(&x, &mut rs, &mut rm, &mut cs, &mut cm).unwrap();
-        let mut want = Reduced::new(RED_R, RED_C);
-        reductions_hand(&xv, RED_C, &mut want);
-        assert_close("row sums", rs.as_slice(), &want.row_sum, 0.0);
-        assert_close("row maxima", rm.as_slice(), &want.row_max, 0.0);
+        let [mut ws, mut wm, mut wcs, mut wcm] = reductions_outputs();
+        let want = Reduced {
+            row_sum: ws.as_mut_slice(),
+            row_max: wm.as_mut_slice(),
+            col_sum: wcs.as_mut_slice(),
+            col_max: wcm.as_mut_slice(),
+        };
+        reductions_hand(&xv, RED_C, want);
+        assert_close("row sums", rs.as_slice(), ws.as_slice(), 0.0);
+        assert_close("row maxima", rm.as_slice(), wm.as_slice(), 0.0);
         // pto adds each 32-row block's column sums into the running sums: another order.
-        assert_close("column sums", cs.as_slice(), &want.col_sum, 1e-4);
-        assert_close("column maxima", cm.as_slice(), &want.col_max, 0.0);
+        assert_close("column sums", cs.as_slice(), wcs.as_slice(), 1e-4);
+        assert_close("column maxima", cm.as_slice(), wcm.as_slice(), 0.0);
     }
     {
         let (xv, vv) = broadcast_data();
@@ -556,173 +551,199 @@ fn gemm_data_f16() -> (Vec<f16>, Vec<f16>) {
     (h(a), h(b))
 }
 
+/// `c = a @ b` by `sgemm` over the tensors' data (`n x n`, row-major).
+fn sgemm_tensors(a: &Tensor<f32>, b: &Tensor<f32>, c: &mut Tensor<f32>, n: usize) {
+    let a = ndarray::ArrayView2::from_shape((n, n), a.as_slice()).unwrap();
+    let b = ndarray::ArrayView2::from_shape((n, n), b.as_slice()).unwrap();
+    let mut c = ndarray::ArrayViewMut2::from_shape((n, n), c.as_mut_slice()).unwrap();
+    ndarray::linalg::general_mat_mul(1.0, &a, &b, 0.0, &mut c);
+}
+
+// Each group below gives pto and its baseline the same input and output buffers (see
+// `paired/mod.rs`): the hand loops read and write the tensors' data.
+
 /// The kernels of the performance issue, each against its baseline.
 fn acceptance(run: &Runner) {
-    let xv = acceptance_data();
-    let x = tensor(&xv, [ACC_R, ACC_C]);
-    let mut out = Tensor::<f32>::zeros([ACC_R, ACC_C]);
-    let mut want = vec![0f32; xv.len()];
+    let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
+    let mut s = (x, Tensor::<f32>::zeros([ACC_R, ACC_C]));
     run.compare(
         "axpb_4096x1024",
-        || {
-            axpb(
-                black_box(&x),
-                black_box(1.5),
-                black_box(0.25),
-                black_box(&mut out),
-            )
-            .unwrap()
-        },
-        || {
+        &mut s,
+        |(x, y)| axpb(black_box(x), black_box(1.5), black_box(0.25), black_box(y)).unwrap(),
+        |(x, y)| {
             axpb_hand(
-                black_box(&xv),
+                black_box(x.as_slice()),
                 black_box(1.5),
                 black_box(0.25),
-                black_box(&mut want),
+                black_box(y.as_mut_slice()),
             )
         },
     );
     run.compare(
         "softmax_4096x1024",
-        || softmax_rows(black_box(&x), black_box(&mut out)).unwrap(),
-        || softmax_hand(black_box(&xv), black_box(&mut want), ACC_C),
+        &mut s,
+        |(x, y)| softmax_rows(black_box(x), black_box(y)).unwrap(),
+        |(x, y)| softmax_hand(black_box(x.as_slice()), black_box(y.as_mut_slice()), ACC_C),
     );
     run.compare(
         "layernorm_4096x1024",
-        || layernorm_rows(black_box(&x), black_box(&mut out)).unwrap(),
-        || layernorm_hand(black_box(&xv), black_box(&mut want), ACC_C),
+        &mut s,
+        |(x, y)| layernorm_rows(black_box(x), black_box(y)).unwrap(),
+        |(x, y)| layernorm_hand(black_box(x.as_slice()), black_box(y.as_mut_slice()), ACC_C),
     );
 
     let (av, bv) = gemm_data();
-    let (xt, yt) = (tensor(&av, [GEMM, GEMM]), tensor(&bv, [GEMM, GEMM]));
-    let (xa, ya) = (array(av, GEMM), array(bv, GEMM));
-    let mut c = Tensor::<f32>::zeros([GEMM, GEMM]);
-    let mut ca = ndarray::Array2::<f32>::zeros((GEMM, GEMM));
+    let (a, b) = (tensor(&av, [GEMM, GEMM]), tensor(&bv, [GEMM, GEMM]));
+    let mut s = (a, b, Tensor::<f32>::zeros([GEMM, GEMM]));
     run.compare(
         "gemm_512_f32 (vs sgemm)",
-        || gemm64(black_box(&xt), black_box(&yt), black_box(&mut c)).unwrap(),
-        || sgemm(black_box(&xa), black_box(&ya), black_box(&mut ca)),
+        &mut s,
+        |(a, b, c)| gemm64(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| sgemm_tensors(black_box(a), black_box(b), black_box(c), GEMM),
     );
 
     let (ah, bh) = gemm_data_f16();
-    let xh = Tensor::from_vec(ah.clone(), [GEMM, GEMM]).unwrap();
-    let yh = Tensor::from_vec(bh.clone(), [GEMM, GEMM]).unwrap();
+    let ah = Tensor::from_vec(ah, [GEMM, GEMM]).unwrap();
+    let bh = Tensor::from_vec(bh, [GEMM, GEMM]).unwrap();
+    let mut s = (ah, bh, Tensor::<f32>::zeros([GEMM, GEMM]));
     run.compare(
         "gemm_512_f16 (vs convert+sgemm)",
-        || gemm64_f16(black_box(&xh), black_box(&yh), black_box(&mut c)).unwrap(),
-        || {
+        &mut s,
+        |(a, b, c)| gemm64_f16(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| {
             // Both inputs converted to f32 (timed), then sgemm.
-            let wide = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-            let x = array(wide(black_box(&ah)), GEMM);
-            let y = array(wide(black_box(&bh)), GEMM);
-            sgemm(&x, &y, black_box(&mut ca));
+            let wide = |t: &Tensor<f16>| {
+                let v = t
+                    .as_slice()
+                    .iter()
+                    .map(|x| x.to_f32())
+                    .collect::<Vec<f32>>();
+                Tensor::from_vec(v, [GEMM, GEMM]).unwrap()
+            };
+            let (a, b) = (wide(black_box(a)), wide(black_box(b)));
+            sgemm_tensors(&a, &b, black_box(c), GEMM);
         },
     );
 }
 
 /// The examples' kernels, each against its hand loop.
 fn examples(run: &Runner) {
-    {
-        let (xv, vv) = broadcast_data();
-        let (x, v) = (tensor(&xv, [BC_R, BC_C]), tensor(&vv, [1, BC_C]));
-        let mut centered = Tensor::<f32>::zeros([BC_R, BC_C]);
-        let mut scaled = Tensor::<f32>::zeros([BC_R, BC_C]);
-        let (mut hc, mut hs) = (vec![0f32; xv.len()], vec![0f32; xv.len()]);
-        run.compare(
-            "broadcast_4096x128",
-            || {
-                broadcast::broadcast(
-                    black_box(&x),
-                    black_box(&v),
-                    black_box(&mut centered),
-                    black_box(&mut scaled),
-                )
-                .unwrap()
-            },
-            || {
-                broadcast_hand(
-                    black_box(&xv),
-                    black_box(&vv),
-                    black_box(&mut hc),
-                    black_box(&mut hs),
-                    BC_C,
-                )
-            },
-        );
-    }
-    {
-        let xv = reductions_data();
-        let x = tensor(&xv, [RED_R, RED_C]);
-        let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
-        let mut want = Reduced::new(RED_R, RED_C);
-        run.compare(
-            "reductions_4096x64",
-            || {
-                reductions::reductions(
-                    black_box(&x),
-                    black_box(&mut rs),
-                    black_box(&mut rm),
-                    black_box(&mut cs),
-                    black_box(&mut cm),
-                )
-                .unwrap()
-            },
-            || reductions_hand(black_box(&xv), RED_C, black_box(&mut want)),
-        );
-    }
-    {
-        let xv = row_softmax_data();
-        let x = tensor(&xv, [SM_R, SM_C]);
-        let mut out = Tensor::<f32>::zeros([SM_R, SM_C]);
-        let mut want = vec![0f32; xv.len()];
-        run.compare(
-            "row_softmax_1024x256",
-            || row_softmax::row_softmax(black_box(&x), black_box(&mut out)).unwrap(),
-            || row_softmax_hand(black_box(&xv), black_box(&mut want), SM_C),
-        );
-    }
-    {
-        let (xv, x, mut out) = scale_rows_data();
-        let mut want = vec![0f32; xv.len()];
-        run.compare(
-            "scale_rows_4096x128",
-            || {
-                quickstart::scale_rows(black_box(&x), black_box(SCALE), black_box(&mut out))
-                    .unwrap()
-            },
-            || scale_rows_hand(black_box(&xv), black_box(SCALE), black_box(&mut want)),
-        );
-    }
-    {
-        let (av, bv) = vector_add_data();
-        let x = Tensor::from_vec(av.clone(), [VADD_N]).unwrap();
-        let y = Tensor::from_vec(bv.clone(), [VADD_N]).unwrap();
-        let mut out = Tensor::<f32>::zeros([VADD_N]);
-        let mut want = vec![0f32; VADD_N];
-        run.compare(
-            "vector_add_2^20",
-            || vector_add::vector_add(black_box(&x), black_box(&y), black_box(&mut out)).unwrap(),
-            || vector_add_hand(black_box(&av), black_box(&bv), black_box(&mut want)),
-        );
-    }
-    {
-        let (av, bv) = matmul_data();
-        let (x, y) = (tensor(&av, [MM, MM]), tensor(&bv, [MM, MM]));
-        let mut out = Tensor::<f32>::zeros([MM, MM]);
-        let mut want = vec![0f32; MM * MM];
-        run.compare(
-            "matmul_256 (vs i-k-j loop)",
-            || matmul_tiled(black_box(&x), black_box(&y), black_box(&mut out)).unwrap(),
-            || {
-                matmul_hand(
-                    black_box(&av),
-                    black_box(&bv),
-                    black_box(&mut want),
-                    MM,
-                    MM,
-                    MM,
-                )
-            },
-        );
-    }
+    let (xv, vv) = broadcast_data();
+    let mut s = (
+        tensor(&xv, [BC_R, BC_C]),
+        tensor(&vv, [1, BC_C]),
+        Tensor::<f32>::zeros([BC_R, BC_C]),
+        Tensor::<f32>::zeros([BC_R, BC_C]),
+    );
+    run.compare(
+        "broadcast_4096x128",
+        &mut s,
+        |(x, v, c, s)| {
+            broadcast::broadcast(black_box(x), black_box(v), black_box(c), black_box(s)).unwrap()
+        },
+        |(x, v, c, s)| {
+            broadcast_hand(
+                black_box(x.as_slice()),
+                black_box(v.as_slice()),
+                black_box(c.as_mut_slice()),
+                black_box(s.as_mut_slice()),
+                BC_C,
+            )
+        },
+    );
+
+    let x = tensor(&reductions_data(), [RED_R, RED_C]);
+    let [rs, rm, cs, cm] = reductions_outputs();
+    let mut s = (x, rs, rm, cs, cm);
+    run.compare(
+        "reductions_4096x64",
+        &mut s,
+        |(x, rs, rm, cs, cm)| {
+            reductions::reductions(
+                black_box(x),
+                black_box(rs),
+                black_box(rm),
+                black_box(cs),
+                black_box(cm),
+            )
+            .unwrap()
+        },
+        |(x, rs, rm, cs, cm)| {
+            reductions_hand(
+                black_box(x.as_slice()),
+                RED_C,
+                black_box(Reduced {
+                    row_sum: rs.as_mut_slice(),
+                    row_max: rm.as_mut_slice(),
+                    col_sum: cs.as_mut_slice(),
+                    col_max: cm.as_mut_slice(),
+                }),
+            )
+        },
+    );
+
+    let x = tensor(&row_softmax_data(), [SM_R, SM_C]);
+    let mut s = (x, Tensor::<f32>::zeros([SM_R, SM_C]));
+    run.compare(
+        "row_softmax_1024x256",
+        &mut s,
+        |(x, y)| row_softmax::row_softmax(black_box(x), black_box(y)).unwrap(),
+        |(x, y)| row_softmax_hand(black_box(x.as_slice()), black_box(y.as_mut_slice()), SM_C),
+    );
+
+    let (_, x, out) = scale_rows_data();
+    let mut s = (x, out);
+    run.compare(
+        "scale_rows_4096x128",
+        &mut s,
+        |(x, y)| quickstart::scale_rows(black_box(x), black_box(SCALE), black_box(y)).unwrap(),
+        |(x, y)| {
+            scale_rows_hand(
+                black_box(x.as_slice()),
+                black_box(SCALE),
+                black_box(y.as_mut_slice()),
+            )
+        },
+    );
+
+    let (av, bv) = vector_add_data();
+    let mut s = (
+        Tensor::from_vec(av, [VADD_N]).unwrap(),
+        Tensor::from_vec(bv, [VADD_N]).unwrap(),
+        Tensor::<f32>::zeros([VADD_N]),
+    );
+    run.compare(
+        "vector_add_2^20",
+        &mut s,
+        |(a, b, c)| vector_add::vector_add(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| {
+            vector_add_hand(
+                black_box(a.as_slice()),
+                black_box(b.as_slice()),
+                black_box(c.as_mut_slice()),
+            )
+        },
+    );
+
+    let (av, bv) = matmul_data();
+    let mut s = (
+        tensor(&av, [MM, MM]),
+        tensor(&bv, [MM, MM]),
+        Tensor::<f32>::zeros([MM, MM]),
+    );
+    run.compare(
+        "matmul_256 (vs i-k-j loop)",
+        &mut s,
+        |(a, b, c)| matmul_tiled(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| {
+            matmul_hand(
+                black_box(a.as_slice()),
+                black_box(b.as_slice()),
+                black_box(c.as_mut_slice()),
+                MM,
+                MM,
+                MM,
+            )
+        },
+    );
 }

@@ -6,6 +6,12 @@
 //! pair's two calls see the same load, and the figure to trust is the median over pairs of
 //! the pair's ratio, reported beside the two medians and the quartiles of the pair ratios.
 //!
+//! The two calls work on the same buffers (the `state` of [`Runner::compare`]): each then
+//! finds what the call before it left in the caches, whichever it was, and neither gets
+//! memory that happens to be placed better. With separate buffers, one function timed on
+//! two outputs of the same size differed by 10 to 15% within a process, steadily, which
+//! moved ratios from run to run.
+//!
 //! Arguments that do not start with `-` filter the groups by name (substring), as with
 //! divan; `PTO_BENCH_PAIRS` sets the number of pairs (100 by default).
 
@@ -45,26 +51,33 @@ impl Runner {
         Self { filters, pairs }
     }
 
-    /// Times `a` against `b` as the group `name` (unless filtered out) and prints one row.
-    pub fn compare(&self, name: &str, mut a: impl FnMut(), mut b: impl FnMut()) {
+    /// Times `a` against `b`, both called on `state`, as the group `name` (unless filtered
+    /// out) and prints one row.
+    pub fn compare<S>(
+        &self,
+        name: &str,
+        state: &mut S,
+        mut a: impl FnMut(&mut S),
+        mut b: impl FnMut(&mut S),
+    ) {
         if !self.filters.is_empty() && !self.filters.iter().any(|f| name.contains(f.as_str())) {
             return;
         }
         // Warm up both (caches, page faults of first writes, frequency) and size the sample.
-        let once = |f: &mut dyn FnMut()| {
+        let once = |f: &mut dyn FnMut(&mut S), s: &mut S| {
             let t = Instant::now();
-            f();
+            f(s);
             t.elapsed()
         };
         let mut slowest = Duration::ZERO;
         for _ in 0..3 {
-            slowest = slowest.max(once(&mut a)).max(once(&mut b));
+            slowest = slowest.max(once(&mut a, state)).max(once(&mut b, state));
         }
         let iters = (MIN_SAMPLE.as_nanos() / slowest.as_nanos().max(1)).max(1) as usize;
-        let sample = |f: &mut dyn FnMut()| {
+        let sample = |f: &mut dyn FnMut(&mut S), s: &mut S| {
             let t = Instant::now();
             for _ in 0..iters {
-                f();
+                f(s);
             }
             t.elapsed().as_secs_f64() / iters as f64
         };
@@ -72,11 +85,11 @@ impl Runner {
         for k in 0..self.pairs {
             // Alternate which goes first, so neither always runs on the other's leftovers.
             if k % 2 == 0 {
-                ta.push(sample(&mut a));
-                tb.push(sample(&mut b));
+                ta.push(sample(&mut a, state));
+                tb.push(sample(&mut b, state));
             } else {
-                tb.push(sample(&mut b));
-                ta.push(sample(&mut a));
+                tb.push(sample(&mut b, state));
+                ta.push(sample(&mut a, state));
             }
         }
         let mut ratios: Vec<f64> = ta.iter().zip(&tb).map(|(a, b)| a / b).collect();
