@@ -3,16 +3,20 @@
 //! 16 partial sums per row, a polynomial `exp`; no SIMD intrinsics, no threads).
 //!
 //! Run with `cargo bench --bench kernels` (and with `RUSTFLAGS="-C target-cpu=native"`). Each
-//! group has a `pto` bench and a baseline (`hand`, or `sgemm` / `convert_sgemm` for the GEMMs)
-//! over the same preallocated inputs and outputs; `main` checks once, before timing, that the
-//! two compute the same numbers. The README table gives pto median / baseline median per run
-//! against the goals of the performance issue.
+//! group times pto against a baseline (the hand loop, or `sgemm` / convert + `sgemm` for the
+//! GEMMs) over the same preallocated inputs and outputs, the two calls alternating
+//! (`paired/mod.rs`); `main` checks once, before timing, that the two compute the same numbers.
+//! The figure to read is the median of the pairs' ratios pto / baseline, against the goals of
+//! the performance issue (README table).
 #![allow(missing_docs, clippy::unwrap_used)]
 // Each included example brings its own copy of `examples/common`.
 #![allow(clippy::duplicate_mod)]
 
-use divan::{Bencher, black_box};
+use paired::Runner;
 use pto::prelude::*;
+use std::hint::black_box;
+
+mod paired;
 
 #[allow(dead_code)]
 #[path = "../examples/quickstart.rs"]
@@ -61,7 +65,9 @@ pub fn matmul_tiled(
 fn main() {
     check_all();
     check_acceptance();
-    divan::main();
+    let run = Runner::from_args("pto", "baseline");
+    acceptance(&run);
+    examples(&run);
 }
 
 /// Deterministic values in [-1, 1).
@@ -109,25 +115,6 @@ fn scale_rows_data() -> (Vec<f32>, Tensor<f32>, Tensor<f32>) {
     (x, xt, Tensor::zeros([SCALE_B, 128]))
 }
 
-mod scale_rows {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (_, x, mut out) = scale_rows_data();
-        b.bench_local(|| {
-            quickstart::scale_rows(black_box(&x), black_box(SCALE), black_box(&mut out)).unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, _, _) = scale_rows_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| scale_rows_hand(black_box(&x), black_box(SCALE), black_box(&mut out)));
-    }
-}
-
 // ---------------------------------------------------------------- vector_add (n = 1 << 20)
 
 const VADD_N: usize = 1 << 20;
@@ -140,30 +127,6 @@ fn vector_add_hand(a: &[f32], b: &[f32], c: &mut [f32]) {
 
 fn vector_add_data() -> (Vec<f32>, Vec<f32>) {
     (random(VADD_N, 2), random(VADD_N, 3))
-}
-
-mod vector_add_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = vector_add_data();
-        let (x, y) = (
-            Tensor::from_vec(av, [VADD_N]).unwrap(),
-            Tensor::from_vec(bv, [VADD_N]).unwrap(),
-        );
-        let mut out = Tensor::<f32>::zeros([VADD_N]);
-        b.bench_local(|| {
-            vector_add::vector_add(black_box(&x), black_box(&y), black_box(&mut out)).unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, y) = vector_add_data();
-        let mut out = vec![0f32; VADD_N];
-        b.bench_local(|| vector_add_hand(black_box(&x), black_box(&y), black_box(&mut out)));
-    }
 }
 
 // ---------------------------------------------------------------- row_softmax (1024 x 256)
@@ -180,24 +143,6 @@ fn row_softmax_data() -> Vec<f32> {
         .into_iter()
         .map(|v| v * 8.0)
         .collect()
-}
-
-mod row_softmax_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&row_softmax_data(), [SM_R, SM_C]);
-        let mut out = Tensor::<f32>::zeros([SM_R, SM_C]);
-        b.bench_local(|| row_softmax::row_softmax(black_box(&x), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = row_softmax_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| row_softmax_hand(black_box(&x), black_box(&mut out), SM_C));
-    }
 }
 
 // ---------------------------------------------------------------- matmul (256 x 256 x 256)
@@ -220,66 +165,27 @@ fn matmul_data() -> (Vec<f32>, Vec<f32>) {
     (random(MM * MM, 15), random(MM * MM, 16))
 }
 
-mod matmul_256 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = matmul_data();
-        let (x, y) = (tensor(&av, [MM, MM]), tensor(&bv, [MM, MM]));
-        let mut out = Tensor::<f32>::zeros([MM, MM]);
-        b.bench_local(|| matmul_tiled(black_box(&x), black_box(&y), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, y) = matmul_data();
-        let mut out = vec![0f32; MM * MM];
-        b.bench_local(|| {
-            matmul_hand(
-                black_box(&x),
-                black_box(&y),
-                black_box(&mut out),
-                MM,
-                MM,
-                MM,
-            )
-        });
-    }
-}
-
 // ---------------------------------------------------------------- reductions (4096 x 64)
 
 const RED_R: usize = 4096;
 const RED_C: usize = 64;
 
 /// Row sums and maxima, column sums and maxima of a `rows x cols` matrix.
-struct Reduced {
-    row_sum: Vec<f32>,
-    row_max: Vec<f32>,
-    col_sum: Vec<f32>,
-    col_max: Vec<f32>,
+struct Reduced<'a> {
+    row_sum: &'a mut [f32],
+    row_max: &'a mut [f32],
+    col_sum: &'a mut [f32],
+    col_max: &'a mut [f32],
 }
 
-impl Reduced {
-    fn new(rows: usize, cols: usize) -> Self {
-        Self {
-            row_sum: vec![0.0; rows],
-            row_max: vec![0.0; rows],
-            col_sum: vec![0.0; cols],
-            col_max: vec![0.0; cols],
-        }
-    }
-}
-
-fn reductions_hand(x: &[f32], cols: usize, out: &mut Reduced) {
+fn reductions_hand(x: &[f32], cols: usize, out: Reduced<'_>) {
     out.col_sum.fill(0.0);
     out.col_max.fill(-3.0e38);
     let rows = x.chunks_exact(cols);
-    for ((row, rs), rm) in rows.zip(&mut out.row_sum).zip(&mut out.row_max) {
+    for ((row, rs), rm) in rows.zip(out.row_sum.iter_mut()).zip(out.row_max.iter_mut()) {
         *rs = sum16(row);
         *rm = max16(row);
-        for ((cs, cm), &v) in out.col_sum.iter_mut().zip(&mut out.col_max).zip(row) {
+        for ((cs, cm), &v) in out.col_sum.iter_mut().zip(out.col_max.iter_mut()).zip(row) {
             *cs += v;
             *cm = cm.max(v);
         }
@@ -298,33 +204,6 @@ fn reductions_outputs() -> [Tensor<f32>; 4] {
         Tensor::zeros([1, RED_C]),
         Tensor::zeros([1, RED_C]),
     ]
-}
-
-mod reductions_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&reductions_data(), [RED_R, RED_C]);
-        let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
-        b.bench_local(|| {
-            reductions::reductions(
-                black_box(&x),
-                black_box(&mut rs),
-                black_box(&mut rm),
-                black_box(&mut cs),
-                black_box(&mut cm),
-            )
-            .unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = reductions_data();
-        let mut out = Reduced::new(RED_R, RED_C);
-        b.bench_local(|| reductions_hand(black_box(&x), RED_C, black_box(&mut out)));
-    }
 }
 
 // ---------------------------------------------------------------- broadcast (4096 x 128)
@@ -350,43 +229,6 @@ fn broadcast_hand(x: &[f32], v: &[f32], centered: &mut [f32], scaled: &mut [f32]
 
 fn broadcast_data() -> (Vec<f32>, Vec<f32>) {
     (random(BC_R * BC_C, 11), random(BC_C, 12))
-}
-
-mod broadcast_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (xv, vv) = broadcast_data();
-        let (x, v) = (tensor(&xv, [BC_R, BC_C]), tensor(&vv, [1, BC_C]));
-        let mut centered = Tensor::<f32>::zeros([BC_R, BC_C]);
-        let mut scaled = Tensor::<f32>::zeros([BC_R, BC_C]);
-        b.bench_local(|| {
-            broadcast::broadcast(
-                black_box(&x),
-                black_box(&v),
-                black_box(&mut centered),
-                black_box(&mut scaled),
-            )
-            .unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let (x, v) = broadcast_data();
-        let mut centered = vec![0f32; x.len()];
-        let mut scaled = vec![0f32; x.len()];
-        b.bench_local(|| {
-            broadcast_hand(
-                black_box(&x),
-                black_box(&v),
-                black_box(&mut centered),
-                black_box(&mut scaled),
-                BC_C,
-            )
-        });
-    }
 }
 
 // ---------------------------------------------------------------- the one-time check
@@ -441,13 +283,19 @@ fn check_all() {
         let [mut rs, mut rm, mut cs, mut cm] = reductions_outputs();
         let x = tensor(&xv, [RED_R, RED_C]);
         reductions::reductions(&x, &mut rs, &mut rm, &mut cs, &mut cm).unwrap();
-        let mut want = Reduced::new(RED_R, RED_C);
-        reductions_hand(&xv, RED_C, &mut want);
-        assert_close("row sums", rs.as_slice(), &want.row_sum, 0.0);
-        assert_close("row maxima", rm.as_slice(), &want.row_max, 0.0);
+        let [mut ws, mut wm, mut wcs, mut wcm] = reductions_outputs();
+        let want = Reduced {
+            row_sum: ws.as_mut_slice(),
+            row_max: wm.as_mut_slice(),
+            col_sum: wcs.as_mut_slice(),
+            col_max: wcm.as_mut_slice(),
+        };
+        reductions_hand(&xv, RED_C, want);
+        assert_close("row sums", rs.as_slice(), ws.as_slice(), 0.0);
+        assert_close("row maxima", rm.as_slice(), wm.as_slice(), 0.0);
         // pto adds each 32-row block's column sums into the running sums: another order.
-        assert_close("column sums", cs.as_slice(), &want.col_sum, 1e-4);
-        assert_close("column maxima", cm.as_slice(), &want.col_max, 0.0);
+        assert_close("column sums", cs.as_slice(), wcs.as_slice(), 1e-4);
+        assert_close("column maxima", cm.as_slice(), wcm.as_slice(), 0.0);
     }
     {
         let (xv, vv) = broadcast_data();
@@ -647,68 +495,6 @@ fn acceptance_data() -> Vec<f32> {
         .collect()
 }
 
-mod axpb_4096x1024 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
-        let mut y = Tensor::<f32>::zeros([ACC_R, ACC_C]);
-        b.bench_local(|| {
-            axpb(
-                black_box(&x),
-                black_box(1.5),
-                black_box(0.25),
-                black_box(&mut y),
-            )
-            .unwrap()
-        });
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = acceptance_data();
-        let mut y = vec![0f32; x.len()];
-        b.bench_local(|| axpb_hand(black_box(&x), black_box(1.5), black_box(0.25), &mut y));
-    }
-}
-
-mod softmax_4096x1024 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
-        let mut out = Tensor::<f32>::zeros([ACC_R, ACC_C]);
-        b.bench_local(|| softmax_rows(black_box(&x), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = acceptance_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| softmax_hand(black_box(&x), black_box(&mut out), ACC_C));
-    }
-}
-
-mod layernorm_4096x1024 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
-        let mut out = Tensor::<f32>::zeros([ACC_R, ACC_C]);
-        b.bench_local(|| layernorm_rows(black_box(&x), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn hand(b: Bencher) {
-        let x = acceptance_data();
-        let mut out = vec![0f32; x.len()];
-        b.bench_local(|| layernorm_hand(black_box(&x), black_box(&mut out), ACC_C));
-    }
-}
-
 const GEMM: usize = 512;
 
 fn gemm_data() -> (Vec<f32>, Vec<f32>) {
@@ -722,58 +508,6 @@ fn sgemm(a: &ndarray::Array2<f32>, b: &ndarray::Array2<f32>, c: &mut ndarray::Ar
 
 fn array(v: Vec<f32>, n: usize) -> ndarray::Array2<f32> {
     ndarray::Array2::from_shape_vec((n, n), v).unwrap()
-}
-
-mod gemm_512_f32 {
-    use super::*;
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = gemm_data();
-        let (x, y) = (tensor(&av, [GEMM, GEMM]), tensor(&bv, [GEMM, GEMM]));
-        let mut c = Tensor::<f32>::zeros([GEMM, GEMM]);
-        b.bench_local(|| gemm64(black_box(&x), black_box(&y), black_box(&mut c)).unwrap());
-    }
-
-    #[divan::bench]
-    fn sgemm(b: Bencher) {
-        let (av, bv) = gemm_data();
-        let (x, y) = (array(av, GEMM), array(bv, GEMM));
-        let mut c = ndarray::Array2::<f32>::zeros((GEMM, GEMM));
-        b.bench_local(|| super::sgemm(black_box(&x), black_box(&y), black_box(&mut c)));
-    }
-}
-
-mod gemm_512_f16 {
-    use super::*;
-
-    fn data() -> (Vec<f16>, Vec<f16>) {
-        let (a, b) = gemm_data();
-        let h = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect();
-        (h(a), h(b))
-    }
-
-    #[divan::bench]
-    fn pto(b: Bencher) {
-        let (av, bv) = data();
-        let x = Tensor::from_vec(av, [GEMM, GEMM]).unwrap();
-        let y = Tensor::from_vec(bv, [GEMM, GEMM]).unwrap();
-        let mut c = Tensor::<f32>::zeros([GEMM, GEMM]);
-        b.bench_local(|| gemm64_f16(black_box(&x), black_box(&y), black_box(&mut c)).unwrap());
-    }
-
-    /// Convert both inputs to f32 (timed), then sgemm.
-    #[divan::bench]
-    fn convert_sgemm(b: Bencher) {
-        let (av, bv) = data();
-        let mut c = ndarray::Array2::<f32>::zeros((GEMM, GEMM));
-        b.bench_local(|| {
-            let wide = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-            let x = array(wide(black_box(&av)), GEMM);
-            let y = array(wide(black_box(&bv)), GEMM);
-            super::sgemm(&x, &y, black_box(&mut c));
-        });
-    }
 }
 
 /// Runs each acceptance kernel and its hand-written twin once and asserts equal results.
@@ -808,4 +542,208 @@ fn check_acceptance() {
     // sgemm blocks K and fuses multiply-adds: the same sums in another order.
     let want = want.into_raw_vec_and_offset().0;
     assert_close("gemm", c.as_slice(), &want, 1e-4);
+}
+
+/// `f16` copies of the GEMM inputs.
+fn gemm_data_f16() -> (Vec<f16>, Vec<f16>) {
+    let (a, b) = gemm_data();
+    let h = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect();
+    (h(a), h(b))
+}
+
+/// `c = a @ b` by `sgemm` over the tensors' data (`n x n`, row-major).
+fn sgemm_tensors(a: &Tensor<f32>, b: &Tensor<f32>, c: &mut Tensor<f32>, n: usize) {
+    let a = ndarray::ArrayView2::from_shape((n, n), a.as_slice()).unwrap();
+    let b = ndarray::ArrayView2::from_shape((n, n), b.as_slice()).unwrap();
+    let mut c = ndarray::ArrayViewMut2::from_shape((n, n), c.as_mut_slice()).unwrap();
+    ndarray::linalg::general_mat_mul(1.0, &a, &b, 0.0, &mut c);
+}
+
+// Each group below gives pto and its baseline the same input and output buffers (see
+// `paired/mod.rs`): the hand loops read and write the tensors' data.
+
+/// The kernels of the performance issue, each against its baseline.
+fn acceptance(run: &Runner) {
+    let x = tensor(&acceptance_data(), [ACC_R, ACC_C]);
+    let mut s = (x, Tensor::<f32>::zeros([ACC_R, ACC_C]));
+    run.compare(
+        "axpb_4096x1024",
+        &mut s,
+        |(x, y)| axpb(black_box(x), black_box(1.5), black_box(0.25), black_box(y)).unwrap(),
+        |(x, y)| {
+            axpb_hand(
+                black_box(x.as_slice()),
+                black_box(1.5),
+                black_box(0.25),
+                black_box(y.as_mut_slice()),
+            )
+        },
+    );
+    run.compare(
+        "softmax_4096x1024",
+        &mut s,
+        |(x, y)| softmax_rows(black_box(x), black_box(y)).unwrap(),
+        |(x, y)| softmax_hand(black_box(x.as_slice()), black_box(y.as_mut_slice()), ACC_C),
+    );
+    run.compare(
+        "layernorm_4096x1024",
+        &mut s,
+        |(x, y)| layernorm_rows(black_box(x), black_box(y)).unwrap(),
+        |(x, y)| layernorm_hand(black_box(x.as_slice()), black_box(y.as_mut_slice()), ACC_C),
+    );
+
+    let (av, bv) = gemm_data();
+    let (a, b) = (tensor(&av, [GEMM, GEMM]), tensor(&bv, [GEMM, GEMM]));
+    let mut s = (a, b, Tensor::<f32>::zeros([GEMM, GEMM]));
+    run.compare(
+        "gemm_512_f32 (vs sgemm)",
+        &mut s,
+        |(a, b, c)| gemm64(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| sgemm_tensors(black_box(a), black_box(b), black_box(c), GEMM),
+    );
+
+    let (ah, bh) = gemm_data_f16();
+    let ah = Tensor::from_vec(ah, [GEMM, GEMM]).unwrap();
+    let bh = Tensor::from_vec(bh, [GEMM, GEMM]).unwrap();
+    let mut s = (ah, bh, Tensor::<f32>::zeros([GEMM, GEMM]));
+    run.compare(
+        "gemm_512_f16 (vs convert+sgemm)",
+        &mut s,
+        |(a, b, c)| gemm64_f16(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| {
+            // Both inputs converted to f32 (timed), then sgemm.
+            let wide = |t: &Tensor<f16>| {
+                let v = t
+                    .as_slice()
+                    .iter()
+                    .map(|x| x.to_f32())
+                    .collect::<Vec<f32>>();
+                Tensor::from_vec(v, [GEMM, GEMM]).unwrap()
+            };
+            let (a, b) = (wide(black_box(a)), wide(black_box(b)));
+            sgemm_tensors(&a, &b, black_box(c), GEMM);
+        },
+    );
+}
+
+/// The examples' kernels, each against its hand loop.
+fn examples(run: &Runner) {
+    let (xv, vv) = broadcast_data();
+    let mut s = (
+        tensor(&xv, [BC_R, BC_C]),
+        tensor(&vv, [1, BC_C]),
+        Tensor::<f32>::zeros([BC_R, BC_C]),
+        Tensor::<f32>::zeros([BC_R, BC_C]),
+    );
+    run.compare(
+        "broadcast_4096x128",
+        &mut s,
+        |(x, v, c, s)| {
+            broadcast::broadcast(black_box(x), black_box(v), black_box(c), black_box(s)).unwrap()
+        },
+        |(x, v, c, s)| {
+            broadcast_hand(
+                black_box(x.as_slice()),
+                black_box(v.as_slice()),
+                black_box(c.as_mut_slice()),
+                black_box(s.as_mut_slice()),
+                BC_C,
+            )
+        },
+    );
+
+    let x = tensor(&reductions_data(), [RED_R, RED_C]);
+    let [rs, rm, cs, cm] = reductions_outputs();
+    let mut s = (x, rs, rm, cs, cm);
+    run.compare(
+        "reductions_4096x64",
+        &mut s,
+        |(x, rs, rm, cs, cm)| {
+            reductions::reductions(
+                black_box(x),
+                black_box(rs),
+                black_box(rm),
+                black_box(cs),
+                black_box(cm),
+            )
+            .unwrap()
+        },
+        |(x, rs, rm, cs, cm)| {
+            reductions_hand(
+                black_box(x.as_slice()),
+                RED_C,
+                black_box(Reduced {
+                    row_sum: rs.as_mut_slice(),
+                    row_max: rm.as_mut_slice(),
+                    col_sum: cs.as_mut_slice(),
+                    col_max: cm.as_mut_slice(),
+                }),
+            )
+        },
+    );
+
+    let x = tensor(&row_softmax_data(), [SM_R, SM_C]);
+    let mut s = (x, Tensor::<f32>::zeros([SM_R, SM_C]));
+    run.compare(
+        "row_softmax_1024x256",
+        &mut s,
+        |(x, y)| row_softmax::row_softmax(black_box(x), black_box(y)).unwrap(),
+        |(x, y)| row_softmax_hand(black_box(x.as_slice()), black_box(y.as_mut_slice()), SM_C),
+    );
+
+    let (_, x, out) = scale_rows_data();
+    let mut s = (x, out);
+    run.compare(
+        "scale_rows_4096x128",
+        &mut s,
+        |(x, y)| quickstart::scale_rows(black_box(x), black_box(SCALE), black_box(y)).unwrap(),
+        |(x, y)| {
+            scale_rows_hand(
+                black_box(x.as_slice()),
+                black_box(SCALE),
+                black_box(y.as_mut_slice()),
+            )
+        },
+    );
+
+    let (av, bv) = vector_add_data();
+    let mut s = (
+        Tensor::from_vec(av, [VADD_N]).unwrap(),
+        Tensor::from_vec(bv, [VADD_N]).unwrap(),
+        Tensor::<f32>::zeros([VADD_N]),
+    );
+    run.compare(
+        "vector_add_2^20",
+        &mut s,
+        |(a, b, c)| vector_add::vector_add(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| {
+            vector_add_hand(
+                black_box(a.as_slice()),
+                black_box(b.as_slice()),
+                black_box(c.as_mut_slice()),
+            )
+        },
+    );
+
+    let (av, bv) = matmul_data();
+    let mut s = (
+        tensor(&av, [MM, MM]),
+        tensor(&bv, [MM, MM]),
+        Tensor::<f32>::zeros([MM, MM]),
+    );
+    run.compare(
+        "matmul_256 (vs i-k-j loop)",
+        &mut s,
+        |(a, b, c)| matmul_tiled(black_box(a), black_box(b), black_box(c)).unwrap(),
+        |(a, b, c)| {
+            matmul_hand(
+                black_box(a.as_slice()),
+                black_box(b.as_slice()),
+                black_box(c.as_mut_slice()),
+                MM,
+                MM,
+                MM,
+            )
+        },
+    );
 }

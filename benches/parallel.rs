@@ -2,11 +2,14 @@
 //! `examples/parallel_softmax.rs` over 4096 x 1024 f32 with 8 x 1024 tiles, the same kernel
 //! with a `parallel` loop and with a sequential one, side by side in one run.
 //!
-//! `cargo bench --bench parallel` (the ratio is sequential median / parallel median; rayon
-//! uses all cores unless `RAYON_NUM_THREADS` says otherwise).
+//! `cargo bench --bench parallel`: the two calls alternate (`paired/mod.rs`), and the figure
+//! to read is the median of the pairs' ratios sequential / parallel, the speedup (rayon uses
+//! all cores unless `RAYON_NUM_THREADS` says otherwise).
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use divan::{Bencher, black_box};
+use std::hint::black_box;
+
+mod paired;
 
 #[allow(dead_code)]
 #[path = "../examples/parallel_softmax.rs"]
@@ -29,7 +32,15 @@ fn main() {
             assert!((g - w).abs() <= 1e-5 * w.abs().max(1.0), "{g} vs {w}");
         }
     }
-    divan::main();
+    let run = paired::Runner::from_args("sequential", "parallel");
+    // Both write the same output (see `paired/mod.rs`).
+    let mut s = (t, pto::Tensor::<f32>::zeros([ROWS, COLS]));
+    run.compare(
+        "softmax_4096x1024",
+        &mut s,
+        |(x, y)| softmax_seq(black_box(x), black_box(y)).unwrap(),
+        |(x, y)| softmax_par(black_box(x), black_box(y)).unwrap(),
+    );
 }
 
 /// Deterministic values in [-4, 4).
@@ -43,22 +54,4 @@ fn data() -> Vec<f32> {
             ((s >> 40) as f32 / (1u64 << 24) as f32) * 8.0 - 4.0
         })
         .collect()
-}
-
-mod softmax_4096x1024 {
-    use super::*;
-
-    #[divan::bench]
-    fn parallel(b: Bencher) {
-        let x = pto::Tensor::from_vec(data(), [ROWS, COLS]).unwrap();
-        let mut out = pto::Tensor::<f32>::zeros([ROWS, COLS]);
-        b.bench_local(|| softmax_par(black_box(&x), black_box(&mut out)).unwrap());
-    }
-
-    #[divan::bench]
-    fn sequential(b: Bencher) {
-        let x = pto::Tensor::from_vec(data(), [ROWS, COLS]).unwrap();
-        let mut out = pto::Tensor::<f32>::zeros([ROWS, COLS]);
-        b.bench_local(|| softmax_seq(black_box(&x), black_box(&mut out)).unwrap());
-    }
 }

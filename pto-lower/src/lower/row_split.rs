@@ -22,8 +22,6 @@
 //! span mostly stay in L1 already, and the calls per row cost more than they save (a 16 x
 //! 256 `f32` softmax ran 1.3x slower split).
 
-use pto_ir::sem::ElementTrait;
-
 use super::fuse::element_fn;
 use super::is_sync;
 use super::pairs::{Scope, expand_fn};
@@ -108,11 +106,13 @@ pub(super) fn split(
 /// TSTORE(y[..], t)`), with no load or store between the two. The run then writes the
 /// store's window, and the broadcast rewrites it in place.
 ///
-/// Only a run with a float function (`exp`, `ln`, `sqrt` ...: tens of instructions per
-/// element) does so: its arithmetic hides the misses of the window's first writes, where
-/// through the tile they stall the store's pass (a 4096 x 1024 `f32` row softmax ran 1.1x
-/// faster). A run of a few adds and multiplies has nothing to hide them behind and ran
-/// slower that way (a layernorm's `x - mean` and its squares: 1.2x, in the same runs).
+/// The window's first writes (lines not in cache) then fall in the run's pass, beside its
+/// loads and arithmetic, instead of making the store's pass a bare stream of stores that
+/// stalls on them; the store's pass rewrites lines already in L1. Over 4096 x 1024 `f32`
+/// rows, with the two ways alternating in one process: a softmax (`exp(x - max)`) ran 1.1x
+/// faster, a layernorm (`x - mean`, a subtract and a multiply-add per element) 1.45x
+/// (`benches/kernels.rs`; session 15 had measured the layernorm slower so, which the
+/// alternating runs did not confirm).
 fn kept_in_window(
     insts: &[Inst],
     (at, end): (usize, usize),
@@ -135,12 +135,8 @@ fn kept_in_window(
         }
         _ => None,
     })?;
-    let costly = run
-        .ops
-        .iter()
-        .any(|(isa, _, _)| matches!(element_fn(*isa), Some((ElementTrait::Float, _))));
     let run_end = k + 1 + run.len;
-    if !costly || run_end > v.len {
+    if run_end > v.len {
         return None;
     }
     let (s, store) = split.iter().enumerate().find_map(|(s, i)| match i {
