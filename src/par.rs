@@ -1,8 +1,9 @@
 //! The runtime of `parallel` loops: what the host code of a `for i in parallel(a..b)` loop
 //! calls when the lowering has shown its iterations independent.
 //!
-//! Safe Rust, no data race by construction: the iterations run on rayon's pool, each worker
-//! with its own tiles (made by `init`); tensors the loop only loads are shared as `&`. A
+//! Safe Rust, no data race by construction: the iterations run on rayon's pool (a loop over
+//! rows on the calling thread too), each thread with its own tiles (made by `init`); tensors
+//! the loop only loads are shared as `&`. A
 //! tensor it stores to is given to the iterations one of two ways:
 //!
 //! - **Rows** ([`for_parts`], [`row_parts`]): when each iteration's stores to the tensor land
@@ -50,7 +51,7 @@ impl<'a, T> Locked<'a, T> {
     /// The tensor, for one store. (A poisoned lock is taken over: no code here panics while
     /// holding it, and the tensor is plain data.)
     pub fn lock(&self) -> Guard<'_, 'a, T> {
-        Guard(self.0.lock().unwrap_or_else(PoisonError::into_inner))
+        Guard(lock(&self.0))
     }
 }
 
@@ -268,11 +269,44 @@ where
             .enumerate()
             .try_for_each(|(b, mut p)| run(&mut state, meter, b, &mut p));
     }
-    let fork = meter.clone();
-    parts.into_par_iter().enumerate().try_for_each_init(
-        || (init(), fork.clone()),
-        |(state, meter), (b, mut p)| run(state, meter, b, &mut p),
-    )
+    // The calling thread takes runs itself, and the pool's other threads join it as they
+    // wake: shipped to the pool whole (`into_par_iter`), the loop waited for a sleeping
+    // worker to be woken while the caller's core idled (in `cargo bench --bench parallel`,
+    // where the calls alternate with sequential ones, the second core then often did not
+    // help at all).
+    let queue = Mutex::new(parts.into_iter().enumerate());
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let drain = |mut meter: Meter| {
+        let mut state = init();
+        loop {
+            if lock(&failed).is_some() {
+                return;
+            }
+            let Some((b, mut p)) = lock(&queue).next() else {
+                return;
+            };
+            if let Err(e) = run(&mut state, &mut meter, b, &mut p) {
+                lock(&failed).get_or_insert(e);
+                return;
+            }
+        }
+    };
+    rayon::in_place_scope(|s| {
+        for _ in 1..rayon::current_num_threads() {
+            let fork = meter.clone();
+            s.spawn(|_| drain(fork));
+        }
+        drain(meter.clone());
+    });
+    match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// `m` locked; a panic in another holder (propagated by the scope anyway) does not matter.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]
