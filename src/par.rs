@@ -3,8 +3,8 @@
 //!
 //! Safe Rust, no data race by construction: the iterations run on rayon's pool (a loop over
 //! rows on the calling thread too), each thread with its own tiles (made by `init`); tensors
-//! the loop only loads are shared as `&`. A
-//! tensor it stores to is given to the iterations one of two ways:
+//! the loop only loads are shared as `&`. A tensor it stores to is given to the iterations
+//! one of two ways:
 //!
 //! - **Rows** ([`for_parts`], [`row_parts`]): when each iteration's stores to the tensor land
 //!   in rows `[i + lo, i + lo + step)` of its first dimension (the lowering shows it:
