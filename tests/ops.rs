@@ -533,18 +533,21 @@ fn i16_division_matches_rust() {
     }
 }
 
+/// `n` `u16` values spread over the whole range (the top bit set in about half).
+fn u16_values(n: usize, seed: u64) -> Vec<u16> {
+    values(n, seed, 0.0, 65536.0)
+        .into_iter()
+        .map(|v| v as u16)
+        .collect()
+}
+
 /// `u16` `+ - *` and sums on A2A3 run on `i16` instructions (the same bits) and a `u16` to
 /// `i16` cast keeps the bits: the host function equals Rust's wrapping arithmetic and `as`,
 /// and the interpreter, at every size.
 #[test]
 fn u16_arithmetic_runs_on_i16() {
     for (r, c) in SIZES {
-        let ints = |seed: u64| -> Vec<u16> {
-            values(r * c, seed, 0.0, 65536.0)
-                .into_iter()
-                .map(|v| v as u16)
-                .collect()
-        };
+        let ints = |seed: u64| u16_values(r * c, seed);
         let (x, y) = (ints((r * 5 + c) as u64), ints((r * 3 + c) as u64));
         let (xt, yt) = (
             Tensor::from_vec(x.clone(), [r, c]).unwrap(),
@@ -594,12 +597,7 @@ fn u16_arithmetic_runs_on_i16() {
 #[test]
 fn u16_order_holds_over_the_whole_range() {
     for (r, c) in SIZES {
-        let ints = |seed: u64| -> Vec<u16> {
-            values(r * c, seed, 0.0, 65536.0)
-                .into_iter()
-                .map(|v| v as u16)
-                .collect()
-        };
+        let ints = |seed: u64| u16_values(r * c, seed);
         let (x, y) = (ints((r * 7 + c) as u64), ints((r * 2 + c) as u64));
         let (xt, yt) = (
             Tensor::from_vec(x.clone(), [r, c]).unwrap(),
