@@ -1,31 +1,39 @@
 //! The runtime of `parallel` loops: what the host code of a `for i in parallel(a..b)` loop
 //! calls when the lowering has shown its iterations independent.
 //!
-//! Safe Rust, no data race by construction: the iterations run on rayon's pool (a loop over
-//! rows on the calling thread too), each thread with its own tiles (made by `init`); tensors
-//! the loop only loads are shared as `&`. A tensor it stores to is given to the iterations
-//! one of two ways:
+//! Safe Rust, no data race by construction: the iterations are split into runs of
+//! consecutive ones (a few per thread), which the calling thread and a rayon pool's threads
+//! take from a shared queue, each thread with its own tiles (made by `init`); tensors the loop
+//! only loads are shared as `&`. A tensor it stores to is given to the iterations one of two
+//! ways:
 //!
 //! - **Rows** ([`for_parts`], [`row_parts`]): when each iteration's stores to the tensor land
 //!   in rows `[i + lo, i + lo + step)` of its first dimension (the lowering shows it:
-//!   `lower/parallel.rs`, `row_parts`), the iterations are split into runs of consecutive
-//!   ones (a few per thread) and the tensor's elements are cut with `split_at_mut` into one
-//!   [`Rows`] per run before any runs: the rows of its iterations. A run's iterations go in
-//!   order on one thread, each getting the run's rows as a `&mut`. The borrow checker then
-//!   guarantees that no two threads write the same elements, and an iteration's stores, row
-//!   runs and fused calls work on its rows as on a whole tensor ([`crate::isa::TensorMut`]),
-//!   with no lock.
+//!   `lower/parallel.rs`, `row_parts`), the tensor's elements are cut with `split_at_mut`
+//!   into one [`Rows`] per run before any runs: the rows of its iterations. A run's
+//!   iterations go in order on one thread, each getting the run's rows as a `&mut`. The
+//!   borrow checker then guarantees that no two threads write the same elements, and an
+//!   iteration's stores, row runs and fused calls work on its rows as on a whole tensor
+//!   ([`crate::isa::TensorMut`]), with no lock.
 //! - **Locked** ([`for_range`], [`Locked`]): otherwise, behind a mutex held for one store at a
 //!   time.
 //!
 //! Either way the lowering only runs a loop here when the store windows of different
 //! iterations are disjoint and no iteration reads a tensor the loop writes, so the order in
 //! which the stores land does not change the result.
+//!
+//! The loops run on a pool of their own ([`pool`]; `RAYON_NUM_THREADS` sizes it), whose
+//! threads stay awake for a while after a loop ends ([`linger`]), as OpenMP runtimes keep
+//! theirs (`KMP_BLOCKTIME`, 200 ms by default in LLVM's): a thread that has gone to sleep
+//! takes tens of microseconds to wake on this project's virtual machines, sometimes
+//! milliseconds, and a kernel called again soon then starts with one core.
 
 use std::ops::{Deref, DerefMut};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
+use rayon::ThreadPool;
 
 use crate::budget::Meter;
 use crate::isa::TensorMut;
@@ -74,8 +82,7 @@ impl<T> DerefMut for Guard<'_, '_, T> {
 }
 
 /// Runs `body(state, meter, i)` for `i` in `(lb..ub).step_by(step)` on all cores, stopping at
-/// the first error. Each rayon job makes its `state` (the tiles the body writes) once with
-/// `init` and its own copy of `meter`; the loop's iterations are charged to `meter` up front.
+/// the first error: [`for_parts`] with no parts.
 #[doc(hidden)]
 pub fn for_range<S, I, F>(
     meter: &mut Meter,
@@ -89,29 +96,10 @@ where
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, &mut Meter, i64) -> Result<(), Error> + Sync + Send,
 {
-    if step <= 0 {
-        return Err(Error::Unsupported(format!(
-            "loop step {step} is not positive"
-        )));
-    }
-    let trips = if ub > lb {
-        ub.abs_diff(lb).div_ceil(step.unsigned_abs())
-    } else {
-        0
-    };
-    meter.charge(trips)?;
-    let at = |k: u64| lb.wrapping_add((k as i64).wrapping_mul(step));
-    // One iteration, or one thread: no pool round trip.
-    if trips <= 1 || rayon::current_num_threads() <= 1 {
-        let mut state = init();
-        return (0..trips).try_for_each(|k| body(&mut state, meter, at(k)));
-    }
-    let fork = meter.clone();
-    (0..trips).into_par_iter().try_for_each_init(
-        || (init(), fork.clone()),
-        // `k < trips`, so `lb + k * step < ub` fits an `i64`.
-        |(state, meter), k| body(state, meter, at(k)),
-    )
+    let parts = vec![(); blocks(trips(lb, ub, step)?)];
+    for_parts(meter, lb, ub, step, parts, init, |s, m, i, ()| {
+        body(s, m, i)
+    })
 }
 
 /// The rows `[first, first + n)` of a tensor's first dimension, which one iteration of a
@@ -168,7 +156,7 @@ fn trips(lb: i64, ub: i64, step: i64) -> Result<u64, Error> {
 /// of `trips` iterations is split into: a few per thread, so that a thread done early takes
 /// another run, and few enough that the parts are a short list whatever the trip count.
 fn blocks(trips: u64) -> usize {
-    let per_pool = rayon::current_num_threads().saturating_mul(4).max(1);
+    let per_pool = threads().saturating_mul(4).max(1);
     usize::try_from(trips).map_or(per_pool, |t| t.min(per_pool))
 }
 
@@ -262,13 +250,16 @@ where
         let (k0, k1) = block(trips, n, b);
         (k0..k1).try_for_each(|k| body(state, meter, at(k), part))
     };
-    if n <= 1 || rayon::current_num_threads() <= 1 {
-        let mut state = init();
-        return parts
-            .into_iter()
-            .enumerate()
-            .try_for_each(|(b, mut p)| run(&mut state, meter, b, &mut p));
-    }
+    let pool = match pool() {
+        Some(pool) if n > 1 && pool.current_num_threads() > 1 => pool,
+        _ => {
+            let mut state = init();
+            return parts
+                .into_iter()
+                .enumerate()
+                .try_for_each(|(b, mut p)| run(&mut state, meter, b, &mut p));
+        }
+    };
     // The calling thread takes runs itself, and the pool's other threads join it as they
     // wake: shipped to the pool whole (`into_par_iter`), the loop waited for a sleeping
     // worker to be woken while the caller's core idled (in `cargo bench --bench parallel`,
@@ -291,16 +282,72 @@ where
             }
         }
     };
-    rayon::in_place_scope(|s| {
-        for _ in 1..rayon::current_num_threads() {
+    // Lingering threads go back to the pool's queue, where the runs below wait.
+    let loop_no = LOOPS.fetch_add(1, Ordering::Relaxed) + 1;
+    pool.in_place_scope(|s| {
+        for _ in 1..pool.current_num_threads() {
             let fork = meter.clone();
             s.spawn(|_| drain(fork));
         }
         drain(meter.clone());
     });
+    linger(pool, loop_no);
     match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// The thread pool parallel loops run on, made on first use (`None` if no thread could be
+/// started: the loops then run on the calling thread). Its own, not rayon's global pool, so
+/// that its lingering threads ([`linger`]) never hold up a program's own rayon work.
+fn pool() -> Option<&'static ThreadPool> {
+    static POOL: OnceLock<Option<ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("pto-par-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// The number of threads a parallel loop runs on (the calling one among them).
+fn threads() -> usize {
+    pool().map_or(1, ThreadPool::current_num_threads)
+}
+
+/// The number of parallel loops started so far: a lingering thread stops when it changes.
+static LOOPS: AtomicU64 = AtomicU64::new(0);
+
+/// How long the pool's threads stay awake after a loop: `PTO_PAR_LINGER_MS` milliseconds
+/// (read once; `0` lets them sleep at once), 10 by default.
+fn linger_time() -> Duration {
+    static TIME: OnceLock<Duration> = OnceLock::new();
+    *TIME.get_or_init(|| {
+        let ms = std::env::var("PTO_PAR_LINGER_MS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(10);
+        Duration::from_millis(ms)
+    })
+}
+
+/// Keeps the pool's other threads awake after loop number `loop_no` ended, until the next
+/// loop starts or [`linger_time`] has passed: each runs a job that yields its core in a loop,
+/// so the core stays busy for the hypervisor and idle for any other thread that wants it.
+fn linger(pool: &ThreadPool, loop_no: u64) {
+    let time = linger_time();
+    if time.is_zero() {
+        return;
+    }
+    let until = Instant::now() + time;
+    for _ in 1..pool.current_num_threads() {
+        pool.spawn(move || {
+            while LOOPS.load(Ordering::Relaxed) == loop_no && Instant::now() < until {
+                std::thread::yield_now();
+            }
+        });
     }
 }
 
