@@ -190,7 +190,7 @@ mod tests {
         assert!(vs_std <= 2, "ln: {vs_std} ulp from std");
     }
 
-    /// Every `f32` input: `cargo test --release --lib math -- --ignored`.
+    /// Every `f32` input: `cargo test --release -p pto-ir --lib transcendental -- --ignored`.
     #[test]
     #[ignore = "2^32 inputs: run in release"]
     fn exp_all_inputs() {
@@ -199,7 +199,7 @@ mod tests {
         assert!(vs_std <= 2, "exp: {vs_std} ulp from std");
     }
 
-    /// Every `f32` input: `cargo test --release --lib math -- --ignored`.
+    /// Every `f32` input: `cargo test --release -p pto-ir --lib transcendental -- --ignored`.
     #[test]
     #[ignore = "2^32 inputs: run in release"]
     fn ln_all_inputs() {
