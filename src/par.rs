@@ -282,7 +282,7 @@ where
             }
         }
     };
-    // Lingering threads go back to the pool's queue, where the runs below wait.
+    // Ends the lingering of the loop before, whose threads then take the runs spawned below.
     let loop_no = LOOPS.fetch_add(1, Ordering::Relaxed) + 1;
     pool.in_place_scope(|s| {
         for _ in 1..pool.current_num_threads() {
@@ -335,10 +335,12 @@ fn linger_time() -> Duration {
 
 /// Keeps the pool's other threads awake after loop number `loop_no` ended, until the next
 /// loop starts or [`linger_time`] has passed: each runs a job that yields its core in a loop,
-/// so the core stays busy for the hypervisor and idle for any other thread that wants it.
+/// so the core stays busy for the hypervisor and idle for any other thread that wants it. Not
+/// after a loop run from one of the pool's own threads (a loop in a parallel loop's body):
+/// there a lingering job could hold up the enclosing loop, whose threads are awake anyway.
 fn linger(pool: &ThreadPool, loop_no: u64) {
     let time = linger_time();
-    if time.is_zero() {
+    if time.is_zero() || pool.current_thread_index().is_some() {
         return;
     }
     let until = Instant::now() + time;
@@ -493,6 +495,36 @@ mod tests {
             |_, _, _, ()| Ok(()),
         );
         assert!(matches!(r, Err(Error::Unsupported(_))), "{r:?}");
+    }
+
+    #[test]
+    fn loops_in_a_loop_and_loops_back_to_back_run_every_iteration() {
+        use std::sync::atomic::AtomicI64;
+        let sum = AtomicI64::new(0);
+        for _ in 0..3 {
+            let r = for_range(
+                &mut Meter::start(),
+                0,
+                8,
+                1,
+                || (),
+                |_, meter, i| {
+                    for_range(
+                        meter,
+                        0,
+                        8,
+                        1,
+                        || (),
+                        |_, _, j| {
+                            sum.fetch_add(i * 8 + j, Ordering::Relaxed);
+                            Ok(())
+                        },
+                    )
+                },
+            );
+            assert_eq!(r, Ok(()));
+        }
+        assert_eq!(sum.into_inner(), 3 * (0..64).sum::<i64>());
     }
 
     #[test]
