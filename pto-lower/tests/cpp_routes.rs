@@ -355,7 +355,9 @@ fn byte_shifts_by_a_scalar_fill_a_tile_on_a2a3() {
 /// one, so they run on int16 / int32 and a picked value is flipped back. A uint16 compare of
 /// two tiles takes one more step (A2A3's `TCMP` takes no int16 either): the flipped bits
 /// read as int16, converted to fp32 and compared there. The inputs are scaled so that the
-/// top bit is set in about half of the elements.
+/// top bit is set in about half of the elements. `min(b, a)` takes operands already flipped
+/// and converted for `max(a, b)` (one conversion per operand per statement), and its
+/// result is still flipped back.
 #[test]
 fn unsigned_order_runs_on_the_signed_twin_with_the_top_bit_flipped() {
     for (t, big) in [("uint16", "40000"), ("uint32", "3000000000")] {
@@ -383,8 +385,10 @@ fn unsigned_order_runs_on_the_signed_twin_with_the_top_bit_flipped() {
         body.push_str(&format!(
             "        %lt = tile.lt %a, %s : ({tile}, {tile}) -> {mask}
         %v = tile.select %lt, %a, %b : ({mask}, {tile}, {tile}) -> {tile}
+        %w = tile.min %b, %a : ({tile}, {tile}) -> {tile}
+        %vw = tile.max %v, %w : ({tile}, {tile}) -> {tile}
         %cm = tile.col_min %v : ({tile}) -> {row}
-        tile.store %v, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
+        tile.store %vw, %o : ({tile}, {tensor}) -> () {{offset=[%i, 0]}}
         tile.store %cm, %c : ({row}, tensor<[1, 16], {t}>) -> () {{offset=[0, 0]}}"
         ));
         let consts = format!("      %scale = 700 : {t}\n      %big = {big} : {t}");

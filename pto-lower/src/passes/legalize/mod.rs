@@ -39,8 +39,8 @@
 //!    -x)` (`pto_ir::ops::dtypes::abs_as_max`).
 
 use pto_ir::{
-    Attr, Attrs, DataType, Diag, Diagnostics, OpClass, OpId, Opcode, ProgramModule, StmtKind,
-    TileType, Type, ValueId,
+    Attr, Attrs, DataType, Diag, Diagnostics, OpClass, OpId, Opcode, ProgramModule, SpanId,
+    StmtKind, TileType, Type, ValueId,
 };
 
 mod ints;
@@ -303,6 +303,12 @@ fn cast_attrs(d: DataType, round: Option<&Attr>) -> Attrs {
     }
 }
 
+/// The constant with only the top bit of `d` set, which flips an unsigned order onto the
+/// signed one ([`orders`]).
+fn top_bit(m: &mut ProgramModule, d: DataType, span: SpanId, out: &mut Vec<OpId>) -> ValueId {
+    crate::walk::constant(m, d, 1i64 << (d.bits() - 1), None, span, out)
+}
+
 /// Rewrite 1: the operands converted to the type the op computes in, op `o` on them into a
 /// new tile of that type, an integer result wrapped or divided ([`ints`]), and the old result
 /// defined by the conversion back. `None` when a typing rule refuses a new op.
@@ -324,27 +330,33 @@ fn widen(
     let there = cast_route(t, narrow, wide)?;
     // An unsigned order on the signed twin: every operand's top bit flipped ([`orders`]).
     let span = m.ops[o].span;
-    let top = (narrow.is_unsigned_int() && wide.is_signed_int() && orders(opcode)).then(|| {
-        let bit = 1i64 << (narrow.bits() - 1);
-        crate::walk::constant(m, narrow, bit, None, span, out)
-    });
+    let flips = narrow.is_unsigned_int() && wide.is_signed_int() && orders(opcode);
+    // The top bit, made where first needed: a compare whose operands were all flipped
+    // before ([`Converted`]) needs none.
+    let mut top = None;
     // The operands of the op's type (a select's mask is not).
     let operands: Vec<ValueId> = m.ops[o].operands.to_vec();
     let mut wide_operands = Vec::with_capacity(operands.len());
     for v in operands {
-        let key = (v, wide, top.is_some());
+        let key = (v, wide, flips);
         if let Some(&w) = converted.get(&key) {
             wide_operands.push(w);
             continue;
         }
-        let x = match (&m.values[v].ty, top) {
-            (Type::Tile(x), Some(top)) if x.dtype == narrow => {
+        let (is_tile, dtype) = match &m.values[v].ty {
+            Type::Tile(x) => (true, Some(x.dtype)),
+            Type::Scalar(d) => (false, Some(*d)),
+            _ => (false, None),
+        };
+        let x = if flips && dtype == Some(narrow) {
+            let top = *top.get_or_insert_with(|| top_bit(m, narrow, span, out));
+            if is_tile {
                 Seq::new(m, o, out).op(m, Opcode::TileXor, &[v, top], Attrs::new())?
-            }
-            (Type::Scalar(d), Some(top)) if *d == narrow => {
+            } else {
                 crate::walk::scalar_op(m, Opcode::ScalarBitXor, v, top, None, span, out)
             }
-            _ => v,
+        } else {
+            v
         };
         let w = match m.values[x].ty {
             Type::Tile(ref x_ty) if x_ty.dtype == narrow => convert(m, x, &there, None, o, out),
@@ -391,9 +403,12 @@ fn widen(
     let back = back_route(t, wide, narrow)?;
     // The old result, now defined by the last conversion (or the flip of the top bit back):
     // its uses stay as they are.
-    let (steps, last) = match top {
-        Some(top) => (&back[..], (Opcode::TileXor, Some(top), Attrs::new())),
-        None => (
+    let (steps, last) = match flips {
+        true => {
+            let top = *top.get_or_insert_with(|| top_bit(m, narrow, span, out));
+            (&back[..], (Opcode::TileXor, Some(top), Attrs::new()))
+        }
+        false => (
             &back[..back.len() - 1],
             (Opcode::TileCast, None, cast_attrs(narrow, None)),
         ),
