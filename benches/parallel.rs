@@ -61,15 +61,15 @@ fn main() {
                 }
             },
             |b| {
-                let run = |(x, y): &mut (pto::Tensor<f32>, pto::Tensor<f32>)| {
+                let one = |(x, y): &mut (pto::Tensor<f32>, pto::Tensor<f32>)| {
                     softmax_seq(black_box(x), black_box(y)).unwrap()
                 };
                 let (first, rest) = b.split_first_mut().unwrap();
                 rayon::in_place_scope(|s| {
                     for block in rest {
-                        s.spawn(|_| run(block));
+                        s.spawn(|_| one(block));
                     }
-                    run(first);
+                    one(first);
                 });
             },
         );

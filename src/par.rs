@@ -22,8 +22,8 @@
 //! iterations are disjoint and no iteration reads a tensor the loop writes, so the order in
 //! which the stores land does not change the result.
 //!
-//! The loops run on a pool of their own ([`pool`]; `RAYON_NUM_THREADS` sizes it), whose
-//! threads stay awake for a while after a loop ends ([`linger`]), as OpenMP runtimes keep
+//! The loops run on a pool of their own (`pool`; `RAYON_NUM_THREADS` sizes it), whose
+//! threads stay awake for a while after a loop ends (`linger`), as OpenMP runtimes keep
 //! theirs (`KMP_BLOCKTIME`, 200 ms by default in LLVM's): a thread that has gone to sleep
 //! takes tens of microseconds to wake on this project's virtual machines, sometimes
 //! milliseconds, and a kernel called again soon then starts with one core.

@@ -25,7 +25,7 @@
 //!   broadcasts and the matmul micro-kernel are also compiled for AVX2 / AVX-512 and picked at
 //!   run time (`multiversion`), so a default build uses the wide registers where the CPU has
 //!   them. Row sums use 16 partial sums ([`lane_sum`]); `f32` `exp` / `log` are the
-//!   vectorising polynomials of [`crate::math`].
+//!   vectorising polynomials of the semantics module ([`crate::ir::sem::exp_f32`], `ln_f32`).
 //!
 //! Synchronisation (`set_flag`, `wait_flag`, `pipe_barrier`) is a no-op on the CPU, where
 //! every instruction completes before the next one starts.

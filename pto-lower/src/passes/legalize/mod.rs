@@ -403,15 +403,14 @@ fn widen(
     let back = back_route(t, wide, narrow)?;
     // The old result, now defined by the last conversion (or the flip of the top bit back):
     // its uses stay as they are.
-    let (steps, last) = match flips {
-        true => {
-            let top = *top.get_or_insert_with(|| top_bit(m, narrow, span, out));
-            (&back[..], (Opcode::TileXor, Some(top), Attrs::new()))
-        }
-        false => (
+    let (steps, last) = if flips {
+        let top = *top.get_or_insert_with(|| top_bit(m, narrow, span, out));
+        (&back[..], (Opcode::TileXor, Some(top), Attrs::new()))
+    } else {
+        (
             &back[..back.len() - 1],
             (Opcode::TileCast, None, cast_attrs(narrow, None)),
-        ),
+        )
     };
     let x = convert(m, x, steps, None, o, out);
     let (opcode, second, attrs) = last;
