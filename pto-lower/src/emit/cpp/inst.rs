@@ -6,7 +6,7 @@ use pto_ir::{Constant, DataType, Opcode, Type, ValueId};
 
 use pto_ir::ops::dtypes::{PARTIAL_MUL_ROUTE, partial_forms, reinterprets};
 use pto_ir::sem::{Binary, Compare, Sem};
-use pto_ir::verify::target::Target;
+use pto_ir::verify::target::{Target, target};
 
 use crate::emit::writer::Level;
 use crate::info::{pipe_cpp, read_rows};
@@ -234,7 +234,7 @@ impl Writer<'_> {
         let partial = isa
             .partial_form()
             .filter(|_| tiles.len() == 2 && !statically_equal);
-        let target = if self.a5() { Target::A5 } else { Target::A2A3 };
+        let target = target(self.p.target).unwrap_or(Target::A2A3);
         if let (Some(_), &[a, b]) = (partial, tiles.as_slice())
             && partial_forms(target, isa, dty) == PARTIAL_MUL_ROUTE
         {
